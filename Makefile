@@ -1,0 +1,73 @@
+# ebb — developer entry points. `make run` and `make test` set up everything they need on a fresh machine.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+NODE_MAJOR     := 24
+TOOLS          := $(CURDIR)/.tools
+NODE_DIR       := $(TOOLS)/node$(NODE_MAJOR)
+SYSTEM_NODE_OK := $(shell node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>22||(a===22&&b>=19)?0:1)' 2>/dev/null && echo yes)
+ifeq ($(SYSTEM_NODE_OK),yes)
+NODE_BIN_DIR   :=
+else
+NODE_BIN_DIR   := $(NODE_DIR)/node_modules/node/bin
+export PATH    := $(NODE_BIN_DIR):$(PATH)
+endif
+DEB_PACKAGES   := redis-server openssl
+SANDBOX_DIR    ?= .sandbox
+NODES          ?= 3
+
+.PHONY: help
+help: ## Show the targets.
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+##@ Set-up (idempotent: each step does nothing when already done)
+.PHONY: tools node deps debs control-plane
+tools: node deps debs control-plane ## Install everything the tests and the sandbox need.
+
+node: ## Node 24 from the npm registry, when the system Node is older than 22.19.
+ifneq ($(SYSTEM_NODE_OK),yes)
+	@[ -x $(NODE_BIN_DIR)/node ] || npm install --prefix $(NODE_DIR) --no-save --no-audit --no-fund node@$(NODE_MAJOR)
+	@node --version
+endif
+
+deps: node ## npm ci when package-lock.json is newer than node_modules.
+	@if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund; fi
+
+debs: ## Debian packages (redis-server, openssl).
+	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl once (cached).
+	@hack/control-plane.sh
+
+##@ Develop
+.PHONY: build lint typecheck crds test test-unit test-integration run sandbox
+build: deps ## Compile TypeScript to dist/.
+	npm run build
+
+lint: deps ## ESLint (typed rules: no floating promises, complexity limits).
+	npm run lint
+
+typecheck: deps ## tsc --noEmit over sources, tests and scripts.
+	npm run typecheck
+
+crds: deps ## Regenerate deploy/crds from the schemas in src/api.
+	npm run gen:crds
+
+test-unit: deps ## Unit tests only.
+	npm run test:unit
+
+test-integration: tools ## Integration tests against a sandbox (real control plane, real Redis).
+	npm run test:integration
+
+test: tools lint typecheck ## Install what is missing, then lint, typecheck and run every test layer.
+	npx vitest run
+
+sandbox: tools ## Start a sandbox cluster in $(SANDBOX_DIR) and keep it running (Ctrl-C stops it).
+	node src/cli/main.ts sandbox up --dir $(SANDBOX_DIR) --nodes $(NODES)
+
+run: tools ## Sandbox + controller + a sample App; prints the Bull Board address.
+	node src/cli/main.ts run --all --dir $(SANDBOX_DIR) --nodes $(NODES) --sample
