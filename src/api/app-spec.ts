@@ -1,0 +1,80 @@
+/** `App.spec`: a superset of apps/v1 StatefulSetSpec, so a StatefulSet becomes an App by changing apiVersion/kind. */
+import { Type, type Static } from '@sinclair/typebox';
+import { labelSelector } from './meta.ts';
+import { PodTemplateSpecSchema, volumeClaimTemplates } from './pod-template.ts';
+import { dnsLabel, int32, stringEnum } from './schema-kit.ts';
+import { UpdateStrategySchema } from './update-strategy.ts';
+import { selectorMatchesTemplateRules, immutableSpecRules } from './app-rules.ts';
+
+export const DEFAULT_REPLICAS = 1;
+export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
+export const DEFAULT_PREWARM_PARALLELISM = 1;
+export const DEFAULT_PREWARM_LOOKAHEAD = 1;
+
+export const PodManagementPolicy = { orderedReady: 'OrderedReady', parallel: 'Parallel' } as const;
+export const RetentionPolicy = { retain: 'Retain', delete: 'Delete' } as const;
+
+const retention = (description: string) =>
+  Type.Optional(stringEnum([RetentionPolicy.retain, RetentionPolicy.delete], { description, default: RetentionPolicy.retain }));
+
+export const ImagePrewarmSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ description: 'Pull the next revision’s images on the nodes of the pods about to be updated.' }),
+    parallelism: Type.Optional(int32({ description: 'Nodes pre-warmed at a time.', minimum: 1, default: DEFAULT_PREWARM_PARALLELISM })),
+    lookahead: Type.Optional(int32({ description: 'How many of the next pods to be updated get their node pre-warmed.', minimum: 1, default: DEFAULT_PREWARM_LOOKAHEAD })),
+  },
+  { description: 'Image pre-warming through the nodes’ ImageLists during a rolling update.' },
+);
+export type ImagePrewarm = Static<typeof ImagePrewarmSchema>;
+
+export const AppSpecSchema = Type.Object(
+  {
+    replicas: Type.Optional(int32({ description: 'Desired number of pods.', minimum: 0, default: DEFAULT_REPLICAS })),
+    selector: labelSelector({
+      description: 'Selects the App’s pods; must match template labels and must not be empty. Immutable.',
+      'x-kubernetes-validations': [
+        {
+          rule: '(has(self.matchLabels) && size(self.matchLabels) > 0) || (has(self.matchExpressions) && size(self.matchExpressions) > 0)',
+          message: 'selector must not be empty: set matchLabels or matchExpressions',
+        },
+        { rule: 'self == oldSelf', message: 'selector is immutable' },
+      ],
+    }),
+    template: PodTemplateSpecSchema,
+    serviceName: Type.Optional(dnsLabel('Headless Service that gives pods their DNS names (<pod>.<serviceName>). Immutable.')),
+    podManagementPolicy: Type.Optional(
+      stringEnum([PodManagementPolicy.orderedReady, PodManagementPolicy.parallel], {
+        description: 'OrderedReady creates pods one at a time in ordinal order and deletes in reverse; Parallel does not wait. Immutable.',
+        default: PodManagementPolicy.orderedReady,
+        'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'podManagementPolicy is immutable' }],
+      }),
+    ),
+    ordinals: Type.Optional(
+      Type.Object(
+        { start: Type.Optional(int32({ description: 'The first ordinal; pods are numbered start..start+replicas-1.', minimum: 0, default: 0 })) },
+        { description: 'Ordinal numbering of pods.' },
+      ),
+    ),
+    minReadySeconds: Type.Optional(int32({ description: 'Seconds a pod must be ready before it counts as available.', minimum: 0, default: 0 })),
+    revisionHistoryLimit: Type.Optional(
+      int32({ description: 'How many old ControllerRevisions to keep.', minimum: 0, default: DEFAULT_REVISION_HISTORY_LIMIT }),
+    ),
+    volumeClaimTemplates: Type.Optional(volumeClaimTemplates()),
+    persistentVolumeClaimRetentionPolicy: Type.Optional(
+      Type.Object(
+        {
+          whenDeleted: retention('What happens to PVCs when the App is deleted.'),
+          whenScaled: retention('What happens to the PVCs of pods removed by a scale-down.'),
+        },
+        { description: 'Lifecycle of the PVCs created from volumeClaimTemplates.', default: {} },
+      ),
+    ),
+    updateStrategy: Type.Optional(UpdateStrategySchema),
+    imagePrewarm: Type.Optional(ImagePrewarmSchema),
+  },
+  {
+    description: 'Desired state of the App.',
+    'x-kubernetes-validations': [...selectorMatchesTemplateRules, ...immutableSpecRules],
+  },
+);
+export type AppSpec = Static<typeof AppSpecSchema>;

@@ -1,0 +1,35 @@
+/** `App.status`: the StatefulSetStatus fields plus canary progress and ebb's conditions. */
+import { Type, type Static } from '@sinclair/typebox';
+import { conditionList } from './meta.ts';
+import { dateTime, int32, int64 } from './schema-kit.ts';
+
+const count = (description: string) => Type.Optional(int32({ description, minimum: 0 }));
+
+export const CanaryStatusSchema = Type.Object(
+  {
+    step: Type.Optional(int32({ description: 'Index of the current canary step; equal to the number of steps once all are done.', minimum: 0 })),
+    pausedAt: Type.Optional(dateTime({ description: 'When the current pause step began.' })),
+  },
+  { description: 'Progress through spec.updateStrategy.rollingUpdate.canary.steps for the update revision.' },
+);
+export type CanaryStatus = Static<typeof CanaryStatusSchema>;
+
+export const AppStatusSchema = Type.Object(
+  {
+    observedGeneration: Type.Optional(int64({ description: 'The .metadata.generation this status was computed from.', minimum: 0 })),
+    replicas: count('Pods the App owns (any revision, any state).'),
+    readyReplicas: count('Pods with a Ready condition.'),
+    availableReplicas: count('Pods ready for at least minReadySeconds.'),
+    currentReplicas: count('Pods at currentRevision.'),
+    updatedReplicas: count('Pods at updateRevision.'),
+    updatedReadyReplicas: count('Ready pods at updateRevision.'),
+    currentRevision: Type.Optional(Type.String({ description: 'Revision of the pods before the update in progress.' })),
+    updateRevision: Type.Optional(Type.String({ description: 'Revision of the current template.' })),
+    collisionCount: Type.Optional(int32({ description: 'Counts hash collisions of revision names, to make a new name.', minimum: 0 })),
+    labelSelector: Type.Optional(Type.String({ description: 'spec.selector as a string, for the scale subresource (HPA).' })),
+    canary: Type.Optional(CanaryStatusSchema),
+    conditions: Type.Optional(conditionList('Latest observations of the App’s state.')),
+  },
+  { description: 'Observed state of the App, written by ebb.' },
+);
+export type AppStatus = Static<typeof AppStatusSchema>;

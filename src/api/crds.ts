@@ -1,0 +1,173 @@
+/** The CustomResourceDefinitions (apiextensions.k8s.io/v1) of ebb, built from the TypeBox schemas. */
+import { appRootRules } from './app-rules.ts';
+import { AppSpecSchema } from './app-spec.ts';
+import { AppStatusSchema } from './app-status.ts';
+import {
+  APP_CRD_NAME,
+  APP_KIND,
+  APP_LIST_KIND,
+  APP_PLURAL,
+  APP_SHORT_NAMES,
+  APP_SINGULAR,
+  CATEGORIES,
+  GROUP,
+  IMAGE_LIST_CRD_NAME,
+  IMAGE_LIST_KIND,
+  IMAGE_LIST_LIST_KIND,
+  IMAGE_LIST_PLURAL,
+  IMAGE_LIST_SHORT_NAMES,
+  IMAGE_LIST_SINGULAR,
+  VERSION,
+} from './group.ts';
+import { ImageListSpecSchema, ImageListStatusSchema } from './image-list.ts';
+import type { CelRule } from './schema-kit.ts';
+import { toStructural, type JSONSchemaProps } from './structural.ts';
+import type { TSchema } from '@sinclair/typebox';
+
+export interface PrinterColumn {
+  name: string;
+  type: 'integer' | 'number' | 'string' | 'boolean' | 'date';
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
+export interface CustomResourceDefinition {
+  apiVersion: 'apiextensions.k8s.io/v1';
+  kind: 'CustomResourceDefinition';
+  metadata: { name: string; labels: Record<string, string> };
+  spec: {
+    group: string;
+    names: { kind: string; listKind: string; plural: string; singular: string; shortNames: string[]; categories: string[] };
+    scope: 'Namespaced' | 'Cluster';
+    versions: Array<{
+      name: string;
+      served: boolean;
+      storage: boolean;
+      schema: { openAPIV3Schema: JSONSchemaProps };
+      subresources: { status: Record<string, never>; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string } };
+      additionalPrinterColumns: PrinterColumn[];
+    }>;
+  };
+}
+
+const CRD_LABELS = { 'app.kubernetes.io/name': 'ebb', 'app.kubernetes.io/part-of': 'ebb' };
+
+interface RootParts {
+  description: string;
+  spec: TSchema;
+  status: TSchema;
+  specRequired: boolean;
+  rules?: CelRule[];
+}
+
+/** The root object schema: apiVersion/kind/metadata as the apiserver wants them, spec and status from TypeBox. */
+function rootSchema(parts: RootParts): JSONSchemaProps {
+  const root: JSONSchemaProps = {
+    description: parts.description,
+    type: 'object',
+    properties: {
+      apiVersion: { type: 'string', description: 'Versioned schema of this object.' },
+      kind: { type: 'string', description: 'The REST resource this object represents.' },
+      metadata: { type: 'object' },
+      spec: toStructural(parts.spec, '.spec'),
+      status: toStructural(parts.status, '.status'),
+    },
+  };
+  if (parts.specRequired) root['required'] = ['spec'];
+  if (parts.rules) root['x-kubernetes-validations'] = parts.rules;
+  return root;
+}
+
+const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
+export const appPrinterColumns: PrinterColumn[] = [
+  { name: 'Desired', type: 'integer', jsonPath: '.spec.replicas', description: 'Desired number of pods.' },
+  { name: 'Ready', type: 'integer', jsonPath: '.status.readyReplicas', description: 'Pods ready.' },
+  { name: 'Updated', type: 'integer', jsonPath: '.status.updatedReplicas', description: 'Pods at the update revision.' },
+  { name: 'Available', type: 'integer', jsonPath: '.status.availableReplicas', description: 'Pods ready for minReadySeconds.' },
+  { name: 'Revision', type: 'string', jsonPath: '.status.updateRevision', description: 'The update revision.' },
+  { name: 'Paused', type: 'boolean', jsonPath: '.spec.updateStrategy.rollingUpdate.paused', description: 'Rollout paused.' },
+  AGE,
+];
+
+export const imageListPrinterColumns: PrinterColumn[] = [
+  { name: 'Images', type: 'string', jsonPath: '.spec.images[*].image', description: 'Images requested on the node.', priority: 1 },
+  { name: 'Failed', type: 'string', jsonPath: '.status.images[?(@.phase=="Failed")].image', description: 'Images whose last pull failed.', priority: 1 },
+  AGE,
+];
+
+export function appCrd(): CustomResourceDefinition {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: APP_CRD_NAME, labels: { ...CRD_LABELS } },
+    spec: {
+      group: GROUP,
+      names: { kind: APP_KIND, listKind: APP_LIST_KIND, plural: APP_PLURAL, singular: APP_SINGULAR, shortNames: [...APP_SHORT_NAMES], categories: [...CATEGORIES] },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: rootSchema({
+              description: 'App is an enhanced StatefulSet: in-place updates, paused and canary rollouts, image pre-warming.',
+              spec: AppSpecSchema,
+              status: AppStatusSchema,
+              specRequired: true,
+              rules: appRootRules,
+            }),
+          },
+          subresources: {
+            status: {},
+            scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' },
+          },
+          additionalPrinterColumns: appPrinterColumns,
+        },
+      ],
+    },
+  };
+}
+
+export function imageListCrd(): CustomResourceDefinition {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: IMAGE_LIST_CRD_NAME, labels: { ...CRD_LABELS } },
+    spec: {
+      group: GROUP,
+      names: {
+        kind: IMAGE_LIST_KIND,
+        listKind: IMAGE_LIST_LIST_KIND,
+        plural: IMAGE_LIST_PLURAL,
+        singular: IMAGE_LIST_SINGULAR,
+        shortNames: [...IMAGE_LIST_SHORT_NAMES],
+        categories: [...CATEGORIES],
+      },
+      scope: 'Cluster',
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: rootSchema({
+              description: 'ImageList is the set of images one node should hold; it is named after the node.',
+              spec: ImageListSpecSchema,
+              status: ImageListStatusSchema,
+              specRequired: false,
+            }),
+          },
+          subresources: { status: {} },
+          additionalPrinterColumns: imageListPrinterColumns,
+        },
+      ],
+    },
+  };
+}
+
+export function allCrds(): CustomResourceDefinition[] {
+  return [appCrd(), imageListCrd()];
+}

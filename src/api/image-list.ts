@@ -1,0 +1,67 @@
+/**
+ * The ImageList kind: the images one node should hold (cluster-scoped, named after the node). Entries form a
+ * list-map keyed by image, so several server-side-apply field managers (one per App, plus people) share it.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { IMAGE_REFERENCE_MAX_LENGTH, IMAGE_REFERENCE_PATTERN } from './image-ref.ts';
+import { ObjectMetaSchema } from './meta.ts';
+import { dateTime, int32, int64, listMap, stringEnum } from './schema-kit.ts';
+
+export const DEFAULT_REPULL_INTERVAL_SECONDS = 86_400;
+export const MIN_REPULL_INTERVAL_SECONDS = 60;
+export const MAX_IMAGES_PER_NODE = 1024;
+
+const imageReference = (description: string) =>
+  Type.String({ description, minLength: 1, maxLength: IMAGE_REFERENCE_MAX_LENGTH, pattern: IMAGE_REFERENCE_PATTERN });
+
+export const ImageListEntrySchema = Type.Object({
+  image: imageReference('Image reference (OCI distribution grammar), e.g. registry.example.com/team/app:v2.'),
+  alwaysPull: Type.Optional(Type.Boolean({ description: 'Pull again every repullIntervalSeconds even when present.', default: false })),
+  repullIntervalSeconds: Type.Optional(
+    int32({ description: 'With alwaysPull: seconds between pulls.', minimum: MIN_REPULL_INTERVAL_SECONDS, default: DEFAULT_REPULL_INTERVAL_SECONDS }),
+  ),
+  pullRequestedAt: Type.Optional(dateTime({ description: 'Pull again when this is later than the last pull.' })),
+});
+export type ImageListEntry = Static<typeof ImageListEntrySchema>;
+
+export const ImageListSpecSchema = Type.Object(
+  {
+    images: Type.Optional(
+      listMap(ImageListEntrySchema, ['image'], { description: 'Images to hold on the node, one entry per image.', maxItems: MAX_IMAGES_PER_NODE }),
+    ),
+  },
+  { description: 'Images the node should hold.' },
+);
+export type ImageListSpec = Static<typeof ImageListSpecSchema>;
+
+export const ImagePhase = { pending: 'Pending', pulling: 'Pulling', pulled: 'Pulled', failed: 'Failed' } as const;
+export type ImagePhase = (typeof ImagePhase)[keyof typeof ImagePhase];
+
+export const ImageStatusSchema = Type.Object({
+  image: Type.String({ description: 'The spec entry this reports on.', minLength: 1 }),
+  phase: stringEnum([ImagePhase.pending, ImagePhase.pulling, ImagePhase.pulled, ImagePhase.failed], { description: 'Where the pull stands.' }),
+  imageRef: Type.Optional(Type.String({ description: 'The runtime’s reference for the pulled image (digest or ID).' })),
+  lastPullTime: Type.Optional(dateTime({ description: 'When the last successful pull finished.' })),
+  attempts: Type.Optional(int32({ description: 'Pull attempts since the last success or the last pull request.', minimum: 0 })),
+  message: Type.Optional(Type.String({ description: 'Details, e.g. why the last pull failed.', maxLength: 4096 })),
+  observedPullRequestedAt: Type.Optional(dateTime({ description: 'The spec pullRequestedAt the last pull answered.' })),
+});
+export type ImageStatus = Static<typeof ImageStatusSchema>;
+
+export const ImageListStatusSchema = Type.Object(
+  {
+    observedGeneration: Type.Optional(int64({ description: 'The .metadata.generation this status was computed from.', minimum: 0 })),
+    images: Type.Optional(listMap(ImageStatusSchema, ['image'], { description: 'Per-image pull state.', maxItems: MAX_IMAGES_PER_NODE })),
+  },
+  { description: 'What the node’s daemon observed.' },
+);
+export type ImageListStatus = Static<typeof ImageListStatusSchema>;
+
+export const ImageListSchema = Type.Object({
+  apiVersion: Type.String(),
+  kind: Type.String(),
+  metadata: ObjectMetaSchema,
+  spec: Type.Optional(ImageListSpecSchema),
+  status: Type.Optional(ImageListStatusSchema),
+});
+export type ImageList = Static<typeof ImageListSchema>;

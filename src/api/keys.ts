@@ -1,0 +1,120 @@
+/**
+ * Every label, annotation, condition, reason and field-manager name ebb writes or reads. Other code refers to
+ * these constants, never to string literals, so a key is renamed in one place.
+ */
+import { createHash } from 'node:crypto';
+import { GROUP } from './group.ts';
+
+/** Pod labels. */
+export const Label = {
+  /** The owning App's name; part of every pod ebb creates. */
+  app: `${GROUP}/app`,
+  /** The ControllerRevision name (`<app>-<hash>`) the pod's template came from. */
+  revision: `${GROUP}/revision`,
+  /** The pod's ordinal, as upstream StatefulSet pods carry it. */
+  podIndex: 'apps.kubernetes.io/pod-index',
+  /** The pod's own name: a per-pod identity label, so a Service can select exactly one pod. */
+  podName: 'statefulset.kubernetes.io/pod-name',
+} as const;
+
+/** Pod annotations. */
+export const Annotation = {
+  /** JSON of the in-place update in progress: `{revision, startedAt, oldImageIDs, oldContainerIDs, newImages}`. */
+  inPlaceUpdateState: `${GROUP}/inplace-update-state`,
+} as const;
+
+/** Pod readiness gate set when `podUpdatePolicy` is not ReCreate; ebb sets it True as soon as the pod exists. */
+export const READINESS_GATE_IN_PLACE_UPDATE_READY = 'InPlaceUpdateReady';
+
+/** Condition types in `App.status.conditions`. */
+export const ConditionType = {
+  /** A rollout or a scale is under way (True) or the App is at its desired state (False, reason RolloutComplete). */
+  progressing: 'Progressing',
+  /** At least `replicas - maxUnavailable` pods are available. */
+  available: 'Available',
+  /** The rollout is paused, by `rollingUpdate.paused` or by a canary pause step. */
+  paused: 'Paused',
+  /** The spec passed the CRD schema but cannot be acted on (what CEL cannot check). */
+  invalidSpec: 'InvalidSpec',
+  failedCreatePod: 'FailedCreatePod',
+  failedUpdatePod: 'FailedUpdatePod',
+  /** An in-place update was not possible and the pod was recreated (InPlaceIfPossible) or left (InPlaceOnly). */
+  inPlaceFallback: 'InPlaceFallback',
+} as const;
+export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
+
+export const ConditionStatus = { true: 'True', false: 'False', unknown: 'Unknown' } as const;
+export type ConditionStatus = (typeof ConditionStatus)[keyof typeof ConditionStatus];
+
+/** Machine-readable reasons for App conditions and for pod condition `InPlaceUpdateReady` (CamelCase, stable). */
+export const Reason = {
+  // Progressing
+  rollingUpdate: 'RollingUpdate',
+  scaling: 'Scaling',
+  rolloutComplete: 'RolloutComplete',
+  canaryStep: 'CanaryStep',
+  // Available
+  minimumReplicasAvailable: 'MinimumReplicasAvailable',
+  minimumReplicasUnavailable: 'MinimumReplicasUnavailable',
+  // Paused
+  pausedBySpec: 'PausedBySpec',
+  canaryPause: 'CanaryPause',
+  canaryTimedPause: 'CanaryTimedPause',
+  resumed: 'Resumed',
+  // InvalidSpec
+  specValid: 'SpecValid',
+  specInvalid: 'SpecInvalid',
+  // FailedCreatePod / FailedUpdatePod (True while the last attempt failed, False once one succeeds)
+  createPodFailed: 'CreatePodFailed',
+  updatePodFailed: 'UpdatePodFailed',
+  podsCreated: 'PodsCreated',
+  podsUpdated: 'PodsUpdated',
+  // InPlaceFallback
+  inPlaceNotPossible: 'InPlaceNotPossible',
+  inPlaceOnlyRefused: 'InPlaceOnlyRefused',
+  // Pod condition InPlaceUpdateReady
+  startInPlaceUpdate: 'StartInPlaceUpdate',
+  inPlaceUpdateDone: 'InPlaceUpdateDone',
+  podCreated: 'PodCreated',
+} as const;
+export type Reason = (typeof Reason)[keyof typeof Reason];
+
+/** Event reasons on the App (named like the upstream StatefulSet controller's where one exists). */
+export const EventReason = {
+  successfulCreate: 'SuccessfulCreate',
+  failedCreate: 'FailedCreate',
+  successfulDelete: 'SuccessfulDelete',
+  failedDelete: 'FailedDelete',
+  recreatingFailedPod: 'RecreatingFailedPod',
+  successfulUpdateInPlace: 'SuccessfulUpdateInPlace',
+  failedUpdate: 'FailedUpdate',
+  inPlaceFallback: 'InPlaceFallback',
+  invalidSpec: 'InvalidSpec',
+  canaryPaused: 'CanaryPaused',
+} as const;
+export type EventReason = (typeof EventReason)[keyof typeof EventReason];
+
+/** Server-side-apply / update field managers. */
+export const FieldManager = {
+  /** Everything the controller writes (pods, App status, ControllerRevisions). */
+  ebb: 'ebb',
+  /** The ImageList reconcile setting `pullRequestedAt` for alwaysPull entries. */
+  repull: 'ebb-repull',
+  /** The daemon writing ImageList status. */
+  daemon: 'ebb-daemon',
+} as const;
+
+const PREWARM_MANAGER_PREFIX = 'ebb-prewarm/';
+/** The apiserver rejects field managers longer than 128 characters. */
+const FIELD_MANAGER_MAX_LENGTH = 128;
+
+/**
+ * The field manager an App's pre-warm entries are applied with: one per App, so each App owns (and on rollout
+ * completion removes) only its own ImageList entries. Hashed when `<namespace>/<name>` would be too long.
+ */
+export function prewarmFieldManager(namespace: string, name: string): string {
+  const plain = `${PREWARM_MANAGER_PREFIX}${namespace}/${name}`;
+  if (plain.length <= FIELD_MANAGER_MAX_LENGTH) return plain;
+  const hash = createHash('sha256').update(`${namespace}/${name}`).digest('hex').slice(0, 16);
+  return `${plain.slice(0, FIELD_MANAGER_MAX_LENGTH - hash.length - 1)}-${hash}`;
+}

@@ -1,0 +1,96 @@
+/**
+ * TypeBox building blocks for Kubernetes-flavoured schemas. Each helper produces a TypeBox schema whose static
+ * type is what the apiserver returns, and which `structural.ts` turns into a structural OpenAPI v3 node.
+ */
+import {
+  Type,
+  type ObjectOptions,
+  type SchemaOptions,
+  type Static,
+  type TLiteral,
+  type TObject,
+  type TProperties,
+  type TRecord,
+  type TSchema,
+  type TString,
+  type TUnion,
+  type TInteger,
+  type ArrayOptions,
+  type TArray,
+} from '@sinclair/typebox';
+
+/** One CEL rule (`x-kubernetes-validations` entry). */
+export interface CelRule {
+  rule: string;
+  message?: string;
+  messageExpression?: string;
+  reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+  fieldPath?: string;
+  optionalOldSelf?: boolean;
+}
+
+/** Options accepted by every helper: the Kubernetes extensions we use, typed. */
+export interface KubeOptions extends SchemaOptions {
+  'x-kubernetes-validations'?: CelRule[];
+}
+
+/** Object options with the Kubernetes extensions we use. */
+export interface KubeObjectOptions extends ObjectOptions {
+  'x-kubernetes-validations'?: CelRule[];
+}
+
+export const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+export const DNS_LABEL_MAX_LENGTH = 63;
+/** A label value: empty, or up to 63 alphanumerics with `-`, `_`, `.` inside. */
+export const LABEL_VALUE_PATTERN = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
+/** A label key: optional DNS-subdomain prefix (≤253) + `/` + name (≤63). */
+export const LABEL_KEY_MAX_LENGTH = 317;
+/** Keeps CEL cost estimates of rules that walk label maps small; far above what pods carry in practice. */
+export const LABELS_MAX_PROPERTIES = 256;
+/** CEL `matches` pattern for a percentage from 1% to 100%. */
+export const PERCENT_1_TO_100_CEL = "^(100|[1-9][0-9]?)%$";
+
+export const int32 = (opts: KubeOptions = {}): TInteger => Type.Integer({ format: 'int32', ...opts });
+export const int64 = (opts: KubeOptions = {}): TInteger => Type.Integer({ format: 'int64', ...opts });
+export const str = (opts: KubeOptions = {}): TString => Type.String(opts);
+export const dateTime = (opts: KubeOptions = {}): TString => Type.String({ format: 'date-time', ...opts });
+
+export function dnsLabel(description: string, opts: KubeOptions = {}): TString {
+  return Type.String({ description, minLength: 1, maxLength: DNS_LABEL_MAX_LENGTH, pattern: DNS_LABEL_PATTERN, ...opts });
+}
+
+/** A string enumeration; emitted as `{type: string, enum: [...]}`. */
+export function stringEnum<const T extends readonly string[]>(values: T, opts: KubeOptions = {}): TUnion<{ [K in keyof T]: TLiteral<T[K]> }> {
+  const literals = values.map((v) => Type.Literal(v)) as unknown as { [K in keyof T]: TLiteral<T[K]> };
+  return Type.Union(literals, opts);
+}
+
+/** `map[string]string`; emitted as `{type: object, additionalProperties: {type: string}}`. */
+export function stringMap(opts: ObjectOptions = {}, values: TString = Type.String()): TRecord<TString, TString> {
+  return Type.Record(Type.String(), values, opts);
+}
+
+/** Label map (keys are validated by the apiserver on the objects ebb creates; values here). */
+export function labelMap(description: string): TRecord<TString, TString> {
+  return stringMap(
+    { description, maxProperties: LABELS_MAX_PROPERTIES },
+    Type.String({ maxLength: DNS_LABEL_MAX_LENGTH, pattern: LABEL_VALUE_PATTERN }),
+  );
+}
+
+/** Kubernetes `IntOrString`: `anyOf: [integer, string]` with `x-kubernetes-int-or-string: true`. */
+export function intOrString(opts: KubeOptions = {}): TUnion<[TInteger, TString]> {
+  return Type.Union([Type.Integer(), Type.String()], { ...opts, 'x-kubernetes-int-or-string': true });
+}
+
+/** An object whose declared fields are typed and whose other fields are kept as they are. */
+export type TOpenObject<T extends TProperties> = TObject<T> & { static: Static<TObject<T>> & { [key: string]: unknown } };
+
+export function openObject<T extends TProperties>(properties: T, opts: ObjectOptions = {}): TOpenObject<T> {
+  return Type.Object(properties, { ...opts, 'x-kubernetes-preserve-unknown-fields': true }) as TOpenObject<T>;
+}
+
+/** A list-map: items are unique by the given scalar keys, and server-side apply merges by them. */
+export function listMap<T extends TSchema>(items: T, keys: string[], opts: ArrayOptions = {}): TArray<T> {
+  return Type.Array(items, { ...opts, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': keys });
+}

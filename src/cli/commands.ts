@@ -1,0 +1,34 @@
+import { sandboxCommand } from './sandbox.ts';
+import { versionCommand } from './version.ts';
+
+export type Command = (args: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, { run: Command; help: string }> = {
+  sandbox: { run: sandboxCommand, help: 'sandbox up|down [--dir .sandbox] [--nodes 3]   local control plane + simulated nodes' },
+  version: { run: versionCommand, help: 'version                                      print the ebb version' },
+};
+
+function usage(): string {
+  const lines = Object.values(COMMANDS).map((c) => `  ebb ${c.help}`);
+  return `usage:\n${lines.join('\n')}\n`;
+}
+
+/** Dispatches `ebb <command> ...`; returns the process exit code. Errors are printed, never thrown. */
+export async function runCommand(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(usage());
+    return name ? 0 : 2;
+  }
+  const cmd = COMMANDS[name];
+  if (!cmd) {
+    process.stderr.write(`ebb: unknown command "${name}"\n${usage()}`);
+    return 2;
+  }
+  try {
+    return await cmd.run(rest);
+  } catch (err) {
+    process.stderr.write(`ebb ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}

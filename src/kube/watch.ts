@@ -1,0 +1,176 @@
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import { fetch } from 'undici';
+import { AbortedError, backoffMs, sleep } from '../common/abort.ts';
+import type { Logger } from '../common/log.ts';
+import { kubeErrorFromStatus, isKubeError, unavailable } from './errors.ts';
+import { resourcePath, type ResourceRef } from './paths.ts';
+import type { KubeRest } from './rest.ts';
+
+export interface KubeObjectMeta {
+  metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string; [k: string]: unknown };
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+export interface WatchEvent<T> {
+  type: WatchEventType;
+  object: T;
+}
+
+export interface ListWatchHandlers<T> {
+  /** Called with the full list after every (re)list: at start, after 410 Gone, and after a watchdog reset. */
+  onList(items: T[], resourceVersion: string): void | Promise<void>;
+  /** Called for every watch event, in order; the next event waits until this resolves. */
+  onEvent(event: WatchEvent<T>): void | Promise<void>;
+  /** Observability hook: state changes of the loop. */
+  onState?(state: 'listing' | 'watching' | 'backoff', detail?: { error?: string; attempt?: number }): void;
+}
+
+export interface ListWatchOptions {
+  rest: KubeRest;
+  /** The collection (no name); namespace optional for all namespaces. */
+  ref: ResourceRef;
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
+  signal: AbortSignal;
+  log?: Logger | undefined;
+  /** Server-side watch timeout; the loop reconnects from the last resourceVersion when it ends. */
+  watchTimeoutSeconds?: number;
+  /** A watch that delivers nothing (not even a bookmark) for this long is dropped and re-opened. */
+  watchdogMs?: number;
+  pageSize?: number;
+  backoff?: { baseMs: number; capMs: number };
+}
+
+type WatchOutcome = { kind: 'ended'; rv: string } | { kind: 'gone' };
+
+/**
+ * Supervised list→watch loop: tracks resourceVersion, asks for bookmarks, re-lists on 410 Gone, reconnects
+ * with capped exponential backoff, and resets a silent watch. Runs until the signal aborts; never throws
+ * except AbortedError. It keeps no object cache: handlers decide what to remember.
+ */
+export async function listWatch<T extends KubeObjectMeta>(opts: ListWatchOptions, h: ListWatchHandlers<T>): Promise<void> {
+  const backoff = opts.backoff ?? { baseMs: 200, capMs: 30_000 };
+  let attempt = 0;
+  let rv: string | undefined;
+  while (!opts.signal.aborted) {
+    try {
+      if (rv === undefined) {
+        h.onState?.('listing');
+        const listed = await listAll<T>(opts);
+        await h.onList(listed.items, listed.resourceVersion);
+        rv = listed.resourceVersion;
+      }
+      h.onState?.('watching');
+      const outcome = await watchOnce<T>(opts, rv, h, () => (attempt = 0));
+      rv = outcome.kind === 'gone' ? undefined : outcome.rv;
+    } catch (err) {
+      if (opts.signal.aborted) break;
+      const error = err instanceof Error ? err.message : String(err);
+      if (isKubeError(err, 'Gone')) rv = undefined;
+      attempt++;
+      h.onState?.('backoff', { error, attempt });
+      opts.log?.warn({ resource: opts.ref.resource, error, attempt }, 'list/watch failed; retrying');
+      await sleep(backoffMs(attempt, backoff.baseMs, backoff.capMs), opts.signal).catch(() => undefined);
+    }
+  }
+  throw new AbortedError('list/watch stopped');
+}
+
+async function listAll<T>(opts: ListWatchOptions): Promise<{ items: T[]; resourceVersion: string }> {
+  const items: T[] = [];
+  let cont: string | undefined;
+  let resourceVersion = '';
+  do {
+    const page = await opts.rest.list<T>(
+      opts.ref,
+      { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.pageSize ?? 500, continue: cont },
+      opts.signal,
+    );
+    items.push(...page.items);
+    resourceVersion = page.metadata.resourceVersion;
+    cont = page.metadata.continue || undefined;
+  } while (cont);
+  return { items, resourceVersion };
+}
+
+interface RawEvent {
+  type: WatchEventType | 'BOOKMARK' | 'ERROR';
+  object: KubeObjectMeta & { code?: number; reason?: string; message?: string };
+}
+
+async function watchOnce<T extends KubeObjectMeta>(
+  opts: ListWatchOptions,
+  startRv: string,
+  h: ListWatchHandlers<T>,
+  onHealthy: () => void,
+): Promise<WatchOutcome> {
+  const timeoutSeconds = opts.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 120);
+  const path = resourcePath({ ...opts.ref, name: undefined });
+  const url = opts.rest.url(path, {
+    watch: 1,
+    allowWatchBookmarks: true,
+    resourceVersion: startRv,
+    timeoutSeconds,
+    labelSelector: opts.labelSelector,
+    fieldSelector: opts.fieldSelector,
+  });
+  const conn = new AbortController();
+  const onAbort = (): void => conn.abort();
+  opts.signal.addEventListener('abort', onAbort, { once: true });
+  const watchdogMs = opts.watchdogMs ?? (timeoutSeconds + 30) * 1000;
+  let silent: NodeJS.Timeout | undefined;
+  const arm = (): void => {
+    clearTimeout(silent);
+    silent = setTimeout(() => conn.abort(), watchdogMs);
+  };
+  let rv = startRv;
+  try {
+    const { headers, dispatcher } = await opts.rest.authFor(url);
+    arm();
+    let res;
+    try {
+      res = await fetch(url, { headers: { ...headers, accept: 'application/json' }, dispatcher, signal: conn.signal });
+    } catch (err) {
+      throw opts.signal.aborted ? err : unavailable(`WATCH ${path}`, err);
+    }
+    if (res.status !== 200 || !res.body) {
+      const text = await res.text();
+      throw kubeErrorFromStatus(res.status, safeJson(text), `WATCH ${path}`);
+    }
+    onHealthy();
+    const lines = createInterface({ input: Readable.fromWeb(res.body), crlfDelay: Infinity });
+    for await (const line of lines) {
+      arm();
+      if (line.length === 0) continue;
+      const ev = JSON.parse(line) as RawEvent;
+      if (ev.type === 'ERROR') {
+        if (ev.object.code === 410) return { kind: 'gone' };
+        throw kubeErrorFromStatus(ev.object.code ?? 500, ev.object, `WATCH ${path}`);
+      }
+      rv = ev.object.metadata?.resourceVersion ?? rv;
+      if (ev.type === 'BOOKMARK') continue;
+      await h.onEvent({ type: ev.type, object: ev.object as T });
+    }
+    return { kind: 'ended', rv };
+  } catch (err) {
+    // A watchdog reset (our own abort, not the caller's) resumes from the last resourceVersion.
+    if (conn.signal.aborted && !opts.signal.aborted) {
+      opts.log?.info({ resource: opts.ref.resource }, 'watch silent too long; reconnecting');
+      return { kind: 'ended', rv };
+    }
+    throw err;
+  } finally {
+    clearTimeout(silent);
+    opts.signal.removeEventListener('abort', onAbort);
+    conn.abort();
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

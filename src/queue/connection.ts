@@ -1,0 +1,119 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import { backoffMs } from '../common/abort.ts';
+import type { Logger } from '../common/log.ts';
+import { ConfigError } from './errors.ts';
+
+/** Where Redis is, parsed from a `redis://` or `rediss://` URL. Holds the password: never log it. */
+export interface RedisTarget {
+  host: string;
+  port: number;
+  username: string | undefined;
+  password: string | undefined;
+  db: number;
+  tls: boolean;
+}
+
+/** The URL with any password replaced by `***`, safe for logs and error messages. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    // Unparsable: cut everything up to the last '@' (where credentials would end).
+    const at = url.lastIndexOf('@');
+    return at < 0 ? url : `***${url.slice(at)}`;
+  }
+}
+
+/** Parses a Redis URL; throws ConfigError naming `setting` (the URL in the message is redacted). */
+export function parseRedisUrl(url: string, setting = 'Redis URL'): RedisTarget {
+  const fail = (why: string): never => {
+    throw new ConfigError([`${setting}: ${why} (got ${JSON.stringify(redactRedisUrl(url))})`]);
+  };
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return fail('not a URL; expected redis://[user:password@]host[:port][/db]');
+  }
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') fail(`unsupported scheme ${JSON.stringify(u.protocol)}; use redis: or rediss:`);
+  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (!host) fail('missing host');
+  const port = u.port === '' ? 6379 : Number(u.port);
+  const dbText = u.pathname.replace(/^\//, '');
+  if (dbText !== '' && !/^\d{1,2}$/.test(dbText)) fail(`database ${JSON.stringify(dbText)} is not a number`);
+  if (u.search || u.hash) fail('query parameters and fragments are not supported');
+  return {
+    host,
+    port,
+    username: u.username ? decodeURIComponent(u.username) : undefined,
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+    db: dbText === '' ? 0 : Number(dbText),
+    tls: u.protocol === 'rediss:',
+  };
+}
+
+export interface RedisConnectionOptions {
+  /**
+   * Workers, QueueEvents and any blocking reader: commands wait through reconnects forever
+   * (`maxRetriesPerRequest: null`, which BullMQ requires for blocking connections). Producers (false): a
+   * command waits through a short outage, then fails, so callers never pile up behind a dead Redis.
+   */
+  forWorker: boolean;
+  /** Shown in `CLIENT LIST`; helps on-call people find who is connected. */
+  name?: string;
+  log?: Logger;
+}
+
+const RECONNECT_BASE_MS = 100;
+const RECONNECT_CAP_MS = 5_000;
+const PRODUCER_RETRIES_PER_REQUEST = 3;
+const ERROR_LOG_INTERVAL_MS = 30_000;
+
+/** ioredis options for a URL; exported for tests and for callers that must build the client themselves. */
+export function redisOptions(url: string, opts: RedisConnectionOptions): RedisOptions {
+  const t = parseRedisUrl(url);
+  return {
+    host: t.host,
+    port: t.port,
+    username: t.username,
+    password: t.password,
+    db: t.db,
+    ...(t.tls ? { tls: { servername: t.host } } : {}),
+    connectionName: opts.name,
+    maxRetriesPerRequest: opts.forWorker ? null : PRODUCER_RETRIES_PER_REQUEST,
+    // Commands issued while reconnecting are queued (bounded by maxRetriesPerRequest for producers).
+    enableOfflineQueue: true,
+    // Capped exponential backoff with jitter; never gives up (Redis coming back is the normal case).
+    retryStrategy: (times: number) => backoffMs(times, RECONNECT_BASE_MS, RECONNECT_CAP_MS),
+  };
+}
+
+/**
+ * An ioredis client for BullMQ. The caller owns it (BullMQ does not close a connection it was given): close
+ * it with `quit()` after closing the queues and workers that use it.
+ */
+export function redisConnection(url: string, opts: RedisConnectionOptions): Redis {
+  const client = new Redis(redisOptions(url, opts));
+  const target = redactRedisUrl(url);
+  let lastLogged = 0;
+  let lastMessage = '';
+  let failing = false;
+  // Always listen: an 'error' without a listener is printed by ioredis with no structure.
+  client.on('error', (err: Error) => {
+    failing = true;
+    const now = Date.now();
+    if (err.message === lastMessage && now - lastLogged < ERROR_LOG_INTERVAL_MS) return;
+    lastLogged = now;
+    lastMessage = err.message;
+    opts.log?.warn({ redis: target, connection: opts.name, err: err.message }, 'redis connection error');
+  });
+  client.on('ready', () => {
+    if (!failing) return;
+    failing = false;
+    lastMessage = '';
+    opts.log?.info({ redis: target, connection: opts.name }, 'redis connection restored');
+  });
+  return client;
+}

@@ -1,0 +1,74 @@
+/**
+ * Names shared by every process that touches Redis: queue names, the key prefix, the job payload and the
+ * ids derived from it. Changing any of these is a breaking change of the queue contract.
+ */
+
+/** Every BullMQ key starts with this; the braces are a hash tag, so all keys map to one Redis Cluster slot. */
+export const KEY_PREFIX = '{ebb}';
+export const RECONCILE_QUEUE = 'reconcile';
+export const TIMERS_QUEUE = 'timers';
+
+export type ObjectKind = 'App' | 'ImageList';
+
+/** The reconcile job payload: only the key of the object; workers re-read live state. */
+export interface ObjectKey {
+  kind: ObjectKind;
+  /** '' for the cluster-scoped ImageList. */
+  namespace: string;
+  name: string;
+}
+
+// DNS-1123 label (namespaces) and subdomain (object names): lower case alphanumerics, '-' and '.'.
+const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** Timer reasons are short machine words: they become part of a job id. */
+const REASON = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+export class InvalidKeyError extends Error {
+  override readonly name = 'InvalidKeyError';
+}
+
+/** Throws InvalidKeyError unless `key` is a well-formed object key; returns a clean copy (no extra fields). */
+export function validateKey(key: ObjectKey): ObjectKey {
+  const { kind, namespace, name } = key;
+  if (kind !== 'App' && kind !== 'ImageList') throw new InvalidKeyError(`unknown kind ${JSON.stringify(kind)}`);
+  if (typeof name !== 'string' || name.length > 253 || !SUBDOMAIN.test(name)) {
+    throw new InvalidKeyError(`${kind} name ${JSON.stringify(name)} is not a DNS-1123 subdomain`);
+  }
+  if (kind === 'ImageList' && namespace !== '') throw new InvalidKeyError('ImageList is cluster-scoped: namespace must be empty');
+  if (kind === 'App' && (typeof namespace !== 'string' || namespace.length > 63 || !LABEL.test(namespace))) {
+    throw new InvalidKeyError(`App namespace ${JSON.stringify(namespace)} is not a DNS-1123 label`);
+  }
+  return { kind, namespace, name };
+}
+
+/**
+ * The deduplication id of an object: `App.<ns>.<name>` or `ImageList.<name>`. BullMQ rejects ':' in custom
+ * job ids (its key separator), and Kubernetes names never contain one; '.' is unambiguous here because a
+ * namespace (a DNS label) has no dots, so the first two dots of an App id delimit kind and namespace.
+ */
+export function dedupId(key: ObjectKey): string {
+  const k = validateKey(key);
+  return k.kind === 'App' ? `App.${k.namespace}.${k.name}` : `ImageList.${k.name}`;
+}
+
+/** Inverse of dedupId. */
+export function keyFromDedupId(id: string): ObjectKey {
+  if (id.startsWith('ImageList.')) return validateKey({ kind: 'ImageList', namespace: '', name: id.slice('ImageList.'.length) });
+  const match = /^App\.([^.]+)\.(.+)$/.exec(id);
+  if (!match) throw new InvalidKeyError(`not an object id: ${JSON.stringify(id)}`);
+  return validateKey({ kind: 'App', namespace: match[1] ?? '', name: match[2] ?? '' });
+}
+
+/**
+ * The id of one timer of an object: `<dedupId>~<reason>`. '~' cannot occur in a Kubernetes name, so a timer
+ * id never equals or prefixes an object's dedup id, and timers live on their own queue anyway.
+ */
+export function timerId(key: ObjectKey, reason: string): string {
+  if (!REASON.test(reason)) throw new InvalidKeyError(`timer reason ${JSON.stringify(reason)} must match ${REASON.source}`);
+  return `${dedupId(key)}~${reason}`;
+}
+
+export function formatKey(key: ObjectKey): string {
+  return key.kind === 'App' ? `App ${key.namespace}/${key.name}` : `ImageList ${key.name}`;
+}

@@ -1,0 +1,83 @@
+import { UnrecoverableError, type BackoffStrategy, type Job, type Processor } from 'bullmq';
+import { backoffMs } from '../common/abort.ts';
+import { isKubeError } from '../kube/errors.ts';
+import { InvalidKeyError } from './names.ts';
+
+/** What to do after a failed attempt. `attempt` counts attempts made so far (1 after the first failure). */
+export type RetryDecision =
+  | { retry: false; reason: 'unrecoverable' | 'permanent' }
+  | { retry: true; delayMs: number; reason: 'conflict' | 'transient' };
+
+export interface RetryPolicy {
+  /** Lower bound of every backoff delay and the first step of the exponential. */
+  baseMs: number;
+  /** Upper bound of every backoff delay. */
+  capMs: number;
+  random?: () => number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseMs: 1_000, capMs: 300_000 };
+
+/**
+ * The retry policy as a pure function:
+ * - BullMQ's UnrecoverableError, errors marked `permanent` (KubeError 400/401/403/422, an invalid spec)
+ *   and malformed job payloads are not retried: a retry cannot fix them; the worker reports them.
+ * - 409 (Conflict, AlreadyExists) is retried at once: the next attempt re-reads the object.
+ * - Everything else backs off exponentially with full jitter, between baseMs and capMs, per object (the
+ *   attempt count lives on the object's one job).
+ */
+export function retryDecision(error: unknown, attempt: number, policy: RetryPolicy = DEFAULT_RETRY_POLICY): RetryDecision {
+  if (isUnrecoverable(error)) return { retry: false, reason: 'unrecoverable' };
+  if (isKubeError(error, 'Conflict', 'AlreadyExists')) return { retry: true, delayMs: 0, reason: 'conflict' };
+  if (isPermanent(error)) return { retry: false, reason: 'permanent' };
+  return { retry: true, delayMs: backoffMs(Math.max(1, attempt), policy.baseMs, policy.capMs, policy.random), reason: 'transient' };
+}
+
+function isUnrecoverable(error: unknown): boolean {
+  return error instanceof UnrecoverableError || (error instanceof Error && error.name === 'UnrecoverableError');
+}
+
+/** Errors that declare themselves permanent (KubeError.permanent, a worker's invalid-spec error) or bad payloads. */
+function isPermanent(error: unknown): boolean {
+  if (error instanceof InvalidKeyError) return true;
+  return typeof error === 'object' && error !== null && (error as { permanent?: unknown }).permanent === true;
+}
+
+/** The backoff type name the reconcile jobs carry; BullMQ calls the Worker's backoffStrategy for it. */
+export const RECONCILE_BACKOFF_TYPE = 'ebb-retry';
+
+/**
+ * The Worker's `settings.backoffStrategy`: BullMQ retries after the returned delay, at once for 0, and
+ * fails the job for -1. BullMQ only asks while attempts remain and the error is not an UnrecoverableError.
+ */
+export function backoffStrategy(policy: RetryPolicy = DEFAULT_RETRY_POLICY): BackoffStrategy {
+  return (attemptsMade: number, _type?: string, err?: Error) => {
+    const decision = retryDecision(err, attemptsMade, policy);
+    return decision.retry ? decision.delayMs : -1;
+  };
+}
+
+/**
+ * Wraps a processor so that errors the policy will not retry leave as BullMQ UnrecoverableError (the
+ * original error is its `cause`): the job fails at once, visibly so in Bull Board, without consuming
+ * attempts. Non-Error throws become Errors, which BullMQ requires.
+ */
+export function withRetryPolicy<T, R>(processor: (job: Job<T, R>, token?: string, signal?: AbortSignal) => Promise<R>): Processor<T, R> {
+  return async (job, token, signal) => {
+    try {
+      return await processor(job, token, signal);
+    } catch (err) {
+      throw toJobError(err, job.attemptsMade + 1);
+    }
+  };
+}
+
+export function toJobError(err: unknown, attempt: number): Error {
+  const error = err instanceof Error ? err : new Error(`non-error thrown: ${String(err)}`);
+  const decision = retryDecision(error, attempt);
+  if (decision.retry || isUnrecoverable(error)) return error;
+  const code = isKubeError(error) ? `${error.code}: ` : '';
+  const unrecoverable = new UnrecoverableError(`${code}${error.message}`);
+  unrecoverable.cause = error;
+  return unrecoverable;
+}

@@ -1,0 +1,117 @@
+/**
+ * Timings and faults of the simulated kubelet. Defaults are fast, for tests; `realisticProfile` is what
+ * benchmarks use so that rollout times are comparable with a real node. Every value can be changed at run
+ * time per node (`SimCluster.setTimings` / `setFaults`).
+ */
+
+export interface KubeletTimings {
+  /** Pulling an image the node's store does not have (the transfer). A present image costs nothing. */
+  pullMs: number;
+  /** Creating the pod sandbox and its network: then PodReadyToStartContainers=True and the pod IP. */
+  sandboxMs: number;
+  /** Creating and starting one container (after its image is present). */
+  startMs: number;
+  /**
+   * From container start until its first successful readiness (or startup) probe. Charged only for
+   * containers with a readinessProbe (or startupProbe); a container without probes is ready once running,
+   * as on a real kubelet.
+   */
+  readyMs: number;
+  /** Attaching and mounting the pod's PVC-backed volumes, once per pod (in-place changes never re-attach). */
+  volumeAttachMs: number;
+  /** How long an init container (not a sidecar) runs before it exits 0. */
+  initRunMs: number;
+  /**
+   * Stopping a container charges the pod's grace period (deletionGracePeriodSeconds on deletion,
+   * terminationGracePeriodSeconds on a restart) capped at this value. Infinity honours the pod's grace fully.
+   */
+  terminationGraceCapMs: number;
+  /** Actuating an accepted in-place resize (PodResizeInProgress=True meanwhile). */
+  resizeMs: number;
+  /** Image pull back-off: first delay, doubled per failure up to the cap (kubelet: 10 s, 300 s). */
+  pullBackoffMs: number;
+  pullBackoffCapMs: number;
+  /** Crash-loop back-off: first delay before the second restart, doubled up to the cap (kubelet: 10 s, 300 s). */
+  crashBackoffMs: number;
+  crashBackoffCapMs: number;
+  /** Lease renewal interval (kubelet: 10 s; leaseDurationSeconds is 40). */
+  leaseRenewMs: number;
+  /** Node status check interval (kubelet nodeStatusUpdateFrequency: 10 s). */
+  nodeStatusUpdateMs: number;
+  /** Node status is re-posted at least this often even when unchanged (kubelet nodeStatusReportFrequency: 5 min). */
+  nodeStatusReportMs: number;
+  /** Kubelet image pulls on a node run one at a time (kubelet serializeImagePulls, default true). */
+  serializeImagePulls: boolean;
+}
+
+export interface KubeletFaults {
+  /** Containers of these images exit `crashExitCode` `crashAfterMs` after every start (a crash loop). */
+  crashImages: string[];
+  crashAfterMs: number;
+  crashExitCode: number;
+  /** Kubelet pulls of these images fail on this node (in addition to `SimRegistry.failPulls`, which fails everywhere). */
+  failPullImages: string[];
+  /** Multiplies every delay of this node: a slow node. */
+  slowdown: number;
+}
+
+/** Fast defaults for tests. */
+export const defaultTimings: Readonly<KubeletTimings> = Object.freeze({
+  pullMs: 200,
+  sandboxMs: 50,
+  startMs: 100,
+  readyMs: 100,
+  volumeAttachMs: 0,
+  initRunMs: 50,
+  terminationGraceCapMs: 100,
+  resizeMs: 50,
+  pullBackoffMs: 400,
+  pullBackoffCapMs: 3_000,
+  crashBackoffMs: 400,
+  crashBackoffCapMs: 3_000,
+  leaseRenewMs: 10_000,
+  nodeStatusUpdateMs: 10_000,
+  nodeStatusReportMs: 300_000,
+  serializeImagePulls: true,
+});
+
+/**
+ * A node as slow as a real one, for benchmarks: termination grace honoured from the pod (benchmarks give
+ * pods 5 s), volume attach 2 s, sandbox and IP 0.5 s, an uncached pull 3 s, container start 0.5 s, readiness
+ * 0.5 s, and the kubelet's own back-off constants.
+ */
+export const realisticProfile: Readonly<KubeletTimings> = Object.freeze({
+  ...defaultTimings,
+  pullMs: 3_000,
+  sandboxMs: 500,
+  startMs: 500,
+  readyMs: 500,
+  volumeAttachMs: 2_000,
+  initRunMs: 500,
+  terminationGraceCapMs: Number.POSITIVE_INFINITY,
+  resizeMs: 500,
+  pullBackoffMs: 10_000,
+  pullBackoffCapMs: 300_000,
+  crashBackoffMs: 10_000,
+  crashBackoffCapMs: 300_000,
+});
+
+export const defaultFaults: Readonly<KubeletFaults> = Object.freeze({
+  crashImages: [],
+  crashAfterMs: 200,
+  crashExitCode: 1,
+  failPullImages: [],
+  slowdown: 1,
+});
+
+/** A delay of this node, after the slow-node fault. */
+export function scaled(ms: number, faults: Pick<KubeletFaults, 'slowdown'>): number {
+  if (!Number.isFinite(ms)) return ms;
+  return Math.max(0, Math.round(ms * (faults.slowdown > 0 ? faults.slowdown : 1)));
+}
+
+/** Capped exponential back-off: `base * 2^(n-1)` for the n-th failure (n ≥ 1), at most `cap`. */
+export function backoffFor(failures: number, baseMs: number, capMs: number): number {
+  if (failures <= 0) return 0;
+  return Math.min(capMs, baseMs * 2 ** Math.min(failures - 1, 30));
+}

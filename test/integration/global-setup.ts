@@ -1,0 +1,29 @@
+/**
+ * Starts one sandbox (real etcd, kube-apiserver, kube-controller-manager, kube-scheduler, redis-server and
+ * simulated nodes) for the whole integration run and provides its coordinates to the tests.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { createLogger } from '../../src/common/log.ts';
+import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
+
+let sandbox: Sandbox | undefined;
+
+export async function setup(project: TestProject): Promise<void> {
+  // Short base path: unix socket paths of simulated nodes must stay under ~100 bytes.
+  const dir = await mkdtemp(join(tmpdir(), 'ebb-it-'));
+  const log = createLogger('sandbox', 'warn');
+  const started = Date.now();
+  sandbox = await startSandbox({ dir, nodes: 3, log });
+  process.stdout.write(`sandbox ready in ${Date.now() - started} ms (${dir})\n`);
+  project.provide('kubeconfig', sandbox.kubeconfig);
+  project.provide('redisUrl', sandbox.redisUrl);
+  project.provide('sandboxDir', dir);
+  project.provide('nodeNames', JSON.stringify(sandbox.nodeNames));
+}
+
+export async function teardown(): Promise<void> {
+  await sandbox?.stop();
+}

@@ -1,0 +1,45 @@
+/**
+ * Helpers for integration tests. The global setup (global-setup.ts) starts one sandbox per run and provides
+ * its kubeconfig path and Redis URL; each test works in a fresh namespace.
+ */
+import { randomBytes } from 'node:crypto';
+import { inject } from 'vitest';
+import { loadKubeConfig, KubeRest } from '../../src/kube/rest.ts';
+import { core } from '../../src/kube/paths.ts';
+import { waitFor } from '../../src/common/abort.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    kubeconfig: string;
+    redisUrl: string;
+    sandboxDir: string;
+    /** JSON-encoded list of simulated node names. */
+    nodeNames: string;
+  }
+}
+
+let client: KubeRest | undefined;
+
+export function sandbox(): { rest: KubeRest; kubeconfig: string; redisUrl: string; dir: string; nodeNames: string[] } {
+  const kubeconfig = inject('kubeconfig');
+  client ??= new KubeRest(loadKubeConfig(kubeconfig));
+  return {
+    rest: client,
+    kubeconfig,
+    redisUrl: inject('redisUrl'),
+    dir: inject('sandboxDir'),
+    nodeNames: JSON.parse(inject('nodeNames')) as string[],
+  };
+}
+
+/**
+ * Creates a namespace with a unique name and waits for its `default` ServiceAccount (the ServiceAccount
+ * admission plugin rejects pods until the serviceaccount controller has made it); returns its name.
+ */
+export async function freshNamespace(prefix = 't'): Promise<string> {
+  const { rest } = sandbox();
+  const name = `${prefix}-${randomBytes(4).toString('hex')}`;
+  await rest.create(core('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  await waitFor(() => rest.get(core('serviceaccounts', name, 'default')), { timeoutMs: 30_000, what: `ServiceAccount ${name}/default` });
+  return name;
+}
