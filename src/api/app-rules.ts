@@ -47,13 +47,11 @@ export const appRootRules: CelRule[] = [
   {
     rule: `self.metadata.name.size() <= ${APP_NAME_MAX_LENGTH}`,
     message: `App name must be at most ${APP_NAME_MAX_LENGTH} characters: pod names, hostnames and revision labels are derived from it`,
-    fieldPath: '.metadata.name',
     reason: 'FieldValueInvalid',
   },
   {
     rule: "self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",
     message: "App name must be a DNS label (lowercase letters, digits and '-'): pod hostnames are derived from it",
-    fieldPath: '.metadata.name',
     reason: 'FieldValueInvalid',
   },
 ];

@@ -60,9 +60,11 @@ export function dnsLabel(description: string, opts: KubeOptions = {}): TString {
 }
 
 /** A string enumeration; emitted as `{type: string, enum: [...]}`. */
-export function stringEnum<const T extends readonly string[]>(values: T, opts: KubeOptions = {}): TUnion<{ [K in keyof T]: TLiteral<T[K]> }> {
-  const literals = values.map((v) => Type.Literal(v)) as unknown as { [K in keyof T]: TLiteral<T[K]> };
-  return Type.Union(literals, opts);
+export function stringEnum<const T extends string>(values: readonly T[], opts: KubeOptions = {}): TUnion<Array<TLiteral<T>>> {
+  return Type.Union(
+    values.map((v) => Type.Literal(v)),
+    opts,
+  );
 }
 
 /** `map[string]string`; emitted as `{type: object, additionalProperties: {type: string}}`. */
@@ -84,7 +86,9 @@ export function intOrString(opts: KubeOptions = {}): TUnion<[TInteger, TString]>
 }
 
 /** An object whose declared fields are typed and whose other fields are kept as they are. */
-export type TOpenObject<T extends TProperties> = TObject<T> & { static: Static<TObject<T>> & { [key: string]: unknown } };
+export interface TOpenObject<T extends TProperties> extends TObject<T> {
+  static: Static<TObject<T>, this['params']> & { [key: string]: unknown };
+}
 
 export function openObject<T extends TProperties>(properties: T, opts: ObjectOptions = {}): TOpenObject<T> {
   return Type.Object(properties, { ...opts, 'x-kubernetes-preserve-unknown-fields': true }) as TOpenObject<T>;

@@ -26,6 +26,7 @@ export const CanaryStepSchema = Type.Object(
   {
     replicas: Type.Optional(
       intOrString({
+        maxLength: 4,
         description: 'Update pods until this many (or this percentage of spec.replicas, rounded up) run the update revision.',
         'x-kubernetes-validations': [intOrPercentRule('a canary step’s replicas')],
       }),
@@ -61,6 +62,7 @@ export const RollingUpdateSchema = Type.Object(
       intOrString({
         description: 'Most pods unavailable at once during the update: an integer ≥ 1 or a percentage of replicas (rounded down, at least 1).',
         default: DEFAULT_MAX_UNAVAILABLE,
+        maxLength: 4,
         'x-kubernetes-validations': [intOrPercentRule('maxUnavailable')],
       }),
     ),

@@ -63,7 +63,8 @@ describe('CRI ImageService of a simulated node', () => {
 
     expect(second).toBe(first);
     expect(transfers).toBe(1);
-    expect(store.pullCount).toBe(2);
+    expect(store.pullCount).toBe(1);
+    expect(store.pullRequests).toBe(2);
   });
 
   it('shares one transfer between concurrent pulls of the same image', async () => {

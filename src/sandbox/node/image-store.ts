@@ -84,7 +84,11 @@ export class ImageStore {
   private readonly images = new Map<string, StoredImage>();
   private readonly inflight = new Map<string, Promise<StoredImage>>();
   private readonly opts: ImageStoreOptions;
+  private readonly lifetime = new AbortController();
+  /** Pulls that transferred content from the registry (the image was not present). */
   pullCount = 0;
+  /** Every pull request, including those served from content already present. */
+  pullRequests = 0;
 
   constructor(opts: ImageStoreOptions) {
     this.opts = opts;
@@ -108,17 +112,28 @@ export class ImageStore {
     return [...this.images.values()];
   }
 
-  /** Pulls an image (always contacting the registry, as CRI PullImage does) and returns what is stored. */
+  /**
+   * Pulls an image (always contacting the registry, as CRI PullImage does) and returns what is stored.
+   * Concurrent callers share one pull; a caller's signal only stops that caller's wait, never the shared
+   * pull (which ends early only when the store is closed).
+   */
   pull(image: string, signal?: AbortSignal): Promise<StoredImage> {
     const resolved = this.opts.registry.resolve(image);
     const key = formatImageReference(resolved.ref);
-    const running = this.inflight.get(key);
-    if (running) return running;
-    const present = this.images.get(resolved.configDigest);
-    const delay = present ? 0 : this.opts.pullMs();
-    const p = this.doPull(key, resolved, delay, signal).finally(() => this.inflight.delete(key));
-    this.inflight.set(key, p);
-    return p;
+    this.pullRequests++;
+    let shared = this.inflight.get(key);
+    if (!shared) {
+      const present = this.images.get(resolved.configDigest);
+      const delay = present ? 0 : this.opts.pullMs();
+      shared = this.doPull(key, resolved, delay, this.lifetime.signal).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, shared);
+    }
+    return signal ? raceAbort(shared, signal) : shared;
+  }
+
+  /** Aborts pulls in flight (the node is going away). */
+  close(): void {
+    this.lifetime.abort();
   }
 
   /** Ensures an image is present: returns at once when it is, pulls when it is not (kubelet IfNotPresent). */
@@ -140,9 +155,11 @@ export class ImageStore {
     delayMs: number,
     signal?: AbortSignal,
   ): Promise<StoredImage> {
-    if (delayMs > 0) await sleep(delayMs, signal);
+    if (delayMs > 0) {
+      await sleep(delayMs, signal);
+      this.pullCount++;
+    }
     if (signal?.aborted) throw new AbortedError();
-    this.pullCount++;
     const digestRef = `${repository(resolved.ref)}@${resolved.manifestDigest}`;
     const existing = this.images.get(resolved.configDigest);
     const tagged = resolved.ref.tag ? [key.replace(/@.*$/, '')] : [];
@@ -160,4 +177,13 @@ export class ImageStore {
     this.images.set(img.id, img);
     return img;
   }
+}
+
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new AbortedError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new AbortedError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

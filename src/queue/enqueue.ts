@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import { dedupId, validateKey, type ObjectKey } from './names.ts';
+
+export interface EnqueueOptions {
+  /**
+   * 0 (the default) is a change: it runs before any background job, and pulls a job that waits out a retry
+   * backoff forward to now (like client-go's Add of an item waiting in AddAfter). A positive value is
+   * background work (resync; larger = later): it never replaces or delays pending work, so it is skipped
+   * when the object already has a job.
+   */
+  priority?: number;
+}
+
+export type EnqueueResult =
+  /** A new job was created. */
+  | { outcome: 'added'; jobId: string }
+  /** The object's pending job covers this change: it waits and will start later, or it is running and a
+   *  follow-up run was recorded that BullMQ starts when it finishes. */
+  | { outcome: 'merged'; jobId: string }
+  /** Background enqueue while the object already has a job. */
+  | { outcome: 'skipped'; jobId: string };
+
+/** BullMQ's upper bound for priorities. */
+export const MAX_PRIORITY = 2_097_152;
+
+/**
+ * Asks for one reconcile of `key`. The client-go workqueue guarantee, from BullMQ deduplication with
+ * `keepLastIfActive` (one dedup key per object):
+ * - at most one job per object runs (never two workers on one key), and at most one more waits;
+ * - an enqueue while the object's job waits is merged into it (that job has not started, so it sees the
+ *   change); an enqueue while it runs is stored and becomes a new job when the running one finishes, so a
+ *   change during processing is processed after.
+ * Dedup is not a lock: a worker that loses its job lock can overlap with the next; writes stay guarded by
+ * resourceVersion preconditions.
+ */
+export async function enqueue(queue: Queue<ObjectKey, unknown, string>, key: ObjectKey, opts: EnqueueOptions = {}): Promise<EnqueueResult> {
+  const data = validateKey(key);
+  const priority = opts.priority ?? 0;
+  if (!Number.isSafeInteger(priority) || priority < 0 || priority > MAX_PRIORITY) {
+    throw new RangeError(`priority must be an integer from 0 to ${MAX_PRIORITY}, got ${priority}`);
+  }
+  const id = dedupId(data);
+  if (priority > 0) {
+    const pending = await queue.getDeduplicationJobId(id);
+    if (pending) return { outcome: 'skipped', jobId: pending };
+  }
+  // A fresh custom id tells a new job apart from a merge (BullMQ returns the existing job's id then).
+  const jobId = `${id}.${randomBytes(6).toString('hex')}`;
+  const job = await queue.add(data.kind, data, {
+    jobId,
+    priority,
+    deduplication: { id, keepLastIfActive: true, reschedule: priority === 0 },
+  });
+  if (job.id === jobId) return { outcome: 'added', jobId };
+  const existing = job.id ?? '';
+  if (priority === 0) await promote(queue, existing);
+  return { outcome: 'merged', jobId: existing };
+}
+
+/** A change merged into a waiting background job must not wait behind other background jobs. */
+async function promote(queue: Queue<ObjectKey, unknown, string>, jobId: string): Promise<void> {
+  const job = await queue.getJob(jobId);
+  if (!job || !job.priority) return;
+  try {
+    await job.changePriority({ priority: 0 });
+  } catch {
+    // The job finished or was removed meanwhile: it started after this enqueue, or a newer one exists.
+  }
+}

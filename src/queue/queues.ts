@@ -1,0 +1,72 @@
+import { Queue, type JobsOptions, type QueueOptions, type WorkerOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { QueueConfig } from './config-schema.ts';
+import { RECONCILE_QUEUE, TIMERS_QUEUE, type ObjectKey } from './names.ts';
+import { backoffStrategy, RECONCILE_BACKOFF_TYPE } from './retry.ts';
+import type { TimerData } from './timers.ts';
+
+/**
+ * The BullMQ wiring of the two queues. Producers must create their Queue objects here: the job options
+ * (attempts, the custom backoff type, retention) travel with each job, so every producer must agree.
+ */
+
+export type ReconcileQueue = Queue<ObjectKey, void, string>;
+export type TimersQueue = Queue<TimerData, void, string>;
+
+/** Options every reconcile job carries. */
+export function reconcileJobOptions(cfg: QueueConfig): JobsOptions {
+  return {
+    attempts: cfg.attempts,
+    backoff: { type: RECONCILE_BACKOFF_TYPE },
+    removeOnComplete: { count: cfg.removeOnComplete },
+    removeOnFail: { count: cfg.removeOnFail },
+  };
+}
+
+/** Timer jobs only enqueue a reconcile: retried quickly on a Redis hiccup, removed once done. */
+export function timerJobOptions(cfg: QueueConfig): JobsOptions {
+  return {
+    attempts: 10,
+    backoff: { type: 'exponential', delay: 200, jitter: 0.5 },
+    removeOnComplete: true,
+    removeOnFail: { count: cfg.removeOnFail },
+  };
+}
+
+function queueOptions(connection: Redis, cfg: QueueConfig, defaultJobOptions: JobsOptions): QueueOptions {
+  return { connection, prefix: cfg.prefix, defaultJobOptions };
+}
+
+export function createReconcileQueue(connection: Redis, cfg: QueueConfig): ReconcileQueue {
+  return new Queue<ObjectKey, void, string>(RECONCILE_QUEUE, queueOptions(connection, cfg, reconcileJobOptions(cfg)));
+}
+
+export function createTimersQueue(connection: Redis, cfg: QueueConfig): TimersQueue {
+  return new Queue<TimerData, void, string>(TIMERS_QUEUE, queueOptions(connection, cfg, timerJobOptions(cfg)));
+}
+
+/**
+ * Options for the reconcile Worker (in `ebb worker`): the connection must come from
+ * `redisConnection(url, {forWorker: true})`. The backoff strategy is the retry policy of retry.ts.
+ */
+export function reconcileWorkerOptions(connection: Redis, cfg: QueueConfig): WorkerOptions {
+  return {
+    connection,
+    prefix: cfg.prefix,
+    concurrency: cfg.workerConcurrency,
+    lockDuration: cfg.lockDurationMs,
+    stalledInterval: cfg.lockDurationMs,
+    maxStalledCount: 1,
+    settings: { backoffStrategy: backoffStrategy(cfg.backoff) },
+  };
+}
+
+/** Options for the timers Worker (in `ebb watcher`): cheap jobs, so a fixed generous concurrency. */
+export function timersWorkerOptions(connection: Redis, cfg: QueueConfig): WorkerOptions {
+  return {
+    connection,
+    prefix: cfg.prefix,
+    concurrency: 16,
+    lockDuration: cfg.lockDurationMs,
+  };
+}
