@@ -17,8 +17,8 @@ export const selectorMatchesTemplateRules: CelRule[] = [
   {
     rule:
       `!has(self.selector.matchExpressions) || self.selector.matchExpressions.all(e, ` +
-      `e.operator == 'In' ? (${HAS_LABELS} && e.key in ${LABELS} && ${LABELS}[e.key] in e.values) : ` +
-      `e.operator == 'NotIn' ? (!${HAS_LABELS} || !(e.key in ${LABELS}) || !(${LABELS}[e.key] in e.values)) : ` +
+      `e.operator == 'In' ? (has(e.values) && ${HAS_LABELS} && e.key in ${LABELS} && ${LABELS}[e.key] in e.values) : ` +
+      `e.operator == 'NotIn' ? (!has(e.values) || !${HAS_LABELS} || !(e.key in ${LABELS}) || !(${LABELS}[e.key] in e.values)) : ` +
       `e.operator == 'Exists' ? (${HAS_LABELS} && e.key in ${LABELS}) : ` +
       `(!${HAS_LABELS} || !(e.key in ${LABELS})))`,
     message: 'selector does not match template labels: template.metadata.labels must satisfy every selector.matchExpressions entry',
@@ -47,11 +47,13 @@ export const appRootRules: CelRule[] = [
   {
     rule: `self.metadata.name.size() <= ${APP_NAME_MAX_LENGTH}`,
     message: `App name must be at most ${APP_NAME_MAX_LENGTH} characters: pod names, hostnames and revision labels are derived from it`,
+    fieldPath: '.metadata.name',
     reason: 'FieldValueInvalid',
   },
   {
     rule: "self.metadata.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')",
     message: "App name must be a DNS label (lowercase letters, digits and '-'): pod hostnames are derived from it",
+    fieldPath: '.metadata.name',
     reason: 'FieldValueInvalid',
   },
 ];

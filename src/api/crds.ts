@@ -69,7 +69,8 @@ function rootSchema(parts: RootParts): JSONSchemaProps {
     properties: {
       apiVersion: { type: 'string', description: 'Versioned schema of this object.' },
       kind: { type: 'string', description: 'The REST resource this object represents.' },
-      metadata: { type: 'object' },
+      // A structural schema may only constrain metadata.name/generateName; declaring name lets CEL rules point at it.
+      metadata: { type: 'object', properties: { name: { type: 'string' } } },
       spec: toStructural(parts.spec, '.spec'),
       status: toStructural(parts.status, '.status'),
     },
@@ -92,9 +93,10 @@ export const appPrinterColumns: PrinterColumn[] = [
 ];
 
 export const imageListPrinterColumns: PrinterColumn[] = [
-  { name: 'Images', type: 'string', jsonPath: '.spec.images[*].image', description: 'Images requested on the node.', priority: 1 },
-  { name: 'Failed', type: 'string', jsonPath: '.status.images[?(@.phase=="Failed")].image', description: 'Images whose last pull failed.', priority: 1 },
+  { name: 'Failed', type: 'string', jsonPath: '.status.images[?(@.phase=="Failed")].image', description: 'An image whose last pull failed (the first, if several).' },
   AGE,
+  { name: 'Generation', type: 'integer', jsonPath: '.metadata.generation', description: 'Generation of the spec.', priority: 1 },
+  { name: 'Observed', type: 'integer', jsonPath: '.status.observedGeneration', description: 'Generation the node’s daemon has acted on.', priority: 1 },
 ];
 
 export function appCrd(): CustomResourceDefinition {

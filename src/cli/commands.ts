@@ -1,10 +1,15 @@
 import { sandboxCommand } from './sandbox.ts';
 import { versionCommand } from './version.ts';
+import { watcherCommand, workerCommand } from './processes.ts';
+import { runCommand as runAll } from './run.ts';
 
 export type Command = (args: string[]) => Promise<number>;
 
 const COMMANDS: Record<string, { run: Command; help: string }> = {
   sandbox: { run: sandboxCommand, help: 'sandbox up|down [--dir .sandbox] [--nodes 3]   local control plane + simulated nodes' },
+  watcher: { run: watcherCommand, help: 'watcher                                      watch the apiserver, enqueue reconciles, run timers' },
+  worker: { run: workerCommand, help: 'worker                                       reconcile queued objects' },
+  run: { run: runAll, help: 'run --all [--dir .sandbox] [--nodes 3] [--sample]  everything in one process (development)' },
   version: { run: versionCommand, help: 'version                                      print the ebb version' },
 };
 

@@ -10,3 +10,8 @@ export function cliConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
   if (!LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${logLevel}"`);
   return Object.freeze({ logLevel });
 }
+
+/** The environment the in-process `ebb run` hands to the watcher and worker config parsers. */
+export function processEnv(): Record<string, string | undefined> {
+  return { ...process.env };
+}

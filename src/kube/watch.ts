@@ -17,10 +17,26 @@ export interface WatchEvent<T> {
   object: T;
 }
 
+/** Thrown out of a handler: the consumer could not take the event, so the loop re-lists to recover it. */
+class HandlerError extends Error {
+  override readonly name = 'HandlerError';
+}
+
+async function runHandler(fn: () => void | Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    throw new HandlerError(err instanceof Error ? err.message : String(err), { cause: err });
+  }
+}
+
 export interface ListWatchHandlers<T> {
   /** Called with the full list after every (re)list: at start, after 410 Gone, and after a watchdog reset. */
   onList(items: T[], resourceVersion: string): void | Promise<void>;
-  /** Called for every watch event, in order; the next event waits until this resolves. */
+  /**
+   * Called for every watch event, in order; the next event waits until this resolves. A handler that
+   * throws makes the loop back off and re-list, so nothing the handler failed to take is lost.
+   */
   onEvent(event: WatchEvent<T>): void | Promise<void>;
   /** Observability hook: state changes of the loop. */
   onState?(state: 'listing' | 'watching' | 'backoff', detail?: { error?: string; attempt?: number }): void;
@@ -58,7 +74,7 @@ export async function listWatch<T extends KubeObjectMeta>(opts: ListWatchOptions
       if (rv === undefined) {
         h.onState?.('listing');
         const listed = await listAll<T>(opts);
-        await h.onList(listed.items, listed.resourceVersion);
+        await runHandler(() => h.onList(listed.items, listed.resourceVersion));
         rv = listed.resourceVersion;
       }
       h.onState?.('watching');
@@ -67,7 +83,7 @@ export async function listWatch<T extends KubeObjectMeta>(opts: ListWatchOptions
     } catch (err) {
       if (opts.signal.aborted) break;
       const error = err instanceof Error ? err.message : String(err);
-      if (isKubeError(err, 'Gone')) rv = undefined;
+      if (isKubeError(err, 'Gone') || err instanceof HandlerError) rv = undefined;
       attempt++;
       h.onState?.('backoff', { error, attempt });
       opts.log?.warn({ resource: opts.ref.resource, error, attempt }, 'list/watch failed; retrying');
@@ -150,7 +166,7 @@ async function watchOnce<T extends KubeObjectMeta>(
       }
       rv = ev.object.metadata?.resourceVersion ?? rv;
       if (ev.type === 'BOOKMARK') continue;
-      await h.onEvent({ type: ev.type, object: ev.object as T });
+      await runHandler(() => h.onEvent({ type: ev.type as WatchEventType, object: ev.object as T }));
     }
     return { kind: 'ended', rv };
   } catch (err) {

@@ -69,15 +69,6 @@ export function parseQueueConfig(env: Env): QueueConfig {
   }
   const prefix = p.text(E.prefix.name, E.prefix.default);
   if (!/^[^:\s]*\{[^{}:\s]+\}[^:\s]*$/.test(prefix)) problems.push(`${E.prefix.name}: must contain a hash tag like {ebb} and no ':' or spaces (got ${JSON.stringify(prefix)})`);
-
-  const rateLimitMax = p.int({ name: E.rateLimitMax.name, min: 1, max: 1_000_000 }, undefined);
-  const rateLimitDurationMs = p.duration(E.rateLimitDuration.name, E.rateLimitDuration.default, 1, 3_600_000);
-  if (rateLimitMax === undefined && env[E.rateLimitDuration.name] !== undefined && env[E.rateLimitDuration.name] !== '') {
-    problems.push(`${E.rateLimitDuration.name} is set but ${E.rateLimitMax.name} is not: set both to enable the global rate limit`);
-  }
-  const backoffBaseMs = p.duration(E.backoffBase.name, E.backoffBase.default, 1, 3_600_000);
-  const backoffCapMs = p.duration(E.backoffMax.name, E.backoffMax.default, 1, 24 * 3_600_000);
-  if (backoffBaseMs > backoffCapMs) problems.push(`${E.backoffBase.name} (${formatDuration(backoffBaseMs)}) must not exceed ${E.backoffMax.name} (${formatDuration(backoffCapMs)})`);
   const resyncPeriodMs = p.duration(E.resyncPeriod.name, E.resyncPeriod.default, 0, 24 * 3_600_000);
   if (resyncPeriodMs > 0 && resyncPeriodMs < 1_000) problems.push(`${E.resyncPeriod.name}: must be 0 (disabled) or at least 1s`);
 
@@ -86,16 +77,34 @@ export function parseQueueConfig(env: Env): QueueConfig {
     prefix,
     workerConcurrency: p.int({ name: E.workerConcurrency.name, min: 1, max: 1_000 }, E.workerConcurrency.default) ?? 1,
     globalConcurrency: p.int({ name: E.globalConcurrency.name, min: 1, max: 100_000 }, undefined),
-    globalRateLimit: rateLimitMax === undefined ? undefined : Object.freeze({ max: rateLimitMax, durationMs: rateLimitDurationMs }),
+    globalRateLimit: readRateLimit(p, env, problems),
     lockDurationMs: p.duration(E.lockDuration.name, E.lockDuration.default, 5_000, 600_000),
     removeOnComplete: p.int({ name: E.removeOnComplete.name, min: 0, max: 1_000_000 }, E.removeOnComplete.default) ?? 0,
     removeOnFail: p.int({ name: E.removeOnFail.name, min: 0, max: 1_000_000 }, E.removeOnFail.default) ?? 0,
     attempts: p.int({ name: E.attempts.name, min: 1, max: 1_000 }, E.attempts.default) ?? 1,
-    backoff: Object.freeze({ baseMs: backoffBaseMs, capMs: backoffCapMs }),
+    backoff: readBackoff(p, problems),
     resyncPeriodMs,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze(config);
+}
+
+function readRateLimit(p: Reader, env: Env, problems: string[]): QueueConfig['globalRateLimit'] {
+  const E = QUEUE_ENV;
+  const max = p.int({ name: E.rateLimitMax.name, min: 1, max: 1_000_000 }, undefined);
+  const durationMs = p.duration(E.rateLimitDuration.name, E.rateLimitDuration.default, 1, 3_600_000);
+  if (max === undefined && (env[E.rateLimitDuration.name]?.trim() ?? '') !== '') {
+    problems.push(`${E.rateLimitDuration.name} is set but ${E.rateLimitMax.name} is not: set both to enable the global rate limit`);
+  }
+  return max === undefined ? undefined : Object.freeze({ max, durationMs });
+}
+
+function readBackoff(p: Reader, problems: string[]): QueueConfig['backoff'] {
+  const E = QUEUE_ENV;
+  const baseMs = p.duration(E.backoffBase.name, E.backoffBase.default, 1, 3_600_000);
+  const capMs = p.duration(E.backoffMax.name, E.backoffMax.default, 1, 24 * 3_600_000);
+  if (baseMs > capMs) problems.push(`${E.backoffBase.name} (${formatDuration(baseMs)}) must not exceed ${E.backoffMax.name} (${formatDuration(capMs)})`);
+  return Object.freeze({ baseMs, capMs });
 }
 
 /** Reads one variable at a time, collecting problems instead of throwing at the first. */

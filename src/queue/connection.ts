@@ -17,7 +17,8 @@ export interface RedisTarget {
 export function redactRedisUrl(url: string): string {
   try {
     const u = new URL(url);
-    if (u.password) u.password = '***';
+    if (!u.password) return url;
+    u.password = '***';
     return u.toString();
   } catch {
     // Unparsable: cut everything up to the last '@' (where credentials would end).

@@ -38,11 +38,22 @@ function queueOptions(connection: Redis, cfg: QueueConfig, defaultJobOptions: Jo
 }
 
 export function createReconcileQueue(connection: Redis, cfg: QueueConfig): ReconcileQueue {
-  return new Queue<ObjectKey, void, string>(RECONCILE_QUEUE, queueOptions(connection, cfg, reconcileJobOptions(cfg)));
+  const queue = new Queue<ObjectKey, void, string>(RECONCILE_QUEUE, queueOptions(connection, cfg, reconcileJobOptions(cfg)));
+  connections.set(queue, connection);
+  return queue;
 }
 
 export function createTimersQueue(connection: Redis, cfg: QueueConfig): TimersQueue {
-  return new Queue<TimerData, void, string>(TIMERS_QUEUE, queueOptions(connection, cfg, timerJobOptions(cfg)));
+  const queue = new Queue<TimerData, void, string>(TIMERS_QUEUE, queueOptions(connection, cfg, timerJobOptions(cfg)));
+  connections.set(queue, connection);
+  return queue;
+}
+
+const connections = new WeakMap<object, Redis>();
+
+/** The ioredis client a queue was created with (for the few operations BullMQ has no API for). */
+export function connectionOf(queue: object): Redis | undefined {
+  return connections.get(queue);
 }
 
 /**

@@ -40,7 +40,7 @@ function notRunningStates(spec: Container, c: ContainerRuntime | undefined, kind
   if (c?.pullFailure) {
     const f = c.pullFailure;
     const reason = pullWaitingReason(f, ctx.now, ctx.timings);
-    const message = reason === 'ImagePullBackOff' ? `Back-off pulling image "${spec.image}": ErrImagePull: ${f.message}` : f.message;
+    const message = reason === 'ImagePullBackOff' ? `Back-off pulling image "${f.image}": ErrImagePull: ${f.message}` : f.message;
     const last = c.phase.kind === 'terminated' ? terminatedState(c.phase.termination) : lastStateOf(c);
     return [{ waiting: { reason, message } }, last];
   }

@@ -31,6 +31,8 @@ export type ContainerPhase =
   | { kind: 'terminated'; termination: Termination };
 
 export interface PullFailure {
+  /** The image that failed (the back-off is per image, as the kubelet keys it by pod UID and image). */
+  image: string;
   reason: 'ErrImagePull' | 'ErrImageNeverPull' | 'InvalidImageName';
   message: string;
   /** Consecutive failures (drives the back-off). */
@@ -156,10 +158,10 @@ export function withContainerExited(rt: PodRuntime, name: string, exit: { exitCo
 }
 
 /** A pull for this container failed; a running instance (if any) had already been stopped. */
-export function withPullFailed(rt: PodRuntime, name: string, image: string, f: Omit<PullFailure, 'failures'>, resources: ResourceRequirements): PodRuntime {
-  const c = rt.containers[name] ?? emptyContainer(name, image, resources);
-  const failures = (c.pullFailure?.failures ?? 0) + 1;
-  const base = c.created === 0 ? { ...c, image } : c;
+export function withPullFailed(rt: PodRuntime, name: string, f: Omit<PullFailure, 'failures'>, resources: ResourceRequirements): PodRuntime {
+  const c = rt.containers[name] ?? emptyContainer(name, f.image, resources);
+  const failures = c.pullFailure?.image === f.image ? c.pullFailure.failures + 1 : 1;
+  const base = c.created === 0 ? { ...c, image: f.image } : c;
   return put(rt, { ...base, pullFailure: { ...f, failures } });
 }
 

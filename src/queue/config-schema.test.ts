@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { parseQueueConfig } from './config-schema.ts';
+import { ConfigError } from './errors.ts';
+
+function problemsOf(env: Record<string, string | undefined>): readonly string[] {
+  try {
+    parseQueueConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('parseQueueConfig', () => {
+  it('has defaults for everything and returns a frozen object', () => {
+    const cfg = parseQueueConfig({});
+    expect(cfg).toEqual({
+      redisUrl: 'redis://127.0.0.1:6379',
+      prefix: '{ebb}',
+      workerConcurrency: 8,
+      globalConcurrency: undefined,
+      globalRateLimit: undefined,
+      lockDurationMs: 30_000,
+      removeOnComplete: 1000,
+      removeOnFail: 5000,
+      attempts: 20,
+      backoff: { baseMs: 1_000, capMs: 300_000 },
+      resyncPeriodMs: 600_000,
+    });
+    expect(Object.isFrozen(cfg)).toBe(true);
+    expect(Object.isFrozen(cfg.backoff)).toBe(true);
+  });
+
+  it.each<[Record<string, string>, Record<string, unknown>]>([
+    [{ EBB_WORKER_CONCURRENCY: '32' }, { workerConcurrency: 32 }],
+    [{ EBB_QUEUE_GLOBAL_CONCURRENCY: '100' }, { globalConcurrency: 100 }],
+    [{ EBB_QUEUE_RATE_LIMIT_MAX: '50' }, { globalRateLimit: { max: 50, durationMs: 1_000 } }],
+    [{ EBB_QUEUE_RATE_LIMIT_MAX: '50', EBB_QUEUE_RATE_LIMIT_DURATION: '500ms' }, { globalRateLimit: { max: 50, durationMs: 500 } }],
+    [{ EBB_QUEUE_LOCK_DURATION: '2m' }, { lockDurationMs: 120_000 }],
+    [{ EBB_QUEUE_REMOVE_ON_COMPLETE: '0', EBB_QUEUE_REMOVE_ON_FAIL: '10' }, { removeOnComplete: 0, removeOnFail: 10 }],
+    [{ EBB_QUEUE_ATTEMPTS: '1' }, { attempts: 1 }],
+    [{ EBB_QUEUE_BACKOFF_BASE: '200ms', EBB_QUEUE_BACKOFF_MAX: '1m' }, { backoff: { baseMs: 200, capMs: 60_000 } }],
+    [{ EBB_RESYNC_PERIOD: '0' }, { resyncPeriodMs: 0 }],
+    [{ EBB_RESYNC_PERIOD: '1h' }, { resyncPeriodMs: 3_600_000 }],
+    [{ EBB_REDIS_URL: 'rediss://:pw@redis:6380/1' }, { redisUrl: 'rediss://:pw@redis:6380/1' }],
+    [{ EBB_QUEUE_PREFIX: '{ebb-staging}' }, { prefix: '{ebb-staging}' }],
+    [{ EBB_WORKER_CONCURRENCY: ' 4 ' }, { workerConcurrency: 4 }],
+    [{ EBB_WORKER_CONCURRENCY: '' }, { workerConcurrency: 8 }],
+  ])('reads %j', (env, expected) => {
+    expect(parseQueueConfig(env)).toMatchObject(expected);
+  });
+
+  it.each<[Record<string, string>, string]>([
+    [{ EBB_WORKER_CONCURRENCY: '0' }, 'EBB_WORKER_CONCURRENCY: must be an integer from 1 to 1000 (got "0")'],
+    [{ EBB_WORKER_CONCURRENCY: 'lots' }, 'EBB_WORKER_CONCURRENCY: must be an integer from 1 to 1000 (got "lots")'],
+    [{ EBB_WORKER_CONCURRENCY: '2.5' }, 'EBB_WORKER_CONCURRENCY: must be an integer from 1 to 1000 (got "2.5")'],
+    [{ EBB_QUEUE_GLOBAL_CONCURRENCY: '-1' }, 'EBB_QUEUE_GLOBAL_CONCURRENCY: must be an integer from 1 to 100000 (got "-1")'],
+    [{ EBB_QUEUE_RATE_LIMIT_DURATION: '1s' }, 'EBB_QUEUE_RATE_LIMIT_DURATION is set but EBB_QUEUE_RATE_LIMIT_MAX is not: set both to enable the global rate limit'],
+    [{ EBB_QUEUE_LOCK_DURATION: '30' }, 'EBB_QUEUE_LOCK_DURATION: must be a duration such as 500ms, 30s, 10m or 1h (got "30")'],
+    [{ EBB_QUEUE_LOCK_DURATION: '1s' }, 'EBB_QUEUE_LOCK_DURATION: must be between 5s and 10m (got "1s")'],
+    [{ EBB_QUEUE_BACKOFF_BASE: '2m', EBB_QUEUE_BACKOFF_MAX: '1m' }, 'EBB_QUEUE_BACKOFF_BASE (2m) must not exceed EBB_QUEUE_BACKOFF_MAX (1m)'],
+    [{ EBB_RESYNC_PERIOD: '500ms' }, 'EBB_RESYNC_PERIOD: must be 0 (disabled) or at least 1s'],
+    [{ EBB_QUEUE_PREFIX: 'ebb' }, 'EBB_QUEUE_PREFIX: must contain a hash tag like {ebb} and no \':\' or spaces (got "ebb")'],
+    [{ EBB_REDIS_URL: 'http://x' }, 'EBB_REDIS_URL: unsupported scheme "http:"; use redis: or rediss: (got "http://x")'],
+  ])('rejects %j', (env, problem) => {
+    expect(problemsOf(env)).toEqual([problem]);
+  });
+
+  it('reports every problem at once', () => {
+    const problems = problemsOf({ EBB_WORKER_CONCURRENCY: 'x', EBB_QUEUE_ATTEMPTS: '0', EBB_RESYNC_PERIOD: 'soon' });
+    expect(problems).toHaveLength(3);
+    expect(problems.join('\n')).toMatch(/EBB_WORKER_CONCURRENCY[\s\S]*EBB_QUEUE_ATTEMPTS|EBB_QUEUE_ATTEMPTS[\s\S]*EBB_WORKER_CONCURRENCY/);
+  });
+
+  it('never puts a Redis password into an error', () => {
+    const problems = problemsOf({ EBB_REDIS_URL: 'redis://:hunter2@host/notadb' });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).not.toContain('hunter2');
+  });
+});

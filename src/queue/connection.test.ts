@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { parseRedisUrl, redactRedisUrl, redisOptions } from './connection.ts';
+import { ConfigError } from './errors.ts';
+
+describe('parseRedisUrl', () => {
+  it.each([
+    ['redis://127.0.0.1:6380', { host: '127.0.0.1', port: 6380, db: 0, tls: false, username: undefined, password: undefined }],
+    ['redis://redis.ebb-system.svc', { host: 'redis.ebb-system.svc', port: 6379, db: 0, tls: false, username: undefined, password: undefined }],
+    ['rediss://user:p%40ss@cache:6390/2', { host: 'cache', port: 6390, db: 2, tls: true, username: 'user', password: 'p@ss' }],
+    ['redis://:secret@[::1]:7000', { host: '::1', port: 7000, db: 0, tls: false, username: undefined, password: 'secret' }],
+  ])('parses %s', (url, expected) => {
+    expect(parseRedisUrl(url)).toEqual(expected);
+  });
+
+  it.each([
+    ['not a url'],
+    ['http://127.0.0.1:6379'],
+    ['redis://host/abc'],
+    ['redis://host:6379?db=1'],
+    ['redis://:hunter2@host/db'],
+  ])('rejects %j with a ConfigError that never shows the password', (url) => {
+    let caught: unknown;
+    try {
+      parseRedisUrl(url, 'EBB_REDIS_URL');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as Error).message).toContain('EBB_REDIS_URL');
+    expect((caught as Error).message).not.toContain('hunter2');
+  });
+});
+
+describe('redactRedisUrl', () => {
+  it.each([
+    ['redis://:secret@host:6379/1', 'redis://:***@host:6379/1'],
+    ['redis://user:secret@host', 'redis://user:***@host'],
+    ['redis://host:6379', 'redis://host:6379'],
+    ['garbage secret@host', '***@host'],
+  ])('redacts %s', (url, expected) => {
+    expect(redactRedisUrl(url)).toBe(expected);
+  });
+});
+
+describe('redisOptions', () => {
+  it('waits forever on worker connections and gives producers a bounded wait', () => {
+    expect(redisOptions('redis://h', { forWorker: true }).maxRetriesPerRequest).toBeNull();
+    expect(redisOptions('redis://h', { forWorker: false }).maxRetriesPerRequest).toBeGreaterThan(0);
+  });
+
+  it('reconnects with a capped backoff and never gives up', () => {
+    const retry = redisOptions('redis://h', { forWorker: true }).retryStrategy!;
+    const delays = [1, 2, 5, 10, 100, 10_000].map((n) => retry(n));
+    for (const d of delays) {
+      expect(typeof d).toBe('number');
+      expect(d as number).toBeGreaterThanOrEqual(100);
+      expect(d as number).toBeLessThanOrEqual(5_000);
+    }
+  });
+});

@@ -1,0 +1,31 @@
+/** The queue contract between processes (DESIGN.md section 3). */
+export { KEY_PREFIX, RECONCILE_QUEUE, TIMERS_QUEUE, InvalidKeyError, dedupId, formatKey, keyFromDedupId, timerId, validateKey } from './names.ts';
+export type { ObjectKey, ObjectKind } from './names.ts';
+export { ConfigError } from './errors.ts';
+export { parseRedisUrl, redactRedisUrl, redisConnection, redisOptions } from './connection.ts';
+export type { RedisConnectionOptions, RedisTarget } from './connection.ts';
+export { QUEUE_ENV, parseQueueConfig } from './config-schema.ts';
+export type { QueueConfig } from './config-schema.ts';
+export { formatDuration, parseDuration } from './duration.ts';
+export {
+  connectionOf,
+  createReconcileQueue,
+  createTimersQueue,
+  reconcileJobOptions,
+  reconcileWorkerOptions,
+  timerJobOptions,
+  timersWorkerOptions,
+} from './queues.ts';
+export type { ReconcileQueue, TimersQueue } from './queues.ts';
+export { MAX_PRIORITY, enqueue } from './enqueue.ts';
+export type { EnqueueOptions, EnqueueResult } from './enqueue.ts';
+export { cancelTimer, processTimer, setTimer } from './timers.ts';
+export type { SetTimerResult, TimerData } from './timers.ts';
+export { DEFAULT_RETRY_POLICY, RECONCILE_BACKOFF_TYPE, backoffStrategy, retryDecision, toJobError, withRetryPolicy } from './retry.ts';
+export type { RetryDecision, RetryPolicy } from './retry.ts';
+export { QUEUE_STATES, queueCounts, registerQueueMetrics } from './metrics.ts';
+export type { QueueState } from './metrics.ts';
+export { dueSoonBacklog } from './backlog.ts';
+export type { Backlog } from './backlog.ts';
+export { applyQueueKnobs } from './knobs.ts';
+export type { AppliedKnobs } from './knobs.ts';

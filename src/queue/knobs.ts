@@ -1,0 +1,24 @@
+import type { Queue } from 'bullmq';
+import type { QueueConfig } from './config-schema.ts';
+
+export interface AppliedKnobs {
+  globalConcurrency: number | null;
+  globalRateLimit: { max: number; duration: number } | null;
+}
+
+/**
+ * Makes the queue-wide limits stored in Redis match the config, declaratively: a limit that is unset in the
+ * config is removed. Idempotent; call it at start and again after Redis lost its data (the limits live in
+ * the queue's meta key). Returns what Redis holds afterwards.
+ */
+export async function applyQueueKnobs(
+  queue: Queue<unknown, unknown, string>,
+  cfg: Pick<QueueConfig, 'globalConcurrency' | 'globalRateLimit'>,
+): Promise<AppliedKnobs> {
+  if (cfg.globalConcurrency === undefined) await queue.removeGlobalConcurrency();
+  else await queue.setGlobalConcurrency(cfg.globalConcurrency);
+  if (cfg.globalRateLimit === undefined) await queue.removeGlobalRateLimit();
+  else await queue.setGlobalRateLimit(cfg.globalRateLimit.max, cfg.globalRateLimit.durationMs);
+  const [globalConcurrency, globalRateLimit] = await Promise.all([queue.getGlobalConcurrency(), queue.getGlobalRateLimit()]);
+  return { globalConcurrency, globalRateLimit };
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { appKey, imageListKey, keyString, parseKeyString, podOwnerKey, type ObjectMeta } from './keys.ts';
+
+const owned = (kind: string, apiVersion: string, controller = true): ObjectMeta => ({
+  metadata: { name: 'web-0', namespace: 'ns', ownerReferences: [{ apiVersion, kind, name: 'web', controller }] },
+});
+
+describe('podOwnerKey', () => {
+  it.each<[string, ObjectMeta, ReturnType<typeof podOwnerKey>]>([
+    ['controller App ref', owned('App', 'apps.ebb.dev/v1alpha1'), { kind: 'App', namespace: 'ns', name: 'web' }],
+    ['App of a future version', owned('App', 'apps.ebb.dev/v1'), { kind: 'App', namespace: 'ns', name: 'web' }],
+    ['StatefulSet controller', owned('StatefulSet', 'apps/v1'), undefined],
+    ['App kind of another group', owned('App', 'example.com/v1'), undefined],
+    ['label only (orphan)', { metadata: { name: 'p', namespace: 'ns', labels: { 'apps.ebb.dev/app': 'db' } } }, { kind: 'App', namespace: 'ns', name: 'db' }],
+    ['no owner, no label', { metadata: { name: 'p', namespace: 'ns' } }, undefined],
+    ['no namespace', { metadata: { name: 'p' } }, undefined],
+  ])('%s', (_name, pod, expected) => {
+    expect(podOwnerKey(pod)).toEqual(expected);
+  });
+
+  it('ignores a non-controller App reference when another controller owns the pod', () => {
+    const pod: ObjectMeta = {
+      metadata: {
+        namespace: 'ns',
+        ownerReferences: [
+          { apiVersion: 'apps.ebb.dev/v1alpha1', kind: 'App', name: 'web', controller: false },
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', controller: true },
+        ],
+      },
+    };
+    expect(podOwnerKey(pod)).toBeUndefined();
+  });
+});
+
+describe('object keys', () => {
+  it('maps Apps and ImageLists and round-trips key strings', () => {
+    const app = appKey({ metadata: { name: 'a', namespace: 'n' } });
+    const il = imageListKey({ metadata: { name: 'node-1' } });
+    expect(app).toEqual({ kind: 'App', namespace: 'n', name: 'a' });
+    expect(il).toEqual({ kind: 'ImageList', namespace: '', name: 'node-1' });
+    expect(parseKeyString(keyString(app!))).toEqual(app);
+    expect(parseKeyString(keyString(il!))).toEqual(il);
+    expect(appKey({ metadata: { name: 'a' } })).toBeUndefined();
+  });
+});

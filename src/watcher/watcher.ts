@@ -1,0 +1,155 @@
+import { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { sleep } from '../common/abort.ts';
+import { startOpsServer } from '../common/http.ts';
+import type { Logger } from '../common/log.ts';
+import { KubeRest, loadKubeConfig } from '../kube/rest.ts';
+import {
+  applyQueueKnobs,
+  createReconcileQueue,
+  createTimersQueue,
+  enqueue,
+  formatKey,
+  processTimer,
+  redisConnection,
+  registerQueueMetrics,
+  timersWorkerOptions,
+  type ObjectKey,
+  type ReconcileQueue,
+  type TimerData,
+} from '../queue/index.ts';
+import type { WatcherConfig } from './config.ts';
+import { watcherMetrics, type WatcherMetrics } from './metrics.ts';
+import { parseKeyString } from './keys.ts';
+import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
+
+/** Resync jobs are background work: they never delay or replace an event's job. */
+export const RESYNC_PRIORITY = 1000;
+const ENQUEUE_CHUNK = 64;
+
+export interface RunningWatcher {
+  httpPort: number;
+  states(): Record<string, SourceState>;
+  /** Enqueues every known object now (what the periodic resync does). */
+  resync(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+function makeSink(queue: ReconcileQueue, metrics: WatcherMetrics, log: Logger): Sink {
+  const known = new KnownKeys();
+  const one = async (key: ObjectKey, cause: string, priority: number): Promise<void> => {
+    try {
+      const r = await enqueue(queue, key, { priority });
+      metrics.enqueued.inc({ cause, outcome: r.outcome });
+    } catch (err) {
+      metrics.enqueued.inc({ cause, outcome: 'error' });
+      log.warn({ key: formatKey(key), err: err instanceof Error ? err.message : String(err) }, 'enqueue failed');
+      throw err;
+    }
+  };
+  return {
+    known,
+    enqueue: async (keys, cause) => {
+      for (let i = 0; i < keys.length; i += ENQUEUE_CHUNK) {
+        await Promise.all(keys.slice(i, i + ENQUEUE_CHUNK).map((k) => one(k, cause, 0)));
+      }
+      metrics.knownObjects.set(known.size);
+    },
+    onWatchEvent: (resource, type) => metrics.watchEvents.inc({ resource, type }),
+    onRestart: (source) => metrics.watchRestarts.inc({ source }),
+  };
+}
+
+async function resyncAll(sink: Sink, queue: ReconcileQueue, metrics: WatcherMetrics): Promise<number> {
+  const keys = sink.known.all().map(parseKeyString);
+  for (let i = 0; i < keys.length; i += ENQUEUE_CHUNK) {
+    await Promise.all(
+      keys.slice(i, i + ENQUEUE_CHUNK).map(async (k) => {
+        const r = await enqueue(queue, k, { priority: RESYNC_PRIORITY });
+        metrics.enqueued.inc({ cause: 'resync', outcome: r.outcome });
+      }),
+    );
+  }
+  metrics.resyncs.inc();
+  return keys.length;
+}
+
+async function redisProblem(redis: Redis): Promise<string | undefined> {
+  try {
+    await Promise.race([redis.ping(), sleep(2000).then(() => Promise.reject(new Error('ping timed out')))]);
+    return undefined;
+  } catch (err) {
+    return `redis: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
+
+/**
+ * The always-on watcher: list+watch Apps, their Pods and ImageLists, turning every event into an
+ * idempotent reconcile enqueue; runs the timers worker; resyncs periodically; serves health and metrics.
+ */
+export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<RunningWatcher> {
+  const ac = new AbortController();
+  const rest = new KubeRest(loadKubeConfig(cfg.kubeconfig));
+  const producer = redisConnection(cfg.queue.redisUrl, { forWorker: false, name: 'ebb-watcher', log });
+  const blocking = redisConnection(cfg.queue.redisUrl, { forWorker: true, name: 'ebb-watcher-timers', log });
+  const queue = createReconcileQueue(producer, cfg.queue);
+  const timers = createTimersQueue(producer, cfg.queue);
+  const metrics = watcherMetrics();
+  registerQueueMetrics(metrics.registry, [queue, timers]);
+  const sink = makeSink(queue, metrics, log);
+  const states: Record<string, SourceState> = {};
+  const specs = sourceSpecs(cfg.namespaces);
+  for (const s of specs) states[s.name] = 'starting';
+
+  await applyQueueKnobs(queue, cfg.queue).catch((err: unknown) => log.warn({ err: String(err) }, 'could not apply queue knobs yet; will retry at resync'));
+  const timersWorker = new Worker<TimerData, void, string>(timers.name, (job) => processTimer(job, queue), timersWorkerOptions(blocking, cfg.queue));
+  timersWorker.on('error', (err) => log.warn({ err: err.message }, 'timers worker error'));
+
+  const loops = specs.map((spec) =>
+    runSource(spec, { rest, sink, log: log.child({ source: spec.name }), signal: ac.signal, watchdogMs: cfg.watchdogMs, setState: (s) => (states[spec.name] = s) }).catch(
+      () => undefined,
+    ),
+  );
+  const resyncLoop = (async () => {
+    if (cfg.queue.resyncPeriodMs <= 0) return;
+    while (!ac.signal.aborted) {
+      await sleep(cfg.queue.resyncPeriodMs, ac.signal).catch(() => undefined);
+      if (ac.signal.aborted) break;
+      try {
+        await applyQueueKnobs(queue, cfg.queue);
+        const n = await resyncAll(sink, queue, metrics);
+        log.info({ objects: n }, 'resync enqueued');
+      } catch (err) {
+        log.warn({ err: err instanceof Error ? err.message : String(err) }, 'resync failed; next period retries');
+      }
+    }
+  })();
+
+  const ops = await startOpsServer({
+    address: cfg.httpAddress,
+    port: cfg.httpPort,
+    registry: metrics.registry,
+    healthz: () => undefined,
+    readyz: async () => {
+      const notWatching = Object.entries(states).filter(([, s]) => s !== 'watching').map(([n, s]) => `${n}:${s}`);
+      if (notWatching.length > 0) return `watches not established (${notWatching.join(', ')})`;
+      return redisProblem(producer);
+    },
+  });
+  log.info({ port: ops.port, sources: specs.map((s) => s.name), namespaces: cfg.namespaces.length ? cfg.namespaces : 'all' }, 'watcher started');
+
+  return {
+    httpPort: ops.port,
+    states: () => ({ ...states }),
+    resync: () => resyncAll(sink, queue, metrics),
+    stop: async () => {
+      ac.abort();
+      await Promise.all([...loops, resyncLoop]);
+      await ops.close();
+      await timersWorker.close();
+      await Promise.all([queue.close(), timers.close()]);
+      await Promise.all([producer.quit().catch(() => undefined), blocking.quit().catch(() => undefined)]);
+      log.info('watcher stopped');
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { Worker, type Job } from 'bullmq';
+import { startOpsServer } from '../common/http.ts';
+import type { Logger } from '../common/log.ts';
+import { KubeRest, loadKubeConfig } from '../kube/rest.ts';
+import {
+  createTimersQueue,
+  formatKey,
+  reconcileWorkerOptions,
+  redisConnection,
+  setTimer,
+  validateKey,
+  withRetryPolicy,
+  RECONCILE_QUEUE,
+  type ObjectKey,
+  type ObjectKind,
+} from '../queue/index.ts';
+import type { WorkerConfig } from './config.ts';
+import { workerMetrics, type WorkerMetrics } from './metrics.ts';
+import type { Reconciler, ReconcileResult } from './types.ts';
+
+export interface RunningWorker {
+  httpPort: number;
+  /** Stops taking jobs, waits (bounded) for running reconciles, closes connections. */
+  stop(): Promise<void>;
+}
+
+function errorSummary(err: unknown): { code?: string; message: string } {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return { ...(typeof code === 'string' ? { code } : {}), message: err.message };
+  }
+  return { message: String(err) };
+}
+
+interface ProcessorDeps {
+  reconcilers: Partial<Record<ObjectKind, Reconciler>>;
+  rest: KubeRest;
+  log: Logger;
+  metrics: WorkerMetrics;
+  onWait(key: ObjectKey, result: NonNullable<ReconcileResult['wait']>): Promise<void>;
+}
+
+/** Runs one job: dispatch by kind, child logger, metrics, "wait" → timer. Errors go to the retry policy. */
+function processor(deps: ProcessorDeps) {
+  return async (job: Job<ObjectKey, void, string>, _token?: string, signal?: AbortSignal): Promise<void> => {
+    const key = validateKey(job.data);
+    const log = deps.log.child({ kind: key.kind, namespace: key.namespace, name: key.name, jobId: job.id, attempt: job.attemptsMade + 1 });
+    const started = Date.now();
+    if (job.attemptsMade === 0) deps.metrics.latency.observe({ kind: key.kind }, (started - job.timestamp) / 1000);
+    const reconcile = deps.reconcilers[key.kind];
+    if (!reconcile) {
+      log.warn('no reconciler for this kind; dropping job');
+      return;
+    }
+    log.debug({ enqueuedAt: job.timestamp, startedAt: started }, 'reconcile started');
+    let result: 'done' | 'wait' | 'error' = 'error';
+    try {
+      const out = await reconcile(key, { rest: deps.rest, log, signal: signal ?? new AbortController().signal, now: () => new Date() });
+      result = out.wait ? 'wait' : 'done';
+      if (out.wait) await deps.onWait(key, out.wait);
+      log.debug({ result, wait: out.wait, ms: Date.now() - started, startedAt: started, finishedAt: Date.now() }, 'reconcile finished');
+    } catch (err) {
+      log.warn({ err: errorSummary(err), ms: Date.now() - started }, 'reconcile failed');
+      throw err;
+    } finally {
+      deps.metrics.reconciles.inc({ kind: key.kind, result });
+      deps.metrics.duration.observe({ kind: key.kind, result }, (Date.now() - started) / 1000);
+    }
+  };
+}
+
+/**
+ * The BullMQ Worker shell of `ebb worker`: stateless, each job re-reads live state. Concurrency and lock
+ * duration come from the queue config; shutdown is graceful and bounded.
+ */
+export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: Partial<Record<ObjectKind, Reconciler>>): Promise<RunningWorker> {
+  const rest = new KubeRest(loadKubeConfig(cfg.kubeconfig));
+  const blocking = redisConnection(cfg.queue.redisUrl, { forWorker: true, name: 'ebb-worker', log });
+  const producer = redisConnection(cfg.queue.redisUrl, { forWorker: false, name: 'ebb-worker-timers', log });
+  const timers = createTimersQueue(producer, cfg.queue);
+  const metrics = workerMetrics();
+  const onWait = async (key: ObjectKey, wait: NonNullable<ReconcileResult['wait']>): Promise<void> => {
+    await setTimer(timers, key, wait.reason, Date.now() + Math.max(0, wait.afterMs));
+  };
+  const worker = new Worker<ObjectKey, void, string>(
+    RECONCILE_QUEUE,
+    withRetryPolicy(processor({ reconcilers, rest, log, metrics, onWait })),
+    reconcileWorkerOptions(blocking, cfg.queue),
+  );
+  worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
+  worker.on('failed', (job, err) => {
+    if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) log.error({ key: formatKey(job.data), err: err.message }, 'reconcile gave up');
+  });
+  const ops = await startOpsServer({
+    address: cfg.httpAddress,
+    port: cfg.httpPort,
+    registry: metrics.registry,
+    healthz: () => undefined,
+    readyz: () => (worker.isRunning() ? undefined : 'worker not running'),
+  });
+  log.info({ concurrency: cfg.queue.workerConcurrency, port: ops.port }, 'worker started');
+  return {
+    httpPort: ops.port,
+    stop: async () => {
+      const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), cfg.shutdownTimeoutMs).unref());
+      const closed = await Promise.race([worker.close().then(() => 'closed' as const), timeout]);
+      if (closed === 'timeout') {
+        log.warn({ timeoutMs: cfg.shutdownTimeoutMs }, 'running reconciles did not finish in time; forcing close');
+        await worker.close(true);
+      }
+      await ops.close();
+      await timers.close();
+      await Promise.all([blocking.quit().catch(() => undefined), producer.quit().catch(() => undefined)]);
+      log.info('worker stopped');
+    },
+  };
+}

@@ -1,0 +1,255 @@
+/**
+ * The CRDs in deploy/crds, installed into a real kube-apiserver: they are Established, kubectl prints their
+ * columns, valid objects are accepted and defaulted, and invalid ones are rejected with a clear message.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { App } from '../../src/api/app.ts';
+import { API_VERSION, APP_CRD_NAME, APP_KIND, IMAGE_LIST_CRD_NAME, IMAGE_LIST_KIND, appRef, imageListRef } from '../../src/api/group.ts';
+import type { ImageList } from '../../src/api/image-list.ts';
+import { KubeError } from '../../src/kube/errors.ts';
+import { PatchType } from '../../src/kube/rest.ts';
+import { freshNamespace, sandbox } from './support.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const KUBECTL = join(ROOT, 'bin', 'kubectl');
+const run = promisify(execFile);
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test fixtures are mutated freely
+
+function validApp(name: string): Obj {
+  return {
+    apiVersion: API_VERSION,
+    kind: APP_KIND,
+    metadata: { name },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: name } },
+      serviceName: name,
+      template: {
+        metadata: { labels: { app: name, tier: 'web' } },
+        spec: { containers: [{ name: 'main', image: 'registry.example.com/team/web:v1', ports: [{ containerPort: 8080 }] }] },
+      },
+      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: { maxUnavailable: '25%', canary: { steps: [{ replicas: 1 }, { pause: {} }, { replicas: '50%' }, { pause: { duration: '90s' } }] } },
+      },
+    },
+  };
+}
+
+function validImageList(name: string): Obj {
+  return {
+    apiVersion: API_VERSION,
+    kind: IMAGE_LIST_KIND,
+    metadata: { name },
+    spec: { images: [{ image: 'registry.example.com/team/web:v2' }, { image: 'nginx:1.27', alwaysPull: true, repullIntervalSeconds: 3600 }] },
+  };
+}
+
+const uniqueName = (prefix: string): string => `${prefix}-${randomBytes(3).toString('hex')}`;
+
+/** Resolves to the KubeError the request failed with; fails the test when the request succeeds. */
+async function rejection(request: Promise<unknown>): Promise<KubeError> {
+  try {
+    await request;
+  } catch (err) {
+    if (err instanceof KubeError) return err;
+    throw err;
+  }
+  throw new Error('expected the apiserver to reject the request, but it was accepted');
+}
+
+const rest = () => sandbox().rest;
+
+describe('CRDs in deploy/crds', () => {
+  let ns: string;
+  beforeAll(async () => {
+    ns = await freshNamespace('crd');
+  });
+
+  it.each([APP_CRD_NAME, IMAGE_LIST_CRD_NAME])('%s is Established', async (name) => {
+    const crd = await rest().get<{ status?: { conditions?: { type: string; status: string }[] } }>({
+      group: 'apiextensions.k8s.io',
+      version: 'v1',
+      resource: 'customresourcedefinitions',
+      name,
+    });
+    expect(crd.status?.conditions).toContainEqual(expect.objectContaining({ type: 'Established', status: 'True' }));
+    expect(crd.status?.conditions?.find((c) => c.type === 'NonStructuralSchema')).toBeUndefined();
+  });
+
+  it('kubectl get prints the App columns, by full name, short name and category', async () => {
+    const name = uniqueName('cols');
+    await rest().create(appRef(ns), validApp(name));
+    for (const resource of ['apps.apps.ebb.dev', 'ebapp', 'ebb']) {
+      const { stdout } = await run(KUBECTL, ['--kubeconfig', sandbox().kubeconfig, 'get', resource, '-n', ns]);
+      const [header, ...rows] = stdout.trim().split('\n');
+      expect(header?.trim().split(/\s+/)).toEqual(['NAME', 'DESIRED', 'READY', 'UPDATED', 'AVAILABLE', 'REVISION', 'PAUSED', 'AGE']);
+      expect(rows.some((r) => r.includes(name) && /\s3\s/.test(r) && r.includes('false'))).toBe(true);
+    }
+  });
+
+  it('kubectl get -o wide prints the ImageList columns', async () => {
+    const name = uniqueName('node');
+    await rest().create(imageListRef(), validImageList(name));
+    await rest().patch(imageListRef(name, 'status'), { status: { observedGeneration: 1, images: [{ image: 'nginx:1.27', phase: 'Failed', message: 'not found' }] } }, PatchType.merge);
+    const { stdout } = await run(KUBECTL, ['--kubeconfig', sandbox().kubeconfig, 'get', 'imagelists.apps.ebb.dev', name, '-o', 'wide']);
+    const [header, row] = stdout.trim().split('\n');
+    expect(header?.trim().split(/\s+/)).toEqual(['NAME', 'FAILED', 'AGE', 'GENERATION', 'OBSERVED']);
+    expect(row?.trim().split(/\s+/)).toEqual([name, 'nginx:1.27', expect.stringMatching(/^\d+s$/), '1', '1']);
+    await rest().delete(imageListRef(name));
+  });
+
+  it('accepts a valid App and applies the StatefulSet defaults', async () => {
+    const created = await rest().create<App>(appRef(ns), validApp(uniqueName('ok')));
+    expect(created.spec).toMatchObject({
+      podManagementPolicy: 'OrderedReady',
+      revisionHistoryLimit: 10,
+      minReadySeconds: 0,
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0, paused: false, podUpdatePolicy: 'ReCreate', maxUnavailable: '25%' } },
+    });
+    expect(created.spec.updateStrategy?.rollingUpdate?.canary?.steps).toEqual([{ replicas: 1 }, { pause: {} }, { replicas: '50%' }, { pause: { duration: '90s' } }]);
+    // Fields of a container the schema does not declare are kept as written.
+    expect(created.spec.template.spec.containers[0]).toMatchObject({ ports: [{ containerPort: 8080 }] });
+  });
+
+  it('defaults a minimal App', async () => {
+    const app = validApp(uniqueName('min'));
+    app.spec = { selector: app.spec.selector, template: app.spec.template };
+    const created = await rest().create<App>(appRef(ns), app);
+    expect(created.spec).toMatchObject({ replicas: 1, updateStrategy: { type: 'RollingUpdate' }, podManagementPolicy: 'OrderedReady' });
+    expect(created.spec.updateStrategy?.rollingUpdate).toBeUndefined();
+  });
+
+  it('accepts a valid ImageList and applies defaults', async () => {
+    const name = uniqueName('node');
+    const created = await rest().create<ImageList>(imageListRef(), validImageList(name));
+    expect(created.spec?.images).toEqual([
+      { image: 'registry.example.com/team/web:v2', alwaysPull: false, repullIntervalSeconds: 86400 },
+      { image: 'nginx:1.27', alwaysPull: true, repullIntervalSeconds: 3600 },
+    ]);
+    await rest().delete(imageListRef(name));
+  });
+
+  it('serves the scale subresource from spec.replicas and status', async () => {
+    const name = uniqueName('scale');
+    await rest().create(appRef(ns), validApp(name));
+    await rest().patch(appRef(ns, name, 'status'), { status: { replicas: 2, labelSelector: `app=${name}` } }, PatchType.merge);
+    await rest().patch(appRef(ns, name, 'scale'), { spec: { replicas: 5 } }, PatchType.merge);
+    const scale = await rest().get<{ spec: { replicas: number }; status: { replicas: number; selector: string } }>(appRef(ns, name, 'scale'));
+    expect(scale).toMatchObject({ spec: { replicas: 5 }, status: { replicas: 2, selector: `app=${name}` } });
+  });
+
+  type Mutation = (o: Obj) => void;
+  const rollingUpdate = (o: Obj): Obj => o.spec.updateStrategy.rollingUpdate as Obj;
+
+  const invalidApps: Array<[string, Mutation, string]> = [
+    ['negative replicas', (o) => (o.spec.replicas = -1), 'spec.replicas'],
+    ['maxUnavailable 0', (o) => (rollingUpdate(o).maxUnavailable = 0), 'maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%'],
+    ['maxUnavailable "0%"', (o) => (rollingUpdate(o).maxUnavailable = '0%'), 'maxUnavailable must be an integer of at least 1'],
+    ['maxUnavailable "150%"', (o) => (rollingUpdate(o).maxUnavailable = '150%'), 'maxUnavailable must be an integer of at least 1'],
+    ['maxUnavailable "3" (a string but no percentage)', (o) => (rollingUpdate(o).maxUnavailable = '3'), 'maxUnavailable must be an integer of at least 1'],
+    ['a canary step with replicas and pause', (o) => (rollingUpdate(o).canary.steps = [{ replicas: 1, pause: {} }]), 'each canary step must set exactly one of replicas or pause'],
+    ['a canary step with neither replicas nor pause', (o) => (rollingUpdate(o).canary.steps = [{}]), 'each canary step must set exactly one of replicas or pause'],
+    ['canary replicas "0%"', (o) => (rollingUpdate(o).canary.steps = [{ replicas: '0%' }]), 'replicas must be an integer of at least 1 or a percentage'],
+    ['a canary pause duration that is not a duration', (o) => (rollingUpdate(o).canary.steps = [{ pause: { duration: 'soon' } }]), 'spec.updateStrategy.rollingUpdate.canary.steps[0].pause.duration'],
+    ['gracePeriodSeconds 301', (o) => (rollingUpdate(o).inPlaceUpdateStrategy = { gracePeriodSeconds: 301 }), 'should be less than or equal to 300'],
+    ['podManagementPolicy Sequential', (o) => (o.spec.podManagementPolicy = 'Sequential'), 'Unsupported value: "Sequential"'],
+    ['podUpdatePolicy InPlace', (o) => (rollingUpdate(o).podUpdatePolicy = 'InPlace'), 'Unsupported value: "InPlace"'],
+    ['no selector', (o) => delete o.spec.selector, 'spec.selector: Required value'],
+    ['an empty selector', (o) => (o.spec.selector = {}), 'selector must not be empty'],
+    ['template labels that miss selector.matchLabels', (o) => (o.spec.template.metadata.labels = { app: 'other' }), 'selector does not match template labels'],
+    ['template labels that miss a matchExpression', (o) => (o.spec.selector.matchExpressions = [{ key: 'tier', operator: 'In', values: ['db'] }]), 'selector does not match template labels'],
+    ['matchExpression In without values', (o) => (o.spec.selector.matchExpressions = [{ key: 'tier', operator: 'In' }]), 'values must be non-empty for operators In and NotIn'],
+    ['no containers', (o) => (o.spec.template.spec.containers = []), 'spec.template.spec.containers'],
+    ['a container without image', (o) => delete o.spec.template.spec.containers[0].image, 'spec.template.spec.containers[0].image: Required value'],
+    ['two containers with one name', (o) => o.spec.template.spec.containers.push({ name: 'main', image: 'busybox' }), 'Duplicate value'],
+    ['restartPolicy Never', (o) => (o.spec.template.spec.restartPolicy = 'Never'), 'Unsupported value: "Never"'],
+    ['activeDeadlineSeconds', (o) => (o.spec.template.spec.activeDeadlineSeconds = 10), 'activeDeadlineSeconds is not supported'],
+    ['negative partition', (o) => (rollingUpdate(o).partition = -1), 'spec.updateStrategy.rollingUpdate.partition'],
+    ['negative ordinals.start', (o) => (o.spec.ordinals = { start: -1 }), 'spec.ordinals.start'],
+    ['negative revisionHistoryLimit', (o) => (o.spec.revisionHistoryLimit = -1), 'spec.revisionHistoryLimit'],
+    ['rollingUpdate with type OnDelete', (o) => (o.spec.updateStrategy.type = 'OnDelete'), 'rollingUpdate may only be set when type is RollingUpdate'],
+    ['a serviceName that is not a DNS label', (o) => (o.spec.serviceName = 'Web_Service'), 'spec.serviceName'],
+    ['duplicate volumeClaimTemplates names', (o) => o.spec.volumeClaimTemplates.push(o.spec.volumeClaimTemplates[0]), 'volumeClaimTemplates names must be unique'],
+    ['imagePrewarm without enabled', (o) => (o.spec.imagePrewarm = { parallelism: 2 }), 'spec.imagePrewarm.enabled: Required value'],
+    ['imagePrewarm parallelism 0', (o) => (o.spec.imagePrewarm = { enabled: true, parallelism: 0 }), 'spec.imagePrewarm.parallelism'],
+    ['a name with dots', (o) => (o.metadata.name = `a.${String(o.metadata.name)}`), 'App name must be a DNS label'],
+    ['a name over 52 characters', (o) => (o.metadata.name = 'a'.repeat(53)), 'App name must be at most 52 characters'],
+  ];
+
+  it.each(invalidApps)('rejects an App with %s', async (_what, mutate, message) => {
+    const app = validApp(uniqueName('bad'));
+    mutate(app);
+    const err = await rejection(rest().create(appRef(ns), app));
+    expect(err.code).toBe('Invalid');
+    expect(err.status).toBe(422);
+    expect(err.message).toContain(message);
+  });
+
+  const invalidImageLists: Array<[string, Mutation, string]> = [
+    ['an image reference with upper case in the path', (o) => (o.spec.images = [{ image: 'registry.example.com/Team/web:v1' }]), 'spec.images[0].image'],
+    ['an image reference with an empty tag', (o) => (o.spec.images = [{ image: 'nginx:' }]), 'spec.images[0].image'],
+    ['an empty image', (o) => (o.spec.images = [{ image: '' }]), 'spec.images[0].image'],
+    ['the same image twice', (o) => (o.spec.images = [{ image: 'nginx:1.27' }, { image: 'nginx:1.27', alwaysPull: true }]), 'Duplicate value'],
+    ['an entry without image', (o) => (o.spec.images = [{ alwaysPull: true }]), 'spec.images[0].image: Required value'],
+    ['repullIntervalSeconds 10', (o) => (o.spec.images = [{ image: 'nginx', alwaysPull: true, repullIntervalSeconds: 10 }]), 'should be greater than or equal to 60'],
+    ['pullRequestedAt that is not a time', (o) => (o.spec.images = [{ image: 'nginx', pullRequestedAt: 'yesterday' }]), 'spec.images[0].pullRequestedAt'],
+  ];
+
+  it.each(invalidImageLists)('rejects an ImageList with %s', async (_what, mutate, message) => {
+    const list = validImageList(uniqueName('bad'));
+    mutate(list);
+    const err = await rejection(rest().create(imageListRef(), list));
+    expect(err.code).toBe('Invalid');
+    expect(err.status).toBe(422);
+    expect(err.message).toContain(message);
+  });
+
+  it('rejects an unknown field when field validation is Strict', async () => {
+    const app = validApp(uniqueName('strict'));
+    app.spec.replcas = 2;
+    const err = await rejection(rest().create(appRef(ns), app, { fieldValidation: 'Strict' }));
+    expect(err.code).toBe('BadRequest');
+    expect(err.message).toContain('unknown field "spec.replcas"');
+  });
+
+  const immutable: Array<[string, Obj, string]> = [
+    ['selector', { spec: { selector: { matchLabels: { tier: 'web' } } } }, 'selector is immutable'],
+    ['serviceName', { spec: { serviceName: 'other' } }, 'serviceName is immutable'],
+    ['serviceName (removed)', { spec: { serviceName: null } }, 'serviceName is immutable'],
+    ['podManagementPolicy', { spec: { podManagementPolicy: 'Parallel' } }, 'podManagementPolicy is immutable'],
+    ['volumeClaimTemplates', { spec: { volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { resources: { requests: { storage: '2Gi' } } } }] } }, 'volumeClaimTemplates is immutable'],
+  ];
+
+  it.each(immutable)('rejects a change of %s', async (_what, patch, message) => {
+    const name = uniqueName('imm');
+    await rest().create(appRef(ns), validApp(name));
+    const err = await rejection(rest().patch(appRef(ns, name), patch, PatchType.merge));
+    expect(err.code).toBe('Invalid');
+    expect(err.message).toContain(message);
+  });
+
+  it('allows changes of replicas, template, updateStrategy and minReadySeconds', async () => {
+    const name = uniqueName('mut');
+    await rest().create(appRef(ns), validApp(name));
+    const patch = {
+      spec: {
+        replicas: 7,
+        minReadySeconds: 5,
+        template: { spec: { containers: [{ name: 'main', image: 'registry.example.com/team/web:v2' }] } },
+        updateStrategy: { rollingUpdate: { paused: true, podUpdatePolicy: 'InPlaceIfPossible' } },
+      },
+    };
+    const updated = await rest().patch<App>(appRef(ns, name), patch, PatchType.merge);
+    expect(updated.spec).toMatchObject({ replicas: 7, minReadySeconds: 5, updateStrategy: { rollingUpdate: { paused: true, podUpdatePolicy: 'InPlaceIfPossible' } } });
+    expect(updated.spec.template.spec.containers[0]?.image).toBe('registry.example.com/team/web:v2');
+  });
+});
