@@ -35,7 +35,7 @@ async function up(dir: string, nodes: number): Promise<number> {
   const sandbox = await startSandbox({ dir, nodes, log });
   const pidFile = join(dir, 'sandbox.pid');
   await writeFile(pidFile, String(process.pid));
-  process.stdout.write(`ready\nexport KUBECONFIG=${sandbox.kubeconfig}\nexport REDIS_URL=${sandbox.redisUrl}\n`);
+  process.stdout.write(`ready\nexport KUBECONFIG=${sandbox.kubeconfig}\nexport EBB_REDIS_URL=${sandbox.redisUrl}\n`);
   const sig = await untilSignal();
   log.info({ signal: sig }, 'stopping sandbox');
   await sandbox.stop();

@@ -50,7 +50,7 @@ export async function enqueue(queue: Queue<ObjectKey, unknown, string>, key: Obj
   const job = await queue.add(data.kind, data, {
     jobId,
     priority,
-    deduplication: { id, reschedule: priority === 0 },
+    deduplication: { id, keepLastIfActive: true, reschedule: priority === 0 },
   });
   if (job.id === jobId) return { outcome: 'added', jobId };
   const existing = job.id ?? '';

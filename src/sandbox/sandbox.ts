@@ -68,7 +68,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const names = nodeNames(opts.nodes);
     const sim = await startSimNodes({ rest, names, dir, registry, timings: opts.timings, log: opts.log, signal });
     stops.push(sim.stop);
-    const env = `KUBECONFIG=${controlPlane.kubeconfig}\nREDIS_URL=${redis.url}\n`;
+    const env = `KUBECONFIG=${controlPlane.kubeconfig}\nEBB_REDIS_URL=${redis.url}\n`;
     await writeFile(join(dir, 'env'), env);
     opts.log.info({ ms: Date.now() - t0, nodes: names.length }, 'sandbox ready');
     return { dir, kubeconfig: controlPlane.kubeconfig, redisUrl: redis.url, rest, nodeNames: names, registry, sim, controlPlane, stop };

@@ -20,6 +20,8 @@ import {
 } from '../queue/index.ts';
 import type { WatcherConfig } from './config.ts';
 import { watcherMetrics, type WatcherMetrics } from './metrics.ts';
+import { boardHandler } from './board.ts';
+import type { Queue } from 'bullmq';
 import { parseKeyString } from './keys.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 
@@ -130,13 +132,15 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     port: cfg.httpPort,
     registry: metrics.registry,
     healthz: () => undefined,
+    mounts: cfg.board ? [{ prefix: cfg.board.basePath, handler: boardHandler([queue, timers] as unknown as Queue<unknown, unknown, string>[], cfg.board) }] : [],
     readyz: async () => {
       const notWatching = Object.entries(states).filter(([, s]) => s !== 'watching').map(([n, s]) => `${n}:${s}`);
       if (notWatching.length > 0) return `watches not established (${notWatching.join(', ')})`;
       return redisProblem(producer);
     },
   });
-  log.info({ port: ops.port, sources: specs.map((s) => s.name), namespaces: cfg.namespaces.length ? cfg.namespaces : 'all' }, 'watcher started');
+  if (cfg.boardNote) log.warn(cfg.boardNote);
+  log.info({ port: ops.port, board: cfg.board?.basePath, sources: specs.map((s) => s.name), namespaces: cfg.namespaces.length ? cfg.namespaces : 'all' }, 'watcher started');
 
   return {
     httpPort: ops.port,

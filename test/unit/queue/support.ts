@@ -15,7 +15,7 @@ import { redisConnection } from '../../../src/queue/connection.ts';
 import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../../src/queue/queues.ts';
 
 interface Closable {
-  close(): Promise<unknown>;
+  close(force?: boolean): Promise<unknown>;
 }
 
 export interface RedisFixture {
@@ -44,7 +44,8 @@ export function useRedis(): RedisFixture {
 
   afterEach(async () => {
     // Workers and queues first (they use the connections), then the connections they were given.
-    for (const c of closables.reverse()) await c.close().catch(() => undefined);
+    // Forced: a test that failed may leave a processor blocked forever.
+    for (const c of closables.reverse()) await c.close(true).catch(() => undefined);
     for (const c of connections) c.disconnect();
     closables = [];
     connections = [];

@@ -1,0 +1,153 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Type } from '@sinclair/typebox';
+import { describe, expect, it } from 'vitest';
+import { CRD_DIR, renderCrdFiles } from './crd-files.ts';
+import { appCrd, imageListCrd, type CustomResourceDefinition } from './crds.ts';
+import { intOrString, listMap, openObject, stringEnum, stringMap } from './schema-kit.ts';
+import { toStructural, StructuralSchemaError, type JSONSchemaProps } from './structural.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+describe('deploy/crds', () => {
+  it.each([...renderCrdFiles().keys()])('%s matches the schemas in src/api (run `make crds` after changing them)', (file) => {
+    const path = join(ROOT, CRD_DIR, file);
+    expect(existsSync(path), `${CRD_DIR}/${file} is missing: run \`make crds\``).toBe(true);
+    const committed = readFileSync(path, 'utf8');
+    expect(committed === renderCrdFiles().get(file), `${CRD_DIR}/${file} is out of date: run \`make crds\` and commit the result`).toBe(true);
+  });
+});
+
+function schemaOf(crd: CustomResourceDefinition): JSONSchemaProps {
+  return crd.spec.versions[0]!.schema.openAPIV3Schema;
+}
+
+/** Every node in a schema with its path. */
+function* walk(node: unknown, path = ''): Generator<[string, JSONSchemaProps]> {
+  if (typeof node !== 'object' || node === null) return;
+  const n = node as JSONSchemaProps;
+  yield [path, n];
+  for (const [name, child] of Object.entries((n['properties'] as JSONSchemaProps | undefined) ?? {})) yield* walk(child, `${path}.${name}`);
+  if (n['items']) yield* walk(n['items'], `${path}[]`);
+  if (typeof n['additionalProperties'] === 'object') yield* walk(n['additionalProperties'], `${path}{}`);
+}
+
+describe('App CRD', () => {
+  const crd = appCrd();
+  const version = crd.spec.versions[0]!;
+
+  it('serves apps.ebb.dev/v1alpha1 App, namespaced, short name ebapp', () => {
+    expect(crd.metadata.name).toBe('apps.apps.ebb.dev');
+    expect(crd.spec).toMatchObject({ group: 'apps.ebb.dev', scope: 'Namespaced', names: { kind: 'App', plural: 'apps', shortNames: ['ebapp'], categories: ['ebb'] } });
+    expect(version).toMatchObject({ name: 'v1alpha1', served: true, storage: true });
+  });
+
+  it('has the status and scale subresources', () => {
+    expect(version.subresources).toEqual({
+      status: {},
+      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' },
+    });
+  });
+
+  it('prints DESIRED, READY, UPDATED, AVAILABLE, REVISION, PAUSED, AGE', () => {
+    expect(version.additionalPrinterColumns.map((c) => c.name.toUpperCase())).toEqual(['DESIRED', 'READY', 'UPDATED', 'AVAILABLE', 'REVISION', 'PAUSED', 'AGE']);
+  });
+
+  it('gives every schema node a type, except int-or-string nodes', () => {
+    for (const [path, node] of walk(schemaOf(crd))) {
+      if (node['x-kubernetes-int-or-string'] === true) expect(node['anyOf'], path).toEqual([{ type: 'integer' }, { type: 'string' }]);
+      else expect(node['type'], path).toBeTypeOf('string');
+      expect(node['properties'] !== undefined && node['additionalProperties'] !== undefined, path).toBe(false);
+    }
+  });
+
+  it('keeps unknown fields of containers, the pod spec and claim templates, and nowhere else', () => {
+    const preserved = [...walk(schemaOf(crd))].filter(([, n]) => n['x-kubernetes-preserve-unknown-fields'] === true).map(([p]) => p);
+    expect(preserved.sort()).toEqual(
+      [
+        '.spec.template.metadata',
+        '.spec.template.spec',
+        '.spec.template.spec.containers[]',
+        '.spec.template.spec.initContainers[]',
+        '.spec.volumeClaimTemplates[]',
+        '.spec.volumeClaimTemplates[].metadata',
+        '.spec.volumeClaimTemplates[].spec',
+      ].sort(),
+    );
+  });
+
+  it('declares StatefulSet defaults in the schema', () => {
+    const spec = schemaOf(crd)['properties'] as Record<string, JSONSchemaProps>;
+    const props = spec['spec']!['properties'] as Record<string, JSONSchemaProps>;
+    expect(props['replicas']!['default']).toBe(1);
+    expect(props['revisionHistoryLimit']!['default']).toBe(10);
+    expect(props['podManagementPolicy']).toMatchObject({ default: 'OrderedReady', enum: ['OrderedReady', 'Parallel'] });
+    expect(schemaOf(crd)['required']).toEqual(['spec']);
+    expect(spec['spec']!['required']).toEqual(['selector', 'template']);
+  });
+
+  it('makes containers a list-map keyed by name with at least one item', () => {
+    const podSpec = [...walk(schemaOf(crd))].find(([p]) => p === '.spec.template.spec.containers')![1];
+    expect(podSpec).toMatchObject({ minItems: 1, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] });
+  });
+});
+
+describe('ImageList CRD', () => {
+  const crd = imageListCrd();
+
+  it('is cluster-scoped with a status subresource and no scale', () => {
+    expect(crd.metadata.name).toBe('imagelists.apps.ebb.dev');
+    expect(crd.spec.scope).toBe('Cluster');
+    expect(crd.spec.versions[0]!.subresources).toEqual({ status: {} });
+  });
+
+  it('keys spec and status images by image', () => {
+    const nodes = new Map(walk(schemaOf(crd)));
+    for (const path of ['.spec.images', '.status.images']) {
+      expect(nodes.get(path), path).toMatchObject({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['image'] });
+    }
+    expect(nodes.get('.spec.images[].image')).toMatchObject({ maxLength: 512, pattern: expect.stringMatching(/^\^.*\$$/) });
+    expect(nodes.get('.spec.images[].repullIntervalSeconds')).toMatchObject({ default: 86400, minimum: 60 });
+    expect(nodes.get('.status.images[].phase')).toMatchObject({ enum: ['Pending', 'Pulling', 'Pulled', 'Failed'] });
+  });
+});
+
+describe('toStructural', () => {
+  it('rewrites literal unions, records and int-or-string into their structural forms', () => {
+    const schema = Type.Object({ e: stringEnum(['A', 'B'], { default: 'A' }), m: stringMap(), n: intOrString() });
+    expect(toStructural(schema)).toEqual({
+      type: 'object',
+      required: ['e', 'm', 'n'],
+      properties: {
+        e: { type: 'string', enum: ['A', 'B'], default: 'A' },
+        m: { type: 'object', additionalProperties: { type: 'string' } },
+        n: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+      },
+    });
+  });
+
+  it('drops TypeBox-only keys', () => {
+    const out = toStructural(Type.Object({ a: Type.String() }, { $id: 'X', title: 'T' }));
+    expect(out).toEqual({ type: 'object', required: ['a'], properties: { a: { type: 'string' } } });
+    expect(Object.getOwnPropertySymbols(out)).toEqual([]);
+  });
+
+  it.each([
+    ['a union of objects', Type.Object({ u: Type.Union([Type.Object({ a: Type.String() }), Type.Object({ b: Type.String() })]) }), '.u: anyOf is only allowed'],
+    ['a node without type', Type.Object({ x: Type.Unknown() }), '.x: every node needs a type'],
+    ['a record keyed by a pattern', Type.Object({ r: Type.Record(Type.String({ pattern: '^a' }), Type.String()) }), '.r: patternProperties'],
+    ['a list-map whose key is optional', Type.Object({ l: listMap(Type.Object({ k: Type.Optional(Type.String()) }), ['k']) }), 'must be required or defaulted'],
+    ['an intersection', Type.Object({ i: Type.Intersect([Type.Object({ a: Type.String() }), Type.Object({ b: Type.String() })]) }), '"allOf" is not allowed'],
+  ])('refuses %s, naming the path', (_what, schema, message) => {
+    expect(() => toStructural(schema)).toThrow(StructuralSchemaError);
+    expect(() => toStructural(schema)).toThrow(message);
+  });
+
+  it('accepts an untyped node when it preserves unknown fields', () => {
+    expect(toStructural(Type.Object({ x: Type.Unsafe({ 'x-kubernetes-preserve-unknown-fields': true }) }))).toMatchObject({
+      properties: { x: { 'x-kubernetes-preserve-unknown-fields': true } },
+    });
+    expect(toStructural(openObject({ a: Type.String() }))).toMatchObject({ type: 'object', 'x-kubernetes-preserve-unknown-fields': true });
+  });
+});
