@@ -91,7 +91,8 @@ export interface TOpenObject<T extends TProperties> extends TObject<T> {
 }
 
 export function openObject<T extends TProperties>(properties: T, opts: ObjectOptions = {}): TOpenObject<T> {
-  return Type.Object(properties, { ...opts, 'x-kubernetes-preserve-unknown-fields': true }) as TOpenObject<T>;
+  const schema: TObject<T> = Type.Object(properties, { ...opts, 'x-kubernetes-preserve-unknown-fields': true });
+  return schema as TOpenObject<T>;
 }
 
 /** A list-map: items are unique by the given scalar keys, and server-side apply merges by them. */

@@ -6,8 +6,8 @@ export interface CliConfig {
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function cliConfig(env: NodeJS.ProcessEnv = process.env): CliConfig {
-  const logLevel = env['LOG_LEVEL'] ?? 'info';
-  if (!LEVELS.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${logLevel}"`);
+  const logLevel = env['EBB_LOG_LEVEL'] ?? 'info';
+  if (!LEVELS.includes(logLevel)) throw new Error(`EBB_LOG_LEVEL must be one of ${LEVELS.join(', ')}, got "${logLevel}"`);
   return Object.freeze({ logLevel });
 }
 

@@ -23,7 +23,7 @@ export async function withKeyLock<T>(client: Redis, lockKey: string, fn: () => P
   while ((await client.set(lockKey, token, 'PX', ttlMs, 'NX')) !== 'OK') {
     if (Date.now() > deadline) throw new Error(`timed out waiting for lock ${lockKey}`);
     await sleep(delay);
-    delay = Math.min(delay * 2, 100);
+    delay = Math.min(delay * 2, 25);
   }
   try {
     return await fn();

@@ -18,38 +18,45 @@ export async function queueCounts(queue: AnyQueue): Promise<Record<QueueState, n
 /**
  * Registers queue depth gauges that read `getJobCounts` on every scrape (no polling between scrapes):
  * `ebb_queue_jobs{queue,state}` and `ebb_queue_up{queue}` (0 when Redis could not be read; the depth series
- * of that queue are then absent rather than stale).
+ * of that queue are then absent rather than stale). One scrape reads each queue once.
  */
 export function registerQueueMetrics(registry: Registry, queues: readonly AnyQueue[], opts: { timeoutMs?: number } = {}): void {
   const timeoutMs = opts.timeoutMs ?? 3_000;
-  // Registered after ebb_queue_jobs, whose collect() sets it, so a scrape shows this scrape's value.
-  const up = new Gauge({
-    name: 'ebb_queue_up',
-    help: 'Whether the last scrape could read the queue from Redis (1) or not (0).',
-    labelNames: ['queue'] as const,
-    registers: [],
-  });
+  let inflight: Promise<Map<string, Record<QueueState, number> | undefined>> | undefined;
+  // prom-client collects all metrics of a scrape concurrently: both gauges share one read.
+  const scrape = (): Promise<Map<string, Record<QueueState, number> | undefined>> => {
+    inflight ??= Promise.all(
+      queues.map(async (queue) => [queue.name, await withTimeout(queueCounts(queue), timeoutMs).catch(() => undefined)] as const),
+    )
+      .then((entries) => new Map(entries))
+      .finally(() => {
+        inflight = undefined;
+      });
+    return inflight;
+  };
   new Gauge({
     name: 'ebb_queue_jobs',
     help: 'Jobs in a queue by state, read from Redis at scrape time.',
     labelNames: ['queue', 'state'] as const,
     registers: [registry],
     async collect() {
+      const results = await scrape();
       this.reset();
-      await Promise.all(
-        queues.map(async (queue) => {
-          try {
-            const counts = await withTimeout(queueCounts(queue), timeoutMs);
-            for (const state of QUEUE_STATES) this.set({ queue: queue.name, state }, counts[state]);
-            up.set({ queue: queue.name }, 1);
-          } catch {
-            up.set({ queue: queue.name }, 0);
-          }
-        }),
-      );
+      for (const [queue, counts] of results) {
+        if (counts) for (const state of QUEUE_STATES) this.set({ queue, state }, counts[state]);
+      }
     },
   });
-  registry.registerMetric(up);
+  new Gauge({
+    name: 'ebb_queue_up',
+    help: 'Whether the last scrape could read the queue from Redis (1) or not (0).',
+    labelNames: ['queue'] as const,
+    registers: [registry],
+    async collect() {
+      const results = await scrape();
+      for (const [queue, counts] of results) this.set({ queue }, counts ? 1 : 0);
+    },
+  });
 }
 
 /** A scrape must answer within Prometheus' timeout even while Redis is unreachable. */

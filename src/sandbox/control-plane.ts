@@ -34,6 +34,10 @@ export interface ControlPlane {
   pki: Pki;
   children: Child[];
   rest: KubeRest;
+  /** etcd's client URL (its HTTP/JSON gateway serves /v3/kv/* for fault injection such as compaction). */
+  etcdUrl: string;
+  /** Stops kube-apiserver and starts it again with the same flags and port; resolves when ready. */
+  restartApiserver(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -125,8 +129,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     children.push(etcd.child);
     const port = await freePort();
     const server = `https://127.0.0.1:${port}`;
-    const apiserver = startChild('kube-apiserver', await requireBinary(opts.binDir, 'kube-apiserver'), await apiserverArgs(opts, pki, etcd.url, port), join(opts.dir, 'logs', 'kube-apiserver.log'));
-    children.push(apiserver);
+    const apiBinary = await requireBinary(opts.binDir, 'kube-apiserver');
+    const apiArgs = await apiserverArgs(opts, pki, etcd.url, port);
+    const apiLog = join(opts.dir, 'logs', 'kube-apiserver.log');
+    children.push(startChild('kube-apiserver', apiBinary, apiArgs, apiLog));
     for (const c of children) logExit(c, opts.log);
     const kubeconfig = join(opts.dir, 'kubeconfig');
     await writeKubeconfig(kubeconfig, server, pki.caCert, pki.clients.admin, 'admin');
@@ -147,7 +153,15 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       ]),
     );
     children.push(await startComponent(opts, 'kube-scheduler', schedConfig, []));
-    return { server, kubeconfig, pki, children, rest, stop };
+    const restartApiserver = async (): Promise<void> => {
+      const i = children.findIndex((c) => c.name === 'kube-apiserver');
+      await children[i]?.stop();
+      const next = startChild('kube-apiserver', apiBinary, apiArgs, apiLog);
+      children.splice(i, 1, next);
+      logExit(next, opts.log);
+      await waitReady(rest, [next], opts.signal);
+    };
+    return { server, kubeconfig, pki, children, rest, etcdUrl: etcd.url, restartApiserver, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -19,7 +19,22 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const KUBECTL = join(ROOT, 'bin', 'kubectl');
 const run = promisify(execFile);
 
-type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- test fixtures are mutated freely
+type Obj = Record<string, unknown>;
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** JSON merge patch (RFC 7386): objects merge, `null` deletes, anything else (arrays too) replaces. */
+function merged(target: unknown, patch: unknown): unknown {
+  if (!isObj(patch)) return patch;
+  const out: Obj = isObj(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = merged(out[k], v);
+  }
+  return out;
+}
 
 function validApp(name: string): Obj {
   return {
@@ -121,8 +136,9 @@ describe('CRDs in deploy/crds', () => {
   });
 
   it('defaults a minimal App', async () => {
-    const app = validApp(uniqueName('min'));
-    app.spec = { selector: app.spec.selector, template: app.spec.template };
+    const app = merged(validApp(uniqueName('min')), {
+      spec: { replicas: null, serviceName: null, volumeClaimTemplates: null, updateStrategy: null },
+    });
     const created = await rest().create<App>(appRef(ns), app);
     expect(created.spec).toMatchObject({ replicas: 1, updateStrategy: { type: 'RollingUpdate' }, podManagementPolicy: 'OrderedReady' });
     expect(created.spec.updateStrategy?.rollingUpdate).toBeUndefined();
@@ -147,75 +163,77 @@ describe('CRDs in deploy/crds', () => {
     expect(scale).toMatchObject({ spec: { replicas: 5 }, status: { replicas: 2, selector: `app=${name}` } });
   });
 
-  type Mutation = (o: Obj) => void;
-  const rollingUpdate = (o: Obj): Obj => o.spec.updateStrategy.rollingUpdate as Obj;
+  const spec = (patch: Obj): Obj => ({ spec: patch });
+  const rollingUpdate = (patch: Obj): Obj => spec({ updateStrategy: { rollingUpdate: patch } });
+  const podSpec = (patch: Obj): Obj => spec({ template: { spec: patch } });
+  const container = { name: 'main', image: 'registry.example.com/team/web:v1' };
+  const claim = { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'] } };
+  const mustBeIntOrPercent = 'maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%';
 
-  const invalidApps: Array<[string, Mutation, string]> = [
-    ['negative replicas', (o) => (o.spec.replicas = -1), 'spec.replicas'],
-    ['maxUnavailable 0', (o) => (rollingUpdate(o).maxUnavailable = 0), 'maxUnavailable must be an integer of at least 1 or a percentage from 1% to 100%'],
-    ['maxUnavailable "0%"', (o) => (rollingUpdate(o).maxUnavailable = '0%'), 'maxUnavailable must be an integer of at least 1'],
-    ['maxUnavailable "150%"', (o) => (rollingUpdate(o).maxUnavailable = '150%'), 'maxUnavailable must be an integer of at least 1'],
-    ['maxUnavailable "3" (a string but no percentage)', (o) => (rollingUpdate(o).maxUnavailable = '3'), 'maxUnavailable must be an integer of at least 1'],
-    ['a canary step with replicas and pause', (o) => (rollingUpdate(o).canary.steps = [{ replicas: 1, pause: {} }]), 'each canary step must set exactly one of replicas or pause'],
-    ['a canary step with neither replicas nor pause', (o) => (rollingUpdate(o).canary.steps = [{}]), 'each canary step must set exactly one of replicas or pause'],
-    ['canary replicas "0%"', (o) => (rollingUpdate(o).canary.steps = [{ replicas: '0%' }]), 'replicas must be an integer of at least 1 or a percentage'],
-    ['a canary pause duration that is not a duration', (o) => (rollingUpdate(o).canary.steps = [{ pause: { duration: 'soon' } }]), 'spec.updateStrategy.rollingUpdate.canary.steps[0].pause.duration'],
-    ['gracePeriodSeconds 301', (o) => (rollingUpdate(o).inPlaceUpdateStrategy = { gracePeriodSeconds: 301 }), 'should be less than or equal to 300'],
-    ['podManagementPolicy Sequential', (o) => (o.spec.podManagementPolicy = 'Sequential'), 'Unsupported value: "Sequential"'],
-    ['podUpdatePolicy InPlace', (o) => (rollingUpdate(o).podUpdatePolicy = 'InPlace'), 'Unsupported value: "InPlace"'],
-    ['no selector', (o) => delete o.spec.selector, 'spec.selector: Required value'],
-    ['an empty selector', (o) => (o.spec.selector = {}), 'selector must not be empty'],
-    ['template labels that miss selector.matchLabels', (o) => (o.spec.template.metadata.labels = { app: 'other' }), 'selector does not match template labels'],
-    ['template labels that miss a matchExpression', (o) => (o.spec.selector.matchExpressions = [{ key: 'tier', operator: 'In', values: ['db'] }]), 'selector does not match template labels'],
-    ['matchExpression In without values', (o) => (o.spec.selector.matchExpressions = [{ key: 'tier', operator: 'In' }]), 'values must be non-empty for operators In and NotIn'],
-    ['no containers', (o) => (o.spec.template.spec.containers = []), 'spec.template.spec.containers'],
-    ['a container without image', (o) => delete o.spec.template.spec.containers[0].image, 'spec.template.spec.containers[0].image: Required value'],
-    ['two containers with one name', (o) => o.spec.template.spec.containers.push({ name: 'main', image: 'busybox' }), 'Duplicate value'],
-    ['restartPolicy Never', (o) => (o.spec.template.spec.restartPolicy = 'Never'), 'Unsupported value: "Never"'],
-    ['activeDeadlineSeconds', (o) => (o.spec.template.spec.activeDeadlineSeconds = 10), 'activeDeadlineSeconds is not supported'],
-    ['negative partition', (o) => (rollingUpdate(o).partition = -1), 'spec.updateStrategy.rollingUpdate.partition'],
-    ['negative ordinals.start', (o) => (o.spec.ordinals = { start: -1 }), 'spec.ordinals.start'],
-    ['negative revisionHistoryLimit', (o) => (o.spec.revisionHistoryLimit = -1), 'spec.revisionHistoryLimit'],
-    ['rollingUpdate with type OnDelete', (o) => (o.spec.updateStrategy.type = 'OnDelete'), 'rollingUpdate may only be set when type is RollingUpdate'],
-    ['a serviceName that is not a DNS label', (o) => (o.spec.serviceName = 'Web_Service'), 'spec.serviceName'],
-    ['duplicate volumeClaimTemplates names', (o) => o.spec.volumeClaimTemplates.push(o.spec.volumeClaimTemplates[0]), 'volumeClaimTemplates names must be unique'],
-    ['imagePrewarm without enabled', (o) => (o.spec.imagePrewarm = { parallelism: 2 }), 'spec.imagePrewarm.enabled: Required value'],
-    ['imagePrewarm parallelism 0', (o) => (o.spec.imagePrewarm = { enabled: true, parallelism: 0 }), 'spec.imagePrewarm.parallelism'],
-    ['a name with dots', (o) => (o.metadata.name = `a.${String(o.metadata.name)}`), 'App name must be a DNS label'],
-    ['a name over 52 characters', (o) => (o.metadata.name = 'a'.repeat(53)), 'App name must be at most 52 characters'],
+  /** [what, JSON merge patch onto a valid App, expected message substring] */
+  const invalidApps: Array<[string, Obj, string]> = [
+    ['negative replicas', spec({ replicas: -1 }), 'spec.replicas in body should be greater than or equal to 0'],
+    ['maxUnavailable 0', rollingUpdate({ maxUnavailable: 0 }), mustBeIntOrPercent],
+    ['maxUnavailable "0%"', rollingUpdate({ maxUnavailable: '0%' }), mustBeIntOrPercent],
+    ['maxUnavailable "150%"', rollingUpdate({ maxUnavailable: '150%' }), mustBeIntOrPercent],
+    ['maxUnavailable "3" (a string but no percentage)', rollingUpdate({ maxUnavailable: '3' }), mustBeIntOrPercent],
+    ['a canary step with replicas and pause', rollingUpdate({ canary: { steps: [{ replicas: 1, pause: {} }] } }), 'each canary step must set exactly one of replicas or pause'],
+    ['a canary step with neither replicas nor pause', rollingUpdate({ canary: { steps: [{}] } }), 'each canary step must set exactly one of replicas or pause'],
+    ['canary replicas "0%"', rollingUpdate({ canary: { steps: [{ replicas: '0%' }] } }), 'replicas must be an integer of at least 1 or a percentage'],
+    ['a canary pause duration that is not a duration', rollingUpdate({ canary: { steps: [{ pause: { duration: 'soon' } }] } }), 'canary.steps[0].pause.duration in body should match'],
+    ['gracePeriodSeconds 301', rollingUpdate({ inPlaceUpdateStrategy: { gracePeriodSeconds: 301 } }), 'gracePeriodSeconds in body should be less than or equal to 300'],
+    ['podManagementPolicy Sequential', spec({ podManagementPolicy: 'Sequential' }), 'spec.podManagementPolicy: Unsupported value: "Sequential"'],
+    ['podUpdatePolicy InPlace', rollingUpdate({ podUpdatePolicy: 'InPlace' }), 'podUpdatePolicy: Unsupported value: "InPlace"'],
+    ['no selector', spec({ selector: null }), 'spec.selector: Required value'],
+    ['an empty selector', spec({ selector: { matchLabels: null } }), 'selector must not be empty'],
+    ['template labels that miss selector.matchLabels', spec({ template: { metadata: { labels: { app: 'other' } } } }), 'selector does not match template labels'],
+    ['template labels that miss a matchExpression', spec({ selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['db'] }] } }), 'selector does not match template labels'],
+    ['matchExpression In without values', spec({ selector: { matchExpressions: [{ key: 'tier', operator: 'In' }] } }), 'values must be non-empty for operators In and NotIn'],
+    ['no containers', podSpec({ containers: [] }), 'spec.template.spec.containers in body should have at least 1 items'],
+    ['a container without image', podSpec({ containers: [{ name: 'main' }] }), 'spec.template.spec.containers[0].image: Required value'],
+    ['two containers with one name', podSpec({ containers: [container, { ...container, image: 'busybox' }] }), 'spec.template.spec.containers[1]: Duplicate value'],
+    ['restartPolicy Never', podSpec({ restartPolicy: 'Never' }), 'restartPolicy: Unsupported value: "Never"'],
+    ['activeDeadlineSeconds', podSpec({ activeDeadlineSeconds: 10 }), 'activeDeadlineSeconds is not supported for App pods'],
+    ['negative partition', rollingUpdate({ partition: -1 }), 'partition in body should be greater than or equal to 0'],
+    ['negative ordinals.start', spec({ ordinals: { start: -1 } }), 'spec.ordinals.start in body should be greater than or equal to 0'],
+    ['negative revisionHistoryLimit', spec({ revisionHistoryLimit: -1 }), 'spec.revisionHistoryLimit in body should be greater than or equal to 0'],
+    ['rollingUpdate with type OnDelete', spec({ updateStrategy: { type: 'OnDelete' } }), 'rollingUpdate may only be set when type is RollingUpdate'],
+    ['a serviceName that is not a DNS label', spec({ serviceName: 'Web_Service' }), 'spec.serviceName in body should match'],
+    ['duplicate volumeClaimTemplates names', spec({ volumeClaimTemplates: [claim, claim] }), 'volumeClaimTemplates names must be unique'],
+    ['imagePrewarm without enabled', spec({ imagePrewarm: { parallelism: 2 } }), 'spec.imagePrewarm.enabled: Required value'],
+    ['imagePrewarm parallelism 0', spec({ imagePrewarm: { enabled: true, parallelism: 0 } }), 'spec.imagePrewarm.parallelism in body should be greater than or equal to 1'],
+    ['a name with dots', { metadata: { name: 'web.v1' } }, 'metadata.name: Invalid value: "object": App name must be a DNS label'],
+    ['a name over 52 characters', { metadata: { name: 'a'.repeat(53) } }, 'App name must be at most 52 characters'],
   ];
 
-  it.each(invalidApps)('rejects an App with %s', async (_what, mutate, message) => {
-    const app = validApp(uniqueName('bad'));
-    mutate(app);
-    const err = await rejection(rest().create(appRef(ns), app));
+  it.each(invalidApps)('rejects an App with %s', async (_what, patch, message) => {
+    const err = await rejection(rest().create(appRef(ns), merged(validApp(uniqueName('bad')), patch)));
     expect(err.code).toBe('Invalid');
     expect(err.status).toBe(422);
     expect(err.message).toContain(message);
   });
 
-  const invalidImageLists: Array<[string, Mutation, string]> = [
-    ['an image reference with upper case in the path', (o) => (o.spec.images = [{ image: 'registry.example.com/Team/web:v1' }]), 'spec.images[0].image'],
-    ['an image reference with an empty tag', (o) => (o.spec.images = [{ image: 'nginx:' }]), 'spec.images[0].image'],
-    ['an empty image', (o) => (o.spec.images = [{ image: '' }]), 'spec.images[0].image'],
-    ['the same image twice', (o) => (o.spec.images = [{ image: 'nginx:1.27' }, { image: 'nginx:1.27', alwaysPull: true }]), 'Duplicate value'],
-    ['an entry without image', (o) => (o.spec.images = [{ alwaysPull: true }]), 'spec.images[0].image: Required value'],
-    ['repullIntervalSeconds 10', (o) => (o.spec.images = [{ image: 'nginx', alwaysPull: true, repullIntervalSeconds: 10 }]), 'should be greater than or equal to 60'],
-    ['pullRequestedAt that is not a time', (o) => (o.spec.images = [{ image: 'nginx', pullRequestedAt: 'yesterday' }]), 'spec.images[0].pullRequestedAt'],
+  const images = (...entries: Obj[]): Obj => ({ spec: { images: entries } });
+  const invalidImageLists: Array<[string, Obj, string]> = [
+    ['an image reference with upper case in the path', images({ image: 'registry.example.com/Team/web:v1' }), 'spec.images[0].image in body should match'],
+    ['an image reference with an empty tag', images({ image: 'nginx:' }), 'spec.images[0].image in body should match'],
+    ['an empty image', images({ image: '' }), 'spec.images[0].image in body should be at least 1 chars long'],
+    ['an image reference over 512 characters', images({ image: `example.com/${'a'.repeat(510)}` }), 'spec.images[0].image: Too long'],
+    ['the same image twice', images({ image: 'nginx:1.27' }, { image: 'nginx:1.27', alwaysPull: true }), 'spec.images[1]: Duplicate value'],
+    ['an entry without image', images({ alwaysPull: true }), 'spec.images[0].image: Required value'],
+    ['repullIntervalSeconds 10', images({ image: 'nginx', alwaysPull: true, repullIntervalSeconds: 10 }), 'repullIntervalSeconds in body should be greater than or equal to 60'],
+    ['pullRequestedAt that is not a time', images({ image: 'nginx', pullRequestedAt: 'yesterday' }), 'pullRequestedAt in body must be of type date-time'],
   ];
 
-  it.each(invalidImageLists)('rejects an ImageList with %s', async (_what, mutate, message) => {
-    const list = validImageList(uniqueName('bad'));
-    mutate(list);
-    const err = await rejection(rest().create(imageListRef(), list));
+  it.each(invalidImageLists)('rejects an ImageList with %s', async (_what, patch, message) => {
+    const err = await rejection(rest().create(imageListRef(), merged(validImageList(uniqueName('bad')), patch)));
     expect(err.code).toBe('Invalid');
     expect(err.status).toBe(422);
     expect(err.message).toContain(message);
   });
 
   it('rejects an unknown field when field validation is Strict', async () => {
-    const app = validApp(uniqueName('strict'));
-    app.spec.replcas = 2;
+    const app = merged(validApp(uniqueName('strict')), spec({ replcas: 2 }));
     const err = await rejection(rest().create(appRef(ns), app, { fieldValidation: 'Strict' }));
     expect(err.code).toBe('BadRequest');
     expect(err.message).toContain('unknown field "spec.replcas"');
