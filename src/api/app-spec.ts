@@ -19,11 +19,11 @@ const retention = (description: string) =>
 
 export const ImagePrewarmSchema = Type.Object(
   {
-    enabled: Type.Boolean({ description: 'Pull the next revision’s images on the nodes of the pods about to be updated.' }),
+    enabled: Type.Boolean({ description: 'Pull the images of the next revision on the nodes of the pods about to be updated.' }),
     parallelism: Type.Optional(int32({ description: 'Nodes pre-warmed at a time.', minimum: 1, default: DEFAULT_PREWARM_PARALLELISM })),
     lookahead: Type.Optional(int32({ description: 'How many of the next pods to be updated get their node pre-warmed.', minimum: 1, default: DEFAULT_PREWARM_LOOKAHEAD })),
   },
-  { description: 'Image pre-warming through the nodes’ ImageLists during a rolling update.' },
+  { description: 'Image pre-warming through the ImageLists of nodes during a rolling update.' },
 );
 export type ImagePrewarm = Static<typeof ImagePrewarmSchema>;
 
@@ -31,7 +31,7 @@ export const AppSpecSchema = Type.Object(
   {
     replicas: Type.Optional(int32({ description: 'Desired number of pods.', minimum: 0, default: DEFAULT_REPLICAS })),
     selector: labelSelector({
-      description: 'Selects the App’s pods; must match template labels and must not be empty. Immutable.',
+      description: 'Selects the pods of the App; must match template labels and must not be empty. Immutable.',
       'x-kubernetes-validations': [
         {
           rule: '(has(self.matchLabels) && size(self.matchLabels) > 0) || (has(self.matchExpressions) && size(self.matchExpressions) > 0)',

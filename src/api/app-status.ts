@@ -28,7 +28,7 @@ export const AppStatusSchema = Type.Object(
     collisionCount: Type.Optional(int32({ description: 'Counts hash collisions of revision names, to make a new name.', minimum: 0 })),
     labelSelector: Type.Optional(Type.String({ description: 'spec.selector as a string, for the scale subresource (HPA).' })),
     canary: Type.Optional(CanaryStatusSchema),
-    conditions: Type.Optional(conditionList('Latest observations of the App’s state.')),
+    conditions: Type.Optional(conditionList('Latest observations of the state of the App.')),
   },
   { description: 'Observed state of the App, written by ebb.' },
 );

@@ -96,7 +96,7 @@ export const imageListPrinterColumns: PrinterColumn[] = [
   { name: 'Failed', type: 'string', jsonPath: '.status.images[?(@.phase=="Failed")].image', description: 'An image whose last pull failed (the first, if several).' },
   AGE,
   { name: 'Generation', type: 'integer', jsonPath: '.metadata.generation', description: 'Generation of the spec.', priority: 1 },
-  { name: 'Observed', type: 'integer', jsonPath: '.status.observedGeneration', description: 'Generation the node’s daemon has acted on.', priority: 1 },
+  { name: 'Observed', type: 'integer', jsonPath: '.status.observedGeneration', description: 'Generation the daemon on the node has acted on.', priority: 1 },
 ];
 
 export function appCrd(): CustomResourceDefinition {

@@ -40,7 +40,7 @@ export type ImagePhase = (typeof ImagePhase)[keyof typeof ImagePhase];
 export const ImageStatusSchema = Type.Object({
   image: Type.String({ description: 'The spec entry this reports on.', minLength: 1 }),
   phase: stringEnum([ImagePhase.pending, ImagePhase.pulling, ImagePhase.pulled, ImagePhase.failed], { description: 'Where the pull stands.' }),
-  imageRef: Type.Optional(Type.String({ description: 'The runtime’s reference for the pulled image (digest or ID).' })),
+  imageRef: Type.Optional(Type.String({ description: 'Reference of the pulled image in the container runtime (digest or ID).' })),
   lastPullTime: Type.Optional(dateTime({ description: 'When the last successful pull finished.' })),
   attempts: Type.Optional(int32({ description: 'Pull attempts since the last success or the last pull request.', minimum: 0 })),
   message: Type.Optional(Type.String({ description: 'Details, e.g. why the last pull failed.', maxLength: 4096 })),
@@ -53,7 +53,7 @@ export const ImageListStatusSchema = Type.Object(
     observedGeneration: Type.Optional(int64({ description: 'The .metadata.generation this status was computed from.', minimum: 0 })),
     images: Type.Optional(listMap(ImageStatusSchema, ['image'], { description: 'Per-image pull state.', maxItems: MAX_IMAGES_PER_NODE })),
   },
-  { description: 'What the node’s daemon observed.' },
+  { description: 'What the daemon on the node observed.' },
 );
 export type ImageListStatus = Static<typeof ImageListStatusSchema>;
 

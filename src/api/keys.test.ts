@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Annotation, Label, prewarmFieldManager } from './keys.ts';
 
 describe('keys', () => {
-  it('uses the upstream StatefulSet pod labels and the apps.ebb.dev prefix for ebb’s own', () => {
+  it('uses the upstream StatefulSet pod labels, and the apps.ebb.dev prefix for the others', () => {
     expect(Label).toEqual({
       app: 'apps.ebb.dev/app',
       revision: 'apps.ebb.dev/revision',
@@ -19,7 +19,7 @@ describe('prewarmFieldManager', () => {
     expect(prewarmFieldManager('shop', 'db')).not.toBe(prewarmFieldManager('shop', 'web'));
   });
 
-  it('stays within the apiserver’s 128 characters and stays distinct for long names', () => {
+  it('stays within the 128 characters the apiserver allows, and distinct for long names', () => {
     const a = prewarmFieldManager('n'.repeat(63), `${'a'.repeat(250)}1`);
     const b = prewarmFieldManager('n'.repeat(63), `${'a'.repeat(250)}2`);
     expect(a.length).toBeLessThanOrEqual(128);

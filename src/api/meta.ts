@@ -62,7 +62,7 @@ const labelSelectorProperties = {
   matchLabels: Type.Optional(labelMap('Labels a pod must carry with exactly these values.')),
   matchExpressions: Type.Optional(
     Type.Array(LabelSelectorRequirementSchema, {
-      description: 'Requirements a pod’s labels must all meet.',
+      description: 'Requirements the labels of a pod must all meet.',
       maxItems: SELECTOR_MAX_EXPRESSIONS,
     }),
   ),

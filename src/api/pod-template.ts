@@ -22,7 +22,7 @@ export type Container = Static<typeof ContainerSchema>;
 export const PodSpecSchema = openObject(
   {
     containers: listMap(ContainerSchema, ['name'], {
-      description: 'The pod’s containers; at least one.',
+      description: 'Containers of the pod; at least one.',
       minItems: 1,
       maxItems: MAX_CONTAINERS,
     }),

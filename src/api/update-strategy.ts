@@ -28,7 +28,7 @@ export const CanaryStepSchema = Type.Object(
       intOrString({
         maxLength: 4,
         description: 'Update pods until this many (or this percentage of spec.replicas, rounded up) run the update revision.',
-        'x-kubernetes-validations': [intOrPercentRule('a canary step’s replicas')],
+        'x-kubernetes-validations': [intOrPercentRule('canary step replicas')],
       }),
     ),
     pause: Type.Optional(CanaryPauseSchema),

@@ -104,9 +104,12 @@ describe('CRDs in deploy/crds', () => {
     await rest().create(appRef(ns), validApp(name));
     for (const resource of ['apps.apps.ebb.dev', 'ebapp', 'ebb']) {
       const { stdout } = await run(KUBECTL, ['--kubeconfig', sandbox().kubeconfig, 'get', resource, '-n', ns]);
-      const [header, ...rows] = stdout.trim().split('\n');
+      // The category `ebb` also lists ImageLists (cluster-scoped), as a second table with its own header.
+      const lines = stdout.trim().split('\n');
+      const header = lines.find((l) => l.startsWith('NAME') && l.includes('DESIRED'));
       expect(header?.trim().split(/\s+/)).toEqual(['NAME', 'DESIRED', 'READY', 'UPDATED', 'AVAILABLE', 'REVISION', 'PAUSED', 'AGE']);
-      expect(rows.some((r) => r.includes(name) && /\s3\s/.test(r) && r.includes('false'))).toBe(true);
+      const row = lines.find((l) => l.split(/\s+/)[0]?.endsWith(name));
+      expect(row?.trim().split(/\s+/).slice(1, 3)).toEqual(['3', 'false']);
     }
   });
 
@@ -179,7 +182,7 @@ describe('CRDs in deploy/crds', () => {
     ['maxUnavailable "3" (a string but no percentage)', rollingUpdate({ maxUnavailable: '3' }), mustBeIntOrPercent],
     ['a canary step with replicas and pause', rollingUpdate({ canary: { steps: [{ replicas: 1, pause: {} }] } }), 'each canary step must set exactly one of replicas or pause'],
     ['a canary step with neither replicas nor pause', rollingUpdate({ canary: { steps: [{}] } }), 'each canary step must set exactly one of replicas or pause'],
-    ['canary replicas "0%"', rollingUpdate({ canary: { steps: [{ replicas: '0%' }] } }), 'replicas must be an integer of at least 1 or a percentage'],
+    ['canary replicas "0%"', rollingUpdate({ canary: { steps: [{ replicas: '0%' }] } }), 'canary step replicas must be an integer of at least 1 or a percentage'],
     ['a canary pause duration that is not a duration', rollingUpdate({ canary: { steps: [{ pause: { duration: 'soon' } }] } }), 'canary.steps[0].pause.duration in body should match'],
     ['gracePeriodSeconds 301', rollingUpdate({ inPlaceUpdateStrategy: { gracePeriodSeconds: 301 } }), 'gracePeriodSeconds in body should be less than or equal to 300'],
     ['podManagementPolicy Sequential', spec({ podManagementPolicy: 'Sequential' }), 'spec.podManagementPolicy: Unsupported value: "Sequential"'],
