@@ -1,5 +1,8 @@
 import type { Queue } from 'bullmq';
 
+/** What the backlog needs of a queue; structural, so queues of any job type fit. */
+export type BacklogQueue = Pick<Queue, 'isPaused' | 'getJobCounts' | 'getDelayedCount'>;
+
 export interface Backlog {
   wait: number;
   prioritized: number;
@@ -16,7 +19,7 @@ export interface Backlog {
  * a running Worker, so counting `wait` alone would strand retries at zero workers: delayed jobs due within
  * `windowMs` count too. A paused queue reports 0 so KEDA scales its workers to zero.
  */
-export async function dueSoonBacklog(queue: Queue<unknown, unknown, string>, windowMs: number, now: number = Date.now()): Promise<Backlog> {
+export async function dueSoonBacklog(queue: BacklogQueue, windowMs: number, now: number = Date.now()): Promise<Backlog> {
   const [paused, counts, delayedDueSoon] = await Promise.all([
     queue.isPaused(),
     queue.getJobCounts('wait', 'prioritized', 'active'),

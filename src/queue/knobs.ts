@@ -1,6 +1,12 @@
 import type { Queue } from 'bullmq';
 import type { QueueConfig } from './config-schema.ts';
 
+/** What the knobs need of a queue; structural, so queues of any job type fit. */
+export type KnobbedQueue = Pick<
+  Queue,
+  'setGlobalConcurrency' | 'removeGlobalConcurrency' | 'getGlobalConcurrency' | 'setGlobalRateLimit' | 'removeGlobalRateLimit' | 'getGlobalRateLimit'
+>;
+
 export interface AppliedKnobs {
   globalConcurrency: number | null;
   globalRateLimit: { max: number; duration: number } | null;
@@ -12,7 +18,7 @@ export interface AppliedKnobs {
  * the queue's meta key). Returns what Redis holds afterwards.
  */
 export async function applyQueueKnobs(
-  queue: Queue<unknown, unknown, string>,
+  queue: KnobbedQueue,
   cfg: Pick<QueueConfig, 'globalConcurrency' | 'globalRateLimit'>,
 ): Promise<AppliedKnobs> {
   if (cfg.globalConcurrency === undefined) await queue.removeGlobalConcurrency();

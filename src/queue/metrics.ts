@@ -5,10 +5,11 @@ import type { JobType, Queue } from 'bullmq';
 export const QUEUE_STATES = ['wait', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed', 'completed'] as const;
 export type QueueState = (typeof QUEUE_STATES)[number];
 
-type AnyQueue = Queue<unknown, unknown, string>;
+/** What metrics need of a queue; structural, so queues of any job type fit. */
+export type CountableQueue = Pick<Queue, 'name' | 'getJobCounts'>;
 
 /** Reads the job counts of one queue, every state present (0 when empty). */
-export async function queueCounts(queue: AnyQueue): Promise<Record<QueueState, number>> {
+export async function queueCounts(queue: CountableQueue): Promise<Record<QueueState, number>> {
   const counts = await queue.getJobCounts(...(QUEUE_STATES as readonly JobType[]));
   const out = {} as Record<QueueState, number>;
   for (const state of QUEUE_STATES) out[state] = counts[state] ?? 0;
@@ -20,7 +21,7 @@ export async function queueCounts(queue: AnyQueue): Promise<Record<QueueState, n
  * `ebb_queue_jobs{queue,state}` and `ebb_queue_up{queue}` (0 when Redis could not be read; the depth series
  * of that queue are then absent rather than stale). One scrape reads each queue once.
  */
-export function registerQueueMetrics(registry: Registry, queues: readonly AnyQueue[], opts: { timeoutMs?: number } = {}): void {
+export function registerQueueMetrics(registry: Registry, queues: readonly CountableQueue[], opts: { timeoutMs?: number } = {}): void {
   const timeoutMs = opts.timeoutMs ?? 3_000;
   let inflight: Promise<Map<string, Record<QueueState, number> | undefined>> | undefined;
   // prom-client collects all metrics of a scrape concurrently: both gauges share one read.

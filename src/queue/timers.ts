@@ -4,6 +4,7 @@ import { enqueue } from './enqueue.ts';
 import { withKeyLock } from './key-lock.ts';
 import { timerId, validateKey, type ObjectKey } from './names.ts';
 import { connectionOf } from './queues.ts';
+import { toJobError } from './retry.ts';
 
 /** A timer job's payload: which object to reconcile, why, and when (epoch ms). */
 export interface TimerData {
@@ -83,8 +84,13 @@ export async function cancelTimer(queue: TimersQueueLike, key: ObjectKey, reason
  * firing one, then enqueues a reconcile of the object (merged with any pending one, like any event).
  */
 export async function processTimer(job: Job<TimerData, unknown, string>, reconcileQueue: ReconcileQueueLike): Promise<void> {
-  await job.removeDeduplicationKey();
-  await enqueue(reconcileQueue, job.data.key);
+  try {
+    await job.removeDeduplicationKey();
+    await enqueue(reconcileQueue, job.data.key);
+  } catch (err) {
+    // A malformed payload fails at once; a Redis hiccup is retried by the timers queue's job options.
+    throw toJobError(err, job.attemptsMade + 1);
+  }
 }
 
 function locked<T>(queue: TimersQueueLike, id: string, fn: () => Promise<T>): Promise<T> {

@@ -41,6 +41,28 @@ function adoptContainer(s: ContainerStatus, resources: ContainerRuntime['allocat
   };
 }
 
+function adoptTerminated(s: ContainerStatus, resources: ContainerRuntime['allocated'], now: number): ContainerRuntime | undefined {
+  const t = s.state.terminated;
+  if (!t || !s.containerID) return undefined;
+  const termination = { exitCode: t.exitCode, reason: t.reason ?? '', startedAt: parseTime(t.startedAt, now), finishedAt: parseTime(t.finishedAt, now), containerId: s.containerID };
+  return {
+    name: s.name,
+    image: s.image,
+    imageRef: s.imageID,
+    containerId: s.containerID,
+    created: s.restartCount + 1,
+    phase: { kind: 'terminated', termination },
+    crashes: 0,
+    allocated: resources,
+    actual: resources,
+  };
+}
+
+function allStatuses(pod: Pod): ContainerStatus[] {
+  const status = pod.status ?? {};
+  return [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
+}
+
 /** The adopted runtime, or undefined for a pod this node has not run yet. */
 export function adoptRuntime(pod: Pod, ctx: Pick<NodeContext, 'now' | 'ips'>): PodRuntime | undefined {
   const ip = pod.status?.podIP;
@@ -50,28 +72,11 @@ export function adoptRuntime(pod: Pod, ctx: Pick<NodeContext, 'now' | 'ips'>): P
   rt.volumesReadyAt = now;
   rt.sandbox = { ip, readyAt: now };
   ctx.ips.reserve(pod.metadata.uid, ip);
-  const specs = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
-  for (const s of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
-    const spec = specs.find((c) => c.name === s.name);
-    const c = spec ? adoptContainer(s, spec.resources ?? {}, now) : undefined;
+  for (const s of allStatuses(pod)) {
+    const spec = [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((c) => c.name === s.name);
+    const resources = spec?.resources ?? {};
+    const c = spec ? (adoptContainer(s, resources, now) ?? adoptTerminated(s, resources, now)) : undefined;
     if (c) rt.containers[c.name] = c;
-    else if (s.state.terminated && spec && s.containerID) {
-      const t = s.state.terminated;
-      rt.containers[s.name] = {
-        name: s.name,
-        image: s.image,
-        imageRef: s.imageID,
-        containerId: s.containerID,
-        created: s.restartCount + 1,
-        phase: {
-          kind: 'terminated',
-          termination: { exitCode: t.exitCode, reason: t.reason ?? '', startedAt: parseTime(t.startedAt, now), finishedAt: parseTime(t.finishedAt, now), containerId: s.containerID },
-        },
-        crashes: 0,
-        allocated: spec.resources ?? {},
-        actual: spec.resources ?? {},
-      };
-    }
   }
   return rt;
 }

@@ -18,13 +18,15 @@ export interface Probe {
 
 export interface ContainerResizePolicy {
   resourceName: string;
-  restartPolicy: 'NotRequired' | 'PreferNoRestart' | 'RestartContainer' | string;
+  /** NotRequired (default), PreferNoRestart or RestartContainer. */
+  restartPolicy: string;
 }
 
 export interface Container {
   name: string;
   image: string;
-  imagePullPolicy?: 'Always' | 'IfNotPresent' | 'Never' | string;
+  /** Always, IfNotPresent or Never (the apiserver defaults it). */
+  imagePullPolicy?: string;
   resources?: ResourceRequirements;
   resizePolicy?: ContainerResizePolicy[];
   readinessProbe?: Probe;
@@ -44,7 +46,8 @@ export interface PodSpec {
   nodeName?: string;
   containers: Container[];
   initContainers?: Container[];
-  restartPolicy?: 'Always' | 'OnFailure' | 'Never' | string;
+  /** Always (default), OnFailure or Never. */
+  restartPolicy?: string;
   readinessGates?: { conditionType: string }[];
   terminationGracePeriodSeconds?: number;
   volumes?: Volume[];
@@ -52,7 +55,8 @@ export interface PodSpec {
 
 export interface PodCondition {
   type: string;
-  status: 'True' | 'False' | 'Unknown' | string;
+  /** True, False or Unknown. */
+  status: string;
   reason?: string;
   message?: string;
   lastProbeTime?: string | null;
@@ -97,7 +101,8 @@ export interface ContainerStatus {
 }
 
 export interface PodStatus {
-  phase?: 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown' | string;
+  /** Pending, Running, Succeeded, Failed or Unknown. */
+  phase?: string;
   conditions?: PodCondition[];
   hostIP?: string;
   hostIPs?: { ip: string }[];
@@ -124,6 +129,7 @@ export interface ObjectMeta {
   creationTimestamp?: string;
   finalizers?: string[];
   ownerReferences?: { apiVersion: string; kind: string; name: string; uid: string; controller?: boolean }[];
+  [k: string]: unknown;
 }
 
 export interface Pod {

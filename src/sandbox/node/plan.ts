@@ -195,16 +195,25 @@ function regularsStarted(input: PlanInput): boolean {
   return input.pod.spec.containers.some((c) => (input.runtime.containers[c.name]?.created ?? 0) > 0);
 }
 
-/** The next step for a pod bound to this node. */
-export function nextStep(input: PlanInput): Step {
+function claimsOf(pod: Pod): string[] {
+  return (pod.spec.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim ? [v.persistentVolumeClaim.claimName] : []));
+}
+
+/** Steps of the pod-level lifecycle that come before any container: deletion, volumes, sandbox. */
+function podLevelStep(input: PlanInput): Step | undefined {
   const { pod, runtime: rt } = input;
   if (pod.metadata.deletionTimestamp) return { kind: 'terminate' };
   if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return { kind: 'wait' };
-  if (rt.volumesReadyAt === undefined) {
-    const claims = (pod.spec.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim ? [v.persistentVolumeClaim.claimName] : []));
-    return { kind: 'mountVolumes', claims };
-  }
+  if (rt.volumesReadyAt === undefined) return { kind: 'mountVolumes', claims: claimsOf(pod) };
   if (!rt.sandbox) return { kind: 'createSandbox' };
+  return undefined;
+}
+
+/** The next step for a pod bound to this node. */
+export function nextStep(input: PlanInput): Step {
+  const { pod, runtime: rt } = input;
+  const podStep = podLevelStep(input);
+  if (podStep) return podStep;
   const init = planInitContainers(input);
   if (init.step) return init.step;
   if (!init.initialized) return wait(init.wakeAt);

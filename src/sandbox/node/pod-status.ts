@@ -86,10 +86,20 @@ export function hasAnyRegularContainerStarted(regular: ContainerStatus[]): boole
   return regular.some((s) => s.state.running !== undefined || s.state.terminated !== undefined || s.lastState.terminated !== undefined);
 }
 
+function isTerminalPhase(phase: string | undefined): phase is 'Succeeded' | 'Failed' {
+  return phase === 'Succeeded' || phase === 'Failed';
+}
+
+/** The phase once every container has stopped (upstream: all regular containers terminated). */
+function stoppedPhase(policy: string, n: PhaseCounts, terminal: boolean): string {
+  if (!terminal && (policy === 'Always' || (policy === 'OnFailure' && n.stopped !== n.succeeded))) return 'Running';
+  return n.stopped === n.succeeded ? 'Succeeded' : 'Failed';
+}
+
 /** Upstream getPhase; `terminal` is a pod whose containers were stopped for deletion (podIsTerminal). */
 export function getPhase(pod: Pod, init: ContainerStatus[], regular: ContainerStatus[], terminal: boolean): string {
   // Pods never leave a terminal phase.
-  if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return pod.status.phase;
+  if (isTerminalPhase(pod.status?.phase)) return pod.status.phase;
   const n: PhaseCounts = { pendingInit: 0, failedInit: 0, running: 0, waiting: 0, stopped: 0, succeeded: 0 };
   countInit(pod, init, n);
   countRegular(regular, n);
@@ -97,9 +107,7 @@ export function getPhase(pod: Pod, init: ContainerStatus[], regular: ContainerSt
   if (n.failedInit > 0 && policy === 'Never') return 'Failed';
   if ((n.pendingInit > 0 && !hasAnyRegularContainerStarted(regular)) || n.waiting > 0) return 'Pending';
   if (n.running > 0) return 'Running';
-  if (n.stopped === 0) return 'Pending';
-  if (!terminal && (policy === 'Always' || (policy === 'OnFailure' && n.stopped !== n.succeeded))) return 'Running';
-  return n.stopped === n.succeeded ? 'Succeeded' : 'Failed';
+  return n.stopped === 0 ? 'Pending' : stoppedPhase(policy, n, terminal);
 }
 
 function initializedCondition(pod: Pod, init: ContainerStatus[], regular: ContainerStatus[], phase: string): Cond {

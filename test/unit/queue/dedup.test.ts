@@ -9,7 +9,6 @@ import { waitFor } from '../../../src/common/abort.ts';
 import { dedupId, RECONCILE_QUEUE, type ObjectKey } from '../../../src/queue/names.ts';
 import { enqueue, type EnqueueResult } from '../../../src/queue/enqueue.ts';
 import { reconcileWorkerOptions } from '../../../src/queue/queues.ts';
-import { backoffStrategy } from '../../../src/queue/retry.ts';
 import { gate, sleepMs, useRedis } from './support.ts';
 
 const redis = useRedis();
@@ -145,11 +144,11 @@ describe('reconcile queue deduplication (keepLastIfActive)', () => {
     const attempts: number[] = [];
     redis.worker(
       RECONCILE_QUEUE,
-      async (job) => {
+      (job) => {
         attempts.push(job.attemptsMade);
-        if (attempts.length === 1) throw new Error('transient');
+        return attempts.length === 1 ? Promise.reject(new Error('transient')) : Promise.resolve();
       },
-      { ...reconcileWorkerOptions(redis.connection(true), cfg), settings: { backoffStrategy: backoffStrategy(cfg.backoff) } },
+      reconcileWorkerOptions(redis.connection(true), cfg),
     );
 
     await enqueue(queue, key);

@@ -1,6 +1,10 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../../../src/sandbox/ports.ts';
 import { dueSoonBacklog } from '../../../src/queue/backlog.ts';
+import { parseQueueConfig } from '../../../src/queue/config-schema.ts';
+import { redisConnection } from '../../../src/queue/connection.ts';
+import { createReconcileQueue } from '../../../src/queue/queues.ts';
 import { enqueue } from '../../../src/queue/enqueue.ts';
 import { applyQueueKnobs } from '../../../src/queue/knobs.ts';
 import { registerQueueMetrics } from '../../../src/queue/metrics.ts';
@@ -35,6 +39,26 @@ describe('queue metrics', () => {
     // A scrape reads live counts: no polling in between.
     await enqueue(reconcile, app('d'));
     expect(await registry.metrics()).toContain('ebb_queue_jobs{queue="reconcile",state="wait"} 3');
+  });
+
+  it('report a queue as down, promptly, when Redis cannot be reached', async () => {
+    const port = await freePort();
+    const cfg = parseQueueConfig({ EBB_REDIS_URL: `redis://127.0.0.1:${port}` });
+    const connection = redisConnection(cfg.redisUrl, { forWorker: false });
+    const queue = createReconcileQueue(connection, cfg);
+    queue.on('error', () => undefined);
+    try {
+      const registry = new Registry();
+      registerQueueMetrics(registry, [queue], { timeoutMs: 300 });
+      const t0 = Date.now();
+      const text = await registry.metrics();
+      expect(Date.now() - t0).toBeLessThan(2_000);
+      expect(text).toContain('ebb_queue_up{queue="reconcile"} 0');
+      expect(text).not.toContain('ebb_queue_jobs{');
+    } finally {
+      await queue.close().catch(() => undefined);
+      connection.disconnect();
+    }
   });
 
   it('report the due-soon backlog for KEDA, and 0 while the queue is paused', async () => {

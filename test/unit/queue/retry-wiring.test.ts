@@ -25,9 +25,9 @@ describe('retry policy wiring', () => {
     const cfg = redis.config({ EBB_QUEUE_ATTEMPTS: '5', EBB_QUEUE_BACKOFF_BASE: '10ms' });
     const queue = redis.reconcileQueue(cfg);
     let runs = 0;
-    const fail = async (): Promise<void> => {
+    const fail = (): Promise<void> => {
       runs++;
-      throw new KubeError('Forbidden', 403, 'pods is forbidden');
+      return Promise.reject(new KubeError('Forbidden', 403, 'pods is forbidden'));
     };
     redis.worker<ObjectKey>(RECONCILE_QUEUE, wrapped ? withRetryPolicy(fail) : fail, reconcileWorkerOptions(redis.connection(true), cfg));
     await enqueue(queue, key);
@@ -44,9 +44,9 @@ describe('retry policy wiring', () => {
     const starts: number[] = [];
     redis.worker<ObjectKey>(
       RECONCILE_QUEUE,
-      withRetryPolicy(async () => {
+      withRetryPolicy(() => {
         starts.push(performance.now());
-        if (starts.length < 3) throw new KubeError('Conflict', 409, 'the object has been modified');
+        return starts.length < 3 ? Promise.reject(new KubeError('Conflict', 409, 'the object has been modified')) : Promise.resolve();
       }),
       reconcileWorkerOptions(redis.connection(true), cfg),
     );
@@ -62,9 +62,9 @@ describe('retry policy wiring', () => {
     const starts: number[] = [];
     redis.worker<ObjectKey>(
       RECONCILE_QUEUE,
-      withRetryPolicy(async () => {
+      withRetryPolicy(() => {
         starts.push(performance.now());
-        throw new KubeError('ServerError', 500, 'etcdserver: request timed out');
+        return Promise.reject(new KubeError('ServerError', 500, 'etcdserver: request timed out'));
       }),
       // Deterministic upper bound of the jitter (random = 1): delay = min(400, 50 * 2^attempt).
       { ...reconcileWorkerOptions(redis.connection(true), cfg), settings: { backoffStrategy: backoffStrategy({ baseMs: 50, capMs: 400, random: () => 1 }) } },
