@@ -54,7 +54,7 @@ function codeFor(status: number, reason: string | undefined): KubeErrorCode {
 
 /** Builds a KubeError from an HTTP status and the (optional) metav1.Status body. */
 export function kubeErrorFromStatus(status: number, body: unknown, what: string): KubeError {
-  const parsed: StatusBody = typeof body === 'object' && body !== null ? (body as StatusBody) : {};
+  const parsed: StatusBody = typeof body === 'object' && body !== null ? body : {};
   const message = typeof parsed.message === 'string' ? parsed.message : `HTTP ${status}`;
   return new KubeError(codeFor(status, parsed.reason), status, `${what}: ${message}`, parsed.reason);
 }

@@ -55,7 +55,7 @@ export class KubeRest {
     if (!this.auth || now - this.auth.at > AUTH_REFRESH_MS) {
       const ctx = new RequestContext(url, HttpMethod.GET);
       await this.kc.applySecurityAuthentication(ctx);
-      const dispatcher = this.auth?.dispatcher ?? (ctx.getDispatcher() as Dispatcher | undefined);
+      const dispatcher: Dispatcher | undefined = this.auth?.dispatcher ?? ctx.getDispatcher();
       this.auth = { headers: ctx.getHeaders(), dispatcher, at: now };
     }
     return this.auth;

@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { fetch } from 'undici';
 import { AbortedError, backoffMs, sleep } from '../common/abort.ts';
 import type { Logger } from '../common/log.ts';
@@ -115,13 +116,7 @@ interface RawEvent {
   object: KubeObjectMeta & { code?: number; reason?: string; message?: string };
 }
 
-async function watchOnce<T extends KubeObjectMeta>(
-  opts: ListWatchOptions,
-  startRv: string,
-  h: ListWatchHandlers<T>,
-  onHealthy: () => void,
-): Promise<WatchOutcome> {
-  const timeoutSeconds = opts.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 120);
+function watchUrl(opts: ListWatchOptions, startRv: string, timeoutSeconds: number): { path: string; url: string } {
   const path = resourcePath({ ...opts.ref, name: undefined });
   const url = opts.rest.url(path, {
     watch: 1,
@@ -131,6 +126,57 @@ async function watchOnce<T extends KubeObjectMeta>(
     labelSelector: opts.labelSelector,
     fieldSelector: opts.fieldSelector,
   });
+  return { path, url };
+}
+
+/** Opens the watch stream; a non-200 answer becomes a typed KubeError (410 included). */
+async function openWatch(opts: ListWatchOptions, path: string, url: string, signal: AbortSignal): Promise<WebReadableStream<Uint8Array>> {
+  const { headers, dispatcher } = await opts.rest.authFor(url);
+  let res;
+  try {
+    res = await fetch(url, { headers: { ...headers, accept: 'application/json' }, dispatcher, signal });
+  } catch (err) {
+    throw opts.signal.aborted ? err : unavailable(`WATCH ${path}`, err);
+  }
+  if (res.status !== 200 || !res.body) {
+    const text = await res.text();
+    throw kubeErrorFromStatus(res.status, safeJson(text), `WATCH ${path}`);
+  }
+  return res.body as WebReadableStream<Uint8Array>;
+}
+
+/** Reads events until the stream ends; returns the last resourceVersion seen, or 'gone' on a 410 event. */
+async function consume<T extends KubeObjectMeta>(
+  body: WebReadableStream<Uint8Array>,
+  path: string,
+  state: { rv: string },
+  h: ListWatchHandlers<T>,
+  onLine: () => void,
+): Promise<WatchOutcome> {
+  const lines = createInterface({ input: Readable.fromWeb(body), crlfDelay: Infinity });
+  for await (const line of lines) {
+    onLine();
+    if (line.length === 0) continue;
+    const ev = JSON.parse(line) as RawEvent;
+    if (ev.type === 'ERROR') {
+      if (ev.object.code === 410) return { kind: 'gone' };
+      throw kubeErrorFromStatus(ev.object.code ?? 500, ev.object, `WATCH ${path}`);
+    }
+    state.rv = ev.object.metadata?.resourceVersion ?? state.rv;
+    if (ev.type === 'BOOKMARK') continue;
+    await runHandler(() => h.onEvent({ type: ev.type as WatchEventType, object: ev.object as T }));
+  }
+  return { kind: 'ended', rv: state.rv };
+}
+
+async function watchOnce<T extends KubeObjectMeta>(
+  opts: ListWatchOptions,
+  startRv: string,
+  h: ListWatchHandlers<T>,
+  onHealthy: () => void,
+): Promise<WatchOutcome> {
+  const timeoutSeconds = opts.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 120);
+  const { path, url } = watchUrl(opts, startRv, timeoutSeconds);
   const conn = new AbortController();
   const onAbort = (): void => conn.abort();
   opts.signal.addEventListener('abort', onAbort, { once: true });
@@ -140,40 +186,17 @@ async function watchOnce<T extends KubeObjectMeta>(
     clearTimeout(silent);
     silent = setTimeout(() => conn.abort(), watchdogMs);
   };
-  let rv = startRv;
+  const state = { rv: startRv };
   try {
-    const { headers, dispatcher } = await opts.rest.authFor(url);
     arm();
-    let res;
-    try {
-      res = await fetch(url, { headers: { ...headers, accept: 'application/json' }, dispatcher, signal: conn.signal });
-    } catch (err) {
-      throw opts.signal.aborted ? err : unavailable(`WATCH ${path}`, err);
-    }
-    if (res.status !== 200 || !res.body) {
-      const text = await res.text();
-      throw kubeErrorFromStatus(res.status, safeJson(text), `WATCH ${path}`);
-    }
+    const body = await openWatch(opts, path, url, conn.signal);
     onHealthy();
-    const lines = createInterface({ input: Readable.fromWeb(res.body), crlfDelay: Infinity });
-    for await (const line of lines) {
-      arm();
-      if (line.length === 0) continue;
-      const ev = JSON.parse(line) as RawEvent;
-      if (ev.type === 'ERROR') {
-        if (ev.object.code === 410) return { kind: 'gone' };
-        throw kubeErrorFromStatus(ev.object.code ?? 500, ev.object, `WATCH ${path}`);
-      }
-      rv = ev.object.metadata?.resourceVersion ?? rv;
-      if (ev.type === 'BOOKMARK') continue;
-      await runHandler(() => h.onEvent({ type: ev.type as WatchEventType, object: ev.object as T }));
-    }
-    return { kind: 'ended', rv };
+    return await consume(body, path, state, h, arm);
   } catch (err) {
     // A watchdog reset (our own abort, not the caller's) resumes from the last resourceVersion.
-    if (conn.signal.aborted && !opts.signal.aborted) {
+    if (conn.signal.aborted && !opts.signal.aborted && !(err instanceof HandlerError)) {
       opts.log?.info({ resource: opts.ref.resource }, 'watch silent too long; reconnecting');
-      return { kind: 'ended', rv };
+      return { kind: 'ended', rv: state.rv };
     }
     throw err;
   } finally {

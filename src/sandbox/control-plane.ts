@@ -71,7 +71,7 @@ async function startEtcd(opts: ControlPlaneOptions): Promise<{ child: Child; url
   return { child, url };
 }
 
-async function apiserverArgs(opts: ControlPlaneOptions, pki: Pki, etcdUrl: string, port: number): Promise<string[]> {
+function apiserverArgs(opts: ControlPlaneOptions, pki: Pki, etcdUrl: string, port: number): string[] {
   return [
     `--etcd-servers=${etcdUrl}`,
     `--etcd-prefix=/ebb-${randomBytes(4).toString('hex')}`,
@@ -130,7 +130,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     const port = await freePort();
     const server = `https://127.0.0.1:${port}`;
     const apiBinary = await requireBinary(opts.binDir, 'kube-apiserver');
-    const apiArgs = await apiserverArgs(opts, pki, etcd.url, port);
+    const apiArgs = apiserverArgs(opts, pki, etcd.url, port);
     const apiLog = join(opts.dir, 'logs', 'kube-apiserver.log');
     children.push(startChild('kube-apiserver', apiBinary, apiArgs, apiLog));
     for (const c of children) logExit(c, opts.log);

@@ -58,16 +58,16 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       startControlPlane({ dir, binDir: opts.binDir ?? DEFAULT_BIN_DIR, log: opts.log, signal, extraControllers: opts.extraControllers }),
       startRedis({ dir: join(dir, 'redis'), signal, log: opts.log }),
     ]);
-    stops.push(controlPlane.stop, redis.stop);
+    stops.push(() => controlPlane.stop(), () => redis.stop());
     opts.log.info({ ms: Date.now() - t0, server: controlPlane.server }, 'control plane ready');
     const rest = controlPlane.rest;
     await installCrds(rest, CRD_DIR, signal);
     const provisioner = await startProvisioner({ rest, dir, log: opts.log, signal });
-    stops.push(provisioner.stop);
+    stops.push(() => provisioner.stop());
     const registry = new SimRegistry();
     const names = nodeNames(opts.nodes);
     const sim = await startSimNodes({ rest, names, dir, registry, timings: opts.timings, log: opts.log, signal });
-    stops.push(sim.stop);
+    stops.push(() => sim.stop());
     const env = `KUBECONFIG=${controlPlane.kubeconfig}\nEBB_REDIS_URL=${redis.url}\n`;
     await writeFile(join(dir, 'env'), env);
     opts.log.info({ ms: Date.now() - t0, nodes: names.length }, 'sandbox ready');

@@ -69,7 +69,7 @@ function readBoard(env: Env, httpAddress: string, problems: string[]): Pick<Watc
   const E = WATCHER_ENV;
   if (!readBool(env, E.board, true, problems)) return { board: undefined, boardNote: undefined };
   const basePath = env[E.boardPath] ?? '/board';
-  if (!/^\/[A-Za-z0-9._~\/-]*[A-Za-z0-9._~-]$/.test(basePath)) problems.push(`${E.boardPath}: must be a URL path like /board (got "${basePath}")`);
+  if (!/^\/[A-Za-z0-9._~/-]*[A-Za-z0-9._~-]$/.test(basePath)) problems.push(`${E.boardPath}: must be a URL path like /board (got "${basePath}")`);
   const auth = boardAuth(env, problems);
   if (auth.kind === 'none' && !LOOPBACK.test(httpAddress)) {
     return { board: undefined, boardNote: `Bull Board is off: set ${E.boardToken} (or ${E.boardUser}/${E.boardPassword}) to serve it on ${httpAddress}` };

@@ -52,7 +52,7 @@ export interface SourceSpec {
   ref: ResourceRef;
   labelSelector?: string;
   /** Maps an object to the key it concerns. */
-  keyOf(obj: ObjectMeta): ObjectKey | undefined;
+  keyOf: (obj: ObjectMeta) => ObjectKey | undefined;
   /** Whether the objects themselves are tracked for resync (Apps, ImageLists) or only mapped (Pods). */
   tracked: boolean;
 }

@@ -41,12 +41,23 @@ export class SimRegistry {
     const key = formatImageReference(parsed.ref);
     const failure = this.failing.get(key);
     if (failure) throw new PullError('ErrImagePull', failure);
+    if (isUnresolvableHost(parsed.ref.domain)) {
+      throw new PullError('ErrImagePull', `failed to do request: dial tcp: lookup ${parsed.ref.domain.replace(/:\d+$/, '')}: no such host`);
+    }
     const content = parsed.ref.digest ?? this.aliases.get(key) ?? key;
     const manifestDigest = parsed.ref.digest ?? `sha256:${sha256(`manifest:${content}`)}`;
     const configDigest = `sha256:${sha256(`config:${manifestDigest}`)}`;
     const size = 1_000_000 + (parseInt(manifestDigest.slice(7, 13), 16) % 50_000_000);
     return { ref: parsed.ref, manifestDigest, configDigest, size };
   }
+}
+
+/**
+ * Registry hosts in the reserved `.invalid` TLD (RFC 2606) never resolve, as on a real network: every pull from
+ * them fails. Tests in another process than the sandbox use this to provoke ErrImagePull without a fault hook.
+ */
+export function isUnresolvableHost(domain: string): boolean {
+  return /\.invalid(:\d+)?$/.test(domain);
 }
 
 export class PullError extends Error {

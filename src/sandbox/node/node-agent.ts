@@ -41,7 +41,7 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
   const readySince = now();
   let node = await register(opts);
   node = await postStatus(opts, buildNodeStatus(id, opts.store.list(), now(), readySince), signal);
-  await clearNotReadyTaint(rest, id.name, node, signal);
+  node = await clearNotReadyTaint(rest, id.name, node, signal);
   await renewLease(rest, { name: id.name, uid: node.metadata.uid }, now(), signal);
   let lastFingerprint = statusFingerprint(buildNodeStatus(id, opts.store.list(), now(), readySince));
   let lastReport = now();
@@ -65,10 +65,10 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
           lastFingerprint = fingerprint;
           lastReport = now();
         }
-        await clearNotReadyTaint(rest, id.name, node, signal);
+        node = await clearNotReadyTaint(rest, id.name, node, signal);
       } catch (err) {
         if (signal.aborted) break;
-        opts.log.warn({ node: id.name, error: err instanceof Error ? err.message : String(err) }, 'node heartbeat failed; retrying');
+        opts.log.warn({ error: err instanceof Error ? err.message : String(err) }, 'node heartbeat failed; retrying');
       }
     }
   };
@@ -89,11 +89,20 @@ function postStatus(opts: NodeAgentOptions, status: Record<string, unknown>, sig
   return opts.rest.patch<NodeObject>(core('nodes', undefined, opts.id.name, 'status'), { status }, PatchType.strategic, {}, signal);
 }
 
-/** Removes `node.kubernetes.io/not-ready` taints (strategic merge delete by taint key), as the node lifecycle controller would. */
-async function clearNotReadyTaint(rest: KubeRest, name: string, node: NodeObject, signal: AbortSignal): Promise<void> {
-  if (!node.spec?.taints?.some((t) => t.key === NOT_READY_TAINT)) return;
-  const patch = { spec: { taints: [{ key: NOT_READY_TAINT, $patch: 'delete' }] } };
-  await rest.patch(core('nodes', undefined, name), patch, PatchType.strategic, {}, signal);
+/**
+ * Removes `node.kubernetes.io/not-ready` taints, as the node lifecycle controller would. Taints are an atomic
+ * list, so this is a JSON patch guarded by a test of the list it read: a concurrent change makes it fail and
+ * the next heartbeat retries with the fresh node.
+ */
+async function clearNotReadyTaint(rest: KubeRest, name: string, node: NodeObject, signal: AbortSignal): Promise<NodeObject> {
+  const taints = node.spec?.taints ?? [];
+  if (!taints.some((t) => t.key === NOT_READY_TAINT)) return node;
+  const kept = taints.filter((t) => t.key !== NOT_READY_TAINT);
+  const patch = [
+    { op: 'test', path: '/spec/taints', value: taints },
+    kept.length > 0 ? { op: 'replace', path: '/spec/taints', value: kept } : { op: 'remove', path: '/spec/taints' },
+  ];
+  return rest.patch<NodeObject>(core('nodes', undefined, name), patch, PatchType.json, {}, signal);
 }
 
 async function renewLease(rest: KubeRest, node: { name: string; uid: string }, now: number, signal: AbortSignal): Promise<void> {

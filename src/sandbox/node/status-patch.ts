@@ -17,9 +17,11 @@ export function statusPatch(uid: string, desired: KubeletPodStatus, observed: Po
   const removed = TRANSIENT_CONDITIONS.filter(
     (t) => observed?.conditions?.some((c) => c.type === t) === true && !desired.conditions.some((c) => c.type === t),
   ).map((type) => ({ type, $patch: 'delete' }));
+  // Conditions merge by type: a reason or message the new condition lacks must be cleared explicitly.
+  const conditions = desired.conditions.map((c) => ({ ...c, reason: c.reason ?? null, message: c.message ?? null }));
   return {
     metadata: { uid },
-    status: { ...desired, conditions: [...desired.conditions, ...removed] },
+    status: { ...desired, conditions: [...conditions, ...removed] },
   };
 }
 
