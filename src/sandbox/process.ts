@@ -17,7 +17,7 @@ export function startChild(name: string, command: string, args: string[], logFil
   // Both streams share the file, so neither may end it; it is closed after the process exits.
   proc.stdout?.pipe(out, { end: false });
   proc.stderr?.pipe(out, { end: false });
-  if (proc.pid === undefined) throw new Error(`${name}: failed to start ${command}`);
+  if (proc.pid === undefined) throw new Error(`${name}: cannot run ${command} (is it installed?)`);
   const exited = new Promise<string>((resolve) => {
     proc.once('exit', (code, signal) => resolve(signal ?? `exit code ${code ?? '?'}`));
     proc.once('error', (err) => resolve(`spawn error: ${err.message}`));

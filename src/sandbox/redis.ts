@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { startChild, type Child } from './process.ts';
 import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -42,7 +42,6 @@ export async function startRedis(opts: StartRedisOptions): Promise<RedisServer> 
     const port = opts.port ?? (await freePort());
     const dir = await mkdtemp(join(parent, 'redis-'));
     const child = spawnRedis(port, dir);
-    if (child.pid < 0) throw new Error(await child.exited);
     try {
       await waitUntilReady(child, port, opts);
       opts.log?.info({ port, pid: child.pid, dir }, 'redis started');
@@ -58,16 +57,9 @@ export async function startRedis(opts: StartRedisOptions): Promise<RedisServer> 
   throw lastError ?? new Error('redis-server did not start');
 }
 
-interface RedisChild {
-  pid: number;
-  logFile: string;
-  /** Resolves with how the process ended. */
-  exited: Promise<string>;
-  stop(timeoutMs: number): Promise<void>;
-}
+type RedisChild = Child;
 
 function spawnRedis(port: number, dir: string): RedisChild {
-  const logFile = join(dir, 'redis.log');
   const args = [
     '--port', String(port),
     '--bind', '127.0.0.1',
@@ -76,32 +68,9 @@ function spawnRedis(port: number, dir: string): RedisChild {
     '--appendonly', 'no',
     '--maxmemory-policy', 'noeviction',
     '--daemonize', 'no',
-    '--logfile', logFile,
   ];
-  // Redis writes to --logfile; nothing is piped, so no stream can keep stop() waiting.
-  const proc = spawn('redis-server', args, { stdio: 'ignore' });
-  const exited = new Promise<string>((resolveExit) => {
-    proc.once('exit', (code, signal) => resolveExit(signal ?? `exit code ${code ?? '?'}`));
-    proc.once('error', (err) => resolveExit(`cannot run redis-server (is the redis-server package installed?): ${err.message}`));
-  });
-  // If this process dies without calling stop(), do not leave the server behind.
-  const killOnExit = (): void => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
-  void exited.then(() => process.removeListener('exit', killOnExit));
-  let stopping: Promise<void> | undefined;
-  const stop = (timeoutMs: number): Promise<void> => {
-    stopping ??= (async () => {
-      if (proc.pid === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
-      proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
-      await exited;
-      clearTimeout(timer);
-    })();
-    return stopping;
-  };
-  return { pid: proc.pid ?? -1, logFile, exited, stop };
+  // startChild stops it by PID, and its reaper stops it if this process dies first.
+  return startChild('redis-server', 'redis-server', args, join(dir, 'redis.log'));
 }
 
 async function waitUntilReady(child: RedisChild, port: number, opts: StartRedisOptions): Promise<void> {

@@ -10,7 +10,7 @@ import type { Container, Pod } from './k8s.ts';
 import type { NodeContext } from './node-context.ts';
 import type { PodEvent } from './pod-api.ts';
 import type { RestartCause, Step } from './plan.ts';
-import { effectivePullPolicy, imageMatches, shouldPullImage, type ContainerKind } from './policy.ts';
+import { crashes, effectivePullPolicy, goDuration, imageMatches, shouldPullImage, type ContainerKind } from './policy.ts';
 import { withContainerExited, withContainerStarted, withPullFailed, withPullSucceeded, type PodRuntime } from './runtime.ts';
 import { scaled } from './timings.ts';
 
@@ -72,9 +72,9 @@ async function ensureImage(pod: Pod, rt: PodRuntime, step: StartStep, ctx: NodeC
       if (imageMatches(c.image, ctx.faults().failPullImages)) throw new PullError('ErrImagePull', 'simulated node fault: pull failed');
       const t1 = ctx.now();
       const img = await ctx.store.pull(c.image, signal);
-      const took = ((ctx.now() - t1) / 1000).toFixed(3);
-      const total = ((ctx.now() - t1 + waited) / 1000).toFixed(3);
-      event({ type: 'Normal', reason: 'Pulled', message: `Successfully pulled image "${c.image}" in ${took}s (${total}s including waiting). Image size: ${img.size} bytes.` });
+      const took = goDuration(ctx.now() - t1);
+      const total = goDuration(ctx.now() - t1 + waited);
+      event({ type: 'Normal', reason: 'Pulled', message: `Successfully pulled image "${c.image}" in ${took} (${total} including waiting). Image size: ${img.size} bytes.` });
       return img;
     });
     return { ok: true, image };
@@ -105,7 +105,7 @@ export async function startContainer(pod: Pod, rt0: PodRuntime, step: StartStep,
   await ctx.delay(scaled(timings.startMs, faults), signal);
   ctx.events.record(pod, { type: 'Normal', reason: 'Created', message: `Created container: ${c.name}`, fieldPath: path });
   ctx.events.record(pod, { type: 'Normal', reason: 'Started', message: `Started container ${c.name}`, fieldPath: path });
-  const crash = imageMatches(c.image, faults.crashImages) ? { afterMs: faults.crashAfterMs, exitCode: faults.crashExitCode } : undefined;
+  const crash = crashes(c.image, faults) ? { afterMs: faults.crashAfterMs, exitCode: faults.crashExitCode } : undefined;
   const initExit = step.containerKind === 'init' ? { afterMs: scaled(timings.initRunMs, faults), exitCode: 0 } : undefined;
   const exit = crash ?? initExit;
   const probeMs = scaled(timings.readyMs, faults);

@@ -67,8 +67,15 @@ export function restPodApi(rest: KubeRest): PodApi {
   };
 }
 
-/** Events are aggregated like the kubelet's recorder would: a repeat within this window is dropped. */
+/**
+ * Repeats of a Warning or BackOff event (pull failures and back-offs recur every few hundred ms with fast
+ * timings) within this window are dropped, where the kubelet's event correlator would bump a count instead.
+ */
 const DEDUPE_MS = 10_000;
+
+function isRepetitive(e: PodEvent): boolean {
+  return e.type === 'Warning' || e.reason === 'BackOff';
+}
 
 /** Records kubelet Events (source component `kubelet`, host = node); failures are logged, never thrown. */
 export function restEventSink(rest: KubeRest, node: string, log: Logger, now: () => number = Date.now): EventSink {
@@ -77,10 +84,12 @@ export function restEventSink(rest: KubeRest, node: string, log: Logger, now: ()
     record(pod, e) {
       const t = now();
       const key = `${pod.metadata.uid}|${e.fieldPath ?? ''}|${e.reason}|${e.message}`;
-      const last = recent.get(key);
-      if (last !== undefined && t - last < DEDUPE_MS) return;
-      recent.set(key, t);
-      if (recent.size > 5_000) for (const [k, at] of recent) if (t - at >= DEDUPE_MS) recent.delete(k);
+      if (isRepetitive(e)) {
+        const last = recent.get(key);
+        if (last !== undefined && t - last < DEDUPE_MS) return;
+        recent.set(key, t);
+        if (recent.size > 5_000) for (const [k, at] of recent) if (t - at >= DEDUPE_MS) recent.delete(k);
+      }
       const ns = pod.metadata.namespace ?? 'default';
       const body = {
         apiVersion: 'v1',

@@ -21,6 +21,7 @@ import {
   withVolumesReady,
   type PodRuntime,
 } from './runtime.ts';
+import { backOffEvents } from './status-events.ts';
 import { coreProjection, statusPatch } from './status-patch.ts';
 import { scaled } from './timings.ts';
 
@@ -148,6 +149,7 @@ export class PodWorker {
       if (!drifted) return;
     }
     const rv = await this.ctx.api.patchStatus(this.pod, statusPatch(this.uid, desired, this.pod.status), this.life.signal);
+    for (const e of backOffEvents(this.pod, this.lastWritten, desired)) this.ctx.events.record(this.pod, e);
     this.lastKey = key;
     this.lastWritten = desired;
     this.writtenRv = rv;
@@ -174,7 +176,13 @@ export class PodWorker {
         this.rt = await startContainer(this.pod, this.rt, step, this.ctx, signal);
         return;
       case 'containerExited':
-        return this.containerExited(step.container, step.exitCode);
+        this.rt = withContainerExited(this.rt, step.container, {
+          exitCode: step.exitCode,
+          reason: step.exitCode === 0 ? 'Completed' : 'Error',
+          now: this.ctx.now(),
+          crashed: step.exitCode !== 0,
+        });
+        return;
       case 'allocateResize':
         this.rt = withResizeAllocated(this.rt, step.container, step.resources);
         return;
@@ -188,15 +196,6 @@ export class PodWorker {
     }
   }
 
-  private containerExited(name: string, exitCode: number): void {
-    this.rt = withContainerExited(this.rt, name, { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', now: this.ctx.now(), crashed: exitCode !== 0 });
-    if (exitCode !== 0 && this.pod.spec.restartPolicy !== 'Never') {
-      const init = this.pod.spec.initContainers?.some((c) => c.name === name) === true;
-      const fieldPath = init ? `spec.initContainers{${name}}` : `spec.containers{${name}}`;
-      const message = `Back-off restarting failed container ${name} in pod ${this.pod.metadata.name}_${this.pod.metadata.namespace ?? ''}(${this.uid})`;
-      this.ctx.events.record(this.pod, { type: 'Warning', reason: 'BackOff', message, fieldPath });
-    }
-  }
 
   private async waitForClaims(claims: string[], signal: AbortSignal): Promise<void> {
     const ns = this.pod.metadata.namespace ?? '';

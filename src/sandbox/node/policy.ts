@@ -82,6 +82,17 @@ export function goDuration(ms: number): string {
   return `${hours}h${minutes - hours * 60}m${seconds}s`;
 }
 
+/** Whether containers of this image crash on this node (fault list or pattern). */
+export function crashes(image: string, faults: { crashImages: readonly string[]; crashImagePattern: string }): boolean {
+  if (imageMatches(image, faults.crashImages)) return true;
+  if (faults.crashImagePattern === '') return false;
+  try {
+    return new RegExp(faults.crashImagePattern).test(image);
+  } catch {
+    return false;
+  }
+}
+
 /** The spec image as the fault lists and the store compare it (`nginx` → `docker.io/library/nginx:latest`). */
 export function imageMatches(image: string, list: readonly string[]): boolean {
   if (list.length === 0) return false;

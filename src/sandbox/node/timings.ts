@@ -47,6 +47,12 @@ export interface KubeletTimings {
 export interface KubeletFaults {
   /** Containers of these images exit `crashExitCode` `crashAfterMs` after every start (a crash loop). */
   crashImages: string[];
+  /**
+   * Images matching this regular expression crash too. The default matches repositories whose last path
+   * component starts with `crashloop` (`example.com/crashloop-app:v2`), so tests that run in another process
+   * than the sandbox can ask for a crashing image by name. Empty: no pattern.
+   */
+  crashImagePattern: string;
   crashAfterMs: number;
   crashExitCode: number;
   /** Kubelet pulls of these images fail on this node (in addition to `SimRegistry.failPulls`, which fails everywhere). */
@@ -98,6 +104,7 @@ export const realisticProfile: Readonly<KubeletTimings> = Object.freeze({
 
 export const defaultFaults: Readonly<KubeletFaults> = Object.freeze({
   crashImages: [],
+  crashImagePattern: '(^|/)crashloop[^/:@]*([:@]|$)',
   crashAfterMs: 200,
   crashExitCode: 1,
   failPullImages: [],
