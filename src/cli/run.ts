@@ -55,6 +55,7 @@ export async function runCommand(args: string[]): Promise<number> {
     env['KUBECONFIG'] = sandbox.kubeconfig;
     env['EBB_REDIS_URL'] = sandbox.redisUrl;
     env['EBB_HTTP_ADDRESS'] ??= '127.0.0.1';
+    env['EBB_SCALER_PORT'] ??= '0';
   }
   const watcher = await startWatcher(parseWatcherConfig(env), log.child({ process: 'watcher' }));
   const worker = await startWorker(parseWorkerConfig({ ...env, EBB_HTTP_PORT: '0' }), log.child({ process: 'worker' }), reconcilers());

@@ -12,6 +12,8 @@ export interface WatcherConfig {
   readonly kubeconfig: string | undefined;
   readonly httpAddress: string;
   readonly httpPort: number;
+  /** Port of the KEDA external scaler (gRPC); undefined when switched off. */
+  readonly scalerPort: number | undefined;
   /** A watch that delivers nothing (bookmarks included) for this long is re-opened. */
   readonly watchdogMs: number;
   readonly logLevel: string;
@@ -29,6 +31,7 @@ export const WATCHER_ENV = {
   httpPort: 'EBB_HTTP_PORT',
   watchdog: 'EBB_WATCHDOG',
   logLevel: 'EBB_LOG_LEVEL',
+  scalerPort: 'EBB_SCALER_PORT',
   board: 'EBB_BOARD',
   boardPath: 'EBB_BOARD_PATH',
   boardReadOnly: 'EBB_BOARD_READ_ONLY',
@@ -95,6 +98,7 @@ export function parseWatcherConfig(env: Env): WatcherConfig {
   if (watchdogMs === undefined || watchdogMs < 1000) problems.push(`${WATCHER_ENV.watchdog}: must be a duration of at least 1s, like 3m (got "${watchdogText}")`);
   const logLevel = readLogLevel(env, WATCHER_ENV.logLevel, problems);
   const httpAddress = env[WATCHER_ENV.httpAddress] ?? '0.0.0.0';
+  const scalerPort = env[WATCHER_ENV.scalerPort] === 'off' ? undefined : readPort(env, WATCHER_ENV.scalerPort, 9090, problems);
   const board = readBoard(env, httpAddress, problems);
   if (problems.length > 0 || !queue) throw new ConfigError(problems);
   return Object.freeze({
@@ -104,6 +108,7 @@ export function parseWatcherConfig(env: Env): WatcherConfig {
     kubeconfig: env['KUBECONFIG'] || undefined,
     httpAddress,
     httpPort,
+    scalerPort,
     watchdogMs: watchdogMs ?? 180_000,
     logLevel,
   });

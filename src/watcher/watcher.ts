@@ -6,6 +6,7 @@ import type { Logger } from '../common/log.ts';
 import { KubeRest, loadKubeConfig } from '../kube/rest.ts';
 import {
   applyQueueKnobs,
+  dueSoonBacklog,
   createReconcileQueue,
   createTimersQueue,
   enqueue,
@@ -21,6 +22,7 @@ import {
 import type { WatcherConfig } from './config.ts';
 import { watcherMetrics, type WatcherMetrics } from './metrics.ts';
 import { boardHandler } from './board.ts';
+import { startScaler, type ScalerServer } from './scaler.ts';
 import type { Queue } from 'bullmq';
 import { parseKeyString } from './keys.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
@@ -29,20 +31,25 @@ import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from '
 export const RESYNC_PRIORITY = 1000;
 const ENQUEUE_CHUNK = 64;
 
+/** Delayed jobs due within this window count as backlog for the KEDA scaler. */
+const SCALER_DUE_WINDOW_MS = 30_000;
+
 export interface RunningWatcher {
   httpPort: number;
+  scalerPort: number | undefined;
   states(): Record<string, SourceState>;
   /** Enqueues every known object now (what the periodic resync does). */
   resync(): Promise<number>;
   stop(): Promise<void>;
 }
 
-function makeSink(queue: ReconcileQueue, metrics: WatcherMetrics, log: Logger): Sink {
+function makeSink(queue: ReconcileQueue, metrics: WatcherMetrics, log: Logger, onWork: () => void): Sink {
   const known = new KnownKeys();
   const one = async (key: ObjectKey, cause: string, priority: number): Promise<void> => {
     try {
       const r = await enqueue(queue, key, { priority });
       metrics.enqueued.inc({ cause, outcome: r.outcome });
+      if (r.outcome !== 'skipped') onWork();
     } catch (err) {
       metrics.enqueued.inc({ cause, outcome: 'error' });
       log.warn({ key: formatKey(key), err: err instanceof Error ? err.message : String(err) }, 'enqueue failed');
@@ -98,7 +105,8 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   const timers = createTimersQueue(producer, cfg.queue);
   const metrics = watcherMetrics();
   registerQueueMetrics(metrics.registry, [queue, timers]);
-  const sink = makeSink(queue, metrics, log);
+  let scaler: ScalerServer | undefined;
+  const sink = makeSink(queue, metrics, log, () => scaler?.notify());
   const states: Record<string, SourceState> = {};
   const specs = sourceSpecs(cfg.namespaces);
   for (const s of specs) states[s.name] = 'starting';
@@ -139,17 +147,23 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
       return redisProblem(producer);
     },
   });
+  if (cfg.scalerPort !== undefined) {
+    const backlog = async (): Promise<number> => (await dueSoonBacklog(queue, SCALER_DUE_WINDOW_MS)).total;
+    scaler = await startScaler({ address: cfg.httpAddress, port: cfg.scalerPort, backlog, log });
+  }
   if (cfg.boardNote) log.warn(cfg.boardNote);
-  log.info({ port: ops.port, board: cfg.board?.basePath, sources: specs.map((s) => s.name), namespaces: cfg.namespaces.length ? cfg.namespaces : 'all' }, 'watcher started');
+  log.info({ port: ops.port, scalerPort: scaler?.port, board: cfg.board?.basePath, sources: specs.map((s) => s.name), namespaces: cfg.namespaces.length ? cfg.namespaces : 'all' }, 'watcher started');
 
   return {
     httpPort: ops.port,
+    scalerPort: scaler?.port,
     states: () => ({ ...states }),
     resync: () => resyncAll(sink, queue, metrics),
     stop: async () => {
       ac.abort();
       await Promise.all([...loops, resyncLoop]);
       await ops.close();
+      await scaler?.close();
       await timersWorker.close();
       await Promise.all([queue.close(), timers.close()]);
       await Promise.all([producer.quit().catch(() => undefined), blocking.quit().catch(() => undefined)]);

@@ -115,6 +115,7 @@ async function startNode(r: RunningNode, index: number, opts: SimNodesOptions, s
       log,
       now: Date.now,
       delay: delayFn,
+      lifetime: signal,
     },
   });
 }

@@ -7,7 +7,7 @@ import { formatImageReference, parseImageReference } from '../../api/image-ref.t
 import { newContainerId } from './addresses.ts';
 import { PullError, type StoredImage } from './image-store.ts';
 import type { Container, Pod } from './k8s.ts';
-import type { NodeContext } from './node-context.ts';
+import { abandonOnAbort, type NodeContext } from './node-context.ts';
 import type { PodEvent } from './pod-api.ts';
 import type { RestartCause, Step } from './plan.ts';
 import { crashes, effectivePullPolicy, goDuration, imageMatches, shouldPullImage, type ContainerKind } from './policy.ts';
@@ -71,7 +71,7 @@ async function ensureImage(pod: Pod, rt: PodRuntime, step: StartStep, ctx: NodeC
       const waited = ctx.now() - t0;
       if (imageMatches(c.image, ctx.faults().failPullImages)) throw new PullError('ErrImagePull', 'simulated node fault: pull failed');
       const t1 = ctx.now();
-      const img = await ctx.store.pull(c.image, signal);
+      const img = await abandonOnAbort(ctx.store.pull(c.image, ctx.lifetime), signal);
       const took = goDuration(ctx.now() - t1);
       const total = goDuration(ctx.now() - t1 + waited);
       event({ type: 'Normal', reason: 'Pulled', message: `Successfully pulled image "${c.image}" in ${took} (${total} including waiting). Image size: ${img.size} bytes.` });

@@ -2,7 +2,7 @@
  * What a pod worker needs from its simulated node: identity, image store, live timings and faults, the
  * apiserver seams, IPs, and the node's resource bookkeeping for resize admission.
  */
-import { sleep } from '../../common/abort.ts';
+import { AbortedError, sleep } from '../../common/abort.ts';
 import type { Logger } from '../../common/log.ts';
 import type { PodIPPool } from './addresses.ts';
 import type { ImageStore } from './image-store.ts';
@@ -27,6 +27,27 @@ export interface NodeContext {
   now(): number;
   /** Sleeps `ms` of simulated delay (0 returns at once); rejects with AbortedError on abort. */
   delay(ms: number, signal: AbortSignal): Promise<void>;
+  /** The node's lifetime: image pulls run under it, so a cancelled pod sync never cancels a pull others share. */
+  lifetime: AbortSignal;
+}
+
+/** Waits for `p`, but rejects with AbortedError as soon as `signal` aborts (`p` itself goes on). */
+export function abandonOnAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new AbortedError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new AbortedError());
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
 }
 
 export function delayFn(ms: number, signal: AbortSignal): Promise<void> {

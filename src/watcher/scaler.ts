@@ -1,0 +1,105 @@
+import path from 'node:path';
+import { Server, ServerCredentials, status, type ServerWritableStream, type ServiceDefinition, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import type { Logger } from '../common/log.ts';
+
+const PROTO_PATH = path.join(import.meta.dirname, 'externalscaler.proto');
+export const METRIC_NAME = 'ebb-reconcile-backlog';
+const DEFAULT_JOBS_PER_WORKER = 50;
+
+interface ScaledObjectRef {
+  name: string;
+  namespace: string;
+  scalerMetadata: Record<string, string>;
+}
+
+/** How much reconcile work is due: KEDA scales workers on it (0 → scale to zero). */
+export type BacklogProbe = () => Promise<number>;
+
+/** `jobsPerWorker` from the ScaledObject's trigger metadata: the HPA target per worker replica. */
+export function jobsPerWorker(meta: Record<string, string> | undefined): number {
+  const n = Number(meta?.['jobsPerWorker']);
+  return Number.isInteger(n) && n > 0 ? n : DEFAULT_JOBS_PER_WORKER;
+}
+
+function loadService(): ServiceDefinition {
+  const pkg = loadSync(PROTO_PATH, { keepCase: true, longs: Number, defaults: true });
+  return pkg['externalscaler.ExternalScaler'] as ServiceDefinition;
+}
+
+export interface ScalerServer {
+  port: number;
+  /** Tells open StreamIsActive streams that work arrived (called on every enqueue). */
+  notify(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The KEDA external-push scaler served by the always-on watcher. The backlog counts waiting, prioritized,
+ * active and soon-due delayed jobs (so retries and timers are not stranded at zero workers) and is 0 while
+ * the queue is paused. StreamIsActive pushes `true` the moment work is enqueued and re-checks every second.
+ */
+export async function startScaler(opts: { address: string; port: number; backlog: BacklogProbe; log: Logger; recheckMs?: number }): Promise<ScalerServer> {
+  const server = new Server();
+  const streams = new Set<() => void>();
+  const unary = <Req, Res>(fn: (req: Req) => Promise<Res>) => (call: ServerUnaryCall<Req, Res>, cb: sendUnaryData<Res>): void => {
+    fn(call.request).then(
+      (res) => cb(null, res),
+      (err: unknown) => cb({ code: status.UNAVAILABLE, details: `backlog unavailable: ${err instanceof Error ? err.message : String(err)}` }),
+    );
+  };
+  server.addService(loadService(), {
+    IsActive: unary(async () => ({ result: (await opts.backlog()) > 0 })),
+    GetMetricSpec: unary((ref: ScaledObjectRef) => {
+      const target = jobsPerWorker(ref.scalerMetadata);
+      return Promise.resolve({ metricSpecs: [{ metricName: METRIC_NAME, targetSize: target, targetSizeFloat: target }] });
+    }),
+    GetMetrics: unary(async () => {
+      const value = await opts.backlog();
+      return { metricValues: [{ metricName: METRIC_NAME, metricValue: value, metricValueFloat: value }] };
+    }),
+    StreamIsActive: (call: ServerWritableStream<ScaledObjectRef, { result: boolean }>) => {
+      let last: boolean | undefined;
+      const check = (): void => {
+        opts.backlog().then(
+          (n) => {
+            const active = n > 0;
+            if (active !== last) call.write({ result: active });
+            last = active;
+          },
+          (err: unknown) => opts.log.debug({ err: String(err) }, 'scaler backlog check failed'),
+        );
+      };
+      const pushActive = (): void => {
+        if (last !== true) call.write({ result: true });
+        last = true;
+      };
+      const timer = setInterval(check, opts.recheckMs ?? 1000);
+      streams.add(pushActive);
+      const end = (): void => {
+        clearInterval(timer);
+        streams.delete(pushActive);
+      };
+      call.on('cancelled', end);
+      call.on('close', end);
+      check();
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${opts.address}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+  });
+  return {
+    port,
+    notify: () => {
+      for (const s of streams) s();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.tryShutdown(() => resolve());
+        setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 2000).unref();
+      }),
+  };
+}

@@ -1,0 +1,78 @@
+import { credentials, loadPackageDefinition, type Client, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../../src/common/log.ts';
+import { dueSoonBacklog } from '../../../src/queue/backlog.ts';
+import { enqueue } from '../../../src/queue/enqueue.ts';
+import { METRIC_NAME, startScaler } from '../../../src/watcher/scaler.ts';
+import { useRedis } from '../queue/support.ts';
+
+type Unary<Req, Res> = (req: Req, cb: (err: ServiceError | null, res: Res) => void) => void;
+interface ScalerClient extends Client {
+  IsActive: Unary<object, { result: boolean }>;
+  GetMetricSpec: Unary<object, { metricSpecs: { metricName: string; targetSize: number }[] }>;
+  GetMetrics: Unary<object, { metricValues: { metricName: string; metricValue: number }[] }>;
+  StreamIsActive(req: object): ClientReadableStream<{ result: boolean }>;
+}
+
+function client(port: number): ScalerClient {
+  const def = loadSync(join(import.meta.dirname, '../../../src/watcher/externalscaler.proto'), { keepCase: true, longs: Number, defaults: true });
+  const pkg = loadPackageDefinition(def) as unknown as { externalscaler: { ExternalScaler: new (addr: string, creds: ReturnType<typeof credentials.createInsecure>) => ScalerClient } };
+  return new pkg.externalscaler.ExternalScaler(`127.0.0.1:${port}`, credentials.createInsecure());
+}
+
+const call = <Res>(fn: Unary<object, Res>, c: ScalerClient, req: object): Promise<Res> =>
+  new Promise((resolve, reject) => fn.call(c, req, (err, res) => (err ? reject(err) : resolve(res))));
+
+describe('KEDA external scaler', () => {
+  const redis = useRedis();
+  const log = createLogger('test', 'silent');
+  const ref = { name: 'ebb-worker', namespace: 'ebb-system', scalerMetadata: { jobsPerWorker: '20' } };
+
+  it('reports the reconcile backlog, the target per worker, and 0 while the queue is paused', async () => {
+    const queue = redis.reconcileQueue(redis.config());
+    const scaler = await startScaler({ address: '127.0.0.1', port: 0, backlog: async () => (await dueSoonBacklog(queue, 30_000)).total, log });
+    const c = client(scaler.port);
+    try {
+      expect(await call(c.IsActive, c, ref)).toEqual({ result: false });
+      const spec = await call(c.GetMetricSpec, c, ref);
+      expect(spec.metricSpecs[0]).toMatchObject({ metricName: METRIC_NAME, targetSize: 20 });
+      for (const name of ['a', 'b', 'c']) await enqueue(queue, { kind: 'App', namespace: 'ns', name });
+      expect(await call(c.IsActive, c, ref)).toEqual({ result: true });
+      expect((await call(c.GetMetrics, c, { scaledObjectRef: ref, metricName: METRIC_NAME })).metricValues[0]).toMatchObject({ metricName: METRIC_NAME, metricValue: 3 });
+      await queue.pause();
+      expect(await call(c.IsActive, c, ref)).toEqual({ result: false });
+    } finally {
+      c.close();
+      await scaler.close();
+    }
+  });
+
+  it('pushes active on StreamIsActive the moment work is announced', async () => {
+    let backlog = 0;
+    // The periodic re-check is far away, so a push can only come from notify().
+    const scaler = await startScaler({ address: '127.0.0.1', port: 0, backlog: () => Promise.resolve(backlog), log, recheckMs: 600_000 });
+    const c = client(scaler.port);
+    const seen: boolean[] = [];
+    const stream = c.StreamIsActive(ref);
+    try {
+      const first = new Promise<void>((resolve) => stream.once('data', () => resolve()));
+      stream.on('data', (m: { result: boolean }) => seen.push(m.result));
+      stream.on('error', () => undefined);
+      await first;
+      expect(seen).toEqual([false]);
+      backlog = 1;
+      const pushed = new Promise<void>((resolve) => stream.once('data', () => resolve()));
+      scaler.notify();
+      await pushed;
+      expect(seen).toEqual([false, true]);
+      scaler.notify();
+      expect(seen).toEqual([false, true]);
+    } finally {
+      stream.cancel();
+      c.close();
+      await scaler.close();
+    }
+  });
+});
