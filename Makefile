@@ -30,8 +30,10 @@ ifneq ($(SYSTEM_NODE_OK),yes)
 	@node --version
 endif
 
-deps: node ## npm ci when package-lock.json is newer than node_modules.
-	@if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm ci --no-audit --no-fund; fi
+# `npm install --no-save` from the lockfile rather than `npm ci`: the registry lacks some other platforms'
+# optional packages (e.g. darwin builds of msgpackr-extract), which npm ci reports as a lockfile mismatch.
+deps: node ## Install npm packages from package-lock.json when it is newer than node_modules.
+	@if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm install --no-save --no-audit --no-fund; fi
 
 debs: ## Debian packages (redis-server, openssl).
 	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

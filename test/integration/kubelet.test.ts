@@ -188,17 +188,18 @@ describe('simulated kubelet', () => {
       { timeoutMs: 30_000, what: 'claim scratch Bound' },
     );
     await rest.delete(core('persistentvolumeclaims', ns, 'scratch'));
-    await waitFor(
-      async () => {
-        try {
-          await rest.get(core('persistentvolumes', undefined, bound));
-          return undefined;
-        } catch (err) {
-          return isKubeError(err, 'NotFound') ? true : undefined;
-        }
-      },
-      { timeoutMs: 30_000, what: `volume ${bound} deleted (needs the pvc/pv-protection controllers)` },
-    );
+    const gone = (ref: ReturnType<typeof core>) => async (): Promise<true | undefined> => {
+      try {
+        await rest.get(ref);
+        return undefined;
+      } catch (err) {
+        return isKubeError(err, 'NotFound') ? true : undefined;
+      }
+    };
+    // The claim carries the kubernetes.io/pvc-protection finalizer: its removal needs kube-controller-manager's
+    // persistentvolumeclaim-protection-controller (and the volume's, persistentvolume-protection-controller).
+    await waitFor(gone(core('persistentvolumeclaims', ns, 'scratch')), { timeoutMs: 10_000, what: 'claim scratch removed (pvc-protection controller)' });
+    await waitFor(gone(core('persistentvolumes', undefined, bound)), { timeoutMs: 20_000, what: `volume ${bound} deleted` });
   });
 
   it('honours graceful deletion: stops the containers, then deletes the pod with grace 0', async () => {

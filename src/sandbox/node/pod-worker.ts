@@ -42,6 +42,8 @@ export class PodWorker {
   private writtenRv: string | undefined;
   private seenOwnWrite = false;
   private failures = 0;
+  /** The pod changed since the status was last computed (so a wait must not start). */
+  private changed = false;
   /** Resolves when the worker has stopped. */
   readonly done: Promise<void>;
   /** Set once the pod was terminated and deleted by this worker. */
@@ -66,6 +68,7 @@ export class PodWorker {
   update(pod: Pod): void {
     const wasDeleting = this.pod.metadata.deletionTimestamp !== undefined;
     this.pod = pod;
+    this.changed = true;
     if (pod.metadata.resourceVersion !== undefined && pod.metadata.resourceVersion === this.writtenRv) this.seenOwnWrite = true;
     if (pod.metadata.deletionTimestamp !== undefined && !wasDeleting) this.step.abort();
     this.kick();
@@ -120,6 +123,7 @@ export class PodWorker {
 
   /** Sleeps until `untilMs`, a pod update, or the end of the worker. */
   private idle(untilMs: number | undefined): Promise<void> {
+    if (this.changed) return Promise.resolve();
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const done = (): void => {
@@ -135,6 +139,7 @@ export class PodWorker {
 
   /** Posts the kubelet's status when it differs from what was last posted, or when someone overwrote it. */
   private async postStatus(): Promise<void> {
+    this.changed = false;
     const desired = buildPodStatus({
       pod: this.pod,
       runtime: this.rt,
@@ -153,7 +158,8 @@ export class PodWorker {
     this.lastKey = key;
     this.lastWritten = desired;
     this.writtenRv = rv;
-    this.seenOwnWrite = false;
+    // The watch may have delivered our write before the response arrived.
+    this.seenOwnWrite = rv !== undefined && this.pod.metadata.resourceVersion === rv;
   }
 
   private async execute(step: Exclude<Step, { kind: 'wait' }>): Promise<void> {

@@ -1,0 +1,37 @@
+/**
+ * What the planner asks the executor to do. Each action is one apiserver write (or one Event), carries its
+ * own preconditions (UID for deletes, resourceVersion for updates) and, for pod writes, the Event to record
+ * once it succeeded.
+ */
+import type { EventReason } from '../../api/keys.ts';
+import type { ControllerRevision, OwnerReference, PersistentVolumeClaim, Pod } from './kube-types.ts';
+
+export interface EventSpec {
+  type: 'Normal' | 'Warning';
+  reason: EventReason;
+  /** Short verb for events.k8s.io `action`, e.g. Create, Delete, Pause. */
+  action: string;
+  message: string;
+  /** The pod (or claim) the event is about, if any. */
+  related?: { kind: 'Pod' | 'PersistentVolumeClaim'; name: string; uid?: string | undefined };
+}
+
+/** Why a pod is deleted: scale-down, failed-pod replacement, or an update by recreation. */
+export type DeleteCause = 'condemned' | 'failed' | 'update';
+
+export type Action =
+  | { kind: 'createRevision'; revision: ControllerRevision }
+  | { kind: 'renumberRevision'; name: string; resourceVersion: string | undefined; revision: number }
+  | { kind: 'adoptRevision'; name: string; resourceVersion: string | undefined; ownerReferences: OwnerReference[]; revision: number }
+  | { kind: 'deleteRevision'; name: string; uid: string | undefined }
+  | { kind: 'adoptPod'; name: string; resourceVersion: string | undefined; ownerReferences: OwnerReference[] }
+  | { kind: 'fixPodIdentity'; name: string; resourceVersion: string | undefined; labels: Record<string, string> }
+  | { kind: 'createPvc'; pvc: PersistentVolumeClaim; ordinal: number }
+  | { kind: 'setPvcOwners'; name: string; resourceVersion: string | undefined; ownerReferences: OwnerReference[] }
+  | { kind: 'createPod'; pod: Pod; ordinal: number; revision: string }
+  | { kind: 'deletePod'; name: string; uid: string | undefined; ordinal: number; cause: DeleteCause; revision: string | undefined }
+  /** Canary `pause: {}`: set spec.updateStrategy.rollingUpdate.paused = true (resourceVersion precondition). */
+  | { kind: 'pauseRollout'; resourceVersion: string | undefined; step: number }
+  | { kind: 'event'; event: EventSpec };
+
+export type ActionKind = Action['kind'];

@@ -1,0 +1,67 @@
+/**
+ * The view of an App's pods the planner works on: replicas by ordinal in [start, start+replicas), condemned
+ * pods outside that range (highest ordinal first), the claims by name, the two revisions, and the partition
+ * in force. Plus the accumulator the planning steps write into.
+ */
+import type { App } from '../../api/app.ts';
+import { PodManagementPolicy } from '../../api/app-spec.ts';
+import type { Action } from './actions.ts';
+import type { ControllerRevision, PersistentVolumeClaim, Pod } from './kube-types.ts';
+import { getOrdinal } from './pod-predicates.ts';
+import type { Wait } from '../types.ts';
+
+export interface PodSet {
+  app: App;
+  now: Date;
+  minReadySeconds: number;
+  /** OrderedReady: one pod at a time, each waiting for its predecessors. */
+  monotonic: boolean;
+  start: number;
+  /** One past the last replica ordinal. */
+  end: number;
+  replicas: ReadonlyMap<number, Pod>;
+  /** Pods with an ordinal outside [start, end), descending. */
+  condemned: readonly Pod[];
+  claims: ReadonlyMap<string, PersistentVolumeClaim>;
+  current: ControllerRevision;
+  update: ControllerRevision;
+  /** Ordinals below this stay at (and are created from) the current revision: spec partition, raised by a canary step. */
+  partition: number;
+  /** Pod creation is suspended: the apiserver rejected this generation's pods as invalid. */
+  createBlocked: boolean;
+}
+
+export interface Accumulator {
+  actions: Action[];
+  waits: Wait[];
+}
+
+export function ordinalRange(app: App): { start: number; end: number } {
+  const start = app.spec.ordinals?.start ?? 0;
+  return { start, end: start + (app.spec.replicas ?? 1) };
+}
+
+/** Replicas by ordinal and condemned pods (descending); pods whose name has no ordinal are ignored. */
+export function splitPods(app: App, owned: readonly Pod[]): { replicas: Map<number, Pod>; condemned: Pod[] } {
+  const { start, end } = ordinalRange(app);
+  const replicas = new Map<number, Pod>();
+  const condemned: Pod[] = [];
+  for (const pod of owned) {
+    const ord = getOrdinal(app.metadata.name ?? '', pod.metadata.name);
+    if (ord < 0) continue;
+    if (ord >= start && ord < end) replicas.set(ord, pod);
+    else condemned.push(pod);
+  }
+  const name = app.metadata.name ?? '';
+  condemned.sort((a, b) => getOrdinal(name, b.metadata.name) - getOrdinal(name, a.metadata.name));
+  return { replicas, condemned };
+}
+
+export function isMonotonic(app: App): boolean {
+  return (app.spec.podManagementPolicy ?? PodManagementPolicy.orderedReady) === PodManagementPolicy.orderedReady;
+}
+
+/** The revision a new pod at `ordinal` is created from (upstream newVersionedStatefulSetPod). */
+export function revisionForOrdinal(set: PodSet, ordinal: number): ControllerRevision {
+  return ordinal < set.partition ? set.current : set.update;
+}

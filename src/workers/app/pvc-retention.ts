@@ -1,0 +1,70 @@
+/**
+ * persistentVolumeClaimRetentionPolicy through owner references (upstream claimOwnerMatchesSetAndPod):
+ * `whenDeleted: Delete` → the App owns the claim, so the garbage collector deletes it with the App;
+ * `whenScaled: Delete` → a condemned pod owns its claims, so they go when the scale-down deletes the pod.
+ * Only references to this App and to the ordinal's own pod are managed; others are left alone.
+ */
+import type { App } from '../../api/app.ts';
+import { RetentionPolicy } from '../../api/app-spec.ts';
+import type { PersistentVolumeClaimTemplate } from '../../api/pod-template.ts';
+import type { Action } from './actions.ts';
+import type { OwnerReference, PersistentVolumeClaim, Pod } from './kube-types.ts';
+import { appOwnerRef, podOwnerRef } from './owner.ts';
+import { claimName, newPvcForOrdinal } from './pod-builder.ts';
+import { podName } from './pod-predicates.ts';
+
+function isManagedRef(app: App, ordinal: number, ref: OwnerReference): boolean {
+  if (ref.uid === app.metadata.uid) return true;
+  return ref.kind === 'Pod' && ref.apiVersion === 'v1' && ref.name === podName(app.metadata.name ?? '', ordinal);
+}
+
+/** The owner references the claim of `ordinal` should carry. `pod` is the ordinal's pod when it is condemned. */
+export function desiredClaimOwners(app: App, existing: readonly OwnerReference[], ordinal: number, condemnedPod: Pod | undefined): OwnerReference[] {
+  const policy = app.spec.persistentVolumeClaimRetentionPolicy ?? {};
+  const kept = existing.filter((r) => !isManagedRef(app, ordinal, r));
+  const added: OwnerReference[] = [];
+  if (policy.whenDeleted === RetentionPolicy.delete) added.push(existing.find((r) => r.uid === app.metadata.uid) ?? appOwnerRef(app));
+  if (policy.whenScaled === RetentionPolicy.delete && condemnedPod?.metadata.uid) added.push(podOwnerRef(condemnedPod));
+  return [...kept, ...added];
+}
+
+const refKey = (r: OwnerReference): string => `${r.kind}/${r.uid}`;
+
+function sameRefs(a: readonly OwnerReference[], b: readonly OwnerReference[]): boolean {
+  const ka = a.map(refKey).sort();
+  const kb = b.map(refKey).sort();
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i]);
+}
+
+/** A setPvcOwners action for each existing claim of `ordinal` whose references differ from the policy's. */
+export function retentionActions(app: App, claims: ReadonlyMap<string, PersistentVolumeClaim>, ordinal: number, condemnedPod: Pod | undefined): Action[] {
+  const actions: Action[] = [];
+  for (const t of app.spec.volumeClaimTemplates ?? []) {
+    const pvc = claims.get(claimName(t.metadata.name, app.metadata.name ?? '', ordinal));
+    if (!pvc || pvc.metadata.deletionTimestamp) continue;
+    const existing = pvc.metadata.ownerReferences ?? [];
+    const desired = desiredClaimOwners(app, existing, ordinal, condemnedPod);
+    if (!sameRefs(existing, desired)) {
+      actions.push({ kind: 'setPvcOwners', name: pvc.metadata.name ?? '', resourceVersion: pvc.metadata.resourceVersion, ownerReferences: desired });
+    }
+  }
+  return actions;
+}
+
+export interface ClaimsOfOrdinal {
+  /** Claims to create before the pod. */
+  create: Action[];
+  /** A claim of this ordinal is being deleted: the pod must wait until it is gone (upstream PodClaimIsStale). */
+  terminating: boolean;
+}
+
+export function claimsToCreate(app: App, claims: ReadonlyMap<string, PersistentVolumeClaim>, ordinal: number): ClaimsOfOrdinal {
+  const create: Action[] = [];
+  let terminating = false;
+  for (const t of app.spec.volumeClaimTemplates ?? ([] as PersistentVolumeClaimTemplate[])) {
+    const pvc = claims.get(claimName(t.metadata.name, app.metadata.name ?? '', ordinal));
+    if (pvc?.metadata.deletionTimestamp) terminating = true;
+    else if (!pvc) create.push({ kind: 'createPvc', pvc: newPvcForOrdinal(app, t, ordinal, desiredClaimOwners(app, [], ordinal, undefined)), ordinal });
+  }
+  return { create, terminating };
+}

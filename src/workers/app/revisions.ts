@@ -1,0 +1,159 @@
+/**
+ * ControllerRevisions of an App (upstream history.go and getStatefulSetRevisions): the template captured as
+ * revision data, named `<app>-<hash>` where the hash covers the data and the collision count; an equal
+ * earlier revision is reused (renumbered) on rollback; old revisions beyond revisionHistoryLimit are deleted.
+ */
+import type { App } from '../../api/app.ts';
+import { Label } from '../../api/keys.ts';
+import type { PodTemplateSpec } from '../../api/pod-template.ts';
+import type { Action } from './actions.ts';
+import type { ControllerRevision } from './kube-types.ts';
+import { appControllerRef } from './owner.ts';
+import { isControlledBy } from './pod-predicates.ts';
+
+/** Label with the bare hash on every revision, as upstream's controller.kubernetes.io/hash. */
+export const REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
+
+export interface RevisionData {
+  spec: { template: PodTemplateSpec };
+}
+
+/** JSON with object keys sorted at every level: equal data gives equal text whatever the key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** 32-bit FNV-1a over the UTF-8 bytes of `text`. */
+export function fnv1a32(text: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of Buffer.from(text, 'utf8')) {
+    h ^= byte;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/** Letters and digits without vowels and look-alikes, so hashes never spell words (upstream SafeEncodeString). */
+const SAFE_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
+
+export function safeEncode(text: string): string {
+  let out = '';
+  for (const ch of text) out += SAFE_ALPHABET[(ch.codePointAt(0) ?? 0) % SAFE_ALPHABET.length];
+  return out;
+}
+
+export function revisionHash(data: RevisionData, collisionCount: number): string {
+  return safeEncode(String(fnv1a32(canonicalJson(data) + String(collisionCount))));
+}
+
+export function revisionData(app: App): RevisionData {
+  return { spec: { template: structuredClone(app.spec.template) } };
+}
+
+export function templateOf(revision: ControllerRevision): PodTemplateSpec | undefined {
+  const data = revision.data as Partial<RevisionData> | undefined;
+  return data?.spec?.template;
+}
+
+export function equalRevisionData(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** Ascending by revision number, then by name for a stable order. */
+export function sortRevisions(revisions: readonly ControllerRevision[]): ControllerRevision[] {
+  return [...revisions].sort((a, b) => a.revision - b.revision || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+}
+
+export function newRevision(app: App, data: RevisionData, revision: number, collisionCount: number): ControllerRevision {
+  const appName = app.metadata.name ?? '';
+  const hash = revisionHash(data, collisionCount);
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'ControllerRevision',
+    metadata: {
+      name: `${appName}-${hash}`,
+      namespace: app.metadata.namespace,
+      labels: { ...(app.spec.template.metadata?.labels ?? {}), [Label.app]: appName, [REVISION_HASH_LABEL]: hash },
+      ownerReferences: [appControllerRef(app)],
+    },
+    data,
+    revision,
+  };
+}
+
+export interface ResolvedRevisions {
+  current: ControllerRevision;
+  update: ControllerRevision;
+  collisionCount: number;
+  actions: Action[];
+}
+
+/** A free name for `data`: bump the collision count past names taken by revisions with other data. */
+function unusedName(app: App, data: RevisionData, listed: readonly ControllerRevision[], start: number): { collisionCount: number; taken?: ControllerRevision } {
+  let collisionCount = start;
+  for (;;) {
+    const name = `${app.metadata.name ?? ''}-${revisionHash(data, collisionCount)}`;
+    const taken = listed.find((r) => r.metadata.name === name);
+    if (!taken) return { collisionCount };
+    if (equalRevisionData(taken.data, data)) return { collisionCount, taken };
+    collisionCount++;
+  }
+}
+
+/** The update revision: the newest equal revision (renumbered when it is not the newest), or a new one. */
+function resolveUpdate(app: App, owned: ControllerRevision[], listed: readonly ControllerRevision[]): Omit<ResolvedRevisions, 'current'> {
+  const data = revisionData(app);
+  const next = (owned.at(-1)?.revision ?? 0) + 1;
+  const startCount = app.status?.collisionCount ?? 0;
+  const equal = owned.filter((r) => equalRevisionData(r.data, data));
+  const newestEqual = equal.at(-1);
+  if (newestEqual && newestEqual === owned.at(-1)) return { update: newestEqual, collisionCount: startCount, actions: [] };
+  if (newestEqual) {
+    const renumbered = { ...newestEqual, revision: next };
+    const action: Action = { kind: 'renumberRevision', name: newestEqual.metadata.name ?? '', resourceVersion: newestEqual.metadata.resourceVersion, revision: next };
+    return { update: renumbered, collisionCount: startCount, actions: [action] };
+  }
+  const { collisionCount, taken } = unusedName(app, data, listed, startCount);
+  if (taken) {
+    // An orphaned revision with our data (e.g. the App was deleted with orphan propagation and recreated): adopt it.
+    const ownerReferences = [...(taken.metadata.ownerReferences ?? []).filter((r) => r.controller !== true), appControllerRef(app)];
+    const adopted = { ...taken, revision: next, metadata: { ...taken.metadata, ownerReferences } };
+    return {
+      update: adopted,
+      collisionCount,
+      actions: [{ kind: 'adoptRevision', name: taken.metadata.name ?? '', resourceVersion: taken.metadata.resourceVersion, ownerReferences, revision: next }],
+    };
+  }
+  const created = newRevision(app, data, next, collisionCount);
+  return { update: created, collisionCount, actions: [{ kind: 'createRevision', revision: created }] };
+}
+
+/**
+ * Current and update revisions of `app`. `listed` are the revisions matching the App's selector; only those it
+ * controls count as its history. The current revision is status.currentRevision when it still exists,
+ * otherwise the update revision (a new App, or history lost).
+ */
+export function resolveRevisions(app: App, listed: readonly ControllerRevision[]): ResolvedRevisions {
+  const owned = sortRevisions(listed.filter((r) => isControlledBy(r.metadata, app.metadata.uid)));
+  const resolved = resolveUpdate(app, owned, listed);
+  const currentName = app.status?.currentRevision;
+  const current = owned.find((r) => r.metadata.name === currentName && r.metadata.name !== resolved.update.metadata.name) ?? resolved.update;
+  return { ...resolved, current };
+}
+
+/**
+ * Deletes the oldest revisions that no pod uses and that are neither current nor update, keeping at most
+ * `limit` of them (upstream truncateHistory).
+ */
+export function truncateHistory(owned: readonly ControllerRevision[], live: ReadonlySet<string>, limit: number): Action[] {
+  const history = sortRevisions(owned).filter((r) => !live.has(r.metadata.name ?? ''));
+  if (limit < 0 || history.length <= limit) return [];
+  return history.slice(0, history.length - limit).map((r) => ({ kind: 'deleteRevision', name: r.metadata.name ?? '', uid: r.metadata.uid }));
+}

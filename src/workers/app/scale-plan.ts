@@ -1,0 +1,104 @@
+/**
+ * Creating, replacing and removing pods (upstream processReplica / processCondemned). In OrderedReady mode
+ * every step stops at the first pod that is not yet where it should be ("blocked"); in Parallel mode every
+ * pod is handled at once.
+ */
+import type { Action } from './actions.ts';
+import type { Pod } from './kube-types.ts';
+import { newPodForOrdinal } from './pod-builder.ts';
+import {
+  getOrdinal,
+  getPodRevision,
+  identityLabels,
+  identityMatches,
+  isFailed,
+  isPending,
+  isRunningAndAvailable,
+  isRunningAndReady,
+  isSucceeded,
+  isTerminating,
+  isUnavailable,
+} from './pod-predicates.ts';
+import { type Accumulator, type PodSet, revisionForOrdinal } from './pod-set.ts';
+import { claimsToCreate, retentionActions } from './pvc-retention.ts';
+import { templateOf } from './revisions.ts';
+
+/** How long to look again while a claim of a missing pod is still being deleted (no watch on claims). */
+export const PVC_TERMINATING_RECHECK_MS = 1_000;
+
+function deletePod(pod: Pod, ordinal: number, cause: 'condemned' | 'failed' | 'update'): Action {
+  return { kind: 'deletePod', name: pod.metadata.name ?? '', uid: pod.metadata.uid, ordinal, cause, revision: getPodRevision(pod) };
+}
+
+function createReplica(set: PodSet, ordinal: number, acc: Accumulator): void {
+  const claims = claimsToCreate(set.app, set.claims, ordinal);
+  if (claims.terminating) {
+    acc.waits.push({ reason: 'pvc-terminating', afterMs: PVC_TERMINATING_RECHECK_MS });
+    return;
+  }
+  const revision = revisionForOrdinal(set, ordinal);
+  const template = templateOf(revision) ?? set.app.spec.template;
+  const pod = newPodForOrdinal(set.app, template, revision.metadata.name ?? '', ordinal);
+  acc.actions.push(...claims.create, { kind: 'createPod', pod, ordinal, revision: revision.metadata.name ?? '' });
+}
+
+/** Handles one replica ordinal; returns true when an OrderedReady App must not look further this time. */
+function processReplica(set: PodSet, ordinal: number, acc: Accumulator): boolean {
+  const pod = set.replicas.get(ordinal);
+  if (!pod) {
+    if (!set.createBlocked) createReplica(set, ordinal, acc);
+    return set.monotonic;
+  }
+  if (isFailed(pod) || isSucceeded(pod)) {
+    // Replaced in a later pass, once the old pod is gone (same name).
+    if (!isTerminating(pod)) acc.actions.push(deletePod(pod, ordinal, 'failed'));
+    return set.monotonic;
+  }
+  if (isPending(pod) && !isTerminating(pod)) acc.actions.push(...claimsToCreate(set.app, set.claims, ordinal).create);
+  if (set.monotonic && (isTerminating(pod) || !isRunningAndAvailable(pod, set.minReadySeconds, set.now))) return true;
+  if (!identityMatches(set.app, pod, ordinal)) {
+    acc.actions.push({ kind: 'fixPodIdentity', name: pod.metadata.name ?? '', resourceVersion: pod.metadata.resourceVersion, labels: identityLabels(set.app.metadata.name ?? '', ordinal) });
+  }
+  acc.actions.push(...retentionActions(set.app, set.claims, ordinal, undefined));
+  return false;
+}
+
+/** Every replica, ascending. Returns true when blocked (OrderedReady). */
+export function planReplicas(set: PodSet, acc: Accumulator): boolean {
+  for (let ordinal = set.start; ordinal < set.end; ordinal++) {
+    if (processReplica(set, ordinal, acc)) return true;
+  }
+  return false;
+}
+
+function firstUnavailableCondemned(set: PodSet): Pod | undefined {
+  for (let i = set.condemned.length - 1; i >= 0; i--) {
+    const pod = set.condemned[i];
+    if (pod && isUnavailable(pod, set.minReadySeconds, set.now)) return pod;
+  }
+  return undefined;
+}
+
+/**
+ * Condemned pods, highest ordinal first. Claims are given their retention owners before any pod goes, so the
+ * garbage collector removes `whenScaled: Delete` claims with their pod. Returns true when blocked.
+ */
+export function planCondemned(set: PodSet, acc: Accumulator): boolean {
+  const name = set.app.metadata.name ?? '';
+  for (const pod of set.condemned) acc.actions.push(...retentionActions(set.app, set.claims, getOrdinal(name, pod.metadata.name), pod));
+  const firstUnavailable = firstUnavailableCondemned(set);
+  for (const pod of set.condemned) {
+    if (isTerminating(pod)) {
+      if (set.monotonic) return true;
+      continue;
+    }
+    // OrderedReady scales down only through healthy pods, except the lowest unhealthy one (upstream).
+    if (set.monotonic && !isRunningAndReady(pod) && pod !== firstUnavailable) return true;
+    if (set.monotonic && !isRunningAndAvailable(pod, set.minReadySeconds, set.now) && pod !== firstUnavailable) return true;
+    acc.actions.push(deletePod(pod, getOrdinal(name, pod.metadata.name), 'condemned'));
+    if (set.monotonic) return true;
+  }
+  return false;
+}
+
+export { deletePod };

@@ -1,0 +1,43 @@
+/**
+ * The rolling update (upstream updateStatefulSetAfterInvariantEstablished): from the highest ordinal down to
+ * the partition, replace pods not at the update revision, never letting more than maxUnavailable replicas be
+ * unavailable (missing, terminating or not yet available all count). OnDelete and paused plan nothing.
+ */
+import { maxUnavailableOf } from '../../api/int-or-percent.ts';
+import { PodUpdatePolicy, UpdateStrategyType } from '../../api/update-strategy.ts';
+import type { ControllerRevision } from './kube-types.ts';
+import { getPodRevision, isTerminating, isUnavailable } from './pod-predicates.ts';
+import type { Accumulator, PodSet } from './pod-set.ts';
+import { templateOf } from './revisions.ts';
+import { deletePod } from './scale-plan.ts';
+import { decideUpdateMethod } from './update-method.ts';
+
+export function unavailableReplicas(set: PodSet): number {
+  let n = 0;
+  for (let ordinal = set.start; ordinal < set.end; ordinal++) if (isUnavailable(set.replicas.get(ordinal), set.minReadySeconds, set.now)) n++;
+  return n;
+}
+
+export function maxUnavailable(set: PodSet): number {
+  const r = maxUnavailableOf(set.app.spec.updateStrategy?.rollingUpdate?.maxUnavailable, set.end - set.start);
+  return r.ok ? r.value : 1;
+}
+
+export function planRollingUpdate(set: PodSet, acc: Accumulator, revisions: readonly ControllerRevision[]): void {
+  const strategy = set.app.spec.updateStrategy;
+  if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate) return;
+  if (strategy?.rollingUpdate?.paused === true) return;
+  let budget = maxUnavailable(set) - unavailableReplicas(set);
+  const to = templateOf(set.update) ?? set.app.spec.template;
+  const policy = strategy?.rollingUpdate?.podUpdatePolicy ?? PodUpdatePolicy.reCreate;
+  const lowest = Math.max(set.start, set.partition);
+  for (let ordinal = set.end - 1; ordinal >= lowest && budget > 0; ordinal--) {
+    const pod = set.replicas.get(ordinal);
+    const revision = pod ? getPodRevision(pod) : undefined;
+    if (!pod || revision === set.update.metadata.name || isTerminating(pod)) continue;
+    const fromRevision = revisions.find((r) => r.metadata.name === revision);
+    const method = decideUpdateMethod({ pod, from: fromRevision ? templateOf(fromRevision) : undefined, to, podUpdatePolicy: policy });
+    if (method.kind === 'recreate') acc.actions.push(deletePod(pod, ordinal, 'update'));
+    budget--;
+  }
+}
