@@ -16,6 +16,9 @@ export const DEFAULT_CONTROLLERS = [
   'serviceaccount-controller',
   'serviceaccount-token-controller',
   'persistentvolume-binder-controller',
+  // Admission puts protection finalizers on every PVC and PV; without these a deleted claim never goes.
+  'persistentvolumeclaim-protection-controller',
+  'persistentvolume-protection-controller',
   'root-ca-certificate-publisher-controller',
 ];
 

@@ -89,6 +89,8 @@ export function newRevision(app: App, data: RevisionData, revision: number, coll
 }
 
 export interface ResolvedRevisions {
+  /** The App's own revisions as listed (before this plan's changes), oldest first. */
+  owned: ControllerRevision[];
   current: ControllerRevision;
   update: ControllerRevision;
   collisionCount: number;
@@ -108,7 +110,7 @@ function unusedName(app: App, data: RevisionData, listed: readonly ControllerRev
 }
 
 /** The update revision: the newest equal revision (renumbered when it is not the newest), or a new one. */
-function resolveUpdate(app: App, owned: ControllerRevision[], listed: readonly ControllerRevision[]): Omit<ResolvedRevisions, 'current'> {
+function resolveUpdate(app: App, owned: ControllerRevision[], listed: readonly ControllerRevision[]): Omit<ResolvedRevisions, 'current' | 'owned'> {
   const data = revisionData(app);
   const next = (owned.at(-1)?.revision ?? 0) + 1;
   const startCount = app.status?.collisionCount ?? 0;
@@ -145,7 +147,7 @@ export function resolveRevisions(app: App, listed: readonly ControllerRevision[]
   const resolved = resolveUpdate(app, owned, listed);
   const currentName = app.status?.currentRevision;
   const current = owned.find((r) => r.metadata.name === currentName && r.metadata.name !== resolved.update.metadata.name) ?? resolved.update;
-  return { ...resolved, current };
+  return { ...resolved, owned, current };
 }
 
 /**

@@ -23,10 +23,11 @@ export function maxUnavailable(set: PodSet): number {
   return r.ok ? r.value : 1;
 }
 
-export function planRollingUpdate(set: PodSet, acc: Accumulator, revisions: readonly ControllerRevision[]): void {
+/** `paused`: spec paused, or a canary pause being entered now. */
+export function planRollingUpdate(set: PodSet, acc: Accumulator, revisions: readonly ControllerRevision[], paused: boolean): void {
   const strategy = set.app.spec.updateStrategy;
   if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate) return;
-  if (strategy?.rollingUpdate?.paused === true) return;
+  if (paused) return;
   let budget = maxUnavailable(set) - unavailableReplicas(set);
   const to = templateOf(set.update) ?? set.app.spec.template;
   const policy = strategy?.rollingUpdate?.podUpdatePolicy ?? PodUpdatePolicy.reCreate;

@@ -1,0 +1,78 @@
+/**
+ * Events on the App (events.k8s.io/v1), named and worded like the upstream StatefulSet controller's: one per
+ * pod or claim created or deleted, and one per failure.
+ */
+import { hostname } from 'node:os';
+import type { App } from '../../api/app.ts';
+import { API_VERSION, APP_KIND, GROUP } from '../../api/group.ts';
+import { EventReason } from '../../api/keys.ts';
+import type { Action, EventSpec } from './actions.ts';
+
+export const REPORTING_CONTROLLER = `${GROUP}/ebb`;
+const NOTE_MAX = 1024;
+
+/** MicroTime as the apiserver wants it for events.k8s.io `eventTime`: RFC 3339 with microseconds. */
+export function microTime(now: Date): string {
+  return now.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+export function reportingInstance(): string {
+  return `ebb-worker-${hostname()}`.slice(0, 128);
+}
+
+export function eventObject(app: App, spec: EventSpec, now: Date, instance: string): Record<string, unknown> {
+  const ns = app.metadata.namespace;
+  return {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    metadata: { generateName: `${app.metadata.name ?? 'app'}.`, namespace: ns },
+    eventTime: microTime(now),
+    reportingController: REPORTING_CONTROLLER,
+    reportingInstance: instance,
+    action: spec.action,
+    reason: spec.reason,
+    type: spec.type,
+    note: spec.message.slice(0, NOTE_MAX),
+    regarding: { apiVersion: API_VERSION, kind: APP_KIND, name: app.metadata.name, namespace: ns, uid: app.metadata.uid, resourceVersion: app.metadata.resourceVersion },
+    ...(spec.related ? { related: { apiVersion: 'v1', kind: spec.related.kind, name: spec.related.name, namespace: ns, uid: spec.related.uid } } : {}),
+  };
+}
+
+const appName = (app: App): string => app.metadata.name ?? '';
+
+/** The Event recorded after `action` succeeded, if it deserves one. */
+export function successEvent(app: App, action: Action): EventSpec | undefined {
+  switch (action.kind) {
+    case 'createPod':
+      return { type: 'Normal', reason: EventReason.successfulCreate, action: 'Create', message: `create Pod ${action.pod.metadata.name ?? ''} in App ${appName(app)} successful`, related: { kind: 'Pod', name: action.pod.metadata.name ?? '' } };
+    case 'createPvc':
+      return { type: 'Normal', reason: EventReason.successfulCreate, action: 'Create', message: `create Claim ${action.pvc.metadata.name ?? ''} for Pod ${appName(app)}-${action.ordinal} in App ${appName(app)} success`, related: { kind: 'PersistentVolumeClaim', name: action.pvc.metadata.name ?? '' } };
+    case 'deletePod': {
+      const reason = action.cause === 'failed' ? EventReason.recreatingFailedPod : EventReason.successfulDelete;
+      const message = action.cause === 'failed' ? `App ${appName(app)} is recreating failed Pod ${action.name}` : `delete Pod ${action.name} in App ${appName(app)} successful (${action.cause === 'update' ? 'update' : 'scale down'})`;
+      return { type: action.cause === 'failed' ? 'Warning' : 'Normal', reason, action: 'Delete', message, related: { kind: 'Pod', name: action.name, uid: action.uid } };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The Event recorded when `action` failed with `detail` (a KubeError message: no headers or bodies). */
+export function failureEvent(app: App, action: Action, detail: string): EventSpec | undefined {
+  switch (action.kind) {
+    case 'createPod':
+      return { type: 'Warning', reason: EventReason.failedCreate, action: 'Create', message: `create Pod ${action.pod.metadata.name ?? ''} in App ${appName(app)} failed: ${detail}`, related: { kind: 'Pod', name: action.pod.metadata.name ?? '' } };
+    case 'createPvc':
+      return { type: 'Warning', reason: EventReason.failedCreate, action: 'Create', message: `create Claim ${action.pvc.metadata.name ?? ''} in App ${appName(app)} failed: ${detail}` };
+    case 'deletePod':
+      return {
+        type: 'Warning',
+        reason: action.cause === 'update' ? EventReason.failedUpdate : EventReason.failedDelete,
+        action: 'Delete',
+        message: `delete Pod ${action.name} in App ${appName(app)} failed: ${detail}`,
+        related: { kind: 'Pod', name: action.name, uid: action.uid },
+      };
+    default:
+      return undefined;
+  }
+}

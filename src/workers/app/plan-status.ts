@@ -1,0 +1,125 @@
+/**
+ * Assembles `App.status` for a plan: counts, revisions (with rollout completion), canary progress,
+ * conditions. Also the status of Apps the planner does not act on (invalid spec, being deleted).
+ */
+import type { App } from '../../api/app.ts';
+import type { AppStatus, CanaryStatus } from '../../api/app-status.ts';
+import { ConditionType, EventReason, Reason } from '../../api/keys.ts';
+import type { Action } from './actions.ts';
+import type { CanaryOutcome } from './canary.ts';
+import { findCondition, setCondition } from './conditions.ts';
+import type { Pod } from './kube-types.ts';
+import { getPodRevision } from './pod-predicates.ts';
+import type { PodSet } from './pod-set.ts';
+import { selectorString } from './selector.ts';
+import { appConditions, replicaCounts, type PauseState, type Progress, type ReplicaCounts } from './status.ts';
+import { maxUnavailable } from './update-plan.ts';
+import { UpdateStrategyType } from '../../api/update-strategy.ts';
+
+function countsStatus(c: ReplicaCounts): Pick<AppStatus, keyof ReplicaCounts> {
+  return { ...c };
+}
+
+/** A rollout is complete once every pod runs the update revision and is ready (upstream completeRollingUpdate). */
+export function completedCurrent(counts: ReplicaCounts, current: string, update: string): { current: string; counts: ReplicaCounts } {
+  if (current !== update && counts.updatedReplicas === counts.replicas && counts.readyReplicas === counts.replicas) {
+    return { current: update, counts: { ...counts, currentReplicas: counts.updatedReplicas } };
+  }
+  return { current, counts };
+}
+
+function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, ownedCount: number): Progress {
+  const spec = set.app.spec;
+  const want = set.end - set.start;
+  const update = set.update.metadata.name ?? '';
+  const rolling = (spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) === UpdateStrategyType.rollingUpdate;
+  const lowest = Math.max(set.start, spec.updateStrategy?.rollingUpdate?.partition ?? 0);
+  let outdated = 0;
+  for (let ord = lowest; ord < set.end; ord++) {
+    const pod = set.replicas.get(ord);
+    if (pod && getPodRevision(pod) !== update) outdated++;
+  }
+  const steps = spec.updateStrategy?.rollingUpdate?.canary?.steps.length ?? 0;
+  if (rolling && outdated > 0) {
+    const updated = `${counts.updatedReplicas} of ${want} pods at revision ${update}`;
+    if ((canary.status?.step ?? steps) < steps) return { state: 'canary', message: `canary step ${(canary.status?.step ?? 0) + 1} of ${steps}: ${updated}` };
+    return { state: 'rollingUpdate', message: `rolling update: ${updated}` };
+  }
+  if (ownedCount !== want || set.replicas.size !== want) return { state: 'scaling', message: `scaling to ${want} pods: ${ownedCount} exist` };
+  if (counts.availableReplicas < want) return { state: 'scaling', message: `${counts.availableReplicas} of ${want} pods available` };
+  return { state: 'complete', message: `${want} pods available at revision ${update}` };
+}
+
+function pauseState(canary: CanaryOutcome, specPaused: boolean): { pause: PauseState; message: string } {
+  const step = (canary.status?.step ?? 0) + 1;
+  if (canary.pause === 'timed') return { pause: 'canaryTimed', message: `canary step ${step}: paused until ${new Date(Date.parse(canary.status?.pausedAt ?? '') + (canary.waitMs ?? 0)).toISOString()}` };
+  if (canary.pause === 'manual') return { pause: 'canaryManual', message: `canary step ${step}: paused; set spec.updateStrategy.rollingUpdate.paused to false to continue` };
+  if (specPaused) return { pause: 'spec', message: 'spec.updateStrategy.rollingUpdate.paused is true: no pod is updated' };
+  return { pause: undefined, message: '' };
+}
+
+export interface StatusInput {
+  set: PodSet;
+  owned: readonly Pod[];
+  canary: CanaryOutcome;
+  collisionCount: number;
+  actions: readonly Action[];
+  /** The App's InvalidSpec condition is cleared (spec fine, pods not rejected). */
+  specValid: boolean;
+}
+
+export function planStatus(input: StatusInput): AppStatus {
+  const { set, owned, canary, actions } = input;
+  const app = set.app;
+  const generation = app.metadata.generation;
+  const raw = replicaCounts(owned, set.minReadySeconds, set.now, set.current.metadata.name ?? '', set.update.metadata.name ?? '');
+  const done = completedCurrent(raw, set.current.metadata.name ?? '', set.update.metadata.name ?? '');
+  const specPaused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
+  const paused = pauseState(canary, specPaused);
+  let conditions = appConditions(
+    app.status?.conditions,
+    {
+      specReplicas: set.end - set.start,
+      maxUnavailable: maxUnavailable(set),
+      counts: done.counts,
+      progress: progressOf(set, done.counts, canary, owned.length),
+      pause: paused.pause,
+      pauseMessage: paused.message,
+      createsPlanned: actions.some((a) => a.kind === 'createPod'),
+      updatesPlanned: actions.some((a) => a.kind === 'deletePod' && a.cause === 'update'),
+    },
+    set.now,
+    generation,
+  );
+  if (input.specValid && findCondition(conditions, ConditionType.invalidSpec)?.status === 'True') {
+    conditions = setCondition(conditions, { type: ConditionType.invalidSpec, status: 'False', reason: Reason.specValid, message: 'the spec is valid' }, set.now, generation);
+  }
+  return {
+    observedGeneration: generation,
+    ...countsStatus(done.counts),
+    currentRevision: done.current,
+    updateRevision: set.update.metadata.name,
+    collisionCount: input.collisionCount,
+    labelSelector: selectorString(app.spec.selector),
+    ...(canary.status ? { canary: canary.status as CanaryStatus } : {}),
+    conditions,
+  };
+}
+
+/** Status when the planner does not act: counts against the revisions status already names. */
+export function passiveStatus(app: App, owned: readonly Pod[], minReadySeconds: number, now: Date): AppStatus {
+  const prev = app.status ?? {};
+  const counts = replicaCounts(owned, minReadySeconds, now, prev.currentRevision ?? '', prev.updateRevision ?? '');
+  return { ...prev, observedGeneration: app.metadata.generation, ...countsStatus(counts), labelSelector: selectorString(app.spec.selector) };
+}
+
+/** InvalidSpec=True with the problems, and an Event when the condition is new or its message changed. */
+export function invalidSpecStatus(app: App, owned: readonly Pod[], problems: readonly string[], now: Date): { status: AppStatus; actions: Action[] } {
+  const status = passiveStatus(app, owned, app.spec.minReadySeconds ?? 0, now);
+  const message = problems.join('; ');
+  const previous = findCondition(app.status?.conditions, ConditionType.invalidSpec);
+  status.conditions = setCondition(app.status?.conditions, { type: ConditionType.invalidSpec, status: 'True', reason: Reason.specInvalid, message }, now, app.metadata.generation);
+  const isNew = previous?.status !== 'True' || previous.message !== message;
+  const actions: Action[] = isNew ? [{ kind: 'event', event: { type: 'Warning', reason: EventReason.invalidSpec, action: 'Validate', message } }] : [];
+  return { status, actions };
+}

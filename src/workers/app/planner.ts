@@ -1,0 +1,143 @@
+/**
+ * `plan(observed, now)`: the App reconcile as a pure function from what was read (the App, the pods its
+ * selector matches, its ControllerRevisions and claims) to the writes to make, the status to record, and
+ * when to look again. Follows the upstream StatefulSet controller (stateful_set_control.go): revisions
+ * first, then replicas ascending, then condemned pods descending, then the rolling update.
+ */
+import type { App } from '../../api/app.ts';
+import type { AppStatus } from '../../api/app-status.ts';
+import { withAppSpecDefaults } from '../../api/defaults.ts';
+import { ConditionType, EventReason } from '../../api/keys.ts';
+import { UpdateStrategyType } from '../../api/update-strategy.ts';
+import type { Wait } from '../types.ts';
+import type { Action } from './actions.ts';
+import { canaryProgress, type CanaryOutcome } from './canary.ts';
+import { claimPods } from './claim.ts';
+import { isTrueFor } from './conditions.ts';
+import type { ControllerRevision, PersistentVolumeClaim, Pod } from './kube-types.ts';
+import { invalidSpecStatus, passiveStatus, planStatus } from './plan-status.ts';
+import { getPodRevision, isRunningAndAvailable, isTerminating } from './pod-predicates.ts';
+import { type Accumulator, isMonotonic, ordinalRange, type PodSet, splitPods } from './pod-set.ts';
+import { resolveRevisions, truncateHistory, type ResolvedRevisions } from './revisions.ts';
+import { planCondemned, planReplicas } from './scale-plan.ts';
+import { availabilityWait } from './status.ts';
+import { planRollingUpdate } from './update-plan.ts';
+import { specProblems } from './validate.ts';
+
+export interface Observed {
+  app: App;
+  /** Pods matching the App's selector (any owner). */
+  pods: Pod[];
+  /** ControllerRevisions matching the App's selector (any owner). */
+  revisions: ControllerRevision[];
+  /** Claims labelled with the App's name. */
+  claims: PersistentVolumeClaim[];
+}
+
+export interface Plan {
+  actions: Action[];
+  status: AppStatus;
+  wait?: Wait | undefined;
+}
+
+function earliest(waits: readonly (Wait | undefined)[]): Wait | undefined {
+  let best: Wait | undefined;
+  for (const w of waits) if (w && (!best || w.afterMs < best.afterMs)) best = w;
+  return best;
+}
+
+/** Whether the `target` highest-ordinal replicas (not below the partition) run the update revision and are available. */
+function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target: number) => boolean {
+  return (target) => {
+    for (let ord = Math.max(set.start, partition, set.end - target); ord < set.end; ord++) {
+      const pod = set.replicas.get(ord);
+      if (!pod || isTerminating(pod) || getPodRevision(pod) !== set.update.metadata.name || !isRunningAndAvailable(pod, set.minReadySeconds, set.now)) return false;
+    }
+    return true;
+  };
+}
+
+function canaryFor(app: App, base: Omit<PodSet, 'partition'>, specPartition: number): CanaryOutcome {
+  const rolling = (app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) === UpdateStrategyType.rollingUpdate;
+  const rollingUpdate = app.spec.updateStrategy?.rollingUpdate;
+  return canaryProgress({
+    steps: rolling ? (rollingUpdate?.canary?.steps ?? []) : [],
+    replicas: base.end - base.start,
+    active: base.current.metadata.name !== base.update.metadata.name,
+    sameRevision: app.status?.updateRevision === base.update.metadata.name,
+    status: app.status?.canary,
+    specPaused: rollingUpdate?.paused === true,
+    now: base.now,
+    reached: reachedFor(base, specPartition),
+  });
+}
+
+function podSetFor(app: App, owned: readonly Pod[], observed: Observed, revs: ResolvedRevisions, now: Date): { set: PodSet; canary: CanaryOutcome } {
+  const { start, end } = ordinalRange(app);
+  const { replicas, condemned } = splitPods(app, owned);
+  const generation = app.metadata.generation;
+  const base: Omit<PodSet, 'partition'> = {
+    app,
+    now,
+    minReadySeconds: app.spec.minReadySeconds ?? 0,
+    monotonic: isMonotonic(app),
+    start,
+    end,
+    replicas,
+    condemned,
+    claims: new Map(observed.claims.map((c) => [c.metadata.name ?? '', c])),
+    current: revs.current,
+    update: revs.update,
+    createBlocked: isTrueFor(app.status?.conditions, ConditionType.invalidSpec, generation) && isTrueFor(app.status?.conditions, ConditionType.failedCreatePod, generation),
+  };
+  const rolling = (app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) === UpdateStrategyType.rollingUpdate;
+  const specPartition = rolling ? (app.spec.updateStrategy?.rollingUpdate?.partition ?? 0) : 0;
+  const canary = canaryFor(app, base, specPartition);
+  const partition = canary.target === undefined ? specPartition : Math.max(specPartition, end - canary.target);
+  return { set: { ...base, partition }, canary };
+}
+
+function canaryActions(app: App, canary: CanaryOutcome): Action[] {
+  const actions: Action[] = [];
+  const step = canary.status?.step ?? 0;
+  if (canary.pauseSpec) actions.push({ kind: 'pauseRollout', resourceVersion: app.metadata.resourceVersion, step });
+  if (canary.enteredManualPause) {
+    const message = `canary step ${step + 1}: rollout paused; set spec.updateStrategy.rollingUpdate.paused to false to continue`;
+    actions.push({ kind: 'event', event: { type: 'Normal', reason: EventReason.canaryPaused, action: 'Pause', message } });
+  }
+  return actions;
+}
+
+function liveRevisions(owned: readonly Pod[], revs: ResolvedRevisions): Set<string> {
+  const live = new Set([revs.current.metadata.name ?? '', revs.update.metadata.name ?? '']);
+  for (const pod of owned) {
+    const r = getPodRevision(pod);
+    if (r) live.add(r);
+  }
+  return live;
+}
+
+export function plan(observed: Observed, now: Date): Plan {
+  const app: App = { ...observed.app, spec: withAppSpecDefaults(observed.app.spec) };
+  const claimed = claimPods(app, observed.pods);
+  const minReadySeconds = app.spec.minReadySeconds ?? 0;
+  const problems = specProblems(app);
+  if (problems.length > 0) {
+    const owned = observed.pods.filter((p) => p.metadata.ownerReferences?.some((r) => r.controller === true && r.uid === app.metadata.uid));
+    const invalid = invalidSpecStatus(app, owned, problems, now);
+    return { actions: invalid.actions, status: invalid.status };
+  }
+  if (app.metadata.deletionTimestamp) return { actions: [], status: passiveStatus(app, claimed.owned, minReadySeconds, now) };
+
+  const revs = resolveRevisions(app, observed.revisions);
+  const { set, canary } = podSetFor(app, claimed.owned, observed, revs, now);
+  const acc: Accumulator = { actions: [...claimed.actions, ...revs.actions, ...canaryActions(app, canary)], waits: [] };
+  const blocked = planReplicas(set, acc) || planCondemned(set, acc);
+  const paused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
+  if (!blocked) planRollingUpdate(set, acc, revs.owned, paused);
+  acc.actions.push(...truncateHistory(revs.owned, liveRevisions(claimed.owned, revs), app.spec.revisionHistoryLimit ?? 10));
+
+  const status = planStatus({ set, owned: claimed.owned, canary, collisionCount: revs.collisionCount, actions: acc.actions, specValid: !set.createBlocked });
+  const canaryWait: Wait | undefined = canary.waitMs !== undefined ? { reason: 'canary-pause', afterMs: canary.waitMs } : undefined;
+  return { actions: acc.actions, status, wait: earliest([...acc.waits, canaryWait, availabilityWait(claimed.owned, minReadySeconds, now)]) };
+}

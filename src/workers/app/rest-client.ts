@@ -1,0 +1,63 @@
+/** The App reconcile's seams on the apiserver, through KubeRest (explicit content types, field manager ebb). */
+import type { App } from '../../api/app.ts';
+import { appRef } from '../../api/group.ts';
+import { FieldManager } from '../../api/keys.ts';
+import { isKubeError } from '../../kube/errors.ts';
+import { core, type ResourceRef } from '../../kube/paths.ts';
+import { PatchType, type KubeRest } from '../../kube/rest.ts';
+import type { EventSpec } from './actions.ts';
+import { eventObject, reportingInstance } from './events.ts';
+import type { ControllerRevision } from './kube-types.ts';
+import type { AppClient, ObjectStore, RevisionStore } from './seams.ts';
+
+const WRITE = { fieldManager: FieldManager.ebb };
+
+const revisionsRef = (namespace: string, name?: string): ResourceRef => ({ group: 'apps', version: 'v1', resource: 'controllerrevisions', namespace, name });
+const eventsRef = (namespace: string): ResourceRef => ({ group: 'events.k8s.io', version: 'v1', resource: 'events', namespace });
+
+async function orUndefined<T>(p: Promise<T>): Promise<T | undefined> {
+  try {
+    return await p;
+  } catch (err) {
+    if (isKubeError(err, 'NotFound')) return undefined;
+    throw err;
+  }
+}
+
+function objectStore<T>(rest: KubeRest, signal: AbortSignal, ref: (ns: string, name?: string) => ResourceRef): ObjectStore<T> {
+  return {
+    list: async (ns, labelSelector) => (await rest.list<T>(ref(ns), { labelSelector }, signal)).items,
+    create: (ns, obj) => rest.create<T>(ref(ns), obj, WRITE, signal),
+    patch: (ns, name, patch) => rest.patch<T>(ref(ns, name), patch, PatchType.merge, WRITE, signal),
+  };
+}
+
+function deleteWithUid(rest: KubeRest, signal: AbortSignal, ref: ResourceRef, uid: string | undefined): Promise<void> {
+  return rest.delete(ref, { uid }, signal).then(() => undefined);
+}
+
+export function restAppClient(rest: KubeRest, signal: AbortSignal, instance = reportingInstance()): AppClient {
+  const revisions: RevisionStore = {
+    ...objectStore<ControllerRevision>(rest, signal, revisionsRef),
+    get: (ns, name) => orUndefined(rest.get<ControllerRevision>(revisionsRef(ns, name), signal)),
+    delete: (ns, name, uid) => deleteWithUid(rest, signal, revisionsRef(ns, name), uid),
+  };
+  return {
+    apps: {
+      get: (ns, name) => orUndefined(rest.get<App>(appRef(ns, name), signal)),
+      patch: (ns, name, patch) => rest.patch<App>(appRef(ns, name), patch, PatchType.merge, WRITE, signal),
+      patchStatus: (ns, name, patch) => rest.patch<App>(appRef(ns, name, 'status'), patch, PatchType.merge, WRITE, signal),
+    },
+    pods: {
+      ...objectStore(rest, signal, (ns, name) => core('pods', ns, name)),
+      delete: (ns, name, uid) => deleteWithUid(rest, signal, core('pods', ns, name), uid),
+    },
+    claims: objectStore(rest, signal, (ns, name) => core('persistentvolumeclaims', ns, name)),
+    revisions,
+    events: {
+      record: async (app: App, event: EventSpec, now: Date) => {
+        await rest.create(eventsRef(app.metadata.namespace ?? ''), eventObject(app, event, now, instance), {}, signal);
+      },
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * The narrow interfaces the App reconcile acts through. `rest-client.ts` implements them on the apiserver;
+ * `fake-client.ts` in memory (counting calls, failing the Nth call on demand) for unit and scenario tests.
+ * Every write method throws KubeError with the apiserver's code (NotFound, Conflict, AlreadyExists,
+ * Invalid, ...); merge patches that carry `metadata.resourceVersion` are optimistic-concurrency writes.
+ */
+import type { App } from '../../api/app.ts';
+import type { EventSpec } from './actions.ts';
+import type { ControllerRevision, PersistentVolumeClaim, Pod } from './kube-types.ts';
+
+export interface AppStore {
+  get(namespace: string, name: string): Promise<App | undefined>;
+  /** JSON merge patch of the App itself (spec), field manager ebb. */
+  patch(namespace: string, name: string, patch: unknown): Promise<App>;
+  /** JSON merge patch of the status subresource, field manager ebb. */
+  patchStatus(namespace: string, name: string, patch: unknown): Promise<App>;
+}
+
+export interface ObjectStore<T> {
+  list(namespace: string, labelSelector: string): Promise<T[]>;
+  create(namespace: string, obj: T): Promise<T>;
+  /** JSON merge patch, field manager ebb. */
+  patch(namespace: string, name: string, patch: unknown): Promise<T>;
+}
+
+export interface PodStore extends ObjectStore<Pod> {
+  /** Deletes with a UID precondition (a pod recreated under the same name is never deleted by mistake). */
+  delete(namespace: string, name: string, uid: string | undefined): Promise<void>;
+}
+
+export type ClaimStore = ObjectStore<PersistentVolumeClaim>;
+
+export interface RevisionStore extends ObjectStore<ControllerRevision> {
+  get(namespace: string, name: string): Promise<ControllerRevision | undefined>;
+  delete(namespace: string, name: string, uid: string | undefined): Promise<void>;
+}
+
+export interface EventRecorder {
+  record(app: App, event: EventSpec, now: Date): Promise<void>;
+}
+
+export interface AppClient {
+  apps: AppStore;
+  pods: PodStore;
+  claims: ClaimStore;
+  revisions: RevisionStore;
+  events: EventRecorder;
+}
