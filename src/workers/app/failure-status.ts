@@ -1,0 +1,38 @@
+/**
+ * How a failed write changes the status the plan wanted to record (pure): the FailedCreatePod /
+ * FailedUpdatePod condition, InvalidSpec when the apiserver rejected a pod as invalid, and a collision
+ * count bumped past a revision name taken by other data.
+ */
+import type { AppStatus } from '../../api/app-status.ts';
+import { ConditionType, Reason } from '../../api/keys.ts';
+import type { Action } from './actions.ts';
+import { setCondition } from './conditions.ts';
+
+export interface FailureContext {
+  action: Action;
+  /** The KubeError code, e.g. Invalid, Forbidden, ServerError. */
+  code: string | undefined;
+  detail: string;
+  now: Date;
+  generation: number | undefined;
+}
+
+export function statusAfterFailure(status: AppStatus, f: FailureContext): AppStatus {
+  const { action } = f;
+  let conditions = status.conditions;
+  if (action.kind === 'createPod' || action.kind === 'createPvc') {
+    const what = action.kind === 'createPod' ? `Pod ${action.pod.metadata.name ?? ''}` : `Claim ${action.pvc.metadata.name ?? ''}`;
+    conditions = setCondition(conditions, { type: ConditionType.failedCreatePod, status: 'True', reason: Reason.createPodFailed, message: `create ${what} failed: ${f.detail}` }, f.now, f.generation);
+    if (f.code === 'Invalid') {
+      const message = `the apiserver rejects the ${action.kind === 'createPod' ? 'pods' : 'claims'} of this spec: ${f.detail}`;
+      conditions = setCondition(conditions, { type: ConditionType.invalidSpec, status: 'True', reason: Reason.specInvalid, message }, f.now, f.generation);
+    }
+  } else if (action.kind === 'deletePod' && action.cause === 'update') {
+    conditions = setCondition(conditions, { type: ConditionType.failedUpdatePod, status: 'True', reason: Reason.updatePodFailed, message: `update of Pod ${action.name} failed: ${f.detail}` }, f.now, f.generation);
+  }
+  return { ...status, conditions };
+}
+
+export function statusAfterCollision(status: AppStatus): AppStatus {
+  return { ...status, collisionCount: (status.collisionCount ?? 0) + 1 };
+}
