@@ -16,8 +16,14 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   contentType?: string;
+  /** Accept header; defaults to JSON. */
+  accept?: string;
   signal?: AbortSignal | undefined;
 }
+
+/** Asks the apiserver for metadata only (PartialObjectMetadata), for consumers that need no spec or status. */
+export const ACCEPT_METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+export const ACCEPT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
 export interface ListResult<T> {
   metadata: { resourceVersion: string; continue?: string };
@@ -71,18 +77,10 @@ export class KubeRest {
     const url = this.url(path, opts.query);
     const what = `${method} ${path}`;
     const { headers, dispatcher } = await this.authFor(url);
-    const h: Record<string, string> = { ...headers, accept: 'application/json' };
-    if (opts.body !== undefined) h['content-type'] = opts.contentType ?? 'application/json';
     this.counts.set(method, (this.counts.get(method) ?? 0) + 1);
     let res;
     try {
-      res = await fetch(url, {
-        method,
-        headers: h,
-        dispatcher,
-        body: opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body),
-        signal: opts.signal ?? null,
-      });
+      res = await fetch(url, { method, headers: requestHeaders(headers, opts), dispatcher, body: serialize(opts.body), signal: opts.signal ?? null });
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       throw unavailable(what, err);
@@ -97,8 +95,10 @@ export class KubeRest {
     return this.request<T>('GET', resourcePath(ref), { signal });
   }
 
-  list<T>(ref: ResourceRef, query: RequestOptions['query'] = {}, signal?: AbortSignal): Promise<ListResult<T>> {
-    return this.request<ListResult<T>>('GET', resourcePath({ ...ref, name: undefined }), { query, signal });
+  async list<T>(ref: ResourceRef, query: RequestOptions['query'] = {}, signal?: AbortSignal, accept?: string): Promise<ListResult<T>> {
+    const res = await this.request<Omit<ListResult<T>, 'items'> & { items?: T[] | null }>('GET', resourcePath({ ...ref, name: undefined }), { query, signal, accept });
+    // An empty PartialObjectMetadataList comes back with `items: null`.
+    return { ...res, items: res.items ?? [] };
   }
 
   create<T>(ref: ResourceRef, body: unknown, query: RequestOptions['query'] = {}, signal?: AbortSignal): Promise<T> {
@@ -134,6 +134,17 @@ export class KubeRest {
     };
     return this.request('DELETE', resourcePath(ref), { body, signal });
   }
+}
+
+function requestHeaders(auth: Record<string, string>, opts: RequestOptions): Record<string, string> {
+  const h: Record<string, string> = { ...auth, accept: opts.accept ?? 'application/json' };
+  if (opts.body !== undefined) h['content-type'] = opts.contentType ?? 'application/json';
+  return h;
+}
+
+function serialize(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  return typeof body === 'string' ? body : JSON.stringify(body);
 }
 
 function isJson(contentType: string | null): boolean {

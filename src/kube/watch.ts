@@ -6,7 +6,7 @@ import { AbortedError, backoffMs, sleep } from '../common/abort.ts';
 import type { Logger } from '../common/log.ts';
 import { kubeErrorFromStatus, isKubeError, unavailable } from './errors.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
-import type { KubeRest } from './rest.ts';
+import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, type KubeRest } from './rest.ts';
 
 export interface KubeObjectMeta {
   metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string; [k: string]: unknown };
@@ -32,8 +32,13 @@ async function runHandler(fn: () => void | Promise<void>): Promise<void> {
 }
 
 export interface ListWatchHandlers<T> {
-  /** Called with the full list after every (re)list: at start, after 410 Gone, and after a watchdog reset. */
-  onList(items: T[], resourceVersion: string): void | Promise<void>;
+  /** Called with the full list after every (re)list: at start, after 410 Gone, after a consumer failure. */
+  onList?(items: T[], resourceVersion: string): void | Promise<void>;
+  /**
+   * Called per page of a (re)list instead of holding the whole list in memory (large collections); `last`
+   * marks the final page, whose resourceVersion the watch continues from.
+   */
+  onListPage?(items: T[], page: { first: boolean; last: boolean; resourceVersion: string }): void | Promise<void>;
   /**
    * Called for every watch event, in order; the next event waits until this resolves. A handler that
    * throws makes the loop back off and re-list, so nothing the handler failed to take is lost.
@@ -57,6 +62,8 @@ export interface ListWatchOptions {
   watchdogMs?: number;
   pageSize?: number;
   backoff?: { baseMs: number; capMs: number };
+  /** List and watch PartialObjectMetadata only (no spec/status): far less memory and bandwidth. */
+  metadataOnly?: boolean;
 }
 
 type WatchOutcome = { kind: 'ended'; rv: string } | { kind: 'gone' };
@@ -74,9 +81,7 @@ export async function listWatch<T extends KubeObjectMeta>(opts: ListWatchOptions
     try {
       if (rv === undefined) {
         h.onState?.('listing');
-        const listed = await listAll<T>(opts);
-        await runHandler(() => h.onList(listed.items, listed.resourceVersion));
-        rv = listed.resourceVersion;
+        rv = await listAll<T>(opts, h);
       }
       h.onState?.('watching');
       const outcome = await watchOnce<T>(opts, rv, h, () => (attempt = 0));
@@ -94,21 +99,29 @@ export async function listWatch<T extends KubeObjectMeta>(opts: ListWatchOptions
   throw new AbortedError('list/watch stopped');
 }
 
-async function listAll<T>(opts: ListWatchOptions): Promise<{ items: T[]; resourceVersion: string }> {
+async function listAll<T>(opts: ListWatchOptions, h: ListWatchHandlers<T>): Promise<string> {
   const items: T[] = [];
   let cont: string | undefined;
-  let resourceVersion = '';
-  do {
+  let first = true;
+  for (;;) {
     const page = await opts.rest.list<T>(
       opts.ref,
       { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.pageSize ?? 500, continue: cont },
       opts.signal,
+      opts.metadataOnly ? ACCEPT_METADATA_LIST : undefined,
     );
-    items.push(...page.items);
-    resourceVersion = page.metadata.resourceVersion;
+    const pageItems = page.items;
     cont = page.metadata.continue || undefined;
-  } while (cont);
-  return { items, resourceVersion };
+    const resourceVersion = page.metadata.resourceVersion;
+    const last = cont === undefined;
+    if (h.onListPage) await runHandler(() => h.onListPage?.(pageItems, { first, last, resourceVersion }));
+    if (h.onList) items.push(...pageItems);
+    first = false;
+    if (last) {
+      if (h.onList) await runHandler(() => h.onList?.(items, resourceVersion));
+      return resourceVersion;
+    }
+  }
 }
 
 interface RawEvent {
@@ -134,7 +147,7 @@ async function openWatch(opts: ListWatchOptions, path: string, url: string, sign
   const { headers, dispatcher } = await opts.rest.authFor(url);
   let res;
   try {
-    res = await fetch(url, { headers: { ...headers, accept: 'application/json' }, dispatcher, signal });
+    res = await fetch(url, { headers: { ...headers, accept: opts.metadataOnly ? ACCEPT_METADATA : 'application/json' }, dispatcher, signal });
   } catch (err) {
     throw opts.signal.aborted ? err : unavailable(`WATCH ${path}`, err);
   }

@@ -81,7 +81,8 @@ function uniqueKeys(objs: ObjectMeta[], keyOf: SourceSpec['keyOf']): ObjectKey[]
 
 /**
  * Runs one supervised list→watch loop and feeds its keys to the sink. After every (re)list all keys are
- * enqueued, because events may have been missed while the watch was down.
+ * enqueued, because events may have been missed while the watch was down. Only object metadata is listed
+ * and watched, page by page, so memory stays flat however many objects exist.
  */
 export async function runSource(
   spec: SourceSpec,
@@ -89,16 +90,26 @@ export async function runSource(
 ): Promise<void> {
   const { sink } = deps;
   let lists = 0;
+  let listed: ObjectKey[] = [];
+  let objects = 0;
   await listWatch<ObjectMeta>(
-    { rest: deps.rest, ref: spec.ref, labelSelector: spec.labelSelector, signal: deps.signal, log: deps.log, watchdogMs: deps.watchdogMs },
+    { rest: deps.rest, ref: spec.ref, labelSelector: spec.labelSelector, signal: deps.signal, log: deps.log, watchdogMs: deps.watchdogMs, metadataOnly: true },
     {
       onState: (state) => deps.setState(state),
-      onList: async (items) => {
-        if (lists++ > 0) sink.onRestart(spec.name);
+      onListPage: async (items, page) => {
+        if (page.first) {
+          if (lists++ > 0) sink.onRestart(spec.name);
+          listed = [];
+          objects = 0;
+        }
         const keys = uniqueKeys(items, spec.keyOf);
-        if (spec.tracked) sink.known.replace(spec.name, keys);
+        objects += items.length;
+        if (spec.tracked) listed.push(...keys);
         await sink.enqueue(keys, 'list');
-        deps.log.info({ source: spec.name, objects: items.length, keys: keys.length }, 'listed');
+        if (!page.last) return;
+        if (spec.tracked) sink.known.replace(spec.name, listed);
+        deps.log.info({ objects, keys: spec.tracked ? listed.length : undefined }, 'listed');
+        listed = [];
       },
       onEvent: async (ev: WatchEvent<ObjectMeta>) => {
         sink.onWatchEvent(spec.name.split('/')[0] ?? spec.name, ev.type);

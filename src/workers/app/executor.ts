@@ -133,12 +133,20 @@ function errorDetail(err: unknown): { code: string | undefined; detail: string }
   return { code: undefined, detail: err instanceof Error ? err.message : String(err) };
 }
 
-/** Handles a failed action; returns a result to end the reconcile with, or throws for the queue to retry. */
+/**
+ * Failures that are not failures: the write is already in effect, or a revision name is taken by our own
+ * data. A real hash collision raises the collision count and throws Conflict (the queue retries at once).
+ */
+async function recovered(run: Run, action: Action, err: unknown, status: AppStatus): Promise<boolean> {
+  if (alreadyDone(action, err)) return true;
+  if (action.kind !== 'createRevision' || !isKubeError(err, 'AlreadyExists')) return false;
+  if ((await revisionTaken(run, action)) === 'done') return true;
+  await writeStatus(run, statusAfterCollision(status));
+  throw new KubeError('Conflict', 409, `revision name ${action.revision.metadata.name ?? ''} collides with a different revision; collision count raised`);
+}
+
+/** Handles a failed action: Event, failure condition, then a result to end with or a throw for the queue to retry. */
 async function onFailure(run: Run, action: Action, err: unknown, status: AppStatus): Promise<ReconcileResult> {
-  if (action.kind === 'createRevision' && isKubeError(err, 'AlreadyExists') && (await revisionTaken(run, action)) === 'collision') {
-    await writeStatus(run, statusAfterCollision(status));
-    throw new KubeError('Conflict', 409, `revision name ${action.revision.metadata.name ?? ''} collides with a different revision; collision count raised`);
-  }
   if (isKubeError(err, 'Conflict')) throw err;
   const { code, detail } = errorDetail(err);
   const event = failureEvent(run.app, action, detail);
@@ -157,11 +165,8 @@ export async function execute(plan: Plan, app: App, deps: ExecuteDeps): Promise<
     try {
       run.app = await perform(run, action);
     } catch (err) {
-      if (alreadyDone(action, err)) continue;
-      if (!(action.kind === 'createRevision' && isKubeError(err, 'AlreadyExists'))) return onFailure(run, action, err, plan.status);
-      const r = await onFailure(run, action, err, plan.status);
-      if (r.wait) return r;
-      continue;
+      if (await recovered(run, action, err, plan.status)) continue;
+      return onFailure(run, action, err, plan.status);
     }
     const event = successEvent(run.app, action);
     if (event) await recordEvent(run, event);

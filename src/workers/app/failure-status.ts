@@ -20,6 +20,7 @@ export interface FailureContext {
 export function statusAfterFailure(status: AppStatus, f: FailureContext): AppStatus {
   const { action } = f;
   let conditions = status.conditions;
+  if (action.kind !== 'createPod' && action.kind !== 'createPvc' && !(action.kind === 'deletePod' && action.cause === 'update')) return status;
   if (action.kind === 'createPod' || action.kind === 'createPvc') {
     const what = action.kind === 'createPod' ? `Pod ${action.pod.metadata.name ?? ''}` : `Claim ${action.pvc.metadata.name ?? ''}`;
     conditions = setCondition(conditions, { type: ConditionType.failedCreatePod, status: 'True', reason: Reason.createPodFailed, message: `create ${what} failed: ${f.detail}` }, f.now, f.generation);

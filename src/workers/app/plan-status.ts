@@ -3,7 +3,7 @@
  * conditions. Also the status of Apps the planner does not act on (invalid spec, being deleted).
  */
 import type { App } from '../../api/app.ts';
-import type { AppStatus, CanaryStatus } from '../../api/app-status.ts';
+import type { AppStatus } from '../../api/app-status.ts';
 import { ConditionType, EventReason, Reason } from '../../api/keys.ts';
 import type { Action } from './actions.ts';
 import type { CanaryOutcome } from './canary.ts';
@@ -28,21 +28,27 @@ export function completedCurrent(counts: ReplicaCounts, current: string, update:
   return { current, counts };
 }
 
-function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, ownedCount: number): Progress {
-  const spec = set.app.spec;
-  const want = set.end - set.start;
+/** Replicas at or above the spec partition that do not run the update revision (RollingUpdate only). */
+function outdatedReplicas(set: PodSet): number {
+  const strategy = set.app.spec.updateStrategy;
+  if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate) return 0;
   const update = set.update.metadata.name ?? '';
-  const rolling = (spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) === UpdateStrategyType.rollingUpdate;
-  const lowest = Math.max(set.start, spec.updateStrategy?.rollingUpdate?.partition ?? 0);
   let outdated = 0;
-  for (let ord = lowest; ord < set.end; ord++) {
+  for (let ord = Math.max(set.start, strategy?.rollingUpdate?.partition ?? 0); ord < set.end; ord++) {
     const pod = set.replicas.get(ord);
     if (pod && getPodRevision(pod) !== update) outdated++;
   }
-  const steps = spec.updateStrategy?.rollingUpdate?.canary?.steps.length ?? 0;
-  if (rolling && outdated > 0) {
+  return outdated;
+}
+
+function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, ownedCount: number): Progress {
+  const want = set.end - set.start;
+  const update = set.update.metadata.name ?? '';
+  if (outdatedReplicas(set) > 0) {
     const updated = `${counts.updatedReplicas} of ${want} pods at revision ${update}`;
-    if ((canary.status?.step ?? steps) < steps) return { state: 'canary', message: `canary step ${(canary.status?.step ?? 0) + 1} of ${steps}: ${updated}` };
+    const steps = set.app.spec.updateStrategy?.rollingUpdate?.canary?.steps.length ?? 0;
+    const step = canary.status?.step ?? steps;
+    if (step < steps) return { state: 'canary', message: `canary step ${step + 1} of ${steps}: ${updated}` };
     return { state: 'rollingUpdate', message: `rolling update: ${updated}` };
   }
   if (ownedCount !== want || set.replicas.size !== want) return { state: 'scaling', message: `scaling to ${want} pods: ${ownedCount} exist` };
@@ -101,7 +107,7 @@ export function planStatus(input: StatusInput): AppStatus {
     updateRevision: set.update.metadata.name,
     collisionCount: input.collisionCount,
     labelSelector: selectorString(app.spec.selector),
-    ...(canary.status ? { canary: canary.status as CanaryStatus } : {}),
+    ...(canary.status ? { canary: canary.status } : {}),
     conditions,
   };
 }

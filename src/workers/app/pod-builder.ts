@@ -28,7 +28,7 @@ function volumesFor(app: App, spec: PodSpec, ordinal: number): Volume[] | undefi
 export function newPodForOrdinal(app: App, template: PodTemplateSpec, revisionName: string, ordinal: number): Pod {
   const appName = app.metadata.name ?? '';
   const name = podName(appName, ordinal);
-  const spec: PodSpec = structuredClone(template.spec) as PodSpec;
+  const spec: PodSpec = structuredClone(template.spec);
   const volumes = volumesFor(app, spec, ordinal);
   if (volumes !== undefined) spec.volumes = volumes;
   spec.hostname = name;
@@ -67,6 +67,6 @@ export function newPvcForOrdinal(app: App, claim: PersistentVolumeClaimTemplate,
       ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
       ...(ownerReferences.length > 0 ? { ownerReferences } : {}),
     },
-    spec: structuredClone(claim.spec) as Record<string, unknown>,
+    spec: structuredClone(claim.spec),
   };
 }

@@ -29,16 +29,24 @@ export function planRollingUpdate(set: PodSet, acc: Accumulator, revisions: read
   if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate) return;
   if (paused) return;
   let budget = maxUnavailable(set) - unavailableReplicas(set);
-  const to = templateOf(set.update) ?? set.app.spec.template;
   const policy = strategy?.rollingUpdate?.podUpdatePolicy ?? PodUpdatePolicy.reCreate;
-  const lowest = Math.max(set.start, set.partition);
-  for (let ordinal = set.end - 1; ordinal >= lowest && budget > 0; ordinal--) {
+  for (const ordinal of outdatedOrdinals(set)) {
+    if (budget <= 0) break;
     const pod = set.replicas.get(ordinal);
-    const revision = pod ? getPodRevision(pod) : undefined;
-    if (!pod || revision === set.update.metadata.name || isTerminating(pod)) continue;
-    const fromRevision = revisions.find((r) => r.metadata.name === revision);
-    const method = decideUpdateMethod({ pod, from: fromRevision ? templateOf(fromRevision) : undefined, to, podUpdatePolicy: policy });
+    if (!pod) continue;
+    const fromRevision = revisions.find((r) => r.metadata.name === getPodRevision(pod));
+    const method = decideUpdateMethod({ pod, from: fromRevision ? templateOf(fromRevision) : undefined, to: templateOf(set.update) ?? set.app.spec.template, podUpdatePolicy: policy });
     if (method.kind === 'recreate') acc.actions.push(deletePod(pod, ordinal, 'update'));
     budget--;
   }
+}
+
+/** Ordinals from the highest down to the partition whose live pod does not run the update revision. */
+function outdatedOrdinals(set: PodSet): number[] {
+  const out: number[] = [];
+  for (let ordinal = set.end - 1; ordinal >= Math.max(set.start, set.partition); ordinal--) {
+    const pod = set.replicas.get(ordinal);
+    if (pod && !isTerminating(pod) && getPodRevision(pod) !== set.update.metadata.name) out.push(ordinal);
+  }
+  return out;
 }

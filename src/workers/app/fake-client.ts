@@ -1,0 +1,192 @@
+/**
+ * An in-memory apiserver for the App reconcile's seams: preconditions (resourceVersion on patches, UID on
+ * deletes), AlreadyExists/NotFound/Conflict as KubeErrors, generation bumps on spec changes, graceful pod
+ * deletion (a fake kubelet finishes it) and a tiny garbage collector. Counts every call and can fail the Nth.
+ */
+import type { App } from '../../api/app.ts';
+import type { EventSpec } from './actions.ts';
+import { alreadyExists, CallLog, conflict, mergePatch, notFound, parseSelector, stamp } from './fake-store.ts';
+import type { ControllerRevision, ObjectMeta, PersistentVolumeClaim, Pod } from './kube-types.ts';
+import type { AppClient, ObjectStore } from './seams.ts';
+import { canonicalJson } from './revisions.ts';
+
+interface Meta {
+  metadata: ObjectMeta;
+}
+
+export interface RecordedEvent {
+  app: string;
+  event: EventSpec;
+  at: Date;
+}
+
+const key = (ns: string, name: string): string => `${ns}/${name}`;
+
+export class FakeCluster {
+  readonly calls = new CallLog();
+  readonly events: RecordedEvent[] = [];
+  readonly apps = new Map<string, App>();
+  readonly pods = new Map<string, Pod>();
+  readonly claims = new Map<string, PersistentVolumeClaim>();
+  readonly revisions = new Map<string, ControllerRevision>();
+  /** Called before a pod is stored: scenario tests check ordering invariants here. */
+  beforeCreatePod: ((pod: Pod) => void) | undefined;
+  private seq = 0;
+  private readonly now: () => Date;
+
+  constructor(now: () => Date = () => new Date()) {
+    this.now = now;
+  }
+
+  private nextRv(): string {
+    return String(++this.seq);
+  }
+
+  private create<T extends Meta>(store: Map<string, T>, kind: string, ns: string, obj: T): T {
+    const name = obj.metadata.name ?? '';
+    if (store.has(key(ns, name))) throw alreadyExists(`${kind} ${name}`);
+    const created = structuredClone(obj);
+    created.metadata = stamp({ ...created.metadata, namespace: ns }, `uid-${++this.seq}`, this.nextRv(), this.now());
+    store.set(key(ns, name), created);
+    return structuredClone(created);
+  }
+
+  private patch<T extends Meta>(store: Map<string, T>, kind: string, at: { ns: string; name: string }, patch: unknown, apply = (o: T, p: unknown): T => mergePatch(o, p)): T {
+    const { ns, name } = at;
+    const existing = store.get(key(ns, name));
+    if (!existing) throw notFound(`${kind} ${name}`);
+    const rv = (patch as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
+    if (rv !== undefined && rv !== existing.metadata.resourceVersion) throw conflict(`${kind} ${name}`);
+    const next = apply(existing, patch);
+    next.metadata = { ...next.metadata, uid: existing.metadata.uid, resourceVersion: this.nextRv() };
+    store.set(key(ns, name), next);
+    return structuredClone(next);
+  }
+
+  private list<T extends Meta>(store: Map<string, T>, ns: string, selector: string): T[] {
+    const matches = parseSelector(selector);
+    return [...store.values()].filter((o) => o.metadata.namespace === ns && matches(o.metadata.labels ?? {})).map((o) => structuredClone(o));
+  }
+
+  private objectStore<T extends Meta>(store: Map<string, T>, kind: string, prefix: string): ObjectStore<T> {
+    return {
+      list: (ns, selector) => this.guard(`${prefix}.list`, () => this.list(store, ns, selector)),
+      create: (ns, obj) => this.guard(`${prefix}.create`, () => this.create(store, kind, ns, obj)),
+      patch: (ns, name, p) => this.guard(`${prefix}.patch`, () => this.patch(store, kind, { ns, name }, p)),
+    };
+  }
+
+  private guard<T>(op: string, fn: () => T): Promise<T> {
+    try {
+      this.calls.call(op);
+      return Promise.resolve(fn());
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private deleteChecked<T extends Meta>(store: Map<string, T>, kind: string, ns: string, name: string, uid: string | undefined): T {
+    const existing = store.get(key(ns, name));
+    if (!existing) throw notFound(`${kind} ${name}`);
+    if (uid !== undefined && existing.metadata.uid !== uid) throw conflict(`${kind} ${name} (UID precondition)`);
+    return existing;
+  }
+
+  client(): AppClient {
+    return {
+      apps: {
+        get: (ns, name) => this.guard('apps.get', () => structuredClone(this.apps.get(key(ns, name)))),
+        patch: (ns, name, p) => this.guard('apps.patch', () => this.patch(this.apps, 'App', { ns, name }, p, (o, q) => this.specPatch(o, q))),
+        patchStatus: (ns, name, p) =>
+          this.guard('apps.patchStatus', () => this.patch(this.apps, 'App', { ns, name }, p, (o, q) => ({ ...o, status: mergePatch(o.status, (q as { status?: unknown }).status ?? {}) }))),
+      },
+      pods: {
+        ...this.objectStore(this.pods, 'Pod', 'pods'),
+        create: (ns, pod) =>
+          this.guard('pods.create', () => {
+            this.beforeCreatePod?.(pod);
+            return this.create(this.pods, 'Pod', ns, { ...pod, status: { phase: 'Pending' } });
+          }),
+        delete: (ns, name, uid) => this.guard('pods.delete', () => this.deletePodGracefully(ns, name, uid)),
+      },
+      claims: this.objectStore(this.claims, 'PersistentVolumeClaim', 'claims'),
+      revisions: {
+        ...this.objectStore(this.revisions, 'ControllerRevision', 'revisions'),
+        get: (ns, name) => this.guard('revisions.get', () => structuredClone(this.revisions.get(key(ns, name)))),
+        delete: (ns, name, uid) =>
+          this.guard('revisions.delete', () => {
+            this.deleteChecked(this.revisions, 'ControllerRevision', ns, name, uid);
+            this.revisions.delete(key(ns, name));
+          }),
+      },
+      events: {
+        record: (app, event, at) => this.guard('events.record', () => void this.events.push({ app: app.metadata.name ?? '', event, at })),
+      },
+    };
+  }
+
+  /** Spec (and metadata) patch of an App: status is ignored, a spec change bumps generation. */
+  private specPatch(app: App, p: unknown): App {
+    const { status: _ignored, ...rest } = (p ?? {}) as Record<string, unknown>;
+    const next = mergePatch(app, rest);
+    const changed = canonicalJson(next.spec) !== canonicalJson(app.spec);
+    return { ...next, status: app.status, metadata: { ...next.metadata, generation: (app.metadata.generation ?? 1) + (changed ? 1 : 0) } };
+  }
+
+  private deletePodGracefully(ns: string, name: string, uid: string | undefined): void {
+    const pod = this.deleteChecked(this.pods, 'Pod', ns, name, uid);
+    if (pod.metadata.deletionTimestamp) return;
+    this.pods.set(key(ns, name), { ...pod, metadata: { ...pod.metadata, deletionTimestamp: this.now().toISOString(), resourceVersion: this.nextRv() } });
+  }
+
+  // ---- what users, kubelets and the garbage collector do ----
+
+  addApp(app: App): App {
+    const created = this.create(this.apps, 'App', app.metadata.namespace ?? '', app);
+    const stored = { ...created, metadata: { ...created.metadata, generation: 1 } };
+    this.apps.set(key(app.metadata.namespace ?? '', app.metadata.name ?? ''), stored);
+    return structuredClone(stored);
+  }
+
+  /** A user's spec edit (merge patch without precondition). */
+  editApp(ns: string, name: string, specPatch: unknown): App {
+    return this.patch(this.apps, 'App', { ns, name }, { spec: specPatch }, (o, q) => this.specPatch(o, q));
+  }
+
+  app(ns: string, name: string): App | undefined {
+    return structuredClone(this.apps.get(key(ns, name)));
+  }
+
+  podsOf(ns: string): Pod[] {
+    return [...this.pods.values()].filter((p) => p.metadata.namespace === ns);
+  }
+
+  /** A kubelet status write. */
+  setPodStatus(ns: string, name: string, status: Pod['status']): void {
+    const pod = this.pods.get(key(ns, name));
+    if (pod) this.pods.set(key(ns, name), { ...pod, status, metadata: { ...pod.metadata, resourceVersion: this.nextRv() } });
+  }
+
+  /** The end of a graceful deletion; the garbage collector then removes claims the pod owned. */
+  removePod(ns: string, name: string): void {
+    const pod = this.pods.get(key(ns, name));
+    if (!pod) return;
+    this.pods.delete(key(ns, name));
+    this.collect(ns, pod.metadata.uid);
+  }
+
+  /** Deletes an App and (background propagation) what it owns. */
+  deleteApp(ns: string, name: string): void {
+    const app = this.apps.get(key(ns, name));
+    this.apps.delete(key(ns, name));
+    this.collect(ns, app?.metadata.uid);
+  }
+
+  private collect(ns: string, ownerUid: string | undefined): void {
+    if (!ownerUid) return;
+    const owned = (o: Meta): boolean => o.metadata.namespace === ns && (o.metadata.ownerReferences ?? []).some((r) => r.uid === ownerUid);
+    for (const [k, c] of this.claims) if (owned(c)) this.claims.delete(k);
+    for (const [k, r] of this.revisions) if (owned(r)) this.revisions.delete(k);
+    for (const p of [...this.pods.values()]) if (owned(p)) this.deletePodGracefully(ns, p.metadata.name ?? '', undefined);
+  }
+}
