@@ -1,4 +1,4 @@
-import { formatDuration, parseDuration } from './duration.ts';
+import { formatDuration, parseDuration } from '../common/duration.ts';
 import { parseRedisUrl, redactRedisUrl } from './connection.ts';
 import { ConfigError } from './errors.ts';
 import { KEY_PREFIX } from './names.ts';
@@ -146,5 +146,19 @@ class Reader {
       return minMs;
     }
     return ms;
+  }
+}
+
+/**
+ * For process config parsers that validate more than the queue: returns the queue config, or undefined with
+ * its problems appended to `problems`, so the process reports every problem at once.
+ */
+export function readQueueConfig(env: Env, problems: string[]): QueueConfig | undefined {
+  try {
+    return parseQueueConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    problems.push(...err.problems);
+    return undefined;
   }
 }

@@ -6,7 +6,7 @@ export { parseRedisUrl, redactRedisUrl, redisConnection, redisOptions } from './
 export type { RedisConnectionOptions, RedisTarget } from './connection.ts';
 export { QUEUE_ENV, parseQueueConfig } from './config-schema.ts';
 export type { QueueConfig } from './config-schema.ts';
-export { formatDuration, parseDuration } from './duration.ts';
+export { formatDuration, parseDuration } from '../common/duration.ts';
 export {
   connectionOf,
   createReconcileQueue,

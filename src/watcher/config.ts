@@ -1,6 +1,6 @@
-import { parseQueueConfig, type QueueConfig } from '../queue/config-schema.ts';
+import { readQueueConfig, type QueueConfig } from '../queue/config-schema.ts';
 import { ConfigError } from '../queue/errors.ts';
-import { parseDuration } from '../queue/duration.ts';
+import { parseDuration } from '../common/duration.ts';
 import { readLogLevel, readPort, type Env } from '../common/env.ts';
 import type { BoardAuth } from './board.ts';
 
@@ -83,13 +83,7 @@ function readBoard(env: Env, httpAddress: string, problems: string[]): Pick<Watc
 /** Pure parser; `loadWatcherConfig` feeds it process.env. Throws one ConfigError listing every problem. */
 export function parseWatcherConfig(env: Env): WatcherConfig {
   const problems: string[] = [];
-  let queue: QueueConfig | undefined;
-  try {
-    queue = parseQueueConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) problems.push(...err.problems);
-    else throw err;
-  }
+  const queue = readQueueConfig(env, problems);
   const namespaces = (env[WATCHER_ENV.namespaces] ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0);
   for (const ns of namespaces) if (!DNS_LABEL.test(ns)) problems.push(`${WATCHER_ENV.namespaces}: "${ns}" is not a namespace name`);
   const httpPort = readPort(env, WATCHER_ENV.httpPort, 8080, problems);

@@ -1,7 +1,7 @@
 import { readLogLevel, readPort, type Env } from '../common/env.ts';
-import { parseQueueConfig, type QueueConfig } from '../queue/config-schema.ts';
+import { readQueueConfig, type QueueConfig } from '../queue/config-schema.ts';
 import { ConfigError } from '../queue/errors.ts';
-import { parseDuration } from '../queue/duration.ts';
+import { parseDuration } from '../common/duration.ts';
 
 /** The worker's configuration: parsed and validated once, frozen, passed down. */
 export interface WorkerConfig {
@@ -23,13 +23,7 @@ export const WORKER_ENV = {
 
 export function parseWorkerConfig(env: Env): WorkerConfig {
   const problems: string[] = [];
-  let queue: QueueConfig | undefined;
-  try {
-    queue = parseQueueConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) problems.push(...err.problems);
-    else throw err;
-  }
+  const queue = readQueueConfig(env, problems);
   const httpPort = readPort(env, WORKER_ENV.httpPort, 8080, problems);
   const shutdownText = env[WORKER_ENV.shutdownTimeout] ?? '50s';
   const shutdownTimeoutMs = parseDuration(shutdownText);

@@ -25,6 +25,8 @@ const key = (ns: string, name: string): string => `${ns}/${name}`;
 export class FakeCluster {
   readonly calls = new CallLog();
   readonly events: RecordedEvent[] = [];
+  /** Names of pods deleted through the client, in order. */
+  readonly podDeletions: string[] = [];
   readonly apps = new Map<string, App>();
   readonly pods = new Map<string, Pod>();
   readonly claims = new Map<string, PersistentVolumeClaim>();
@@ -136,6 +138,7 @@ export class FakeCluster {
   private deletePodGracefully(ns: string, name: string, uid: string | undefined): void {
     const pod = this.deleteChecked(this.pods, 'Pod', ns, name, uid);
     if (pod.metadata.deletionTimestamp) return;
+    this.podDeletions.push(name);
     this.pods.set(key(ns, name), { ...pod, metadata: { ...pod.metadata, deletionTimestamp: this.now().toISOString(), resourceVersion: this.nextRv() } });
   }
 
