@@ -85,6 +85,7 @@ export async function listWatch<T extends KubeObjectMeta>(opts: ListWatchOptions
       }
       h.onState?.('watching');
       const outcome = await watchOnce<T>(opts, rv, h, () => (attempt = 0));
+      if (outcome.kind === 'gone') opts.log?.info({ resource: opts.ref.resource, resourceVersion: rv }, 'watch expired (410 Gone); re-listing');
       rv = outcome.kind === 'gone' ? undefined : outcome.rv;
     } catch (err) {
       if (opts.signal.aborted) break;
@@ -166,7 +167,14 @@ async function consume<T extends KubeObjectMeta>(
   h: ListWatchHandlers<T>,
   onLine: () => void,
 ): Promise<WatchOutcome> {
-  const lines = createInterface({ input: Readable.fromWeb(body), crlfDelay: Infinity });
+  const input = Readable.fromWeb(body);
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  // Leaving the loop early (a 410 event, a handler error) aborts the connection afterwards; the stream's
+  // abort error then finds no iterator to take it and would crash the process as an unhandled 'error'
+  // event. Errors while iterating still reach the loop through the iterator.
+  const ignore = (): void => undefined;
+  input.on('error', ignore);
+  lines.on('error', ignore);
   for await (const line of lines) {
     onLine();
     if (line.length === 0) continue;

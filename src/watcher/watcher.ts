@@ -92,17 +92,31 @@ async function redisProblem(redis: Redis): Promise<string | undefined> {
   }
 }
 
+/** The apiserver client from the configured kubeconfig; a broken one fails naming the setting and the file. */
+function kubeClient(path: string | undefined): KubeRest {
+  try {
+    return new KubeRest(loadKubeConfig(path));
+  } catch (err) {
+    const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    const where = path ? `KUBECONFIG=${path}` : 'KUBECONFIG unset (default kubeconfig or in-cluster config)';
+    throw new Error(`${where}: cannot load the kubeconfig: ${why}`);
+  }
+}
+
 /**
  * The always-on watcher: list+watch Apps, their Pods and ImageLists, turning every event into an
  * idempotent reconcile enqueue; runs the timers worker; resyncs periodically; serves health and metrics.
  */
 export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<RunningWatcher> {
   const ac = new AbortController();
-  const rest = new KubeRest(loadKubeConfig(cfg.kubeconfig));
+  const rest = kubeClient(cfg.kubeconfig);
   const producer = redisConnection(cfg.queue.redisUrl, { forWorker: false, name: 'ebb-watcher', log });
   const blocking = redisConnection(cfg.queue.redisUrl, { forWorker: true, name: 'ebb-watcher-timers', log });
   const queue = createReconcileQueue(producer, cfg.queue);
   const timers = createTimersQueue(producer, cfg.queue);
+  // BullMQ prints a Queue's connection errors raw to stderr unless someone listens; the connection
+  // already logs them (structured, rate-limited).
+  for (const q of [queue, timers]) q.on('error', (err: Error) => log.debug({ err: err.message }, 'queue connection error'));
   const metrics = watcherMetrics();
   registerQueueMetrics(metrics.registry, [queue, timers]);
   let scaler: ScalerServer | undefined;
@@ -111,7 +125,9 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   const specs = sourceSpecs(cfg.namespaces);
   for (const s of specs) states[s.name] = 'starting';
 
-  await applyQueueKnobs(queue, cfg.queue).catch((err: unknown) => log.warn({ err: String(err) }, 'could not apply queue knobs yet; will retry at resync'));
+  // Not awaited: BullMQ waits for Redis to be ready, and a watcher started while Redis is down must still
+  // start (serve /readyz, watch, retry). The knobs are applied as soon as Redis answers, and again at resync.
+  void applyQueueKnobs(queue, cfg.queue).catch((err: unknown) => log.warn({ err: String(err) }, 'could not apply queue knobs yet; will retry at resync'));
   const timersWorker = new Worker<TimerData, void, string>(timers.name, (job) => processTimer(job, queue), timersWorkerOptions(blocking, cfg.queue));
   timersWorker.on('error', (err) => log.warn({ err: err.message }, 'timers worker error'));
 
@@ -142,9 +158,11 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     healthz: () => undefined,
     mounts: cfg.board ? [{ prefix: cfg.board.basePath, handler: boardHandler([queue, timers] as unknown as Queue<unknown, unknown, string>[], cfg.board) }] : [],
     readyz: async () => {
+      // Every problem, not only the first: with Redis down the watches fail too (their enqueues do), and
+      // the answer must still say that Redis is the cause.
       const notWatching = Object.entries(states).filter(([, s]) => s !== 'watching').map(([n, s]) => `${n}:${s}`);
-      if (notWatching.length > 0) return `watches not established (${notWatching.join(', ')})`;
-      return redisProblem(producer);
+      const problems = [notWatching.length > 0 ? `watches not established (${notWatching.join(', ')})` : undefined, await redisProblem(producer)];
+      return problems.filter(Boolean).join('; ') || undefined;
     },
   });
   if (cfg.scalerPort !== undefined) {

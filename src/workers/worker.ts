@@ -69,15 +69,29 @@ function processor(deps: ProcessorDeps) {
   };
 }
 
+/** The apiserver client from the configured kubeconfig; a broken one fails naming the setting and the file. */
+function kubeClient(path: string | undefined): KubeRest {
+  try {
+    return new KubeRest(loadKubeConfig(path));
+  } catch (err) {
+    const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    const where = path ? `KUBECONFIG=${path}` : 'KUBECONFIG unset (default kubeconfig or in-cluster config)';
+    throw new Error(`${where}: cannot load the kubeconfig: ${why}`);
+  }
+}
+
 /**
  * The BullMQ Worker shell of `ebb worker`: stateless, each job re-reads live state. Concurrency and lock
  * duration come from the queue config; shutdown is graceful and bounded.
  */
 export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: Partial<Record<ObjectKind, Reconciler>>): Promise<RunningWorker> {
-  const rest = new KubeRest(loadKubeConfig(cfg.kubeconfig));
+  const rest = kubeClient(cfg.kubeconfig);
   const blocking = redisConnection(cfg.queue.redisUrl, { forWorker: true, name: 'ebb-worker', log });
   const producer = redisConnection(cfg.queue.redisUrl, { forWorker: false, name: 'ebb-worker-timers', log });
   const timers = createTimersQueue(producer, cfg.queue);
+  // BullMQ prints a Queue's connection errors raw to stderr unless someone listens; the connection
+  // already logs them (structured, rate-limited).
+  timers.on('error', (err: Error) => log.debug({ err: err.message }, 'queue connection error'));
   const metrics = workerMetrics();
   const onWait = async (key: ObjectKey, wait: NonNullable<ReconcileResult['wait']>): Promise<void> => {
     await setTimer(timers, key, wait.reason, Date.now() + Math.max(0, wait.afterMs));

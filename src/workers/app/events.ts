@@ -2,6 +2,7 @@
  * Events on the App (events.k8s.io/v1), named and worded like the upstream StatefulSet controller's: one per
  * pod or claim created or deleted, and one per failure.
  */
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { App } from '../../api/app.ts';
 import { API_VERSION, APP_KIND, GROUP } from '../../api/group.ts';
@@ -25,7 +26,8 @@ export function eventObject(app: App, spec: EventSpec, now: Date, instance: stri
   return {
     apiVersion: 'events.k8s.io/v1',
     kind: 'Event',
-    metadata: { generateName: `${app.metadata.name ?? 'app'}.`, namespace: ns },
+    // As client-go names events: `<object>.<hex time>` (a generateName ending in '.' is rejected).
+    metadata: { name: `${app.metadata.name ?? 'app'}.${now.getTime().toString(16)}${randomBytes(4).toString('hex')}`, namespace: ns },
     eventTime: microTime(now),
     reportingController: REPORTING_CONTROLLER,
     reportingInstance: instance,

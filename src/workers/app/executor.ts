@@ -15,6 +15,7 @@ import { statusAfterCollision, statusAfterFailure } from './failure-status.ts';
 import type { Plan } from './planner.ts';
 import { equalRevisionData, canonicalJson } from './revisions.ts';
 import type { AppClient } from './seams.ts';
+import { mergeDiff } from './merge-diff.ts';
 import { appControllerRef } from './owner.ts';
 import { controllerRef } from './pod-predicates.ts';
 
@@ -84,7 +85,7 @@ async function recordEvent(run: Run, event: EventSpec): Promise<void> {
   try {
     await run.deps.client.events.record(run.app, event, run.deps.now());
   } catch (err) {
-    run.deps.log.warn({ reason: event.reason, code: isKubeError(err) ? err.code : undefined }, 'could not record event');
+    run.deps.log.warn({ reason: event.reason, err: errorDetail(err) }, 'could not record event');
   }
 }
 
@@ -113,9 +114,7 @@ async function revisionTaken(run: Run, action: Extract<Action, { kind: 'createRe
 async function writeStatus(run: Run, status: AppStatus): Promise<void> {
   const before = run.app.status ?? {};
   if (canonicalJson(before) === canonicalJson(status)) return;
-  const removed: Record<string, null> = {};
-  for (const key of Object.keys(before)) if (!(key in status)) removed[key] = null;
-  const patch = rvPatch(run.app.metadata.resourceVersion, {}, { status: { ...removed, ...status } });
+  const patch = rvPatch(run.app.metadata.resourceVersion, {}, { status: mergeDiff(before, status) });
   run.app = await run.deps.client.apps.patchStatus(run.ns, run.app.metadata.name ?? '', patch);
 }
 
@@ -124,7 +123,7 @@ async function writeStatusQuietly(run: Run, status: AppStatus): Promise<void> {
   try {
     await writeStatus(run, status);
   } catch (err) {
-    run.deps.log.warn({ code: isKubeError(err) ? err.code : undefined }, 'could not record the failure in status');
+    run.deps.log.warn({ err: errorDetail(err) }, 'could not record the failure in status');
   }
 }
 
@@ -141,7 +140,8 @@ async function recovered(run: Run, action: Action, err: unknown, status: AppStat
   if (alreadyDone(action, err)) return true;
   if (action.kind !== 'createRevision' || !isKubeError(err, 'AlreadyExists')) return false;
   if ((await revisionTaken(run, action)) === 'done') return true;
-  await writeStatus(run, statusAfterCollision(status));
+  // Only the count changes: the rest of the planned status names the revision that could not be created.
+  await writeStatus(run, statusAfterCollision({ ...(run.app.status ?? {}), collisionCount: status.collisionCount ?? 0 }));
   throw new KubeError('Conflict', 409, `revision name ${action.revision.metadata.name ?? ''} collides with a different revision; collision count raised`);
 }
 
@@ -153,7 +153,7 @@ async function onFailure(run: Run, action: Action, err: unknown, status: AppStat
   if (event) await recordEvent(run, event);
   const failed = statusAfterFailure(status, { action, code, detail, now: run.deps.now(), generation: run.app.metadata.generation });
   if (failed !== status) await writeStatusQuietly(run, failed);
-  run.deps.log.warn({ action: action.kind, code }, 'reconcile action failed');
+  run.deps.log.warn({ action: action.kind, err: { code, detail } }, 'reconcile action failed');
   // The apiserver rejects this spec's pods: reported as InvalidSpec; retrying cannot help until the spec changes.
   if ((action.kind === 'createPod' || action.kind === 'createPvc') && code === 'Invalid') return {};
   throw err;

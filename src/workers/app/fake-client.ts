@@ -185,11 +185,26 @@ export class FakeCluster {
     this.collect(ns, app?.metadata.uid);
   }
 
+  private exists(uid: string): boolean {
+    return [this.apps, this.pods, this.claims, this.revisions].some((store) => [...store.values()].some((o: Meta) => o.metadata.uid === uid));
+  }
+
+  /**
+   * Garbage collection after `ownerUid` went away: a dependent all of whose owners are gone is deleted
+   * (pods gracefully); one with owners left only loses the dangling reference.
+   */
   private collect(ns: string, ownerUid: string | undefined): void {
     if (!ownerUid) return;
-    const owned = (o: Meta): boolean => o.metadata.namespace === ns && (o.metadata.ownerReferences ?? []).some((r) => r.uid === ownerUid);
-    for (const [k, c] of this.claims) if (owned(c)) this.claims.delete(k);
-    for (const [k, r] of this.revisions) if (owned(r)) this.revisions.delete(k);
-    for (const p of [...this.pods.values()]) if (owned(p)) this.deletePodGracefully(ns, p.metadata.name ?? '', undefined);
+    const stores: Map<string, Meta>[] = [this.claims, this.revisions, this.pods];
+    for (const store of stores) {
+      for (const [k, o] of [...store]) {
+        const refs = o.metadata.ownerReferences ?? [];
+        if (o.metadata.namespace !== ns || !refs.some((r) => r.uid === ownerUid)) continue;
+        const left = refs.filter((r) => r.uid !== ownerUid && this.exists(r.uid));
+        if (left.length > 0) store.set(k, { ...o, metadata: { ...o.metadata, ownerReferences: left } });
+        else if (store === this.pods) this.deletePodGracefully(ns, o.metadata.name ?? '', undefined);
+        else store.delete(k);
+      }
+    }
   }
 }

@@ -4,6 +4,15 @@ import type { Observed } from './planner.ts';
 import type { AppClient } from './seams.ts';
 import { selectorIsEmpty, selectorString } from './selector.ts';
 
+/**
+ * Claims carry the selector's matchLabels (as upstream StatefulSet claims do, so claims of a StatefulSet
+ * migrated to an App are found) and the App label; the planner looks them up by name.
+ */
+function claimSelector(matchLabels: Record<string, string> | undefined, name: string): string {
+  const labels = Object.entries(matchLabels ?? {});
+  return labels.length > 0 ? selectorString({ matchLabels: Object.fromEntries(labels) }) : `${Label.app}=${name}`;
+}
+
 /** The App and the objects it may own, or undefined when the App is gone. */
 export async function readObserved(client: AppClient, namespace: string, name: string): Promise<Observed | undefined> {
   const app = await client.apps.get(namespace, name);
@@ -15,7 +24,7 @@ export async function readObserved(client: AppClient, namespace: string, name: s
   const [pods, revisions, claims] = await Promise.all([
     client.pods.list(namespace, selector),
     client.revisions.list(namespace, selector),
-    withClaims ? client.claims.list(namespace, `${Label.app}=${name}`) : Promise.resolve([]),
+    withClaims ? client.claims.list(namespace, claimSelector(app.spec.selector.matchLabels, name)) : Promise.resolve([]),
   ]);
   return { app, pods, revisions, claims };
 }

@@ -30,7 +30,7 @@ export interface Observed {
   pods: Pod[];
   /** ControllerRevisions matching the App's selector (any owner). */
   revisions: ControllerRevision[];
-  /** Claims labelled with the App's name. */
+  /** Claims that may belong to the App (by the selector's matchLabels, else the App label); looked up by name. */
   claims: PersistentVolumeClaim[];
 }
 

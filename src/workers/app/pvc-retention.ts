@@ -1,7 +1,7 @@
 /**
  * persistentVolumeClaimRetentionPolicy through owner references (upstream claimOwnerMatchesSetAndPod):
  * `whenDeleted: Delete` → the App owns the claim, so the garbage collector deletes it with the App;
- * `whenScaled: Delete` → a condemned pod owns its claims, so they go when the scale-down deletes the pod.
+ * `whenScaled: Delete` → a condemned pod (alone) owns its claims, so they go when the scale-down deletes the pod.
  * Only references to this App and to the ordinal's own pod are managed; others are left alone.
  */
 import type { App } from '../../api/app.ts';
@@ -22,10 +22,11 @@ function isManagedRef(app: App, ordinal: number, ref: OwnerReference): boolean {
 export function desiredClaimOwners(app: App, existing: readonly OwnerReference[], ordinal: number, condemnedPod: Pod | undefined): OwnerReference[] {
   const policy = app.spec.persistentVolumeClaimRetentionPolicy ?? {};
   const kept = existing.filter((r) => !isManagedRef(app, ordinal, r));
-  const added: OwnerReference[] = [];
-  if (policy.whenDeleted === RetentionPolicy.delete) added.push(existing.find((r) => r.uid === app.metadata.uid) ?? appOwnerRef(app));
-  if (policy.whenScaled === RetentionPolicy.delete && condemnedPod?.metadata.uid) added.push(podOwnerRef(condemnedPod));
-  return [...kept, ...added];
+  // The garbage collector deletes a dependent only once all its owners are gone, so a condemned claim under
+  // whenScaled: Delete is owned by its pod alone (upstream does the same).
+  if (policy.whenScaled === RetentionPolicy.delete && condemnedPod?.metadata.uid) return [...kept, podOwnerRef(condemnedPod)];
+  if (policy.whenDeleted === RetentionPolicy.delete) return [...kept, existing.find((r) => r.uid === app.metadata.uid) ?? appOwnerRef(app)];
+  return kept;
 }
 
 const refKey = (r: OwnerReference): string => `${r.kind}/${r.uid}`;

@@ -9,7 +9,7 @@ import type { PodTemplateSpec } from '../../api/pod-template.ts';
 import type { Action } from './actions.ts';
 import type { ControllerRevision } from './kube-types.ts';
 import { appControllerRef } from './owner.ts';
-import { isControlledBy } from './pod-predicates.ts';
+import { controllerRef, isControlledBy } from './pod-predicates.ts';
 
 /** Label with the bare hash on every revision, as upstream's controller.kubernetes.io/hash. */
 export const REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
@@ -104,7 +104,8 @@ function unusedName(app: App, data: RevisionData, listed: readonly ControllerRev
     const name = `${app.metadata.name ?? ''}-${revisionHash(data, collisionCount)}`;
     const taken = listed.find((r) => r.metadata.name === name);
     if (!taken) return { collisionCount };
-    if (equalRevisionData(taken.data, data)) return { collisionCount, taken };
+    // Only an orphan with our data may be taken over; anything else is a collision.
+    if (equalRevisionData(taken.data, data) && !controllerRef(taken.metadata)) return { collisionCount, taken };
     collisionCount++;
   }
 }

@@ -10,6 +10,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onTestFailed } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { API_VERSION, APP_KIND, appRef } from '../../../src/api/group.ts';
 import { sleep, waitFor } from '../../../src/common/abort.ts';
@@ -66,7 +67,7 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
     if (k.startsWith('EBB_') || k === 'KUBECONFIG' || k === 'NODE_OPTIONS' || k.startsWith('VITEST')) continue;
     base[k] = v;
   }
-  return { ...base, EBB_HTTP_ADDRESS: '127.0.0.1', EBB_HTTP_PORT: '0', ...env };
+  return { ...base, EBB_HTTP_ADDRESS: '127.0.0.1', EBB_HTTP_PORT: '0', EBB_SCALER_PORT: '0', ...env };
 }
 
 /** Starts `node src/cli/main.ts <command>` with `env`; its stdout JSON logs are parsed as they arrive. */
@@ -160,6 +161,17 @@ export function spawnEbb(command: 'watcher' | 'worker', env: Record<string, stri
     },
   };
   return self;
+}
+
+/** When the current test fails, prints the last log lines and stderr of each process (for diagnosis). */
+export function printLogsOnFailure(procs: readonly EbbProcess[], lines = 25): void {
+  onTestFailed(() => {
+    for (const p of procs) {
+      const tail = p.logs.slice(-lines).map((l) => JSON.stringify(l).slice(0, 400));
+      process.stdout.write(`--- ${p.name} (pid ${p.pid}, running ${p.running()}) last ${tail.length} log lines:\n${tail.join('\n')}\n`);
+      if (p.stderr()) process.stdout.write(`--- ${p.name} stderr:\n${p.stderr().slice(-3000)}\n`);
+    }
+  });
 }
 
 /** Settings every test process shares: its own queue prefix and namespaces, quick retries. */
@@ -282,8 +294,9 @@ export function appManifest(name: string): Record<string, unknown> {
     apiVersion: API_VERSION,
     kind: APP_KIND,
     metadata: { name },
+    // No pods: the tests here are about the watch → queue → worker loop, not about rolling pods.
     spec: {
-      replicas: 1,
+      replicas: 0,
       serviceName: name,
       selector: { matchLabels: { app: name } },
       template: {
@@ -315,9 +328,14 @@ export function appNames(count: number, prefix = 'app'): string[] {
   return Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
 }
 
-/** Changes the pod template (a spec change, so `metadata.generation` grows); returns the new generation. */
+let editCounter = 0;
+
+/**
+ * A spec change that bumps `metadata.generation` without touching the pod template (minReadySeconds gets a
+ * value no earlier edit used), so whichever App reconcile runs has no pods to roll. Returns the new generation.
+ */
 export async function editApp(rest: KubeRest, namespace: string, name: string, signal?: AbortSignal): Promise<number> {
-  const patch = { spec: { template: { metadata: { annotations: { 'test.ebb.dev/edit': randomBytes(6).toString('hex') } } } } };
+  const patch = { spec: { minReadySeconds: ++editCounter } };
   const app = await rest.patch<AppObj>(appRef(namespace, name), patch, PatchType.merge, {}, signal);
   return app.metadata.generation ?? 0;
 }
@@ -392,21 +410,25 @@ export interface TcpProxy {
 
 /**
  * A byte-level TCP proxy on 127.0.0.1 (TLS passes through untouched, so a kubeconfig whose server is the
- * proxy works as long as the certificate's SANs include 127.0.0.1).
+ * proxy works as long as the certificate's SANs include 127.0.0.1). `delayMs` adds latency to every chunk in
+ * both directions (no backpressure then: for small request/response traffic only).
  */
-export async function startTcpProxy(initial?: { host: string; port: number }): Promise<TcpProxy> {
+export async function startTcpProxy(initial?: { host: string; port: number }, opts: { delayMs?: number } = {}): Promise<TcpProxy> {
   let target = initial;
+  const delayMs = opts.delayMs ?? 0;
   let paused = false;
   let accepted = 0;
   const pairs = new Set<[Socket, Socket]>();
   const forward = (from: Socket, to: Socket): void => {
     from.on('data', (chunk: Buffer) => {
-      if (!to.write(chunk)) from.pause();
+      // Added latency: timers of one duration fire in the order they were set, so bytes stay in order.
+      if (delayMs > 0) setTimeout(() => to.destroyed || to.write(chunk), delayMs);
+      else if (!to.write(chunk)) from.pause();
     });
     to.on('drain', () => {
       if (!paused) from.resume();
     });
-    from.on('end', () => to.end());
+    from.on('end', () => (delayMs > 0 ? setTimeout(() => to.end(), delayMs) : to.end()));
   };
   const server: Server = createServer((client) => {
     accepted++;

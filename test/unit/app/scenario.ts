@@ -42,6 +42,8 @@ export class Scenario {
   readonly plans: Plan[] = [];
   invariants: Invariants = {};
   armed = false;
+  /** Most replicas unavailable at once while armed. */
+  peakUnavailable = 0;
   private frozen = new Map<number, string>();
 
   constructor(spec: Partial<AppSpec>, kubelet: Partial<KubeletOptions> = {}, name = 'web') {
@@ -105,31 +107,44 @@ export class Scenario {
     return p;
   }
 
-  private checkInvariants(before: PodView[], pausedBefore: boolean): void {
-    const after = this.view();
+  private checkIdentity(after: PodView[]): void {
     const ordinals = after.map((p) => p.ordinal);
     if (new Set(ordinals).size !== ordinals.length) this.violations.push(`two pods share an ordinal: ${ordinals.join(',')}`);
     for (const p of this.pods()) {
       if (p.metadata.labels?.[Label.podIndex] !== String(getOrdinal(this.name, p.metadata.name))) this.violations.push(`${p.metadata.name} has a wrong pod-index label`);
     }
+  }
+
+  private range(): { start: number; end: number; minReady: number } {
     const app = this.app();
     const start = app.spec.ordinals?.start ?? 0;
-    const end = start + (app.spec.replicas ?? 1);
-    if (pausedBefore) {
-      for (const b of before) {
-        const now = after.find((a) => a.uid === b.uid);
-        const inRange = b.ordinal >= start && b.ordinal < end;
-        if (inRange && !b.terminating && !b.failed && (!now || now.terminating)) this.violations.push(`paused, yet ${b.name} (${b.revision}) was deleted`);
-      }
+    return { start, end: start + (app.spec.replicas ?? 1), minReady: app.spec.minReadySeconds ?? 0 };
+  }
+
+  /** While paused, no live, healthy-phase pod in range may be deleted. */
+  private checkPaused(before: PodView[], after: PodView[]): void {
+    const { start, end } = this.range();
+    for (const b of before) {
+      const now = after.find((a) => a.uid === b.uid);
+      const inRange = b.ordinal >= start && b.ordinal < end;
+      if (inRange && !b.terminating && !b.failed && (!now || now.terminating)) this.violations.push(`paused, yet ${b.name} (${b.revision ?? ''}) was deleted`);
     }
+  }
+
+  private checkUnavailable(limit: number): void {
+    const { start, end, minReady } = this.range();
+    let unavailable = 0;
+    for (let o = start; o < end; o++) if (isUnavailable(this.cluster.pods.get(`${NS}/${this.name}-${o}`), minReady, this.clock.now())) unavailable++;
+    this.peakUnavailable = Math.max(this.peakUnavailable, unavailable);
+    if (unavailable > limit) this.violations.push(`${unavailable} unavailable > maxUnavailable ${limit}`);
+  }
+
+  private checkInvariants(before: PodView[], pausedBefore: boolean): void {
+    const after = this.view();
+    this.checkIdentity(after);
+    if (pausedBefore) this.checkPaused(before, after);
     if (!this.armed) return;
-    const { maxUnavailable } = this.invariants;
-    if (maxUnavailable !== undefined) {
-      const minReady = app.spec.minReadySeconds ?? 0;
-      let unavailable = 0;
-      for (let o = start; o < end; o++) if (isUnavailable(this.cluster.pods.get(`${NS}/${this.name}-${o}`), minReady, this.clock.now())) unavailable++;
-      if (unavailable > maxUnavailable) this.violations.push(`${unavailable} unavailable > maxUnavailable ${maxUnavailable}`);
-    }
+    if (this.invariants.maxUnavailable !== undefined) this.checkUnavailable(this.invariants.maxUnavailable);
     for (const [ordinal, uid] of this.frozen) {
       if (!after.some((a) => a.uid === uid && !a.terminating)) this.violations.push(`pod ${ordinal} below the partition was replaced`);
     }

@@ -1,0 +1,170 @@
+/**
+ * The per-pod in-place update protocol (DESIGN.md section 5) as a pure step function: from the pod as read, the
+ * target and the time, the one next write (or wait). Progress lives on the pod only — the state annotation, the
+ * gate condition, the spec and the revision label — so a step computed by any worker after a crash continues
+ * where the last write left off. The executor (`executor.ts`) performs one step per call.
+ *
+ *   start ─▶ wait (grace period) ─▶ resize ─▶ patchSpec(batch 0) ─▶ waitRunning ─▶ patchSpec(batch 1) … ─▶ finish ─▶ done
+ *
+ * A change that restarts nothing (labels/annotations only, or a resize no container's resizePolicy restarts
+ * for) skips the gate: resize, then one patchSpec with the revision label and the metadata, then done.
+ */
+import { Annotation, Label, Reason } from '../../api/keys.ts';
+import { batchPending, updatePending, type Pending } from './completion.ts';
+import { createdGateCondition, gateCondition, gateConditionFor, hasInPlaceGate } from './gate.ts';
+import { sameQuantity, sameResizable, RESIZABLE } from './quantity.ts';
+import { findContainer, hasStateAnnotation, newState, podRevision, readState, refreshSnapshot, serializeState, type InPlaceState } from './state.ts';
+import type { InPlacePlan, InPlacePod, InPlaceTarget, PodCondition, PodLike, Resources } from './types.ts';
+import { asPod } from './types.ts';
+
+/** Re-check interval while waiting for something a pod watch event reports anyway (the timer is a safety net). */
+export const SAFETY_RECHECK_MS = 30_000;
+
+export type InPlaceStep =
+  /** Write the state annotation and gate condition False (one pods/status patch). */
+  | { kind: 'start'; state: InPlaceState; annotation: string; condition: PodCondition }
+  /** Nothing to write before `afterMs` (the grace period): return it as a timer. */
+  | { kind: 'wait'; reason: string; afterMs: number }
+  /** Patch containers' cpu/memory through pods/resize. */
+  | { kind: 'resize'; containers: { name: string; resources: Resources }[] }
+  /**
+   * Patch the images of batch `batch` (JSON patch with a resourceVersion precondition), with the updated state
+   * annotation; on the last batch also the revision label and the template's label/annotation changes.
+   */
+  | {
+      kind: 'patchSpec';
+      batch: number;
+      images: { container: string; image: string; init?: boolean }[];
+      labels: Record<string, string | null>;
+      annotations: Record<string, string | null>;
+      revisionLabel?: string;
+      annotation?: string;
+    }
+  /** Containers are restarting or not ready yet: the pod's status change will bring the next reconcile. */
+  | { kind: 'waitRunning'; reason: string; container: string; afterMs: number }
+  /** Remove the state annotation and set the gate True (one pods/status patch). */
+  | { kind: 'finish'; removeAnnotation: boolean; condition: PodCondition }
+  | { kind: 'done' };
+
+const PROTECTED_LABELS = new Set<string>([Label.app, Label.revision, Label.podIndex, Label.podName]);
+const PROTECTED_ANNOTATIONS = new Set<string>([Annotation.inPlaceUpdateState]);
+
+/** The part of a template metadata patch that still changes the pod; ebb's own keys are never touched. */
+function effectivePatch(current: Record<string, string> | undefined, patch: Record<string, string | null>, keep: Set<string>): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (keep.has(k)) continue;
+    if (v === null ? current?.[k] !== undefined : current?.[k] !== v) out[k] = v;
+  }
+  return out;
+}
+
+function metadataOf(pod: InPlacePod, plan: InPlacePlan): Pick<Extract<InPlaceStep, { kind: 'patchSpec' }>, 'labels' | 'annotations'> {
+  return {
+    labels: effectivePatch(pod.metadata.labels, plan.metadata.labels, PROTECTED_LABELS),
+    annotations: effectivePatch(pod.metadata.annotations, plan.metadata.annotations, PROTECTED_ANNOTATIONS),
+  };
+}
+
+/** Resize targets the pod's spec does not have yet. */
+function pendingResizes(pod: InPlacePod, targets: Iterable<[string, Resources]>): { name: string; resources: Resources }[] {
+  const out: { name: string; resources: Resources }[] = [];
+  for (const [name, resources] of targets) {
+    const c = findContainer(pod, name);
+    if (c && !c.init && !sameResizable(c.spec.resources, resources)) out.push({ name, resources });
+  }
+  return out;
+}
+
+/** A resize of `to` restarts the container when its resizePolicy says RestartContainer for a changed resource. */
+function resizeRestarts(pod: InPlacePod, name: string, to: Resources): boolean {
+  const spec = findContainer(pod, name)?.spec;
+  return RESIZABLE.some((r) => {
+    const changed = !sameQuantity(spec?.resources?.requests?.[r], to.requests?.[r]) || !sameQuantity(spec?.resources?.limits?.[r], to.limits?.[r]);
+    return changed && spec?.resizePolicy?.some((p) => p.resourceName === r && p.restartPolicy === 'RestartContainer') === true;
+  });
+}
+
+function needsRestart(pod: InPlacePod, plan: InPlacePlan): boolean {
+  const image = plan.images.some((i) => {
+    const c = findContainer(pod, i.container);
+    return c !== undefined && c.spec.image !== i.image && !(c.init && c.spec.restartPolicy !== 'Always');
+  });
+  return image || pendingResizes(pod, plan.resources.map((r) => [r.container, r.resources])).some((r) => resizeRestarts(pod, r.name, r.resources));
+}
+
+function waitRunning(p: NonNullable<Pending>): InPlaceStep {
+  return { kind: 'waitRunning', reason: p.reason, container: p.container, afterMs: SAFETY_RECHECK_MS };
+}
+
+function startStep(pod: InPlacePod, target: InPlaceTarget, now: Date, prior: InPlaceState | undefined): InPlaceStep {
+  const fresh = newState(pod, target, now, prior);
+  // Taking over from a superseded update while the gate is already False: its grace period already ran.
+  const alreadyOut = prior !== undefined && gateCondition(pod)?.status === 'False';
+  const state = alreadyOut ? { ...fresh, startedAt: prior.startedAt } : fresh;
+  const condition = gateConditionFor(pod, 'False', Reason.startInPlaceUpdate, `in-place update to revision ${target.revision}`, now);
+  return { kind: 'start', state, annotation: serializeState(state), condition };
+}
+
+function patchBatch(pod: InPlacePod, state: InPlaceState, target: InPlaceTarget, index: number, now: Date): InPlaceStep {
+  const names = (state.batches[index] ?? []).filter((c) => findContainer(pod, c) !== undefined);
+  const images = names.map((c) => ({ container: c, image: state.newImages[c] ?? '', ...(findContainer(pod, c)?.init ? { init: true } : {}) }));
+  const next: InPlaceState = { ...refreshSnapshot(state, pod, names), batch: index, patchedAt: [...state.patchedAt.slice(0, index), now.toISOString()] };
+  const last = index === state.batches.length - 1;
+  const metadata = last ? metadataOf(pod, target.plan) : { labels: {}, annotations: {} };
+  return { kind: 'patchSpec', batch: index, images, ...metadata, ...(last ? { revisionLabel: state.revision } : {}), annotation: serializeState(next) };
+}
+
+function finish(pod: InPlacePod, removeAnnotation: boolean, now: Date): InPlaceStep {
+  const condition = gateConditionFor(pod, 'True', Reason.inPlaceUpdateDone, 'in-place update done', now);
+  return { kind: 'finish', removeAnnotation, condition };
+}
+
+function continueUpdate(pod: InPlacePod, state: InPlaceState, target: InPlaceTarget, now: Date): InPlaceStep {
+  if (state.batch < 0) {
+    const graceEnd = Date.parse(state.startedAt) + Math.max(0, target.gracePeriodSeconds) * 1000;
+    if (now.getTime() < graceEnd) return { kind: 'wait', reason: 'InPlaceGracePeriod', afterMs: graceEnd - now.getTime() };
+  }
+  const resizes = pendingResizes(pod, Object.entries(state.resources));
+  if (resizes.length > 0) return { kind: 'resize', containers: resizes };
+  const next = state.batch + 1;
+  if (next < state.batches.length) {
+    const pending = state.batch >= 0 ? batchPending(pod, state, state.batch) : undefined;
+    return pending ? waitRunning(pending) : patchBatch(pod, state, target, next, now);
+  }
+  const pending = updatePending(pod, state);
+  return pending ? waitRunning(pending) : finish(pod, true, now);
+}
+
+/** Resize (if needed), then label and metadata in one patch: nothing restarts, so the gate stays True. */
+function lightStep(pod: InPlacePod, target: InPlaceTarget): InPlaceStep {
+  const resizes = pendingResizes(pod, target.plan.resources.map((r) => [r.container, r.resources]));
+  if (resizes.length > 0) return { kind: 'resize', containers: resizes };
+  return { kind: 'patchSpec', batch: 0, images: [], ...metadataOf(pod, target.plan), revisionLabel: target.revision };
+}
+
+/**
+ * The next step moving `pod` to `target`. Pass the plan diffed from the template of the pod's revision label;
+ * once the pod carries the target revision label (its last batch is patched) the plan is no longer read, so
+ * `EMPTY_PLAN` will do. Pods with the state annotation must be driven to `done` even when their label already
+ * equals the update revision.
+ */
+export function nextInPlaceStep(podLike: PodLike, target: InPlaceTarget, now: Date): InPlaceStep {
+  const pod = asPod(podLike);
+  if (pod.metadata.deletionTimestamp) return { kind: 'wait', reason: 'PodTerminating', afterMs: SAFETY_RECHECK_MS };
+  const state = readState(pod);
+  if (state?.revision === target.revision) return continueUpdate(pod, state, target, now);
+  const annotated = hasStateAnnotation(pod);
+  if (!annotated && podRevision(pod) === target.revision) {
+    if (!hasInPlaceGate(pod) || gateCondition(pod)?.status === 'True') return { kind: 'done' };
+    // A new pod whose gate was never set (markGateReady did not run), or a gate left False without a state.
+    return gateCondition(pod) ? finish(pod, false, now) : { kind: 'finish', removeAnnotation: false, condition: createdGateCondition(pod, now) };
+  }
+  if (!annotated && !needsRestart(pod, target.plan)) return lightStep(pod, target);
+  return startStep(pod, target, now, state);
+}
+
+/** The timer a step asks for (`wait`, `waitRunning`), in the worker's "not yet" shape. */
+export function stepWait(step: InPlaceStep): { reason: string; afterMs: number } | undefined {
+  return step.kind === 'wait' || step.kind === 'waitRunning' ? { reason: step.reason, afterMs: step.afterMs } : undefined;
+}

@@ -1,0 +1,112 @@
+/**
+ * Scenario driver: loop nextInPlaceStep → applyInPlaceStep (fake API) → fake kubelet sync, with an injected
+ * clock; waits advance the clock instead of sleeping. Records every step and a timeline of what the pod showed,
+ * and checks the protocol's invariants after every step.
+ */
+import { expect } from 'vitest';
+import { Annotation, Label } from '../../../src/api/keys.ts';
+import { applyInPlaceStep } from '../../../src/workers/inplace/executor.ts';
+import { IN_PLACE_GATE } from '../../../src/workers/inplace/gate.ts';
+import { nextInPlaceStep, stepWait, type InPlaceStep } from '../../../src/workers/inplace/step.ts';
+import type { ContainerSpec, InPlacePod, InPlaceTarget } from '../../../src/workers/inplace/types.ts';
+import { Clock, FakeKubelet, FakePodApi, type KubeletOptions } from './fake-cluster.ts';
+
+export interface Env {
+  clock: Clock;
+  api: FakePodApi;
+  kubelet: FakeKubelet;
+}
+
+export function newPod(containers: ContainerSpec[], annotations?: Record<string, string>): InPlacePod {
+  return {
+    metadata: { name: 'web-0', namespace: 'ns', uid: 'u-0', labels: { [Label.revision]: 'web-a', [Label.app]: 'web', tier: 'front' }, ...(annotations ? { annotations } : {}) },
+    spec: { containers, readinessGates: [{ conditionType: IN_PLACE_GATE }] },
+    status: { conditions: [{ type: IN_PLACE_GATE, status: 'True', reason: 'PodCreated' }] },
+  };
+}
+
+/** A running pod whose containers are all ready. */
+export function env(pod: InPlacePod, opts: KubeletOptions = {}): Env {
+  const clock = new Clock();
+  const api = new FakePodApi(pod);
+  const kubelet = new FakeKubelet(api, clock, opts);
+  kubelet.sync();
+  clock.advance(opts.readyDelayMs ?? 1000);
+  kubelet.sync();
+  clock.advance(1500);
+  return { clock, api, kubelet };
+}
+
+export const gate = (pod: InPlacePod) => pod.status?.conditions?.find((c) => c.type === IN_PLACE_GATE);
+export const status = (pod: InPlacePod, name: string) => pod.status?.containerStatuses?.find((s) => s.name === name);
+export const image = (pod: InPlacePod, name: string) => pod.spec?.containers?.find((c) => c.name === name)?.image;
+
+export interface Sample {
+  atMs: number;
+  step: InPlaceStep['kind'];
+  gate: string | undefined;
+  annotated: boolean;
+  images: Record<string, string>;
+}
+
+export interface DriveOptions {
+  maxIterations?: number;
+  /** Largest clock advance per wait (the pod's watch events come sooner than the safety timer). */
+  tickMs?: number;
+  /** Called before a write; 'skip' loses the step (the worker died before writing), 'stop' ends the run. */
+  beforeApply?: (iteration: number, pod: InPlacePod, step: InPlaceStep) => 'skip' | 'stop' | undefined;
+  afterApply?: (iteration: number, before: InPlacePod, step: InPlaceStep) => Promise<void> | void;
+}
+
+export interface Run {
+  steps: InPlaceStep[];
+  timeline: Sample[];
+  /** Only the steps that write. */
+  writes: InPlaceStep[];
+}
+
+function sample(e: Env, pod: InPlacePod, step: InPlaceStep): Sample {
+  return {
+    atMs: e.clock.ms,
+    step: step.kind,
+    gate: gate(pod)?.status,
+    annotated: pod.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined,
+    images: Object.fromEntries((pod.spec?.containers ?? []).map((c) => [c.name, c.image])),
+  };
+}
+
+/** While the state annotation is on a gated pod, the gate is False: the pod is out of the Service. */
+function checkInvariants(pod: InPlacePod): void {
+  if (pod.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined) expect(gate(pod)?.status).toBe('False');
+}
+
+export async function drive(e: Env, target: InPlaceTarget, opts: DriveOptions = {}): Promise<Run> {
+  const run: Run = { steps: [], timeline: [], writes: [] };
+  for (let i = 0; i < (opts.maxIterations ?? 300); i++) {
+    e.kubelet.sync();
+    const pod = e.api.read();
+    checkInvariants(pod);
+    const step = nextInPlaceStep(pod, target, e.clock.now());
+    run.steps.push(step);
+    run.timeline.push(sample(e, pod, step));
+    if (step.kind === 'done') return run;
+    const wait = stepWait(step);
+    if (wait) {
+      expect(wait.afterMs).toBeGreaterThan(0);
+      e.clock.advance(Math.min(wait.afterMs, opts.tickMs ?? 250));
+      continue;
+    }
+    const verdict = opts.beforeApply?.(i, pod, step);
+    if (verdict === 'stop') return run;
+    if (verdict === 'skip') continue;
+    await applyInPlaceStep(e.api, pod, step);
+    run.writes.push(step);
+    await opts.afterApply?.(i, pod, step);
+    e.clock.advance(20);
+  }
+  return run;
+}
+
+export function target(revision: string, plan: Partial<InPlaceTarget['plan']>, gracePeriodSeconds = 0): InPlaceTarget {
+  return { revision, gracePeriodSeconds, plan: { images: [], metadata: { labels: {}, annotations: {} }, resources: [], ...plan } };
+}
