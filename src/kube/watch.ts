@@ -84,9 +84,7 @@ export async function listWatch<T extends KubeObjectMeta>(opts: ListWatchOptions
         rv = await listAll<T>(opts, h);
       }
       h.onState?.('watching');
-      const outcome = await watchOnce<T>(opts, rv, h, () => (attempt = 0));
-      if (outcome.kind === 'gone') opts.log?.info({ resource: opts.ref.resource, resourceVersion: rv }, 'watch expired (410 Gone); re-listing');
-      rv = outcome.kind === 'gone' ? undefined : outcome.rv;
+      rv = resumeFrom(await watchOnce<T>(opts, rv, h, () => (attempt = 0)), rv, opts);
     } catch (err) {
       if (opts.signal.aborted) break;
       const error = err instanceof Error ? err.message : String(err);
@@ -98,6 +96,13 @@ export async function listWatch<T extends KubeObjectMeta>(opts: ListWatchOptions
     }
   }
   throw new AbortedError('list/watch stopped');
+}
+
+/** Where the next watch starts: the last resourceVersion seen, or undefined (re-list) after 410 Gone. */
+function resumeFrom(outcome: WatchOutcome, rv: string, opts: ListWatchOptions): string | undefined {
+  if (outcome.kind === 'ended') return outcome.rv;
+  opts.log?.info({ resource: opts.ref.resource, resourceVersion: rv }, 'watch expired (410 Gone); re-listing');
+  return undefined;
 }
 
 async function listAll<T>(opts: ListWatchOptions, h: ListWatchHandlers<T>): Promise<string> {

@@ -41,15 +41,17 @@ export function createdGateCondition(pod: InPlacePod, now: Date): PodCondition {
 }
 
 interface TemplateWithGates {
-  spec: { readinessGates?: readonly { conditionType: string }[] };
+  spec: { readinessGates?: readonly { conditionType: string }[] } & Record<string, unknown>;
 }
+
+type Gated<T extends TemplateWithGates> = T & { spec: { readinessGates: readonly { conditionType: string }[] } };
 
 /**
  * The pod template with readiness gate InPlaceUpdateReady added when `policy` is not ReCreate (unchanged
  * otherwise, or when the gate is already there). Apply it to the pod being built, not to the App's stored
  * template, so revisions do not change with the policy.
  */
-export function withInPlaceReadinessGate<T extends TemplateWithGates>(template: T, policy: string | undefined): T {
+export function withInPlaceReadinessGate<T extends TemplateWithGates>(template: T, policy: string | undefined): T | Gated<T> {
   if (policy === undefined || policy === 'ReCreate') return template;
   const gates = template.spec.readinessGates ?? [];
   if (gates.some((g) => g.conditionType === IN_PLACE_GATE)) return template;

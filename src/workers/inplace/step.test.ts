@@ -99,6 +99,14 @@ describe('nextInPlaceStep', () => {
     expect(nextInPlaceStep(p, target, now)).toEqual({ kind: 'done' });
   });
 
+  it('patches a regular init container image with the label, without the gate (it does not run again)', () => {
+    const p = pod({});
+    delete p.metadata.annotations;
+    p.metadata.labels = { [Label.revision]: 'r1' };
+    const step = nextInPlaceStep(p, { ...target, plan: { ...target.plan, images: [{ container: 'init', image: 'init:2', init: true }] } }, now);
+    expect(step).toEqual({ kind: 'patchSpec', batch: 0, images: [{ container: 'init', image: 'init:2', init: true }], labels: {}, annotations: {}, revisionLabel: 'r2' });
+  });
+
   it('starts over when the state annotation is not valid JSON state', () => {
     const p = pod({});
     p.metadata.annotations = { [Annotation.inPlaceUpdateState]: '{"revision":' };

@@ -136,11 +136,15 @@ function continueUpdate(pod: InPlacePod, state: InPlaceState, target: InPlaceTar
   return pending ? waitRunning(pending) : finish(pod, true, now);
 }
 
-/** Resize (if needed), then label and metadata in one patch: nothing restarts, so the gate stays True. */
+/**
+ * Resize (if needed), then label, metadata and the images of regular init containers (which do not run again
+ * in a running pod) in one patch: nothing restarts, so the gate stays True.
+ */
 function lightStep(pod: InPlacePod, target: InPlaceTarget): InPlaceStep {
   const resizes = pendingResizes(pod, target.plan.resources.map((r) => [r.container, r.resources]));
   if (resizes.length > 0) return { kind: 'resize', containers: resizes };
-  return { kind: 'patchSpec', batch: 0, images: [], ...metadataOf(pod, target.plan), revisionLabel: target.revision };
+  const images = target.plan.images.filter((i) => findContainer(pod, i.container)?.spec.image !== undefined && findContainer(pod, i.container)?.spec.image !== i.image);
+  return { kind: 'patchSpec', batch: 0, images, ...metadataOf(pod, target.plan), revisionLabel: target.revision };
 }
 
 /**

@@ -56,8 +56,8 @@ describe('bad input and dependencies down at start', () => {
     await deleteNamespace(sandbox().rest, ns);
   });
 
-  const env = (over: Record<string, string> = {}): Record<string, string> =>
-    ebbEnv({ kubeconfig: sandbox().kubeconfig, redisUrl: sandbox().redisUrl, prefix: uniquePrefix('bad'), namespaces: [ns] }, over);
+  const env = (over: Record<string, string> = {}, prefix = uniquePrefix('bad')): Record<string, string> =>
+    ebbEnv({ kubeconfig: sandbox().kubeconfig, redisUrl: sandbox().redisUrl, prefix, namespaces: [ns] }, over);
 
   async function exitsWithMessage(command: (typeof COMMANDS)[number], over: Record<string, string>, setting: string): Promise<string> {
     const p = spawnEbb(command, env(over));
@@ -88,8 +88,9 @@ describe('bad input and dependencies down at start', () => {
     printLogsOnFailure(procs);
     const port = await freePort();
     const url = `redis://127.0.0.1:${port}`;
-    const watcher = spawnEbb('watcher', env({ EBB_REDIS_URL: url }));
-    const worker = spawnEbb('worker', env({ EBB_REDIS_URL: url, EBB_LOG_LEVEL: 'debug' }));
+    const prefix = uniquePrefix('bad');
+    const watcher = spawnEbb('watcher', env({ EBB_REDIS_URL: url }, prefix));
+    const worker = spawnEbb('worker', env({ EBB_REDIS_URL: url }, prefix));
     procs.push(watcher, worker);
     const httpPort = await watcher.httpPort();
     await worker.httpPort();

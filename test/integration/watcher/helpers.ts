@@ -1,26 +1,21 @@
 /**
  * Helpers for the watcher/worker integration tests: the real `ebb watcher` / `ebb worker` processes with
- * their JSON logs captured, a TCP proxy that can pause, reset or redirect connections (fault injection
- * between the watcher and the apiserver), a private control plane + Redis for tests that break them, and
+ * their JSON logs captured, a TCP proxy that can pause, reset, slow down or redirect connections (fault
+ * injection between ebb and the apiserver), and
  * App helpers (create, edit, wait until every App's latest generation is observed).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFailed } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { API_VERSION, APP_KIND, appRef } from '../../../src/api/group.ts';
 import { sleep, waitFor } from '../../../src/common/abort.ts';
-import { createLogger } from '../../../src/common/log.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { PatchType, type KubeRest } from '../../../src/kube/rest.ts';
-import { startControlPlane, type ControlPlane } from '../../../src/sandbox/control-plane.ts';
-import { installCrds } from '../../../src/sandbox/crds.ts';
-import { CRD_DIR, DEFAULT_BIN_DIR, PROJECT_ROOT } from '../../../src/sandbox/paths.ts';
-import { startRedis, type RedisServer } from '../../../src/sandbox/redis.ts';
+import { PROJECT_ROOT } from '../../../src/sandbox/paths.ts';
 
 const CLI = join(PROJECT_ROOT, 'src', 'cli', 'main.ts');
 
@@ -78,7 +73,6 @@ export function spawnEbb(command: 'watcher' | 'worker', env: Record<string, stri
   const logs: LogLine[] = [];
   const raw: string[] = [];
   let stderr = '';
-  const waiters: { pred: (l: LogLine) => boolean; resolve(l: LogLine): void }[] = [];
   let partial = '';
   proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     const lines = (partial + chunk).split('\n');
@@ -93,13 +87,6 @@ export function spawnEbb(command: 'watcher' | 'worker', env: Record<string, stri
         continue;
       }
       logs.push(parsed);
-      for (let i = waiters.length - 1; i >= 0; i--) {
-        const w = waiters[i]!;
-        if (w.pred(parsed)) {
-          waiters.splice(i, 1);
-          w.resolve(parsed);
-        }
-      }
     }
   });
   proc.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
@@ -119,29 +106,15 @@ export function spawnEbb(command: 'watcher' | 'worker', env: Record<string, stri
     rawStdout: () => raw,
     exited,
     running,
-    waitForLog: (pred, timeoutMs = 30_000, what = 'a log line') => {
-      const seen = logs.find(pred);
-      if (seen) return Promise.resolve(seen);
-      return new Promise<LogLine>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          const i = waiters.indexOf(waiter);
-          if (i >= 0) waiters.splice(i, 1);
-          reject(new Error(`${name}: timed out after ${timeoutMs} ms waiting for ${what}; stderr: ${stderr.slice(-2000)}`));
-        }, timeoutMs);
-        const waiter = {
-          pred,
-          resolve: (l: LogLine) => {
-            clearTimeout(timer);
-            resolve(l);
-          },
-        };
-        waiters.push(waiter);
-        void exited.then(({ code, signal }) => {
-          if (!waiters.includes(waiter)) return;
-          clearTimeout(timer);
-          reject(new Error(`${name} exited (code ${code}, signal ${signal}) while waiting for ${what}; stderr: ${stderr.slice(-2000)}`));
-        });
-      });
+    waitForLog: async (pred, timeoutMs = 30_000, what = 'a log line') => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = logs.find(pred);
+        if (found) return found;
+        const why = !running() ? 'exited' : Date.now() > deadline ? `timed out after ${timeoutMs} ms` : undefined;
+        if (why) throw new Error(`${name} ${why} waiting for ${what}; stderr: ${stderr.slice(-2000)}`);
+        await sleep(25);
+      }
     },
     httpPort: async (timeoutMs = 30_000) => {
       const line = await self.waitForLog((l) => l.msg === `${command} started`, timeoutMs, `"${command} started"`);
@@ -205,8 +178,8 @@ export function metricValue(text: string, name: string, labels: Record<string, s
     if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
     const match = /^[^{\s]+(?:\{([^}]*)\})?\s+(\S+)/.exec(line);
     if (!match) continue;
-    const have = Object.fromEntries([...(match[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-    if (Object.entries(labels).every(([k, v]) => have[k] === v)) sum += Number(match[2]);
+    const have = new Map([...(match[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m): [string, string] => [m[1] ?? '', m[2] ?? '']));
+    if (Object.entries(labels).every(([k, v]) => have.get(k) === v)) sum += Number(match[2]);
   }
   return sum;
 }
@@ -346,12 +319,6 @@ export async function listApps(rest: KubeRest, namespace: string): Promise<{ app
     resourceVersion: list.metadata.resourceVersion,
     apps: list.items.map((a) => ({ name: a.metadata.name, generation: a.metadata.generation ?? 0, observedGeneration: a.status?.observedGeneration })),
   };
-}
-
-/** Apps whose latest generation is not observed yet (`name gen/observed`). */
-export async function unobserved(rest: KubeRest, namespace: string): Promise<string[]> {
-  const { apps } = await listApps(rest, namespace);
-  return apps.filter((a) => a.observedGeneration !== a.generation).map((a) => `${a.name} ${a.generation}/${a.observedGeneration ?? '-'}`);
 }
 
 /** Waits until `expected` Apps exist and each has status.observedGeneration == metadata.generation. */
@@ -506,57 +473,4 @@ export async function proxiedKubeconfig(source: string, dest: string, port: numb
   for (const c of doc.clusters) c.cluster.server = `https://127.0.0.1:${port}`;
   await writeFile(dest, stringify(doc), { mode: 0o600 });
   return dest;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// A private control plane and Redis (for tests that restart or break them)
-
-export interface PrivateCluster {
-  dir: string;
-  controlPlane: ControlPlane;
-  redis: RedisServer;
-  /** Stops Redis (if running) and starts a new, empty one on the same port. */
-  restartRedis(): Promise<RedisServer>;
-  stop(): Promise<void>;
-}
-
-export async function startPrivateCluster(opts: { redis?: boolean } = {}): Promise<PrivateCluster> {
-  const dir = await mkdtemp(join(tmpdir(), 'ebb-wt-'));
-  const log = createLogger('private-cluster', 'warn');
-  const [controlPlane, firstRedis] = await Promise.all([
-    startControlPlane({ dir, binDir: DEFAULT_BIN_DIR, log }),
-    opts.redis === false ? Promise.resolve(undefined) : startRedis({ dir: join(dir, 'redis') }),
-  ]);
-  let redis = firstRedis!;
-  await installCrds(controlPlane.rest, CRD_DIR);
-  return {
-    dir,
-    controlPlane,
-    get redis() {
-      return redis;
-    },
-    restartRedis: async () => {
-      await redis.stop();
-      redis = await startRedis({ dir: join(dir, 'redis'), port: redis.port });
-      return redis;
-    },
-    stop: async () => {
-      await redis?.stop();
-      await controlPlane.stop();
-      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-    },
-  } as PrivateCluster;
-}
-
-/** etcd's current revision, through its HTTP/JSON gateway. */
-export async function etcdRevision(etcdUrl: string): Promise<number> {
-  const res = await fetch(`${etcdUrl}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/').toString('base64') }) });
-  const body = (await res.json()) as { header: { revision: string } };
-  return Number(body.header.revision);
-}
-
-/** Compacts etcd's history up to `revision` (physical: waits until the compaction is applied). */
-export async function etcdCompact(etcdUrl: string, revision: number): Promise<void> {
-  const res = await fetch(`${etcdUrl}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision: String(revision), physical: true }) });
-  if (!res.ok) throw new Error(`etcd compaction to ${revision} failed: HTTP ${res.status} ${await res.text()}`);
 }

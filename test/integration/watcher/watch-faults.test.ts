@@ -9,38 +9,81 @@
  *  (b) killed watch connections: every open connection of the watcher is reset, again and again, mid-stream;
  *  (c) an apiserver restart while Apps are being edited.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRef } from '../../../src/api/group.ts';
 import { sleep, waitFor } from '../../../src/common/abort.ts';
+import { createLogger } from '../../../src/common/log.ts';
 import { core } from '../../../src/kube/paths.ts';
 import type { KubeRest } from '../../../src/kube/rest.ts';
+import { startControlPlane, type ControlPlane } from '../../../src/sandbox/control-plane.ts';
+import { installCrds } from '../../../src/sandbox/crds.ts';
+import { CRD_DIR, DEFAULT_BIN_DIR } from '../../../src/sandbox/paths.ts';
+import { startRedis, type RedisServer } from '../../../src/sandbox/redis.ts';
 import {
   appNames,
   createApps,
   ebbEnv,
   editApp,
-  etcdCompact,
-  etcdRevision,
   kubeconfigServer,
   listApps,
   printLogsOnFailure,
   proxiedKubeconfig,
   retrying,
   spawnEbb,
-  startPrivateCluster,
   startTcpProxy,
   uniquePrefix,
   waitAllObserved,
   type EbbProcess,
   type LogLine,
-  type PrivateCluster,
   type TcpProxy,
 } from './helpers.ts';
 
 const APPS = 10;
 const LATE = 5;
+
+interface PrivateCluster {
+  dir: string;
+  controlPlane: ControlPlane;
+  redis: RedisServer;
+  stop(): Promise<void>;
+}
+
+/** A control plane and Redis of this file's own (about 5 s), so restarting them disturbs no other test. */
+async function startPrivateCluster(): Promise<PrivateCluster> {
+  const dir = await mkdtemp(join(tmpdir(), 'ebb-wt-'));
+  const [controlPlane, redis] = await Promise.all([
+    startControlPlane({ dir, binDir: DEFAULT_BIN_DIR, log: createLogger('private-cluster', 'warn') }),
+    startRedis({ dir: join(dir, 'redis') }),
+  ]);
+  await installCrds(controlPlane.rest, CRD_DIR);
+  return {
+    dir,
+    controlPlane,
+    redis,
+    stop: async () => {
+      await redis.stop();
+      await controlPlane.stop();
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    },
+  };
+}
+
+/** etcd's current revision, through its HTTP/JSON gateway. */
+async function etcdRevision(etcdUrl: string): Promise<number> {
+  const res = await fetch(`${etcdUrl}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/').toString('base64') }) });
+  const body = (await res.json()) as { header: { revision: string } };
+  return Number(body.header.revision);
+}
+
+/** Compacts etcd's history up to `revision` (physical: returns once the compaction is applied). */
+async function etcdCompact(etcdUrl: string, revision: number): Promise<void> {
+  const res = await fetch(`${etcdUrl}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision: String(revision), physical: true }) });
+  if (!res.ok) throw new Error(`etcd compaction to ${revision} failed: HTTP ${res.status} ${await res.text()}`);
+}
 
 /** What the apiserver answers to a watch of Apps in `ns` from `rv`: 'gone' (410), 'ok', retried while busy. */
 async function watchFrom(rest: KubeRest, ns: string, rv: string): Promise<'gone' | 'ok'> {

@@ -104,6 +104,20 @@ describe('superseded update', () => {
     expect(run.steps.some((s) => s.kind === 'wait')).toBe(false);
   });
 
+  it('reverts a half-done update when the App rolls back to the revision the pod still carries', async () => {
+    const e = env(newPod(containers(), priorities));
+    let batches = 0;
+    await drive(e, B, { beforeApply: (_i, _pod, step) => (step.kind === 'patchSpec' && ++batches === 2 ? 'stop' : undefined), maxIterations: 40 });
+    expect(image(e.api.read(), 'proxy')).toBe('proxy:2');
+
+    // The pod's label is still web-a, the update revision again web-a: the planner drives it with the empty plan.
+    await drive(e, { revision: 'web-a', plan: EMPTY_PLAN, gracePeriodSeconds: 1 });
+    const pod = e.api.read();
+    expect([image(pod, 'app'), image(pod, 'proxy')]).toEqual(['app:1', 'proxy:1']);
+    expect(pod.metadata.annotations?.[Annotation.inPlaceUpdateState]).toBeUndefined();
+    expect(gate(pod)?.status).toBe('True');
+  });
+
   it('finishes an update whose last batch is patched when the planner passes the empty plan', async () => {
     const e = env(newPod([{ name: 'app', image: 'app:1' }]));
     await drive(e, target('web-b', { images: [{ container: 'app', image: 'app:2' }] }), { maxIterations: 3 });
