@@ -21,6 +21,11 @@ export const Label = {
 export const Annotation = {
   /** JSON of the in-place update in progress: `{revision, startedAt, oldImageIDs, oldContainerIDs, newImages}`. */
   inPlaceUpdateState: `${GROUP}/inplace-update-state`,
+  /**
+   * Pod template annotation: JSON object from container name to integer launch priority, e.g.
+   * `{"envoy": 100, "app": 0}`; in-place updates patch containers in batches, highest priority first.
+   */
+  containerPriority: `${GROUP}/container-priority`,
 } as const;
 
 /** Pod readiness gate set when `podUpdatePolicy` is not ReCreate; ebb sets it True as soon as the pod exists. */
@@ -72,6 +77,8 @@ export const Reason = {
   // InPlaceFallback
   inPlaceNotPossible: 'InPlaceNotPossible',
   inPlaceOnlyRefused: 'InPlaceOnlyRefused',
+  /** InPlaceFallback False: no pod still to be updated needs recreating (or is refused). */
+  noFallbackPending: 'NoFallbackPending',
   // Pod condition InPlaceUpdateReady
   startInPlaceUpdate: 'StartInPlaceUpdate',
   inPlaceUpdateDone: 'InPlaceUpdateDone',

@@ -4,6 +4,7 @@
  * once it succeeded.
  */
 import type { EventReason } from '../../api/keys.ts';
+import type { FallbackLog, InPlaceStep } from '../inplace/index.ts';
 import type { ControllerRevision, OwnerReference, PersistentVolumeClaim, Pod } from './kube-types.ts';
 
 export interface EventSpec {
@@ -19,6 +20,12 @@ export interface EventSpec {
 /** Why a pod is deleted: scale-down, failed-pod replacement, or an update by recreation. */
 export type DeleteCause = 'condemned' | 'failed' | 'update';
 
+/** An in-place update that fell back to recreation: the Event and log line recorded when the pod is deleted. */
+export interface FallbackNote {
+  event: EventSpec;
+  log: FallbackLog;
+}
+
 export type Action =
   | { kind: 'createRevision'; revision: ControllerRevision }
   | { kind: 'renumberRevision'; name: string; resourceVersion: string | undefined; revision: number }
@@ -29,9 +36,17 @@ export type Action =
   | { kind: 'createPvc'; pvc: PersistentVolumeClaim; ordinal: number }
   | { kind: 'setPvcOwners'; name: string; resourceVersion: string | undefined; ownerReferences: OwnerReference[] }
   | { kind: 'createPod'; pod: Pod; ordinal: number; revision: string }
-  | { kind: 'deletePod'; name: string; uid: string | undefined; ordinal: number; cause: DeleteCause; revision: string | undefined }
+  | { kind: 'deletePod'; name: string; uid: string | undefined; ordinal: number; cause: DeleteCause; revision: string | undefined; fallback?: FallbackNote | undefined }
+  /**
+   * One step of a pod's in-place update (DESIGN.md section 5), computed from `pod` as read: at most one write,
+   * with the pod's resourceVersion as precondition. `revision` is the revision the pod is moved to.
+   */
+  | { kind: 'inPlaceStep'; name: string; uid: string | undefined; ordinal: number; revision: string; pod: Pod; step: InPlaceStep }
+  /** Set readiness gate InPlaceUpdateReady True on a pod that has the gate and no update in progress (a new pod). */
+  | { kind: 'markGateReady'; name: string; uid: string | undefined; pod: Pod }
   /** Canary `pause: {}`: set spec.updateStrategy.rollingUpdate.paused = true (resourceVersion precondition). */
   | { kind: 'pauseRollout'; resourceVersion: string | undefined; step: number }
-  | { kind: 'event'; event: EventSpec };
+  /** An Event on the App, with a log line when the Event reports a decision (an in-place update refused). */
+  | { kind: 'event'; event: EventSpec; log?: FallbackLog | undefined };
 
 export type ActionKind = Action['kind'];

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import type { App } from '../../api/app.ts';
 import { API_VERSION, APP_KIND, GROUP } from '../../api/group.ts';
 import { EventReason } from '../../api/keys.ts';
+import type { InPlaceStep } from '../inplace/index.ts';
 import type { Action, EventSpec } from './actions.ts';
 
 export const REPORTING_CONTROLLER = `${GROUP}/ebb`;
@@ -54,9 +55,25 @@ export function successEvent(app: App, action: Action): EventSpec | undefined {
       const message = action.cause === 'failed' ? `App ${appName(app)} is recreating failed Pod ${action.name}` : `delete Pod ${action.name} in App ${appName(app)} successful (${action.cause === 'update' ? 'update' : 'scale down'})`;
       return { type: action.cause === 'failed' ? 'Warning' : 'Normal', reason, action: 'Delete', message, related: { kind: 'Pod', name: action.name, uid: action.uid } };
     }
+    case 'inPlaceStep':
+      return inPlaceFinished(action.step)
+        ? {
+            type: 'Normal',
+            reason: EventReason.successfulUpdateInPlace,
+            action: 'Update',
+            message: `update Pod ${action.name} in App ${appName(app)} in place to revision ${action.revision} successful`,
+            related: { kind: 'Pod', name: action.name, uid: action.uid },
+          }
+        : undefined;
     default:
       return undefined;
   }
+}
+
+/** The step that completes an in-place update: the finish, or the one patch of an update that restarts nothing. */
+function inPlaceFinished(step: InPlaceStep): boolean {
+  if (step.kind === 'finish') return step.removeAnnotation;
+  return step.kind === 'patchSpec' && step.revisionLabel !== undefined && step.annotation === undefined;
 }
 
 /** The Event recorded when `action` failed with `detail` (a KubeError message: no headers or bodies). */
@@ -72,6 +89,14 @@ export function failureEvent(app: App, action: Action, detail: string): EventSpe
         reason: action.cause === 'update' ? EventReason.failedUpdate : EventReason.failedDelete,
         action: 'Delete',
         message: `delete Pod ${action.name} in App ${appName(app)} failed: ${detail}`,
+        related: { kind: 'Pod', name: action.name, uid: action.uid },
+      };
+    case 'inPlaceStep':
+      return {
+        type: 'Warning',
+        reason: EventReason.failedUpdate,
+        action: 'Update',
+        message: `update Pod ${action.name} in place in App ${appName(app)} failed (${action.step.kind}): ${detail}`,
         related: { kind: 'Pod', name: action.name, uid: action.uid },
       };
     default:

@@ -2,7 +2,8 @@
  * Performs a plan: each action in order, stopping at the first failure, then writes the status. Writes are
  * safe against races by construction: creates use deterministic names (AlreadyExists = someone did it),
  * deletes carry a UID precondition (NotFound = already gone), updates carry the resourceVersion read
- * (Conflict = re-read and plan again: thrown, and the queue retries at once).
+ * (Conflict = re-read and plan again: thrown, and the queue retries at once). In-place steps are performed by
+ * the in-place executor, one write each with the pod's resourceVersion as precondition.
  */
 import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
@@ -15,6 +16,8 @@ import { statusAfterCollision, statusAfterFailure } from './failure-status.ts';
 import type { Plan } from './planner.ts';
 import { equalRevisionData, canonicalJson } from './revisions.ts';
 import type { AppClient } from './seams.ts';
+import type { Pod } from './kube-types.ts';
+import { applyInPlaceStep, markGateReady, needsGateReady, type FallbackLog } from '../inplace/index.ts';
 import { mergeDiff } from './merge-diff.ts';
 import { appControllerRef } from './owner.ts';
 import { controllerRef } from './pod-predicates.ts';
@@ -36,10 +39,44 @@ const rvPatch = (resourceVersion: string | undefined, metadata: Record<string, u
   ...rest,
 });
 
+/** Performs one pod action. */
+async function performPodAction(run: Run, action: Extract<Action, { kind: PodActionKind }>): Promise<void> {
+  const { client } = run.deps;
+  switch (action.kind) {
+    case 'adoptPod':
+      await client.pods.patch(run.ns, action.name, rvPatch(action.resourceVersion, { ownerReferences: action.ownerReferences }));
+      break;
+    case 'fixPodIdentity':
+      await client.pods.patch(run.ns, action.name, rvPatch(action.resourceVersion, { labels: action.labels }));
+      break;
+    case 'createPod':
+      await markNewPodGate(run, await client.pods.create(run.ns, action.pod));
+      break;
+    case 'deletePod':
+      if (action.fallback) logDecision(run, action.fallback.log);
+      await client.pods.delete(run.ns, action.name, action.uid);
+      break;
+    case 'inPlaceStep':
+      await applyInPlaceStep(client.podPatches, action.pod, action.step);
+      break;
+    case 'markGateReady':
+      await markGateReady(client.podPatches, action.pod, run.deps.now());
+      break;
+  }
+}
+
+const POD_ACTIONS = ['adoptPod', 'fixPodIdentity', 'createPod', 'deletePod', 'inPlaceStep', 'markGateReady'] as const;
+type PodActionKind = (typeof POD_ACTIONS)[number];
+const isPodAction = (a: Action): a is Extract<Action, { kind: PodActionKind }> => (POD_ACTIONS as readonly string[]).includes(a.kind);
+
 /** Performs one action; returns the App as it is afterwards (changed only by pauseRollout). */
 async function perform(run: Run, action: Action): Promise<App> {
   const { client } = run.deps;
   const ns = run.ns;
+  if (isPodAction(action)) {
+    await performPodAction(run, action);
+    return run.app;
+  }
   switch (action.kind) {
     case 'createRevision':
       await client.revisions.create(ns, action.revision);
@@ -53,31 +90,50 @@ async function perform(run: Run, action: Action): Promise<App> {
     case 'deleteRevision':
       await client.revisions.delete(ns, action.name, action.uid);
       break;
-    case 'adoptPod':
-      await client.pods.patch(ns, action.name, rvPatch(action.resourceVersion, { ownerReferences: action.ownerReferences }));
-      break;
-    case 'fixPodIdentity':
-      await client.pods.patch(ns, action.name, rvPatch(action.resourceVersion, { labels: action.labels }));
-      break;
     case 'createPvc':
       await client.claims.create(ns, action.pvc);
       break;
     case 'setPvcOwners':
       await client.claims.patch(ns, action.name, rvPatch(action.resourceVersion, { ownerReferences: action.ownerReferences }));
       break;
-    case 'createPod':
-      await client.pods.create(ns, action.pod);
-      break;
-    case 'deletePod':
-      await client.pods.delete(ns, action.name, action.uid);
-      break;
     case 'pauseRollout':
       return client.apps.patch(ns, run.app.metadata.name ?? '', rvPatch(action.resourceVersion, {}, { spec: { updateStrategy: { rollingUpdate: { paused: true } } } }));
     case 'event':
+      if (action.log) logDecision(run, action.log);
       await recordEvent(run, action.event);
       break;
   }
   return run.app;
+}
+
+/** A decision about a pod worth a log line of its own (an in-place update that fell back or was refused). */
+function logDecision(run: Run, log: FallbackLog): void {
+  run.deps.log[log.level](log.fields, log.msg);
+}
+
+const GATE_ATTEMPTS = 5;
+
+/**
+ * Sets readiness gate InPlaceUpdateReady True on a pod just created with it, so it does not stay NotReady. The
+ * scheduler and kubelet write the new pod meanwhile: a 409 means re-read and try again. Best effort: the next
+ * plan sets a gate still unset (`markGateReady` action).
+ */
+async function markNewPodGate(run: Run, created: Pod): Promise<void> {
+  const { client } = run.deps;
+  let pod: Pod | undefined = created;
+  try {
+    for (let attempt = 0; pod && needsGateReady(pod) && attempt < GATE_ATTEMPTS; attempt++) {
+      try {
+        await markGateReady(client.podPatches, pod, run.deps.now());
+        return;
+      } catch (err) {
+        if (!isKubeError(err, 'Conflict')) throw err;
+        pod = await client.pods.get(run.ns, created.metadata.name ?? '');
+      }
+    }
+  } catch (err) {
+    run.deps.log.warn({ pod: created.metadata.name, err: errorDetail(err) }, 'could not set the readiness gate of a new pod; the next reconcile will');
+  }
 }
 
 /** Events are best effort: a lost Event must not fail or repeat the reconcile. */
@@ -92,7 +148,8 @@ async function recordEvent(run: Run, event: EventSpec): Promise<void> {
 /** Outcomes that mean the write is already in effect. */
 function alreadyDone(action: Action, err: unknown): boolean {
   if (isKubeError(err, 'AlreadyExists')) return action.kind === 'createPod' || action.kind === 'createPvc';
-  if (isKubeError(err, 'NotFound')) return action.kind === 'deletePod' || action.kind === 'deleteRevision';
+  // A pod gone meanwhile needs no in-place step or gate any more (the next plan recreates it).
+  if (isKubeError(err, 'NotFound')) return ['deletePod', 'deleteRevision', 'inPlaceStep', 'markGateReady'].includes(action.kind);
   return false;
 }
 
@@ -170,6 +227,7 @@ export async function execute(plan: Plan, app: App, deps: ExecuteDeps): Promise<
     }
     const event = successEvent(run.app, action);
     if (event) await recordEvent(run, event);
+    if (action.kind === 'deletePod' && action.fallback) await recordEvent(run, action.fallback.event);
   }
   // A spec change made here (canary pause) is already reflected in the planned status.
   const generation = run.app.metadata.generation;

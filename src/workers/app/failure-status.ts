@@ -20,7 +20,8 @@ export interface FailureContext {
 export function statusAfterFailure(status: AppStatus, f: FailureContext): AppStatus {
   const { action } = f;
   let conditions = status.conditions;
-  if (action.kind !== 'createPod' && action.kind !== 'createPvc' && !(action.kind === 'deletePod' && action.cause === 'update')) return status;
+  const update = (action.kind === 'deletePod' && action.cause === 'update') || action.kind === 'inPlaceStep';
+  if (action.kind !== 'createPod' && action.kind !== 'createPvc' && !update) return status;
   if (action.kind === 'createPod' || action.kind === 'createPvc') {
     const what = action.kind === 'createPod' ? `Pod ${action.pod.metadata.name ?? ''}` : `Claim ${action.pvc.metadata.name ?? ''}`;
     conditions = setCondition(conditions, { type: ConditionType.failedCreatePod, status: 'True', reason: Reason.createPodFailed, message: `create ${what} failed: ${f.detail}` }, f.now, f.generation);
@@ -28,7 +29,7 @@ export function statusAfterFailure(status: AppStatus, f: FailureContext): AppSta
       const message = `the apiserver rejects the ${action.kind === 'createPod' ? 'pods' : 'claims'} of this spec: ${f.detail}`;
       conditions = setCondition(conditions, { type: ConditionType.invalidSpec, status: 'True', reason: Reason.specInvalid, message }, f.now, f.generation);
     }
-  } else if (action.kind === 'deletePod' && action.cause === 'update') {
+  } else if (action.kind === 'deletePod' || action.kind === 'inPlaceStep') {
     conditions = setCondition(conditions, { type: ConditionType.failedUpdatePod, status: 'True', reason: Reason.updatePodFailed, message: `update of Pod ${action.name} failed: ${f.detail}` }, f.now, f.generation);
   }
   return { ...status, conditions };

@@ -4,7 +4,10 @@
  * deletion (a fake kubelet finishes it) and a tiny garbage collector. Counts every call and can fail the Nth.
  */
 import type { App } from '../../api/app.ts';
+import type { ResourceRef } from '../../kube/paths.ts';
+import { PatchType } from '../../kube/rest.ts';
 import type { EventSpec } from './actions.ts';
+import { applyJsonPatch, applyResizePatch, applyStatusPatch } from './fake-pod-patch.ts';
 import { alreadyExists, CallLog, conflict, mergePatch, notFound, parseSelector, stamp } from './fake-store.ts';
 import type { ControllerRevision, ObjectMeta, PersistentVolumeClaim, Pod } from './kube-types.ts';
 import type { AppClient, ObjectStore } from './seams.ts';
@@ -21,6 +24,16 @@ export interface RecordedEvent {
 }
 
 const key = (ns: string, name: string): string => `${ns}/${name}`;
+
+const POD_WRITES = { patchStatus: applyStatusPatch, resize: applyResizePatch, patchSpec: applyJsonPatch } as const;
+
+/** The operation name a pod write is counted (and can be failed) under. */
+function podWrite(ref: ResourceRef, type: PatchType): 'patchStatus' | 'resize' | 'patchSpec' {
+  if (ref.subresource === 'status') return 'patchStatus';
+  if (ref.subresource === 'resize') return 'resize';
+  if (type !== PatchType.json) throw new Error(`unexpected ${type} patch of pod ${ref.name ?? ''}`);
+  return 'patchSpec';
+}
 
 export class FakeCluster {
   readonly calls = new CallLog();
@@ -109,8 +122,10 @@ export class FakeCluster {
             this.beforeCreatePod?.(pod);
             return this.create(this.pods, 'Pod', ns, { ...pod, status: { phase: 'Pending' } });
           }),
+        get: (ns, name) => this.guard('pods.get', () => structuredClone(this.pods.get(key(ns, name)))),
         delete: (ns, name, uid) => this.guard('pods.delete', () => this.deletePodGracefully(ns, name, uid)),
       },
+      podPatches: { patch: <T>(ref: ResourceRef, body: unknown, type: PatchType) => this.guard(`pods.${podWrite(ref, type)}`, () => this.patchPod(ref, body, type) as T) },
       claims: this.objectStore(this.claims, 'PersistentVolumeClaim', 'claims'),
       revisions: {
         ...this.objectStore(this.revisions, 'ControllerRevision', 'revisions'),
@@ -125,6 +140,11 @@ export class FakeCluster {
         record: (app, event, at) => this.guard('events.record', () => void this.events.push({ app: app.metadata.name ?? '', event, at })),
       },
     };
+  }
+
+  /** A pod write of the in-place update (see fake-pod-patch.ts). */
+  private patchPod(ref: ResourceRef, body: unknown, type: PatchType): Pod {
+    return this.patch(this.pods, 'Pod', { ns: ref.namespace ?? '', name: ref.name ?? '' }, body, POD_WRITES[podWrite(ref, type)]);
   }
 
   /** Spec (and metadata) patch of an App: status is ignored, a spec change bumps generation. */

@@ -5,6 +5,8 @@
 import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
 import { ConditionType, EventReason, Reason } from '../../api/keys.ts';
+import type { Condition } from '../../api/meta.ts';
+import { podIsUpdatingInPlace, type FallbackTexts } from '../inplace/index.ts';
 import type { Action } from './actions.ts';
 import type { CanaryOutcome } from './canary.ts';
 import { findCondition, setCondition } from './conditions.ts';
@@ -28,7 +30,7 @@ export function completedCurrent(counts: ReplicaCounts, current: string, update:
   return { current, counts };
 }
 
-/** Replicas at or above the spec partition that do not run the update revision (RollingUpdate only). */
+/** Replicas at or above the spec partition not at the update revision or still being updated in place (RollingUpdate only). */
 function outdatedReplicas(set: PodSet): number {
   const strategy = set.app.spec.updateStrategy;
   if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate) return 0;
@@ -36,7 +38,7 @@ function outdatedReplicas(set: PodSet): number {
   let outdated = 0;
   for (let ord = Math.max(set.start, strategy?.rollingUpdate?.partition ?? 0); ord < set.end; ord++) {
     const pod = set.replicas.get(ord);
-    if (pod && getPodRevision(pod) !== update) outdated++;
+    if (pod && (getPodRevision(pod) !== update || podIsUpdatingInPlace(pod))) outdated++;
   }
   return outdated;
 }
@@ -72,7 +74,19 @@ export interface StatusInput {
   actions: readonly Action[];
   /** The App's InvalidSpec condition is cleared (spec fine, pods not rejected). */
   specValid: boolean;
+  /** Outdated pods that cannot be updated in place, highest ordinal first (InPlaceFallback). */
+  fallbacks: readonly FallbackTexts[];
 }
+
+/** InPlaceFallback: True while an outdated pod cannot be updated in place; False once none is left (when it was set). */
+function fallbackCondition(conditions: Condition[], fallbacks: readonly FallbackTexts[], now: Date, generation: number | undefined): Condition[] {
+  const first = fallbacks[0];
+  if (first) return setCondition(conditions, first.condition, now, generation);
+  if (findCondition(conditions, ConditionType.inPlaceFallback)?.status !== 'True') return conditions;
+  return setCondition(conditions, { type: ConditionType.inPlaceFallback, status: 'False', reason: Reason.noFallbackPending, message: 'no pod still to be updated needs recreating or is refused' }, now, generation);
+}
+
+const isUpdateAction = (a: Action): boolean => (a.kind === 'deletePod' && a.cause === 'update') || a.kind === 'inPlaceStep';
 
 export function planStatus(input: StatusInput): AppStatus {
   const { set, owned, canary, actions } = input;
@@ -92,11 +106,12 @@ export function planStatus(input: StatusInput): AppStatus {
       pause: paused.pause,
       pauseMessage: paused.message,
       createsPlanned: actions.some((a) => a.kind === 'createPod'),
-      updatesPlanned: actions.some((a) => a.kind === 'deletePod' && a.cause === 'update'),
+      updatesPlanned: actions.some(isUpdateAction),
     },
     set.now,
     generation,
   );
+  conditions = fallbackCondition(conditions, input.fallbacks, set.now, generation);
   if (input.specValid && findCondition(conditions, ConditionType.invalidSpec)?.status === 'True') {
     conditions = setCondition(conditions, { type: ConditionType.invalidSpec, status: 'False', reason: Reason.specValid, message: 'the spec is valid' }, set.now, generation);
   }

@@ -2,7 +2,8 @@
  * `plan(observed, now)`: the App reconcile as a pure function from what was read (the App, the pods its
  * selector matches, its ControllerRevisions and claims) to the writes to make, the status to record, and
  * when to look again. Follows the upstream StatefulSet controller (stateful_set_control.go): revisions
- * first, then replicas ascending, then condemned pods descending, then the rolling update.
+ * first, then replicas ascending, then condemned pods descending, then the rolling update. In-place updates
+ * already under way get their next step even when the rest is blocked (OrderedReady waits on those very pods).
  */
 import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
@@ -21,7 +22,8 @@ import { type Accumulator, isMonotonic, ordinalRange, type PodSet, splitPods } f
 import { resolveRevisions, truncateHistory, type ResolvedRevisions } from './revisions.ts';
 import { planCondemned, planReplicas } from './scale-plan.ts';
 import { availabilityWait } from './status.ts';
-import { planRollingUpdate } from './update-plan.ts';
+import { planInFlight, updateContext } from './inplace-plan.ts';
+import { planFallbackReport, planRollingUpdate } from './update-plan.ts';
 import { specProblems } from './validate.ts';
 
 export interface Observed {
@@ -134,10 +136,13 @@ export function plan(observed: Observed, now: Date): Plan {
   const acc: Accumulator = { actions: [...claimed.actions, ...revs.actions, ...canaryActions(app, canary)], waits: [] };
   const blocked = planReplicas(set, acc) || planCondemned(set, acc);
   const paused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
-  if (!blocked) planRollingUpdate(set, acc, revs.owned, paused);
+  const updates = updateContext(set, revs.owned);
+  const inFlight = planInFlight(updates, acc, paused);
+  if (!blocked) planRollingUpdate(updates, acc, paused, inFlight);
+  planFallbackReport(updates, acc);
   acc.actions.push(...truncateHistory(revs.owned, liveRevisions(claimed.owned, revs), app.spec.revisionHistoryLimit ?? 10));
 
-  const status = planStatus({ set, owned: claimed.owned, canary, collisionCount: revs.collisionCount, actions: acc.actions, specValid: !set.createBlocked });
+  const status = planStatus({ set, owned: claimed.owned, canary, collisionCount: revs.collisionCount, actions: acc.actions, specValid: !set.createBlocked, fallbacks: acc.fallbacks ?? [] });
   const canaryWait: Wait | undefined = canary.waitMs !== undefined ? { reason: 'canary-pause', afterMs: canary.waitMs } : undefined;
   return { actions: acc.actions, status, wait: earliest([...acc.waits, canaryWait, availabilityWait(claimed.owned, minReadySeconds, now)]) };
 }

@@ -4,6 +4,7 @@
  */
 import type { App } from '../../api/app.ts';
 import { Label } from '../../api/keys.ts';
+import { podIsUpdatingInPlace } from '../inplace/index.ts';
 import type { ObjectMeta, OwnerReference, Pod, PodCondition } from './kube-types.ts';
 import { PodPhase } from './kube-types.ts';
 
@@ -52,13 +53,17 @@ export function availableAtMs(pod: Pod, minReadySeconds: number): number | undef
   return Number.isNaN(since) ? Number.NEGATIVE_INFINITY : since + minReadySeconds * 1000;
 }
 
-/** Running, ready, and ready for at least minReadySeconds at `now`. */
+/**
+ * Running, ready, ready for at least minReadySeconds at `now`, and not being updated in place (such a pod is
+ * about to restart containers, or does: it counts as unavailable like a pod being recreated).
+ */
 export function isRunningAndAvailable(pod: Pod, minReadySeconds: number, now: Date): boolean {
+  if (podIsUpdatingInPlace(pod)) return false;
   const at = availableAtMs(pod, minReadySeconds);
   return at !== undefined && at <= now.getTime();
 }
 
-/** Counts against maxUnavailable: missing, terminating, or not available. */
+/** Counts against maxUnavailable: missing, terminating, or not available (being updated in place included). */
 export function isUnavailable(pod: Pod | undefined, minReadySeconds: number, now: Date): boolean {
   return pod === undefined || isTerminating(pod) || !isRunningAndAvailable(pod, minReadySeconds, now);
 }

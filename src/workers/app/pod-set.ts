@@ -5,6 +5,7 @@
  */
 import type { App } from '../../api/app.ts';
 import { PodManagementPolicy } from '../../api/app-spec.ts';
+import type { FallbackTexts } from '../inplace/index.ts';
 import type { Action } from './actions.ts';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from './kube-types.ts';
 import { getOrdinal } from './pod-predicates.ts';
@@ -34,6 +35,11 @@ export interface PodSet {
 export interface Accumulator {
   actions: Action[];
   waits: Wait[];
+  /**
+   * Outdated pods the policy cannot update in place, highest ordinal first: what the InPlaceFallback
+   * condition reports (empty when every outdated pod goes in place, or the policy is ReCreate).
+   */
+  fallbacks?: FallbackTexts[];
 }
 
 export function ordinalRange(app: App): { start: number; end: number } {

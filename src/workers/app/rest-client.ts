@@ -7,7 +7,7 @@ import { core, type ResourceRef } from '../../kube/paths.ts';
 import { PatchType, type KubeRest } from '../../kube/rest.ts';
 import type { EventSpec } from './actions.ts';
 import { eventObject, reportingInstance } from './events.ts';
-import type { ControllerRevision } from './kube-types.ts';
+import type { ControllerRevision, Pod } from './kube-types.ts';
 import type { AppClient, ObjectStore, RevisionStore } from './seams.ts';
 
 const WRITE = { fieldManager: FieldManager.ebb };
@@ -50,8 +50,10 @@ export function restAppClient(rest: KubeRest, signal: AbortSignal, instance = re
     },
     pods: {
       ...objectStore(rest, signal, (ns, name) => core('pods', ns, name)),
+      get: (ns, name) => orUndefined(rest.get<Pod>(core('pods', ns, name), signal)),
       delete: (ns, name, uid) => deleteWithUid(rest, signal, core('pods', ns, name), uid),
     },
+    podPatches: { patch: (ref, body, type, query, s) => rest.patch(ref, body, type, query, s ?? signal) },
     claims: objectStore(rest, signal, (ns, name) => core('persistentvolumeclaims', ns, name)),
     revisions,
     events: {

@@ -3,6 +3,7 @@
  * every step stops at the first pod that is not yet where it should be ("blocked"); in Parallel mode every
  * pod is handled at once.
  */
+import { withInPlaceReadinessGate } from '../inplace/index.ts';
 import type { Action } from './actions.ts';
 import type { Pod } from './kube-types.ts';
 import { newPodForOrdinal } from './pod-builder.ts';
@@ -37,7 +38,8 @@ function createReplica(set: PodSet, ordinal: number, acc: Accumulator): void {
     return;
   }
   const revision = revisionForOrdinal(set, ordinal);
-  const template = templateOf(revision) ?? set.app.spec.template;
+  // The gate goes on the pod, not into the revision: revisions do not change with the policy.
+  const template = withInPlaceReadinessGate(templateOf(revision) ?? set.app.spec.template, set.app.spec.updateStrategy?.rollingUpdate?.podUpdatePolicy);
   const pod = newPodForOrdinal(set.app, template, revision.metadata.name ?? '', ordinal);
   acc.actions.push(...claims.create, { kind: 'createPod', pod, ordinal, revision: revision.metadata.name ?? '' });
 }

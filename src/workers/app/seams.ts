@@ -5,6 +5,7 @@
  * Invalid, ...); merge patches that carry `metadata.resourceVersion` are optimistic-concurrency writes.
  */
 import type { App } from '../../api/app.ts';
+import type { PatchClient } from '../inplace/index.ts';
 import type { EventSpec } from './actions.ts';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from './kube-types.ts';
 
@@ -24,6 +25,7 @@ export interface ObjectStore<T> {
 }
 
 export interface PodStore extends ObjectStore<Pod> {
+  get(namespace: string, name: string): Promise<Pod | undefined>;
   /** Deletes with a UID precondition (a pod recreated under the same name is never deleted by mistake). */
   delete(namespace: string, name: string, uid: string | undefined): Promise<void>;
 }
@@ -42,6 +44,11 @@ export interface EventRecorder {
 export interface AppClient {
   apps: AppStore;
   pods: PodStore;
+  /**
+   * Pod writes of the in-place update (pods/status, the spec JSON patch, pods/resize), through the in-place
+   * executor (`applyInPlaceStep`, `markGateReady`), which builds the requests itself.
+   */
+  podPatches: PatchClient;
   claims: ClaimStore;
   revisions: RevisionStore;
   events: EventRecorder;

@@ -4,6 +4,7 @@
  */
 import type { Condition } from '../../api/meta.ts';
 import { ConditionType, Reason } from '../../api/keys.ts';
+import { podIsUpdatingInPlace } from '../inplace/index.ts';
 import type { Pod } from './kube-types.ts';
 import { availableAtMs, getPodRevision, isRunningAndAvailable, isRunningAndReady, isTerminating } from './pod-predicates.ts';
 import { findCondition, setCondition, type ConditionInput } from './conditions.ts';
@@ -22,7 +23,8 @@ export function replicaCounts(pods: readonly Pod[], minReadySeconds: number, now
   const c: ReplicaCounts = { replicas: 0, readyReplicas: 0, availableReplicas: 0, currentReplicas: 0, updatedReplicas: 0, updatedReadyReplicas: 0 };
   for (const pod of pods) {
     c.replicas++;
-    const ready = isRunningAndReady(pod);
+    // A pod being updated in place is about to restart (or restarts) containers: neither ready nor available.
+    const ready = isRunningAndReady(pod) && !podIsUpdatingInPlace(pod);
     if (ready) c.readyReplicas++;
     if (ready && isRunningAndAvailable(pod, minReadySeconds, now)) c.availableReplicas++;
     if (isTerminating(pod)) continue;

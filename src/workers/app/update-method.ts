@@ -1,22 +1,26 @@
 /**
- * The per-pod decision "recreate or update in place". This is the seam for in-place updates (DESIGN.md
- * section 5): today every update is a recreate (delete, then the pod is created again from the update
- * revision). The in-place path will return `inPlace` here for policies other than ReCreate when the
- * templates differ only in what can change in place.
+ * The per-pod decision "recreate, update in place, or refuse" (DESIGN.md section 5, step 1): the templates of
+ * the pod's revision and of the update revision are diffed (`canUpdateInPlace`) and the App's
+ * `podUpdatePolicy` decides (`decideUpdate`). A pod whose revision no longer exists cannot be diffed: it is
+ * recreated under InPlaceIfPossible and refused under InPlaceOnly.
  */
 import type { PodTemplateSpec } from '../../api/pod-template.ts';
-import type { Pod } from './kube-types.ts';
+import { canUpdateInPlace, decideUpdate, type DiffResult, type UpdateDecision } from '../inplace/index.ts';
 
-export type UpdateMethod = { kind: 'recreate'; reason: string } | { kind: 'inPlace'; reason: string };
+export type { UpdateDecision };
 
 export interface UpdateDecisionInput {
-  pod: Pod;
-  /** Template of the revision the pod runs, when that revision still exists. */
+  /** The revision the pod runs (its revision label). */
+  fromRevision: string | undefined;
+  /** Template of that revision, when the revision still exists. */
   from: PodTemplateSpec | undefined;
   to: PodTemplateSpec;
-  podUpdatePolicy: string;
+  podUpdatePolicy: string | undefined;
 }
 
-export function decideUpdateMethod(_input: UpdateDecisionInput): UpdateMethod {
-  return { kind: 'recreate', reason: 'in-place updates are not implemented yet' };
+export function decideUpdateMethod(input: UpdateDecisionInput): UpdateDecision {
+  const diff: DiffResult = input.from
+    ? canUpdateInPlace(input.from, input.to, { resizeSupported: true })
+    : { ok: false, reason: `the pod's revision ${input.fromRevision ?? '(none)'} no longer exists, so its template cannot be compared`, path: '' };
+  return decideUpdate(input.podUpdatePolicy, diff);
 }

@@ -1,16 +1,17 @@
 /**
  * The rolling update (upstream updateStatefulSetAfterInvariantEstablished): from the highest ordinal down to
- * the partition, replace pods not at the update revision, never letting more than maxUnavailable replicas be
- * unavailable (missing, terminating or not yet available all count). OnDelete and paused plan nothing.
+ * the partition, move pods not at the update revision — recreated, or updated in place per `podUpdatePolicy`
+ * — never letting more than maxUnavailable replicas be unavailable (missing, terminating, not yet available
+ * or being updated in place all count). OnDelete and paused start nothing; in-place updates already under
+ * way are driven by `planInFlight` whatever the state of the rollout.
  */
+import { ConditionType, Reason } from '../../api/keys.ts';
 import { maxUnavailableOf } from '../../api/int-or-percent.ts';
-import { PodUpdatePolicy, UpdateStrategyType } from '../../api/update-strategy.ts';
-import type { ControllerRevision } from './kube-types.ts';
+import type { Action } from './actions.ts';
+import { findCondition } from './conditions.ts';
+import { collectFallbacks, updateAction, type UpdateContext } from './inplace-plan.ts';
 import { getPodRevision, isTerminating, isUnavailable } from './pod-predicates.ts';
 import type { Accumulator, PodSet } from './pod-set.ts';
-import { templateOf } from './revisions.ts';
-import { deletePod } from './scale-plan.ts';
-import { decideUpdateMethod } from './update-method.ts';
 
 export function unavailableReplicas(set: PodSet): number {
   let n = 0;
@@ -23,21 +24,19 @@ export function maxUnavailable(set: PodSet): number {
   return r.ok ? r.value : 1;
 }
 
-/** `paused`: spec paused, or a canary pause being entered now. */
-export function planRollingUpdate(set: PodSet, acc: Accumulator, revisions: readonly ControllerRevision[], paused: boolean): void {
-  const strategy = set.app.spec.updateStrategy;
-  if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate) return;
-  if (paused) return;
+/**
+ * `paused`: spec paused, or a canary pause being entered now. `inFlight`: ordinals whose in-place update is
+ * under way (driven elsewhere; they already count as unavailable). A pod InPlaceOnly refuses spends no budget.
+ */
+export function planRollingUpdate(ctx: UpdateContext, acc: Accumulator, paused: boolean, inFlight: ReadonlySet<number>): void {
+  const { set } = ctx;
+  if (!ctx.rolling || paused) return;
   let budget = maxUnavailable(set) - unavailableReplicas(set);
-  const policy = strategy?.rollingUpdate?.podUpdatePolicy ?? PodUpdatePolicy.reCreate;
   for (const ordinal of outdatedOrdinals(set)) {
     if (budget <= 0) break;
     const pod = set.replicas.get(ordinal);
-    if (!pod) continue;
-    const fromRevision = revisions.find((r) => r.metadata.name === getPodRevision(pod));
-    const method = decideUpdateMethod({ pod, from: fromRevision ? templateOf(fromRevision) : undefined, to: templateOf(set.update) ?? set.app.spec.template, podUpdatePolicy: policy });
-    if (method.kind === 'recreate') acc.actions.push(deletePod(pod, ordinal, 'update'));
-    budget--;
+    if (!pod || inFlight.has(ordinal)) continue;
+    if (updateAction(ctx, acc, pod, ordinal)) budget--;
   }
 }
 
@@ -49,4 +48,19 @@ function outdatedOrdinals(set: PodSet): number[] {
     if (pod && !isTerminating(pod) && getPodRevision(pod) !== set.update.metadata.name) out.push(ordinal);
   }
   return out;
+}
+
+/**
+ * Fills `acc.fallbacks` (the InPlaceFallback condition) and, when InPlaceOnly newly refuses a pod (the
+ * condition is new or says something else now), plans the Event and log line for it. Fallbacks to recreation
+ * are reported when their pod is deleted.
+ */
+export function planFallbackReport(ctx: UpdateContext, acc: Accumulator): void {
+  collectFallbacks(ctx, acc);
+  const first = acc.fallbacks?.[0];
+  if (first?.condition.reason !== Reason.inPlaceOnlyRefused) return;
+  const previous = findCondition(ctx.set.app.status?.conditions, ConditionType.inPlaceFallback);
+  if (previous?.status === 'True' && previous.reason === first.condition.reason && previous.message === first.condition.message) return;
+  const action: Action = { kind: 'event', event: first.event, log: first.log };
+  acc.actions.push(action);
 }

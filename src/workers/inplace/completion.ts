@@ -6,7 +6,7 @@
  * to whole seconds before the comparison.
  */
 import { findContainer, findStatus, type InPlaceState } from './state.ts';
-import { sameResizable } from './quantity.ts';
+import { sameResizable } from '../../common/quantity.ts';
 import type { ContainerStatus, InPlacePod } from './types.ts';
 
 /** Why a container is not done yet; undefined when it is. */

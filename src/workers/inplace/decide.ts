@@ -70,9 +70,11 @@ export function fallbackTexts(decision: UpdateDecision, pod: { name: string; uid
   const why = decision.mode === 'refuse' ? decision : decision.fallback;
   if (!why) return undefined;
   const refused = decision.mode === 'refuse';
+  // A reason without a path (the pod's revision is gone, so there is no template to diff) names none.
+  const where = why.path === '' ? '' : ` (path ${why.path})`;
   const message = refused
-    ? `Pod ${pod.name} was not updated to revision ${revision}: podUpdatePolicy is InPlaceOnly and ${why.reason} (path ${why.path})`
-    : `Pod ${pod.name} is recreated for revision ${revision}: ${why.reason} (path ${why.path})`;
+    ? `Pod ${pod.name} was not updated to revision ${revision}: podUpdatePolicy is InPlaceOnly and ${why.reason}${where}`
+    : `Pod ${pod.name} is recreated for revision ${revision}: ${why.reason}${where}`;
   const policy = refused ? UpdatePolicy.inPlaceOnly : UpdatePolicy.inPlaceIfPossible;
   return {
     condition: { type: ConditionType.inPlaceFallback, status: 'True', reason: refused ? Reason.inPlaceOnlyRefused : Reason.inPlaceNotPossible, message },

@@ -6,7 +6,7 @@
  * names the JSON path that forces a new pod. The removed parts become the plan.
  */
 import fjp from 'fast-json-patch';
-import { effectiveRequests, qosClass, RESIZABLE, resizableOf, sameResizable } from './quantity.ts';
+import { effectiveRequests, qosClass, RESIZABLE, resizableOf, sameResizable } from '../../common/quantity.ts';
 import type { DiffResult, InPlacePlan, Resources, TemplateLike } from './types.ts';
 
 export interface DiffOptions {

@@ -5,13 +5,12 @@
  * new pods with `markGateReady` when `needsGateReady`.
  */
 export { canUpdateInPlace, displayPath, type DiffOptions } from './diff.ts';
-export { decideUpdate, fallbackTexts, UpdatePolicy, type FallbackTexts, type NotInPlace, type UpdateDecision } from './decide.ts';
-export { nextInPlaceStep, SAFETY_RECHECK_MS, stepWait, type InPlaceStep } from './step.ts';
+export { decideUpdate, fallbackTexts, UpdatePolicy, type FallbackLog, type FallbackTexts, type NotInPlace, type UpdateDecision } from './decide.ts';
+export { GRACE_PERIOD_WAIT, PROGRESS_WAIT, nextInPlaceStep, SAFETY_RECHECK_MS, stepWait, type InPlaceStep } from './step.ts';
 export { applyInPlaceStep, markGateReady, type PatchClient } from './executor.ts';
 export { InPlaceError } from './patches.ts';
 export { IN_PLACE_GATE, needsGateReady, withInPlaceReadinessGate } from './gate.ts';
 export { inPlaceStatus, podIsUpdatingInPlace, type InPlacePhase, type InPlaceStatus } from './status.ts';
-export { CONTAINER_PRIORITY_ANNOTATION } from './priority.ts';
-export { qosClass, type QosClass } from './quantity.ts';
+export { qosClass, type QosClass } from '../../common/quantity.ts';
 export { readState, type InPlaceState } from './state.ts';
 export { EMPTY_PLAN, type DiffResult, type InPlacePlan, type InPlaceTarget, type PodLike, type TemplateLike } from './types.ts';

@@ -1,14 +1,10 @@
 /**
  * Container launch priority for multi-container in-place updates: the pod (template) annotation
- * `apps.ebb.dev/container-priority` holds a JSON object from container name to integer priority, e.g.
+ * `Annotation.containerPriority` (`apps.ebb.dev/container-priority`) holds a JSON object from container name to integer priority, e.g.
  * `{"envoy": 100, "app": 0}`. Containers without an entry have priority 0. Updated containers are patched in
  * batches of equal priority, highest first; a batch starts only after the previous one runs its new images and
  * is ready. An annotation that is not such an object is ignored (every container priority 0).
  */
-
-/** Local until `src/api/keys.ts` defines it (Annotation.containerPriority). */
-export const CONTAINER_PRIORITY_ANNOTATION = 'apps.ebb.dev/container-priority';
-
 /** Priorities by container name from the annotation value; invalid entries are ignored. */
 export function parsePriorities(value: string | undefined): Map<string, number> {
   const out = new Map<string, number>();

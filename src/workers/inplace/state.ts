@@ -4,8 +4,8 @@
  * take over after a crash.
  */
 import { Annotation, Label } from '../../api/keys.ts';
-import { CONTAINER_PRIORITY_ANNOTATION, parsePriorities, priorityBatches } from './priority.ts';
-import { resizableOf, sameResizable } from './quantity.ts';
+import { parsePriorities, priorityBatches } from './priority.ts';
+import { resizableOf, sameResizable } from '../../common/quantity.ts';
 import type { ContainerSpec, ContainerStatus, InPlacePod, InPlaceTarget, PodLike, Resources } from './types.ts';
 
 export interface InPlaceState {
@@ -132,8 +132,8 @@ export function refreshSnapshot(state: InPlaceState, pod: InPlacePod, names: rea
 
 /** The container priorities the pod will have once its template annotations are patched. */
 function prioritiesFor(pod: InPlacePod, target: InPlaceTarget): Map<string, number> {
-  const patched = target.plan.metadata.annotations[CONTAINER_PRIORITY_ANNOTATION];
-  const value = patched === null ? undefined : (patched ?? pod.metadata.annotations?.[CONTAINER_PRIORITY_ANNOTATION]);
+  const patched = target.plan.metadata.annotations[Annotation.containerPriority];
+  const value = patched === null ? undefined : (patched ?? pod.metadata.annotations?.[Annotation.containerPriority]);
   return parsePriorities(value);
 }
 

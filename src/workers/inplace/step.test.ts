@@ -80,7 +80,8 @@ describe('nextInPlaceStep', () => {
   it('asks for a timer for the rest of the grace period, and none after it', () => {
     const p = pod({}, { state: state({ batch: -1, patchedAt: [] }) });
     const step = nextInPlaceStep(p, { ...target, gracePeriodSeconds: 5 }, new Date('2030-01-01T00:00:12.500Z'));
-    expect(stepWait(step)).toEqual({ reason: 'InPlaceGracePeriod', afterMs: 1500 });
+    expect(step).toMatchObject({ kind: 'wait', reason: 'InPlaceGracePeriod' });
+    expect(stepWait(step)).toEqual({ reason: 'in-place-grace-period', afterMs: 1500 });
     expect(nextInPlaceStep(p, { ...target, gracePeriodSeconds: 5 }, new Date('2030-01-01T00:00:14Z')).kind).toBe('patchSpec');
   });
 

@@ -12,13 +12,24 @@
 import { Annotation, Label, Reason } from '../../api/keys.ts';
 import { batchPending, updatePending, type Pending } from './completion.ts';
 import { createdGateCondition, gateCondition, gateConditionFor, hasInPlaceGate } from './gate.ts';
-import { sameQuantity, sameResizable, RESIZABLE } from './quantity.ts';
+import { sameQuantity, sameResizable, RESIZABLE } from '../../common/quantity.ts';
 import { findContainer, hasStateAnnotation, newState, podRevision, readState, refreshSnapshot, serializeState, type InPlaceState } from './state.ts';
 import type { InPlacePlan, InPlacePod, InPlaceTarget, PodCondition, PodLike, Resources } from './types.ts';
 import { asPod } from './types.ts';
 
 /** Re-check interval while waiting for something a pod watch event reports anyway (the timer is a safety net). */
 export const SAFETY_RECHECK_MS = 30_000;
+
+/** The reason of the `wait` step of a grace period. */
+const GRACE_PERIOD = 'InPlaceGracePeriod';
+
+/**
+ * Timer reasons (the queue's timer ids take short lowercase words): one for the end of a grace period, one for
+ * the safety re-check while containers restart, one while the pod terminates.
+ */
+export const GRACE_PERIOD_WAIT = 'in-place-grace-period';
+export const PROGRESS_WAIT = 'in-place-progress';
+const TERMINATING_WAIT = 'in-place-pod-terminating';
 
 export type InPlaceStep =
   /** Write the state annotation and gate condition False (one pods/status patch). */
@@ -123,7 +134,7 @@ function finish(pod: InPlacePod, removeAnnotation: boolean, now: Date): InPlaceS
 function continueUpdate(pod: InPlacePod, state: InPlaceState, target: InPlaceTarget, now: Date): InPlaceStep {
   if (state.batch < 0) {
     const graceEnd = Date.parse(state.startedAt) + Math.max(0, target.gracePeriodSeconds) * 1000;
-    if (now.getTime() < graceEnd) return { kind: 'wait', reason: 'InPlaceGracePeriod', afterMs: graceEnd - now.getTime() };
+    if (now.getTime() < graceEnd) return { kind: 'wait', reason: GRACE_PERIOD, afterMs: graceEnd - now.getTime() };
   }
   const resizes = pendingResizes(pod, Object.entries(state.resources));
   if (resizes.length > 0) return { kind: 'resize', containers: resizes };
@@ -168,7 +179,9 @@ export function nextInPlaceStep(podLike: PodLike, target: InPlaceTarget, now: Da
   return startStep(pod, target, now, state);
 }
 
-/** The timer a step asks for (`wait`, `waitRunning`), in the worker's "not yet" shape. */
+/** The timer a step asks for (`wait`, `waitRunning`), in the worker's "not yet" shape, with a timer reason. */
 export function stepWait(step: InPlaceStep): { reason: string; afterMs: number } | undefined {
-  return step.kind === 'wait' || step.kind === 'waitRunning' ? { reason: step.reason, afterMs: step.afterMs } : undefined;
+  if (step.kind === 'waitRunning') return { reason: PROGRESS_WAIT, afterMs: step.afterMs };
+  if (step.kind !== 'wait') return undefined;
+  return { reason: step.reason === GRACE_PERIOD ? GRACE_PERIOD_WAIT : TERMINATING_WAIT, afterMs: step.afterMs };
 }

@@ -10,7 +10,7 @@ import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { API_VERSION, APP_KIND, appRef } from '../../../src/api/group.ts';
 import { Label } from '../../../src/api/keys.ts';
 import { waitFor } from '../../../src/common/abort.ts';
-import { createLogger } from '../../../src/common/log.ts';
+import { createLogger, type Logger } from '../../../src/common/log.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
 import { startWatcher, type RunningWatcher } from '../../../src/watcher/watcher.ts';
@@ -27,11 +27,16 @@ export interface Controller {
   stop(): Promise<void>;
 }
 
+export interface ControllerOptions {
+  /** The worker's and watcher's logger (default: JSON on stdout at warn). */
+  log?: Logger;
+}
+
 /** Starts a watcher and a worker for a fresh namespace before the file's tests; stops them after. */
-export function useController(prefix: string): { readonly ns: string } {
+export function useController(prefix: string, opts: ControllerOptions = {}): { readonly ns: string; readonly env: Record<string, string> } {
   let watcher: RunningWatcher | undefined;
   let worker: RunningWorker | undefined;
-  const state = { ns: '' };
+  const state = { ns: '', env: {} as Record<string, string> };
   beforeAll(async () => {
     state.ns = await freshNamespace(prefix);
     const { kubeconfig, redisUrl } = sandbox();
@@ -45,7 +50,8 @@ export function useController(prefix: string): { readonly ns: string } {
       EBB_BOARD: 'off',
       EBB_LOG_LEVEL: 'warn',
     };
-    const log = createLogger('it-app', 'warn');
+    state.env = env;
+    const log = opts.log ?? createLogger('it-app', 'warn');
     watcher = await startWatcher(parseWatcherConfig(env), log);
     worker = await startWorker(parseWorkerConfig(env), log, reconcilers());
   });

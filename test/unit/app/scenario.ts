@@ -5,7 +5,9 @@
 import { pino } from 'pino';
 import type { App } from '../../../src/api/app.ts';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
-import { Label } from '../../../src/api/keys.ts';
+import { Annotation, Label } from '../../../src/api/keys.ts';
+import { IN_PLACE_GATE, podIsUpdatingInPlace } from '../../../src/workers/inplace/index.ts';
+import { timerId } from '../../../src/queue/names.ts';
 import { execute } from '../../../src/workers/app/executor.ts';
 import { FakeCluster } from '../../../src/workers/app/fake-client.ts';
 import type { Pod } from '../../../src/workers/app/kube-types.ts';
@@ -24,6 +26,9 @@ interface PodView {
   revision: string | undefined;
   terminating: boolean;
   failed: boolean;
+  /** An in-place update is under way (state annotation, or gate False with StartInPlaceUpdate). */
+  updating: boolean;
+  images: string;
 }
 
 export interface Invariants {
@@ -44,7 +49,12 @@ export class Scenario {
   armed = false;
   /** Most replicas unavailable at once while armed. */
   peakUnavailable = 0;
-  private frozen = new Map<number, string>();
+  private frozen = new Map<number, PodView>();
+  /** What of each plan is executed (a worker killed mid-plan performs a prefix of it); all of it when unset. */
+  interfere: ((p: Plan) => Plan) | undefined;
+  /** Reconcile errors are recorded (the queue would retry) instead of thrown. */
+  tolerateErrors = false;
+  readonly errors: unknown[] = [];
 
   constructor(spec: Partial<AppSpec>, kubelet: Partial<KubeletOptions> = {}, name = 'web') {
     this.name = name;
@@ -72,6 +82,8 @@ export class Scenario {
       revision: getPodRevision(p),
       terminating: isTerminating(p),
       failed: p.status?.phase === 'Failed',
+      updating: podIsUpdatingInPlace(p),
+      images: JSON.stringify(((p.spec?.['containers'] ?? []) as { image: string }[]).map((c) => c.image)),
     }));
   }
 
@@ -83,7 +95,7 @@ export class Scenario {
   arm(invariants: Invariants): void {
     this.invariants = invariants;
     this.armed = true;
-    this.frozen = new Map(this.view().filter((p) => p.ordinal < (invariants.partition ?? 0)).map((p) => [p.ordinal, p.uid]));
+    this.frozen = new Map(this.view().filter((p) => p.ordinal < (invariants.partition ?? 0)).map((p) => [p.ordinal, p]));
   }
 
   private checkCreation(pod: Pod): void {
@@ -103,7 +115,14 @@ export class Scenario {
     if (!observed) return undefined;
     const p = plan(observed, this.clock.now());
     this.plans.push(p);
-    await execute(p, observed.app, { client, log: silent, now: this.clock.now });
+    // The worker turns a wait into a timer: its reason must be one the timers queue takes.
+    if (p.wait) timerId({ kind: 'App', namespace: NS, name: this.name }, p.wait.reason);
+    try {
+      await execute(this.interfere ? this.interfere(p) : p, observed.app, { client, log: silent, now: this.clock.now });
+    } catch (err) {
+      if (!this.tolerateErrors) throw err;
+      this.errors.push(err);
+    }
     return p;
   }
 
@@ -121,13 +140,26 @@ export class Scenario {
     return { start, end: start + (app.spec.replicas ?? 1), minReady: app.spec.minReadySeconds ?? 0 };
   }
 
-  /** While paused, no live, healthy-phase pod in range may be deleted. */
+  /**
+   * While paused, no live, healthy-phase pod in range may be deleted, and no in-place update may start (one
+   * already under way may finish, and may move the pod's revision label).
+   */
   private checkPaused(before: PodView[], after: PodView[]): void {
     const { start, end } = this.range();
     for (const b of before) {
       const now = after.find((a) => a.uid === b.uid);
       const inRange = b.ordinal >= start && b.ordinal < end;
       if (inRange && !b.terminating && !b.failed && (!now || now.terminating)) this.violations.push(`paused, yet ${b.name} (${b.revision ?? ''}) was deleted`);
+      if (inRange && now && !b.updating && (now.updating || now.revision !== b.revision || now.images !== b.images)) this.violations.push(`paused, yet ${b.name} was updated in place`);
+    }
+  }
+
+  /** A pod with the state annotation and the gate has the gate False: it is out of its Services while it changes. */
+  private checkGates(): void {
+    for (const p of this.pods()) {
+      const gated = (p.spec?.readinessGates ?? []).some((g) => g.conditionType === IN_PLACE_GATE);
+      const gate = p.status?.conditions?.find((c) => c.type === IN_PLACE_GATE);
+      if (gated && p.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined && gate?.status !== 'False') this.violations.push(`${p.metadata.name} is updating with gate ${gate?.status}`);
     }
   }
 
@@ -142,11 +174,14 @@ export class Scenario {
   private checkInvariants(before: PodView[], pausedBefore: boolean): void {
     const after = this.view();
     this.checkIdentity(after);
+    this.checkGates();
     if (pausedBefore) this.checkPaused(before, after);
     if (!this.armed) return;
     if (this.invariants.maxUnavailable !== undefined) this.checkUnavailable(this.invariants.maxUnavailable);
-    for (const [ordinal, uid] of this.frozen) {
-      if (!after.some((a) => a.uid === uid && !a.terminating)) this.violations.push(`pod ${ordinal} below the partition was replaced`);
+    for (const [ordinal, frozen] of this.frozen) {
+      const now = after.find((a) => a.uid === frozen.uid && !a.terminating);
+      if (!now) this.violations.push(`pod ${ordinal} below the partition was replaced`);
+      else if (now.updating || now.revision !== frozen.revision || now.images !== frozen.images) this.violations.push(`pod ${ordinal} below the partition was updated in place`);
     }
   }
 
@@ -169,7 +204,7 @@ export class Scenario {
     throw new Error(`no convergence after ${max} steps; pods: ${this.view().map((p) => `${p.name}@${p.revision}${p.terminating ? '(T)' : ''}`).join(' ')}; status ${JSON.stringify(this.app().status)}`);
   }
 
-  /** All `replicas` pods exist, run `revision`, are available, and status says so. */
+  /** All `replicas` pods exist, run `revision`, are available (no in-place update left), and status says so. */
   converged(revision?: string): boolean {
     const app = this.app();
     const s = app.status;

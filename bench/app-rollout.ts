@@ -1,0 +1,315 @@
+/**
+ * App rollout benchmark (issue 4): apiserver requests per App reconcile and per pod updated, and the time of a
+ * RollingUpdate (recreate, maxUnavailable 1) by ebb vs the upstream StatefulSet controller
+ * (kube-controller-manager's statefulset-controller) on one sandbox with the realistic simulated kubelet.
+ *
+ *   node bench/app-rollout.ts [--replicas 20] [--runs 3] [--nodes 4] [--grace 5] [--touches 5]
+ *                             [--controllers ebb,sts] [--policies OrderedReady,Parallel] [--json out.json] [--keep]
+ *
+ * Method (details in BENCHMARKS.md): around each measured window the benchmark reads `apiserver_request_total`
+ * and the client-side counts of the simulated kubelets' and its own KubeRest; the difference is split by
+ * verb/resource into controller, scheduler, watch and background (lib/attribution.ts). Rollout time runs from
+ * the template change to the watch event after which all pods run the new image, are Ready and none is
+ * terminating; a per-pod timeline splits it into controller and kubelet segments (lib/pod-timeline.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { sleep, waitFor } from '../src/common/abort.ts';
+import { createLogger } from '../src/common/log.ts';
+import { core } from '../src/kube/paths.ts';
+import { KubeRest, loadKubeConfig } from '../src/kube/rest.ts';
+import { startSandbox, type Sandbox } from '../src/sandbox/sandbox.ts';
+import { realisticProfile } from '../src/sandbox/node/timings.ts';
+import { startWatcher, type RunningWatcher } from '../src/watcher/watcher.ts';
+import { parseWatcherConfig } from '../src/watcher/config.ts';
+import { startWorker, type RunningWorker } from '../src/workers/worker.ts';
+import { parseWorkerConfig } from '../src/workers/config.ts';
+import { reconcilers } from '../src/workers/reconcilers.ts';
+import { attribute, type Attributed } from './lib/attribution.ts';
+import { ebbWindow, readEbbWatcher, readEbbWorker } from './lib/ebb-metrics.ts';
+import { allAt, breakdown, PodTimeline, type RolloutBreakdown } from './lib/pod-timeline.ts';
+import { countRequests, diff, readApiserverRequests, sum, window, type Counts, type RequestSnapshot, type RequestWindow } from './lib/requests.ts';
+import { breakdownTable, perPodExtras, perReconcileExtras, requestsTable, rolloutTable, type ConfigResult } from './lib/report.ts';
+import {
+  benchImage,
+  createWorkload,
+  deleteWorkload,
+  selectorOf,
+  setImage,
+  touch,
+  waitStatusSettled,
+  type ControllerKind,
+  type Policy,
+  type Workload,
+} from './lib/workloads.ts';
+
+const { values: opt } = parseArgs({
+  options: {
+    replicas: { type: 'string', default: '20' },
+    runs: { type: 'string', default: '3' },
+    nodes: { type: 'string', default: '4' },
+    grace: { type: 'string', default: '5' },
+    touches: { type: 'string', default: '5' },
+    controllers: { type: 'string', default: 'ebb,sts' },
+    policies: { type: 'string', default: 'OrderedReady,Parallel' },
+    json: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const REPLICAS = Number(opt.replicas);
+const RUNS = Number(opt.runs);
+const GRACE = Number(opt.grace);
+const TOUCHES = Number(opt.touches);
+const CONTROLLERS = opt.controllers.split(',') as ControllerKind[];
+const POLICIES = opt.policies.split(',') as Policy[];
+/** Quiet time before closing a window, so the controller's last status write lands inside it. */
+const QUIET_MS = 3_000;
+const TOUCH_GAP_MS = 2_000;
+
+const clock = (): number => performance.timeOrigin + performance.now();
+const progress = (msg: string): void => void process.stderr.write(`[${new Date().toISOString()}] ${msg}\n`);
+
+interface Env {
+  sb: Sandbox;
+  rest: KubeRest;
+  ns: string;
+  watcher: RunningWatcher;
+  worker: RunningWorker;
+  snapshot(): Promise<RequestSnapshot>;
+}
+
+interface Measured {
+  run: number;
+  kind: ControllerKind;
+  policy: Policy;
+  name: string;
+  setupMs: number;
+  steady: { touches: number; reconciles: number; window: RequestWindow; attributed: Attributed };
+  resync?: { count: number; reconciles: number; attributed: Attributed };
+  rollout: {
+    ms: number;
+    statusLagMs: number;
+    window: RequestWindow;
+    attributed: Attributed;
+    breakdown: RolloutBreakdown;
+    nodes: number;
+    load: [number, number];
+    ebb?: { reconciles: number; avgDurationMs: number; avgQueueLatencyMs: number; watcher: Counts };
+  };
+}
+
+async function ebbReconciles(env: Env, w: Workload): Promise<number> {
+  return w.kind === 'ebb' ? (await readEbbWorker(env.worker.httpPort)).reconciles : 0;
+}
+
+async function steadyState(env: Env, w: Workload): Promise<Measured['steady']> {
+  const before = await env.snapshot();
+  const r0 = await ebbReconciles(env, w);
+  for (let i = 0; i < TOUCHES; i++) {
+    await touch(env.rest, w, `${i}-${randomBytes(2).toString('hex')}`);
+    await sleep(TOUCH_GAP_MS);
+  }
+  await sleep(QUIET_MS);
+  const win = window(before, await env.snapshot());
+  const reconciles = w.kind === 'ebb' ? (await ebbReconciles(env, w)) - r0 : TOUCHES;
+  return { touches: TOUCHES, reconciles, window: win, attributed: attribute(win.residual) };
+}
+
+/** ebb only: what the watcher's periodic resync costs per App (enqueue every known object, low priority). */
+async function resyncCost(env: Env, w: Workload): Promise<Measured['resync']> {
+  const before = await env.snapshot();
+  const r0 = await ebbReconciles(env, w);
+  for (let i = 0; i < TOUCHES; i++) {
+    await env.watcher.resync();
+    await sleep(TOUCH_GAP_MS);
+  }
+  await sleep(QUIET_MS);
+  const win = window(before, await env.snapshot());
+  return { count: TOUCHES, reconciles: (await ebbReconciles(env, w)) - r0, attributed: attribute(win.residual) };
+}
+
+async function rollout(env: Env, w: Workload, timeline: PodTimeline): Promise<Measured['rollout']> {
+  const image = benchImage(`v2-${w.name}-${randomBytes(3).toString('hex')}`);
+  const before = await env.snapshot();
+  const e0 = w.kind === 'ebb' ? await readEbbWorker(env.worker.httpPort) : undefined;
+  const w0 = w.kind === 'ebb' ? await readEbbWatcher(env.watcher.httpPort) : undefined;
+  const load0 = loadavg()[0]!;
+  const t0 = clock();
+  await setImage(env.rest, w, { image, graceSeconds: GRACE });
+  const done = await timeline.until(allAt(w.name, w.replicas, image), 900_000, `${w.name}: all pods at ${image} and Ready`);
+  const load1 = loadavg()[0]!;
+  await waitStatusSettled(env.rest, w, 120_000);
+  const statusLagMs = clock() - done;
+  await sleep(QUIET_MS);
+  const win = window(before, await env.snapshot());
+  const e1 = w.kind === 'ebb' ? await readEbbWorker(env.worker.httpPort) : undefined;
+  const w1 = w.kind === 'ebb' ? await readEbbWatcher(env.watcher.httpPort) : undefined;
+  const records = [...timeline.records.values()];
+  const nodes = new Set(records.filter((r) => r.image === image).map((r) => r.node)).size;
+  return {
+    ms: done - t0,
+    statusLagMs,
+    window: win,
+    attributed: attribute(win.residual),
+    breakdown: breakdown(records, w.name, w.replicas, t0, image),
+    nodes,
+    load: [load0, load1],
+    ...(e0 && e1 && w0 && w1 ? { ebb: { ...ebbWindow(e0, e1), watcher: diff(w1, w0) } } : {}),
+  };
+}
+
+async function measure(env: Env, kind: ControllerKind, policy: Policy, run: number): Promise<Measured> {
+  const w: Workload = { kind, policy, namespace: env.ns, name: `${kind}-${policy === 'OrderedReady' ? 'or' : 'par'}-${run}`, replicas: REPLICAS };
+  const timeline = new PodTimeline(env.rest, env.ns, selectorOf(w));
+  await timeline.start();
+  try {
+    const image = benchImage('v1');
+    const t0 = clock();
+    await createWorkload(env.rest, w, { image, graceSeconds: GRACE });
+    await timeline.until(allAt(w.name, w.replicas, image), 600_000, `${w.name}: all pods Ready`);
+    const setupMs = clock() - t0;
+    await waitStatusSettled(env.rest, w, 120_000);
+    await sleep(QUIET_MS);
+    progress(`${w.name}: ${w.replicas} pods Ready in ${(setupMs / 1000).toFixed(1)} s; steady-state touches`);
+    const steady = await steadyState(env, w);
+    const resync = kind === 'ebb' ? await resyncCost(env, w) : undefined;
+    progress(`${w.name}: rolling update`);
+    const ro = await rollout(env, w, timeline);
+    progress(`${w.name}: rollout ${(ro.ms / 1000).toFixed(1)} s, controller requests ${sum(ro.attributed.controller)}; cleaning up`);
+    return { run, kind, policy, name: w.name, setupMs, steady, ...(resync ? { resync } : {}), rollout: ro };
+  } finally {
+    await timeline.stop();
+    await deleteWorkload(env.rest, w, 180_000);
+  }
+}
+
+function scale(c: Counts, by: number): Counts {
+  return new Map([...c].map(([k, v]) => [k, v / by]));
+}
+
+function summarize(all: Measured[]): ConfigResult[] {
+  const out: ConfigResult[] = [];
+  for (const kind of CONTROLLERS) {
+    for (const policy of POLICIES) {
+      const ms = all.filter((m) => m.kind === kind && m.policy === policy);
+      if (ms.length === 0) continue;
+      out.push({
+        config: `${kind === 'ebb' ? 'ebb' : 'upstream'} ${policy}`,
+        rolloutMs: ms.map((m) => m.rollout.ms),
+        statusLagMs: ms.map((m) => m.rollout.statusLagMs),
+        breakdown: ms.map((m) => m.rollout.breakdown),
+        perPod: ms.map((m) => scale(m.rollout.attributed.controller, REPLICAS)),
+        schedulerPerPod: ms.map((m) => sum(m.rollout.attributed.scheduler) / REPLICAS),
+        kubeletPerPod: ms.map((m) => sum(m.rollout.window.kubelet) / REPLICAS),
+        perReconcile: ms.map((m) => scale(m.steady.attributed.controller, Math.max(1, m.steady.reconciles))),
+        reconcilesPerTouch: ms.map((m) => m.steady.reconciles / m.steady.touches),
+        rolloutReconcilesPerPod: ms.flatMap((m) => (m.rollout.ebb ? [m.rollout.ebb.reconciles / REPLICAS] : [])),
+        load: ms.flatMap((m) => m.rollout.load),
+      });
+    }
+  }
+  return out;
+}
+
+function baselineOf(config: string): string | undefined {
+  return config.startsWith('ebb ') ? config.replace('ebb ', 'upstream ') : undefined;
+}
+
+function print(all: Measured[], idle: { seconds: number; attributed: Attributed }): void {
+  const results = summarize(all);
+  const lines = [
+    `## Rollout time: ${REPLICAS} replicas, RollingUpdate (recreate), maxUnavailable 1, ${RUNS} runs`,
+    '',
+    rolloutTable(results, baselineOf),
+    '',
+    '### Where the time went (median (min–max) over runs; seen by one pod watch)',
+    '',
+    breakdownTable(results),
+    '',
+    `### Controller requests per pod updated (median over runs)`,
+    '',
+    requestsTable(results, (r) => r.perPod, perPodExtras),
+    '',
+    `### Controller requests per steady-state reconcile (annotation touch, ${TOUCHES} per run; median over runs)`,
+    '',
+    requestsTable(results, (r) => r.perReconcile, perReconcileExtras),
+    '',
+  ];
+  const resyncs = all.flatMap((m) => (m.resync ? [m.resync] : []));
+  if (resyncs.length > 0) {
+    const perResync = resyncs.map((r) => sum(r.attributed.controller) / Math.max(1, r.reconciles));
+    const reconciles = resyncs.map((r) => r.reconciles / r.count);
+    lines.push(`ebb resync: ${perResync.map((n) => n.toFixed(2)).join(', ')} controller requests per reconcile; reconciles per resync ${reconciles.join(', ')}`, '');
+  }
+  for (const m of all) {
+    const e = m.rollout.ebb;
+    const watcher = e ? [...e.watcher].map(([k, v]) => `${k} ${v}`).join(', ') : '';
+    const ebb = e ? `; ebb reconciles ${e.reconciles}, avg duration ${e.avgDurationMs.toFixed(1)} ms, avg enqueue→start ${e.avgQueueLatencyMs.toFixed(1)} ms; watcher: ${watcher}` : '';
+    lines.push(
+      `- run ${m.run} ${m.name}: rollout ${(m.rollout.ms / 1000).toFixed(2)} s, setup ${(m.setupMs / 1000).toFixed(1)} s, new pods on ${m.rollout.nodes} nodes, conflicts ${sum(m.rollout.window.conflicts)}, events.k8s.io POSTs beyond bindings ${m.rollout.attributed.schedulerEventsCheck}, background ${sum(m.rollout.attributed.background)}, watch closes ${sum(m.rollout.attributed.watch)}${ebb}`,
+    );
+  }
+  const bg = [...idle.attributed.background, ...idle.attributed.controller].map(([k, v]) => `${k} ${v}`).join(', ');
+  lines.push('', `Idle window (${idle.seconds} s, nothing changing): ${bg || 'no requests besides kubelet and benchmark'}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function setup(dir: string): Promise<Env> {
+  const log = createLogger('bench', 'warn');
+  const sb = await startSandbox({ dir, nodes: Number(opt.nodes), log, timings: realisticProfile, extraControllers: ['statefulset-controller'] });
+  // The sandbox's client is the simulated kubelets' (and the PV provisioner's); the benchmark uses its own.
+  const kubelet = countRequests(sb.rest);
+  const rest = new KubeRest(loadKubeConfig(sb.kubeconfig));
+  const bench = countRequests(rest);
+  const ns = `bench-${randomBytes(3).toString('hex')}`;
+  await rest.create(core('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  await waitFor(() => rest.get(core('serviceaccounts', ns, 'default')), { timeoutMs: 60_000, what: 'default ServiceAccount' });
+  const env = {
+    KUBECONFIG: sb.kubeconfig,
+    EBB_REDIS_URL: sb.redisUrl,
+    EBB_NAMESPACES: ns,
+    EBB_QUEUE_PREFIX: `{ebb-bench-${randomBytes(3).toString('hex')}}`,
+    EBB_HTTP_PORT: '0',
+    EBB_HTTP_ADDRESS: '127.0.0.1',
+    EBB_SCALER_PORT: 'off',
+    EBB_BOARD: 'off',
+    EBB_LOG_LEVEL: 'warn',
+  };
+  const watcher = await startWatcher(parseWatcherConfig(env), log);
+  const worker = await startWorker(parseWorkerConfig(env), log, reconcilers());
+  const snapshot = async (): Promise<RequestSnapshot> => {
+    const { total, conflicts } = await readApiserverRequests(rest);
+    return { apiserver: total, conflicts, kubelet: kubelet.snapshot(), bench: bench.snapshot() };
+  };
+  return { sb, rest, ns, watcher, worker, snapshot };
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'ebb-bench-'));
+  progress(`sandbox in ${dir}; ${REPLICAS} replicas, ${RUNS} runs, ${opt.nodes} nodes, grace ${GRACE} s; load ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+  const env = await setup(dir);
+  const all: Measured[] = [];
+  try {
+    const idleSeconds = 20;
+    const idle0 = await env.snapshot();
+    await sleep(idleSeconds * 1000);
+    const idle = { seconds: idleSeconds, attributed: attribute(window(idle0, await env.snapshot()).residual) };
+    for (let run = 1; run <= RUNS; run++) {
+      for (const policy of POLICIES) for (const kind of CONTROLLERS) all.push(await measure(env, kind, policy, run));
+    }
+    print(all, idle);
+    const json = opt.json ?? join(dir, 'results.json');
+    await writeFile(json, JSON.stringify(all, (_k, v: unknown): unknown => (v instanceof Map ? Object.fromEntries(v as Counts) : v), 2));
+    progress(`raw results: ${json}; load ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+  } finally {
+    await env.worker.stop();
+    await env.watcher.stop();
+    await env.sb.stop();
+    if (!opt.keep && opt.json) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,70 @@
+/**
+ * Splits the residual of a request window (apiserver − kubelet − benchmark, see requests.ts) into what the
+ * controller under test made, what kube-scheduler made, watch closes and background.
+ *
+ * - Scheduler: `POST pods/binding` (only the scheduler binds) and one `POST events.k8s.io/events` per binding
+ *   (its `Scheduled` Event). ebb records its Events through events.k8s.io/v1 too, upstream's statefulset
+ *   controller through core/v1; so in StatefulSet windows the events.k8s.io POSTs must equal the bindings,
+ *   which checks the assumption on every run (reported as `schedulerEventsCheck`).
+ * - Controller: the resources a StatefulSet-like controller reads and writes (pods except binding, claims,
+ *   ControllerRevisions, the workload and its status, Events).
+ * - Watch: a WATCH is counted when the stream closes, not per event, so it is not a per-pod cost.
+ * - Background: everything else (leases, nodes, service accounts: the control plane idling).
+ */
+import { add, type Counts } from './requests.ts';
+
+export interface Attributed {
+  controller: Counts;
+  scheduler: Counts;
+  watch: Counts;
+  background: Counts;
+  /** POST events.k8s.io/events minus bindings: 0 in StatefulSet windows if the scheduler assumption holds. */
+  schedulerEventsCheck: number;
+}
+
+const CONTROLLER_RESOURCES = new Set([
+  'pods',
+  'persistentvolumeclaims',
+  'apps/controllerrevisions',
+  'apps/statefulsets',
+  'apps.ebb.dev/apps',
+  'events',
+  'events.k8s.io/events',
+]);
+
+/** `PATCH pods/status` → { verb: 'PATCH', resource: 'pods', subresource: 'status' }. */
+export function splitKey(key: string): { verb: string; resource: string; subresource: string } {
+  const [verb = '', path = ''] = key.split(' ');
+  const parts = path.split('/');
+  // group/resource[/sub] or resource[/sub]: a group has a dot or is `apps`.
+  const grouped = parts.length >= 2 && (parts[0]!.includes('.') || parts[0] === 'apps');
+  const resource = grouped ? `${parts[0]}/${parts[1]}` : parts[0]!;
+  const subresource = (grouped ? parts[2] : parts[1]) ?? '';
+  return { verb, resource, subresource };
+}
+
+const BINDINGS = 'POST pods/binding';
+const SCHEDULER_EVENTS = 'POST events.k8s.io/events';
+
+export function attribute(residual: Counts): Attributed {
+  const out: Attributed = { controller: new Map(), scheduler: new Map(), watch: new Map(), background: new Map(), schedulerEventsCheck: 0 };
+  const bindings = residual.get(BINDINGS) ?? 0;
+  for (const [key, n] of residual) {
+    const { verb, resource, subresource } = splitKey(key);
+    if (verb === 'WATCH') add(out.watch, key, n);
+    else if (key === BINDINGS) add(out.scheduler, key, n);
+    else if (key === SCHEDULER_EVENTS) {
+      const scheduler = Math.min(n, bindings);
+      add(out.scheduler, key, scheduler);
+      if (n - scheduler !== 0) add(out.controller, key, n - scheduler);
+      out.schedulerEventsCheck = n - bindings;
+    } else if (CONTROLLER_RESOURCES.has(resource) && subresource !== 'binding') add(out.controller, key, n);
+    else add(out.background, key, n);
+  }
+  return out;
+}
+
+export function isWrite(key: string): boolean {
+  const verb = splitKey(key).verb;
+  return verb !== 'GET' && verb !== 'LIST' && verb !== 'WATCH';
+}
