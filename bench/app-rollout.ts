@@ -6,6 +6,9 @@
  *   node bench/app-rollout.ts [--replicas 20] [--runs 3] [--nodes 4] [--grace 5] [--touches 5]
  *                             [--controllers ebb,sts] [--policies OrderedReady,Parallel] [--json out.json] [--keep]
  *
+ * --json writes every measurement (request windows by key, pod timelines' breakdown, ebb queue metrics);
+ * --keep keeps the sandbox directory (control-plane logs) instead of removing it.
+ *
  * Method (details in BENCHMARKS.md): around each measured window the benchmark reads `apiserver_request_total`
  * and the client-side counts of the simulated kubelets' and its own KubeRest; the difference is split by
  * verb/resource into controller, scheduler, watch and background (lib/attribution.ts). Rollout time runs from
@@ -301,14 +304,13 @@ async function main(): Promise<void> {
       for (const policy of POLICIES) for (const kind of CONTROLLERS) all.push(await measure(env, kind, policy, run));
     }
     print(all, idle);
-    const json = opt.json ?? join(dir, 'results.json');
-    await writeFile(json, JSON.stringify(all, (_k, v: unknown): unknown => (v instanceof Map ? Object.fromEntries(v as Counts) : v), 2));
-    progress(`raw results: ${json}; load ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+    if (opt.json) await writeFile(opt.json, JSON.stringify(all, (_k, v: unknown): unknown => (v instanceof Map ? Object.fromEntries(v as Counts) : v), 2));
+    progress(`done${opt.json ? `; raw results in ${opt.json}` : ''}; load ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
   } finally {
     await env.worker.stop();
     await env.watcher.stop();
     await env.sb.stop();
-    if (!opt.keep && opt.json) await rm(dir, { recursive: true, force: true });
+    if (!opt.keep) await rm(dir, { recursive: true, force: true });
   }
 }
 

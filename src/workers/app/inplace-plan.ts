@@ -110,8 +110,8 @@ function driveInFlight(ctx: UpdateContext, acc: Accumulator, pod: Pod, ordinal: 
   }
   const decision = ctx.decide(label);
   if (decision.mode === 'inPlace') inPlaceStep(ctx, acc, { pod, ordinal }, update, decision.plan);
-  // Unavailable already, so recreating it spends no budget.
-  else if (decision.mode === 'recreate') acc.actions.push(recreate(ctx, pod, ordinal, decision));
+  // Unavailable already, so recreating it spends no budget; paused never deletes.
+  else if (decision.mode === 'recreate' && !paused) acc.actions.push(recreate(ctx, pod, ordinal, decision));
   else inPlaceStep(ctx, acc, { pod, ordinal }, label, EMPTY_PLAN);
 }
 

@@ -5,7 +5,7 @@
  * recreated under InPlaceIfPossible and refused under InPlaceOnly.
  */
 import type { PodTemplateSpec } from '../../api/pod-template.ts';
-import { canUpdateInPlace, decideUpdate, type DiffResult, type UpdateDecision } from '../inplace/index.ts';
+import { canUpdateInPlace, decideUpdate, UpdatePolicy, type DiffResult, type UpdateDecision } from '../inplace/index.ts';
 
 export type { UpdateDecision };
 
@@ -19,6 +19,8 @@ export interface UpdateDecisionInput {
 }
 
 export function decideUpdateMethod(input: UpdateDecisionInput): UpdateDecision {
+  // ReCreate (the default) needs no diff.
+  if (input.podUpdatePolicy !== UpdatePolicy.inPlaceIfPossible && input.podUpdatePolicy !== UpdatePolicy.inPlaceOnly) return { mode: 'recreate' };
   const diff: DiffResult = input.from
     ? canUpdateInPlace(input.from, input.to, { resizeSupported: true })
     : { ok: false, reason: `the pod's revision ${input.fromRevision ?? '(none)'} no longer exists, so its template cannot be compared`, path: '' };

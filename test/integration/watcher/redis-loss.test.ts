@@ -112,7 +112,8 @@ describe('Redis loss during activity', () => {
     await Promise.all(procs.filter((p) => p.name.startsWith('worker')).map((p) => p.stop()));
     for (let i = 0; i < APPS; i++) await editApp(sandbox().rest, ns, `app-${i}`);
     await sleep(500);
-    expect((await queue.getJobCounts('wait')).wait, 'jobs waiting for a worker').toBe(APPS);
+    const waiting = await queue.getJobCounts('wait', 'prioritized');
+    expect((waiting['wait'] ?? 0) + (waiting['prioritized'] ?? 0), 'jobs waiting for a worker').toBe(APPS);
 
     await admin.flushall();
     const flushedAt = Date.now();

@@ -69,6 +69,21 @@ describe('a new revision while pods are mid-update', () => {
     expect(s.violations).toEqual([]);
   });
 
+  it('paused, then a new revision: the pod mid-update goes back to its revision, nothing starts until resumed', async () => {
+    const s = await converged(inPlace({ replicas: 2 }, { inPlaceUpdateStrategy: { gracePeriodSeconds: 3 } }));
+    s.arm({ maxUnavailable: 1 });
+    s.edit(template([web('v2')]));
+    await s.runUntil((x) => x.pods().some(annotated));
+    s.edit({ updateStrategy: { rollingUpdate: { paused: true } }, ...template([web('v3')]) });
+    await s.runUntil((x) => x.pods().every((p) => !annotated(p) && gate(p)?.status === 'True' && images(p)[0]?.endsWith(':v1') === true) && x.app().status?.readyReplicas === 2);
+    for (let i = 0; i < 5; i++) await s.step();
+    expect(s.pods().every((p) => !annotated(p) && images(p)[0]?.endsWith(':v1') === true)).toBe(true);
+    s.edit({ updateStrategy: { rollingUpdate: { paused: false } } });
+    await s.runUntil((x) => settledAt(x, 'v3'));
+    expect(s.cluster.podDeletions).toEqual([]);
+    expect(s.violations).toEqual([]);
+  });
+
   it('a change that cannot go in place recreates the pod that is mid-update', async () => {
     const s = await converged(inPlace({ replicas: 2 }));
     s.edit(template([web('v2')]));

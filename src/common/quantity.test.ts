@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseQuantity, qosClass, resizableOf, sameQuantity, sameResizable } from '../../common/quantity.ts';
+import { parseQuantity, qosClass, resizableOf, sameQuantity, sameResizable } from './quantity.ts';
 
 describe('quantities', () => {
   it.each<[string, number | undefined]>([
