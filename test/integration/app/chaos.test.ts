@@ -46,6 +46,7 @@ beforeAll(async () => {
     EBB_NAMESPACES: ns,
     EBB_QUEUE_PREFIX: `{ebb-${randomBytes(4).toString('hex')}}`,
     EBB_HTTP_PORT: '0',
+    EBB_SCALER_PORT: '0',
     EBB_HTTP_ADDRESS: '127.0.0.1',
     EBB_BOARD: 'off',
     EBB_LOG_LEVEL: 'error',

@@ -46,6 +46,7 @@ export function useController(prefix: string, opts: ControllerOptions = {}): { r
       EBB_NAMESPACES: state.ns,
       EBB_QUEUE_PREFIX: `{ebb-${randomBytes(4).toString('hex')}}`,
       EBB_HTTP_PORT: '0',
+      EBB_SCALER_PORT: '0',
       EBB_HTTP_ADDRESS: '127.0.0.1',
       EBB_BOARD: 'off',
       EBB_LOG_LEVEL: 'warn',
