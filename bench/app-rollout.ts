@@ -33,6 +33,7 @@ import { parseWorkerConfig } from '../src/workers/config.ts';
 import { reconcilers } from '../src/workers/reconcilers.ts';
 import { attribute, type Attributed } from './lib/attribution.ts';
 import { ebbWindow, readEbbWatcher, readEbbWorker } from './lib/ebb-metrics.ts';
+import { EbbTrace, summarizeTrace, type ReconcileClass } from './lib/ebb-trace.ts';
 import { allAt, breakdown, PodTimeline, type RolloutBreakdown } from './lib/pod-timeline.ts';
 import { countRequests, diff, readApiserverRequests, sum, window, type Counts, type RequestSnapshot, type RequestWindow } from './lib/requests.ts';
 import { breakdownTable, perPodExtras, perReconcileExtras, requestsTable, rolloutTable, type ConfigResult } from './lib/report.ts';
@@ -60,6 +61,7 @@ const { values: opt } = parseArgs({
     policies: { type: 'string', default: 'OrderedReady,Parallel' },
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    trace: { type: 'boolean', default: false },
   },
 });
 const REPLICAS = Number(opt.replicas);
@@ -82,6 +84,13 @@ interface Env {
   watcher: RunningWatcher;
   worker: RunningWorker;
   snapshot(): Promise<RequestSnapshot>;
+  trace: EbbTrace | undefined;
+}
+
+interface TraceResult {
+  /** ebb's own requests counted client-side (cross-checks the attributed controller requests). */
+  clientRequests: Counts;
+  classes: Map<ReconcileClass, { reconciles: number; requests: number; reads: number }>;
 }
 
 interface Measured {
@@ -100,7 +109,7 @@ interface Measured {
     breakdown: RolloutBreakdown;
     nodes: number;
     load: [number, number];
-    ebb?: { reconciles: number; avgDurationMs: number; avgQueueLatencyMs: number; watcher: Counts };
+    ebb?: { reconciles: number; avgDurationMs: number; avgQueueLatencyMs: number; watcher: Counts; trace?: TraceResult };
   };
 }
 
@@ -140,6 +149,7 @@ async function rollout(env: Env, w: Workload, timeline: PodTimeline): Promise<Me
   const e0 = w.kind === 'ebb' ? await readEbbWorker(env.worker.httpPort) : undefined;
   const w0 = w.kind === 'ebb' ? await readEbbWatcher(env.watcher.httpPort) : undefined;
   const load0 = loadavg()[0]!;
+  const wall0 = Date.now();
   const t0 = clock();
   await setImage(env.rest, w, { image, graceSeconds: GRACE });
   const done = await timeline.until(allAt(w.name, w.replicas, image), 900_000, `${w.name}: all pods at ${image} and Ready`);
@@ -150,6 +160,7 @@ async function rollout(env: Env, w: Workload, timeline: PodTimeline): Promise<Me
   const win = window(before, await env.snapshot());
   const e1 = w.kind === 'ebb' ? await readEbbWorker(env.worker.httpPort) : undefined;
   const w1 = w.kind === 'ebb' ? await readEbbWatcher(env.watcher.httpPort) : undefined;
+  const trace = w.kind === 'ebb' && env.trace ? traceOf(env.trace, wall0, Date.now()) : undefined;
   const records = [...timeline.records.values()];
   const nodes = new Set(records.filter((r) => r.image === image).map((r) => r.node)).size;
   return {
@@ -160,8 +171,12 @@ async function rollout(env: Env, w: Workload, timeline: PodTimeline): Promise<Me
     breakdown: breakdown(records, w.name, w.replicas, t0, image),
     nodes,
     load: [load0, load1],
-    ...(e0 && e1 && w0 && w1 ? { ebb: { ...ebbWindow(e0, e1), watcher: diff(w1, w0) } } : {}),
+    ...(e0 && e1 && w0 && w1 ? { ebb: { ...ebbWindow(e0, e1), watcher: diff(w1, w0), ...(trace ? { trace } : {}) } } : {}),
   };
+}
+
+function traceOf(trace: EbbTrace, from: number, to: number): TraceResult {
+  return { clientRequests: trace.requestsIn(from, to), classes: summarizeTrace(trace.reconcilesIn(from, to)) };
 }
 
 async function measure(env: Env, kind: ControllerKind, policy: Policy, run: number): Promise<Measured> {
@@ -255,6 +270,12 @@ function print(all: Measured[], idle: { seconds: number; attributed: Attributed 
       `- run ${m.run} ${m.name}: rollout ${(m.rollout.ms / 1000).toFixed(2)} s, setup ${(m.setupMs / 1000).toFixed(1)} s, new pods on ${m.rollout.nodes} nodes, conflicts ${sum(m.rollout.window.conflicts)}, events.k8s.io POSTs beyond bindings ${m.rollout.attributed.schedulerEventsCheck}, background ${sum(m.rollout.attributed.background)}, watch closes ${sum(m.rollout.attributed.watch)}${ebb}`,
     );
   }
+  for (const m of all) {
+    const t = m.rollout.ebb?.trace;
+    if (!t) continue;
+    const classes = [...t.classes].map(([c, v]) => `${c}: ${v.reconciles} reconciles, ${v.requests} requests (${v.reads} reads)`).join('; ');
+    lines.push(`- trace ${m.name}: ebb client-side requests ${sum(t.clientRequests)} (attributed from apiserver metrics: ${sum(m.rollout.attributed.controller)}); ${classes}`);
+  }
   const bg = [...idle.attributed.background, ...idle.attributed.controller].map(([k, v]) => `${k} ${v}`).join(', ');
   lines.push('', `Idle window (${idle.seconds} s, nothing changing): ${bg || 'no requests besides kubelet and benchmark'}`);
   process.stdout.write(`${lines.join('\n')}\n`);
@@ -264,6 +285,8 @@ async function setup(dir: string): Promise<Env> {
   const log = createLogger('bench', 'warn');
   const sb = await startSandbox({ dir, nodes: Number(opt.nodes), log, timings: realisticProfile, extraControllers: ['statefulset-controller'] });
   // The sandbox's client is the simulated kubelets' (and the PV provisioner's); the benchmark uses its own.
+  const trace = opt.trace ? new EbbTrace() : undefined;
+  trace?.hookClients();
   const kubelet = countRequests(sb.rest);
   const rest = new KubeRest(loadKubeConfig(sb.kubeconfig));
   const bench = countRequests(rest);
@@ -282,12 +305,12 @@ async function setup(dir: string): Promise<Env> {
     EBB_LOG_LEVEL: 'warn',
   };
   const watcher = await startWatcher(parseWatcherConfig(env), log);
-  const worker = await startWorker(parseWorkerConfig(env), log, reconcilers());
+  const worker = await startWorker(parseWorkerConfig(env), trace ? trace.workerLogger() : log, reconcilers());
   const snapshot = async (): Promise<RequestSnapshot> => {
     const { total, conflicts } = await readApiserverRequests(rest);
     return { apiserver: total, conflicts, kubelet: kubelet.snapshot(), bench: bench.snapshot() };
   };
-  return { sb, rest, ns, watcher, worker, snapshot };
+  return { sb, rest, ns, watcher, worker, snapshot, trace };
 }
 
 async function main(): Promise<void> {

@@ -126,7 +126,7 @@ describe('watch faults lose no App', () => {
   });
 
   async function namespaceWithApps(name: string): Promise<string> {
-    printLogsOnFailure([watcher, worker]);
+    printLogsOnFailure([watcher, worker], 80);
     await rest.create(core('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     await createApps(rest, name, appNames(APPS));
     await waitAllObserved(rest, name, APPS);
