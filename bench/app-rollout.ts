@@ -7,7 +7,9 @@
  *                             [--controllers ebb,sts] [--policies OrderedReady,Parallel] [--json out.json] [--keep]
  *
  * --json writes every measurement (request windows by key, pod timelines' breakdown, ebb queue metrics);
- * --keep keeps the sandbox directory (control-plane logs) instead of removing it.
+ * `--report out.json` prints the tables of a saved run again (no sandbox). --keep keeps the sandbox
+ * directory (control-plane logs) instead of removing it. --trace classifies every ebb reconcile by what it
+ * wrote and counts ebb's requests client-side (lib/ebb-trace.ts).
  *
  * Method (details in BENCHMARKS.md): around each measured window the benchmark reads `apiserver_request_total`
  * and the client-side counts of the simulated kubelets' and its own KubeRest; the difference is split by
@@ -16,7 +18,7 @@
  * terminating; a per-pod timeline splits it into controller and kubelet segments (lib/pod-timeline.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { writeFile, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -31,12 +33,12 @@ import { parseWatcherConfig } from '../src/watcher/config.ts';
 import { startWorker, type RunningWorker } from '../src/workers/worker.ts';
 import { parseWorkerConfig } from '../src/workers/config.ts';
 import { reconcilers } from '../src/workers/reconcilers.ts';
-import { attribute, type Attributed } from './lib/attribution.ts';
 import { ebbWindow, readEbbWatcher, readEbbWorker } from './lib/ebb-metrics.ts';
-import { EbbTrace, summarizeTrace, type ReconcileClass } from './lib/ebb-trace.ts';
-import { allAt, breakdown, PodTimeline, type RolloutBreakdown } from './lib/pod-timeline.ts';
-import { countRequests, diff, readApiserverRequests, sum, window, type Counts, type RequestSnapshot, type RequestWindow } from './lib/requests.ts';
-import { breakdownTable, perPodExtras, perReconcileExtras, requestsTable, rolloutTable, type ConfigResult } from './lib/report.ts';
+import { EbbTrace, summarizeTrace } from './lib/ebb-trace.ts';
+import { allAt, breakdown, PodTimeline } from './lib/pod-timeline.ts';
+import { countRequests, diff, readApiserverRequests, sum, window, type RequestSnapshot } from './lib/requests.ts';
+import { fromJson, printReport, toJson, type Measured, type Saved, type TraceResult } from './lib/rollout-report.ts';
+import { attribute } from './lib/attribution.ts';
 import {
   benchImage,
   createWorkload,
@@ -62,6 +64,7 @@ const { values: opt } = parseArgs({
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
     trace: { type: 'boolean', default: false },
+    report: { type: 'string' },
   },
 });
 const REPLICAS = Number(opt.replicas);
@@ -87,32 +90,6 @@ interface Env {
   trace: EbbTrace | undefined;
 }
 
-interface TraceResult {
-  /** ebb's own requests counted client-side (cross-checks the attributed controller requests). */
-  clientRequests: Counts;
-  classes: Map<ReconcileClass, { reconciles: number; requests: number; reads: number }>;
-}
-
-interface Measured {
-  run: number;
-  kind: ControllerKind;
-  policy: Policy;
-  name: string;
-  setupMs: number;
-  steady: { touches: number; reconciles: number; window: RequestWindow; attributed: Attributed };
-  resync?: { count: number; reconciles: number; attributed: Attributed };
-  rollout: {
-    ms: number;
-    statusLagMs: number;
-    window: RequestWindow;
-    attributed: Attributed;
-    breakdown: RolloutBreakdown;
-    nodes: number;
-    load: [number, number];
-    ebb?: { reconciles: number; avgDurationMs: number; avgQueueLatencyMs: number; watcher: Counts; trace?: TraceResult };
-  };
-}
-
 async function ebbReconciles(env: Env, w: Workload): Promise<number> {
   return w.kind === 'ebb' ? (await readEbbWorker(env.worker.httpPort)).reconciles : 0;
 }
@@ -127,7 +104,7 @@ async function steadyState(env: Env, w: Workload): Promise<Measured['steady']> {
   await sleep(QUIET_MS);
   const win = window(before, await env.snapshot());
   const reconciles = w.kind === 'ebb' ? (await ebbReconciles(env, w)) - r0 : TOUCHES;
-  return { touches: TOUCHES, reconciles, window: win, attributed: attribute(win.residual) };
+  return { touches: TOUCHES, reconciles, window: win };
 }
 
 /** ebb only: what the watcher's periodic resync costs per App (enqueue every known object, low priority). */
@@ -140,7 +117,7 @@ async function resyncCost(env: Env, w: Workload): Promise<Measured['resync']> {
   }
   await sleep(QUIET_MS);
   const win = window(before, await env.snapshot());
-  return { count: TOUCHES, reconciles: (await ebbReconciles(env, w)) - r0, attributed: attribute(win.residual) };
+  return { count: TOUCHES, reconciles: (await ebbReconciles(env, w)) - r0, window: win };
 }
 
 async function rollout(env: Env, w: Workload, timeline: PodTimeline): Promise<Measured['rollout']> {
@@ -167,7 +144,6 @@ async function rollout(env: Env, w: Workload, timeline: PodTimeline): Promise<Me
     ms: done - t0,
     statusLagMs,
     window: win,
-    attributed: attribute(win.residual),
     breakdown: breakdown(records, w.name, w.replicas, t0, image),
     nodes,
     load: [load0, load1],
@@ -196,89 +172,12 @@ async function measure(env: Env, kind: ControllerKind, policy: Policy, run: numb
     const resync = kind === 'ebb' ? await resyncCost(env, w) : undefined;
     progress(`${w.name}: rolling update`);
     const ro = await rollout(env, w, timeline);
-    progress(`${w.name}: rollout ${(ro.ms / 1000).toFixed(1)} s, controller requests ${sum(ro.attributed.controller)}; cleaning up`);
+    progress(`${w.name}: rollout ${(ro.ms / 1000).toFixed(1)} s, controller requests ${sum(attribute(ro.window.residual).controller)}; cleaning up`);
     return { run, kind, policy, name: w.name, setupMs, steady, ...(resync ? { resync } : {}), rollout: ro };
   } finally {
     await timeline.stop();
     await deleteWorkload(env.rest, w, 180_000);
   }
-}
-
-function scale(c: Counts, by: number): Counts {
-  return new Map([...c].map(([k, v]) => [k, v / by]));
-}
-
-function summarize(all: Measured[]): ConfigResult[] {
-  const out: ConfigResult[] = [];
-  for (const kind of CONTROLLERS) {
-    for (const policy of POLICIES) {
-      const ms = all.filter((m) => m.kind === kind && m.policy === policy);
-      if (ms.length === 0) continue;
-      out.push({
-        config: `${kind === 'ebb' ? 'ebb' : 'upstream'} ${policy}`,
-        rolloutMs: ms.map((m) => m.rollout.ms),
-        statusLagMs: ms.map((m) => m.rollout.statusLagMs),
-        breakdown: ms.map((m) => m.rollout.breakdown),
-        perPod: ms.map((m) => scale(m.rollout.attributed.controller, REPLICAS)),
-        schedulerPerPod: ms.map((m) => sum(m.rollout.attributed.scheduler) / REPLICAS),
-        kubeletPerPod: ms.map((m) => sum(m.rollout.window.kubelet) / REPLICAS),
-        perReconcile: ms.map((m) => scale(m.steady.attributed.controller, Math.max(1, m.steady.reconciles))),
-        reconcilesPerTouch: ms.map((m) => m.steady.reconciles / m.steady.touches),
-        rolloutReconcilesPerPod: ms.flatMap((m) => (m.rollout.ebb ? [m.rollout.ebb.reconciles / REPLICAS] : [])),
-        load: ms.flatMap((m) => m.rollout.load),
-      });
-    }
-  }
-  return out;
-}
-
-function baselineOf(config: string): string | undefined {
-  return config.startsWith('ebb ') ? config.replace('ebb ', 'upstream ') : undefined;
-}
-
-function print(all: Measured[], idle: { seconds: number; attributed: Attributed }): void {
-  const results = summarize(all);
-  const lines = [
-    `## Rollout time: ${REPLICAS} replicas, RollingUpdate (recreate), maxUnavailable 1, ${RUNS} runs`,
-    '',
-    rolloutTable(results, baselineOf),
-    '',
-    '### Where the time went (median (min–max) over runs; seen by one pod watch)',
-    '',
-    breakdownTable(results),
-    '',
-    `### Controller requests per pod updated (median over runs)`,
-    '',
-    requestsTable(results, (r) => r.perPod, perPodExtras),
-    '',
-    `### Controller requests per steady-state reconcile (annotation touch, ${TOUCHES} per run; median over runs)`,
-    '',
-    requestsTable(results, (r) => r.perReconcile, perReconcileExtras),
-    '',
-  ];
-  const resyncs = all.flatMap((m) => (m.resync ? [m.resync] : []));
-  if (resyncs.length > 0) {
-    const perResync = resyncs.map((r) => sum(r.attributed.controller) / Math.max(1, r.reconciles));
-    const reconciles = resyncs.map((r) => r.reconciles / r.count);
-    lines.push(`ebb resync: ${perResync.map((n) => n.toFixed(2)).join(', ')} controller requests per reconcile; reconciles per resync ${reconciles.join(', ')}`, '');
-  }
-  for (const m of all) {
-    const e = m.rollout.ebb;
-    const watcher = e ? [...e.watcher].map(([k, v]) => `${k} ${v}`).join(', ') : '';
-    const ebb = e ? `; ebb reconciles ${e.reconciles}, avg duration ${e.avgDurationMs.toFixed(1)} ms, avg enqueue→start ${e.avgQueueLatencyMs.toFixed(1)} ms; watcher: ${watcher}` : '';
-    lines.push(
-      `- run ${m.run} ${m.name}: rollout ${(m.rollout.ms / 1000).toFixed(2)} s, setup ${(m.setupMs / 1000).toFixed(1)} s, new pods on ${m.rollout.nodes} nodes, conflicts ${sum(m.rollout.window.conflicts)}, events.k8s.io POSTs beyond bindings ${m.rollout.attributed.schedulerEventsCheck}, background ${sum(m.rollout.attributed.background)}, watch closes ${sum(m.rollout.attributed.watch)}${ebb}`,
-    );
-  }
-  for (const m of all) {
-    const t = m.rollout.ebb?.trace;
-    if (!t) continue;
-    const classes = [...t.classes].map(([c, v]) => `${c}: ${v.reconciles} reconciles, ${v.requests} requests (${v.reads} reads)`).join('; ');
-    lines.push(`- trace ${m.name}: ebb client-side requests ${sum(t.clientRequests)} (attributed from apiserver metrics: ${sum(m.rollout.attributed.controller)}); ${classes}`);
-  }
-  const bg = [...idle.attributed.background, ...idle.attributed.controller].map(([k, v]) => `${k} ${v}`).join(', ');
-  lines.push('', `Idle window (${idle.seconds} s, nothing changing): ${bg || 'no requests besides kubelet and benchmark'}`);
-  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 async function setup(dir: string): Promise<Env> {
@@ -315,20 +214,25 @@ async function setup(dir: string): Promise<Env> {
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'ebb-bench-'));
-  progress(`sandbox in ${dir}; ${REPLICAS} replicas, ${RUNS} runs, ${opt.nodes} nodes, grace ${GRACE} s; load ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+  const started = new Date().toISOString();
+  const loadStart = loadavg();
+  progress(`sandbox in ${dir}; ${REPLICAS} replicas, ${RUNS} runs, ${opt.nodes} nodes, grace ${GRACE} s; load ${loadStart.map((n) => n.toFixed(2)).join(' ')}`);
   const env = await setup(dir);
-  const all: Measured[] = [];
+  const measurements: Measured[] = [];
   try {
+    // Before any workload: what the control plane and an idle ebb cost (the background of every window).
     const idleSeconds = 20;
     const idle0 = await env.snapshot();
     await sleep(idleSeconds * 1000);
-    const idle = { seconds: idleSeconds, attributed: attribute(window(idle0, await env.snapshot()).residual) };
+    const idle = { seconds: idleSeconds, window: window(idle0, await env.snapshot()) };
     for (let run = 1; run <= RUNS; run++) {
-      for (const policy of POLICIES) for (const kind of CONTROLLERS) all.push(await measure(env, kind, policy, run));
+      for (const policy of POLICIES) for (const kind of CONTROLLERS) measurements.push(await measure(env, kind, policy, run));
     }
-    print(all, idle);
-    if (opt.json) await writeFile(opt.json, JSON.stringify(all, (_k, v: unknown): unknown => (v instanceof Map ? Object.fromEntries(v as Counts) : v), 2));
-    progress(`done${opt.json ? `; raw results in ${opt.json}` : ''}; load ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
+    const meta = { replicas: REPLICAS, runs: RUNS, nodes: Number(opt.nodes), graceSeconds: GRACE, touches: TOUCHES, started, finished: new Date().toISOString(), load: { start: loadStart, end: loadavg() } };
+    const saved: Saved = { meta, idle, measurements };
+    process.stdout.write(printReport(saved));
+    if (opt.json) await writeFile(opt.json, toJson(saved));
+    progress(`done${opt.json ? `; raw results in ${opt.json}` : ''}`);
   } finally {
     await env.worker.stop();
     await env.watcher.stop();
@@ -337,4 +241,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (opt.report) process.stdout.write(printReport(fromJson(await readFile(opt.report, 'utf8'))));
+else await main();

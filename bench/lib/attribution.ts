@@ -2,10 +2,12 @@
  * Splits the residual of a request window (apiserver − kubelet − benchmark, see requests.ts) into what the
  * controller under test made, what kube-scheduler made, watch closes and background.
  *
- * - Scheduler: `POST pods/binding` (only the scheduler binds) and one `POST events.k8s.io/events` per binding
- *   (its `Scheduled` Event). ebb records its Events through events.k8s.io/v1 too, upstream's statefulset
- *   controller through core/v1; so in StatefulSet windows the events.k8s.io POSTs must equal the bindings,
- *   which checks the assumption on every run (reported as `schedulerEventsCheck`).
+ * - Scheduler: `POST pods/binding` (only the scheduler binds), one `POST events.k8s.io/events` per binding
+ *   (its `Scheduled` Event) and every `PATCH events.k8s.io/events` (the events/v1 recorder's series updates
+ *   when a pod of the same name lands on the same node again within minutes). ebb records its Events through
+ *   events.k8s.io/v1 too, but only ever creates them; upstream's statefulset controller records core/v1
+ *   Events. So in StatefulSet windows the events.k8s.io POSTs must equal the bindings, which checks the
+ *   assumption on every run (reported as `schedulerEventsCheck`).
  * - Controller: the resources a StatefulSet-like controller reads and writes (pods except binding, claims,
  *   ControllerRevisions, the workload and its status, Events).
  * - Watch: a WATCH is counted when the stream closes, not per event, so it is not a per-pod cost.
@@ -45,6 +47,7 @@ export function splitKey(key: string): { verb: string; resource: string; subreso
 
 const BINDINGS = 'POST pods/binding';
 const SCHEDULER_EVENTS = 'POST events.k8s.io/events';
+const SCHEDULER_EVENT_SERIES = 'PATCH events.k8s.io/events';
 
 export function attribute(residual: Counts): Attributed {
   const out: Attributed = { controller: new Map(), scheduler: new Map(), watch: new Map(), background: new Map(), schedulerEventsCheck: 0 };
@@ -52,7 +55,7 @@ export function attribute(residual: Counts): Attributed {
   for (const [key, n] of residual) {
     const { verb, resource, subresource } = splitKey(key);
     if (verb === 'WATCH') add(out.watch, key, n);
-    else if (key === BINDINGS) add(out.scheduler, key, n);
+    else if (key === BINDINGS || key === SCHEDULER_EVENT_SERIES) add(out.scheduler, key, n);
     else if (key === SCHEDULER_EVENTS) {
       const scheduler = Math.min(n, bindings);
       add(out.scheduler, key, scheduler);

@@ -114,7 +114,7 @@ export function requestsTable(results: ConfigResult[], pick: (r: ConfigResult) =
 
 export const perPodExtras: [string, (r: ConfigResult) => string][] = [
   ['all controller requests, (min–max) over runs', (r) => medianSpread(r.perPod.map((m) => total(m, () => true)), (n) => fmt(n, 2))],
-  ['scheduler (binding + Scheduled event)', (r) => fmt(median(r.schedulerPerPod), 2)],
+  ['scheduler (binding, Scheduled event, event series)', (r) => fmt(median(r.schedulerPerPod), 2)],
   ['simulated kubelet (subtracted)', (r) => fmt(median(r.kubeletPerPod), 2)],
   ['ebb reconciles per pod updated', (r) => (r.rolloutReconcilesPerPod.length ? medianSpread(r.rolloutReconcilesPerPod, (n) => fmt(n, 2)) : '–')],
 ];

@@ -6,7 +6,7 @@ import { AbortedError, backoffMs, sleep } from '../common/abort.ts';
 import type { Logger } from '../common/log.ts';
 import { kubeErrorFromStatus, isKubeError, unavailable } from './errors.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
-import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, type KubeRest } from './rest.ts';
+import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, type KubeRest, type ListResult } from './rest.ts';
 
 export interface KubeObjectMeta {
   metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string; [k: string]: unknown };
@@ -58,7 +58,10 @@ export interface ListWatchOptions {
   log?: Logger | undefined;
   /** Server-side watch timeout; the loop reconnects from the last resourceVersion when it ends. */
   watchTimeoutSeconds?: number;
-  /** A watch that delivers nothing (not even a bookmark) for this long is dropped and re-opened. */
+  /**
+   * A watch that delivers nothing (not even a bookmark) for this long is dropped and re-opened; a list
+   * page that has not answered in this long is abandoned and the list retried (default 60 s for lists).
+   */
   watchdogMs?: number;
   pageSize?: number;
   backoff?: { baseMs: number; capMs: number };
@@ -105,17 +108,31 @@ function resumeFrom(outcome: WatchOutcome, rv: string, opts: ListWatchOptions): 
   return undefined;
 }
 
+/** Without a deadline a list request stuck on a dead connection would stop the loop for good. */
+const DEFAULT_LIST_TIMEOUT_MS = 60_000;
+
+async function listPage<T>(opts: ListWatchOptions, cont: string | undefined): Promise<ListResult<T>> {
+  const timeoutMs = opts.watchdogMs ?? DEFAULT_LIST_TIMEOUT_MS;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  try {
+    return await opts.rest.list<T>(
+      opts.ref,
+      { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.pageSize ?? 500, continue: cont },
+      AbortSignal.any([opts.signal, deadline]),
+      opts.metadataOnly ? ACCEPT_METADATA_LIST : undefined,
+    );
+  } catch (err) {
+    if (deadline.aborted && !opts.signal.aborted) throw unavailable(`LIST ${opts.ref.resource}`, new Error(`no answer within ${timeoutMs} ms`));
+    throw err;
+  }
+}
+
 async function listAll<T>(opts: ListWatchOptions, h: ListWatchHandlers<T>): Promise<string> {
   const items: T[] = [];
   let cont: string | undefined;
   let first = true;
   for (;;) {
-    const page = await opts.rest.list<T>(
-      opts.ref,
-      { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.pageSize ?? 500, continue: cont },
-      opts.signal,
-      opts.metadataOnly ? ACCEPT_METADATA_LIST : undefined,
-    );
+    const page = await listPage<T>(opts, cont);
     const pageItems = page.items;
     cont = page.metadata.continue || undefined;
     const resourceVersion = page.metadata.resourceVersion;
