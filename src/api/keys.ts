@@ -93,11 +93,11 @@ export const EventReason = {
   successfulDelete: 'SuccessfulDelete',
   failedDelete: 'FailedDelete',
   recreatingFailedPod: 'RecreatingFailedPod',
-  successfulUpdateInPlace: 'SuccessfulUpdateInPlace',
   failedUpdate: 'FailedUpdate',
   inPlaceFallback: 'InPlaceFallback',
   invalidSpec: 'InvalidSpec',
   canaryPaused: 'CanaryPaused',
+  rolloutComplete: 'RolloutComplete',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

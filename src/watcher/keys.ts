@@ -7,8 +7,13 @@ export interface ObjectMeta {
   metadata?: {
     name?: string;
     namespace?: string;
+    uid?: string;
+    generation?: number;
+    deletionTimestamp?: string;
     labels?: Record<string, string>;
-    ownerReferences?: { apiVersion?: string; kind?: string; name?: string; controller?: boolean }[];
+    annotations?: Record<string, string>;
+    finalizers?: string[];
+    ownerReferences?: { apiVersion?: string; kind?: string; name?: string; uid?: string; controller?: boolean }[];
   };
 }
 

@@ -5,6 +5,7 @@ import { core, type ResourceRef } from '../kube/paths.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import { listWatch, type WatchEvent } from '../kube/watch.ts';
 import type { ObjectKey } from '../queue/names.ts';
+import { metaFingerprint } from './fingerprint.ts';
 import { appKey, imageListKey, keyString, podOwnerKey, type ObjectMeta } from './keys.ts';
 
 export type SourceState = 'starting' | 'listing' | 'watching' | 'backoff';
@@ -14,21 +15,30 @@ export interface Sink {
   enqueue(keys: ObjectKey[], cause: 'list' | 'event'): Promise<void>;
   known: KnownKeys;
   onWatchEvent(resource: string, type: string): void;
+  /** A watch event that needs no reconcile (e.g. a status-only update of an App). */
+  onIgnored(resource: string, reason: string): void;
   onRestart(resource: string): void;
 }
 
-/** The keys of Apps and ImageLists that exist, per source (no objects: just `kind/ns/name`). */
+/**
+ * The keys of Apps and ImageLists that exist, per source, each with the fingerprint of its metadata
+ * (`metaFingerprint`): `kind/ns/name` → a number, no objects.
+ */
 export class KnownKeys {
-  private readonly bySource = new Map<string, Set<string>>();
+  private readonly bySource = new Map<string, Map<string, number>>();
 
-  replace(source: string, keys: ObjectKey[]): void {
-    this.bySource.set(source, new Set(keys.map(keyString)));
+  replace(source: string, entries: ReadonlyMap<string, number>): void {
+    this.bySource.set(source, new Map(entries));
   }
 
-  add(source: string, key: ObjectKey): void {
-    let set = this.bySource.get(source);
-    if (!set) this.bySource.set(source, (set = new Set()));
-    set.add(keyString(key));
+  /** Records `key` with `fingerprint`; false when it was known with that same fingerprint already. */
+  record(source: string, key: ObjectKey, fingerprint: number): boolean {
+    let map = this.bySource.get(source);
+    if (!map) this.bySource.set(source, (map = new Map<string, number>()));
+    const k = keyString(key);
+    const changed = map.get(k) !== fingerprint;
+    map.set(k, fingerprint);
+    return changed;
   }
 
   delete(source: string, key: ObjectKey): void {
@@ -36,12 +46,12 @@ export class KnownKeys {
   }
 
   all(): string[] {
-    return [...this.bySource.values()].flatMap((s) => [...s]);
+    return [...this.bySource.values()].flatMap((m) => [...m.keys()]);
   }
 
   get size(): number {
     let n = 0;
-    for (const s of this.bySource.values()) n += s.size;
+    for (const m of this.bySource.values()) n += m.size;
     return n;
   }
 }
@@ -55,6 +65,11 @@ export interface SourceSpec {
   keyOf: (obj: ObjectMeta) => ObjectKey | undefined;
   /** Whether the objects themselves are tracked for resync (Apps, ImageLists) or only mapped (Pods). */
   tracked: boolean;
+  /**
+   * Tracked sources only: a MODIFIED event that leaves the metadata fingerprint unchanged (a status-only
+   * update) is not enqueued. Apps: their status is ebb's own output, and a resync still covers the rest.
+   */
+  ignoreStatusOnly?: boolean;
 }
 
 /** The watch sources for a namespace set (empty = all namespaces). */
@@ -63,7 +78,7 @@ export function sourceSpecs(namespaces: readonly string[]): SourceSpec[] {
   const specs: SourceSpec[] = [];
   for (const ns of scopes) {
     const suffix = ns ? `/${ns}` : '';
-    specs.push({ name: `apps${suffix}`, ref: appRef(ns), keyOf: appKey, tracked: true });
+    specs.push({ name: `apps${suffix}`, ref: appRef(ns), keyOf: appKey, tracked: true, ignoreStatusOnly: true });
     specs.push({ name: `pods${suffix}`, ref: core('pods', ns), labelSelector: Label.app, keyOf: podOwnerKey, tracked: false });
   }
   specs.push({ name: 'imagelists', ref: imageListRef(), keyOf: imageListKey, tracked: true });
@@ -79,6 +94,21 @@ function uniqueKeys(objs: ObjectMeta[], keyOf: SourceSpec['keyOf']): ObjectKey[]
   return [...seen.values()];
 }
 
+function trackListed(listed: Map<string, number>, spec: SourceSpec, obj: ObjectMeta): void {
+  const key = spec.keyOf(obj);
+  if (key) listed.set(keyString(key), metaFingerprint(obj));
+}
+
+/** Updates the known keys for a tracked source's event; false when the event needs no reconcile. */
+function trackEvent(spec: SourceSpec, known: KnownKeys, ev: WatchEvent<ObjectMeta>, key: ObjectKey): boolean {
+  if (ev.type === 'DELETED') {
+    known.delete(spec.name, key);
+    return true;
+  }
+  const changed = known.record(spec.name, key, metaFingerprint(ev.object));
+  return changed || ev.type !== 'MODIFIED' || spec.ignoreStatusOnly !== true;
+}
+
 /**
  * Runs one supervised list→watch loop and feeds its keys to the sink. After every (re)list all keys are
  * enqueued, because events may have been missed while the watch was down. Only object metadata is listed
@@ -90,7 +120,7 @@ export async function runSource(
 ): Promise<void> {
   const { sink } = deps;
   let lists = 0;
-  let listed: ObjectKey[] = [];
+  let listed = new Map<string, number>();
   let objects = 0;
   await listWatch<ObjectMeta>(
     { rest: deps.rest, ref: spec.ref, labelSelector: spec.labelSelector, signal: deps.signal, log: deps.log, watchdogMs: deps.watchdogMs, metadataOnly: true },
@@ -99,25 +129,26 @@ export async function runSource(
       onListPage: async (items, page) => {
         if (page.first) {
           if (lists++ > 0) sink.onRestart(spec.name);
-          listed = [];
+          listed = new Map();
           objects = 0;
         }
         const keys = uniqueKeys(items, spec.keyOf);
         objects += items.length;
-        if (spec.tracked) listed.push(...keys);
+        if (spec.tracked) for (const o of items) trackListed(listed, spec, o);
         await sink.enqueue(keys, 'list');
         if (!page.last) return;
         if (spec.tracked) sink.known.replace(spec.name, listed);
-        deps.log.info({ objects, keys: spec.tracked ? listed.length : undefined }, 'listed');
-        listed = [];
+        deps.log.info({ objects, keys: spec.tracked ? listed.size : undefined }, 'listed');
+        listed = new Map();
       },
       onEvent: async (ev: WatchEvent<ObjectMeta>) => {
-        sink.onWatchEvent(spec.name.split('/')[0] ?? spec.name, ev.type);
+        const resource = spec.name.split('/')[0] ?? spec.name;
+        sink.onWatchEvent(resource, ev.type);
         const key = spec.keyOf(ev.object);
         if (!key) return;
-        if (spec.tracked) {
-          if (ev.type === 'DELETED') sink.known.delete(spec.name, key);
-          else sink.known.add(spec.name, key);
+        if (spec.tracked && !trackEvent(spec, sink.known, ev, key)) {
+          sink.onIgnored(resource, 'status-only');
+          return;
         }
         await sink.enqueue([key], 'event');
       },

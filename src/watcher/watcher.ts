@@ -65,6 +65,7 @@ function makeSink(queue: ReconcileQueue, metrics: WatcherMetrics, log: Logger, o
       metrics.knownObjects.set(known.size);
     },
     onWatchEvent: (resource, type) => metrics.watchEvents.inc({ resource, type }),
+    onIgnored: (resource, reason) => metrics.watchIgnored.inc({ resource, reason }),
     onRestart: (source) => metrics.watchRestarts.inc({ source }),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Events on the App (events.k8s.io/v1), named and worded like the upstream StatefulSet controller's: one per
- * pod or claim created or deleted, and one per failure.
+ * pod or claim created or deleted, one per failure, and one per rollout completed.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -8,6 +8,7 @@ import type { App } from '../../api/app.ts';
 import { API_VERSION, APP_KIND, GROUP } from '../../api/group.ts';
 import { EventReason } from '../../api/keys.ts';
 import type { InPlaceStep } from '../inplace/index.ts';
+import type { AppStatus } from '../../api/app-status.ts';
 import type { Action, EventSpec } from './actions.ts';
 
 export const REPORTING_CONTROLLER = `${GROUP}/ebb`;
@@ -55,23 +56,17 @@ export function successEvent(app: App, action: Action): EventSpec | undefined {
       const message = action.cause === 'failed' ? `App ${appName(app)} is recreating failed Pod ${action.name}` : `delete Pod ${action.name} in App ${appName(app)} successful (${action.cause === 'update' ? 'update' : 'scale down'})`;
       return { type: action.cause === 'failed' ? 'Warning' : 'Normal', reason, action: 'Delete', message, related: { kind: 'Pod', name: action.name, uid: action.uid } };
     }
-    case 'inPlaceStep':
-      return inPlaceFinished(action.step)
-        ? {
-            type: 'Normal',
-            reason: EventReason.successfulUpdateInPlace,
-            action: 'Update',
-            message: `update Pod ${action.name} in App ${appName(app)} in place to revision ${action.revision} successful`,
-            related: { kind: 'Pod', name: action.name, uid: action.uid },
-          }
-        : undefined;
     default:
       return undefined;
   }
 }
 
-/** The step that completes an in-place update: the finish, or the one patch of an update that restarts nothing. */
-function inPlaceFinished(step: InPlaceStep): boolean {
+/**
+ * The step that completes an in-place update: the finish, or the one patch of an update that restarts nothing.
+ * It is logged, not recorded as an Event: an Event per pod would be a fifth write per pod updated in place; the
+ * rollout's end is one Event (`rolloutCompleteEvent`), and each pod's gate condition says when it was done.
+ */
+export function inPlaceFinished(step: InPlaceStep): boolean {
   if (step.kind === 'finish') return step.removeAnnotation;
   return step.kind === 'patchSpec' && step.revisionLabel !== undefined && step.annotation === undefined;
 }
@@ -102,4 +97,16 @@ export function failureEvent(app: App, action: Action, detail: string): EventSpe
     default:
       return undefined;
   }
+}
+
+/**
+ * One Event when the App's current revision becomes its update revision with every wanted pod there (a rollout
+ * ended; the current revision also moves while the first pods of a new App are created, which is no rollout).
+ */
+export function rolloutCompleteEvent(app: App, status: AppStatus): EventSpec | undefined {
+  const before = app.status?.currentRevision;
+  const after = status.currentRevision;
+  if (before === undefined || after === undefined || before === after || after !== status.updateRevision) return undefined;
+  if (status.replicas !== (app.spec.replicas ?? 1)) return undefined;
+  return { type: 'Normal', reason: EventReason.rolloutComplete, action: 'Update', message: `App ${appName(app)} rolled out revision ${after} to ${status.updatedReplicas ?? 0} pods (from ${before})` };
 }

@@ -11,7 +11,7 @@ import type { Logger } from '../../common/log.ts';
 import { isKubeError, KubeError } from '../../kube/errors.ts';
 import type { ReconcileResult } from '../types.ts';
 import type { Action, EventSpec } from './actions.ts';
-import { failureEvent, successEvent } from './events.ts';
+import { failureEvent, inPlaceFinished, successEvent } from './events.ts';
 import { statusAfterCollision, statusAfterFailure } from './failure-status.ts';
 import type { Plan } from './planner.ts';
 import { equalRevisionData, canonicalJson } from './revisions.ts';
@@ -228,6 +228,7 @@ export async function execute(plan: Plan, app: App, deps: ExecuteDeps): Promise<
     const event = successEvent(run.app, action);
     if (event) await recordEvent(run, event);
     if (action.kind === 'deletePod' && action.fallback) await recordEvent(run, action.fallback.event);
+    if (action.kind === 'inPlaceStep' && inPlaceFinished(action.step)) deps.log.info({ pod: action.name, revision: action.revision }, 'pod updated in place');
   }
   // A spec change made here (canary pause) is already reflected in the planned status.
   const generation = run.app.metadata.generation;

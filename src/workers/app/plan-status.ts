@@ -4,7 +4,7 @@
  */
 import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
-import { ConditionType, EventReason, Reason } from '../../api/keys.ts';
+import { Annotation, ConditionType, EventReason, Label, Reason } from '../../api/keys.ts';
 import type { Condition } from '../../api/meta.ts';
 import { podIsUpdatingInPlace, type FallbackTexts } from '../inplace/index.ts';
 import type { Action } from './actions.ts';
@@ -86,13 +86,30 @@ function fallbackCondition(conditions: Condition[], fallbacks: readonly Fallback
   return setCondition(conditions, { type: ConditionType.inPlaceFallback, status: 'False', reason: Reason.noFallbackPending, message: 'no pod still to be updated needs recreating or is refused' }, now, generation);
 }
 
+/**
+ * The owned pods as the plan's in-place writes leave them: a pod whose update starts carries its state
+ * annotation, a pod relabelled without a restart carries the new revision. Status written after those
+ * writes then already counts them, and their own watch events change no counter (one status write per pod).
+ */
+export function projectInPlaceWrites(owned: readonly Pod[], actions: readonly Action[]): Pod[] {
+  const writes = new Map<string, Extract<Action, { kind: 'inPlaceStep' }>>();
+  for (const a of actions) if (a.kind === 'inPlaceStep') writes.set(a.name, a);
+  if (writes.size === 0) return [...owned];
+  return owned.map((pod) => {
+    const step = writes.get(pod.metadata.name ?? '')?.step;
+    if (step?.kind === 'start') return { ...pod, metadata: { ...pod.metadata, annotations: { ...pod.metadata.annotations, [Annotation.inPlaceUpdateState]: step.annotation } } };
+    if (step?.kind === 'patchSpec' && step.revisionLabel !== undefined) return { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, [Label.revision]: step.revisionLabel } } };
+    return pod;
+  });
+}
+
 const isUpdateAction = (a: Action): boolean => (a.kind === 'deletePod' && a.cause === 'update') || a.kind === 'inPlaceStep';
 
 export function planStatus(input: StatusInput): AppStatus {
   const { set, owned, canary, actions } = input;
   const app = set.app;
   const generation = app.metadata.generation;
-  const raw = replicaCounts(owned, set.minReadySeconds, set.now, set.current.metadata.name ?? '', set.update.metadata.name ?? '');
+  const raw = replicaCounts(projectInPlaceWrites(owned, actions), set.minReadySeconds, set.now, set.current.metadata.name ?? '', set.update.metadata.name ?? '');
   const done = completedCurrent(raw, set.current.metadata.name ?? '', set.update.metadata.name ?? '');
   const specPaused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
   const paused = pauseState(canary, specPaused);

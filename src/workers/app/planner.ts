@@ -14,6 +14,7 @@ import type { Wait } from '../types.ts';
 import type { Action } from './actions.ts';
 import { canaryProgress, type CanaryOutcome } from './canary.ts';
 import { claimPods } from './claim.ts';
+import { rolloutCompleteEvent } from './events.ts';
 import { isTrueFor } from './conditions.ts';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from './kube-types.ts';
 import { invalidSpecStatus, passiveStatus, planStatus } from './plan-status.ts';
@@ -143,6 +144,8 @@ export function plan(observed: Observed, now: Date): Plan {
   acc.actions.push(...truncateHistory(revs.owned, liveRevisions(claimed.owned, revs), app.spec.revisionHistoryLimit ?? 10));
 
   const status = planStatus({ set, owned: claimed.owned, canary, collisionCount: revs.collisionCount, actions: acc.actions, specValid: !set.createBlocked, fallbacks: acc.fallbacks ?? [] });
+  const complete = rolloutCompleteEvent(app, status);
+  if (complete) acc.actions.push({ kind: 'event', event: complete });
   const canaryWait: Wait | undefined = canary.waitMs !== undefined ? { reason: 'canary-pause', afterMs: canary.waitMs } : undefined;
   return { actions: acc.actions, status, wait: earliest([...acc.waits, canaryWait, availabilityWait(claimed.owned, minReadySeconds, now)]) };
 }

@@ -4,7 +4,7 @@
  */
 import type { Condition } from '../../api/meta.ts';
 import { ConditionType, Reason } from '../../api/keys.ts';
-import { podIsUpdatingInPlace } from '../inplace/index.ts';
+import { podIsUpdatingInPlace, readState } from '../inplace/index.ts';
 import type { Pod } from './kube-types.ts';
 import { availableAtMs, getPodRevision, isRunningAndAvailable, isRunningAndReady, isTerminating } from './pod-predicates.ts';
 import { findCondition, setCondition, type ConditionInput } from './conditions.ts';
@@ -19,6 +19,15 @@ export interface ReplicaCounts {
   updatedReadyReplicas: number;
 }
 
+/**
+ * The revision a pod counts for: the one its in-place update is moving it to while that update runs (the pod is
+ * committed to it and counts as unavailable meanwhile), else its revision label. So a pod's start, image patch
+ * and relabel move no counter one by one: the counters change once per pod.
+ */
+function countedRevision(pod: Pod): string | undefined {
+  return readState(pod)?.revision ?? getPodRevision(pod);
+}
+
 export function replicaCounts(pods: readonly Pod[], minReadySeconds: number, now: Date, current: string, update: string): ReplicaCounts {
   const c: ReplicaCounts = { replicas: 0, readyReplicas: 0, availableReplicas: 0, currentReplicas: 0, updatedReplicas: 0, updatedReadyReplicas: 0 };
   for (const pod of pods) {
@@ -28,7 +37,7 @@ export function replicaCounts(pods: readonly Pod[], minReadySeconds: number, now
     if (ready) c.readyReplicas++;
     if (ready && isRunningAndAvailable(pod, minReadySeconds, now)) c.availableReplicas++;
     if (isTerminating(pod)) continue;
-    const revision = getPodRevision(pod);
+    const revision = countedRevision(pod);
     if (revision === current) c.currentReplicas++;
     if (revision === update) {
       c.updatedReplicas++;

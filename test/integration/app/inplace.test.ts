@@ -82,7 +82,7 @@ describe('in-place update with the watcher and worker', () => {
     expect([...wentOut].sort((a, b) => a - b)).toEqual(wentOut);
     expect(peak).toBeLessThanOrEqual(1);
     expect(history.seen.some((s) => s.type === 'DELETED')).toBe(false);
-    expect(await eventsOf(ctl.ns, name, EventReason.successfulUpdateInPlace)).toHaveLength(3);
+    expect(await eventsOf(ctl.ns, name, EventReason.rolloutComplete)).toHaveLength(1);
     expect(await eventsOf(ctl.ns, name, EventReason.successfulDelete)).toHaveLength(0);
   });
 

@@ -65,8 +65,20 @@ describe.each(policies)('%s, InPlaceIfPossible', (podManagementPolicy) => {
     }
     expect(starts(s).slice(0, 2)).toEqual(['web-4', 'web-3']);
     expect(new Set(starts(s)).size).toBe(5);
-    expect(s.cluster.events.filter((e) => e.event.reason === EventReason.successfulUpdateInPlace)).toHaveLength(5);
+    expect(s.cluster.events.filter((e) => e.event.reason === EventReason.rolloutComplete)).toHaveLength(1);
     clean(s);
+  });
+
+  it('writes the App status about once per pod updated in place', async () => {
+    const s = await converged(inPlace({ replicas: 6, podManagementPolicy }, { maxUnavailable: 1 }));
+    const v1 = s.app().status!.updateRevision!;
+    const before = s.cluster.calls.count('apps.patchStatus');
+    s.edit(template([web('v2')]));
+    await updated(s, v1);
+    // Each pod's start is counted in the status written with it: pod i done and pod i-1 started is one write,
+    // plus the new revision's first write. Counting pod by pod (start, relabel, ready) was 3 writes per pod.
+    expect(s.cluster.calls.count('apps.patchStatus') - before).toBeLessThanOrEqual(6 + 1);
+    expect(s.app().status).toMatchObject({ updatedReplicas: 6, readyReplicas: 6, currentRevision: s.app().status?.updateRevision });
   });
 
   it('keeps pods below the partition untouched, then updates them in place when it drops', async () => {
@@ -154,7 +166,7 @@ describe('what changes in place', () => {
     await s.runUntil((x) => x.converged() && x.pods().every((p) => p.metadata.labels?.['tier'] === 'back'));
     expect(s.pods().map(restarts)).toEqual([0, 0]);
     expect(s.pods().map((p) => gate(p)?.reason)).toEqual([Reason.podCreated, Reason.podCreated]);
-    expect(s.cluster.events.filter((e) => e.event.reason === EventReason.successfulUpdateInPlace)).toHaveLength(2);
+    expect(s.cluster.events.filter((e) => e.event.reason === EventReason.rolloutComplete)).toHaveLength(1);
   });
 
   it('a resources-only change resizes with no restart when the QoS class stays', async () => {

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { metaFingerprint } from './fingerprint.ts';
+import type { ObjectMeta } from './keys.ts';
+import { KnownKeys } from './sources.ts';
+
+const base: ObjectMeta = {
+  metadata: { name: 'web', namespace: 'a', uid: 'u1', generation: 3, labels: { a: '1', b: '2' }, annotations: { x: 'y' }, finalizers: ['f'], ownerReferences: [] },
+};
+const withMeta = (m: Partial<NonNullable<ObjectMeta['metadata']>>): ObjectMeta => ({ metadata: { ...base.metadata, ...m } });
+
+describe('metaFingerprint', () => {
+  it('ignores what a status-only update changes, and the order of map keys', () => {
+    const statusOnly = { ...withMeta({ labels: { b: '2', a: '1' } }), status: { readyReplicas: 2 } } as ObjectMeta;
+    expect(metaFingerprint(statusOnly)).toBe(metaFingerprint(base));
+  });
+
+  it.each([
+    ['generation', { generation: 4 }],
+    ['deletionTimestamp', { deletionTimestamp: '2026-01-01T00:00:00Z' }],
+    ['a label value', { labels: { a: '1', b: '3' } }],
+    ['an annotation', { annotations: {} }],
+    ['finalizers', { finalizers: [] }],
+    ['an owner', { ownerReferences: [{ uid: 'o', controller: true }] }],
+    ['the uid (deleted and created again)', { uid: 'u2' }],
+  ])('changes with %s', (_what, m) => {
+    expect(metaFingerprint(withMeta(m))).not.toBe(metaFingerprint(base));
+  });
+});
+
+describe('KnownKeys', () => {
+  const key = { kind: 'App' as const, namespace: 'a', name: 'web' };
+
+  it('reports whether a key is new or its fingerprint changed', () => {
+    const known = new KnownKeys();
+    expect(known.record('apps', key, 1)).toBe(true);
+    expect(known.record('apps', key, 1)).toBe(false);
+    expect(known.record('apps', key, 2)).toBe(true);
+    known.delete('apps', key);
+    expect(known.record('apps', key, 2)).toBe(true);
+    expect(known.size).toBe(1);
+  });
+
+  it('a list replaces what a source knows', () => {
+    const known = new KnownKeys();
+    known.record('apps', key, 1);
+    known.replace('apps', new Map([['App/a/other', 5]]));
+    expect(known.all()).toEqual(['App/a/other']);
+    expect(known.record('apps', { kind: 'App', namespace: 'a', name: 'other' }, 5)).toBe(false);
+  });
+});
