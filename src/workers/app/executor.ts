@@ -222,8 +222,9 @@ export async function execute(plan: Plan, app: App, deps: ExecuteDeps): Promise<
     try {
       run.app = await perform(run, action);
     } catch (err) {
-      if (await recovered(run, action, err, plan.status)) continue;
-      return onFailure(run, action, err, plan.status);
+      // After a failed write the pods are not as planned: the failure status counts them as read.
+      if (await recovered(run, action, err, plan.statusAsRead ?? plan.status)) continue;
+      return onFailure(run, action, err, plan.statusAsRead ?? plan.status);
     }
     const event = successEvent(run.app, action);
     if (event) await recordEvent(run, event);

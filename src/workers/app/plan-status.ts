@@ -76,6 +76,8 @@ export interface StatusInput {
   specValid: boolean;
   /** Outdated pods that cannot be updated in place, highest ordinal first (InPlaceFallback). */
   fallbacks: readonly FallbackTexts[];
+  /** Count the pods as `actions` leave them (default) or as read. */
+  projectWrites?: boolean;
 }
 
 /** InPlaceFallback: True while an outdated pod cannot be updated in place; False once none is left (when it was set). */
@@ -86,21 +88,40 @@ function fallbackCondition(conditions: Condition[], fallbacks: readonly Fallback
   return setCondition(conditions, { type: ConditionType.inPlaceFallback, status: 'False', reason: Reason.noFallbackPending, message: 'no pod still to be updated needs recreating or is refused' }, now, generation);
 }
 
+/** `pod` as the plan's write `action` leaves it, or undefined when the action does not change it. */
+function projected(pod: Pod | undefined, action: Action, now: Date): Pod | undefined {
+  switch (action.kind) {
+    case 'createPod':
+      return pod ?? action.pod;
+    case 'deletePod':
+      return pod && !pod.metadata.deletionTimestamp ? { ...pod, metadata: { ...pod.metadata, deletionTimestamp: now.toISOString() } } : undefined;
+    case 'inPlaceStep': {
+      const step = action.step;
+      if (!pod) return undefined;
+      if (step.kind === 'start') return { ...pod, metadata: { ...pod.metadata, annotations: { ...pod.metadata.annotations, [Annotation.inPlaceUpdateState]: step.annotation } } };
+      if (step.kind === 'patchSpec' && step.revisionLabel !== undefined) return { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, [Label.revision]: step.revisionLabel } } };
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
 /**
- * The owned pods as the plan's in-place writes leave them: a pod whose update starts carries its state
- * annotation, a pod relabelled without a restart carries the new revision. Status written after those
- * writes then already counts them, and their own watch events change no counter (one status write per pod).
+ * The owned pods as the plan's pod writes leave them: created pods exist (not ready yet), deleted pods are
+ * terminating, a pod whose in-place update starts carries its state annotation, a pod relabelled without a
+ * restart carries the new revision. The status written after those writes already counts them, so their own
+ * watch events change no counter (about one status write per pod in a rolling update instead of three).
  */
-export function projectInPlaceWrites(owned: readonly Pod[], actions: readonly Action[]): Pod[] {
-  const writes = new Map<string, Extract<Action, { kind: 'inPlaceStep' }>>();
-  for (const a of actions) if (a.kind === 'inPlaceStep') writes.set(a.name, a);
-  if (writes.size === 0) return [...owned];
-  return owned.map((pod) => {
-    const step = writes.get(pod.metadata.name ?? '')?.step;
-    if (step?.kind === 'start') return { ...pod, metadata: { ...pod.metadata, annotations: { ...pod.metadata.annotations, [Annotation.inPlaceUpdateState]: step.annotation } } };
-    if (step?.kind === 'patchSpec' && step.revisionLabel !== undefined) return { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, [Label.revision]: step.revisionLabel } } };
-    return pod;
-  });
+export function projectPodWrites(owned: readonly Pod[], actions: readonly Action[], now: Date): Pod[] {
+  const byName = new Map(owned.map((p) => [p.metadata.name ?? '', p]));
+  for (const action of actions) {
+    const name = action.kind === 'createPod' ? (action.pod.metadata.name ?? '') : 'name' in action ? action.name : undefined;
+    if (name === undefined) continue;
+    const pod = projected(byName.get(name), action, now);
+    if (pod) byName.set(name, pod);
+  }
+  return [...byName.values()];
 }
 
 const isUpdateAction = (a: Action): boolean => (a.kind === 'deletePod' && a.cause === 'update') || a.kind === 'inPlaceStep';
@@ -109,7 +130,7 @@ export function planStatus(input: StatusInput): AppStatus {
   const { set, owned, canary, actions } = input;
   const app = set.app;
   const generation = app.metadata.generation;
-  const raw = replicaCounts(projectInPlaceWrites(owned, actions), set.minReadySeconds, set.now, set.current.metadata.name ?? '', set.update.metadata.name ?? '');
+  const raw = replicaCounts(input.projectWrites === false ? owned : projectPodWrites(owned, actions, set.now), set.minReadySeconds, set.now, set.current.metadata.name ?? '', set.update.metadata.name ?? '');
   const done = completedCurrent(raw, set.current.metadata.name ?? '', set.update.metadata.name ?? '');
   const specPaused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
   const paused = pauseState(canary, specPaused);

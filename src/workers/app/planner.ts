@@ -39,7 +39,10 @@ export interface Observed {
 
 export interface Plan {
   actions: Action[];
+  /** The status once every action succeeded (it counts the pods the actions create, delete or start updating). */
   status: AppStatus;
+  /** The status counting the pods as read, for the failure path (when absent, `status`). */
+  statusAsRead?: AppStatus | undefined;
   wait?: Wait | undefined;
 }
 
@@ -143,9 +146,11 @@ export function plan(observed: Observed, now: Date): Plan {
   planFallbackReport(updates, acc);
   acc.actions.push(...truncateHistory(revs.owned, liveRevisions(claimed.owned, revs), app.spec.revisionHistoryLimit ?? 10));
 
-  const status = planStatus({ set, owned: claimed.owned, canary, collisionCount: revs.collisionCount, actions: acc.actions, specValid: !set.createBlocked, fallbacks: acc.fallbacks ?? [] });
+  const input = { set, owned: claimed.owned, canary, collisionCount: revs.collisionCount, actions: acc.actions, specValid: !set.createBlocked, fallbacks: acc.fallbacks ?? [] };
+  const status = planStatus(input);
+  const statusAsRead = planStatus({ ...input, projectWrites: false });
   const complete = rolloutCompleteEvent(app, status);
   if (complete) acc.actions.push({ kind: 'event', event: complete });
   const canaryWait: Wait | undefined = canary.waitMs !== undefined ? { reason: 'canary-pause', afterMs: canary.waitMs } : undefined;
-  return { actions: acc.actions, status, wait: earliest([...acc.waits, canaryWait, availabilityWait(claimed.owned, minReadySeconds, now)]) };
+  return { actions: acc.actions, status, statusAsRead, wait: earliest([...acc.waits, canaryWait, availabilityWait(claimed.owned, minReadySeconds, now)]) };
 }
