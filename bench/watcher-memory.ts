@@ -3,6 +3,7 @@
  *
  *   node bench/watcher-memory.ts [--apps 10000] [--pods-per-app 3] [--namespaces 10] [--parallel 48]
  *                                [--event-burst 3000] [--node-options=--max-old-space-size=64] [--dist]
+ *                                [--watcher-env EBB_SCALER_PORT=off ...]
  *
  * A private control plane and Redis. Apps (no pods of their own: replicas 0) and pods labelled
  * `apps.ebb.dev/app=<app>` are created directly, in parallel batches; the pods name a scheduler that does
@@ -31,6 +32,8 @@ const { values: args } = parseArgs({
     /** NODE_OPTIONS for the watcher process, e.g. V8 heap limits. */
     'node-options': { type: 'string', default: '' },
     dist: { type: 'boolean', default: false },
+    /** Extra environment for the watcher (repeatable), e.g. EBB_SCALER_PORT=off. */
+    'watcher-env': { type: 'string', multiple: true, default: [] },
   },
 });
 const APPS = Number(args.apps);
@@ -111,12 +114,13 @@ async function main(): Promise<void> {
     await inParallel(pods, PARALLEL, ({ ns, app, i }) => rest.create(core('pods', ns), podObject(app, i)));
     log(`created ${pods.length} pods in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 
-    const env = { KUBECONFIG: cluster.kubeconfig, EBB_REDIS_URL: cluster.redisUrl, EBB_RESYNC_PERIOD: `${RESYNC_S}s`, NODE_OPTIONS: args['node-options'] };
+    const extra = Object.fromEntries(args['watcher-env'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    const env = { KUBECONFIG: cluster.kubeconfig, EBB_REDIS_URL: cluster.redisUrl, EBB_RESYNC_PERIOD: `${RESYNC_S}s`, NODE_OPTIONS: args['node-options'], ...extra };
     const started = Date.now();
     const watcher = spawnEbb('watcher', env, (l) => l.msg === 'listed' || l.msg === 'resync enqueued', { dist: args.dist });
     const sample = sampler(watcher.pid);
     const port = (await watcher.waitForLog((l) => l.msg === 'watcher started', 30_000, 'watcher started'))['port'] as number;
-    await phase(watcher, port, `watcher started (${args.dist ? 'dist/' : 'src/'}, NODE_OPTIONS=${JSON.stringify(args['node-options'])})`, started);
+    await phase(watcher, port, `watcher started (${args.dist ? 'dist/' : 'src/'}, NODE_OPTIONS=${JSON.stringify(args['node-options'])}, env ${JSON.stringify(extra)})`, started);
     await watcher.waitForLog((l) => l.msg === 'listed' && String(l['source']).startsWith('pods'), 300_000, 'pods listed');
     await watcher.waitForLog((l) => l.msg === 'listed' && String(l['source']).startsWith('apps'), 300_000, 'apps listed');
     await phase(watcher, port, 'initial list of all Apps and pods enqueued', started);

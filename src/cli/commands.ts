@@ -1,9 +1,11 @@
-import { sandboxCommand } from './sandbox.ts';
 import { versionCommand } from './version.ts';
 import { watcherCommand, workerCommand } from './processes.ts';
-import { runCommand as runAll } from './run.ts';
 
 export type Command = (args: string[]) => Promise<number>;
+
+// The sandbox (control plane, simulated kubelets, CRI) is loaded only by the commands that start one.
+const sandboxCommand: Command = async (args) => (await import('./sandbox.ts')).sandboxCommand(args);
+const runAll: Command = async (args) => (await import('./run.ts')).runCommand(args);
 
 const COMMANDS: Record<string, { run: Command; help: string }> = {
   sandbox: { run: sandboxCommand, help: 'sandbox up|down [--dir .sandbox] [--nodes 3]   local control plane + simulated nodes' },

@@ -1,13 +1,13 @@
 import { createLogger } from '../common/log.ts';
-import { loadWatcherConfig } from '../watcher/config.ts';
-import { startWatcher } from '../watcher/watcher.ts';
-import { loadWorkerConfig } from '../workers/config.ts';
-import { startWorker } from '../workers/worker.ts';
-import { reconcilers } from '../workers/reconcilers.ts';
-import { untilSignal } from './sandbox.ts';
+import { untilSignal } from './signals.ts';
+
+// Each command imports what it runs only when it runs, so `ebb watcher` never loads the worker's
+// reconcilers and `ebb worker` never loads the watcher.
 
 /** `ebb watcher`: runs until SIGINT/SIGTERM. */
 export async function watcherCommand(): Promise<number> {
+  const { loadWatcherConfig } = await import('../watcher/config.ts');
+  const { startWatcher } = await import('../watcher/watcher.ts');
   const cfg = loadWatcherConfig();
   const log = createLogger('watcher', cfg.logLevel);
   const watcher = await startWatcher(cfg, log);
@@ -19,6 +19,9 @@ export async function watcherCommand(): Promise<number> {
 
 /** `ebb worker`: runs until SIGINT/SIGTERM, then finishes running reconciles (bounded) and exits. */
 export async function workerCommand(): Promise<number> {
+  const { loadWorkerConfig } = await import('../workers/config.ts');
+  const { startWorker } = await import('../workers/worker.ts');
+  const { reconcilers } = await import('../workers/reconcilers.ts');
   const cfg = loadWorkerConfig();
   const log = createLogger('worker', cfg.logLevel);
   const worker = await startWorker(cfg, log, reconcilers());

@@ -12,7 +12,7 @@ import { parseWorkerConfig } from '../workers/config.ts';
 import { reconcilers } from '../workers/reconcilers.ts';
 import { startWorker } from '../workers/worker.ts';
 import { cliConfig, processEnv } from './config.ts';
-import { untilSignal } from './sandbox.ts';
+import { untilSignal } from './signals.ts';
 
 interface RunArgs {
   all: boolean;

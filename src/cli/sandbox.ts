@@ -5,6 +5,7 @@ import { sleep } from '../common/abort.ts';
 import { createLogger } from '../common/log.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
 import { cliConfig } from './config.ts';
+import { untilSignal } from './signals.ts';
 
 function parse(args: string[]): { dir: string; nodes: number; positionals: string[] } {
   const { values, positionals } = parseArgs({
@@ -15,19 +16,6 @@ function parse(args: string[]): { dir: string; nodes: number; positionals: strin
   const nodes = Number(values.nodes);
   if (!Number.isInteger(nodes) || nodes < 0 || nodes > 200) throw new Error(`--nodes must be an integer 0..200, got "${values.nodes}"`);
   return { dir: resolve(values.dir), nodes, positionals };
-}
-
-/** Resolves when SIGINT or SIGTERM arrives. */
-export function untilSignal(): Promise<string> {
-  return new Promise((res) => {
-    const on = (sig: string): void => {
-      process.off('SIGINT', on);
-      process.off('SIGTERM', on);
-      res(sig);
-    };
-    process.on('SIGINT', on);
-    process.on('SIGTERM', on);
-  });
 }
 
 async function up(dir: string, nodes: number): Promise<number> {

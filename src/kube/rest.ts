@@ -1,7 +1,9 @@
-import { KubeConfig, RequestContext, HttpMethod } from '@kubernetes/client-node';
 import { fetch, type Dispatcher } from 'undici';
 import { kubeErrorFromStatus, unavailable } from './errors.ts';
+import { kubeDispatcher, type KubeConfig } from './kubeconfig.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
+
+export { loadKubeConfig, type KubeConfig } from './kubeconfig.ts';
 
 /** Patch content types; always named explicitly on every patch. */
 export const PatchType = {
@@ -33,22 +35,26 @@ export interface ListResult<T> {
 /** Auth headers are refreshed this often so rotated service-account tokens are picked up. */
 const AUTH_REFRESH_MS = 60_000;
 
+interface Auth {
+  headers: Record<string, string>;
+  dispatcher: Dispatcher;
+  at: number;
+}
+
 /**
  * A thin JSON client over the apiserver REST API. It reuses one connection pool, sets content types
  * explicitly, and turns every non-2xx answer into a typed KubeError.
  */
 export class KubeRest {
   readonly server: string;
-  private auth: { headers: Record<string, string>; dispatcher: Dispatcher | undefined; at: number } | undefined;
+  private readonly config: KubeConfig;
+  private auth: Auth | undefined;
+  private refreshing: Promise<Auth> | undefined;
   private readonly counts = new Map<string, number>();
 
-  readonly kc: KubeConfig;
-
-  constructor(kc: KubeConfig) {
-    this.kc = kc;
-    const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new Error('kubeconfig has no current cluster');
-    this.server = cluster.server.replace(/\/$/, '');
+  constructor(config: KubeConfig) {
+    this.config = config;
+    this.server = config.server.replace(/\/$/, '');
   }
 
   /** Requests made by this client, by verb (for benchmarks and metrics). */
@@ -56,14 +62,20 @@ export class KubeRest {
     return this.counts;
   }
 
-  async authFor(url: string): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher | undefined }> {
-    const now = Date.now();
-    if (!this.auth || now - this.auth.at > AUTH_REFRESH_MS) {
-      const ctx = new RequestContext(url, HttpMethod.GET);
-      await this.kc.applySecurityAuthentication(ctx);
-      const dispatcher: Dispatcher | undefined = this.auth?.dispatcher ?? ctx.getDispatcher();
-      this.auth = { headers: ctx.getHeaders(), dispatcher, at: now };
-    }
+  /**
+   * Headers and connection pool for a request (to any URL of this server). Credentials are refreshed every
+   * minute, one refresh at a time; the pool is built once, from the first credentials.
+   */
+  async authFor(_url?: string): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher }> {
+    if (this.auth && Date.now() - this.auth.at <= AUTH_REFRESH_MS) return this.auth;
+    this.refreshing ??= this.refresh().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async refresh(): Promise<Auth> {
+    const at = Date.now();
+    const creds = await this.config.credentials();
+    this.auth = { headers: creds.headers, dispatcher: this.auth?.dispatcher ?? kubeDispatcher(this.config, creds), at };
     return this.auth;
   }
 
@@ -149,11 +161,4 @@ function serialize(body: unknown): string | undefined {
 
 function isJson(contentType: string | null): boolean {
   return contentType !== null && contentType.includes('json');
-}
-
-export function loadKubeConfig(path?: string): KubeConfig {
-  const kc = new KubeConfig();
-  if (path) kc.loadFromFile(path);
-  else kc.loadFromDefault();
-  return kc;
 }

@@ -1,9 +1,9 @@
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { sleep } from '../common/abort.ts';
-import { startOpsServer } from '../common/http.ts';
+import { startOpsServer, type Handler } from '../common/http.ts';
 import type { Logger } from '../common/log.ts';
-import { KubeRest, loadKubeConfig } from '../kube/rest.ts';
+import { kubeClient } from '../kube/client.ts';
 import {
   applyQueueKnobs,
   dueSoonBacklog,
@@ -21,8 +21,7 @@ import {
 } from '../queue/index.ts';
 import type { WatcherConfig } from './config.ts';
 import { watcherMetrics, type WatcherMetrics } from './metrics.ts';
-import { boardHandler } from './board.ts';
-import { startScaler, type ScalerServer } from './scaler.ts';
+import type { ScalerServer } from './scaler.ts';
 import type { Queue } from 'bullmq';
 import { parseKeyString } from './keys.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
@@ -93,15 +92,19 @@ async function redisProblem(redis: Redis): Promise<string | undefined> {
   }
 }
 
-/** The apiserver client from the configured kubeconfig; a broken one fails naming the setting and the file. */
-function kubeClient(path: string | undefined): KubeRest {
-  try {
-    return new KubeRest(loadKubeConfig(path));
-  } catch (err) {
-    const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-    const where = path ? `KUBECONFIG=${path}` : 'KUBECONFIG unset (default kubeconfig or in-cluster config)';
-    throw new Error(`${where}: cannot load the kubeconfig: ${why}`);
-  }
+/** Bull Board, loaded only when it is on (it and its web stack cost memory an idle watcher does not need). */
+async function boardMounts(cfg: WatcherConfig, queues: readonly unknown[]): Promise<{ prefix: string; handler: Handler }[]> {
+  if (!cfg.board) return [];
+  const { boardHandler } = await import('./board.ts');
+  return [{ prefix: cfg.board.basePath, handler: boardHandler(queues as Queue<unknown, unknown, string>[], cfg.board) }];
+}
+
+/** The KEDA scaler, loaded only when it is on (gRPC and the proto loader). */
+async function startScalerIfOn(cfg: WatcherConfig, queue: ReconcileQueue, log: Logger): Promise<ScalerServer | undefined> {
+  if (cfg.scalerPort === undefined) return undefined;
+  const { startScaler } = await import('./scaler.ts');
+  const backlog = async (): Promise<number> => (await dueSoonBacklog(queue, SCALER_DUE_WINDOW_MS)).total;
+  return startScaler({ address: cfg.httpAddress, port: cfg.scalerPort, backlog, log });
 }
 
 /**
@@ -110,7 +113,7 @@ function kubeClient(path: string | undefined): KubeRest {
  */
 export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<RunningWatcher> {
   const ac = new AbortController();
-  const rest = kubeClient(cfg.kubeconfig);
+  const rest = await kubeClient(cfg.kubeconfig);
   const producer = redisConnection(cfg.queue.redisUrl, { forWorker: false, name: 'ebb-watcher', log });
   const blocking = redisConnection(cfg.queue.redisUrl, { forWorker: true, name: 'ebb-watcher-timers', log });
   const queue = createReconcileQueue(producer, cfg.queue);
@@ -120,7 +123,8 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   for (const q of [queue, timers]) q.on('error', (err: Error) => log.debug({ err: err.message }, 'queue connection error'));
   const metrics = watcherMetrics();
   registerQueueMetrics(metrics.registry, [queue, timers]);
-  let scaler: ScalerServer | undefined;
+  // Started after the watches; enqueues before that have no stream to notify.
+  let scaler: ScalerServer | undefined = undefined;
   const sink = makeSink(queue, metrics, log, () => scaler?.notify());
   const states: Record<string, SourceState> = {};
   const specs = sourceSpecs(cfg.namespaces);
@@ -157,7 +161,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     port: cfg.httpPort,
     registry: metrics.registry,
     healthz: () => undefined,
-    mounts: cfg.board ? [{ prefix: cfg.board.basePath, handler: boardHandler([queue, timers] as unknown as Queue<unknown, unknown, string>[], cfg.board) }] : [],
+    mounts: await boardMounts(cfg, [queue, timers]),
     readyz: async () => {
       // Every problem, not only the first: with Redis down the watches fail too (their enqueues do), and
       // the answer must still say that Redis is the cause.
@@ -166,10 +170,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
       return problems.filter(Boolean).join('; ') || undefined;
     },
   });
-  if (cfg.scalerPort !== undefined) {
-    const backlog = async (): Promise<number> => (await dueSoonBacklog(queue, SCALER_DUE_WINDOW_MS)).total;
-    scaler = await startScaler({ address: cfg.httpAddress, port: cfg.scalerPort, backlog, log });
-  }
+  scaler = await startScalerIfOn(cfg, queue, log);
   if (cfg.boardNote) log.warn(cfg.boardNote);
   log.info({ port: ops.port, scalerPort: scaler?.port, board: cfg.board?.basePath, sources: specs.map((s) => s.name), namespaces: cfg.namespaces.length ? cfg.namespaces : 'all' }, 'watcher started');
 

@@ -1,7 +1,8 @@
 import { Worker, type Job } from 'bullmq';
 import { startOpsServer } from '../common/http.ts';
 import type { Logger } from '../common/log.ts';
-import { KubeRest, loadKubeConfig } from '../kube/rest.ts';
+import { kubeClient } from '../kube/client.ts';
+import type { KubeRest } from '../kube/rest.ts';
 import {
   createTimersQueue,
   formatKey,
@@ -69,23 +70,12 @@ function processor(deps: ProcessorDeps) {
   };
 }
 
-/** The apiserver client from the configured kubeconfig; a broken one fails naming the setting and the file. */
-function kubeClient(path: string | undefined): KubeRest {
-  try {
-    return new KubeRest(loadKubeConfig(path));
-  } catch (err) {
-    const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-    const where = path ? `KUBECONFIG=${path}` : 'KUBECONFIG unset (default kubeconfig or in-cluster config)';
-    throw new Error(`${where}: cannot load the kubeconfig: ${why}`);
-  }
-}
-
 /**
  * The BullMQ Worker shell of `ebb worker`: stateless, each job re-reads live state. Concurrency and lock
  * duration come from the queue config; shutdown is graceful and bounded.
  */
 export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: Partial<Record<ObjectKind, Reconciler>>): Promise<RunningWorker> {
-  const rest = kubeClient(cfg.kubeconfig);
+  const rest = await kubeClient(cfg.kubeconfig);
   const blocking = redisConnection(cfg.queue.redisUrl, { forWorker: true, name: 'ebb-worker', log });
   const producer = redisConnection(cfg.queue.redisUrl, { forWorker: false, name: 'ebb-worker-timers', log });
   const timers = createTimersQueue(producer, cfg.queue);

@@ -1,0 +1,19 @@
+import { loadKubeConfig } from './kubeconfig.ts';
+import { KubeRest } from './rest.ts';
+
+/**
+ * The apiserver client of a long-running process (`ebb watcher`, `ebb worker`) from the KUBECONFIG setting.
+ * The credentials are fetched once here, so a broken kubeconfig, an unreadable token or a failing credential
+ * plugin stops the process at start with one line naming the setting and the file.
+ */
+export async function kubeClient(path: string | undefined): Promise<KubeRest> {
+  try {
+    const rest = new KubeRest(loadKubeConfig(path));
+    await rest.authFor(rest.server);
+    return rest;
+  } catch (err) {
+    const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    const where = path ? `KUBECONFIG=${path}` : 'KUBECONFIG unset (default kubeconfig or in-cluster config)';
+    throw new Error(`${where}: cannot load the kubeconfig: ${why}`);
+  }
+}
