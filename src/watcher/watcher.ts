@@ -2,7 +2,7 @@ import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { sleep } from '../common/abort.ts';
 import { startOpsServer, type Handler } from '../common/http.ts';
-import type { Logger } from '../common/log.ts';
+import { throttledWarn, type Logger } from '../common/log.ts';
 import { kubeClient } from '../kube/client.ts';
 import {
   applyQueueKnobs,
@@ -134,7 +134,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   // start (serve /readyz, watch, retry). The knobs are applied as soon as Redis answers, and again at resync.
   void applyQueueKnobs(queue, cfg.queue).catch((err: unknown) => log.warn({ err: String(err) }, 'could not apply queue knobs yet; will retry at resync'));
   const timersWorker = new Worker<TimerData, void, string>(timers.name, (job) => processTimer(job, queue), timersWorkerOptions(blocking, cfg.queue));
-  timersWorker.on('error', (err) => log.warn({ err: err.message }, 'timers worker error'));
+  timersWorker.on('error', throttledWarn(log, 'timers worker error'));
 
   const loops = specs.map((spec) =>
     runSource(spec, { rest, sink, log: log.child({ source: spec.name }), signal: ac.signal, watchdogMs: cfg.watchdogMs, setState: (s) => (states[spec.name] = s) }).catch(

@@ -1,6 +1,6 @@
 import { Worker, type Job } from 'bullmq';
 import { startOpsServer } from '../common/http.ts';
-import type { Logger } from '../common/log.ts';
+import { throttledWarn, type Logger } from '../common/log.ts';
 import { kubeClient } from '../kube/client.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import {
@@ -91,7 +91,7 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
     withRetryPolicy(processor({ reconcilers, rest, log, metrics, onWait })),
     reconcileWorkerOptions(blocking, cfg.queue),
   );
-  worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
+  worker.on('error', throttledWarn(log, 'worker error'));
   worker.on('failed', (job, err) => {
     if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) log.error({ key: formatKey(job.data), err: err.message }, 'reconcile gave up');
   });
