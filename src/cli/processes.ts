@@ -1,5 +1,28 @@
-import { createLogger } from '../common/log.ts';
+import { createLogger, type Logger } from '../common/log.ts';
 import { untilSignal } from './signals.ts';
+
+/** How long the watcher may take to stop (it has no long-running work; Redis being down must not hang it). */
+const WATCHER_STOP_DEADLINE_MS = 15_000;
+/** What the worker may take beyond its configured wait for running reconciles. */
+const WORKER_STOP_MARGIN_MS = 5_000;
+
+/**
+ * Runs `stop` after the first signal. A second signal, or `deadlineMs` passing (a close that waits for a Redis
+ * that is gone), ends the process with code 1 and a log line instead of leaving it hanging.
+ */
+async function stopWithin(stop: () => Promise<void>, deadlineMs: number, log: Logger): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<string>((res) => {
+    timer = setTimeout(() => res(`not stopped within ${deadlineMs} ms`), deadlineMs);
+    timer.unref();
+  });
+  const forced = Promise.race([deadline, untilSignal().then((s) => `second signal ${s}`)]);
+  const outcome = await Promise.race([stop().then(() => undefined), forced]);
+  clearTimeout(timer);
+  if (outcome === undefined) return 0;
+  log.error({ reason: outcome }, 'shutdown did not finish; exiting');
+  process.exit(1);
+}
 
 // Each command imports what it runs only when it runs, so `ebb watcher` never loads the worker's
 // reconcilers and `ebb worker` never loads the watcher.
@@ -13,8 +36,7 @@ export async function watcherCommand(): Promise<number> {
   const watcher = await startWatcher(cfg, log);
   const sig = await untilSignal();
   log.info({ signal: sig }, 'shutting down');
-  await watcher.stop();
-  return 0;
+  return stopWithin(() => watcher.stop(), WATCHER_STOP_DEADLINE_MS, log);
 }
 
 /** `ebb worker`: runs until SIGINT/SIGTERM, then finishes running reconciles (bounded) and exits. */
@@ -27,6 +49,5 @@ export async function workerCommand(): Promise<number> {
   const worker = await startWorker(cfg, log, reconcilers());
   const sig = await untilSignal();
   log.info({ signal: sig }, 'shutting down');
-  await worker.stop();
-  return 0;
+  return stopWithin(() => worker.stop(), cfg.shutdownTimeoutMs + WORKER_STOP_MARGIN_MS, log);
 }

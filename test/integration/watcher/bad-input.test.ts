@@ -113,6 +113,26 @@ describe('bad input and dependencies down at start', () => {
     await Promise.all([watcher.stop(), worker.stop()]);
   });
 
+  it('SIGTERM while Redis is unreachable: both processes exit by themselves, none hangs', async () => {
+    printLogsOnFailure(procs);
+    const url = `redis://127.0.0.1:${await freePort()}`;
+    const prefix = uniquePrefix('bad');
+    const watcher = spawnEbb('watcher', env({ EBB_REDIS_URL: url }, prefix));
+    const worker = spawnEbb('worker', env({ EBB_REDIS_URL: url, EBB_SHUTDOWN_TIMEOUT: '2s' }, prefix));
+    procs.push(watcher, worker);
+    await Promise.all([watcher.httpPort(), worker.httpPort()]);
+    await watcher.waitForLog((l) => l.msg === 'redis connection error', 15_000, 'a redis connection error');
+    await worker.waitForLog((l) => l.msg === 'redis connection error', 15_000, 'a redis connection error');
+    for (const p of [watcher, worker]) process.kill(p.pid, 'SIGTERM');
+    const within = (ms: number) => new Promise<'hung'>((res) => setTimeout(() => res('hung'), ms).unref());
+    // Deadlines: watcher 15 s, worker EBB_SHUTDOWN_TIMEOUT + 5 s; a process still there after 25 s hangs.
+    const outcomes = await Promise.all([watcher, worker].map((p) => Promise.race([p.exited, within(25_000)])));
+    for (const o of outcomes) {
+      expect(o).not.toBe('hung');
+      expect(o).toMatchObject({ signal: null });
+    }
+  });
+
   it('apiserver unreachable at start: the watcher retries with the error logged, /readyz 503, and recovers', async () => {
     printLogsOnFailure(procs);
     const { kubeconfig } = sandbox();
