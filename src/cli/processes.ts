@@ -1,5 +1,5 @@
 import { createLogger, type Logger } from '../common/log.ts';
-import { untilSignal } from './signals.ts';
+import { logCrashes, untilSignal } from './signals.ts';
 
 /** How long the watcher may take to stop (it has no long-running work; Redis being down must not hang it). */
 const WATCHER_STOP_DEADLINE_MS = 15_000;
@@ -33,6 +33,7 @@ export async function watcherCommand(): Promise<number> {
   const { startWatcher } = await import('../watcher/watcher.ts');
   const cfg = loadWatcherConfig();
   const log = createLogger('watcher', cfg.logLevel);
+  logCrashes(log, (code) => process.exit(code));
   const watcher = await startWatcher(cfg, log);
   const sig = await untilSignal();
   log.info({ signal: sig }, 'shutting down');
@@ -46,6 +47,7 @@ export async function workerCommand(): Promise<number> {
   const { reconcilers } = await import('../workers/reconcilers.ts');
   const cfg = loadWorkerConfig();
   const log = createLogger('worker', cfg.logLevel);
+  logCrashes(log, (code) => process.exit(code));
   const worker = await startWorker(cfg, log, reconcilers());
   const sig = await untilSignal();
   log.info({ signal: sig }, 'shutting down');

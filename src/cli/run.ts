@@ -12,7 +12,7 @@ import { parseWorkerConfig } from '../workers/config.ts';
 import { reconcilers } from '../workers/reconcilers.ts';
 import { startWorker } from '../workers/worker.ts';
 import { cliConfig, processEnv } from './config.ts';
-import { untilSignal } from './signals.ts';
+import { logCrashes, untilSignal } from './signals.ts';
 
 interface RunArgs {
   all: boolean;
@@ -49,6 +49,7 @@ async function applySample(sandbox: Sandbox): Promise<void> {
 export async function runCommand(args: string[]): Promise<number> {
   const opts = parseRunArgs(args);
   const log = createLogger('ebb', cliConfig().logLevel);
+  logCrashes(log, (code) => process.exit(code));
   const env = processEnv();
   const sandbox = opts.dir ? await startSandbox({ dir: opts.dir, nodes: opts.nodes, log }) : undefined;
   if (sandbox) {

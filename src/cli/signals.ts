@@ -10,3 +10,23 @@ export function untilSignal(): Promise<string> {
     process.on('SIGTERM', on);
   });
 }
+
+/** The process events `logCrashes` listens to (a seam: tests pass an EventEmitter). */
+export interface CrashSource {
+  on(event: 'uncaughtException' | 'unhandledRejection', listener: (err: unknown) => void): unknown;
+}
+
+/**
+ * An error nothing caught is logged as one JSON line (`fatal`, with the stack) before the process exits with
+ * code 1, instead of Node's plain-text dump that log pipelines cannot parse. The orchestrator restarts it;
+ * no queue state is lost (a job that was running is retried once its lock expires).
+ */
+export function logCrashes(log: { fatal(obj: object, msg: string): void }, exit: (code: number) => void, source: CrashSource = process): void {
+  const crash = (kind: string) => (err: unknown) => {
+    const e = err instanceof Error ? { message: err.message, stack: err.stack } : { message: String(err) };
+    log.fatal({ kind, err: e }, 'crashed: an error nothing caught');
+    exit(1);
+  };
+  source.on('uncaughtException', crash('uncaughtException'));
+  source.on('unhandledRejection', crash('unhandledRejection'));
+}
