@@ -217,6 +217,7 @@ async function onFailure(run: Run, action: Action, err: unknown, status: AppStat
 }
 
 export async function execute(plan: Plan, app: App, deps: ExecuteDeps): Promise<ReconcileResult> {
+  if (plan.needsClaims) throw new Error('internal: a plan made without the claims it needs was about to be executed');
   const run: Run = { app, ns: app.metadata.namespace ?? '', deps };
   for (const action of plan.actions) {
     try {

@@ -1,6 +1,8 @@
 /** Reads what the planner needs, fresh from the apiserver on every reconcile (no cache). */
 import { Label } from '../../api/keys.ts';
-import type { Observed } from './planner.ts';
+import type { App } from '../../api/app.ts';
+import type { PersistentVolumeClaim } from './kube-types.ts';
+import { plan, type Observed, type Plan } from './planner.ts';
 import type { AppClient } from './seams.ts';
 import { selectorIsEmpty, selectorString } from './selector.ts';
 
@@ -13,18 +15,36 @@ function claimSelector(matchLabels: Record<string, string> | undefined, name: st
   return labels.length > 0 ? selectorString({ matchLabels: Object.fromEntries(labels) }) : `${Label.app}=${name}`;
 }
 
-/** The App and the objects it may own, or undefined when the App is gone. */
-export async function readObserved(client: AppClient, namespace: string, name: string): Promise<Observed | undefined> {
+/** The claims that may belong to `app` (none to read when it has no volumeClaimTemplates). */
+export async function readClaims(client: AppClient, app: App): Promise<PersistentVolumeClaim[]> {
+  if ((app.spec.volumeClaimTemplates ?? []).length === 0) return [];
+  return client.claims.list(app.metadata.namespace ?? '', claimSelector(app.spec.selector.matchLabels, app.metadata.name ?? ''));
+}
+
+/**
+ * The App and the objects it may own, or undefined when the App is gone. With `claims: 'lazy'` the claims
+ * are left unread (`undefined`): most reconciles do not need them, and a plan that does asks for them.
+ */
+export async function readObserved(client: AppClient, namespace: string, name: string, opts: { claims: 'always' | 'lazy' } = { claims: 'always' }): Promise<Observed | undefined> {
   const app = await client.apps.get(namespace, name);
   if (!app) return undefined;
   // An empty selector would list every pod of the namespace; the planner reports it as InvalidSpec instead.
   if (selectorIsEmpty(app.spec.selector)) return { app, pods: [], revisions: [], claims: [] };
   const selector = selectorString(app.spec.selector);
-  const withClaims = (app.spec.volumeClaimTemplates ?? []).length > 0;
   const [pods, revisions, claims] = await Promise.all([
     client.pods.list(namespace, selector),
     client.revisions.list(namespace, selector),
-    withClaims ? client.claims.list(namespace, claimSelector(app.spec.selector.matchLabels, name)) : Promise.resolve([]),
+    opts.claims === 'always' ? readClaims(client, app) : Promise.resolve(undefined),
   ]);
   return { app, pods, revisions, claims };
+}
+
+/** Read → plan, reading the claims only when the plan needs them (then planning again with them). */
+export async function observeAndPlan(client: AppClient, namespace: string, name: string, now: () => Date): Promise<{ observed: Observed; plan: Plan } | undefined> {
+  const observed = await readObserved(client, namespace, name, { claims: 'lazy' });
+  if (!observed) return undefined;
+  const first = plan(observed, now());
+  if (!first.needsClaims) return { observed, plan: first };
+  const withClaims = { ...observed, claims: await readClaims(client, observed.app) };
+  return { observed: withClaims, plan: plan(withClaims, now()) };
 }

@@ -17,7 +17,7 @@ import { claimPods } from './claim.ts';
 import { rolloutCompleteEvent } from './events.ts';
 import { isTrueFor } from './conditions.ts';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from './kube-types.ts';
-import { invalidSpecStatus, passiveStatus, planStatus } from './plan-status.ts';
+import { invalidSpecStatus, passiveStatus, planStatus, type StatusInput } from './plan-status.ts';
 import { getPodRevision, isRunningAndAvailable, isTerminating } from './pod-predicates.ts';
 import { type Accumulator, isMonotonic, ordinalRange, type PodSet, splitPods } from './pod-set.ts';
 import { resolveRevisions, truncateHistory, type ResolvedRevisions } from './revisions.ts';
@@ -33,8 +33,11 @@ export interface Observed {
   pods: Pod[];
   /** ControllerRevisions matching the App's selector (any owner). */
   revisions: ControllerRevision[];
-  /** Claims that may belong to the App (by the selector's matchLabels, else the App label); looked up by name. */
-  claims: PersistentVolumeClaim[];
+  /**
+   * Claims that may belong to the App (by the selector's matchLabels, else the App label); looked up by name.
+   * Undefined when not read: a plan that needs them says so (`Plan.needsClaims`) and is redone with them.
+   */
+  claims: PersistentVolumeClaim[] | undefined;
 }
 
 export interface Plan {
@@ -43,6 +46,8 @@ export interface Plan {
   status: AppStatus;
   /** The status counting the pods as read, for the failure path (when absent, `status`). */
   statusAsRead?: AppStatus | undefined;
+  /** The claims were not read and this plan needs them: read them and plan again; do not execute this one. */
+  needsClaims?: boolean;
   wait?: Wait | undefined;
 }
 
@@ -91,7 +96,7 @@ function podSetFor(app: App, owned: readonly Pod[], observed: Observed, revs: Re
     end,
     replicas,
     condemned,
-    claims: new Map(observed.claims.map((c) => [c.metadata.name ?? '', c])),
+    claims: observed.claims && new Map(observed.claims.map((c) => [c.metadata.name ?? '', c])),
     current: revs.current,
     update: revs.update,
     createBlocked: isTrueFor(app.status?.conditions, ConditionType.invalidSpec, generation) && isTrueFor(app.status?.conditions, ConditionType.failedCreatePod, generation),
@@ -123,17 +128,34 @@ function liveRevisions(owned: readonly Pod[], revs: ResolvedRevisions): Set<stri
   return live;
 }
 
+/** A spec change may change the retention policy: the claims' owners are brought in line with it then. */
+function claimsNeededForSpec(app: App, observed: Observed): boolean {
+  return observed.claims === undefined && (app.spec.volumeClaimTemplates ?? []).length > 0 && app.status?.observedGeneration !== app.metadata.generation;
+}
+
+function invalidPlan(app: App, pods: readonly Pod[], problems: readonly string[], now: Date): Plan {
+  const owned = pods.filter((p) => p.metadata.ownerReferences?.some((r) => r.controller === true && r.uid === app.metadata.uid));
+  const invalid = invalidSpecStatus(app, owned, problems, now);
+  return { actions: invalid.actions, status: invalid.status };
+}
+
+/** The status (as planned and as read), the rollout's end Event, and the earliest wait. */
+function completePlan(app: App, input: StatusInput, acc: Accumulator, canary: CanaryOutcome): Plan {
+  const status = planStatus(input);
+  const statusAsRead = planStatus({ ...input, projectWrites: false });
+  const complete = rolloutCompleteEvent(app, status);
+  if (complete) acc.actions.push({ kind: 'event', event: complete });
+  const canaryWait: Wait | undefined = canary.waitMs !== undefined ? { reason: 'canary-pause', afterMs: canary.waitMs } : undefined;
+  const set = input.set;
+  return { actions: acc.actions, status, statusAsRead, wait: earliest([...acc.waits, canaryWait, availabilityWait(input.owned, set.minReadySeconds, set.now)]) };
+}
+
 export function plan(observed: Observed, now: Date): Plan {
   const app: App = { ...observed.app, spec: withAppSpecDefaults(observed.app.spec) };
   const claimed = claimPods(app, observed.pods);
-  const minReadySeconds = app.spec.minReadySeconds ?? 0;
   const problems = specProblems(app);
-  if (problems.length > 0) {
-    const owned = observed.pods.filter((p) => p.metadata.ownerReferences?.some((r) => r.controller === true && r.uid === app.metadata.uid));
-    const invalid = invalidSpecStatus(app, owned, problems, now);
-    return { actions: invalid.actions, status: invalid.status };
-  }
-  if (app.metadata.deletionTimestamp) return { actions: [], status: passiveStatus(app, claimed.owned, minReadySeconds, now) };
+  if (problems.length > 0) return invalidPlan(app, observed.pods, problems, now);
+  if (app.metadata.deletionTimestamp) return { actions: [], status: passiveStatus(app, claimed.owned, app.spec.minReadySeconds ?? 0, now) };
 
   const revs = resolveRevisions(app, observed.revisions);
   const { set, canary } = podSetFor(app, claimed.owned, observed, revs, now);
@@ -144,13 +166,8 @@ export function plan(observed: Observed, now: Date): Plan {
   const inFlight = planInFlight(updates, acc, paused);
   if (!blocked) planRollingUpdate(updates, acc, paused, inFlight);
   planFallbackReport(updates, acc);
+  if (acc.needsClaims || claimsNeededForSpec(app, observed)) return { actions: [], status: app.status ?? {}, needsClaims: true };
   acc.actions.push(...truncateHistory(revs.owned, liveRevisions(claimed.owned, revs), app.spec.revisionHistoryLimit ?? 10));
-
-  const input = { set, owned: claimed.owned, canary, collisionCount: revs.collisionCount, actions: acc.actions, specValid: !set.createBlocked, fallbacks: acc.fallbacks ?? [] };
-  const status = planStatus(input);
-  const statusAsRead = planStatus({ ...input, projectWrites: false });
-  const complete = rolloutCompleteEvent(app, status);
-  if (complete) acc.actions.push({ kind: 'event', event: complete });
-  const canaryWait: Wait | undefined = canary.waitMs !== undefined ? { reason: 'canary-pause', afterMs: canary.waitMs } : undefined;
-  return { actions: acc.actions, status, statusAsRead, wait: earliest([...acc.waits, canaryWait, availabilityWait(claimed.owned, minReadySeconds, now)]) };
+  const input: StatusInput = { set, owned: claimed.owned, canary, collisionCount: revs.collisionCount, actions: acc.actions, specValid: !set.createBlocked, fallbacks: acc.fallbacks ?? [] };
+  return completePlan(app, input, acc, canary);
 }

@@ -23,7 +23,8 @@ export interface PodSet {
   replicas: ReadonlyMap<number, Pod>;
   /** Pods with an ordinal outside [start, end), descending. */
   condemned: readonly Pod[];
-  claims: ReadonlyMap<string, PersistentVolumeClaim>;
+  /** Claims by name; undefined when they were not read (only reconciles that need them list them). */
+  claims: ReadonlyMap<string, PersistentVolumeClaim> | undefined;
   current: ControllerRevision;
   update: ControllerRevision;
   /** Ordinals below this stay at (and are created from) the current revision: spec partition, raised by a canary step. */
@@ -40,6 +41,8 @@ export interface Accumulator {
    * condition reports (empty when every outdated pod goes in place, or the policy is ReCreate).
    */
   fallbacks?: FallbackTexts[];
+  /** Set when a step needs the claims and they were not read: the plan is redone after reading them. */
+  needsClaims?: boolean;
 }
 
 export function ordinalRange(app: App): { start: number; end: number } {

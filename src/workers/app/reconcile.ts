@@ -1,9 +1,11 @@
-/** The App reconciler: read → plan → execute. Stateless; everything it needs is re-read from the apiserver. */
+/**
+ * The App reconciler: read → plan → execute. Stateless; everything it needs is re-read from the apiserver
+ * (the claims only when the plan needs them).
+ */
 import type { ObjectKey } from '../../queue/names.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler } from '../types.ts';
 import { execute } from './executor.ts';
-import { readObserved } from './observe.ts';
-import { plan } from './planner.ts';
+import { observeAndPlan } from './observe.ts';
 import { restAppClient } from './rest-client.ts';
 import type { AppClient } from './seams.ts';
 
@@ -11,12 +13,11 @@ import type { AppClient } from './seams.ts';
 export function appReconciler(clientFor: (ctx: ReconcileContext) => AppClient = (ctx) => restAppClient(ctx.rest, ctx.signal)): Reconciler {
   return async (key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> => {
     const client = clientFor(ctx);
-    const observed = await readObserved(client, key.namespace, key.name);
-    if (!observed) return {};
-    const now = ctx.now();
-    const result = plan(observed, now);
-    ctx.log.debug({ actions: result.actions.map((a) => a.kind), wait: result.wait }, 'app plan');
-    return execute(result, observed.app, { client, log: ctx.log, now: () => ctx.now() });
+    const read = await observeAndPlan(client, key.namespace, key.name, () => ctx.now());
+    if (!read) return {};
+    const result = read.plan;
+    ctx.log.debug({ actions: result.actions.map((a) => a.kind), wait: result.wait, claimsRead: read.observed.claims !== undefined }, 'app plan');
+    return execute(result, read.observed.app, { client, log: ctx.log, now: () => ctx.now() });
   };
 }
 

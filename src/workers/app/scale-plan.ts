@@ -5,7 +5,7 @@
  */
 import { withInPlaceReadinessGate } from '../inplace/index.ts';
 import type { Action } from './actions.ts';
-import type { Pod } from './kube-types.ts';
+import type { PersistentVolumeClaim, Pod } from './kube-types.ts';
 import { newPodForOrdinal } from './pod-builder.ts';
 import {
   getOrdinal,
@@ -31,8 +31,22 @@ function deletePod(pod: Pod, ordinal: number, cause: 'condemned' | 'failed' | 'u
   return { kind: 'deletePod', name: pod.metadata.name ?? '', uid: pod.metadata.uid, ordinal, cause, revision: getPodRevision(pod) };
 }
 
+/**
+ * The claims, for a step that must see them (creating a pod or its claims, scaling down). When they were not
+ * read, the accumulator asks for them and the step is skipped: the plan is redone with them.
+ */
+function requiredClaims(set: PodSet, acc: Accumulator): ReadonlyMap<string, PersistentVolumeClaim> | undefined {
+  if (set.claims || (set.app.spec.volumeClaimTemplates ?? []).length === 0) return set.claims ?? NO_CLAIMS;
+  acc.needsClaims = true;
+  return undefined;
+}
+
+const NO_CLAIMS: ReadonlyMap<string, PersistentVolumeClaim> = new Map();
+
 function createReplica(set: PodSet, ordinal: number, acc: Accumulator): void {
-  const claims = claimsToCreate(set.app, set.claims, ordinal);
+  const known = requiredClaims(set, acc);
+  if (!known) return;
+  const claims = claimsToCreate(set.app, known, ordinal);
   if (claims.terminating) {
     acc.waits.push({ reason: 'pvc-terminating', afterMs: PVC_TERMINATING_RECHECK_MS });
     return;
@@ -41,7 +55,14 @@ function createReplica(set: PodSet, ordinal: number, acc: Accumulator): void {
   // The gate goes on the pod, not into the revision: revisions do not change with the policy.
   const template = withInPlaceReadinessGate(templateOf(revision) ?? set.app.spec.template, set.app.spec.updateStrategy?.rollingUpdate?.podUpdatePolicy);
   const pod = newPodForOrdinal(set.app, template, revision.metadata.name ?? '', ordinal);
-  acc.actions.push(...claims.create, { kind: 'createPod', pod, ordinal, revision: revision.metadata.name ?? '' });
+  // Claims that already exist (kept from an earlier pod, or a migrated StatefulSet's) get the policy's owners.
+  acc.actions.push(...claims.create, ...retentionActions(set.app, known, ordinal, undefined), { kind: 'createPod', pod, ordinal, revision: revision.metadata.name ?? '' });
+}
+
+/** A pending pod's missing claims (deleted meanwhile) are created again, so it can start. */
+function pendingPodClaims(set: PodSet, ordinal: number, acc: Accumulator): void {
+  const known = requiredClaims(set, acc);
+  if (known) acc.actions.push(...claimsToCreate(set.app, known, ordinal).create);
 }
 
 /** Handles one replica ordinal; returns true when an OrderedReady App must not look further this time. */
@@ -56,12 +77,14 @@ function processReplica(set: PodSet, ordinal: number, acc: Accumulator): boolean
     if (!isTerminating(pod)) acc.actions.push(deletePod(pod, ordinal, 'failed'));
     return set.monotonic;
   }
-  if (isPending(pod) && !isTerminating(pod)) acc.actions.push(...claimsToCreate(set.app, set.claims, ordinal).create);
+  if (isPending(pod) && !isTerminating(pod)) pendingPodClaims(set, ordinal, acc);
   if (set.monotonic && (isTerminating(pod) || !isRunningAndAvailable(pod, set.minReadySeconds, set.now))) return true;
   if (!identityMatches(set.app, pod, ordinal)) {
     acc.actions.push({ kind: 'fixPodIdentity', name: pod.metadata.name ?? '', resourceVersion: pod.metadata.resourceVersion, labels: identityLabels(set.app.metadata.name ?? '', ordinal) });
   }
-  acc.actions.push(...retentionActions(set.app, set.claims, ordinal, undefined));
+  // A running pod's claims got their owners when created; they are brought in line whenever the claims are
+  // read (a create, a scale-down, a spec change), not listed for this alone.
+  if (set.claims) acc.actions.push(...retentionActions(set.app, set.claims, ordinal, undefined));
   return false;
 }
 
@@ -87,7 +110,9 @@ function firstUnavailableCondemned(set: PodSet): Pod | undefined {
  */
 export function planCondemned(set: PodSet, acc: Accumulator): boolean {
   const name = set.app.metadata.name ?? '';
-  for (const pod of set.condemned) acc.actions.push(...retentionActions(set.app, set.claims, getOrdinal(name, pod.metadata.name), pod));
+  const known = set.condemned.length > 0 ? requiredClaims(set, acc) : NO_CLAIMS;
+  if (!known) return true;
+  for (const pod of set.condemned) acc.actions.push(...retentionActions(set.app, known, getOrdinal(name, pod.metadata.name), pod));
   const firstUnavailable = firstUnavailableCondemned(set);
   for (const pod of set.condemned) {
     if (isTerminating(pod)) {

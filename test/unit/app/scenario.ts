@@ -11,8 +11,8 @@ import { timerId } from '../../../src/queue/names.ts';
 import { execute } from '../../../src/workers/app/executor.ts';
 import { FakeCluster } from '../../../src/workers/app/fake-client.ts';
 import type { Pod } from '../../../src/workers/app/kube-types.ts';
-import { readObserved } from '../../../src/workers/app/observe.ts';
-import { plan, type Plan } from '../../../src/workers/app/planner.ts';
+import { observeAndPlan } from '../../../src/workers/app/observe.ts';
+import type { Plan } from '../../../src/workers/app/planner.ts';
 import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating, isUnavailable } from '../../../src/workers/app/pod-predicates.ts';
 import { Clock, FakeKubelet, type KubeletOptions } from './fake-kubelet.ts';
 import { makeApp, NS } from './fixtures.ts';
@@ -45,6 +45,8 @@ export class Scenario {
   readonly name: string;
   readonly violations: string[] = [];
   readonly plans: Plan[] = [];
+  /** Reconciles that listed the claims. */
+  claimReads = 0;
   invariants: Invariants = {};
   armed = false;
   /** Most replicas unavailable at once while armed. */
@@ -111,9 +113,11 @@ export class Scenario {
 
   async reconcile(): Promise<Plan | undefined> {
     const client = this.cluster.client();
-    const observed = await readObserved(client, NS, this.name);
-    if (!observed) return undefined;
-    const p = plan(observed, this.clock.now());
+    // The worker's own read → plan path: claims are listed only when the plan needs them.
+    const read = await observeAndPlan(client, NS, this.name, this.clock.now);
+    if (!read) return undefined;
+    const { observed, plan: p } = read;
+    this.claimReads += observed.claims === undefined ? 0 : 1;
     this.plans.push(p);
     // The worker turns a wait into a timer: its reason must be one the timers queue takes.
     if (p.wait) timerId({ kind: 'App', namespace: NS, name: this.name }, p.wait.reason);

@@ -77,6 +77,24 @@ describe('volume claims', () => {
     expect(claim.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'App', uid: s.app().metadata.uid })]);
   });
 
+  it('lists the claims only in reconciles whose plan needs them', async () => {
+    const s = new Scenario({ replicas: 3, volumeClaimTemplates: claims, persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' } });
+    await s.runUntil((x) => x.converged());
+    // Steady state: nothing to create, scale down or re-own, so no claim LIST.
+    const before = s.claimReads;
+    await s.reconcile();
+    expect(s.claimReads).toBe(before);
+    // A rolling update re-lists them for the spec change and for each pod it creates, not on every reconcile.
+    const plansBefore = s.plans.length;
+    s.edit({ template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: 'registry.example/web:v2' }] } } });
+    await s.runUntil((x) => x.converged() && x.app().status?.currentRevision === x.app().status?.updateRevision);
+    const reads = s.claimReads - before;
+    expect(reads).toBeGreaterThanOrEqual(1 + 3);
+    expect(reads).toBeLessThan(s.plans.length - plansBefore);
+    // And the policy still holds on every claim.
+    for (const c of s.cluster.claims.values()) expect(c.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'App', uid: s.app().metadata.uid })]);
+  });
+
   it('whenDeleted Retain: deleting the App leaves the claims', async () => {
     const s = new Scenario({ replicas: 2, volumeClaimTemplates: claims });
     await s.runUntil((x) => x.converged());
