@@ -108,6 +108,32 @@ describe('plan', () => {
     expect(again.actions).toEqual([]);
   });
 
+  describe('claims read only when needed', () => {
+    const vct = { ...ordered, replicas: 1, volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: {} }] } as Partial<AppSpec>;
+    const current = (obs: Observed): Observed => ({ ...obs, app: { ...obs.app, status: { ...obs.app.status, observedGeneration: obs.app.metadata.generation } } });
+
+    it('an unscheduled pending pod whose claim is gone: the claims are needed, then the claim is created', () => {
+      const obs = current(world(vct, [[0, 'pending', 'new']]));
+      expect(plan({ ...obs, claims: undefined }, NOW).needsClaims).toBe(true);
+      expect(plan(obs, NOW).actions.map((a) => a.kind)).toEqual(['createPvc']);
+    });
+
+    it('a scheduled pending pod: its claims are in use, nothing to read', () => {
+      const obs = current(world(vct, [[0, 'pending', 'new']]));
+      const pod = obs.pods[0]!;
+      pod.spec = { ...pod.spec, nodeName: 'node-a' };
+      const p = plan({ ...obs, claims: undefined }, NOW);
+      expect(p.needsClaims).toBeUndefined();
+      expect(p.actions).toEqual([]);
+    });
+
+    it('a missing pod or a spec change needs them; a steady App does not', () => {
+      expect(plan({ ...current(world(vct, [])), claims: undefined }, NOW).needsClaims).toBe(true);
+      expect(plan({ ...world(vct, allNew(1)), claims: undefined }, NOW).needsClaims).toBe(true);
+      expect(plan({ ...current(world(vct, allNew(1))), claims: undefined }, NOW).needsClaims).toBeUndefined();
+    });
+  });
+
   it('status counts and the completed rollout', () => {
     const obs = world({ ...parallel, replicas: 3 }, [[0, 'ready', 'new'], [1, 'ready', 'new'], [2, 'unready', 'new']]);
     const p = plan(obs, NOW);
