@@ -63,7 +63,8 @@ function createReplica(set: PodSet, ordinal: number, acc: Accumulator): void {
  * An unscheduled pending pod's missing claims (deleted meanwhile) are created again, so it can be scheduled.
  * Once a pod is on a node its claims are in use and protected from deletion, so they are not listed again.
  */
-function pendingPodClaims(set: PodSet, ordinal: number, acc: Accumulator): void {
+function pendingPodClaims(set: PodSet, pod: Pod, ordinal: number, acc: Accumulator): void {
+  if (!isPending(pod) || isTerminating(pod) || pod.spec?.['nodeName']) return;
   const known = requiredClaims(set, acc);
   if (known) acc.actions.push(...claimsToCreate(set.app, known, ordinal).create);
 }
@@ -80,7 +81,7 @@ function processReplica(set: PodSet, ordinal: number, acc: Accumulator): boolean
     if (!isTerminating(pod)) acc.actions.push(deletePod(pod, ordinal, 'failed'));
     return set.monotonic;
   }
-  if (isPending(pod) && !isTerminating(pod) && !pod.spec?.['nodeName']) pendingPodClaims(set, ordinal, acc);
+  pendingPodClaims(set, pod, ordinal, acc);
   if (set.monotonic && (isTerminating(pod) || !isRunningAndAvailable(pod, set.minReadySeconds, set.now))) return true;
   if (!identityMatches(set.app, pod, ordinal)) {
     acc.actions.push({ kind: 'fixPodIdentity', name: pod.metadata.name ?? '', resourceVersion: pod.metadata.resourceVersion, labels: identityLabels(set.app.metadata.name ?? '', ordinal) });
