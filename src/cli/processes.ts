@@ -33,7 +33,7 @@ export async function watcherCommand(): Promise<number> {
   const { startWatcher } = await import('../watcher/watcher.ts');
   const cfg = loadWatcherConfig();
   const log = createLogger('watcher', cfg.logLevel);
-  logCrashes(log, (code) => process.exit(code));
+  logCrashes(log);
   const watcher = await startWatcher(cfg, log);
   const sig = await untilSignal();
   log.info({ signal: sig }, 'shutting down');
@@ -47,7 +47,7 @@ export async function workerCommand(): Promise<number> {
   const { reconcilers } = await import('../workers/reconcilers.ts');
   const cfg = loadWorkerConfig();
   const log = createLogger('worker', cfg.logLevel);
-  logCrashes(log, (code) => process.exit(code));
+  logCrashes(log);
   const worker = await startWorker(cfg, log, reconcilers());
   const sig = await untilSignal();
   log.info({ signal: sig }, 'shutting down');

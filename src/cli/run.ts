@@ -49,7 +49,7 @@ async function applySample(sandbox: Sandbox): Promise<void> {
 export async function runCommand(args: string[]): Promise<number> {
   const opts = parseRunArgs(args);
   const log = createLogger('ebb', cliConfig().logLevel);
-  logCrashes(log, (code) => process.exit(code));
+  logCrashes(log);
   const env = processEnv();
   const sandbox = opts.dir ? await startSandbox({ dir: opts.dir, nodes: opts.nodes, log }) : undefined;
   if (sandbox) {

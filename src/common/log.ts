@@ -11,23 +11,42 @@ export function createLogger(component: string, level: string = 'info'): Logger 
   });
 }
 
+/** How often one repeating error message is logged (a dependency that is down fails every poll). */
+export const REPEAT_LOG_INTERVAL_MS = 30_000;
+
 /**
- * A warn logger for errors that repeat while a dependency is down (a BullMQ worker's 'error' events fire on
- * every poll): the same message is logged at most once per `intervalMs`, with how many were held back.
+ * Decides whether an error message is logged: the same message at most once per `intervalMs`, with the
+ * count of those held back since. `reset()` forgets the last message (after a recovery).
  */
-export function throttledWarn(log: Logger, msg: string, intervalMs = 30_000, now: () => number = Date.now): (err: Error) => void {
+export function repeatGate(intervalMs = REPEAT_LOG_INTERVAL_MS, now: () => number = Date.now): { pass(message: string): number | undefined; reset(): void } {
   let lastMessage = '';
   let lastAt = 0;
   let suppressed = 0;
+  return {
+    pass(message) {
+      const t = now();
+      if (message === lastMessage && t - lastAt < intervalMs) {
+        suppressed++;
+        return undefined;
+      }
+      const held = suppressed;
+      lastMessage = message;
+      lastAt = t;
+      suppressed = 0;
+      return held;
+    },
+    reset() {
+      lastMessage = '';
+      suppressed = 0;
+    },
+  };
+}
+
+/** A warn logger for a BullMQ worker's 'error' events (they fire on every poll while Redis is down). */
+export function throttledWarn(log: Logger, msg: string, intervalMs = REPEAT_LOG_INTERVAL_MS, now: () => number = Date.now): (err: Error) => void {
+  const gate = repeatGate(intervalMs, now);
   return (err: Error) => {
-    const t = now();
-    if (err.message === lastMessage && t - lastAt < intervalMs) {
-      suppressed++;
-      return;
-    }
-    log.warn({ err: err.message, ...(suppressed > 0 ? { suppressed } : {}) }, msg);
-    lastMessage = err.message;
-    lastAt = t;
-    suppressed = 0;
+    const held = gate.pass(err.message);
+    if (held !== undefined) log.warn({ err: err.message, ...(held > 0 ? { suppressed: held } : {}) }, msg);
   };
 }

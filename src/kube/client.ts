@@ -1,3 +1,4 @@
+import type { KubeEnv } from '../common/env.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
 import { KubeRest } from './rest.ts';
 
@@ -6,9 +7,10 @@ import { KubeRest } from './rest.ts';
  * The credentials are fetched once here, so a broken kubeconfig, an unreadable token or a failing credential
  * plugin stops the process at start with one line naming the setting and the file.
  */
-export async function kubeClient(path: string | undefined): Promise<KubeRest> {
+export async function kubeClient(env: KubeEnv): Promise<KubeRest> {
+  const path = env.KUBECONFIG;
   try {
-    const rest = new KubeRest(loadKubeConfig(path));
+    const rest = new KubeRest(loadKubeConfig(undefined, { env }));
     await rest.authFor(rest.server);
     return rest;
   } catch (err) {

@@ -53,6 +53,7 @@ export interface KubeConfig {
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 export interface LoadOptions {
+  /** KUBECONFIG and the in-cluster KUBERNETES_SERVICE_HOST/PORT, as the caller's config read them (default: none). */
   env?: Readonly<Record<string, string | undefined>>;
   /** Home directory for `~/.kube/config` (default: the user's). */
   home?: string;
@@ -64,7 +65,7 @@ export interface LoadOptions {
  * `~/.kube/config`, else the in-cluster service account. Throws a KubeConfigError naming what is wrong.
  */
 export function loadKubeConfig(path?: string, opts: LoadOptions = {}): KubeConfig {
-  const env = opts.env ?? process.env;
+  const env = opts.env ?? {};
   const list = path || env['KUBECONFIG'];
   if (list) return fromMerged(readKubeConfigFiles(list.split(delimiter).filter((p) => p !== '')));
   const home = join(opts.home ?? homedir(), '.kube', 'config');

@@ -53,8 +53,8 @@ export const QUEUE_ENV = {
 } as const;
 
 /**
- * Parses and validates the queue settings from an environment map (the process's config.ts passes
- * process.env). Throws one ConfigError that lists every problem.
+ * Parses and validates the queue settings from an environment map (each process's config.ts passes its
+ * environment). Throws one ConfigError that lists every problem.
  */
 export function parseQueueConfig(env: Env): QueueConfig {
   const problems: string[] = [];

@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { backoffMs } from '../common/abort.ts';
-import type { Logger } from '../common/log.ts';
+import { repeatGate, type Logger } from '../common/log.ts';
 import { ConfigError } from './errors.ts';
 
 /** Where Redis is, parsed from a `redis://` or `rediss://` URL. Holds the password: never log it. */
@@ -70,7 +70,6 @@ export interface RedisConnectionOptions {
 const RECONNECT_BASE_MS = 100;
 const RECONNECT_CAP_MS = 5_000;
 const PRODUCER_RETRIES_PER_REQUEST = 3;
-const ERROR_LOG_INTERVAL_MS = 30_000;
 
 /** ioredis options for a URL; exported for tests and for callers that must build the client themselves. */
 export function redisOptions(url: string, opts: RedisConnectionOptions): RedisOptions {
@@ -98,22 +97,18 @@ export function redisOptions(url: string, opts: RedisConnectionOptions): RedisOp
 export function redisConnection(url: string, opts: RedisConnectionOptions): Redis {
   const client = new Redis(redisOptions(url, opts));
   const target = redactRedisUrl(url);
-  let lastLogged = 0;
-  let lastMessage = '';
+  const errors = repeatGate();
   let failing = false;
   // Always listen: an 'error' without a listener is printed by ioredis with no structure.
   client.on('error', (err: Error) => {
     failing = true;
-    const now = Date.now();
-    if (err.message === lastMessage && now - lastLogged < ERROR_LOG_INTERVAL_MS) return;
-    lastLogged = now;
-    lastMessage = err.message;
+    if (errors.pass(err.message) === undefined) return;
     opts.log?.warn({ redis: target, connection: opts.name, err: err.message }, 'redis connection error');
   });
   client.on('ready', () => {
     if (!failing) return;
     failing = false;
-    lastMessage = '';
+    errors.reset();
     opts.log?.info({ redis: target, connection: opts.name }, 'redis connection restored');
   });
   return client;

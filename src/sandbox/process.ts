@@ -13,7 +13,7 @@ export interface Child {
 
 export function startChild(name: string, command: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv): Child {
   const out = createWriteStream(logFile, { flags: 'a' });
-  const proc: ChildProcess = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
+  const proc: ChildProcess = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
   // Both streams share the file, so neither may end it; it is closed after the process exits.
   proc.stdout?.pipe(out, { end: false });
   proc.stderr?.pipe(out, { end: false });

@@ -1,7 +1,7 @@
 import { readQueueConfig, type QueueConfig } from '../queue/config-schema.ts';
 import { ConfigError } from '../queue/errors.ts';
 import { parseDuration } from '../common/duration.ts';
-import { readLogLevel, readPort, type Env } from '../common/env.ts';
+import { readKubeEnv, readLogLevel, readPort, type Env, type KubeEnv } from '../common/env.ts';
 import type { BoardAuth } from './board.ts';
 
 /** The watcher's configuration: parsed and validated once, frozen, passed down. */
@@ -9,7 +9,8 @@ export interface WatcherConfig {
   readonly queue: QueueConfig;
   /** Namespaces whose Apps are watched; empty = all namespaces. */
   readonly namespaces: readonly string[];
-  readonly kubeconfig: string | undefined;
+  /** Where the apiserver is (KUBECONFIG, or the in-cluster service settings). */
+  readonly kube: KubeEnv;
   readonly httpAddress: string;
   readonly httpPort: number;
   /** Port of the KEDA external scaler (gRPC); undefined when switched off. */
@@ -99,7 +100,7 @@ export function parseWatcherConfig(env: Env): WatcherConfig {
     ...board,
     queue,
     namespaces: Object.freeze(namespaces),
-    kubeconfig: env['KUBECONFIG'] || undefined,
+    kube: readKubeEnv(env),
     httpAddress,
     httpPort,
     scalerPort,

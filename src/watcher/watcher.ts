@@ -113,7 +113,7 @@ async function startScalerIfOn(cfg: WatcherConfig, queue: ReconcileQueue, log: L
  */
 export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<RunningWatcher> {
   const ac = new AbortController();
-  const rest = await kubeClient(cfg.kubeconfig);
+  const rest = await kubeClient(cfg.kube);
   const producer = redisConnection(cfg.queue.redisUrl, { forWorker: false, name: 'ebb-watcher', log });
   const blocking = redisConnection(cfg.queue.redisUrl, { forWorker: true, name: 'ebb-watcher-timers', log });
   const queue = createReconcileQueue(producer, cfg.queue);

@@ -1,4 +1,4 @@
-import { readLogLevel, readPort, type Env } from '../common/env.ts';
+import { readKubeEnv, readLogLevel, readPort, type Env, type KubeEnv } from '../common/env.ts';
 import { readQueueConfig, type QueueConfig } from '../queue/config-schema.ts';
 import { ConfigError } from '../queue/errors.ts';
 import { parseDuration } from '../common/duration.ts';
@@ -6,7 +6,8 @@ import { parseDuration } from '../common/duration.ts';
 /** The worker's configuration: parsed and validated once, frozen, passed down. */
 export interface WorkerConfig {
   readonly queue: QueueConfig;
-  readonly kubeconfig: string | undefined;
+  /** Where the apiserver is (KUBECONFIG, or the in-cluster service settings). */
+  readonly kube: KubeEnv;
   readonly httpAddress: string;
   readonly httpPort: number;
   /** How long SIGTERM waits for running reconciles before the worker exits anyway. */
@@ -32,7 +33,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
   if (problems.length > 0 || !queue) throw new ConfigError(problems);
   return Object.freeze({
     queue,
-    kubeconfig: env['KUBECONFIG'] || undefined,
+    kube: readKubeEnv(env),
     httpAddress: env[WORKER_ENV.httpAddress] ?? '0.0.0.0',
     httpPort,
     shutdownTimeoutMs: shutdownTimeoutMs ?? 50_000,

@@ -75,7 +75,7 @@ function processor(deps: ProcessorDeps) {
  * duration come from the queue config; shutdown is graceful and bounded.
  */
 export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: Partial<Record<ObjectKind, Reconciler>>): Promise<RunningWorker> {
-  const rest = await kubeClient(cfg.kubeconfig);
+  const rest = await kubeClient(cfg.kube);
   const blocking = redisConnection(cfg.queue.redisUrl, { forWorker: true, name: 'ebb-worker', log });
   const producer = redisConnection(cfg.queue.redisUrl, { forWorker: false, name: 'ebb-worker-timers', log });
   const timers = createTimersQueue(producer, cfg.queue);
