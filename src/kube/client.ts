@@ -11,7 +11,7 @@ export async function kubeClient(env: KubeEnv): Promise<KubeRest> {
   const path = env.KUBECONFIG;
   try {
     const rest = new KubeRest(loadKubeConfig(undefined, { env }));
-    await rest.authFor(rest.server);
+    await rest.credentials();
     return rest;
   } catch (err) {
     const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];

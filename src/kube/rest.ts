@@ -66,7 +66,7 @@ export class KubeRest {
    * Headers and connection pool for a request (to any URL of this server). Credentials are refreshed every
    * minute, one refresh at a time; the pool is built once, from the first credentials.
    */
-  async authFor(_url?: string): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher }> {
+  async credentials(): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher }> {
     if (this.auth && Date.now() - this.auth.at <= AUTH_REFRESH_MS) return this.auth;
     this.refreshing ??= this.refresh().finally(() => (this.refreshing = undefined));
     return this.refreshing;
@@ -88,7 +88,7 @@ export class KubeRest {
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     const url = this.url(path, opts.query);
     const what = `${method} ${path}`;
-    const { headers, dispatcher } = await this.authFor(url);
+    const { headers, dispatcher } = await this.credentials();
     this.counts.set(method, (this.counts.get(method) ?? 0) + 1);
     let res;
     try {

@@ -167,7 +167,7 @@ function watchUrl(opts: ListWatchOptions, startRv: string, timeoutSeconds: numbe
 
 /** Opens the watch stream; a non-200 answer becomes a typed KubeError (410 included). */
 async function openWatch(opts: ListWatchOptions, path: string, url: string, signal: AbortSignal): Promise<WebReadableStream<Uint8Array>> {
-  const { headers, dispatcher } = await opts.rest.authFor(url);
+  const { headers, dispatcher } = await opts.rest.credentials();
   let res;
   try {
     res = await fetch(url, { headers: { ...headers, accept: opts.metadataOnly ? ACCEPT_METADATA : 'application/json' }, dispatcher, signal });

@@ -27,8 +27,9 @@ export interface Sink {
 export class KnownKeys {
   private readonly bySource = new Map<string, Map<string, number>>();
 
-  replace(source: string, entries: ReadonlyMap<string, number>): void {
-    this.bySource.set(source, new Map(entries));
+  /** What a complete list found; the map is taken over, not copied. */
+  replace(source: string, entries: Map<string, number>): void {
+    this.bySource.set(source, entries);
   }
 
   /** Records `key` with `fingerprint`; false when it was known with that same fingerprint already. */
@@ -85,18 +86,17 @@ export function sourceSpecs(namespaces: readonly string[]): SourceSpec[] {
   return specs;
 }
 
-function uniqueKeys(objs: ObjectMeta[], keyOf: SourceSpec['keyOf']): ObjectKey[] {
+/** The distinct keys of a list page, in one pass; a tracked source also records each key's fingerprint. */
+function pageKeys(objs: ObjectMeta[], spec: SourceSpec, listed: Map<string, number>): ObjectKey[] {
   const seen = new Map<string, ObjectKey>();
   for (const o of objs) {
-    const k = keyOf(o);
-    if (k) seen.set(keyString(k), k);
+    const k = spec.keyOf(o);
+    if (!k) continue;
+    const ks = keyString(k);
+    seen.set(ks, k);
+    if (spec.tracked) listed.set(ks, metaFingerprint(o));
   }
   return [...seen.values()];
-}
-
-function trackListed(listed: Map<string, number>, spec: SourceSpec, obj: ObjectMeta): void {
-  const key = spec.keyOf(obj);
-  if (key) listed.set(keyString(key), metaFingerprint(obj));
 }
 
 /** Updates the known keys for a tracked source's event; false when the event needs no reconcile. */
@@ -132,9 +132,8 @@ export async function runSource(
           listed = new Map();
           objects = 0;
         }
-        const keys = uniqueKeys(items, spec.keyOf);
+        const keys = pageKeys(items, spec, listed);
         objects += items.length;
-        if (spec.tracked) for (const o of items) trackListed(listed, spec, o);
         await sink.enqueue(keys, 'list');
         if (!page.last) return;
         if (spec.tracked) sink.known.replace(spec.name, listed);

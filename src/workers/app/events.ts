@@ -7,7 +7,6 @@ import { hostname } from 'node:os';
 import type { App } from '../../api/app.ts';
 import { API_VERSION, APP_KIND, GROUP } from '../../api/group.ts';
 import { EventReason } from '../../api/keys.ts';
-import type { InPlaceStep } from '../inplace/index.ts';
 import type { AppStatus } from '../../api/app-status.ts';
 import type { Action, EventSpec } from './actions.ts';
 
@@ -59,16 +58,6 @@ export function successEvent(app: App, action: Action): EventSpec | undefined {
     default:
       return undefined;
   }
-}
-
-/**
- * The step that completes an in-place update: the finish, or the one patch of an update that restarts nothing.
- * It is logged, not recorded as an Event: an Event per pod would be a fifth write per pod updated in place; the
- * rollout's end is one Event (`rolloutCompleteEvent`), and each pod's gate condition says when it was done.
- */
-export function inPlaceFinished(step: InPlaceStep): boolean {
-  if (step.kind === 'finish') return step.removeAnnotation;
-  return step.kind === 'patchSpec' && step.revisionLabel !== undefined && step.annotation === undefined;
 }
 
 /** The Event recorded when `action` failed with `detail` (a KubeError message: no headers or bodies). */

@@ -11,13 +11,13 @@ import type { Logger } from '../../common/log.ts';
 import { isKubeError, KubeError } from '../../kube/errors.ts';
 import type { ReconcileResult } from '../types.ts';
 import type { Action, EventSpec } from './actions.ts';
-import { failureEvent, inPlaceFinished, successEvent } from './events.ts';
+import { failureEvent, successEvent } from './events.ts';
 import { statusAfterCollision, statusAfterFailure } from './failure-status.ts';
 import type { Plan } from './planner.ts';
 import { equalRevisionData, canonicalJson } from './revisions.ts';
 import type { AppClient } from './seams.ts';
 import type { Pod } from './kube-types.ts';
-import { applyInPlaceStep, markGateReady, needsGateReady, type FallbackLog } from '../inplace/index.ts';
+import { applyInPlaceStep, completesUpdate, markGateReady, needsGateReady, type FallbackLog } from '../inplace/index.ts';
 import { mergeDiff } from './merge-diff.ts';
 import { appControllerRef } from './owner.ts';
 import { controllerRef } from './pod-predicates.ts';
@@ -224,13 +224,14 @@ export async function execute(plan: Plan, app: App, deps: ExecuteDeps): Promise<
       run.app = await perform(run, action);
     } catch (err) {
       // After a failed write the pods are not as planned: the failure status counts them as read.
-      if (await recovered(run, action, err, plan.statusAsRead ?? plan.status)) continue;
-      return onFailure(run, action, err, plan.statusAsRead ?? plan.status);
+      const asRead = plan.statusAsRead?.() ?? plan.status;
+      if (await recovered(run, action, err, asRead)) continue;
+      return onFailure(run, action, err, asRead);
     }
     const event = successEvent(run.app, action);
     if (event) await recordEvent(run, event);
     if (action.kind === 'deletePod' && action.fallback) await recordEvent(run, action.fallback.event);
-    if (action.kind === 'inPlaceStep' && inPlaceFinished(action.step)) deps.log.info({ pod: action.name, revision: action.revision }, 'pod updated in place');
+    if (action.kind === 'inPlaceStep' && completesUpdate(action.step)) deps.log.info({ pod: action.name, revision: action.revision }, 'pod updated in place');
   }
   // A spec change made here (canary pause) is already reflected in the planned status.
   const generation = run.app.metadata.generation;

@@ -44,8 +44,8 @@ export interface Plan {
   actions: Action[];
   /** The status once every action succeeded (it counts the pods the actions create, delete or start updating). */
   status: AppStatus;
-  /** The status counting the pods as read, for the failure path (when absent, `status`). */
-  statusAsRead?: AppStatus | undefined;
+  /** The status counting the pods as read, computed only on the failure path (when absent, `status`). */
+  statusAsRead?: (() => AppStatus) | undefined;
   /** The claims were not read and this plan needs them: read them and plan again; do not execute this one. */
   needsClaims?: boolean;
   wait?: Wait | undefined;
@@ -142,7 +142,7 @@ function invalidPlan(app: App, pods: readonly Pod[], problems: readonly string[]
 /** The status (as planned and as read), the rollout's end Event, and the earliest wait. */
 function completePlan(app: App, input: StatusInput, acc: Accumulator, canary: CanaryOutcome): Plan {
   const status = planStatus(input);
-  const statusAsRead = planStatus({ ...input, projectWrites: false });
+  const statusAsRead = (): AppStatus => planStatus({ ...input, projectWrites: false });
   const complete = rolloutCompleteEvent(app, status);
   if (complete) acc.actions.push({ kind: 'event', event: complete });
   const canaryWait: Wait | undefined = canary.waitMs !== undefined ? { reason: 'canary-pause', afterMs: canary.waitMs } : undefined;

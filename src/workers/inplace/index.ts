@@ -6,7 +6,7 @@
  */
 export { canUpdateInPlace, displayPath, type DiffOptions } from './diff.ts';
 export { decideUpdate, fallbackTexts, UpdatePolicy, type FallbackLog, type FallbackTexts, type NotInPlace, type UpdateDecision } from './decide.ts';
-export { GRACE_PERIOD_WAIT, PROGRESS_WAIT, nextInPlaceStep, SAFETY_RECHECK_MS, stepWait, type InPlaceStep } from './step.ts';
+export { completesUpdate, GRACE_PERIOD_WAIT, PROGRESS_WAIT, nextInPlaceStep, SAFETY_RECHECK_MS, stepWait, type InPlaceStep } from './step.ts';
 export { applyInPlaceStep, markGateReady, type PatchClient } from './executor.ts';
 export { InPlaceError } from './patches.ts';
 export { IN_PLACE_GATE, needsGateReady, withInPlaceReadinessGate } from './gate.ts';

@@ -185,3 +185,13 @@ export function stepWait(step: InPlaceStep): { reason: string; afterMs: number }
   if (step.kind !== 'wait') return undefined;
   return { reason: step.reason === GRACE_PERIOD ? GRACE_PERIOD_WAIT : TERMINATING_WAIT, afterMs: step.afterMs };
 }
+
+/**
+ * Whether `step` completes an in-place update: the finish, or the one patch of an update that restarts
+ * nothing. The App executor logs it; no Event per pod (a fifth write per pod updated in place): the rollout's
+ * end is one Event, and each pod's gate condition says when it was done.
+ */
+export function completesUpdate(step: InPlaceStep): boolean {
+  if (step.kind === 'finish') return step.removeAnnotation;
+  return step.kind === 'patchSpec' && step.revisionLabel !== undefined && step.annotation === undefined;
+}

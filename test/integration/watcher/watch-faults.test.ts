@@ -90,7 +90,7 @@ async function watchFrom(rest: KubeRest, ns: string, rv: string): Promise<'gone'
   return waitFor(
     async () => {
       const url = rest.url(`/apis/apps.ebb.dev/v1alpha1/namespaces/${ns}/apps`, { watch: 1, resourceVersion: rv, timeoutSeconds: 1 });
-      const { headers, dispatcher } = await rest.authFor(url);
+      const { headers, dispatcher } = await rest.credentials();
       const res = await fetch(url, { headers, dispatcher });
       const text = await res.text();
       if (res.status === 410 || /"code":410/.test(text)) return 'gone' as const;
