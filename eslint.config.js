@@ -21,6 +21,14 @@ export default tseslint.config(
     },
   },
   {
+    // Settings come from each process's parsed config (src/common/settings.ts); only config.ts reads the environment.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/config.ts', 'src/**/*.test.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: "Only a process's config.ts reads process.env: take the setting from its parsed config." }],
+    },
+  },
+  {
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off', '@typescript-eslint/unbound-method': 'off' },
   },

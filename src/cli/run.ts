@@ -6,12 +6,10 @@ import { appRef } from '../api/group.ts';
 import { createLogger } from '../common/log.ts';
 import { startSandbox, type Sandbox } from '../sandbox/sandbox.ts';
 import { PROJECT_ROOT } from '../sandbox/paths.ts';
-import { parseWatcherConfig } from '../watcher/config.ts';
 import { startWatcher } from '../watcher/watcher.ts';
-import { parseWorkerConfig } from '../workers/config.ts';
 import { reconcilers } from '../workers/reconcilers.ts';
 import { startWorker } from '../workers/worker.ts';
-import { cliConfig, processEnv } from './config.ts';
+import { cliConfig, parseRunConfig, processEnv } from './config.ts';
 import { logCrashes, untilSignal } from './signals.ts';
 
 interface RunArgs {
@@ -58,8 +56,9 @@ export async function runCommand(args: string[]): Promise<number> {
     env['EBB_HTTP_ADDRESS'] ??= '127.0.0.1';
     env['EBB_SCALER_PORT'] ??= '0';
   }
-  const watcher = await startWatcher(parseWatcherConfig(env), log.child({ process: 'watcher' }));
-  const worker = await startWorker(parseWorkerConfig({ ...env, EBB_HTTP_PORT: '0' }), log.child({ process: 'worker' }), reconcilers());
+  const cfg = parseRunConfig(env);
+  const watcher = await startWatcher(cfg.watcher, log.child({ process: 'watcher' }));
+  const worker = await startWorker(cfg.worker, log.child({ process: 'worker' }), reconcilers());
   if (sandbox && opts.sample) await applySample(sandbox);
   const host = env['EBB_HTTP_ADDRESS'] === '0.0.0.0' ? '127.0.0.1' : (env['EBB_HTTP_ADDRESS'] ?? '127.0.0.1');
   const lines = [

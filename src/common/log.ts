@@ -2,6 +2,10 @@ import { pino, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
 
+/** The levels a process may log at (`EBB_LOG_LEVEL`); `silent` logs nothing. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 /** One logger per process; JSON lines on stdout, fixed messages with data in fields. */
 export function createLogger(component: string, level: string = 'info'): Logger {
   return pino({

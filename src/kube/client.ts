@@ -1,4 +1,4 @@
-import type { KubeEnv } from '../common/env.ts';
+import type { KubeEnv } from '../common/process-settings.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
 import { KubeRest } from './rest.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseQueueConfig } from './config-schema.ts';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from '../common/config-error.ts';
 
 function problemsOf(env: Record<string, string | undefined>): readonly string[] {
   try {
@@ -30,6 +30,7 @@ describe('parseQueueConfig', () => {
     });
     expect(Object.isFrozen(cfg)).toBe(true);
     expect(Object.isFrozen(cfg.backoff)).toBe(true);
+    expect(Object.isFrozen(parseQueueConfig({ EBB_QUEUE_RATE_LIMIT_MAX: '5' }).globalRateLimit)).toBe(true);
   });
 
   it.each<[Record<string, string>, Record<string, unknown>]>([
@@ -60,9 +61,11 @@ describe('parseQueueConfig', () => {
     [{ EBB_QUEUE_LOCK_DURATION: '30' }, 'EBB_QUEUE_LOCK_DURATION: must be a duration such as 500ms, 30s, 10m or 1h (got "30")'],
     [{ EBB_QUEUE_LOCK_DURATION: '1s' }, 'EBB_QUEUE_LOCK_DURATION: must be between 5s and 10m (got "1s")'],
     [{ EBB_QUEUE_BACKOFF_BASE: '2m', EBB_QUEUE_BACKOFF_MAX: '1m' }, 'EBB_QUEUE_BACKOFF_BASE (2m) must not exceed EBB_QUEUE_BACKOFF_MAX (1m)'],
-    [{ EBB_RESYNC_PERIOD: '500ms' }, 'EBB_RESYNC_PERIOD: must be 0 (disabled) or at least 1s'],
+    [{ EBB_RESYNC_PERIOD: '500ms' }, 'EBB_RESYNC_PERIOD: must be 0 (off) or between 1s and 24h (got "500ms")'],
     [{ EBB_QUEUE_PREFIX: 'ebb' }, 'EBB_QUEUE_PREFIX: must contain a hash tag like {ebb} and no \':\' or spaces (got "ebb")'],
     [{ EBB_REDIS_URL: 'http://x' }, 'EBB_REDIS_URL: unsupported scheme "http:"; use redis: or rediss: (got "http://x")'],
+    [{ EBB_REDIS_URL: 'redis//host' }, 'EBB_REDIS_URL: not a URL; expected redis://[user:password@]host[:port][/db] (got "redis//host")'],
+    [{ EBB_REDIS_URL: 'redis://:pw@host/x' }, 'EBB_REDIS_URL: database "x" is not a number (got "redis://:***@host/x")'],
   ])('rejects %j', (env, problem) => {
     expect(problemsOf(env)).toEqual([problem]);
   });

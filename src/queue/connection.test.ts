@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRedisUrl, redactRedisUrl, redisOptions } from './connection.ts';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from '../common/config-error.ts';
 
 describe('parseRedisUrl', () => {
   it.each([

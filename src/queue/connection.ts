@@ -1,7 +1,8 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { backoffMs } from '../common/abort.ts';
 import { repeatGate, type Logger } from '../common/log.ts';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from '../common/config-error.ts';
+import { redactUrl } from '../common/settings-types.ts';
 
 /** Where Redis is, parsed from a `redis://` or `rediss://` URL. Holds the password: never log it. */
 export interface RedisTarget {
@@ -14,45 +15,39 @@ export interface RedisTarget {
 }
 
 /** The URL with any password replaced by `***`, safe for logs and error messages. */
-export function redactRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (!u.password) return url;
-    u.password = '***';
-    return u.toString();
-  } catch {
-    // Unparsable: cut everything up to the last '@' (where credentials would end).
-    const at = url.lastIndexOf('@');
-    return at < 0 ? url : `***${url.slice(at)}`;
-  }
-}
+export const redactRedisUrl: (url: string) => string = redactUrl;
 
-/** Parses a Redis URL; throws ConfigError naming `setting` (the URL in the message is redacted). */
-export function parseRedisUrl(url: string, setting = 'Redis URL'): RedisTarget {
-  const fail = (why: string): never => {
-    throw new ConfigError([`${setting}: ${why} (got ${JSON.stringify(redactRedisUrl(url))})`]);
-  };
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return fail('not a URL; expected redis://[user:password@]host[:port][/db]');
-  }
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') fail(`unsupported scheme ${JSON.stringify(u.protocol)}; use redis: or rediss:`);
+/** The target of a Redis URL, or why the URL is refused. */
+function readRedisUrl(url: string): RedisTarget | { problem: string } {
+  if (!URL.canParse(url)) return { problem: 'not a URL; expected redis://[user:password@]host[:port][/db]' };
+  const u = new URL(url);
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') return { problem: `unsupported scheme ${JSON.stringify(u.protocol)}; use redis: or rediss:` };
   const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (!host) fail('missing host');
-  const port = u.port === '' ? 6379 : Number(u.port);
+  if (!host) return { problem: 'missing host' };
   const dbText = u.pathname.replace(/^\//, '');
-  if (dbText !== '' && !/^\d{1,2}$/.test(dbText)) fail(`database ${JSON.stringify(dbText)} is not a number`);
-  if (u.search || u.hash) fail('query parameters and fragments are not supported');
+  if (dbText !== '' && !/^\d{1,2}$/.test(dbText)) return { problem: `database ${JSON.stringify(dbText)} is not a number` };
+  if (u.search || u.hash) return { problem: 'query parameters and fragments are not supported' };
   return {
     host,
-    port,
+    port: u.port === '' ? 6379 : Number(u.port),
     username: u.username ? decodeURIComponent(u.username) : undefined,
     password: u.password ? decodeURIComponent(u.password) : undefined,
     db: dbText === '' ? 0 : Number(dbText),
     tls: u.protocol === 'rediss:',
   };
+}
+
+/** Why a Redis URL is refused (worded for a ConfigError), or undefined when it is valid. */
+export function redisUrlProblem(url: string): string | undefined {
+  const t = readRedisUrl(url);
+  return 'problem' in t ? t.problem : undefined;
+}
+
+/** Parses a Redis URL; throws ConfigError naming `setting` (the URL in the message is redacted). */
+export function parseRedisUrl(url: string, setting = 'Redis URL'): RedisTarget {
+  const t = readRedisUrl(url);
+  if ('problem' in t) throw new ConfigError([`${setting}: ${t.problem} (got ${JSON.stringify(redactRedisUrl(url))})`]);
+  return t;
 }
 
 export interface RedisConnectionOptions {

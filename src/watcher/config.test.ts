@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../queue/errors.ts';
+import { ConfigError } from '../common/config-error.ts';
 import { authorized } from './board.ts';
 import { parseWatcherConfig } from './config.ts';
 
@@ -43,7 +43,31 @@ describe('parseWatcherConfig', () => {
     expect(cfg.boardNote).toContain('EBB_BOARD_TOKEN');
     const withToken = parseWatcherConfig({ ...base, EBB_HTTP_ADDRESS: '0.0.0.0', EBB_BOARD_TOKEN: 's3cret' });
     expect(withToken.board?.auth).toEqual({ kind: 'token', token: 's3cret' });
-    expect(parseWatcherConfig({ ...base, EBB_BOARD: 'off' }).board).toBeUndefined();
+    expect(parseWatcherConfig({ ...base, EBB_BOARD: 'false' }).board).toBeUndefined();
+  });
+
+  it('reads the scaler switch and its port', () => {
+    expect(parseWatcherConfig(base).scalerPort).toBe(9090);
+    expect(parseWatcherConfig({ ...base, EBB_SCALER_PORT: '0' }).scalerPort).toBe(0);
+    expect(parseWatcherConfig({ ...base, EBB_SCALER: 'false' }).scalerPort).toBeUndefined();
+  });
+
+  it.each<[Record<string, string>, string]>([
+    [{ EBB_SCALER_PORT: 'off' }, 'EBB_SCALER_PORT: must be a port number 0..65535 (got "off"); to switch the scaler off, set EBB_SCALER=false'],
+    [{ EBB_BOARD: 'on' }, 'EBB_BOARD: must be true or false (got "on"); write true instead'],
+    [{ EBB_BOARD_READ_ONLY: 'no' }, 'EBB_BOARD_READ_ONLY: must be true or false (got "no"); write false instead'],
+  ])('refuses the old spellings %j with what to write instead', (env, problem) => {
+    expect(() => parseWatcherConfig({ ...base, ...env })).toThrow(problem);
+  });
+
+  it('reads namespaces as a trimmed comma-separated list', () => {
+    expect(parseWatcherConfig({ ...base, EBB_NAMESPACES: ' a, b ,,c ' }).namespaces).toEqual(['a', 'b', 'c']);
+  });
+
+  it('reads Bull Board credentials and never shows a secret in a message', () => {
+    const basic = parseWatcherConfig({ ...base, EBB_HTTP_ADDRESS: '0.0.0.0', EBB_BOARD_USER: 'u', EBB_BOARD_PASSWORD: 'p', EBB_BOARD_READ_ONLY: 'false' });
+    expect(basic.board).toEqual({ basePath: '/board', readOnly: false, auth: { kind: 'basic', user: 'u', password: 'p' } });
+    expect(() => parseWatcherConfig({ ...base, EBB_BOARD_PASSWORD: 'hunter2' })).toThrow(/^(?![\s\S]*hunter2)[\s\S]*EBB_BOARD_USER and EBB_BOARD_PASSWORD/);
   });
 });
 

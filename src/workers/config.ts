@@ -1,7 +1,7 @@
-import { readKubeEnv, readLogLevel, readPort, type Env, type KubeEnv } from '../common/env.ts';
-import { readQueueConfig, type QueueConfig } from '../queue/config-schema.ts';
-import { ConfigError } from '../queue/errors.ts';
-import { parseDuration } from '../common/duration.ts';
+import type { LogLevel } from '../common/log.ts';
+import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, kubeEnvOf, type KubeEnv } from '../common/process-settings.ts';
+import { frozen, parseSettings, table, type Env } from '../common/settings.ts';
+import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/config-schema.ts';
 
 /** The worker's configuration: parsed and validated once, frozen, passed down. */
 export interface WorkerConfig {
@@ -12,32 +12,38 @@ export interface WorkerConfig {
   readonly httpPort: number;
   /** How long SIGTERM waits for running reconciles before the worker exits anyway. */
   readonly shutdownTimeoutMs: number;
-  readonly logLevel: string;
+  readonly logLevel: LogLevel;
 }
 
-export const WORKER_ENV = {
-  httpAddress: 'EBB_HTTP_ADDRESS',
-  httpPort: 'EBB_HTTP_PORT',
-  shutdownTimeout: 'EBB_SHUTDOWN_TIMEOUT',
-  logLevel: 'EBB_LOG_LEVEL',
-} as const;
+/** Everything `ebb worker` reads. */
+export const WORKER_SETTINGS = table(
+  {
+    ...KUBE_SETTINGS.entries,
+    ...LOG_SETTINGS.entries,
+    ...HTTP_SETTINGS.entries,
+    ...QUEUE_SETTINGS.entries,
+    shutdownTimeout: {
+      name: 'EBB_SHUTDOWN_TIMEOUT',
+      type: 'duration',
+      default: '50s',
+      min: '0',
+      max: '1h',
+      doc: 'how long SIGTERM waits for running reconciles; the worker exits at the latest 5s later',
+    },
+  },
+  QUEUE_SETTINGS.checks,
+);
 
+/** Pure parser; `loadWorkerConfig` feeds it process.env. Throws one ConfigError listing every problem. */
 export function parseWorkerConfig(env: Env): WorkerConfig {
-  const problems: string[] = [];
-  const queue = readQueueConfig(env, problems);
-  const httpPort = readPort(env, WORKER_ENV.httpPort, 8080, problems);
-  const shutdownText = env[WORKER_ENV.shutdownTimeout] ?? '50s';
-  const shutdownTimeoutMs = parseDuration(shutdownText);
-  if (shutdownTimeoutMs === undefined) problems.push(`${WORKER_ENV.shutdownTimeout}: must be a duration like 50s (got "${shutdownText}")`);
-  const logLevel = readLogLevel(env, WORKER_ENV.logLevel, problems);
-  if (problems.length > 0 || !queue) throw new ConfigError(problems);
-  return Object.freeze({
-    queue,
-    kube: readKubeEnv(env),
-    httpAddress: env[WORKER_ENV.httpAddress] ?? '0.0.0.0',
-    httpPort,
-    shutdownTimeoutMs: shutdownTimeoutMs ?? 50_000,
-    logLevel,
+  const v = parseSettings(WORKER_SETTINGS, env);
+  return frozen({
+    queue: queueConfigOf(v),
+    kube: kubeEnvOf(v),
+    httpAddress: v.httpAddress,
+    httpPort: v.httpPort,
+    shutdownTimeoutMs: v.shutdownTimeout,
+    logLevel: v.logLevel,
   });
 }
 

@@ -1,0 +1,14 @@
+/**
+ * Invalid configuration: thrown once at start-up by the settings parser, with every problem listed. Messages
+ * name the setting and never echo a secret (passwords and tokens are left out, URLs are shown redacted).
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  /** A stable code for callers that branch on the error kind. */
+  readonly code = 'InvalidConfiguration';
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(problems.length === 1 ? `invalid configuration: ${problems[0]}` : `invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.problems = Object.freeze([...problems]);
+  }
+}
