@@ -46,7 +46,7 @@ control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-sche
 	@hack/control-plane.sh
 
 ##@ Develop
-.PHONY: build lint typecheck crds test test-unit test-integration run sandbox
+.PHONY: build lint typecheck crds config-docs test test-unit test-integration run sandbox
 build: deps ## Compile TypeScript to dist/.
 	npm run build
 
@@ -58,6 +58,9 @@ typecheck: deps ## tsc --noEmit over sources, tests and scripts.
 
 crds: deps ## Regenerate deploy/crds from the schemas in src/api.
 	npm run gen:crds
+
+config-docs: deps ## Regenerate README.md's configuration reference from the settings tables.
+	npm run gen:config-docs
 
 test-unit: deps ## Unit tests only.
 	npm run test:unit

@@ -17,7 +17,7 @@ const { values: args } = parseArgs({ options: { runs: { type: 'string', default:
 
 /** What `ebb watcher` always loads (scaler and board off). */
 const CORE = ['bullmq', 'ioredis', 'pino', 'prom-client', 'undici', 'yaml'];
-/** The KEDA scaler (on by default: EBB_SCALER_PORT=9090). */
+/** The KEDA scaler (on by default: EBB_SCALER=true, EBB_SCALER_PORT=9090). */
 const SCALER = ['@grpc/grpc-js', '@grpc/proto-loader'];
 /** Bull Board (on only on a loopback address or with credentials). */
 const BOARD = ['@bull-board/api', '@bull-board/hono', 'hono', '@hono/node-server'];

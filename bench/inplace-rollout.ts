@@ -214,8 +214,8 @@ async function setup(dir: string): Promise<Env> {
     EBB_QUEUE_PREFIX: `{ebb-bench-${randomBytes(3).toString('hex')}}`,
     EBB_HTTP_PORT: '0',
     EBB_HTTP_ADDRESS: '127.0.0.1',
-    EBB_SCALER_PORT: 'off',
-    EBB_BOARD: 'off',
+    EBB_SCALER: 'false',
+    EBB_BOARD: 'false',
     EBB_LOG_LEVEL: 'warn',
   };
   const watcher = await startWatcher(parseWatcherConfig(cfg), log);

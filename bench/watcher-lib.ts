@@ -94,7 +94,7 @@ export function spawnEbb(
   const argv = command === 'minimal-worker' ? [join(PROJECT_ROOT, 'bench', 'minimal-worker.ts')] : [cli, command];
   const proc = spawn(process.execPath, argv, {
     cwd: PROJECT_ROOT,
-    env: { ...base, EBB_HTTP_ADDRESS: '127.0.0.1', EBB_HTTP_PORT: '0', EBB_SCALER_PORT: '0', EBB_BOARD: 'off', ...env },
+    env: { ...base, EBB_HTTP_ADDRESS: '127.0.0.1', EBB_HTTP_PORT: '0', EBB_SCALER_PORT: '0', EBB_BOARD: 'false', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const logs: LogLine[] = [];

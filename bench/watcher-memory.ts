@@ -3,7 +3,7 @@
  *
  *   node bench/watcher-memory.ts [--apps 10000] [--pods-per-app 3] [--namespaces 10] [--parallel 48]
  *                                [--event-burst 3000] [--node-options=--max-old-space-size=64] [--dist]
- *                                [--watcher-env EBB_SCALER_PORT=off ...]
+ *                                [--watcher-env EBB_SCALER=false ...]
  *
  * A private control plane and Redis. Apps (no pods of their own: replicas 0) and pods labelled
  * `apps.ebb.dev/app=<app>` are created directly, in parallel batches; the pods name a scheduler that does
@@ -32,7 +32,7 @@ const { values: args } = parseArgs({
     /** NODE_OPTIONS for the watcher process, e.g. V8 heap limits. */
     'node-options': { type: 'string', default: '' },
     dist: { type: 'boolean', default: false },
-    /** Extra environment for the watcher (repeatable), e.g. EBB_SCALER_PORT=off. */
+    /** Extra environment for the watcher (repeatable), e.g. EBB_SCALER=false. */
     'watcher-env': { type: 'string', multiple: true, default: [] },
   },
 });

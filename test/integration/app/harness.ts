@@ -48,7 +48,7 @@ export function useController(prefix: string, opts: ControllerOptions = {}): { r
       EBB_HTTP_PORT: '0',
       EBB_SCALER_PORT: '0',
       EBB_HTTP_ADDRESS: '127.0.0.1',
-      EBB_BOARD: 'off',
+      EBB_BOARD: 'false',
       EBB_LOG_LEVEL: 'warn',
     };
     state.env = env;

@@ -56,7 +56,7 @@ beforeAll(async () => {
     EBB_HTTP_PORT: '0',
     EBB_SCALER_PORT: '0',
     EBB_HTTP_ADDRESS: '127.0.0.1',
-    EBB_BOARD: 'off',
+    EBB_BOARD: 'false',
     EBB_LOG_LEVEL: 'error',
     // A killed worker's job is retried once its lock expires: keep that short.
     EBB_QUEUE_LOCK_DURATION: '5s',

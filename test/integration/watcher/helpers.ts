@@ -156,7 +156,7 @@ export function ebbEnv(opts: { kubeconfig: string; redisUrl: string; prefix: str
     EBB_NAMESPACES: opts.namespaces.join(','),
     EBB_QUEUE_BACKOFF_BASE: '200ms',
     EBB_QUEUE_BACKOFF_MAX: '2s',
-    EBB_BOARD: 'off',
+    EBB_BOARD: 'false',
     ...extra,
   };
 }
