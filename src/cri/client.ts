@@ -89,7 +89,7 @@ export class CriClient implements ImageService {
   }
 
   async pullImage(image: string, opts: PullOptions): Promise<string> {
-    const request = { image: { image, userSpecifiedImage: image }, auth: opts.auth ?? null };
+    const request = { image: { image, userSpecifiedImage: image }, auth: opts.auth ? withServerUrl(opts.auth) : null };
     const res = await this.call('PullImage', request, opts, this.pullTimeoutMs, secretsOf(opts.auth));
     if (!res.imageRef) throw new CriError('Unknown', 'PullImage', 'CRI PullImage: runtime returned an empty image ref');
     return res.imageRef;
@@ -100,9 +100,16 @@ export class CriClient implements ImageService {
     return res.image ? toCriImage(res.image) : undefined;
   }
 
+  /**
+   * With `image`, asks ImageStatus instead of sending ListImagesRequest.filter: containerd 1.6 ignores that
+   * filter and lists every image, while ImageStatus resolves the reference as the runtime does for pulls.
+   */
   async listImages(opts: ListImagesOptions): Promise<CriImage[]> {
-    const filter = opts.image === undefined ? null : { image: { image: opts.image } };
-    const res = await this.call('ListImages', { filter }, opts, this.callTimeoutMs);
+    if (opts.image !== undefined) {
+      const found = await this.imageStatus(opts.image, opts);
+      return found ? [found] : [];
+    }
+    const res = await this.call('ListImages', { filter: null }, opts, this.callTimeoutMs);
     return (res.images ?? []).map(toCriImage);
   }
 
@@ -186,6 +193,16 @@ function secretsOf(auth: AuthConfig | undefined): string[] {
   if (!auth) return [];
   const basic = auth.username && auth.password ? Buffer.from(`${auth.username}:${auth.password}`).toString('base64') : '';
   return [auth.password, auth.auth, auth.identityToken, auth.registryToken, basic].filter((s): s is string => !!s);
+}
+
+/**
+ * containerd (1.6) parses `serverAddress` as a URL and compares its host with the image's registry, so a
+ * bare `host:port`, as docker config keys are usually written, fails the pull: it gets an `https://` prefix.
+ */
+function withServerUrl(auth: AuthConfig): AuthConfig {
+  const address = auth.serverAddress;
+  if (!address || /^[a-z][a-z0-9+.-]*:\/\//i.test(address)) return auth;
+  return { ...auth, serverAddress: `https://${address}` };
 }
 
 /** Converts the wire `Image` (uint64 size as a decimal string) to ebb's CriImage. */

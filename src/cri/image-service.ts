@@ -36,6 +36,7 @@ export interface PullOptions extends CallOptions {
 }
 
 export interface ListImagesOptions extends CallOptions {
+  /** Only the image this reference or ID resolves to, as ImageStatus resolves it. */
   image?: string;
 }
 

@@ -19,7 +19,13 @@ export interface ImageSpec {
 export interface AuthConfig {
   username?: string;
   password?: string;
+  /** base64 of `username:password`, as in a docker config.json. */
   auth?: string;
+  /**
+   * The registry the credential is for. containerd 1.6 parses it as a URL and drops the credential when its
+   * host is not the image's registry; CriClient sends a bare `host[:port]` as `https://host[:port]` (as is,
+   * containerd fails the pull with "first path segment in URL cannot contain colon").
+   */
   serverAddress?: string;
   identityToken?: string;
   registryToken?: string;
