@@ -15,14 +15,17 @@ export interface Daemon {
 /** PIDs of daemons still running: killed when the test process exits, whatever the way it ends. */
 const running = new Set<number>();
 process.once('exit', () => {
-  for (const pid of running) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+  for (const pid of running) signalPid(pid, 'SIGKILL');
 });
+
+/** Signals one process by its PID; a process that has just exited is not an error. */
+function signalPid(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+  }
+}
 
 /** Starts `command` with stdout and stderr appended to files; fails when it cannot be spawned. */
 export async function startDaemon(command: string, args: string[], logs: { stdout: string; stderr: string }): Promise<Daemon> {
@@ -51,9 +54,9 @@ export async function startDaemon(command: string, args: string[], logs: { stdou
     stop(graceMs = 10_000): Promise<void> {
       stopping ??= (async () => {
         if (!running.has(pid)) return;
-        process.kill(pid, 'SIGTERM');
+        signalPid(pid, 'SIGTERM');
         const timer = setTimeout(() => {
-          if (running.has(pid)) process.kill(pid, 'SIGKILL');
+          if (running.has(pid)) signalPid(pid, 'SIGKILL');
         }, graceMs);
         await exited;
         clearTimeout(timer);
