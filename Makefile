@@ -12,7 +12,7 @@ else
 NODE_BIN_DIR   := $(NODE_DIR)/node_modules/node/bin
 export PATH    := $(NODE_BIN_DIR):$(PATH)
 endif
-DEB_PACKAGES   := redis-server openssl
+DEB_PACKAGES   := redis-server openssl containerd docker-registry apache2-utils
 SANDBOX_DIR    ?= .sandbox
 NODES          ?= 3
 
@@ -35,7 +35,7 @@ endif
 deps: node ## Install npm packages from package-lock.json when it is newer than node_modules.
 	@if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm install --no-save --no-audit --no-fund; fi
 
-debs: ## Debian packages (redis-server, openssl).
+debs: ## Debian packages (redis-server, openssl; containerd, docker-registry, apache2-utils for the runtime tests).
 	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
@@ -46,7 +46,7 @@ control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-sche
 	@hack/control-plane.sh
 
 ##@ Develop
-.PHONY: build lint typecheck crds config-docs test test-unit test-integration run sandbox
+.PHONY: build lint typecheck crds config-docs test test-unit test-integration test-runtime run sandbox
 build: deps ## Compile TypeScript to dist/.
 	npm run build
 
@@ -64,6 +64,9 @@ config-docs: deps ## Regenerate README.md's configuration reference from the set
 
 test-unit: deps ## Unit tests only.
 	npm run test:unit
+
+test-runtime: deps debs ## CRI client against a real containerd and registry (Debian packages; Go for the proto check).
+	npm run test:runtime
 
 test-integration: tools ## Integration tests against a sandbox (real control plane, real Redis).
 	npm run test:integration

@@ -19,6 +19,17 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        test: {
+          // Real containerd and a real registry as child processes (no apiserver): the CRI client's contract.
+          name: 'runtime',
+          include: ['test/runtime/**/*.test.ts'],
+          globalSetup: ['test/runtime/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 150_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

@@ -4,16 +4,16 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serveImageService, type ImageServiceHandle } from '../sandbox/node/cri-server.ts';
 import { ImageStore, SimRegistry } from '../sandbox/node/image-store.ts';
-import { CriError, CriImageClient, isCriError } from './client.ts';
+import { CriClient, CriError, CriImageClient, isCriError, unixEndpoint } from './client.ts';
 
 /** Real gRPC over a real unix socket, served by a simulated node's image service. */
-describe('CriImageClient', () => {
+describe('CriClient', () => {
   let dir: string;
   let socketPath: string;
   let registry: SimRegistry;
   let store: ImageStore;
   let server: ImageServiceHandle | undefined;
-  let client: CriImageClient;
+  let client: CriClient;
   let pullMs: number;
   const signal = new AbortController().signal;
 
@@ -24,7 +24,7 @@ describe('CriImageClient', () => {
     pullMs = 5_000;
     store = new ImageStore({ registry, pullMs: () => pullMs });
     server = await serveImageService({ socketPath, store });
-    client = CriImageClient.connect(socketPath);
+    client = CriClient.connect(unixEndpoint(socketPath));
   });
 
   afterEach(async () => {
@@ -41,6 +41,16 @@ describe('CriImageClient', () => {
 
     expect(isCriError(err, 'Aborted')).toBe(true);
     expect(store.status('nginx:1.27')).toBeUndefined();
+  });
+
+  it('rejects promptly with Aborted when the signal fires during the call', async () => {
+    const ac = new AbortController();
+    const pending = client.pullImage('nginx:1.27', { signal: ac.signal });
+    setTimeout(() => ac.abort(), 50);
+    const started = Date.now();
+
+    await expect(pending).rejects.toSatisfy((e) => isCriError(e, 'Aborted'));
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('fails with DeadlineExceeded when the pull outlives its timeout', async () => {
@@ -92,10 +102,28 @@ describe('CriImageClient', () => {
     expect(Object.keys(err as object).sort()).toEqual(['code', 'grpcCode', 'method', 'name']);
   });
 
-  it('rejects a socket path longer than a unix socket address can hold', () => {
-    const long = path.join(dir, 'y'.repeat(120), 'cri.sock');
+  it('answers Unimplemented for the methods a simulated node does not serve (ImageFsInfo, Version)', async () => {
+    const err: unknown = await client.imageFsInfo({ signal }).catch((e: unknown) => e);
 
-    expect(() => CriImageClient.connect(long)).toThrow(CriError);
-    expect(() => CriImageClient.connect(long)).toThrow(/limit is 103/);
+    expect(isCriError(err, 'Unimplemented')).toBe(true);
+    expect((err as CriError).retryable).toBe(false);
+    await expect(client.version({ signal })).rejects.toSatisfy((e) => isCriError(e, 'Unimplemented'));
+  });
+
+  it('accepts only unix:///absolute/path endpoints', () => {
+    expect(() => CriClient.connect(socketPath)).toThrow(/no unix:\/\/ scheme/);
+    expect(() => CriClient.connect('tcp://127.0.0.1:10010')).toThrow(CriError);
+    const long = path.join(dir, 'y'.repeat(120), 'cri.sock');
+    expect(() => CriClient.connect(unixEndpoint(long))).toThrow(/limit is 103/);
+  });
+
+  it('still connects by socket path through the deprecated CriImageClient', async () => {
+    pullMs = 0;
+    const legacy = CriImageClient.connect(socketPath);
+    try {
+      await expect(legacy.pullImage('nginx:1.27', { signal })).resolves.toMatch(/^sha256:/);
+    } finally {
+      legacy.close();
+    }
   });
 });

@@ -1,32 +1,25 @@
 import { Client, Metadata, credentials } from '@grpc/grpc-js';
+import { parseCriEndpoint, unixEndpoint } from './endpoint.ts';
 import { abortedError, criErrorFrom, CriError } from './errors.ts';
-import { loadImageService, unixSocketTarget, type ImageServiceDefinition } from './load.ts';
-import type { AuthConfig, CriImage, Image, ImageServiceMethod, ImageServiceMethods } from './types.ts';
+import type { CallOptions, CriImage, ImageFsUsage, ImageService, ListImagesOptions, PullOptions, RuntimeVersion } from './image-service.ts';
+import { loadCriDefinition, type CriDefinition } from './load.ts';
+import type { AuthConfig, CriMethod, CriMethods, FilesystemUsage, Image, UInt64Value, WireInt64 } from './types.ts';
 
-export { CriError, isCriError, type CriErrorCode } from './errors.ts';
-export type { AuthConfig, CriImage } from './types.ts';
+export { CriError, isCriError, type CriErrorCode, type RuntimeErrorCode } from './errors.ts';
+export { parseCriEndpoint, unixEndpoint } from './endpoint.ts';
+export type * from './image-service.ts';
 
 export interface CriClientOptions {
-  /** Deadline of ImageStatus, ListImages and RemoveImage calls when the caller gives none. */
+  /** Deadline of calls other than PullImage when the caller gives none. */
   callTimeoutMs?: number;
   /** Deadline of PullImage calls when the caller gives none. */
   pullTimeoutMs?: number;
 }
 
-export interface CallOpts {
-  /** Cancels the call (the promise rejects with CriError code `Aborted`). */
-  signal: AbortSignal;
-  /** Deadline of this call; defaults to the client's. */
-  timeoutMs?: number;
-}
-
-export interface PullOpts extends CallOpts {
-  /** Registry credential for this pull; sent only to the runtime, never logged or kept in errors. */
-  auth?: AuthConfig;
-}
-
 const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 const DEFAULT_PULL_TIMEOUT_MS = 10 * 60_000;
+/** The CRI version ebb speaks, sent in VersionRequest. */
+const CRI_API_VERSION = 'v1';
 /** As the kubelet's CRI client: image lists of busy nodes exceed grpc's 4 MiB default. */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /**
@@ -43,42 +36,34 @@ const CHANNEL_OPTIONS = {
 };
 
 /**
- * Client of a container runtime's CRI ImageService over its unix socket (containerd, CRI-O, or a simulated
- * node). The channel connects lazily and reconnects by itself; calls fail fast with code `Unavailable` while
- * the runtime is unreachable, so the caller decides when to retry. Every call takes an AbortSignal and a
- * deadline.
+ * Client of a container runtime's CRI image service (and RuntimeService.Version) over its unix socket:
+ * containerd, CRI-O, or a simulated node. The channel connects lazily and reconnects by itself; calls fail
+ * fast with code `Unavailable` while the runtime is unreachable, so the caller decides when to retry.
  */
-export class CriImageClient {
+export class CriClient implements ImageService {
   private readonly client: Client;
-  private readonly service: ImageServiceDefinition;
+  private readonly methods: CriDefinition;
   private readonly callTimeoutMs: number;
   private readonly pullTimeoutMs: number;
   private closed = false;
 
-  private constructor(target: string, opts: CriClientOptions) {
-    this.service = loadImageService();
-    this.client = new Client(target, credentials.createInsecure(), CHANNEL_OPTIONS);
+  private constructor(socketPath: string, opts: CriClientOptions) {
+    this.methods = loadCriDefinition();
+    this.client = new Client(`unix://${socketPath}`, credentials.createInsecure(), CHANNEL_OPTIONS);
     this.callTimeoutMs = opts.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.pullTimeoutMs = opts.pullTimeoutMs ?? DEFAULT_PULL_TIMEOUT_MS;
   }
 
   /**
-   * Creates a client for the runtime listening on `socketPath` (an absolute path, e.g. containerd's
-   * socket). Does not wait for the runtime: use `ready()` for that. Throws CriError `InvalidArgument`
-   * for a path that cannot be a unix socket address.
+   * Creates a client for the runtime at `endpoint`, `unix:///absolute/path.sock`. Does not wait for the
+   * runtime (see `ready()`). Throws CriError `InvalidEndpoint` for any other endpoint.
    */
-  static connect(socketPath: string, opts: CriClientOptions = {}): CriImageClient {
-    let target: string;
-    try {
-      target = unixSocketTarget(socketPath);
-    } catch (err) {
-      throw new CriError('InvalidArgument', 'connect', err instanceof Error ? err.message : String(err));
-    }
-    return new CriImageClient(target, opts);
+  static connect(endpoint: string, opts: CriClientOptions = {}): CriClient {
+    return new CriClient(parseCriEndpoint(endpoint), opts);
   }
 
   /** Resolves once the runtime accepts connections; rejects with `DeadlineExceeded` or `Aborted`. */
-  ready(opts: CallOpts): Promise<void> {
+  ready(opts: CallOptions): Promise<void> {
     if (this.closed) return Promise.reject(closedError('ready'));
     if (opts.signal.aborted) return Promise.reject(abortedError('ready'));
     const deadline = Date.now() + (opts.timeoutMs ?? this.callTimeoutMs);
@@ -93,52 +78,70 @@ export class CriImageClient {
     });
   }
 
-  /** Pulls an image (the runtime always contacts the registry) and returns the image ref (the image ID). */
-  async pullImage(image: string, opts: PullOpts): Promise<string> {
-    const res = await this.call(
-      'PullImage',
-      { image: { image, userSpecifiedImage: image }, auth: opts.auth ?? null },
-      opts.signal,
-      opts.timeoutMs ?? this.pullTimeoutMs,
-    );
+  async version(opts: CallOptions): Promise<RuntimeVersion> {
+    const res = await this.call('Version', { version: CRI_API_VERSION }, opts, this.callTimeoutMs);
+    return {
+      version: res.version ?? '',
+      runtimeName: res.runtimeName ?? '',
+      runtimeVersion: res.runtimeVersion ?? '',
+      runtimeApiVersion: res.runtimeApiVersion ?? '',
+    };
+  }
+
+  async pullImage(image: string, opts: PullOptions): Promise<string> {
+    const request = { image: { image, userSpecifiedImage: image }, auth: opts.auth ? withServerUrl(opts.auth) : null };
+    const res = await this.call('PullImage', request, opts, this.pullTimeoutMs, secretsOf(opts.auth));
     if (!res.imageRef) throw new CriError('Unknown', 'PullImage', 'CRI PullImage: runtime returned an empty image ref');
     return res.imageRef;
   }
 
-  /** Returns the image, or undefined when the runtime does not have it. */
-  async imageStatus(image: string, opts: CallOpts): Promise<CriImage | undefined> {
-    const res = await this.call('ImageStatus', { image: { image } }, opts.signal, opts.timeoutMs ?? this.callTimeoutMs);
+  async imageStatus(image: string, opts: CallOptions): Promise<CriImage | undefined> {
+    const res = await this.call('ImageStatus', { image: { image } }, opts, this.callTimeoutMs);
     return res.image ? toCriImage(res.image) : undefined;
   }
 
-  /** Lists the runtime's images; with `image`, only the one that reference or ID resolves to (if any). */
-  async listImages(opts: CallOpts & { image?: string }): Promise<CriImage[]> {
-    const filter = opts.image === undefined ? null : { image: { image: opts.image } };
-    const res = await this.call('ListImages', { filter }, opts.signal, opts.timeoutMs ?? this.callTimeoutMs);
+  /**
+   * With `image`, asks ImageStatus instead of sending ListImagesRequest.filter: containerd 1.6 ignores that
+   * filter and lists every image, while ImageStatus resolves the reference as the runtime does for pulls.
+   */
+  async listImages(opts: ListImagesOptions): Promise<CriImage[]> {
+    if (opts.image !== undefined) {
+      const found = await this.imageStatus(opts.image, opts);
+      return found ? [found] : [];
+    }
+    const res = await this.call('ListImages', { filter: null }, opts, this.callTimeoutMs);
     return (res.images ?? []).map(toCriImage);
   }
 
-  /** Removes an image; succeeds when the image is already absent. */
-  async removeImage(image: string, opts: CallOpts): Promise<void> {
-    await this.call('RemoveImage', { image: { image } }, opts.signal, opts.timeoutMs ?? this.callTimeoutMs);
+  async imageFsInfo(opts: CallOptions): Promise<ImageFsUsage[]> {
+    const res = await this.call('ImageFsInfo', {}, opts, this.callTimeoutMs);
+    return (res.imageFilesystems ?? []).map(toImageFsUsage);
   }
 
-  /** Closes the channel; later calls fail with `Unavailable`. In-flight calls are cancelled. */
+  /** Removes an image; succeeds when the image is already absent. */
+  async removeImage(image: string, opts: CallOptions): Promise<void> {
+    await this.call('RemoveImage', { image: { image } }, opts, this.callTimeoutMs);
+  }
+
+  /** Closes the channel; later calls fail with `Unavailable`, in-flight ones with `Cancelled`. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.client.close();
   }
 
-  private call<K extends ImageServiceMethod>(
+  private call<K extends CriMethod>(
     method: K,
-    request: ImageServiceMethods[K][0],
-    signal: AbortSignal,
-    timeoutMs: number,
-  ): Promise<ImageServiceMethods[K][1]> {
+    request: CriMethods[K][1],
+    opts: CallOptions,
+    defaultTimeoutMs: number,
+    secrets: readonly string[] = [],
+  ): Promise<CriMethods[K][2]> {
+    const { signal } = opts;
     if (this.closed) return Promise.reject(closedError(method));
     if (signal.aborted) return Promise.reject(abortedError(method));
-    const def = this.service[method];
+    const def = this.methods[method];
+    const deadline = Date.now() + (opts.timeoutMs ?? defaultTimeoutMs);
     return new Promise((resolve, reject) => {
       let settled = false;
       const call = this.client.makeUnaryRequest(
@@ -147,12 +150,12 @@ export class CriImageClient {
         def.responseDeserialize,
         request,
         new Metadata(),
-        { deadline: Date.now() + timeoutMs },
+        { deadline },
         (err, res) => {
           signal.removeEventListener('abort', onAbort);
           if (settled) return;
           settled = true;
-          if (err) reject(criErrorFrom(err, method));
+          if (err) reject(criErrorFrom(err, method, secrets));
           else if (res === undefined) reject(new CriError('Unknown', method, `CRI ${method}: empty response`));
           else resolve(res);
         },
@@ -169,8 +172,37 @@ export class CriImageClient {
   }
 }
 
+/**
+ * @deprecated The socket-path entry point the simulated node's tests use; new code calls
+ * `CriClient.connect('unix:///path')`. Kept until those tests move with the sandbox.
+ */
+export const CriImageClient = {
+  connect(socketPath: string, opts: CriClientOptions = {}): CriClient {
+    return CriClient.connect(unixEndpoint(socketPath), opts);
+  },
+};
+/** @deprecated See the value of the same name. */
+export type CriImageClient = CriClient;
+
 function closedError(method: string): CriError {
   return new CriError('Unavailable', method, `CRI ${method}: client is closed`);
+}
+
+/** The values of a credential that must never appear in an error (everything but the user and server). */
+function secretsOf(auth: AuthConfig | undefined): string[] {
+  if (!auth) return [];
+  const basic = auth.username && auth.password ? Buffer.from(`${auth.username}:${auth.password}`).toString('base64') : '';
+  return [auth.password, auth.auth, auth.identityToken, auth.registryToken, basic].filter((s): s is string => !!s);
+}
+
+/**
+ * containerd (1.6) parses `serverAddress` as a URL and compares its host with the image's registry, so a
+ * bare `host:port`, as docker config keys are usually written, fails the pull: it gets an `https://` prefix.
+ */
+function withServerUrl(auth: AuthConfig): AuthConfig {
+  const address = auth.serverAddress;
+  if (!address || /^[a-z][a-z0-9+.-]*:\/\//i.test(address)) return auth;
+  return { ...auth, serverAddress: `https://${address}` };
 }
 
 /** Converts the wire `Image` (uint64 size as a decimal string) to ebb's CriImage. */
@@ -182,4 +214,18 @@ export function toCriImage(img: Image): CriImage {
     size: Number(img.size ?? 0),
     pinned: img.pinned ?? false,
   };
+}
+
+function toImageFsUsage(fs: FilesystemUsage): ImageFsUsage {
+  return {
+    mountpoint: fs.fsId?.mountpoint ?? '',
+    timestampMs: Number(BigInt(fs.timestamp ?? 0) / 1_000_000n),
+    usedBytes: optionalUint64(fs.usedBytes),
+    inodesUsed: optionalUint64(fs.inodesUsed),
+  };
+}
+
+function optionalUint64(v: UInt64Value | null | undefined): number | undefined {
+  const value: WireInt64 | undefined = v?.value;
+  return value === undefined ? undefined : Number(value);
 }

@@ -1,13 +1,14 @@
 import path from 'node:path';
 import type { MethodDefinition } from '@grpc/grpc-js';
 import { loadSync, type Options } from '@grpc/proto-loader';
-import type { ImageServiceMethod, ImageServiceMethods } from './types.ts';
+import type { CriMethod, CriMethods, ImageServiceMethod, ImageServiceMethods } from './types.ts';
 
-/** Fully qualified name of the CRI image service. */
+/** Fully qualified names of the CRI services ebb uses. */
 export const IMAGE_SERVICE_NAME = 'runtime.v1.ImageService';
+export const RUNTIME_SERVICE_NAME = 'runtime.v1.RuntimeService';
 
-/** The proto file ships next to this module (the build must copy `*.proto` files along with the JS). */
-const PROTO_PATH = path.join(import.meta.dirname, 'image-service.proto');
+/** The proto files ship next to this module (the build copies `*.proto` files along with the JS). */
+export const PROTO_FILES: readonly string[] = ['image-service.proto', 'runtime-service.proto'].map((f) => path.join(import.meta.dirname, f));
 
 /**
  * Decoding options shared by client and server; the shapes in types.ts depend on them.
@@ -15,27 +16,64 @@ const PROTO_PATH = path.join(import.meta.dirname, 'image-service.proto');
  */
 const LOADER_OPTIONS: Options = { keepCase: false, longs: String, enums: String, defaults: true, oneofs: true };
 
-const METHODS: readonly ImageServiceMethod[] = ['ListImages', 'ImageStatus', 'PullImage', 'RemoveImage'];
+/** Each method ebb calls, with the service that declares it. */
+const METHODS: { readonly [K in CriMethod]: string } = {
+  ListImages: IMAGE_SERVICE_NAME,
+  ImageStatus: IMAGE_SERVICE_NAME,
+  PullImage: IMAGE_SERVICE_NAME,
+  RemoveImage: IMAGE_SERVICE_NAME,
+  ImageFsInfo: IMAGE_SERVICE_NAME,
+  Version: RUNTIME_SERVICE_NAME,
+};
 
-/** The ImageService definition, typed per method; usable by grpc-js `Client` calls and `Server.addService`. */
+/** Every method ebb calls, typed per method (method names are unique across the two services). */
+export type CriDefinition = {
+  readonly [K in CriMethod]: MethodDefinition<CriMethods[K][1], CriMethods[K][2]>;
+};
+
+/**
+ * The ImageService methods a simulated node serves, typed per method; usable by `Server.addService` (the
+ * service's other methods, e.g. ImageFsInfo, then answer UNIMPLEMENTED).
+ */
 export type ImageServiceDefinition = {
   readonly [K in ImageServiceMethod]: MethodDefinition<ImageServiceMethods[K][0], ImageServiceMethods[K][1]>;
 };
 
-let cached: ImageServiceDefinition | undefined;
+type ServiceDefinition = Record<string, MethodDefinition<unknown, unknown> | undefined>;
 
-/** Loads (once) and returns the CRI ImageService definition. */
-export function loadImageService(): ImageServiceDefinition {
-  if (cached) return cached;
-  const pkg = loadSync(PROTO_PATH, LOADER_OPTIONS);
-  const service = pkg[IMAGE_SERVICE_NAME] as Record<string, MethodDefinition<unknown, unknown> | undefined> | undefined;
-  if (!service) throw new Error(`${PROTO_PATH} does not declare ${IMAGE_SERVICE_NAME}`);
-  for (const m of METHODS) {
-    const def = service[m];
-    if (!def || def.requestStream || def.responseStream) throw new Error(`${IMAGE_SERVICE_NAME}.${m} is missing or not unary`);
+let services: ReadonlyMap<string, ServiceDefinition> | undefined;
+let cachedCri: CriDefinition | undefined;
+
+/** Loads the proto files once and checks that every method ebb calls is declared and unary. */
+function loadServices(): ReadonlyMap<string, ServiceDefinition> {
+  if (services) return services;
+  const pkg = loadSync([...PROTO_FILES], LOADER_OPTIONS);
+  const found = new Map<string, ServiceDefinition>();
+  for (const name of [IMAGE_SERVICE_NAME, RUNTIME_SERVICE_NAME]) {
+    const service = pkg[name] as ServiceDefinition | undefined;
+    if (!service) throw new Error(`the CRI proto files do not declare ${name}`);
+    found.set(name, service);
   }
-  cached = service as unknown as ImageServiceDefinition;
-  return cached;
+  for (const [method, name] of Object.entries(METHODS)) {
+    const def = found.get(name)?.[method];
+    if (!def || def.requestStream || def.responseStream) throw new Error(`${name}.${method} is missing or not unary`);
+  }
+  services = found;
+  return found;
+}
+
+/** The definitions of every CRI method ebb's client calls. */
+export function loadCriDefinition(): CriDefinition {
+  if (cachedCri) return cachedCri;
+  const loaded = loadServices();
+  const entries = Object.entries(METHODS).map(([method, name]) => [method, loaded.get(name)?.[method]]);
+  cachedCri = Object.fromEntries(entries) as CriDefinition;
+  return cachedCri;
+}
+
+/** The CRI ImageService definition (all its declared methods), as a server adds it. */
+export function loadImageService(): ImageServiceDefinition {
+  return loadServices().get(IMAGE_SERVICE_NAME) as unknown as ImageServiceDefinition;
 }
 
 /**

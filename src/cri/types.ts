@@ -1,5 +1,5 @@
 /**
- * Wire shapes of the CRI image service messages declared in image-service.proto, as @grpc/proto-loader
+ * Wire shapes of the CRI messages declared in image-service.proto and runtime-service.proto, as @grpc/proto-loader
  * produces and accepts them with the options in load.ts: camelCase field names, uint64/int64 decoded as
  * decimal strings, absent sub-messages decoded as null, scalars and repeated fields defaulted.
  * On the sending side every field is optional, as in proto3.
@@ -19,7 +19,13 @@ export interface ImageSpec {
 export interface AuthConfig {
   username?: string;
   password?: string;
+  /** base64 of `username:password`, as in a docker config.json. */
   auth?: string;
+  /**
+   * The registry the credential is for. containerd 1.6 parses it as a URL and drops the credential when its
+   * host is not the image's registry; CriClient sends a bare `host[:port]` as `https://host[:port]` (as is,
+   * containerd fails the pull with "first path segment in URL cannot contain colon").
+   */
   serverAddress?: string;
   identityToken?: string;
   registryToken?: string;
@@ -80,7 +86,40 @@ export interface RemoveImageRequest {
 
 export type RemoveImageResponse = Record<string, never>;
 
-/** Request and response message of each ImageService method ebb uses. */
+export type ImageFsInfoRequest = Record<string, never>;
+
+export interface UInt64Value {
+  value?: WireInt64;
+}
+
+export interface FilesystemUsage {
+  /** Nanoseconds since the epoch. */
+  timestamp?: WireInt64;
+  fsId?: { mountpoint?: string } | null;
+  usedBytes?: UInt64Value | null;
+  inodesUsed?: UInt64Value | null;
+}
+
+export interface ImageFsInfoResponse {
+  imageFilesystems?: FilesystemUsage[];
+  containerFilesystems?: FilesystemUsage[];
+}
+
+export interface VersionRequest {
+  version?: string;
+}
+
+export interface VersionResponse {
+  version?: string;
+  runtimeName?: string;
+  runtimeVersion?: string;
+  runtimeApiVersion?: string;
+}
+
+/**
+ * Request and response message of the ImageService methods a simulated node serves (the handlers of
+ * src/sandbox/node/cri-server.ts are typed from it, so it lists exactly what that server implements).
+ */
 export interface ImageServiceMethods {
   ListImages: [ListImagesRequest, ListImagesResponse];
   ImageStatus: [ImageStatusRequest, ImageStatusResponse];
@@ -90,13 +129,14 @@ export interface ImageServiceMethods {
 
 export type ImageServiceMethod = keyof ImageServiceMethods;
 
-/** An image as ebb works with it: the CRI `Image` message with its size as a number of bytes. */
-export interface CriImage {
-  /** Image ID, `sha256:<config digest>`. */
-  id: string;
-  repoTags: string[];
-  /** `repo@sha256:<manifest digest>` references. */
-  repoDigests: string[];
-  size: number;
-  pinned: boolean;
+/** Request and response message of every CRI method ebb's client calls, with the service that declares it. */
+export interface CriMethods {
+  ListImages: ['ImageService', ListImagesRequest, ListImagesResponse];
+  ImageStatus: ['ImageService', ImageStatusRequest, ImageStatusResponse];
+  PullImage: ['ImageService', PullImageRequest, PullImageResponse];
+  RemoveImage: ['ImageService', RemoveImageRequest, RemoveImageResponse];
+  ImageFsInfo: ['ImageService', ImageFsInfoRequest, ImageFsInfoResponse];
+  Version: ['RuntimeService', VersionRequest, VersionResponse];
 }
+
+export type CriMethod = keyof CriMethods;

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../src/common/abort.ts';
-import { CriImageClient } from '../../src/cri/client.ts';
+import { CriClient, unixEndpoint } from '../../src/cri/client.ts';
 import { isKubeError } from '../../src/kube/errors.ts';
 import { core } from '../../src/kube/paths.ts';
 import { PatchType } from '../../src/kube/rest.ts';
@@ -299,7 +299,7 @@ describe('simulated kubelet', () => {
     const ns = await freshNamespace('kl');
     const node = sandbox().nodeNames[0]!;
     const image = `example.com/prewarm/app:${Date.now()}`;
-    const client = CriImageClient.connect(join(sandbox().dir, 'nodes', node, 'cri.sock'));
+    const client = CriClient.connect(unixEndpoint(join(sandbox().dir, 'nodes', node, 'cri.sock')));
     const signal = AbortSignal.timeout(30_000);
     try {
       expect(await client.imageStatus(image, { signal })).toBeUndefined();

@@ -1,0 +1,128 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { CriClient, unixEndpoint } from '../../src/cri/client.ts';
+import { startDaemon, waitUntil, type Daemon } from './process.ts';
+
+/** Debian's containerd (package `containerd`). */
+export const CONTAINERD_BIN = '/usr/bin/containerd';
+
+/**
+ * A real containerd with everything under one short temporary directory: root, state, opt, CNI dirs, the
+ * config and the socket (unix socket paths must stay under ~100 bytes, hence `/tmp/ebb-cd-XXXXXX`).
+ */
+export interface Containerd {
+  /** The temporary directory; removed by `dispose()`. */
+  readonly dir: string;
+  readonly socketPath: string;
+  /** `unix://<socketPath>`, as a CRI client is given it. */
+  readonly endpoint: string;
+  /** containerd's own log (stderr), to read when a test fails. */
+  readonly logPath: string;
+  readonly running: boolean;
+  /** Stops containerd (SIGTERM by PID), keeping root, state and socket path. */
+  stop(): Promise<void>;
+  /** Starts containerd again over the same root and socket; resolves when the CRI plugin answers. */
+  start(signal: AbortSignal): Promise<void>;
+  /** Stops containerd and removes the temporary directory. */
+  dispose(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 30_000;
+
+/** Starts containerd in a fresh temporary directory; resolves when CRI `Version` answers. */
+export async function startContainerd(signal: AbortSignal): Promise<Containerd> {
+  const dir = await mkdtemp('/tmp/ebb-cd-');
+  try {
+    for (const sub of ['root', 'state', 'opt', 'cni/bin', 'cni/conf']) await mkdir(path.join(dir, sub), { recursive: true });
+    const socketPath = path.join(dir, 'c.sock');
+    const configPath = path.join(dir, 'config.toml');
+    await writeFile(configPath, containerdConfig(dir, socketPath));
+    const logPath = path.join(dir, 'containerd.log');
+    let daemon: Daemon | undefined;
+
+    const start = async (sig: AbortSignal): Promise<void> => {
+      if (daemon) throw new Error('containerd is already running');
+      const started = await startDaemon(CONTAINERD_BIN, ['--config', configPath], { stdout: logPath, stderr: logPath });
+      daemon = started;
+      void started.exited.then(() => {
+        if (daemon === started) daemon = undefined;
+      });
+      await waitForCri(socketPath, started, logPath, sig);
+    };
+    const stop = async (): Promise<void> => {
+      const d = daemon;
+      daemon = undefined;
+      await d?.stop();
+    };
+
+    await start(signal);
+    return {
+      dir,
+      socketPath,
+      endpoint: unixEndpoint(socketPath),
+      logPath,
+      get running() {
+        return daemon !== undefined;
+      },
+      stop,
+      start,
+      async dispose() {
+        await stop();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Waits until the CRI plugin answers `Version` (the socket accepts connections a little earlier). */
+async function waitForCri(socketPath: string, daemon: Daemon, logPath: string, signal: AbortSignal): Promise<void> {
+  const client = CriClient.connect(unixEndpoint(socketPath), { callTimeoutMs: 2_000 });
+  try {
+    const probe = async (): Promise<boolean> => (await client.version({ signal })).runtimeName === 'containerd';
+    await waitUntil('containerd CRI', probe, { daemon, timeoutMs: READY_TIMEOUT_MS, signal, logHint: logPath });
+  } finally {
+    client.close();
+  }
+}
+
+/**
+ * containerd config, version 2: the CRI plugin on the `native` snapshotter (works on any filesystem, needs no
+ * kernel module), the snapshotters that need special filesystems or devices disabled, and every path inside
+ * `dir`. No CNI config exists: the CRI plugin logs that pod networking is not ready and still serves the
+ * image service, which is all these tests use. Registries are not configured: containerd pulls from a
+ * loopback registry over plain HTTP by itself.
+ */
+function containerdConfig(dir: string, socketPath: string): string {
+  const q = (s: string): string => JSON.stringify(s);
+  return `version = 2
+root = ${q(path.join(dir, 'root'))}
+state = ${q(path.join(dir, 'state'))}
+disabled_plugins = [
+  "io.containerd.snapshotter.v1.aufs",
+  "io.containerd.snapshotter.v1.btrfs",
+  "io.containerd.snapshotter.v1.zfs",
+  "io.containerd.snapshotter.v1.devmapper",
+]
+
+[grpc]
+  address = ${q(socketPath)}
+
+[plugins."io.containerd.internal.v1.opt"]
+  path = ${q(path.join(dir, 'opt'))}
+
+[plugins."io.containerd.grpc.v1.cri"]
+  disable_tcp_service = true
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+
+[plugins."io.containerd.grpc.v1.cri".containerd]
+  snapshotter = "native"
+
+[plugins."io.containerd.grpc.v1.cri".cni]
+  bin_dir = ${q(path.join(dir, 'cni', 'bin'))}
+  conf_dir = ${q(path.join(dir, 'cni', 'conf'))}
+`;
+}
