@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Pod, PodCondition } from '../../../../src/sandbox/node/k8s.ts';
-import { buildPodStatus, type KubeletPodStatus } from '../../../../src/sandbox/node/pod-status.ts';
+import type { Pod, PodCondition } from '../../../../harness/sandbox/node/k8s.ts';
+import { buildPodStatus, type KubeletPodStatus } from '../../../../harness/sandbox/node/pod-status.ts';
 import {
   newPodRuntime,
   withAllStopped,
@@ -9,7 +9,7 @@ import {
   withResizeAllocated,
   withResizePending,
   type PodRuntime,
-} from '../../../../src/sandbox/node/runtime.ts';
+} from '../../../../harness/sandbox/node/runtime.ts';
 import { readyRuntime, started, T0, testPod, timings } from './fixtures.ts';
 
 const app = { name: 'app', image: 'nginx:1.25' };

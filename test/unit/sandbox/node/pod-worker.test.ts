@@ -6,14 +6,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../../src/common/abort.ts';
 import { createLogger } from '../../../../src/common/log.ts';
 import { KubeError } from '../../../../src/kube/errors.ts';
-import { PodIPPool } from '../../../../src/sandbox/node/addresses.ts';
-import { ImageStore, SimRegistry } from '../../../../src/sandbox/node/image-store.ts';
-import type { Pod } from '../../../../src/sandbox/node/k8s.ts';
-import { delayFn, serialSlot, type NodeContext } from '../../../../src/sandbox/node/node-context.ts';
-import type { PodApi, PodEvent } from '../../../../src/sandbox/node/pod-api.ts';
-import { PodWorker } from '../../../../src/sandbox/node/pod-worker.ts';
-import type { StatusPatch } from '../../../../src/sandbox/node/status-patch.ts';
-import { defaultFaults, defaultTimings, type KubeletTimings } from '../../../../src/sandbox/node/timings.ts';
+import { PodIPPool } from '../../../../harness/sandbox/node/addresses.ts';
+import { ImageStore, SimRegistry } from '../../../../harness/sandbox/node/image-store.ts';
+import type { Pod } from '../../../../harness/sandbox/node/k8s.ts';
+import { delayFn, serialSlot, type NodeContext } from '../../../../harness/sandbox/node/node-context.ts';
+import type { PodApi, PodEvent } from '../../../../harness/sandbox/node/pod-api.ts';
+import { PodWorker } from '../../../../harness/sandbox/node/pod-worker.ts';
+import type { StatusPatch } from '../../../../harness/sandbox/node/status-patch.ts';
+import { defaultFaults, defaultTimings, type KubeletTimings } from '../../../../harness/sandbox/node/timings.ts';
 import { testPod } from './fixtures.ts';
 
 class FakePodApi implements PodApi {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { crashes, effectivePullPolicy, goDuration, shouldPullImage, shouldRestart } from '../../../../src/sandbox/node/policy.ts';
-import { getPodQOS, milli, parseQuantity, sameQuantities } from '../../../../src/sandbox/node/quantity.ts';
-import { backoffFor, defaultFaults, scaled } from '../../../../src/sandbox/node/timings.ts';
+import { crashes, effectivePullPolicy, goDuration, shouldPullImage, shouldRestart } from '../../../../harness/sandbox/node/policy.ts';
+import { getPodQOS, milli, parseQuantity, sameQuantities } from '../../../../harness/sandbox/node/quantity.ts';
+import { backoffFor, defaultFaults, scaled } from '../../../../harness/sandbox/node/timings.ts';
 import { testPod } from './fixtures.ts';
 
 describe('kubelet policies', () => {

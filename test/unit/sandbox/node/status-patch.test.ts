@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildPodStatus, KUBELET_CONDITIONS } from '../../../../src/sandbox/node/pod-status.ts';
-import { backOffEvents } from '../../../../src/sandbox/node/status-events.ts';
-import { coreProjection, statusPatch } from '../../../../src/sandbox/node/status-patch.ts';
-import { withPullFailed } from '../../../../src/sandbox/node/runtime.ts';
+import { buildPodStatus, KUBELET_CONDITIONS } from '../../../../harness/sandbox/node/pod-status.ts';
+import { backOffEvents } from '../../../../harness/sandbox/node/status-events.ts';
+import { coreProjection, statusPatch } from '../../../../harness/sandbox/node/status-patch.ts';
+import { withPullFailed } from '../../../../harness/sandbox/node/runtime.ts';
 import { readyRuntime, started, T0, testPod, timings } from './fixtures.ts';
 
 const app = { name: 'app', image: 'nginx:1.25' };

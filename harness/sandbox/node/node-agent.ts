@@ -2,11 +2,11 @@
  * The node half of a simulated kubelet: register the Node, post its status (Ready, heartbeats, images),
  * renew its Lease, and clear the not-ready taint — the sandbox runs no node lifecycle controller to do it.
  */
-import { sleep } from '../../common/abort.ts';
-import type { Logger } from '../../common/log.ts';
-import { isKubeError } from '../../kube/errors.ts';
-import { core, type ResourceRef } from '../../kube/paths.ts';
-import { PatchType, type KubeRest } from '../../kube/rest.ts';
+import { sleep } from '../../../src/common/abort.ts';
+import type { Logger } from '../../../src/common/log.ts';
+import { isKubeError } from '../../../src/kube/errors.ts';
+import { core, type ResourceRef } from '../../../src/kube/paths.ts';
+import { PatchType, type KubeRest } from '../../../src/kube/rest.ts';
 import type { ImageStore } from './image-store.ts';
 import { microTime } from './k8s.ts';
 import { buildLease, buildNode, buildNodeStatus, LEASE_NAMESPACE, NOT_READY_TAINT, statusFingerprint, type NodeIdentity } from './node-object.ts';

@@ -2,11 +2,11 @@ import { lstat, mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { Server, ServerCredentials, status, type handleUnaryCall } from '@grpc/grpc-js';
-import { AbortedError } from '../../common/abort.ts';
-import { createLogger, type Logger } from '../../common/log.ts';
-import { formatImageReference, parseImageReference } from '../../api/image-ref.ts';
-import { loadImageService, unixSocketTarget } from '../../cri/load.ts';
-import type { Image, ImageServiceMethod, ImageServiceMethods } from '../../cri/types.ts';
+import { AbortedError } from '../../../src/common/abort.ts';
+import { createLogger, type Logger } from '../../../src/common/log.ts';
+import { formatImageReference, parseImageReference } from '../../../src/api/image-ref.ts';
+import { loadImageService, unixSocketTarget } from '../../../src/cri/load.ts';
+import type { Image, ImageServiceMethod, ImageServiceMethods } from '../../../src/cri/types.ts';
 import { PullError, type ImageStore, type StoredImage } from './image-store.ts';
 
 export interface ImageServiceOptions {

@@ -1,8 +1,8 @@
-import { appRef } from '../api/group.ts';
-import { isKubeError } from '../kube/errors.ts';
-import { PatchType } from '../kube/rest.ts';
-import type { ReconcileContext, ReconcileResult } from './types.ts';
-import type { ObjectKey } from '../queue/names.ts';
+import { appRef } from '../../src/api/group.ts';
+import { isKubeError } from '../../src/kube/errors.ts';
+import { PatchType } from '../../src/kube/rest.ts';
+import type { ReconcileContext, ReconcileResult } from '../../src/workers/types.ts';
+import type { ObjectKey } from '../../src/queue/names.ts';
 
 interface AppMeta {
   metadata: { generation?: number; resourceVersion?: string };

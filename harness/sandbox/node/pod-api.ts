@@ -3,10 +3,10 @@
  * KubeRest: post status, delete after termination, read pods and PVCs, record Events.
  */
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../../common/log.ts';
-import { isKubeError } from '../../kube/errors.ts';
-import { core } from '../../kube/paths.ts';
-import { PatchType, type KubeRest } from '../../kube/rest.ts';
+import type { Logger } from '../../../src/common/log.ts';
+import { isKubeError } from '../../../src/kube/errors.ts';
+import { core } from '../../../src/kube/paths.ts';
+import { PatchType, type KubeRest } from '../../../src/kube/rest.ts';
 import type { Pod } from './k8s.ts';
 import { rfc3339 } from './k8s.ts';
 import type { StatusPatch } from './status-patch.ts';

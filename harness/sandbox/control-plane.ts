@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { waitFor } from '../common/abort.ts';
-import type { Logger } from '../common/log.ts';
-import { KubeRest, loadKubeConfig } from '../kube/rest.ts';
+import { waitFor } from '../../src/common/abort.ts';
+import type { Logger } from '../../src/common/log.ts';
+import { KubeRest, loadKubeConfig } from '../../src/kube/rest.ts';
 import { ensurePki, type Pki } from './pki.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { startChild, type Child } from './process.ts';

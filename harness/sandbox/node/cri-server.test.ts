@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CriImageClient, isCriError } from '../../cri/client.ts';
+import { CriImageClient, isCriError } from '../../../src/cri/client.ts';
 import { serveImageService, type ImageServiceHandle } from './cri-server.ts';
 import { ImageStore, SimRegistry } from './image-store.ts';
 

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Logger } from '../common/log.ts';
-import type { KubeRest } from '../kube/rest.ts';
+import type { Logger } from '../../src/common/log.ts';
+import type { KubeRest } from '../../src/kube/rest.ts';
 import { startControlPlane, type ControlPlane } from './control-plane.ts';
 import { installCrds } from './crds.ts';
 import { CRD_DIR, DEFAULT_BIN_DIR } from './paths.ts';

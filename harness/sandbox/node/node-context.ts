@@ -2,8 +2,8 @@
  * What a pod worker needs from its simulated node: identity, image store, live timings and faults, the
  * apiserver seams, IPs, and the node's resource bookkeeping for resize admission.
  */
-import { AbortedError, sleep } from '../../common/abort.ts';
-import type { Logger } from '../../common/log.ts';
+import { AbortedError, sleep } from '../../../src/common/abort.ts';
+import type { Logger } from '../../../src/common/log.ts';
 import type { PodIPPool } from './addresses.ts';
 import type { ImageStore } from './image-store.ts';
 import type { EventSink, PodApi } from './pod-api.ts';

@@ -3,7 +3,7 @@
  * is being replaced, make sure the image is present (pull policy, pull back-off and faults), create and start
  * the container, with kubelet-like Events at each stage.
  */
-import { formatImageReference, parseImageReference } from '../../api/image-ref.ts';
+import { formatImageReference, parseImageReference } from '../../../src/api/image-ref.ts';
 import { newContainerId } from './addresses.ts';
 import { PullError, type StoredImage } from './image-store.ts';
 import type { Container, Pod } from './k8s.ts';

@@ -3,10 +3,10 @@
  * real kubelet does), keep one worker per pod UID, and account the node's allocated resources for resize
  * admission.
  */
-import type { Logger } from '../../common/log.ts';
-import { core } from '../../kube/paths.ts';
-import type { KubeRest } from '../../kube/rest.ts';
-import { listWatch } from '../../kube/watch.ts';
+import type { Logger } from '../../../src/common/log.ts';
+import { core } from '../../../src/kube/paths.ts';
+import type { KubeRest } from '../../../src/kube/rest.ts';
+import { listWatch } from '../../../src/kube/watch.ts';
 import { adoptRuntime } from './adopt.ts';
 import type { Pod } from './k8s.ts';
 import type { NodeContext } from './node-context.ts';

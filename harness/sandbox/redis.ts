@@ -2,8 +2,8 @@ import { startChild, type Child } from './process.ts';
 import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
-import { AbortedError, sleep } from '../common/abort.ts';
-import type { Logger } from '../common/log.ts';
+import { AbortedError, sleep } from '../../src/common/abort.ts';
+import type { Logger } from '../../src/common/log.ts';
 import { freePort } from './ports.ts';
 
 export interface StartRedisOptions {

@@ -6,11 +6,11 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Logger } from '../../common/log.ts';
-import { isKubeError } from '../../kube/errors.ts';
-import { core, type ResourceRef } from '../../kube/paths.ts';
-import type { KubeRest } from '../../kube/rest.ts';
-import { listWatch } from '../../kube/watch.ts';
+import type { Logger } from '../../../src/common/log.ts';
+import { isKubeError } from '../../../src/kube/errors.ts';
+import { core, type ResourceRef } from '../../../src/kube/paths.ts';
+import type { KubeRest } from '../../../src/kube/rest.ts';
+import { listWatch } from '../../../src/kube/watch.ts';
 import { needsVolume, PROVISIONER, shouldDelete, storageClass, volumeFor, volumeNameFor, type Claim, type Volume } from './pv-plan.ts';
 
 export interface ProvisionerOptions {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AbortedError, sleep } from '../../common/abort.ts';
-import { parseImageReference, formatImageReference, repository, type ImageReference } from '../../api/image-ref.ts';
+import { AbortedError, sleep } from '../../../src/common/abort.ts';
+import { parseImageReference, formatImageReference, repository, type ImageReference } from '../../../src/api/image-ref.ts';
 
 /** An image present on a simulated node, shaped like CRI's `Image` message. */
 export interface StoredImage {

@@ -1,11 +1,11 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sleep } from '../common/abort.ts';
-import { createLogger } from '../common/log.ts';
+import { sleep } from '../../src/common/abort.ts';
+import { createLogger } from '../../src/common/log.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
-import { cliConfig } from './config.ts';
-import { untilSignal } from './signals.ts';
+import { cliConfig } from '../../src/cli/config.ts';
+import { untilSignal } from '../../src/cli/signals.ts';
 
 function parse(args: string[]): { dir: string; nodes: number; positionals: string[] } {
   const { values, positionals } = parseArgs({
@@ -31,7 +31,7 @@ async function up(dir: string, nodes: number): Promise<number> {
   return 0;
 }
 
-/** Stops a sandbox started by `ebb sandbox up` in the same --dir, by the PID it recorded. */
+/** Stops a sandbox started by `sandbox up` in the same --dir, by the PID it recorded. */
 async function down(dir: string): Promise<number> {
   const pidFile = join(dir, 'sandbox.pid');
   const pid = Number(await readFile(pidFile, 'utf8').catch(() => ''));
@@ -67,7 +67,7 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     case 'down':
       return down(dir);
     default:
-      process.stderr.write('usage: ebb sandbox up|down [--dir .sandbox] [--nodes 3]\n');
+      process.stderr.write('usage: harness sandbox up|down [--dir .sandbox] [--nodes 3]\n');
       return 2;
   }
 }

@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { waitFor } from '../common/abort.ts';
-import type { KubeRest } from '../kube/rest.ts';
+import { waitFor } from '../../src/common/abort.ts';
+import type { KubeRest } from '../../src/kube/rest.ts';
 
 interface Crd {
   metadata: { name: string };

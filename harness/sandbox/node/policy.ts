@@ -2,7 +2,7 @@
  * Small kubelet predicates shared by the step planner and the status builder: pull policy, restart policy,
  * back-offs and container kinds. Named after their upstream counterparts where there is one.
  */
-import { parseImageReference } from '../../api/image-ref.ts';
+import { parseImageReference } from '../../../src/api/image-ref.ts';
 import type { Container, Pod } from './k8s.ts';
 import type { ContainerRuntime, PullFailure } from './runtime.ts';
 import { backoffFor, type KubeletTimings } from './timings.ts';
