@@ -2,8 +2,8 @@
  * Building blocks of the in-memory apiserver used by the fake AppClient: JSON merge patch, label-selector
  * strings, object metadata bookkeeping (uid, resourceVersion, generation) and KubeErrors like the real ones.
  */
-import { KubeError } from '../../kube/errors.ts';
-import type { ObjectMeta } from './kube-types.ts';
+import { KubeError } from '../../src/kube/errors.ts';
+import type { ObjectMeta } from '../../src/workers/app/kube-types.ts';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

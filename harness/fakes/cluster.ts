@@ -1,17 +1,18 @@
 /**
  * An in-memory apiserver for the App reconcile's seams: preconditions (resourceVersion on patches, UID on
- * deletes), AlreadyExists/NotFound/Conflict as KubeErrors, generation bumps on spec changes, graceful pod
- * deletion (a fake kubelet finishes it) and a tiny garbage collector. Counts every call and can fail the Nth.
+ * deletes), AlreadyExists/NotFound/Conflict as KubeErrors, generation bumps on spec changes (Apps and pods),
+ * graceful pod deletion (the fake kubelet in kubelet.ts finishes it) and a tiny garbage collector. Counts every
+ * call the client makes and can fail the Nth; what users, kubelets and the garbage collector do is not counted.
  */
-import type { App } from '../../api/app.ts';
-import type { ResourceRef } from '../../kube/paths.ts';
-import { PatchType } from '../../kube/rest.ts';
-import type { EventSpec } from './actions.ts';
-import { applyJsonPatch, applyResizePatch, applyStatusPatch } from './fake-pod-patch.ts';
-import { alreadyExists, CallLog, conflict, mergePatch, notFound, parseSelector, stamp } from './fake-store.ts';
-import type { ControllerRevision, ObjectMeta, PersistentVolumeClaim, Pod } from './kube-types.ts';
-import type { AppClient, ObjectStore } from './seams.ts';
-import { canonicalJson } from './revisions.ts';
+import type { App } from '../../src/api/app.ts';
+import type { ResourceRef } from '../../src/kube/paths.ts';
+import { PatchType } from '../../src/kube/rest.ts';
+import type { EventSpec } from '../../src/workers/app/actions.ts';
+import { applyJsonPatch, applyResizePatch, applyStatusPatch } from './pod-patch.ts';
+import { alreadyExists, CallLog, conflict, mergePatch, notFound, parseSelector, stamp } from './store.ts';
+import type { ControllerRevision, ObjectMeta, PersistentVolumeClaim, Pod } from '../../src/workers/app/kube-types.ts';
+import type { AppClient, ObjectStore } from '../../src/workers/app/seams.ts';
+import { canonicalJson } from '../../src/workers/app/revisions.ts';
 
 interface Meta {
   metadata: ObjectMeta;
@@ -74,6 +75,9 @@ export class FakeCluster {
     if (rv !== undefined && rv !== existing.metadata.resourceVersion) throw conflict(`${kind} ${name}`);
     const next = apply(existing, patch);
     next.metadata = { ...next.metadata, uid: existing.metadata.uid, resourceVersion: this.nextRv() };
+    if (kind === 'Pod' && canonicalJson((next as Meta & Pick<Pod, 'spec'>).spec) !== canonicalJson((existing as Meta & Pick<Pod, 'spec'>).spec)) {
+      next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
+    }
     store.set(key(ns, name), next);
     return structuredClone(next);
   }
@@ -120,7 +124,7 @@ export class FakeCluster {
         create: (ns, pod) =>
           this.guard('pods.create', () => {
             this.beforeCreatePod?.(pod);
-            return this.create(this.pods, 'Pod', ns, { ...pod, status: { phase: 'Pending' } });
+            return this.create(this.pods, 'Pod', ns, { ...pod, metadata: { ...pod.metadata, generation: 1 }, status: { phase: 'Pending' } });
           }),
         get: (ns, name) => this.guard('pods.get', () => structuredClone(this.pods.get(key(ns, name)))),
         delete: (ns, name, uid) => this.guard('pods.delete', () => this.deletePodGracefully(ns, name, uid)),
@@ -142,7 +146,7 @@ export class FakeCluster {
     };
   }
 
-  /** A pod write of the in-place update (see fake-pod-patch.ts). */
+  /** A pod write of the in-place update (see pod-patch.ts). */
   private patchPod(ref: ResourceRef, body: unknown, type: PatchType): Pod {
     return this.patch(this.pods, 'Pod', { ns: ref.namespace ?? '', name: ref.name ?? '' }, body, POD_WRITES[podWrite(ref, type)]);
   }
@@ -184,10 +188,19 @@ export class FakeCluster {
     return [...this.pods.values()].filter((p) => p.metadata.namespace === ns);
   }
 
-  /** A kubelet status write. */
-  setPodStatus(ns: string, name: string, status: Pod['status']): void {
+  /** A pod as a test sets it up, status included; stored as the apiserver would (uid, resourceVersion, generation 1). */
+  addPod(pod: Pod): Pod {
+    return this.create(this.pods, 'Pod', pod.metadata.namespace ?? '', { ...pod, metadata: { ...pod.metadata, generation: 1 } });
+  }
+
+  /** A kubelet's pods/status patch (strategic merge, UID precondition); stored only when it changes the pod. */
+  kubeletPatchStatus(ns: string, name: string, patch: unknown): boolean {
     const pod = this.pods.get(key(ns, name));
-    if (pod) this.pods.set(key(ns, name), { ...pod, status, metadata: { ...pod.metadata, resourceVersion: this.nextRv() } });
+    if (!pod) return false;
+    const next = applyStatusPatch(pod, patch);
+    if (canonicalJson(next) === canonicalJson(pod)) return false;
+    this.pods.set(key(ns, name), { ...next, metadata: { ...next.metadata, resourceVersion: this.nextRv() } });
+    return true;
   }
 
   /** The end of a graceful deletion; the garbage collector then removes claims the pod owned. */
