@@ -18,7 +18,7 @@ import {
   withVolumesReady,
   type PodRuntime,
 } from '../../../../harness/sandbox/node/runtime.ts';
-import { T0, testPod, timings } from './fixtures.ts';
+import { T0, testPod, timings } from '../../../../harness/sandbox/node/test-fixtures.ts';
 
 const node = { allocatable: { cpu: '4', memory: '8Gi' }, otherPodsRequests: [] };
 

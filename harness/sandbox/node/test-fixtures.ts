@@ -1,9 +1,9 @@
 /**
  * Builders shared by the simulated kubelet's unit tests: pods, runtimes in a given state, a fixed clock.
  */
-import type { Container, Pod, PodSpec } from '../../../../harness/sandbox/node/k8s.ts';
-import { newPodRuntime, withContainerStarted, withSandbox, withVolumesReady, type PodRuntime } from '../../../../harness/sandbox/node/runtime.ts';
-import { defaultTimings, type KubeletTimings } from '../../../../harness/sandbox/node/timings.ts';
+import type { Container, Pod, PodSpec } from './k8s.ts';
+import { newPodRuntime, withContainerStarted, withSandbox, withVolumesReady, type PodRuntime } from './runtime.ts';
+import { defaultTimings, type KubeletTimings } from './timings.ts';
 
 /** Start of every test clock: 2025-01-01T00:00:00Z. */
 export const T0 = Date.UTC(2025, 0, 1);

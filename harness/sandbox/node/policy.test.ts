@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { crashes, effectivePullPolicy, goDuration, shouldPullImage, shouldRestart } from '../../../../harness/sandbox/node/policy.ts';
-import { getPodQOS, milli, parseQuantity, sameQuantities } from '../../../../harness/sandbox/node/quantity.ts';
-import { backoffFor, defaultFaults, scaled } from '../../../../harness/sandbox/node/timings.ts';
-import { testPod } from './fixtures.ts';
+import { crashes, effectivePullPolicy, goDuration, shouldPullImage, shouldRestart } from './policy.ts';
+import { getPodQOS, milli, parseQuantity, sameQuantities } from './quantity.ts';
+import { backoffFor, defaultFaults, scaled } from './timings.ts';
+import { testPod } from './test-fixtures.ts';
 
 describe('kubelet policies', () => {
   it.each<[string, string | undefined, string]>([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Pod, PodCondition } from '../../../../harness/sandbox/node/k8s.ts';
-import { buildPodStatus, type KubeletPodStatus } from '../../../../harness/sandbox/node/pod-status.ts';
+import type { Pod, PodCondition } from './k8s.ts';
+import { buildPodStatus, type KubeletPodStatus } from './pod-status.ts';
 import {
   newPodRuntime,
   withAllStopped,
@@ -9,8 +9,8 @@ import {
   withResizeAllocated,
   withResizePending,
   type PodRuntime,
-} from '../../../../harness/sandbox/node/runtime.ts';
-import { readyRuntime, started, T0, testPod, timings } from './fixtures.ts';
+} from './runtime.ts';
+import { readyRuntime, started, T0, testPod, timings } from './test-fixtures.ts';
 
 const app = { name: 'app', image: 'nginx:1.25' };
 const probed = { ...app, readinessProbe: { tcpSocket: { port: 80 } } };

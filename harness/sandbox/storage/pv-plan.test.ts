@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { needsVolume, shouldDelete, storageClass, volumeFor, type Claim, type Volume } from '../../../../harness/sandbox/storage/pv-plan.ts';
+import { needsVolume, shouldDelete, storageClass, volumeFor, type Claim, type Volume } from './pv-plan.ts';
 
 function claim(over: Partial<Claim['spec']> = {}, status?: string, deleting = false): Claim {
   return {

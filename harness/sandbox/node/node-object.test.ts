@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { nodeInternalIP, PodIPPool, podCIDR } from '../../../../harness/sandbox/node/addresses.ts';
-import { buildLease, buildNode, buildNodeStatus, defaultNodeShape, nodeImages, statusFingerprint } from '../../../../harness/sandbox/node/node-object.ts';
-import type { StoredImage } from '../../../../harness/sandbox/node/image-store.ts';
-import { T0 } from './fixtures.ts';
+import { nodeInternalIP, PodIPPool, podCIDR } from './addresses.ts';
+import { buildLease, buildNode, buildNodeStatus, defaultNodeShape, nodeImages, statusFingerprint } from './node-object.ts';
+import type { StoredImage } from './image-store.ts';
+import { T0 } from './test-fixtures.ts';
 
 const id = { name: 'sim-node-3', internalIP: nodeInternalIP(3), podCIDR: podCIDR(3), shape: defaultNodeShape, bootID: 'boot-1' };
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildPodStatus, KUBELET_CONDITIONS } from '../../../../harness/sandbox/node/pod-status.ts';
-import { backOffEvents } from '../../../../harness/sandbox/node/status-events.ts';
-import { coreProjection, statusPatch } from '../../../../harness/sandbox/node/status-patch.ts';
-import { withPullFailed } from '../../../../harness/sandbox/node/runtime.ts';
-import { readyRuntime, started, T0, testPod, timings } from './fixtures.ts';
+import { buildPodStatus, KUBELET_CONDITIONS } from './pod-status.ts';
+import { backOffEvents } from './status-events.ts';
+import { coreProjection, statusPatch } from './status-patch.ts';
+import { withPullFailed } from './runtime.ts';
+import { readyRuntime, started, T0, testPod, timings } from './test-fixtures.ts';
 
 const app = { name: 'app', image: 'nginx:1.25' };
 

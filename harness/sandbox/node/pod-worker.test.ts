@@ -3,18 +3,18 @@
  * an event sink that records events, a real image store on a simulated registry, short real delays.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../../../../src/common/abort.ts';
-import { createLogger } from '../../../../src/common/log.ts';
-import { KubeError } from '../../../../src/kube/errors.ts';
-import { PodIPPool } from '../../../../harness/sandbox/node/addresses.ts';
-import { ImageStore, SimRegistry } from '../../../../harness/sandbox/node/image-store.ts';
-import type { Pod } from '../../../../harness/sandbox/node/k8s.ts';
-import { delayFn, serialSlot, type NodeContext } from '../../../../harness/sandbox/node/node-context.ts';
-import type { PodApi, PodEvent } from '../../../../harness/sandbox/node/pod-api.ts';
-import { PodWorker } from '../../../../harness/sandbox/node/pod-worker.ts';
-import type { StatusPatch } from '../../../../harness/sandbox/node/status-patch.ts';
-import { defaultFaults, defaultTimings, type KubeletTimings } from '../../../../harness/sandbox/node/timings.ts';
-import { testPod } from './fixtures.ts';
+import { waitFor } from '../../../src/common/abort.ts';
+import { createLogger } from '../../../src/common/log.ts';
+import { KubeError } from '../../../src/kube/errors.ts';
+import { PodIPPool } from './addresses.ts';
+import { ImageStore, SimRegistry } from './image-store.ts';
+import type { Pod } from './k8s.ts';
+import { delayFn, serialSlot, type NodeContext } from './node-context.ts';
+import type { PodApi, PodEvent } from './pod-api.ts';
+import { PodWorker } from './pod-worker.ts';
+import type { StatusPatch } from './status-patch.ts';
+import { defaultFaults, defaultTimings, type KubeletTimings } from './timings.ts';
+import { testPod } from './test-fixtures.ts';
 
 class FakePodApi implements PodApi {
   patches: StatusPatch[] = [];

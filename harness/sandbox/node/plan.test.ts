@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Container, Pod } from '../../../../harness/sandbox/node/k8s.ts';
-import { admitResize, nextStep, resizeNeedsRestart, type NodeCapacityView, type Step } from '../../../../harness/sandbox/node/plan.ts';
+import type { Container, Pod } from './k8s.ts';
+import { admitResize, nextStep, resizeNeedsRestart, type NodeCapacityView, type Step } from './plan.ts';
 import {
   newPodRuntime,
   withContainerExited,
@@ -9,8 +9,8 @@ import {
   withResizePending,
   withVolumesReady,
   type PodRuntime,
-} from '../../../../harness/sandbox/node/runtime.ts';
-import { readyRuntime, started, T0, testPod, timings } from './fixtures.ts';
+} from './runtime.ts';
+import { readyRuntime, started, T0, testPod, timings } from './test-fixtures.ts';
 
 const node: NodeCapacityView = { allocatable: { cpu: '4', memory: '8Gi', pods: '110' }, otherPodsRequests: [] };
 const app: Container = { name: 'app', image: 'nginx:1.25' };
