@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -24,5 +26,24 @@ describe('what `ebb watcher` loads', () => {
     const heavy = ['@kubernetes/client-node', '@bull-board/', '@grpc/', 'hono', '/workers/reconcilers.ts'];
     expect(specifiers.filter((s) => heavy.some((h) => s.includes(h)))).toEqual([]);
     expect(urls.filter((u) => u.startsWith(HARNESS))).toEqual([]);
+  });
+});
+
+/** The relative specifiers of the static imports, re-exports and dynamic imports in `text`. */
+function relativeImports(text: string): string[] {
+  return [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) => m[1] ?? '');
+}
+
+describe('what the product imports', () => {
+  it('nothing outside src/: no product file reaches into harness/, test/ or bench/', () => {
+    const root = src('');
+    const product = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+    expect(product).toContain(join('cli', 'main.ts'));
+    const outside = product.flatMap((file) =>
+      relativeImports(readFileSync(join(root, file), 'utf8'))
+        .filter((spec) => !resolve(dirname(join(root, file)), spec).startsWith(root.endsWith(sep) ? root : root + sep))
+        .map((spec) => `${file} imports ${spec} (${relative(root, resolve(dirname(join(root, file)), spec))})`),
+    );
+    expect(outside).toEqual([]);
   });
 });
