@@ -1,9 +1,9 @@
 /**
- * How the in-memory apiserver applies pod writes, as the real one does: pods/status strategic merge
- * (annotations merged, null removes; conditions merged by type, `$patch: delete` drops one; other status fields
- * replaced, lists included; a `metadata.uid` precondition), the spec JSON patch (with
- * `replace /metadata/resourceVersion` as the optimistic-concurrency precondition), and pods/resize (container
- * resources merged by name).
+ * How the in-memory apiserver applies pod writes (the in-place update's and the kubelet's), as the real one
+ * does: pods/status strategic merge (annotations merged, null removes; conditions merged by type, `$patch:
+ * delete` drops one; other status fields replaced, lists included; a `metadata.uid` precondition), the spec JSON
+ * patch (with `replace /metadata/resourceVersion` as the optimistic-concurrency precondition), and pods/resize
+ * (container resources merged by name).
  */
 import fjp from 'fast-json-patch';
 import { KubeError } from '../../src/kube/errors.ts';
@@ -12,6 +12,30 @@ import type { Pod, PodCondition } from '../../src/workers/app/kube-types.ts';
 
 type Json = Record<string, unknown>;
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function applyStatusPatch(pod: Pod, body: unknown): Pod {
+  const next = structuredClone(pod);
+  const b = isObj(body) ? body : {};
+  const meta = isObj(b.metadata) ? b.metadata : {};
+  checkUid(pod, meta.uid);
+  if (isObj(meta.annotations)) {
+    const annotations = { ...(next.metadata.annotations ?? {}) };
+    for (const [k, v] of Object.entries(meta.annotations)) {
+      if (v === null) delete annotations[k];
+      else annotations[k] = typeof v === 'string' ? v : JSON.stringify(v);
+    }
+    next.metadata.annotations = annotations;
+  }
+  const { conditions, ...fields } = isObj(b.status) ? b.status : {};
+  const list = mergeConditions(next.status?.conditions ?? [], Array.isArray(conditions) ? (conditions as Json[]) : []);
+  next.status = { ...setFields(next.status ?? {}, fields), conditions: list };
+  return next;
+}
+
+/** The `metadata.uid` precondition a status patch may carry (the kubelet's always does). */
+function checkUid(pod: Pod, uid: unknown): void {
+  if (uid !== undefined && uid !== pod.metadata.uid) throw conflict(`Pod ${pod.metadata.name ?? ''} (UID precondition)`);
+}
 
 /** Sets the keys of `patch` on `target`; a null value removes the key. */
 function setFields(target: Json, patch: Json): Json {
@@ -23,7 +47,7 @@ function setFields(target: Json, patch: Json): Json {
   return out;
 }
 
-/** Conditions merge by type (patchMergeKey); `$patch: delete` removes the condition of that type. */
+/** Conditions merge by type (their patchMergeKey); `$patch: delete` removes the condition of that type. */
 function mergeConditions(list: PodCondition[], patch: Json[]): PodCondition[] {
   const out = [...list];
   for (const { $patch, ...c } of patch) {
@@ -34,27 +58,6 @@ function mergeConditions(list: PodCondition[], patch: Json[]): PodCondition[] {
     else out.push(setFields({}, c) as unknown as PodCondition);
   }
   return out;
-}
-
-function mergeAnnotations(annotations: Record<string, string>, patch: Json): Record<string, string> {
-  const out = { ...annotations };
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = typeof v === 'string' ? v : JSON.stringify(v);
-  }
-  return out;
-}
-
-export function applyStatusPatch(pod: Pod, body: unknown): Pod {
-  const next = structuredClone(pod);
-  const b = isObj(body) ? body : {};
-  const meta = isObj(b.metadata) ? b.metadata : {};
-  if (meta.uid !== undefined && meta.uid !== pod.metadata.uid) throw conflict(`Pod ${pod.metadata.name ?? ''} (UID precondition)`);
-  if (isObj(meta.annotations)) next.metadata.annotations = mergeAnnotations(next.metadata.annotations ?? {}, meta.annotations);
-  const { conditions, ...fields } = isObj(b.status) ? b.status : {};
-  const merged = mergeConditions(next.status?.conditions ?? [], Array.isArray(conditions) ? (conditions as Json[]) : []);
-  next.status = { ...setFields(next.status ?? {}, fields), conditions: merged };
-  return next;
 }
 
 /** JSON patch; `replace /metadata/resourceVersion` with a value other than the stored one is 409 Conflict. */
