@@ -75,7 +75,7 @@ test: tools lint typecheck ## Install what is missing, then lint, typecheck and 
 	npx vitest run
 
 sandbox: tools ## Start a sandbox cluster in $(SANDBOX_DIR) and keep it running (Ctrl-C stops it).
-	node src/cli/main.ts sandbox up --dir $(SANDBOX_DIR) --nodes $(NODES)
+	node harness/cli/main.ts sandbox up --dir $(SANDBOX_DIR) --nodes $(NODES)
 
 run: tools ## Sandbox + controller + a sample App; prints the Bull Board address.
-	node src/cli/main.ts run --all --dir $(SANDBOX_DIR) --nodes $(NODES) --sample
+	node harness/cli/main.ts run --all --dir $(SANDBOX_DIR) --nodes $(NODES) --sample

@@ -1,6 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** An import path into harness/, test/ or bench/. */
+const PRODUCT_BOUNDARY = '(^|/)(harness|test|bench)/';
+const BOUNDARY_MESSAGE = 'src/ is the product: it must not import from harness/, test/ or bench/.';
+
 export default tseslint.config(
   { ignores: ['dist/', 'bin/', '.tools/', '.sandbox/', 'node_modules/', 'coverage/'] },
   js.configs.recommended,
@@ -18,6 +22,15 @@ export default tseslint.config(
       'max-depth': ['error', 4],
       'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
       'max-params': ['error', 5],
+    },
+  },
+  {
+    // The product (src/, its tests aside) depends on nothing from the development harness, the tests or the benchmarks.
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ regex: PRODUCT_BOUNDARY, message: BOUNDARY_MESSAGE }] }],
+      'no-restricted-syntax': ['error', { selector: `ImportExpression[source.value=/${PRODUCT_BOUNDARY.replaceAll('/', '\\/')}/]`, message: BOUNDARY_MESSAGE }],
     },
   },
   {

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { PROJECT_ROOT } from '../src/sandbox/paths.ts';
+import { PROJECT_ROOT } from '../harness/sandbox/paths.ts';
 
 const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '3' } } });
 

@@ -11,10 +11,10 @@ import { waitFor } from '../src/common/abort.ts';
 import { createLogger } from '../src/common/log.ts';
 import { core } from '../src/kube/paths.ts';
 import type { KubeRest } from '../src/kube/rest.ts';
-import { startControlPlane } from '../src/sandbox/control-plane.ts';
-import { installCrds } from '../src/sandbox/crds.ts';
-import { CRD_DIR, DEFAULT_BIN_DIR, PROJECT_ROOT } from '../src/sandbox/paths.ts';
-import { startRedis } from '../src/sandbox/redis.ts';
+import { startControlPlane } from '../harness/sandbox/control-plane.ts';
+import { installCrds } from '../harness/sandbox/crds.ts';
+import { CRD_DIR, DEFAULT_BIN_DIR, PROJECT_ROOT } from '../harness/sandbox/paths.ts';
+import { startRedis } from '../harness/sandbox/redis.ts';
 
 export interface BenchCluster {
   dir: string;

@@ -3,39 +3,48 @@ import { watcherCommand, workerCommand } from './processes.ts';
 
 export type Command = (args: string[]) => Promise<number>;
 
-// The sandbox (control plane, simulated kubelets, CRI) is loaded only by the commands that start one.
-const sandboxCommand: Command = async (args) => (await import('./sandbox.ts')).sandboxCommand(args);
+export interface CommandSpec {
+  run: Command;
+  /** One usage line, after the program name. */
+  help: string;
+}
+
+// `ebb run` loads the watcher and the worker together only when it runs.
 const runAll: Command = async (args) => (await import('./run.ts')).runCommand(args);
 
-const COMMANDS: Record<string, { run: Command; help: string }> = {
-  sandbox: { run: sandboxCommand, help: 'sandbox up|down [--dir .sandbox] [--nodes 3]   local control plane + simulated nodes' },
+const COMMANDS: Record<string, CommandSpec> = {
   watcher: { run: watcherCommand, help: 'watcher                                      watch the apiserver, enqueue reconciles, run timers' },
   worker: { run: workerCommand, help: 'worker                                       reconcile queued objects' },
-  run: { run: runAll, help: 'run --all [--dir .sandbox] [--nodes 3] [--sample]  everything in one process (development)' },
+  run: { run: runAll, help: 'run --all                                    watcher and worker in one process' },
   version: { run: versionCommand, help: 'version                                      print the ebb version' },
 };
 
-function usage(): string {
-  const lines = Object.values(COMMANDS).map((c) => `  ebb ${c.help}`);
+function usage(program: string, commands: Record<string, CommandSpec>): string {
+  const lines = Object.values(commands).map((c) => `  ${program} ${c.help}`);
   return `usage:\n${lines.join('\n')}\n`;
 }
 
-/** Dispatches `ebb <command> ...`; returns the process exit code. Errors are printed, never thrown. */
-export async function runCommand(argv: string[]): Promise<number> {
+/** Dispatches `<program> <command> ...` over `commands`; returns the process exit code. Errors are printed, never thrown. */
+export async function dispatch(program: string, commands: Record<string, CommandSpec>, argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    process.stdout.write(usage());
+    process.stdout.write(usage(program, commands));
     return name ? 0 : 2;
   }
-  const cmd = COMMANDS[name];
+  const cmd = commands[name];
   if (!cmd) {
-    process.stderr.write(`ebb: unknown command "${name}"\n${usage()}`);
+    process.stderr.write(`${program}: unknown command "${name}"\n${usage(program, commands)}`);
     return 2;
   }
   try {
     return await cmd.run(rest);
   } catch (err) {
-    process.stderr.write(`ebb ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`${program} ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
+}
+
+/** Dispatches `ebb <command> ...`; returns the process exit code. Errors are printed, never thrown. */
+export function runCommand(argv: string[]): Promise<number> {
+  return dispatch('ebb', COMMANDS, argv);
 }

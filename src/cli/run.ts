@@ -1,78 +1,77 @@
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parse } from 'yaml';
-import { appRef } from '../api/group.ts';
-import { createLogger } from '../common/log.ts';
-import { startSandbox, type Sandbox } from '../sandbox/sandbox.ts';
-import { PROJECT_ROOT } from '../sandbox/paths.ts';
+import { createLogger, type Logger } from '../common/log.ts';
 import { startWatcher } from '../watcher/watcher.ts';
 import { reconcilers } from '../workers/reconcilers.ts';
 import { startWorker } from '../workers/worker.ts';
 import { cliConfig, parseRunConfig, processEnv } from './config.ts';
 import { logCrashes, untilSignal } from './signals.ts';
 
-interface RunArgs {
-  all: boolean;
-  dir: string | undefined;
-  nodes: number;
-  sample: boolean;
-}
+type Env = Record<string, string | undefined>;
 
-function parseRunArgs(args: string[]): RunArgs {
-  const { values } = parseArgs({
-    args,
-    options: {
-      all: { type: 'boolean', default: false },
-      dir: { type: 'string' },
-      nodes: { type: 'string', default: '3' },
-      sample: { type: 'boolean', default: false },
-    },
-  });
-  const nodes = Number(values.nodes);
-  if (!Number.isInteger(nodes) || nodes < 0 || nodes > 200) throw new Error(`--nodes must be an integer 0..200, got "${values.nodes}"`);
-  if (!values.all) throw new Error('only `ebb run --all` is supported: it runs the watcher and a worker in one process');
-  return { all: true, dir: values.dir ? resolve(values.dir) : undefined, nodes, sample: values.sample };
-}
-
-async function applySample(sandbox: Sandbox): Promise<void> {
-  const doc = parse(await readFile(join(PROJECT_ROOT, 'deploy', 'samples', 'app.yaml'), 'utf8')) as { metadata: { name: string; namespace: string } };
-  await sandbox.rest.apply(appRef(doc.metadata.namespace, doc.metadata.name), doc, 'ebb-sample', true);
+/** The watcher and a worker running in this process. */
+export interface RunningAll {
+  /** Where the HTTP endpoints (Bull Board, metrics) can be reached from this machine. */
+  host: string;
+  watcherPort: number;
+  workerPort: number;
+  stop(): Promise<void>;
 }
 
 /**
- * `ebb run --all`: watcher + worker in one process, for development. With --dir it first starts a sandbox
- * there (control plane, Redis, simulated nodes) and points both at it.
+ * Starts the watcher and a worker in this process, both configured from `env` (KUBECONFIG, EBB_REDIS_URL and
+ * the rest of their settings). The worker's HTTP server takes a free port so that it never clashes with the
+ * watcher's.
+ */
+export async function startAll(env: Env, log: Logger): Promise<RunningAll> {
+  const cfg = parseRunConfig(env);
+  const watcher = await startWatcher(cfg.watcher, log.child({ process: 'watcher' }));
+  const worker = await startWorker(cfg.worker, log.child({ process: 'worker' }), reconcilers()).catch(async (err: unknown) => {
+    await watcher.stop();
+    throw err;
+  });
+  const address = env['EBB_HTTP_ADDRESS'];
+  return {
+    host: address === undefined || address === '0.0.0.0' ? '127.0.0.1' : address,
+    watcherPort: watcher.httpPort,
+    workerPort: worker.httpPort,
+    stop: async () => {
+      await worker.stop();
+      await watcher.stop();
+    },
+  };
+}
+
+/** What `ebb run --all` prints once everything runs; `notes` are extra lines before the last one. */
+export function runningBanner(all: RunningAll, env: Env, notes: string[] = []): string {
+  const { host } = all;
+  const lines = [
+    'ebb is running',
+    env['KUBECONFIG'] ? `  KUBECONFIG=${env['KUBECONFIG']}` : undefined,
+    `  Bull Board:  http://${host}:${all.watcherPort}/board`,
+    `  metrics:     http://${host}:${all.watcherPort}/metrics (watcher), http://${host}:${all.workerPort}/metrics (worker)`,
+    ...notes,
+    '  Ctrl-C stops everything',
+  ];
+  return `${lines.filter(Boolean).join('\n')}\n`;
+}
+
+function parseRunArgs(args: string[]): void {
+  const { values } = parseArgs({ args, options: { all: { type: 'boolean', default: false } } });
+  if (!values.all) throw new Error('only `ebb run --all` is supported: it runs the watcher and a worker in one process');
+}
+
+/**
+ * `ebb run --all`: the watcher and a worker in one process, against the cluster and Redis that KUBECONFIG and
+ * EBB_REDIS_URL name. Runs until SIGINT/SIGTERM.
  */
 export async function runCommand(args: string[]): Promise<number> {
-  const opts = parseRunArgs(args);
+  parseRunArgs(args);
   const log = createLogger('ebb', cliConfig().logLevel);
   logCrashes(log);
   const env = processEnv();
-  const sandbox = opts.dir ? await startSandbox({ dir: opts.dir, nodes: opts.nodes, log }) : undefined;
-  if (sandbox) {
-    env['KUBECONFIG'] = sandbox.kubeconfig;
-    env['EBB_REDIS_URL'] = sandbox.redisUrl;
-    env['EBB_HTTP_ADDRESS'] ??= '127.0.0.1';
-    env['EBB_SCALER_PORT'] ??= '0';
-  }
-  const cfg = parseRunConfig(env);
-  const watcher = await startWatcher(cfg.watcher, log.child({ process: 'watcher' }));
-  const worker = await startWorker(cfg.worker, log.child({ process: 'worker' }), reconcilers());
-  if (sandbox && opts.sample) await applySample(sandbox);
-  const host = env['EBB_HTTP_ADDRESS'] === '0.0.0.0' ? '127.0.0.1' : (env['EBB_HTTP_ADDRESS'] ?? '127.0.0.1');
-  const lines = [
-    'ebb is running',
-    sandbox ? `  KUBECONFIG=${sandbox.kubeconfig}` : undefined,
-    `  Bull Board:  http://${host}:${watcher.httpPort}/board`,
-    `  metrics:     http://${host}:${watcher.httpPort}/metrics (watcher), http://${host}:${worker.httpPort}/metrics (worker)`,
-    opts.sample ? '  sample App:  kubectl get apps.apps.ebb.dev web -n default' : undefined,
-    '  Ctrl-C stops everything',
-  ];
-  process.stdout.write(`${lines.filter(Boolean).join('\n')}\n`);
+  const all = await startAll(env, log);
+  process.stdout.write(runningBanner(all, env));
   await untilSignal();
-  await worker.stop();
-  await watcher.stop();
-  await sandbox?.stop();
+  await all.stop();
   return 0;
 }

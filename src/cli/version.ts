@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../sandbox/paths.ts';
+
+/** The package.json at the project root (this file lives in src/cli or dist/cli). */
+const PACKAGE_JSON = join(import.meta.dirname, '..', '..', 'package.json');
 
 export async function readVersion(): Promise<string> {
-  const pkg = JSON.parse(await readFile(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+  const pkg = JSON.parse(await readFile(PACKAGE_JSON, 'utf8')) as { version: string };
   return pkg.version;
 }
 

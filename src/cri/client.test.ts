@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { serveImageService, type ImageServiceHandle } from '../sandbox/node/cri-server.ts';
-import { ImageStore, SimRegistry } from '../sandbox/node/image-store.ts';
+import { serveImageService, type ImageServiceHandle } from '../../harness/sandbox/node/cri-server.ts';
+import { ImageStore, SimRegistry } from '../../harness/sandbox/node/image-store.ts';
 import { CriClient, CriError, CriImageClient, isCriError, unixEndpoint } from './client.ts';
 
 /** Real gRPC over a real unix socket, served by a simulated node's image service. */

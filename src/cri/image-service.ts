@@ -4,7 +4,7 @@ export type { AuthConfig } from './types.ts';
 
 /**
  * What the node daemon needs from the container runtime, as a narrow interface: CriClient implements it
- * over CRI gRPC, and test/fakes/image-service.ts in memory. Every method takes an AbortSignal and runs
+ * over CRI gRPC, and harness/fakes/image-service.ts in memory. Every method takes an AbortSignal and runs
  * under a deadline, and fails only with a CriError (see errors.ts for the codes).
  */
 export interface ImageService {

@@ -118,7 +118,7 @@ export interface VersionResponse {
 
 /**
  * Request and response message of the ImageService methods a simulated node serves (the handlers of
- * src/sandbox/node/cri-server.ts are typed from it, so it lists exactly what that server implements).
+ * harness/sandbox/node/cri-server.ts are typed from it, so it lists exactly what that server implements).
  */
 export interface ImageServiceMethods {
   ListImages: [ListImagesRequest, ListImagesResponse];

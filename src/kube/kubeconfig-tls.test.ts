@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { ensurePki, type Pki } from '../sandbox/pki.ts';
+import { ensurePki, type Pki } from '../../harness/sandbox/pki.ts';
 import { isKubeError } from './errors.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
 import { KubeRest } from './rest.ts';

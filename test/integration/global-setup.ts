@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { createLogger } from '../../src/common/log.ts';
-import { startSandbox, type Sandbox } from '../../src/sandbox/sandbox.ts';
+import { startSandbox, type Sandbox } from '../../harness/sandbox/sandbox.ts';
 
 let sandbox: Sandbox | undefined;
 

@@ -10,7 +10,7 @@ import { CriClient, unixEndpoint } from '../../src/cri/client.ts';
 import { isKubeError } from '../../src/kube/errors.ts';
 import { core } from '../../src/kube/paths.ts';
 import { PatchType } from '../../src/kube/rest.ts';
-import type { ContainerStatus, Pod, PodCondition } from '../../src/sandbox/node/k8s.ts';
+import type { ContainerStatus, Pod, PodCondition } from '../../harness/sandbox/node/k8s.ts';
 import { freshNamespace, sandbox } from './support.ts';
 
 const IMAGE_ID = /^docker\.io\/library\/[a-z0-9-]+@sha256:[0-9a-f]{64}$/;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mergePatch } from './fake-store.ts';
+import { mergePatch } from '../../../harness/fakes/store.ts';
 import { mergeDiff } from './merge-diff.ts';
 
 describe('mergeDiff', () => {

@@ -1,6 +1,6 @@
 /**
  * The narrow interfaces the App reconcile acts through. `rest-client.ts` implements them on the apiserver;
- * `fake-client.ts` in memory (counting calls, failing the Nth call on demand) for unit and scenario tests.
+ * `harness/fakes/cluster.ts` in memory (counting calls, failing the Nth call on demand) for unit and scenario tests.
  * Every write method throws KubeError with the apiserver's code (NotFound, Conflict, AlreadyExists,
  * Invalid, ...); merge patches that carry `metadata.resourceVersion` are optimistic-concurrency writes.
  */

@@ -14,8 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../src/common/abort.ts';
-import { freePort } from '../../../src/sandbox/ports.ts';
-import { startRedis, type RedisServer } from '../../../src/sandbox/redis.ts';
+import { freePort } from '../../../harness/sandbox/ports.ts';
+import { startRedis, type RedisServer } from '../../../harness/sandbox/redis.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import {
   createApps,

@@ -15,7 +15,7 @@ import { API_VERSION, APP_KIND, appRef } from '../../../src/api/group.ts';
 import { sleep, waitFor } from '../../../src/common/abort.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { PatchType, type KubeRest } from '../../../src/kube/rest.ts';
-import { PROJECT_ROOT } from '../../../src/sandbox/paths.ts';
+import { PROJECT_ROOT } from '../../../harness/sandbox/paths.ts';
 
 const CLI = join(PROJECT_ROOT, 'src', 'cli', 'main.ts');
 

@@ -16,7 +16,7 @@ import { sleep } from '../../../src/common/abort.ts';
 import { parseQueueConfig } from '../../../src/queue/config-schema.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';
 import { createReconcileQueue, type ReconcileQueue } from '../../../src/queue/queues.ts';
-import { startRedis, type RedisServer } from '../../../src/sandbox/redis.ts';
+import { startRedis, type RedisServer } from '../../../harness/sandbox/redis.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import {
   appNames,

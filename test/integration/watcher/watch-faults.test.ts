@@ -19,10 +19,10 @@ import { sleep, waitFor } from '../../../src/common/abort.ts';
 import { createLogger } from '../../../src/common/log.ts';
 import { core } from '../../../src/kube/paths.ts';
 import type { KubeRest } from '../../../src/kube/rest.ts';
-import { startControlPlane, type ControlPlane } from '../../../src/sandbox/control-plane.ts';
-import { installCrds } from '../../../src/sandbox/crds.ts';
-import { CRD_DIR, DEFAULT_BIN_DIR } from '../../../src/sandbox/paths.ts';
-import { startRedis, type RedisServer } from '../../../src/sandbox/redis.ts';
+import { startControlPlane, type ControlPlane } from '../../../harness/sandbox/control-plane.ts';
+import { installCrds } from '../../../harness/sandbox/crds.ts';
+import { CRD_DIR, DEFAULT_BIN_DIR } from '../../../harness/sandbox/paths.ts';
+import { startRedis, type RedisServer } from '../../../harness/sandbox/redis.ts';
 import {
   appNames,
   createApps,

@@ -9,12 +9,13 @@ import { Annotation, Label } from '../../../src/api/keys.ts';
 import { IN_PLACE_GATE, podIsUpdatingInPlace } from '../../../src/workers/inplace/index.ts';
 import { timerId } from '../../../src/queue/names.ts';
 import { execute } from '../../../src/workers/app/executor.ts';
-import { FakeCluster } from '../../../src/workers/app/fake-client.ts';
 import type { Pod } from '../../../src/workers/app/kube-types.ts';
 import { observeAndPlan } from '../../../src/workers/app/observe.ts';
 import type { Plan } from '../../../src/workers/app/planner.ts';
 import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating, isUnavailable } from '../../../src/workers/app/pod-predicates.ts';
-import { Clock, FakeKubelet, type KubeletOptions } from './fake-kubelet.ts';
+import { Clock } from '../../../harness/fakes/clock.ts';
+import { FakeCluster } from '../../../harness/fakes/cluster.ts';
+import { FakeKubelet, type KubeletOptions } from '../../../harness/fakes/kubelet.ts';
 import { makeApp, NS } from './fixtures.ts';
 
 const silent = pino({ level: 'silent' });

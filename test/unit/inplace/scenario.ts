@@ -1,19 +1,54 @@
 /**
- * Scenario driver: loop nextInPlaceStep → applyInPlaceStep (fake API) → fake kubelet sync, with an injected
- * clock; waits advance the clock instead of sleeping. Records every step and a timeline of what the pod showed,
+ * Scenario driver: loop nextInPlaceStep → applyInPlaceStep (one pod of the in-memory cluster) → in-memory kubelet
+ * sync, with an injected clock; waits advance the clock instead of sleeping. Records every step and a timeline of what the pod showed,
  * and checks the protocol's invariants after every step.
  */
 import { expect } from 'vitest';
 import { Annotation, Label } from '../../../src/api/keys.ts';
-import { applyInPlaceStep } from '../../../src/workers/inplace/executor.ts';
+import type { ResourceRef } from '../../../src/kube/paths.ts';
+import type { PatchType } from '../../../src/kube/rest.ts';
+import { applyInPlaceStep, type PatchClient } from '../../../src/workers/inplace/executor.ts';
 import { IN_PLACE_GATE } from '../../../src/workers/inplace/gate.ts';
 import { nextInPlaceStep, stepWait, type InPlaceStep } from '../../../src/workers/inplace/step.ts';
 import type { ContainerSpec, InPlacePod, InPlaceTarget } from '../../../src/workers/inplace/types.ts';
-import { Clock, FakeKubelet, FakePodApi, type KubeletOptions } from './fake-cluster.ts';
+import { Clock } from '../../../harness/fakes/clock.ts';
+import { FakeCluster } from '../../../harness/fakes/cluster.ts';
+import { FakeKubelet, type KubeletOptions } from '../../../harness/fakes/kubelet.ts';
+
+export interface Write {
+  subresource: string | undefined;
+  type: string;
+  body: unknown;
+}
+
+/** One pod of the cluster as the in-place executor writes it (its PatchClient), recording the writes that landed. */
+export class PodApi implements PatchClient {
+  readonly writes: Write[] = [];
+  private readonly cluster: FakeCluster;
+  private readonly key: string;
+
+  constructor(cluster: FakeCluster, pod: InPlacePod) {
+    this.cluster = cluster;
+    const added = cluster.addPod(pod);
+    this.key = `${added.metadata.namespace ?? ''}/${added.metadata.name ?? ''}`;
+  }
+
+  read(): InPlacePod {
+    const pod = this.cluster.pods.get(this.key);
+    if (!pod) throw new Error(`pod ${this.key} is gone`);
+    return structuredClone(pod) as InPlacePod;
+  }
+
+  async patch<T>(ref: ResourceRef, body: unknown, type: PatchType): Promise<T> {
+    const written = await this.cluster.client().podPatches.patch<T>(ref, body, type);
+    this.writes.push({ subresource: ref.subresource, type, body });
+    return written;
+  }
+}
 
 export interface Env {
   clock: Clock;
-  api: FakePodApi;
+  api: PodApi;
   kubelet: FakeKubelet;
 }
 
@@ -26,12 +61,13 @@ export function newPod(containers: ContainerSpec[], annotations?: Record<string,
 }
 
 /** A running pod whose containers are all ready. */
-export function env(pod: InPlacePod, opts: KubeletOptions = {}): Env {
-  const clock = new Clock();
-  const api = new FakePodApi(pod);
-  const kubelet = new FakeKubelet(api, clock, opts);
+export function env(pod: InPlacePod, opts: Partial<KubeletOptions> = {}): Env {
+  const clock = new Clock('2030-01-01T00:00:00.400Z');
+  const cluster = new FakeCluster(clock.now);
+  const api = new PodApi(cluster, pod);
+  const kubelet = new FakeKubelet(cluster, clock, { startTicks: 0, ...opts });
   kubelet.sync();
-  clock.advance(opts.readyDelayMs ?? 1000);
+  clock.advance(kubelet.opts.restartTicks * kubelet.opts.tickMs);
   kubelet.sync();
   clock.advance(1500);
   return { clock, api, kubelet };

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../../../src/sandbox/ports.ts';
+import { freePort } from '../../../harness/sandbox/ports.ts';
 import { dueSoonBacklog } from '../../../src/queue/backlog.ts';
 import { parseQueueConfig } from '../../../src/queue/config-schema.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';

@@ -3,9 +3,9 @@
  * loop, checking kubelet invariants after every step.
  */
 import { describe, expect, it } from 'vitest';
-import type { Container, Pod } from '../../../../src/sandbox/node/k8s.ts';
-import { nextStep, type Step } from '../../../../src/sandbox/node/plan.ts';
-import { buildPodStatus, type KubeletPodStatus } from '../../../../src/sandbox/node/pod-status.ts';
+import type { Container, Pod } from '../../../../harness/sandbox/node/k8s.ts';
+import { nextStep, type Step } from '../../../../harness/sandbox/node/plan.ts';
+import { buildPodStatus, type KubeletPodStatus } from '../../../../harness/sandbox/node/pod-status.ts';
 import {
   newPodRuntime,
   withAllStopped,
@@ -17,8 +17,8 @@ import {
   withSandbox,
   withVolumesReady,
   type PodRuntime,
-} from '../../../../src/sandbox/node/runtime.ts';
-import { T0, testPod, timings } from './fixtures.ts';
+} from '../../../../harness/sandbox/node/runtime.ts';
+import { T0, testPod, timings } from '../../../../harness/sandbox/node/test-fixtures.ts';
 
 const node = { allocatable: { cpu: '4', memory: '8Gi' }, otherPodsRequests: [] };
 

@@ -1,0 +1,243 @@
+/**
+ * An in-memory apiserver for the App reconcile's seams: preconditions (resourceVersion on patches, UID on
+ * deletes), AlreadyExists/NotFound/Conflict as KubeErrors, generation bumps on spec changes (Apps and pods),
+ * graceful pod deletion (the fake kubelet in kubelet.ts finishes it) and a tiny garbage collector. Counts every
+ * call the client makes and can fail the Nth; what users, kubelets and the garbage collector do is not counted.
+ */
+import type { App } from '../../src/api/app.ts';
+import type { ResourceRef } from '../../src/kube/paths.ts';
+import { PatchType } from '../../src/kube/rest.ts';
+import type { EventSpec } from '../../src/workers/app/actions.ts';
+import { applyJsonPatch, applyResizePatch, applyStatusPatch } from './pod-patch.ts';
+import { alreadyExists, CallLog, conflict, mergePatch, notFound, parseSelector, stamp } from './store.ts';
+import type { ControllerRevision, ObjectMeta, PersistentVolumeClaim, Pod } from '../../src/workers/app/kube-types.ts';
+import type { AppClient, ObjectStore } from '../../src/workers/app/seams.ts';
+import { canonicalJson } from '../../src/workers/app/revisions.ts';
+
+interface Meta {
+  metadata: ObjectMeta;
+}
+
+export interface RecordedEvent {
+  app: string;
+  event: EventSpec;
+  at: Date;
+}
+
+const key = (ns: string, name: string): string => `${ns}/${name}`;
+
+const POD_WRITES = { patchStatus: applyStatusPatch, resize: applyResizePatch, patchSpec: applyJsonPatch } as const;
+
+/** The operation name a pod write is counted (and can be failed) under. */
+function podWrite(ref: ResourceRef, type: PatchType): 'patchStatus' | 'resize' | 'patchSpec' {
+  if (ref.subresource === 'status') return 'patchStatus';
+  if (ref.subresource === 'resize') return 'resize';
+  if (type !== PatchType.json) throw new Error(`unexpected ${type} patch of pod ${ref.name ?? ''}`);
+  return 'patchSpec';
+}
+
+export class FakeCluster {
+  readonly calls = new CallLog();
+  readonly events: RecordedEvent[] = [];
+  /** Names of pods deleted through the client, in order. */
+  readonly podDeletions: string[] = [];
+  readonly apps = new Map<string, App>();
+  readonly pods = new Map<string, Pod>();
+  readonly claims = new Map<string, PersistentVolumeClaim>();
+  readonly revisions = new Map<string, ControllerRevision>();
+  /** Called before a pod is stored: scenario tests check ordering invariants here. */
+  beforeCreatePod: ((pod: Pod) => void) | undefined;
+  private seq = 0;
+  private readonly now: () => Date;
+
+  constructor(now: () => Date = () => new Date()) {
+    this.now = now;
+  }
+
+  private nextRv(): string {
+    return String(++this.seq);
+  }
+
+  private create<T extends Meta>(store: Map<string, T>, kind: string, ns: string, obj: T): T {
+    const name = obj.metadata.name ?? '';
+    if (store.has(key(ns, name))) throw alreadyExists(`${kind} ${name}`);
+    const created = structuredClone(obj);
+    created.metadata = stamp({ ...created.metadata, namespace: ns }, `uid-${++this.seq}`, this.nextRv(), this.now());
+    store.set(key(ns, name), created);
+    return structuredClone(created);
+  }
+
+  private patch<T extends Meta>(store: Map<string, T>, kind: string, at: { ns: string; name: string }, patch: unknown, apply = (o: T, p: unknown): T => mergePatch(o, p)): T {
+    const { ns, name } = at;
+    const existing = store.get(key(ns, name));
+    if (!existing) throw notFound(`${kind} ${name}`);
+    const rv = (patch as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
+    if (rv !== undefined && rv !== existing.metadata.resourceVersion) throw conflict(`${kind} ${name}`);
+    const next = apply(existing, patch);
+    next.metadata = { ...next.metadata, uid: existing.metadata.uid, resourceVersion: this.nextRv() };
+    if (kind === 'Pod' && canonicalJson((next as Meta & Pick<Pod, 'spec'>).spec) !== canonicalJson((existing as Meta & Pick<Pod, 'spec'>).spec)) {
+      next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
+    }
+    store.set(key(ns, name), next);
+    return structuredClone(next);
+  }
+
+  private list<T extends Meta>(store: Map<string, T>, ns: string, selector: string): T[] {
+    const matches = parseSelector(selector);
+    return [...store.values()].filter((o) => o.metadata.namespace === ns && matches(o.metadata.labels ?? {})).map((o) => structuredClone(o));
+  }
+
+  private objectStore<T extends Meta>(store: Map<string, T>, kind: string, prefix: string): ObjectStore<T> {
+    return {
+      list: (ns, selector) => this.guard(`${prefix}.list`, () => this.list(store, ns, selector)),
+      create: (ns, obj) => this.guard(`${prefix}.create`, () => this.create(store, kind, ns, obj)),
+      patch: (ns, name, p) => this.guard(`${prefix}.patch`, () => this.patch(store, kind, { ns, name }, p)),
+    };
+  }
+
+  private guard<T>(op: string, fn: () => T): Promise<T> {
+    try {
+      this.calls.call(op);
+      return Promise.resolve(fn());
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private deleteChecked<T extends Meta>(store: Map<string, T>, kind: string, ns: string, name: string, uid: string | undefined): T {
+    const existing = store.get(key(ns, name));
+    if (!existing) throw notFound(`${kind} ${name}`);
+    if (uid !== undefined && existing.metadata.uid !== uid) throw conflict(`${kind} ${name} (UID precondition)`);
+    return existing;
+  }
+
+  client(): AppClient {
+    return {
+      apps: {
+        get: (ns, name) => this.guard('apps.get', () => structuredClone(this.apps.get(key(ns, name)))),
+        patch: (ns, name, p) => this.guard('apps.patch', () => this.patch(this.apps, 'App', { ns, name }, p, (o, q) => this.specPatch(o, q))),
+        patchStatus: (ns, name, p) =>
+          this.guard('apps.patchStatus', () => this.patch(this.apps, 'App', { ns, name }, p, (o, q) => ({ ...o, status: mergePatch(o.status, (q as { status?: unknown }).status ?? {}) }))),
+      },
+      pods: {
+        ...this.objectStore(this.pods, 'Pod', 'pods'),
+        create: (ns, pod) =>
+          this.guard('pods.create', () => {
+            this.beforeCreatePod?.(pod);
+            return this.create(this.pods, 'Pod', ns, { ...pod, metadata: { ...pod.metadata, generation: 1 }, status: { phase: 'Pending' } });
+          }),
+        get: (ns, name) => this.guard('pods.get', () => structuredClone(this.pods.get(key(ns, name)))),
+        delete: (ns, name, uid) => this.guard('pods.delete', () => this.deletePodGracefully(ns, name, uid)),
+      },
+      podPatches: { patch: <T>(ref: ResourceRef, body: unknown, type: PatchType) => this.guard(`pods.${podWrite(ref, type)}`, () => this.patchPod(ref, body, type) as T) },
+      claims: this.objectStore(this.claims, 'PersistentVolumeClaim', 'claims'),
+      revisions: {
+        ...this.objectStore(this.revisions, 'ControllerRevision', 'revisions'),
+        get: (ns, name) => this.guard('revisions.get', () => structuredClone(this.revisions.get(key(ns, name)))),
+        delete: (ns, name, uid) =>
+          this.guard('revisions.delete', () => {
+            this.deleteChecked(this.revisions, 'ControllerRevision', ns, name, uid);
+            this.revisions.delete(key(ns, name));
+          }),
+      },
+      events: {
+        record: (app, event, at) => this.guard('events.record', () => void this.events.push({ app: app.metadata.name ?? '', event, at })),
+      },
+    };
+  }
+
+  /** A pod write of the in-place update (see pod-patch.ts). */
+  private patchPod(ref: ResourceRef, body: unknown, type: PatchType): Pod {
+    return this.patch(this.pods, 'Pod', { ns: ref.namespace ?? '', name: ref.name ?? '' }, body, POD_WRITES[podWrite(ref, type)]);
+  }
+
+  /** Spec (and metadata) patch of an App: status is ignored, a spec change bumps generation. */
+  private specPatch(app: App, p: unknown): App {
+    const { status: _ignored, ...rest } = (p ?? {}) as Record<string, unknown>;
+    const next = mergePatch(app, rest);
+    const changed = canonicalJson(next.spec) !== canonicalJson(app.spec);
+    return { ...next, status: app.status, metadata: { ...next.metadata, generation: (app.metadata.generation ?? 1) + (changed ? 1 : 0) } };
+  }
+
+  private deletePodGracefully(ns: string, name: string, uid: string | undefined): void {
+    const pod = this.deleteChecked(this.pods, 'Pod', ns, name, uid);
+    if (pod.metadata.deletionTimestamp) return;
+    this.podDeletions.push(name);
+    this.pods.set(key(ns, name), { ...pod, metadata: { ...pod.metadata, deletionTimestamp: this.now().toISOString(), resourceVersion: this.nextRv() } });
+  }
+
+  // ---- what users, kubelets and the garbage collector do ----
+
+  addApp(app: App): App {
+    const created = this.create(this.apps, 'App', app.metadata.namespace ?? '', app);
+    const stored = { ...created, metadata: { ...created.metadata, generation: 1 } };
+    this.apps.set(key(app.metadata.namespace ?? '', app.metadata.name ?? ''), stored);
+    return structuredClone(stored);
+  }
+
+  /** A user's spec edit (merge patch without precondition). */
+  editApp(ns: string, name: string, specPatch: unknown): App {
+    return this.patch(this.apps, 'App', { ns, name }, { spec: specPatch }, (o, q) => this.specPatch(o, q));
+  }
+
+  app(ns: string, name: string): App | undefined {
+    return structuredClone(this.apps.get(key(ns, name)));
+  }
+
+  podsOf(ns: string): Pod[] {
+    return [...this.pods.values()].filter((p) => p.metadata.namespace === ns);
+  }
+
+  /** A pod as a test sets it up, status included; stored as the apiserver would (uid, resourceVersion, generation 1). */
+  addPod(pod: Pod): Pod {
+    return this.create(this.pods, 'Pod', pod.metadata.namespace ?? '', { ...pod, metadata: { ...pod.metadata, generation: 1 } });
+  }
+
+  /** A kubelet's pods/status patch (strategic merge, UID precondition); stored only when it changes the pod. */
+  kubeletPatchStatus(ns: string, name: string, patch: unknown): boolean {
+    const pod = this.pods.get(key(ns, name));
+    if (!pod) return false;
+    const next = applyStatusPatch(pod, patch);
+    if (canonicalJson(next) === canonicalJson(pod)) return false;
+    this.pods.set(key(ns, name), { ...next, metadata: { ...next.metadata, resourceVersion: this.nextRv() } });
+    return true;
+  }
+
+  /** The end of a graceful deletion; the garbage collector then removes claims the pod owned. */
+  removePod(ns: string, name: string): void {
+    const pod = this.pods.get(key(ns, name));
+    if (!pod) return;
+    this.pods.delete(key(ns, name));
+    this.collect(ns, pod.metadata.uid);
+  }
+
+  /** Deletes an App and (background propagation) what it owns. */
+  deleteApp(ns: string, name: string): void {
+    const app = this.apps.get(key(ns, name));
+    this.apps.delete(key(ns, name));
+    this.collect(ns, app?.metadata.uid);
+  }
+
+  private exists(uid: string): boolean {
+    return [this.apps, this.pods, this.claims, this.revisions].some((store) => [...store.values()].some((o: Meta) => o.metadata.uid === uid));
+  }
+
+  /**
+   * Garbage collection after `ownerUid` went away: a dependent all of whose owners are gone is deleted
+   * (pods gracefully); one with owners left only loses the dangling reference.
+   */
+  private collect(ns: string, ownerUid: string | undefined): void {
+    if (!ownerUid) return;
+    const stores: Map<string, Meta>[] = [this.claims, this.revisions, this.pods];
+    for (const store of stores) {
+      for (const [k, o] of [...store]) {
+        const refs = o.metadata.ownerReferences ?? [];
+        if (o.metadata.namespace !== ns || !refs.some((r) => r.uid === ownerUid)) continue;
+        const left = refs.filter((r) => r.uid !== ownerUid && this.exists(r.uid));
+        if (left.length > 0) store.set(k, { ...o, metadata: { ...o.metadata, ownerReferences: left } });
+        else if (store === this.pods) this.deletePodGracefully(ns, o.metadata.name ?? '', undefined);
+        else store.delete(k);
+      }
+    }
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * How the in-memory apiserver applies pod writes (the in-place update's and the kubelet's), as the real one
+ * does: pods/status strategic merge (annotations merged, null removes; conditions merged by type, `$patch:
+ * delete` drops one; other status fields replaced, lists included; a `metadata.uid` precondition), the spec JSON
+ * patch (with `replace /metadata/resourceVersion` as the optimistic-concurrency precondition), and pods/resize
+ * (container resources merged by name).
+ */
+import fjp from 'fast-json-patch';
+import { KubeError } from '../../src/kube/errors.ts';
+import { conflict } from './store.ts';
+import type { Pod, PodCondition } from '../../src/workers/app/kube-types.ts';
+
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function applyStatusPatch(pod: Pod, body: unknown): Pod {
+  const next = structuredClone(pod);
+  const b = isObj(body) ? body : {};
+  const meta = isObj(b.metadata) ? b.metadata : {};
+  checkUid(pod, meta.uid);
+  if (isObj(meta.annotations)) {
+    const annotations = { ...(next.metadata.annotations ?? {}) };
+    for (const [k, v] of Object.entries(meta.annotations)) {
+      if (v === null) delete annotations[k];
+      else annotations[k] = typeof v === 'string' ? v : JSON.stringify(v);
+    }
+    next.metadata.annotations = annotations;
+  }
+  const { conditions, ...fields } = isObj(b.status) ? b.status : {};
+  const list = mergeConditions(next.status?.conditions ?? [], Array.isArray(conditions) ? (conditions as Json[]) : []);
+  next.status = { ...setFields(next.status ?? {}, fields), conditions: list };
+  return next;
+}
+
+/** The `metadata.uid` precondition a status patch may carry (the kubelet's always does). */
+function checkUid(pod: Pod, uid: unknown): void {
+  if (uid !== undefined && uid !== pod.metadata.uid) throw conflict(`Pod ${pod.metadata.name ?? ''} (UID precondition)`);
+}
+
+/** Sets the keys of `patch` on `target`; a null value removes the key. */
+function setFields(target: Json, patch: Json): Json {
+  const out = { ...target };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = structuredClone(v);
+  }
+  return out;
+}
+
+/** Conditions merge by type (their patchMergeKey); `$patch: delete` removes the condition of that type. */
+function mergeConditions(list: PodCondition[], patch: Json[]): PodCondition[] {
+  const out = [...list];
+  for (const { $patch, ...c } of patch) {
+    const i = out.findIndex((x) => x.type === c.type);
+    if ($patch === 'delete') {
+      if (i >= 0) out.splice(i, 1);
+    } else if (i >= 0) out[i] = setFields(out[i] as unknown as Json, c) as unknown as PodCondition;
+    else out.push(setFields({}, c) as unknown as PodCondition);
+  }
+  return out;
+}
+
+/** JSON patch; `replace /metadata/resourceVersion` with a value other than the stored one is 409 Conflict. */
+export function applyJsonPatch(pod: Pod, body: unknown): Pod {
+  const next = structuredClone(pod);
+  for (const op of (Array.isArray(body) ? body : []) as fjp.Operation[]) {
+    if (op.path === '/metadata/resourceVersion') {
+      if ((op as { value?: unknown }).value !== pod.metadata.resourceVersion) throw conflict(`Pod ${pod.metadata.name ?? ''}`);
+      continue;
+    }
+    try {
+      fjp.applyOperation(next, op, true, true);
+    } catch {
+      throw new KubeError('Invalid', 422, `cannot apply ${op.op} ${op.path}`, 'Invalid');
+    }
+  }
+  return next;
+}
+
+interface ContainerLike {
+  name: string;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+}
+
+export function applyResizePatch(pod: Pod, body: unknown): Pod {
+  const next = structuredClone(pod);
+  const spec = isObj(body) && isObj(body.spec) ? body.spec : {};
+  const containers = (next.spec?.['containers'] ?? []) as ContainerLike[];
+  for (const c of (spec.containers ?? []) as ContainerLike[]) {
+    const target = containers.find((x) => x.name === c.name);
+    if (!target) throw new KubeError('Invalid', 422, `no container ${c.name}`, 'Invalid');
+    const r = target.resources;
+    target.resources = { ...r, requests: { ...r?.requests, ...c.resources?.requests }, limits: { ...r?.limits, ...c.resources?.limits } };
+  }
+  return next;
+}

@@ -1,0 +1,195 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, access } from 'node:fs/promises';
+import { join } from 'node:path';
+import { waitFor } from '../../src/common/abort.ts';
+import type { Logger } from '../../src/common/log.ts';
+import { KubeRest, loadKubeConfig } from '../../src/kube/rest.ts';
+import { ensurePki, type Pki } from './pki.ts';
+import { writeKubeconfig } from './kubeconfig.ts';
+import { startChild, type Child } from './process.ts';
+import { freePort } from './ports.ts';
+
+/** kube-controller-manager controllers the sandbox runs by default (DESIGN section 9). */
+export const DEFAULT_CONTROLLERS = [
+  'garbage-collector-controller',
+  'namespace-controller',
+  'serviceaccount-controller',
+  'serviceaccount-token-controller',
+  'persistentvolume-binder-controller',
+  // Admission puts protection finalizers on every PVC and PV; without these a deleted claim never goes.
+  'persistentvolumeclaim-protection-controller',
+  'persistentvolume-protection-controller',
+  'root-ca-certificate-publisher-controller',
+];
+
+export interface ControlPlaneOptions {
+  dir: string;
+  binDir: string;
+  log: Logger;
+  signal?: AbortSignal | undefined;
+  /** Extra kube-controller-manager controllers, e.g. `statefulset-controller` for comparisons. */
+  extraControllers?: string[];
+}
+
+export interface ControlPlane {
+  server: string;
+  kubeconfig: string;
+  pki: Pki;
+  children: Child[];
+  rest: KubeRest;
+  /** etcd's client URL (its HTTP/JSON gateway serves /v3/kv/* for fault injection such as compaction). */
+  etcdUrl: string;
+  /** Stops kube-apiserver and starts it again with the same flags and port; resolves when ready. */
+  restartApiserver(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function requireBinary(binDir: string, name: string): Promise<string> {
+  const path = join(binDir, name);
+  await access(path).catch(() => {
+    throw new Error(`${path} is missing: run \`make control-plane\` (builds the control plane from Go modules) or set KUBEBUILDER_ASSETS`);
+  });
+  return path;
+}
+
+function logExit(child: Child, log: Logger): void {
+  void child.exited.then((how) => log.debug({ child: child.name, pid: child.pid, how }, 'process exited'));
+}
+
+async function startEtcd(opts: ControlPlaneOptions): Promise<{ child: Child; url: string }> {
+  const [clientPort, peerPort] = [await freePort(), await freePort()];
+  const url = `http://127.0.0.1:${clientPort}`;
+  const dataDir = join(opts.dir, 'etcd');
+  const child = startChild('etcd', await requireBinary(opts.binDir, 'etcd'), [
+    `--data-dir=${dataDir}`,
+    `--listen-client-urls=${url}`,
+    `--advertise-client-urls=${url}`,
+    `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
+    `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+    `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
+    '--unsafe-no-fsync',
+    '--quota-backend-bytes=4294967296',
+    '--log-level=warn',
+  ], join(opts.dir, 'logs', 'etcd.log'));
+  return { child, url };
+}
+
+function apiserverArgs(opts: ControlPlaneOptions, pki: Pki, etcdUrl: string, port: number): string[] {
+  return [
+    `--etcd-servers=${etcdUrl}`,
+    `--etcd-prefix=/ebb-${randomBytes(4).toString('hex')}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--tls-cert-file=${pki.serverCert}`,
+    `--tls-private-key-file=${pki.serverKey}`,
+    `--client-ca-file=${pki.caCert}`,
+    `--service-account-issuer=https://kubernetes.default.svc.cluster.local`,
+    `--service-account-key-file=${pki.saPub}`,
+    `--service-account-signing-key-file=${pki.saKey}`,
+    '--service-cluster-ip-range=10.0.0.0/24',
+    '--authorization-mode=Node,RBAC',
+    '--endpoint-reconciler-type=none',
+    '--allow-privileged=true',
+    '--profiling=false',
+    `--cert-dir=${join(opts.dir, 'pki', 'serving')}`,
+    '--v=1',
+  ];
+}
+
+async function startComponent(
+  opts: ControlPlaneOptions,
+  name: 'kube-controller-manager' | 'kube-scheduler',
+  kubeconfig: string,
+  extra: string[],
+): Promise<Child> {
+  const port = await freePort();
+  return startChild(name, await requireBinary(opts.binDir, name), [
+    `--kubeconfig=${kubeconfig}`,
+    `--authentication-kubeconfig=${kubeconfig}`,
+    `--authorization-kubeconfig=${kubeconfig}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${port}`,
+    '--leader-elect=false',
+    '--v=1',
+    ...extra,
+  ], join(opts.dir, 'logs', `${name}.log`));
+}
+
+/**
+ * Starts etcd, kube-apiserver, kube-controller-manager and kube-scheduler on loopback with free ports,
+ * writes `<dir>/kubeconfig` (admin), and waits until the apiserver is ready.
+ */
+export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
+  await mkdir(join(opts.dir, 'logs'), { recursive: true });
+  const pki = await ensurePki(opts.dir);
+  const children: Child[] = [];
+  const stop = async (): Promise<void> => {
+    for (const child of [...children].reverse()) await child.stop();
+  };
+  try {
+    const etcd = await startEtcd(opts);
+    children.push(etcd.child);
+    const port = await freePort();
+    const server = `https://127.0.0.1:${port}`;
+    const apiBinary = await requireBinary(opts.binDir, 'kube-apiserver');
+    const apiArgs = apiserverArgs(opts, pki, etcd.url, port);
+    const apiLog = join(opts.dir, 'logs', 'kube-apiserver.log');
+    children.push(startChild('kube-apiserver', apiBinary, apiArgs, apiLog));
+    for (const c of children) logExit(c, opts.log);
+    const kubeconfig = join(opts.dir, 'kubeconfig');
+    await writeKubeconfig(kubeconfig, server, pki.caCert, pki.clients.admin, 'admin');
+    const rest = new KubeRest(loadKubeConfig(kubeconfig));
+    await waitReady(rest, children, opts.signal);
+    const kcmConfig = join(opts.dir, 'kube-controller-manager.kubeconfig');
+    const schedConfig = join(opts.dir, 'kube-scheduler.kubeconfig');
+    await writeKubeconfig(kcmConfig, server, pki.caCert, pki.clients['controller-manager'], 'system:kube-controller-manager');
+    await writeKubeconfig(schedConfig, server, pki.caCert, pki.clients.scheduler, 'system:kube-scheduler');
+    const controllers = [...DEFAULT_CONTROLLERS, ...(opts.extraControllers ?? [])].join(',');
+    children.push(
+      await startComponent(opts, 'kube-controller-manager', kcmConfig, [
+        `--controllers=${controllers}`,
+        `--service-account-private-key-file=${pki.saKey}`,
+        `--root-ca-file=${pki.caCert}`,
+        '--use-service-account-credentials=true',
+        '--concurrent-statefulset-syncs=5',
+      ]),
+    );
+    children.push(await startComponent(opts, 'kube-scheduler', schedConfig, []));
+    const restartApiserver = async (): Promise<void> => {
+      const i = children.findIndex((c) => c.name === 'kube-apiserver');
+      await children[i]?.stop();
+      const next = startChild('kube-apiserver', apiBinary, apiArgs, apiLog);
+      children.splice(i, 1, next);
+      logExit(next, opts.log);
+      await waitReady(rest, [next], opts.signal);
+    };
+    return { server, kubeconfig, pki, children, rest, etcdUrl: etcd.url, restartApiserver, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+async function waitReady(rest: KubeRest, children: Child[], signal?: AbortSignal): Promise<void> {
+  const died = new AbortController();
+  let dead: string | undefined;
+  for (const c of children) {
+    void c.exited.then((how) => {
+      dead ??= `${c.name} exited (${how}); see ${c.logFile}`;
+      died.abort();
+    });
+  }
+  const waitSignal = signal ? AbortSignal.any([signal, died.signal]) : died.signal;
+  try {
+    await waitFor(async () => ((await rest.request<string>('GET', '/readyz')) === 'ok' ? true : undefined), {
+      timeoutMs: 90_000,
+      intervalMs: 250,
+      signal: waitSignal,
+      what: 'kube-apiserver /readyz',
+    });
+  } catch (err) {
+    if (dead) throw new Error(dead);
+    throw err;
+  }
+}

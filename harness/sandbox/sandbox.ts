@@ -1,0 +1,79 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Logger } from '../../src/common/log.ts';
+import type { KubeRest } from '../../src/kube/rest.ts';
+import { startControlPlane, type ControlPlane } from './control-plane.ts';
+import { installCrds } from './crds.ts';
+import { CRD_DIR, DEFAULT_BIN_DIR } from './paths.ts';
+import { startRedis } from './redis.ts';
+import { SimRegistry } from './node/image-store.ts';
+import { startSimNodes, type SimCluster } from './node/cluster.ts';
+import type { KubeletTimings } from './node/timings.ts';
+import { startProvisioner } from './storage/provisioner.ts';
+
+export interface SandboxOptions {
+  dir: string;
+  nodes: number;
+  log: Logger;
+  signal?: AbortSignal | undefined;
+  binDir?: string | undefined;
+  timings?: Partial<KubeletTimings> | undefined;
+  /** Extra kube-controller-manager controllers (e.g. `statefulset-controller` for benchmarks). */
+  extraControllers?: string[] | undefined;
+}
+
+export interface Sandbox {
+  dir: string;
+  kubeconfig: string;
+  redisUrl: string;
+  rest: KubeRest;
+  nodeNames: string[];
+  registry: SimRegistry;
+  sim: SimCluster;
+  controlPlane: ControlPlane;
+  stop(): Promise<void>;
+}
+
+export function nodeNames(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `sim-node-${i}`);
+}
+
+/**
+ * Starts the whole sandbox: control plane, Redis, CRDs, storage provisioner and simulated nodes. Writes
+ * `<dir>/kubeconfig` and `<dir>/env`. stop() stops every child by PID and removes nothing on disk.
+ */
+export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
+  const dir = resolve(opts.dir);
+  await mkdir(dir, { recursive: true });
+  const internal = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, internal.signal]) : internal.signal;
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async (): Promise<void> => {
+    internal.abort();
+    for (const s of stops.reverse()) await s().catch((err: unknown) => opts.log.warn({ err: String(err) }, 'sandbox stop step failed'));
+  };
+  try {
+    const t0 = Date.now();
+    const [controlPlane, redis] = await Promise.all([
+      startControlPlane({ dir, binDir: opts.binDir ?? DEFAULT_BIN_DIR, log: opts.log, signal, extraControllers: opts.extraControllers }),
+      startRedis({ dir: join(dir, 'redis'), signal, log: opts.log }),
+    ]);
+    stops.push(() => controlPlane.stop(), () => redis.stop());
+    opts.log.info({ ms: Date.now() - t0, server: controlPlane.server }, 'control plane ready');
+    const rest = controlPlane.rest;
+    await installCrds(rest, CRD_DIR, signal);
+    const provisioner = await startProvisioner({ rest, dir, log: opts.log, signal });
+    stops.push(() => provisioner.stop());
+    const registry = new SimRegistry();
+    const names = nodeNames(opts.nodes);
+    const sim = await startSimNodes({ rest, names, dir, registry, timings: opts.timings, log: opts.log, signal });
+    stops.push(() => sim.stop());
+    const env = `KUBECONFIG=${controlPlane.kubeconfig}\nEBB_REDIS_URL=${redis.url}\n`;
+    await writeFile(join(dir, 'env'), env);
+    opts.log.info({ ms: Date.now() - t0, nodes: names.length }, 'sandbox ready');
+    return { dir, kubeconfig: controlPlane.kubeconfig, redisUrl: redis.url, rest, nodeNames: names, registry, sim, controlPlane, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The sandbox's dynamic provisioner: makes sure the default StorageClass `standard` exists, creates a
+ * hostPath PV under `<dir>/volumes/` for every pending PVC of a class it provisions, and deletes released PVs
+ * (reclaim policy Delete) together with their directories. kube-controller-manager's
+ * persistentvolume-binder does the binding, as with any external provisioner.
+ */
+import { mkdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Logger } from '../../../src/common/log.ts';
+import { isKubeError } from '../../../src/kube/errors.ts';
+import { core, type ResourceRef } from '../../../src/kube/paths.ts';
+import type { KubeRest } from '../../../src/kube/rest.ts';
+import { listWatch } from '../../../src/kube/watch.ts';
+import { needsVolume, PROVISIONER, shouldDelete, storageClass, volumeFor, volumeNameFor, type Claim, type Volume } from './pv-plan.ts';
+
+export interface ProvisionerOptions {
+  rest: KubeRest;
+  dir: string;
+  log: Logger;
+  signal: AbortSignal;
+}
+
+const classesRef: ResourceRef = { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses' };
+
+interface StorageClassObject {
+  metadata: { name: string };
+  provisioner?: string;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export async function startProvisioner(opts: ProvisionerOptions): Promise<{ stop(): Promise<void> }> {
+  const { rest, log } = opts;
+  const volumesDir = join(resolve(opts.dir), 'volumes');
+  await mkdir(volumesDir, { recursive: true });
+  const abort = new AbortController();
+  const signal = AbortSignal.any([opts.signal, abort.signal]);
+  await rest.create(classesRef, storageClass(), {}, signal).catch((err: unknown) => {
+    if (!isKubeError(err, 'AlreadyExists')) throw err;
+  });
+
+  const classes = new Set<string>();
+  const pending = new Map<string, Claim>();
+
+  const provision = async (claim: Claim): Promise<void> => {
+    if (!needsVolume(claim, classes)) return;
+    const pv = volumeFor(claim, volumesDir);
+    try {
+      await mkdir(join(volumesDir, volumeNameFor(claim)), { recursive: true });
+      await rest.create(core('persistentvolumes'), pv, {}, signal);
+      log.info({ claim: `${claim.metadata.namespace}/${claim.metadata.name}`, volume: volumeNameFor(claim) }, 'volume provisioned');
+    } catch (err) {
+      if (isKubeError(err, 'AlreadyExists') || signal.aborted) return;
+      log.warn({ claim: claim.metadata.name, error: errorText(err) }, 'provisioning failed; will retry on the next claim update');
+    }
+  };
+
+  const reclaim = async (pv: Volume): Promise<void> => {
+    if (!shouldDelete(pv)) return;
+    try {
+      const path = pv.spec.hostPath?.path;
+      if (path?.startsWith(`${volumesDir}/`)) await rm(path, { recursive: true, force: true });
+      await rest.delete(core('persistentvolumes', undefined, pv.metadata.name), {}, signal);
+      log.info({ volume: pv.metadata.name }, 'released volume deleted');
+    } catch (err) {
+      if (isKubeError(err, 'NotFound') || signal.aborted) return;
+      log.warn({ volume: pv.metadata.name, error: errorText(err) }, 'deleting a released volume failed');
+    }
+  };
+
+  const onClaim = async (claim: Claim, deleted: boolean): Promise<void> => {
+    const key = claim.metadata.uid;
+    if (deleted || claim.spec.volumeName) pending.delete(key);
+    else pending.set(key, claim);
+    if (!deleted) await provision(claim);
+  };
+
+  const onClass = async (sc: StorageClassObject, deleted: boolean): Promise<void> => {
+    if (deleted || sc.provisioner !== PROVISIONER) classes.delete(sc.metadata.name);
+    else if (!classes.has(sc.metadata.name)) {
+      classes.add(sc.metadata.name);
+      for (const claim of pending.values()) await provision(claim);
+    }
+  };
+
+  const watches = [
+    listWatch<StorageClassObject & { metadata: { name: string } }>(
+      { rest, ref: classesRef, signal, log },
+      {
+        async onList(items) {
+          classes.clear();
+          for (const sc of items) await onClass(sc, false);
+        },
+        onEvent: (ev) => onClass(ev.object, ev.type === 'DELETED'),
+      },
+    ),
+    listWatch<Claim>(
+      { rest, ref: core('persistentvolumeclaims'), signal, log },
+      {
+        async onList(items) {
+          pending.clear();
+          for (const claim of items) await onClaim(claim, false);
+        },
+        onEvent: (ev) => onClaim(ev.object, ev.type === 'DELETED'),
+      },
+    ),
+    listWatch<Volume>(
+      { rest, ref: core('persistentvolumes'), signal, log },
+      {
+        async onList(items) {
+          for (const pv of items) await reclaim(pv);
+        },
+        onEvent: (ev) => (ev.type === 'DELETED' ? undefined : reclaim(ev.object)),
+      },
+    ),
+  ].map((p) => p.catch(() => undefined));
+
+  return {
+    async stop() {
+      abort.abort();
+      await Promise.all(watches);
+    },
+  };
+}
