@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { serveImageService, type ImageServiceHandle } from '../../harness/sandbox/node/cri-server.ts';
 import { ImageStore, SimRegistry } from '../../harness/sandbox/node/image-store.ts';
-import { CriClient, CriError, CriImageClient, isCriError, unixEndpoint } from './client.ts';
+import { CriClient, CriError, isCriError, unixEndpoint } from './client.ts';
 
 /** Real gRPC over a real unix socket, served by a simulated node's image service. */
 describe('CriClient', () => {
@@ -102,13 +102,6 @@ describe('CriClient', () => {
     expect(Object.keys(err as object).sort()).toEqual(['code', 'grpcCode', 'method', 'name']);
   });
 
-  it('answers Unimplemented for the methods a simulated node does not serve (ImageFsInfo, Version)', async () => {
-    const err: unknown = await client.imageFsInfo({ signal }).catch((e: unknown) => e);
-
-    expect(isCriError(err, 'Unimplemented')).toBe(true);
-    expect((err as CriError).retryable).toBe(false);
-    await expect(client.version({ signal })).rejects.toSatisfy((e) => isCriError(e, 'Unimplemented'));
-  });
 
   it('accepts only unix:///absolute/path endpoints', () => {
     expect(() => CriClient.connect(socketPath)).toThrow(/no unix:\/\/ scheme/);
@@ -117,13 +110,4 @@ describe('CriClient', () => {
     expect(() => CriClient.connect(unixEndpoint(long))).toThrow(/limit is 103/);
   });
 
-  it('still connects by socket path through the deprecated CriImageClient', async () => {
-    pullMs = 0;
-    const legacy = CriImageClient.connect(socketPath);
-    try {
-      await expect(legacy.pullImage('nginx:1.27', { signal })).resolves.toMatch(/^sha256:/);
-    } finally {
-      legacy.close();
-    }
-  });
 });

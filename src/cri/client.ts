@@ -172,18 +172,6 @@ export class CriClient implements ImageService {
   }
 }
 
-/**
- * @deprecated The socket-path entry point the simulated node's tests use; new code calls
- * `CriClient.connect('unix:///path')`. Kept until those tests move with the sandbox.
- */
-export const CriImageClient = {
-  connect(socketPath: string, opts: CriClientOptions = {}): CriClient {
-    return CriClient.connect(unixEndpoint(socketPath), opts);
-  },
-};
-/** @deprecated See the value of the same name. */
-export type CriImageClient = CriClient;
-
 function closedError(method: string): CriError {
   return new CriError('Unavailable', method, `CRI ${method}: client is closed`);
 }

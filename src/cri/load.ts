@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { MethodDefinition } from '@grpc/grpc-js';
 import { loadSync, type Options } from '@grpc/proto-loader';
-import type { CriMethod, CriMethods, ImageServiceMethod, ImageServiceMethods } from './types.ts';
+import type { CriMethod, CriMethods, ImageServiceMethod, ImageServiceMethods, VersionRequest, VersionResponse } from './types.ts';
 
 /** Fully qualified names of the CRI services ebb uses. */
 export const IMAGE_SERVICE_NAME = 'runtime.v1.ImageService';
@@ -74,6 +74,11 @@ export function loadCriDefinition(): CriDefinition {
 /** The CRI ImageService definition (all its declared methods), as a server adds it. */
 export function loadImageService(): ImageServiceDefinition {
   return loadServices().get(IMAGE_SERVICE_NAME) as unknown as ImageServiceDefinition;
+}
+
+/** The CRI RuntimeService definition as declared (ebb declares only Version), as a server adds it. */
+export function loadRuntimeService(): { readonly Version: MethodDefinition<VersionRequest, VersionResponse> } {
+  return loadServices().get(RUNTIME_SERVICE_NAME) as unknown as { readonly Version: MethodDefinition<VersionRequest, VersionResponse> };
 }
 
 /**

@@ -125,6 +125,7 @@ export interface ImageServiceMethods {
   ImageStatus: [ImageStatusRequest, ImageStatusResponse];
   PullImage: [PullImageRequest, PullImageResponse];
   RemoveImage: [RemoveImageRequest, RemoveImageResponse];
+  ImageFsInfo: [ImageFsInfoRequest, ImageFsInfoResponse];
 }
 
 export type ImageServiceMethod = keyof ImageServiceMethods;

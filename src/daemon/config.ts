@@ -9,7 +9,7 @@ export interface DaemonConfig {
   readonly nodeName: string;
   /** The container runtime's CRI endpoint as configured (`unix:///…`). */
   readonly criEndpoint: string;
-  /** The unix socket path of `criEndpoint`, for `CriImageClient.connect`. */
+  /** The unix socket path of `criEndpoint`, for socket-level checks. */
   readonly criSocketPath: string;
   /** Image pulls run at once. */
   readonly pullConcurrency: number;

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CriImageClient, isCriError } from '../../../src/cri/client.ts';
+import { CriClient, isCriError, unixEndpoint } from '../../../src/cri/client.ts';
 import { serveImageService, type ImageServiceHandle } from './cri-server.ts';
 import { ImageStore, SimRegistry } from './image-store.ts';
 
@@ -16,7 +16,7 @@ describe('CRI ImageService of a simulated node', () => {
   let registry: SimRegistry;
   let store: ImageStore;
   let server: ImageServiceHandle;
-  let client: CriImageClient;
+  let client: CriClient;
   /** Registry transfers: the store asks for a pull delay only when the content is not present. */
   let transfers: number;
   let pullMs: number;
@@ -36,7 +36,7 @@ describe('CRI ImageService of a simulated node', () => {
       },
     });
     server = await serveImageService({ socketPath, store });
-    client = CriImageClient.connect(socketPath);
+    client = CriClient.connect(unixEndpoint(socketPath));
   });
 
   afterEach(async () => {
@@ -55,6 +55,13 @@ describe('CRI ImageService of a simulated node', () => {
     expect(byRef?.size).toBe(store.status(NGINX)?.size);
     expect(typeof byRef?.size).toBe('number');
     expect(await client.imageStatus(ref, { signal })).toEqual(byRef);
+  });
+
+  it('answers Version and reports the image filesystem usage of what it holds', async () => {
+    expect(await client.version({ signal })).toMatchObject({ runtimeName: 'ebb-sandbox', runtimeApiVersion: 'v1' });
+    expect((await client.imageFsInfo({ signal }))[0]?.usedBytes).toBe(0);
+    await client.pullImage(NGINX, { signal });
+    expect((await client.imageFsInfo({ signal }))[0]?.usedBytes).toBe(store.status(NGINX)?.size);
   });
 
   it('serves a second pull of a present image from the store without a registry transfer', async () => {
@@ -145,7 +152,7 @@ describe('CRI ImageService of a simulated node', () => {
     expect(isCriError(err, 'Unavailable')).toBe(true);
 
     server = await serveImageService({ socketPath, store });
-    const fresh = CriImageClient.connect(socketPath);
+    const fresh = CriClient.connect(unixEndpoint(socketPath));
     try {
       await expect(fresh.listImages({ signal })).resolves.toEqual([]);
     } finally {

@@ -5,8 +5,8 @@ import { Server, ServerCredentials, status, type handleUnaryCall } from '@grpc/g
 import { AbortedError } from '../../../src/common/abort.ts';
 import { createLogger, type Logger } from '../../../src/common/log.ts';
 import { formatImageReference, parseImageReference } from '../../../src/api/image-ref.ts';
-import { loadImageService, unixSocketTarget } from '../../../src/cri/load.ts';
-import type { Image, ImageServiceMethod, ImageServiceMethods } from '../../../src/cri/types.ts';
+import { loadImageService, loadRuntimeService, unixSocketTarget } from '../../../src/cri/load.ts';
+import type { Image, ImageServiceMethod, ImageServiceMethods, VersionRequest, VersionResponse } from '../../../src/cri/types.ts';
 import { PullError, type ImageStore, type StoredImage } from './image-store.ts';
 
 export interface ImageServiceOptions {
@@ -47,6 +47,7 @@ export async function serveImageService(opts: ImageServiceOptions): Promise<Imag
   const lifetime = new AbortController();
   const server = new Server();
   server.addService(loadImageService(), imageServiceHandlers(opts.store, lifetime.signal, log));
+  server.addService(loadRuntimeService(), { Version: versionHandler });
   await new Promise<void>((resolve, reject) => {
     server.bindAsync(target, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
   });
@@ -91,8 +92,18 @@ function imageServiceHandlers(store: ImageStore, lifetime: AbortSignal, log: Log
       if (image && store.remove(image)) log.info({ image }, 'image removed');
       return Promise.resolve({});
     }),
+    ImageFsInfo: unary('ImageFsInfo', log, () => {
+      const used = store.list().reduce((sum, img) => sum + img.size, 0);
+      const usage = { timestamp: String(Date.now() * 1_000_000), fsId: { mountpoint: '/var/lib/containerd' }, usedBytes: { value: used } };
+      return Promise.resolve({ imageFilesystems: [usage], containerFilesystems: [] });
+    }),
   };
 }
+
+/** RuntimeService.Version: the simulated runtime names itself the way a CRI runtime does. */
+const versionHandler: handleUnaryCall<VersionRequest, VersionResponse> = (_call, callback) => {
+  callback(null, { version: '0.1.0', runtimeName: 'ebb-sandbox', runtimeVersion: '0.1.0', runtimeApiVersion: 'v1' });
+};
 
 /** Wraps an async handler: its result is the response, anything it throws becomes a gRPC status. */
 function unary<K extends ImageServiceMethod>(
