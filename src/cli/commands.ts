@@ -1,5 +1,5 @@
 import { versionCommand } from './version.ts';
-import { watcherCommand, workerCommand } from './processes.ts';
+import { daemonCommand, watcherCommand, workerCommand } from './processes.ts';
 
 export type Command = (args: string[]) => Promise<number>;
 
@@ -11,6 +11,7 @@ const COMMANDS: Record<string, { run: Command; help: string }> = {
   sandbox: { run: sandboxCommand, help: 'sandbox up|down [--dir .sandbox] [--nodes 3]   local control plane + simulated nodes' },
   watcher: { run: watcherCommand, help: 'watcher                                      watch the apiserver, enqueue reconciles, run timers' },
   worker: { run: workerCommand, help: 'worker                                       reconcile queued objects' },
+  daemon: { run: daemonCommand, help: "daemon                                       pull the images of this node's ImageList (one per node)" },
   run: { run: runAll, help: 'run --all [--dir .sandbox] [--nodes 3] [--sample]  everything in one process (development)' },
   version: { run: versionCommand, help: 'version                                      print the ebb version' },
 };

@@ -1,10 +1,15 @@
+import { readKubeEnv, readLogLevel, readPort, type Env } from '../common/env.ts';
 import { createLogger, type Logger } from '../common/log.ts';
+import type { DaemonOptions } from '../daemon/options.ts';
+import { processEnv } from './config.ts';
 import { logCrashes, untilSignal } from './signals.ts';
 
 /** How long the watcher may take to stop (it has no long-running work; Redis being down must not hang it). */
 const WATCHER_STOP_DEADLINE_MS = 15_000;
 /** What the worker may take beyond its configured wait for running reconciles. */
 const WORKER_STOP_MARGIN_MS = 5_000;
+/** The daemon cancels its pulls at once; this bounds the final status write and the runtime's goodbye. */
+const DAEMON_STOP_DEADLINE_MS = 20_000;
 
 /**
  * Runs `stop` after the first signal. A second signal, or `deadlineMs` passing (a close that waits for a Redis
@@ -52,4 +57,45 @@ export async function workerCommand(): Promise<number> {
   const sig = await untilSignal();
   log.info({ signal: sig }, 'shutting down');
   return stopWithin(() => worker.stop(), cfg.shutdownTimeoutMs + WORKER_STOP_MARGIN_MS, log);
+}
+
+/**
+ * The daemon's settings from the environment: the node name (`EBB_NODE_NAME`, or `NODE_NAME` as the
+ * DaemonSet sets it), the CRI socket (`EBB_CRI_ENDPOINT`, or `CRI_SOCKET`), HTTP address and port, log
+ * level; every other option keeps its default. A stopgap until the daemon has its own config parser.
+ */
+export async function daemonOptionsFromEnv(env: Env): Promise<DaemonOptions> {
+  const { daemonOptions } = await import('../daemon/options.ts');
+  const problems: string[] = [];
+  const nodeName = env['EBB_NODE_NAME'] || env['NODE_NAME'] || '';
+  if (!nodeName) problems.push('EBB_NODE_NAME (or NODE_NAME): must name the node this daemon runs on');
+  const httpPort = readPort(env, 'EBB_HTTP_PORT', 8080, problems);
+  const logLevel = readLogLevel(env, 'EBB_LOG_LEVEL', problems);
+  if (problems.length > 0) throw new Error(`invalid configuration:\n  ${problems.join('\n  ')}`);
+  const criEndpoint = env['EBB_CRI_ENDPOINT'] || env['CRI_SOCKET'] || '/run/containerd/containerd.sock';
+  return daemonOptions({ nodeName, criEndpoint, httpAddress: env['EBB_HTTP_ADDRESS'] || '0.0.0.0', httpPort, logLevel });
+}
+
+/** `ebb daemon`: pulls the images of its node's ImageList until SIGINT/SIGTERM. */
+export async function daemonCommand(): Promise<number> {
+  const { startDaemon } = await import('../daemon/daemon.ts');
+  const { criImageRuntime } = await import('../daemon/cri-adapter.ts');
+  const { kubeClient } = await import('../kube/client.ts');
+  const env = processEnv();
+  const opts = await daemonOptionsFromEnv(env);
+  const log = createLogger('daemon', opts.logLevel);
+  logCrashes(log);
+  const rest = await kubeClient(readKubeEnv(env));
+  const runtime = criImageRuntime(opts.criEndpoint, { pullTimeoutMs: opts.pullTimeoutMs });
+  const daemon = await startDaemon(opts, { rest, runtime, log });
+  const sig = await untilSignal();
+  log.info({ signal: sig }, 'shutting down');
+  return stopWithin(
+    async () => {
+      await daemon.stop();
+      runtime.close();
+    },
+    DAEMON_STOP_DEADLINE_MS,
+    log,
+  );
 }
