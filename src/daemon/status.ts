@@ -67,6 +67,8 @@ export interface StatusWriterDeps {
   log: Logger;
   /** Counts writes by result (ok, conflict, error). */
   onWrite?(result: 'ok' | 'conflict' | 'error'): void;
+  /** Delay before a failed write is tried again (capped exponential; default 1 s to 30 s). */
+  errorBackoff?: { baseMs: number; capMs: number };
 }
 
 export class StatusWriter {
@@ -118,7 +120,8 @@ export class StatusWriter {
       this.timer = undefined;
       this.writing = this.flush().finally(() => {
         this.writing = undefined;
-        if (this.dirty) this.schedule(this.errors > 0 ? backoffMs(this.errors, ERROR_BACKOFF.baseMs, ERROR_BACKOFF.capMs) : this.deps.flushMs);
+        const b = this.deps.errorBackoff ?? ERROR_BACKOFF;
+        if (this.dirty) this.schedule(this.errors > 0 ? backoffMs(this.errors, b.baseMs, b.capMs) : this.deps.flushMs);
       });
     }, delayMs);
   }
