@@ -1,6 +1,6 @@
 import { readKubeEnv, readLogLevel, readPort, type Env } from '../common/env.ts';
 import { createLogger, type Logger } from '../common/log.ts';
-import type { DaemonOptions } from '../daemon/options.ts';
+import { daemonOptions, type DaemonOptions } from '../daemon/options.ts';
 import { processEnv } from './config.ts';
 import { logCrashes, untilSignal } from './signals.ts';
 
@@ -64,8 +64,7 @@ export async function workerCommand(): Promise<number> {
  * DaemonSet sets it), the CRI socket (`EBB_CRI_ENDPOINT`, or `CRI_SOCKET`), HTTP address and port, log
  * level; every other option keeps its default. A stopgap until the daemon has its own config parser.
  */
-export async function daemonOptionsFromEnv(env: Env): Promise<DaemonOptions> {
-  const { daemonOptions } = await import('../daemon/options.ts');
+export function daemonOptionsFromEnv(env: Env): DaemonOptions {
   const problems: string[] = [];
   const nodeName = env['EBB_NODE_NAME'] || env['NODE_NAME'] || '';
   if (!nodeName) problems.push('EBB_NODE_NAME (or NODE_NAME): must name the node this daemon runs on');
@@ -82,7 +81,7 @@ export async function daemonCommand(): Promise<number> {
   const { criImageRuntime } = await import('../daemon/cri-adapter.ts');
   const { kubeClient } = await import('../kube/client.ts');
   const env = processEnv();
-  const opts = await daemonOptionsFromEnv(env);
+  const opts = daemonOptionsFromEnv(env);
   const log = createLogger('daemon', opts.logLevel);
   logCrashes(log);
   const rest = await kubeClient(readKubeEnv(env));

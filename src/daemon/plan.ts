@@ -4,7 +4,7 @@
  */
 import { DEFAULT_REPULL_INTERVAL_SECONDS, ImagePhase, type ImageListEntry } from '../api/image-list.ts';
 import { parseImageReference, type ImageReference } from '../api/image-ref.ts';
-import { isNewerRequest, type ImageMemory } from './state.ts';
+import { clip, isNewerRequest, type ImageMemory } from './state.ts';
 
 /**
  * Why an image is pulled: `requested` (spec pullRequestedAt is newer than the last answered), `absent`
@@ -43,8 +43,9 @@ export interface Plan {
 /** What one entry needs next, ignoring slots; `at` is when it is due when that is later than now. */
 type Need = { action: Action; at?: undefined } | { action?: undefined; at: number } | { action?: undefined; at?: undefined };
 
+/** The status message of an invalid entry, as stored (clipped to the CRD limit, so it compares equal). */
 export function invalidMessage(image: string, reason: string): string {
-  return `invalid image reference ${JSON.stringify(image)}: ${reason}`;
+  return clip(`invalid image reference ${JSON.stringify(image)}: ${reason}`);
 }
 
 function repullDueAt(entry: ImageListEntry, lastPullTime: string | undefined): number | undefined {

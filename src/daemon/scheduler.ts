@@ -148,8 +148,10 @@ export class ImageScheduler {
     this.wakeUp?.();
   }
 
+  /** Waits for a kick, `wakeAt`, or the signal; after a kick it still yields to pending I/O once. */
   private async idle(wakeAt: number | undefined, signal: AbortSignal): Promise<void> {
-    if (!this.kicked) {
+    if (this.kicked) await new Promise<void>((resolve) => setImmediate(resolve));
+    else {
       await new Promise<void>((resolve) => {
         const done = (): void => {
           clearTimeout(timer);
