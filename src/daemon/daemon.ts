@@ -90,6 +90,15 @@ export async function startDaemon(opts: DaemonOptions, deps: DaemonDeps): Promis
 
   let watchState: SourceState = 'starting';
   let runtimeAnsweredAt: number | undefined;
+  const notReady = (): string | undefined => {
+    const problems: string[] = [];
+    if (watchState !== 'watching') problems.push(`ImageList watch not established (${watchState})`);
+    if (runtimeAnsweredAt === undefined || Date.now() - runtimeAnsweredAt > VERSION_FRESH_MS) problems.push('container runtime has not answered recently');
+    return problems.join('; ') || undefined;
+  };
+  // Serving first: a port in use fails the start before any loop runs.
+  const ops = await startOpsServer({ address: opts.httpAddress, port: opts.httpPort, registry: metrics.registry, healthz: () => undefined, readyz: notReady });
+
   const watchLoop = watchOwnImageList(
     { rest, nodeName: opts.nodeName, watchdogMs: opts.watchdogMs, log, signal: ac.signal },
     {
@@ -108,13 +117,6 @@ export async function startDaemon(opts: DaemonOptions, deps: DaemonDeps): Promis
   const schedulerLoop = scheduler.run(ac.signal);
   const probeLoop = probeRuntime(runtime, log, ac.signal, (at) => (runtimeAnsweredAt = at));
 
-  const notReady = (): string | undefined => {
-    const problems: string[] = [];
-    if (watchState !== 'watching') problems.push(`ImageList watch not established (${watchState})`);
-    if (runtimeAnsweredAt === undefined || Date.now() - runtimeAnsweredAt > VERSION_FRESH_MS) problems.push('container runtime has not answered recently');
-    return problems.join('; ') || undefined;
-  };
-  const ops = await startOpsServer({ address: opts.httpAddress, port: opts.httpPort, registry: metrics.registry, healthz: () => undefined, readyz: notReady });
   log.info({ node: opts.nodeName, port: ops.port, cri: opts.criEndpoint, pullConcurrency: opts.pullConcurrency }, 'daemon started');
 
   let stopping: Promise<void> | undefined;
