@@ -2,16 +2,16 @@
  * The daemon's pure planner: from the spec entries and what the daemon knows of each image, what to do
  * now and when to look again. No I/O and no clock: `now` is an input.
  */
-import { DEFAULT_REPULL_INTERVAL_SECONDS, ImagePhase, type ImageListEntry } from '../api/image-list.ts';
+import { ImagePhase, type ImageListEntry } from '../api/image-list.ts';
 import { parseImageReference, type ImageReference } from '../api/image-ref.ts';
 import { clip, isNewerRequest, type ImageMemory } from './state.ts';
 
 /**
- * Why an image is pulled: `requested` (spec pullRequestedAt is newer than the last answered), `absent`
- * (not in the runtime, including an image it pulled that went away), `always` (alwaysPull, not pulled by
- * the daemon yet), `interval` (alwaysPull and repullIntervalSeconds have passed).
+ * Why an image is pulled: `requested` (spec pullRequestedAt is newer than the request last answered; an
+ * alwaysPull re-pull is such a request, made by the worker when repullIntervalSeconds have passed) or
+ * `absent` (not in the runtime, including an image it pulled that went away).
  */
-export type PullReason = 'requested' | 'absent' | 'always' | 'interval';
+export type PullReason = 'requested' | 'absent';
 
 export type Action =
   /** The reference does not parse: report Failed; the runtime never sees it. */
@@ -36,7 +36,7 @@ export interface PlanInput {
 
 export interface Plan {
   actions: Action[];
-  /** When something becomes due (a backoff ends, a re-check or re-pull is due); undefined: nothing timed. */
+  /** When something becomes due (a backoff ends, a re-check is due); undefined: nothing timed. */
   wakeAt: number | undefined;
 }
 
@@ -48,18 +48,9 @@ export function invalidMessage(image: string, reason: string): string {
   return clip(`invalid image reference ${JSON.stringify(image)}: ${reason}`);
 }
 
-function repullDueAt(entry: ImageListEntry, lastPullTime: string | undefined): number | undefined {
-  if (!entry.alwaysPull || !lastPullTime) return undefined;
-  const last = Date.parse(lastPullTime);
-  return Number.isNaN(last) ? undefined : last + (entry.repullIntervalSeconds ?? DEFAULT_REPULL_INTERVAL_SECONDS) * 1000;
-}
-
-export function pullReason(entry: ImageListEntry, m: ImageMemory, now: number): PullReason | undefined {
+export function pullReason(entry: ImageListEntry, m: ImageMemory): PullReason | undefined {
   if (isNewerRequest(entry.pullRequestedAt, m.status.observedPullRequestedAt)) return 'requested';
-  if (m.present === false) return 'absent';
-  if (entry.alwaysPull && !m.status.lastPullTime) return 'always';
-  const due = repullDueAt(entry, m.status.lastPullTime);
-  return due !== undefined && now >= due ? 'interval' : undefined;
+  return m.present === false ? 'absent' : undefined;
 }
 
 /** The next step for one entry that has memory, no call in flight and a reference that parses. */
@@ -68,19 +59,17 @@ function needOf(entry: ImageListEntry, ref: ImageReference, m: ImageMemory, inpu
   if (m.retryAt !== undefined && now < m.retryAt) return { at: m.retryAt };
   // Always ask the runtime first: a fresh daemon (or a changed entry) knows nothing of the node yet.
   if (m.checkedAt === undefined) return { action: { kind: 'check', image: entry.image } };
-  const reason = pullReason(entry, m, now);
+  const reason = pullReason(entry, m);
   if (reason) return { action: { kind: 'pull', image: entry.image, ref, reason } };
   if (m.status.phase !== ImagePhase.pulled) return { action: { kind: 'present', image: entry.image } };
   const recheckAt = m.checkedAt + input.recheckPeriodMs;
-  if (now >= recheckAt) return { action: { kind: 'check', image: entry.image } };
-  const repullAt = repullDueAt(entry, m.status.lastPullTime);
-  return { at: repullAt === undefined ? recheckAt : Math.min(recheckAt, repullAt) };
+  return now >= recheckAt ? { action: { kind: 'check', image: entry.image } } : { at: recheckAt };
 }
 
 /**
  * Plans one pass over the entries, in spec order: invalid references are reported Failed (once); every
- * other image is looked up in the runtime first, then pulled when absent, when a newer pull is requested,
- * or when alwaysPull is due; pulled images are looked up again every recheck period. Images with a call in
+ * other image is looked up in the runtime first, then pulled when absent or when a newer pull is requested;
+ * pulled images are looked up again every recheck period. Images with a call in
  * flight are skipped (never two calls for one image), and no more pulls and lookups start than there are
  * free slots.
  */

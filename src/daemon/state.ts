@@ -49,8 +49,9 @@ export function isNewerRequest(requested: string | undefined, answered: string |
   return Number.isNaN(a) || r > a;
 }
 
+/** The fields of an entry that change how it is pulled; a change retries at once. */
 function entryKey(e: ImageListEntry): string {
-  return JSON.stringify([e.alwaysPull ?? false, e.repullIntervalSeconds ?? null, e.pullRequestedAt ?? null, e.pullSecret?.namespace ?? null, e.pullSecret?.name ?? null]);
+  return JSON.stringify([e.pullRequestedAt ?? null, e.pullSecret?.namespace ?? null, e.pullSecret?.name ?? null]);
 }
 
 /** Memory for an entry first seen, resuming from the status a previous daemon wrote (if any). */

@@ -106,11 +106,15 @@ describe('ImageScheduler', () => {
     expect(h.rt.maxSameImage).toBe(1);
   });
 
-  it('an alwaysPull re-pull pulls although the image is present', async () => {
+  it('an alwaysPull re-pull (a pull request) pulls although the image is present', async () => {
     const h = start();
     h.rt.images.set(img('a'), 'sha256:old');
     h.set([{ image: img('a'), alwaysPull: true }]);
-    await h.until(pulled(h, img('a')), 'pulled');
+    await h.until(pulled(h, img('a')), 'reported from the lookup');
+    expect(h.rt.pulls).toHaveLength(0);
+    const requested = new Date().toISOString();
+    h.set([{ image: img('a'), alwaysPull: true, pullRequestedAt: requested }]);
+    await h.until(() => (h.status(img('a'))?.observedPullRequestedAt === requested ? true : undefined), 'request answered');
     expect(h.rt.pulls).toHaveLength(1);
   });
 
