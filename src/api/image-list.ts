@@ -5,11 +5,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IMAGE_REFERENCE_MAX_LENGTH, IMAGE_REFERENCE_PATTERN } from './image-ref.ts';
 import { ObjectMetaSchema } from './meta.ts';
-import { dateTime, int32, int64, listMap, stringEnum } from './schema-kit.ts';
+import { dateTime, dnsLabel, int32, int64, listMap, stringEnum } from './schema-kit.ts';
 
 export const DEFAULT_REPULL_INTERVAL_SECONDS = 86_400;
 export const MIN_REPULL_INTERVAL_SECONDS = 60;
 export const MAX_IMAGES_PER_NODE = 1024;
+const DNS_SUBDOMAIN_MAX_LENGTH = 253;
+const DNS_SUBDOMAIN_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 
 const imageReference = (description: string) =>
   Type.String({ description, minLength: 1, maxLength: IMAGE_REFERENCE_MAX_LENGTH, pattern: IMAGE_REFERENCE_PATTERN });
@@ -21,6 +23,15 @@ export const ImageListEntrySchema = Type.Object({
     int32({ description: 'With alwaysPull: seconds between pulls.', minimum: MIN_REPULL_INTERVAL_SECONDS, default: DEFAULT_REPULL_INTERVAL_SECONDS }),
   ),
   pullRequestedAt: Type.Optional(dateTime({ description: 'Pull again when this is later than the last pull.' })),
+  pullSecret: Type.Optional(
+    Type.Object(
+      {
+        namespace: dnsLabel('Namespace of the Secret.'),
+        name: Type.String({ description: 'Name of the Secret.', minLength: 1, maxLength: DNS_SUBDOMAIN_MAX_LENGTH, pattern: DNS_SUBDOMAIN_PATTERN }),
+      },
+      { description: 'A kubernetes.io/dockerconfigjson Secret with credentials for the image registry.' },
+    ),
+  ),
 });
 export type ImageListEntry = Static<typeof ImageListEntrySchema>;
 

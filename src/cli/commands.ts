@@ -1,5 +1,5 @@
 import { versionCommand } from './version.ts';
-import { watcherCommand, workerCommand } from './processes.ts';
+import { daemonCommand, watcherCommand, workerCommand } from './processes.ts';
 
 export type Command = (args: string[]) => Promise<number>;
 
@@ -15,6 +15,7 @@ const runAll: Command = async (args) => (await import('./run.ts')).runCommand(ar
 const COMMANDS: Record<string, CommandSpec> = {
   watcher: { run: watcherCommand, help: 'watcher                                      watch the apiserver, enqueue reconciles, run timers' },
   worker: { run: workerCommand, help: 'worker                                       reconcile queued objects' },
+  daemon: { run: daemonCommand, help: "daemon                                       pull the images of this node's ImageList (one per node)" },
   run: { run: runAll, help: 'run --all                                    watcher and worker in one process' },
   version: { run: versionCommand, help: 'version                                      print the ebb version' },
 };

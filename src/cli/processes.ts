@@ -5,6 +5,8 @@ import { logCrashes, untilSignal } from './signals.ts';
 const WATCHER_STOP_DEADLINE_MS = 15_000;
 /** What the worker may take beyond its configured wait for running reconciles. */
 const WORKER_STOP_MARGIN_MS = 5_000;
+/** The daemon cancels its pulls at once; this bounds the final status write and the runtime's goodbye. */
+const DAEMON_STOP_DEADLINE_MS = 20_000;
 
 /**
  * Runs `stop` after the first signal. A second signal, or `deadlineMs` passing (a close that waits for a Redis
@@ -52,4 +54,30 @@ export async function workerCommand(): Promise<number> {
   const sig = await untilSignal();
   log.info({ signal: sig }, 'shutting down');
   return stopWithin(() => worker.stop(), cfg.shutdownTimeoutMs + WORKER_STOP_MARGIN_MS, log);
+}
+
+/** `ebb daemon`: pulls the images of its node's ImageList until SIGINT/SIGTERM. */
+export async function daemonCommand(): Promise<number> {
+  const { loadDaemonConfig } = await import('../daemon/config.ts');
+  const { daemonOptionsOf } = await import('../daemon/options.ts');
+  const { startDaemon } = await import('../daemon/daemon.ts');
+  const { criImageRuntime } = await import('../daemon/cri-adapter.ts');
+  const { kubeClient } = await import('../kube/client.ts');
+  const cfg = loadDaemonConfig();
+  const opts = daemonOptionsOf(cfg);
+  const log = createLogger('daemon', cfg.logLevel);
+  logCrashes(log);
+  const rest = await kubeClient(cfg.kube);
+  const runtime = criImageRuntime(opts.criEndpoint, { pullTimeoutMs: opts.pullTimeoutMs });
+  const daemon = await startDaemon(opts, { rest, runtime, log });
+  const sig = await untilSignal();
+  log.info({ signal: sig }, 'shutting down');
+  return stopWithin(
+    async () => {
+      await daemon.stop();
+      runtime.close();
+    },
+    DAEMON_STOP_DEADLINE_MS,
+    log,
+  );
 }

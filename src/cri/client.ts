@@ -1,5 +1,5 @@
 import { Client, Metadata, credentials } from '@grpc/grpc-js';
-import { parseCriEndpoint, unixEndpoint } from './endpoint.ts';
+import { parseCriEndpoint } from './endpoint.ts';
 import { abortedError, criErrorFrom, CriError } from './errors.ts';
 import type { CallOptions, CriImage, ImageFsUsage, ImageService, ListImagesOptions, PullOptions, RuntimeVersion } from './image-service.ts';
 import { loadCriDefinition, type CriDefinition } from './load.ts';

@@ -1,0 +1,49 @@
+/**
+ * ImageRuntime over the project's CRI client: the daemon's three calls, with the CRI error codes narrowed to
+ * the daemon's own. The CRI client classifies gRPC statuses in one place; nothing here reads messages.
+ */
+import { CriClient, isCriError } from '../cri/client.ts';
+import { RuntimeError, type ImageRuntime, type PullAuth, type RuntimeErrorCode } from './runtime.ts';
+
+const CODES: Partial<Record<string, RuntimeErrorCode>> = {
+  ImageNotFound: 'NotFound',
+  AuthFailed: 'Auth',
+  Unavailable: 'Unavailable',
+  DeadlineExceeded: 'Timeout',
+  Aborted: 'Aborted',
+};
+
+/** A CRI failure as a RuntimeError, keeping the CRI client's retryable flag for the codes it does not name. */
+export function runtimeErrorOf(err: unknown): RuntimeError {
+  if (err instanceof RuntimeError) return err;
+  if (!isCriError(err)) return new RuntimeError('Runtime', err instanceof Error ? err.message : String(err), true);
+  const code = CODES[err.code];
+  return code ? new RuntimeError(code, err.message) : new RuntimeError('Runtime', err.message, err.retryable);
+}
+
+export interface CriRuntime extends ImageRuntime {
+  close(): void;
+}
+
+/** The runtime behind a `unix:///…` CRI endpoint. */
+export function criImageRuntime(endpoint: string, opts: { pullTimeoutMs: number }): CriRuntime {
+  const client = CriClient.connect(endpoint, { pullTimeoutMs: opts.pullTimeoutMs });
+  const wrap = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw runtimeErrorOf(err);
+    }
+  };
+  return {
+    version: (signal) => wrap(async () => client.version({ signal })),
+    imageStatus: (image, signal) =>
+      wrap(async () => {
+        const found = await client.imageStatus(image, { signal });
+        return found ? { present: true, imageRef: found.id } : { present: false };
+      }),
+    pull: (image, auth: PullAuth | undefined, signal) =>
+      wrap(async () => ({ imageRef: await client.pullImage(image, auth ? { signal, auth } : { signal }) })),
+    close: () => client.close(),
+  };
+}

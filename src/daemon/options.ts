@@ -1,0 +1,65 @@
+import type { DaemonConfig } from './config.ts';
+
+/**
+ * What the node daemon needs to run. A plain, frozen value: `daemonOptionsOf` derives it from the parsed
+ * process config; tests build it with `daemonOptions({...})`.
+ */
+export interface DaemonOptions {
+  /** The node this daemon serves; its ImageList has the same name. */
+  readonly nodeName: string;
+  /** The container runtime's CRI endpoint, `unix:///path`. */
+  readonly criEndpoint: string;
+  /** Pulls running at once. */
+  readonly pullConcurrency: number;
+  /** Deadline of one pull. */
+  readonly pullTimeoutMs: number;
+  /** Capped exponential backoff with jitter after a failed pull: first delay, and cap. */
+  readonly backoffBaseMs: number;
+  readonly backoffMaxMs: number;
+  /** A pulled image is looked up in the runtime again this often (image garbage collection may remove it). */
+  readonly recheckPeriodMs: number;
+  /** Status changes within this window go out in one write. */
+  readonly statusFlushMs: number;
+  /** A watch that delivers nothing (not even a bookmark) for this long is re-opened. */
+  readonly watchdogMs: number;
+  readonly httpAddress: string;
+  /** 0 picks a free port. */
+  readonly httpPort: number;
+  readonly logLevel: string;
+}
+
+export const DAEMON_DEFAULTS = {
+  pullConcurrency: 2,
+  pullTimeoutMs: 10 * 60_000,
+  backoffBaseMs: 5_000,
+  backoffMaxMs: 5 * 60_000,
+  recheckPeriodMs: 5 * 60_000,
+  statusFlushMs: 2_000,
+  watchdogMs: 3 * 60_000,
+  httpAddress: '0.0.0.0',
+  httpPort: 8080,
+  logLevel: 'info',
+} as const satisfies Omit<DaemonOptions, 'nodeName' | 'criEndpoint'>;
+
+/** Options with the defaults filled in. */
+export function daemonOptions(o: Pick<DaemonOptions, 'nodeName' | 'criEndpoint'> & Partial<DaemonOptions>): DaemonOptions {
+  return Object.freeze({ ...DAEMON_DEFAULTS, ...o });
+}
+
+/** The daemon's options from the process's parsed configuration. */
+export function daemonOptionsOf(cfg: DaemonConfig): DaemonOptions {
+  return daemonOptions({
+    nodeName: cfg.nodeName,
+    criEndpoint: cfg.criEndpoint,
+    pullConcurrency: cfg.pullConcurrency,
+    pullTimeoutMs: cfg.pullTimeoutMs,
+    backoffBaseMs: cfg.pullBackoff.baseMs,
+    backoffMaxMs: cfg.pullBackoff.capMs,
+    recheckPeriodMs: cfg.recheckPeriodMs,
+    statusFlushMs: cfg.statusFlushMs,
+    watchdogMs: cfg.watchdogMs,
+    httpAddress: cfg.httpAddress,
+    httpPort: cfg.httpPort,
+    logLevel: cfg.logLevel,
+  });
+}
