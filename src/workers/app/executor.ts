@@ -21,6 +21,7 @@ import { applyInPlaceStep, completesUpdate, markGateReady, needsGateReady, type 
 import { mergeDiff } from './merge-diff.ts';
 import { appControllerRef } from './owner.ts';
 import { controllerRef } from './pod-predicates.ts';
+import { isPrewarmAction, performPrewarm, PREWARM_RETRY, statusAfterPrewarmFailure } from './prewarm-apply.ts';
 
 export interface ExecuteDeps {
   client: AppClient;
@@ -217,9 +218,10 @@ async function onFailure(run: Run, action: Action, err: unknown, status: AppStat
 }
 
 export async function execute(plan: Plan, app: App, deps: ExecuteDeps): Promise<ReconcileResult> {
-  if (plan.needsClaims) throw new Error('internal: a plan made without the claims it needs was about to be executed');
+  if (plan.needsClaims || plan.needsImageLists) throw new Error('internal: a plan made without the objects it needs was about to be executed');
   const run: Run = { app, ns: app.metadata.namespace ?? '', deps };
   for (const action of plan.actions) {
+    if (isPrewarmAction(action)) continue;
     try {
       run.app = await perform(run, action);
     } catch (err) {
@@ -233,8 +235,12 @@ export async function execute(plan: Plan, app: App, deps: ExecuteDeps): Promise<
     if (action.kind === 'deletePod' && action.fallback) await recordEvent(run, action.fallback.event);
     if (action.kind === 'inPlaceStep' && completesUpdate(action.step)) deps.log.info({ pod: action.name, revision: action.revision }, 'pod updated in place');
   }
+  // Pre-warm writes come last and never stop the reconcile: a failure is reported and tried again later.
+  const failures = await performPrewarm(deps.client.imageLists, plan.actions.filter(isPrewarmAction), deps.log);
   // A spec change made here (canary pause) is already reflected in the planned status.
   const generation = run.app.metadata.generation;
-  await writeStatus(run, { ...plan.status, observedGeneration: generation ?? plan.status.observedGeneration });
-  return plan.wait ? { wait: plan.wait } : {};
+  const status = failures.length > 0 ? statusAfterPrewarmFailure(plan.status, app.status, failures, deps.now(), generation) : plan.status;
+  await writeStatus(run, { ...status, observedGeneration: generation ?? status.observedGeneration });
+  const wait = failures.length > 0 && (!plan.wait || plan.wait.afterMs > PREWARM_RETRY.afterMs) ? PREWARM_RETRY : plan.wait;
+  return wait ? { wait } : {};
 }

@@ -8,6 +8,7 @@ import type { ResourceRef } from '../../kube/paths.ts';
 import { PatchType } from '../../kube/rest.ts';
 import type { EventSpec } from './actions.ts';
 import { applyJsonPatch, applyResizePatch, applyStatusPatch } from './fake-pod-patch.ts';
+import { FakeImageLists } from './fake-image-lists.ts';
 import { alreadyExists, CallLog, conflict, mergePatch, notFound, parseSelector, stamp } from './fake-store.ts';
 import type { ControllerRevision, ObjectMeta, PersistentVolumeClaim, Pod } from './kube-types.ts';
 import type { AppClient, ObjectStore } from './seams.ts';
@@ -44,6 +45,7 @@ export class FakeCluster {
   readonly pods = new Map<string, Pod>();
   readonly claims = new Map<string, PersistentVolumeClaim>();
   readonly revisions = new Map<string, ControllerRevision>();
+  readonly imageLists = new FakeImageLists();
   /** Called before a pod is stored: scenario tests check ordering invariants here. */
   beforeCreatePod: ((pod: Pod) => void) | undefined;
   private seq = 0;
@@ -139,6 +141,7 @@ export class FakeCluster {
       events: {
         record: (app, event, at) => this.guard('events.record', () => void this.events.push({ app: app.metadata.name ?? '', event, at })),
       },
+      imageLists: this.imageLists.store((op, fn) => this.guard(op, fn)),
     };
   }
 
