@@ -36,29 +36,41 @@ function release<V extends { managers: Set<string> } | Set<string>>(map: Map<str
   }
 }
 
+/** A label another manager set to a different value is a conflict (the apply is not forced). */
+function checkLabelConflicts(stored: Stored, labels: Record<string, string>, manager: string): void {
+  for (const [key, value] of Object.entries(labels)) {
+    const owners = stored.labels.get(key);
+    if (owners && owners.value !== value && [...owners.managers].some((m) => m !== manager)) throw new KubeError('Conflict', 409, `Apply failed with 1 conflict: .metadata.labels.${key}`, 'Conflict');
+  }
+}
+
 export class FakeImageLists {
   private readonly lists = new Map<string, Stored>();
   private seq = 0;
 
-  apply(name: string, body: unknown, manager: string): void {
-    const b = (body ?? {}) as ApplyBody;
-    const uid = b.metadata?.uid;
-    let stored = this.lists.get(name);
+  /** The stored ImageList an apply with `uid` (a precondition when set) writes to, created when absent. */
+  private target(name: string, uid: string | undefined): Stored {
+    const stored = this.lists.get(name);
     if (uid !== undefined && stored?.uid !== uid) {
       if (!stored) throw conflict(`ImageList ${name} (uid precondition: no such object)`);
       throw new KubeError('Invalid', 422, `ImageList ${name}: metadata.uid: field is immutable`, 'Invalid');
     }
-    if (!stored) this.lists.set(name, (stored = { uid: `il-${++this.seq}`, resourceVersion: 0, images: new Map(), labels: new Map(), status: new Map() }));
+    if (stored) return stored;
+    const created: Stored = { uid: `il-${++this.seq}`, resourceVersion: 0, images: new Map(), labels: new Map(), status: new Map() };
+    this.lists.set(name, created);
+    return created;
+  }
+
+  apply(name: string, body: unknown, manager: string): void {
+    const b = (body ?? {}) as ApplyBody;
+    const stored = this.target(name, b.metadata?.uid);
     const images = new Set((b.spec?.images ?? []).map((e) => e.image));
     const labels = b.metadata?.labels ?? {};
+    checkLabelConflicts(stored, labels, manager);
     release(stored.images, manager, (image) => images.has(image));
     release(stored.labels, manager, (key) => key in labels);
     for (const image of images) stored.images.set(image, (stored.images.get(image) ?? new Set()).add(manager));
-    for (const [key, value] of Object.entries(labels)) {
-      const owners = stored.labels.get(key);
-      if (owners && owners.value !== value && [...owners.managers].some((m) => m !== manager)) throw new KubeError('Conflict', 409, `Apply failed with 1 conflict: .metadata.labels.${key}`, 'Conflict');
-      stored.labels.set(key, { value, managers: new Set([...(owners?.managers ?? []), manager]) });
-    }
+    for (const [key, value] of Object.entries(labels)) stored.labels.set(key, { value, managers: new Set([...(stored.labels.get(key)?.managers ?? []), manager]) });
     stored.resourceVersion++;
   }
 

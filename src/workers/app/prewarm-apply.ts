@@ -72,6 +72,19 @@ export async function performPrewarm(store: ImageListStore, actions: readonly Pr
   return failures;
 }
 
+/** The status to write and the wait to return once the pre-warm writes are done (or failed). */
+export function afterPrewarm(
+  plan: { status: AppStatus; wait?: Wait | undefined },
+  asRead: AppStatus | undefined,
+  failures: readonly PrewarmFailure[],
+  now: Date,
+  generation: number | undefined,
+): { status: AppStatus; wait: Wait | undefined } {
+  if (failures.length === 0) return { status: plan.status, wait: plan.wait };
+  const wait = plan.wait && plan.wait.afterMs <= PREWARM_RETRY.afterMs ? plan.wait : PREWARM_RETRY;
+  return { status: statusAfterPrewarmFailure(plan.status, asRead, failures, now, generation), wait };
+}
+
 /**
  * The status to write when pre-warm writes failed: the planned counters, but `status.prewarm` never dropped
  * (it is what tells a later reconcile that entries may be left to clear), and ImagesPrewarmed False.

@@ -87,21 +87,23 @@ const INERT: PrewarmOutcome = { actions: [], status: undefined, condition: undef
  * Pre-warming for one plan: `needsImageLists` when the ImageLists must be read first (`lists` undefined),
  * else the outcome. `view` is undefined when the App is being deleted (everything is cleared).
  */
-export function prewarmStep(app: App, view: RolloutView | undefined, lists: readonly ImageList[] | undefined): { needsImageLists: true } | PrewarmOutcome {
+/** The nodes to pre-warm now, or undefined when pre-warming is off or has nothing left to do. */
+function activeTargets(app: App, view: RolloutView | undefined): PrewarmTargets | undefined {
   const spec = app.spec.imagePrewarm;
-  const targets = view && spec?.enabled === true ? prewarmTargets(view, spec.lookahead ?? DEFAULT_PREWARM_LOOKAHEAD) : undefined;
-  const active = targets !== undefined && targets.remaining > 0;
-  if (!active && app.status?.prewarm === undefined) return INERT;
+  if (!view || spec?.enabled !== true) return undefined;
+  const targets = prewarmTargets(view, spec.lookahead ?? DEFAULT_PREWARM_LOOKAHEAD);
+  return targets.remaining > 0 ? targets : undefined;
+}
+
+export function prewarmStep(app: App, view: RolloutView | undefined, lists: readonly ImageList[] | undefined): { needsImageLists: true } | PrewarmOutcome {
+  const targets = activeTargets(app, view);
+  if (!targets && app.status?.prewarm === undefined) return INERT;
   if (lists === undefined) return { needsImageLists: true };
-  return planPrewarm({
-    id: prewarmIdentity(app.metadata.namespace ?? '', app.metadata.name ?? ''),
-    active,
-    images: view ? templateImages(templateOf(view.set.update)) : [],
-    revision: view?.set.update.metadata.name ?? '',
-    targets: targets?.nodes ?? [],
-    parallelism: spec?.parallelism ?? DEFAULT_PREWARM_PARALLELISM,
-    lists,
-  });
+  const id = prewarmIdentity(app.metadata.namespace ?? '', app.metadata.name ?? '');
+  const parallelism = app.spec.imagePrewarm?.parallelism ?? DEFAULT_PREWARM_PARALLELISM;
+  if (!view || !targets) return planPrewarm({ id, active: false, images: [], revision: '', targets: [], parallelism, lists });
+  const update = view.set.update;
+  return planPrewarm({ id, active: true, images: templateImages(templateOf(update)), revision: update.metadata.name ?? '', targets: targets.nodes, parallelism, lists });
 }
 
 /** `status` with the outcome's `prewarm` and ImagesPrewarmed condition (both removed when it has none). */
