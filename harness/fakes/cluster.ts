@@ -9,6 +9,7 @@ import type { ResourceRef } from '../../src/kube/paths.ts';
 import { PatchType } from '../../src/kube/rest.ts';
 import type { EventSpec } from '../../src/workers/app/actions.ts';
 import { applyJsonPatch, applyResizePatch, applyStatusPatch } from './pod-patch.ts';
+import { FakeImageLists } from './image-lists.ts';
 import { alreadyExists, CallLog, conflict, mergePatch, notFound, parseSelector, stamp } from './store.ts';
 import type { ControllerRevision, ObjectMeta, PersistentVolumeClaim, Pod } from '../../src/workers/app/kube-types.ts';
 import type { AppClient, ObjectStore } from '../../src/workers/app/seams.ts';
@@ -45,6 +46,7 @@ export class FakeCluster {
   readonly pods = new Map<string, Pod>();
   readonly claims = new Map<string, PersistentVolumeClaim>();
   readonly revisions = new Map<string, ControllerRevision>();
+  readonly imageLists = new FakeImageLists();
   /** Called before a pod is stored: scenario tests check ordering invariants here. */
   beforeCreatePod: ((pod: Pod) => void) | undefined;
   private seq = 0;
@@ -143,6 +145,7 @@ export class FakeCluster {
       events: {
         record: (app, event, at) => this.guard('events.record', () => void this.events.push({ app: app.metadata.name ?? '', event, at })),
       },
+      imageLists: this.imageLists.store((op, fn) => this.guard(op, fn)),
     };
   }
 

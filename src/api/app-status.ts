@@ -14,6 +14,16 @@ export const CanaryStatusSchema = Type.Object(
 );
 export type CanaryStatus = Static<typeof CanaryStatusSchema>;
 
+export const PrewarmStatusSchema = Type.Object(
+  {
+    nodesRequested: int32({ description: 'Nodes whose ImageList lists the images of the update revision for this App.', minimum: 0 }),
+    nodesPulled: int32({ description: 'Of those, nodes whose daemon reports every image pulled.', minimum: 0 }),
+    nodesFailed: int32({ description: 'Of those, nodes whose daemon reports a failed pull (the rollout goes on regardless).', minimum: 0 }),
+  },
+  { description: 'Image pre-warming of the rollout in progress (spec.imagePrewarm); absent while no ImageList holds entries of this App.' },
+);
+export type PrewarmStatus = Static<typeof PrewarmStatusSchema>;
+
 export const AppStatusSchema = Type.Object(
   {
     observedGeneration: Type.Optional(int64({ description: 'The .metadata.generation this status was computed from.', minimum: 0 })),
@@ -28,6 +38,7 @@ export const AppStatusSchema = Type.Object(
     collisionCount: Type.Optional(int32({ description: 'Counts hash collisions of revision names, to make a new name.', minimum: 0 })),
     labelSelector: Type.Optional(Type.String({ description: 'spec.selector as a string, for the scale subresource (HPA).' })),
     canary: Type.Optional(CanaryStatusSchema),
+    prewarm: Type.Optional(PrewarmStatusSchema),
     conditions: Type.Optional(conditionList('Latest observations of the state of the App.')),
   },
   { description: 'Observed state of the App, written by ebb.' },

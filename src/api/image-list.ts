@@ -3,7 +3,7 @@
  * list-map keyed by image, so several server-side-apply field managers (one per App, plus people) share it.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { IMAGE_REFERENCE_MAX_LENGTH, IMAGE_REFERENCE_PATTERN } from './image-ref.ts';
+import { imageReferenceSchema } from './image-ref.ts';
 import { ObjectMetaSchema } from './meta.ts';
 import { dateTime, dnsLabel, int32, int64, listMap, stringEnum } from './schema-kit.ts';
 
@@ -13,11 +13,8 @@ export const MAX_IMAGES_PER_NODE = 1024;
 const DNS_SUBDOMAIN_MAX_LENGTH = 253;
 const DNS_SUBDOMAIN_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 
-const imageReference = (description: string) =>
-  Type.String({ description, minLength: 1, maxLength: IMAGE_REFERENCE_MAX_LENGTH, pattern: IMAGE_REFERENCE_PATTERN });
-
 export const ImageListEntrySchema = Type.Object({
-  image: imageReference('Image reference (OCI distribution grammar), e.g. registry.example.com/team/app:v2.'),
+  image: imageReferenceSchema('Image reference (OCI distribution grammar), e.g. registry.example.com/team/app:v2.'),
   alwaysPull: Type.Optional(Type.Boolean({ description: 'Pull again every repullIntervalSeconds even when present.', default: false })),
   repullIntervalSeconds: Type.Optional(
     int32({ description: 'With alwaysPull: seconds between pulls.', minimum: MIN_REPULL_INTERVAL_SECONDS, default: DEFAULT_REPULL_INTERVAL_SECONDS }),

@@ -1,8 +1,10 @@
 /**
  * Container image references, per the OCI distribution reference grammar:
  *   reference := name [":" tag] ["@" digest];  name := [domain "/"] path-component ["/" path-component]*
- * The same expression is the CRD's `pattern` for ImageList entries (RE2- and ECMAScript-compatible).
+ * The same expression is the CRD's `pattern` for ImageList entries and for the images of an App's pod
+ * template (RE2- and ECMAScript-compatible), so every image an App runs can be listed in an ImageList.
  */
+import { Type, type TString } from '@sinclair/typebox';
 const pathComponent = '[a-z0-9]+(?:(?:[._]|__|[-]+)[a-z0-9]+)*';
 const domainComponent = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
 const host = `(?:${domainComponent}(?:\\.${domainComponent})*|\\[[a-fA-F0-9:]+\\])`;
@@ -14,6 +16,11 @@ const digest = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{
 export const IMAGE_REFERENCE_PATTERN = `^${name}(?::${tag})?(?:@${digest})?$`;
 export const IMAGE_REFERENCE_MAX_LENGTH = 512;
 const NAME_MAX_LENGTH = 255;
+
+/** The schema of an image reference field: the one grammar for App templates and ImageList entries. */
+export function imageReferenceSchema(description: string): TString {
+  return Type.String({ description, minLength: 1, maxLength: IMAGE_REFERENCE_MAX_LENGTH, pattern: IMAGE_REFERENCE_PATTERN });
+}
 
 const referenceRe = new RegExp(IMAGE_REFERENCE_PATTERN);
 const splitRe = new RegExp(`^(${name})(?::(${tag}))?(?:@(${digest}))?$`);

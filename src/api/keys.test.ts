@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Annotation, Label, prewarmFieldManager } from './keys.ts';
+import { Annotation, Label, parsePrewarmFieldManager, prewarmFieldManager, prewarmLabelKey } from './keys.ts';
 
 describe('keys', () => {
   it('uses the upstream StatefulSet pod labels, and the apps.ebb.dev prefix for the others', () => {
@@ -25,5 +25,27 @@ describe('prewarmFieldManager', () => {
     expect(a.length).toBeLessThanOrEqual(128);
     expect(a).not.toBe(b);
     expect(prewarmFieldManager('n'.repeat(63), 'a'.repeat(250))).toBe(prewarmFieldManager('n'.repeat(63), 'a'.repeat(250)));
+  });
+});
+
+describe('parsePrewarmFieldManager', () => {
+  it('gives back the App of a manager, and nothing for other managers', () => {
+    expect(parsePrewarmFieldManager(prewarmFieldManager('shop', 'web'))).toEqual({ namespace: 'shop', name: 'web' });
+    const longest = prewarmFieldManager('n'.repeat(63), 'a'.repeat(52));
+    expect(longest.length).toBe(128);
+    expect(parsePrewarmFieldManager(longest)).toEqual({ namespace: 'n'.repeat(63), name: 'a'.repeat(52) });
+    for (const other of ['ebb', 'kubectl-client-side-apply', 'ebb-prewarm/', 'ebb-prewarm/shop', 'ebb-prewarm/shop/web/x', 'ebb-prewarm/Shop/web']) {
+      expect(parsePrewarmFieldManager(other), other).toBeUndefined();
+    }
+  });
+});
+
+describe('prewarmLabelKey', () => {
+  it('names the App when it fits in a label name, else hashes', () => {
+    expect(prewarmLabelKey('shop', 'web')).toBe('prewarm.apps.ebb.dev/shop.web');
+    const a = prewarmLabelKey('n'.repeat(63), `${'a'.repeat(51)}1`);
+    const b = prewarmLabelKey('n'.repeat(63), `${'a'.repeat(51)}2`);
+    expect(a).not.toBe(b);
+    for (const key of [a, b]) expect(key.split('/')[1]).toMatch(/^[a-z0-9]([-a-z0-9_.]{0,61}[a-z0-9])?$/);
   });
 });

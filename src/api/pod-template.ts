@@ -5,6 +5,7 @@
  * creates them, and a failure there is reported as condition FailedCreatePod.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { imageReferenceSchema } from './image-ref.ts';
 import { dnsLabel, labelMap, listMap, openObject, stringEnum, stringMap } from './schema-kit.ts';
 
 const MAX_CONTAINERS = 64;
@@ -13,7 +14,7 @@ export const MAX_VOLUME_CLAIM_TEMPLATES = 32;
 export const ContainerSchema = openObject(
   {
     name: dnsLabel('Container name, unique in the pod (a DNS label).'),
-    image: Type.String({ description: 'Container image reference. Changing only images allows an in-place update.', minLength: 1 }),
+    image: imageReferenceSchema('Container image reference (OCI distribution grammar, as in ImageLists). Changing only images allows an in-place update.'),
   },
   { description: 'A container (core/v1 Container). Fields other than name and image are validated when the pod is created.' },
 );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appKey, imageListKey, keyString, parseKeyString, podOwnerKey, type ObjectMeta } from './keys.ts';
+import { appKey, imageListKey, keyString, parseKeyString, podOwnerKey, prewarmAppKeys, type ObjectMeta } from './keys.ts';
 
 const owned = (kind: string, apiVersion: string, controller = true): ObjectMeta => ({
   metadata: { name: 'web-0', namespace: 'ns', ownerReferences: [{ apiVersion, kind, name: 'web', controller }] },
@@ -41,5 +41,18 @@ describe('object keys', () => {
     expect(parseKeyString(keyString(app!))).toEqual(app);
     expect(parseKeyString(keyString(il!))).toEqual(il);
     expect(appKey({ metadata: { name: 'a' } })).toBeUndefined();
+  });
+});
+
+describe('prewarmAppKeys', () => {
+  const list = (...managers: string[]): ObjectMeta => ({ metadata: { name: 'node-1', managedFields: managers.map((manager) => ({ manager })) } });
+
+  it.each<[string, ObjectMeta, string[], string[]]>([
+    ['the Apps of pre-warm managers, each once', list('ebb-prewarm/a/web', 'ebb-daemon', 'ebb-prewarm/b/db', 'ebb-prewarm/a/web', 'kubectl'), [], ['a/web', 'b/db']],
+    ['only in the watched namespaces', list('ebb-prewarm/a/web', 'ebb-prewarm/b/db'), ['b'], ['b/db']],
+    ['no managed fields', { metadata: { name: 'node-1' } }, [], []],
+    ['managers that only look alike', list('ebb-prewarm/a', 'ebb-prewarm/A/web', 'x-ebb-prewarm/a/web'), [], []],
+  ])('%s', (_what, obj, namespaces, want) => {
+    expect(prewarmAppKeys(obj, namespaces)).toEqual(want.map((k) => ({ kind: 'App', namespace: k.split('/')[0], name: k.split('/')[1] })));
   });
 });

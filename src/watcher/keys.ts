@@ -1,5 +1,5 @@
 import { API_VERSION, APP_KIND } from '../api/group.ts';
-import { Label } from '../api/keys.ts';
+import { Label, parsePrewarmFieldManager } from '../api/keys.ts';
 import type { ObjectKey } from '../queue/names.ts';
 
 /** Just enough of an object's metadata to map it to a queue key; the watcher keeps nothing else. */
@@ -14,6 +14,7 @@ export interface ObjectMeta {
     annotations?: Record<string, string>;
     finalizers?: string[];
     ownerReferences?: { apiVersion?: string; kind?: string; name?: string; uid?: string; controller?: boolean }[];
+    managedFields?: { manager?: string }[];
   };
 }
 
@@ -25,6 +26,21 @@ export function appKey(obj: ObjectMeta): ObjectKey | undefined {
 export function imageListKey(obj: ObjectMeta): ObjectKey | undefined {
   const name = obj.metadata?.name;
   return name ? { kind: 'ImageList', namespace: '', name } : undefined;
+}
+
+/**
+ * The Apps an ImageList concerns: those whose pre-warm field manager (`ebb-prewarm/<namespace>/<name>`) owns
+ * part of it, within the watched namespaces (all when empty). So a daemon's status report reaches the Apps
+ * whose rollout waits on it, and the list after a (re)start reaches the entries of Apps deleted meanwhile.
+ */
+export function prewarmAppKeys(obj: ObjectMeta, namespaces: readonly string[]): ObjectKey[] {
+  const keys = new Map<string, ObjectKey>();
+  for (const entry of obj.metadata?.managedFields ?? []) {
+    const app = entry.manager ? parsePrewarmFieldManager(entry.manager) : undefined;
+    if (!app || (namespaces.length > 0 && !namespaces.includes(app.namespace))) continue;
+    keys.set(`${app.namespace}/${app.name}`, { kind: 'App', ...app });
+  }
+  return [...keys.values()];
 }
 
 /**

@@ -6,7 +6,7 @@ import type { KubeRest } from '../kube/rest.ts';
 import { listWatch, type WatchEvent } from '../kube/watch.ts';
 import type { ObjectKey } from '../queue/names.ts';
 import { metaFingerprint } from './fingerprint.ts';
-import { appKey, imageListKey, keyString, podOwnerKey, type ObjectMeta } from './keys.ts';
+import { appKey, imageListKey, keyString, podOwnerKey, prewarmAppKeys, type ObjectMeta } from './keys.ts';
 
 export type SourceState = 'starting' | 'listing' | 'watching' | 'backoff';
 
@@ -64,6 +64,8 @@ export interface SourceSpec {
   labelSelector?: string;
   /** Maps an object to the key it concerns. */
   keyOf: (obj: ObjectMeta) => ObjectKey | undefined;
+  /** Other objects an object's events concern (enqueued too, never tracked): ImageList → pre-warming Apps. */
+  relatedKeys?: (obj: ObjectMeta) => ObjectKey[];
   /** Whether the objects themselves are tracked for resync (Apps, ImageLists) or only mapped (Pods). */
   tracked: boolean;
   /**
@@ -82,7 +84,7 @@ export function sourceSpecs(namespaces: readonly string[]): SourceSpec[] {
     specs.push({ name: `apps${suffix}`, ref: appRef(ns), keyOf: appKey, tracked: true, ignoreStatusOnly: true });
     specs.push({ name: `pods${suffix}`, ref: core('pods', ns), labelSelector: Label.app, keyOf: podOwnerKey, tracked: false });
   }
-  specs.push({ name: 'imagelists', ref: imageListRef(), keyOf: imageListKey, tracked: true });
+  specs.push({ name: 'imagelists', ref: imageListRef(), keyOf: imageListKey, tracked: true, relatedKeys: (o) => prewarmAppKeys(o, namespaces) });
   return specs;
 }
 
@@ -90,6 +92,7 @@ export function sourceSpecs(namespaces: readonly string[]): SourceSpec[] {
 function pageKeys(objs: ObjectMeta[], spec: SourceSpec, listed: Map<string, number>): ObjectKey[] {
   const seen = new Map<string, ObjectKey>();
   for (const o of objs) {
+    for (const r of spec.relatedKeys?.(o) ?? []) seen.set(keyString(r), r);
     const k = spec.keyOf(o);
     if (!k) continue;
     const ks = keyString(k);
@@ -149,7 +152,7 @@ export async function runSource(
           sink.onIgnored(resource, 'status-only');
           return;
         }
-        await sink.enqueue([key], 'event');
+        await sink.enqueue([key, ...(spec.relatedKeys?.(ev.object) ?? [])], 'event');
       },
     },
   );

@@ -194,6 +194,8 @@ describe('CRDs in deploy/crds', () => {
     ['matchExpression In without values', spec({ selector: { matchExpressions: [{ key: 'tier', operator: 'In' }] } }), 'values must be non-empty for operators In and NotIn'],
     ['no containers', podSpec({ containers: [] }), 'spec.template.spec.containers in body should have at least 1 items'],
     ['a container without image', podSpec({ containers: [{ name: 'main' }] }), 'spec.template.spec.containers[0].image: Required value'],
+    ['a container image outside the reference grammar', podSpec({ containers: [{ name: 'main', image: 'UPPER/Case:@@' }] }), 'spec.template.spec.containers[0].image in body should match'],
+    ['an init container image outside the reference grammar', podSpec({ initContainers: [{ name: 'init', image: 'UPPER/Case:@@' }] }), 'spec.template.spec.initContainers[0].image in body should match'],
     ['two containers with one name', podSpec({ containers: [container, { ...container, image: 'busybox' }] }), 'spec.template.spec.containers[1]: Duplicate value'],
     ['restartPolicy Never', podSpec({ restartPolicy: 'Never' }), 'restartPolicy: Unsupported value: "Never"'],
     ['activeDeadlineSeconds', podSpec({ activeDeadlineSeconds: 10 }), 'activeDeadlineSeconds is not supported for App pods'],

@@ -47,6 +47,18 @@ export type Action =
   /** Canary `pause: {}`: set spec.updateStrategy.rollingUpdate.paused = true (resourceVersion precondition). */
   | { kind: 'pauseRollout'; resourceVersion: string | undefined; step: number }
   /** An Event on the App, with a log line when the Event reports a decision (an in-place update refused). */
-  | { kind: 'event'; event: EventSpec; log?: FallbackLog | undefined };
+  | { kind: 'event'; event: EventSpec; log?: FallbackLog | undefined }
+  /**
+   * Pre-warm: server-side apply, with the App's own field manager, of the update revision's images into the
+   * ImageList `node` (created when absent), plus the label that marks the ImageList as holding this App's
+   * entries; its value names the image set. Best effort: a failure never stops the reconcile.
+   */
+  | { kind: 'requestPrewarm'; node: string; fieldManager: string; label: { key: string; value: string }; images: string[] }
+  /**
+   * Pre-warm: server-side apply of nothing with the App's field manager, which removes this App's entries and
+   * label from ImageList `node` and nothing else (an entry another manager also lists stays). `uid` is a
+   * precondition, so an ImageList deleted meanwhile is not created again. Best effort.
+   */
+  | { kind: 'removePrewarm'; node: string; uid: string | undefined; fieldManager: string };
 
 export type ActionKind = Action['kind'];

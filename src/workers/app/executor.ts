@@ -3,7 +3,8 @@
  * safe against races by construction: creates use deterministic names (AlreadyExists = someone did it),
  * deletes carry a UID precondition (NotFound = already gone), updates carry the resourceVersion read
  * (Conflict = re-read and plan again: thrown, and the queue retries at once). In-place steps are performed by
- * the in-place executor, one write each with the pod's resourceVersion as precondition.
+ * the in-place executor, one write each with the pod's resourceVersion as precondition. Pre-warm ImageList
+ * writes come last and are best effort (`prewarm-apply.ts`): they never stop the reconcile.
  */
 import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
@@ -21,6 +22,7 @@ import { applyInPlaceStep, completesUpdate, markGateReady, needsGateReady, type 
 import { mergeDiff } from './merge-diff.ts';
 import { appControllerRef } from './owner.ts';
 import { controllerRef } from './pod-predicates.ts';
+import { afterPrewarm, isPrewarmAction, performPrewarm } from './prewarm-apply.ts';
 
 export interface ExecuteDeps {
   client: AppClient;
@@ -216,10 +218,23 @@ async function onFailure(run: Run, action: Action, err: unknown, status: AppStat
   throw err;
 }
 
+/**
+ * The pre-warm writes, last: they never stop the reconcile (a failure is reported and tried again later).
+ * Then the status. `read` is the status as the plan read it.
+ */
+async function finish(run: Run, plan: Plan, read: AppStatus | undefined): Promise<ReconcileResult> {
+  const failures = await performPrewarm(run.deps.client.imageLists, plan.actions.filter(isPrewarmAction), run.deps.log);
+  // A spec change made here (canary pause) is already reflected in the planned status.
+  const generation = run.app.metadata.generation;
+  const { status, wait } = afterPrewarm(plan, read, failures, run.deps.now(), generation);
+  await writeStatus(run, { ...status, observedGeneration: generation ?? status.observedGeneration });
+  return wait ? { wait } : {};
+}
+
 export async function execute(plan: Plan, app: App, deps: ExecuteDeps): Promise<ReconcileResult> {
-  if (plan.needsClaims) throw new Error('internal: a plan made without the claims it needs was about to be executed');
+  if (plan.needsClaims === true || plan.needsImageLists === true) throw new Error('internal: a plan made without the objects it needs was about to be executed');
   const run: Run = { app, ns: app.metadata.namespace ?? '', deps };
-  for (const action of plan.actions) {
+  for (const action of plan.actions.filter((a) => !isPrewarmAction(a))) {
     try {
       run.app = await perform(run, action);
     } catch (err) {
@@ -233,8 +248,5 @@ export async function execute(plan: Plan, app: App, deps: ExecuteDeps): Promise<
     if (action.kind === 'deletePod' && action.fallback) await recordEvent(run, action.fallback.event);
     if (action.kind === 'inPlaceStep' && completesUpdate(action.step)) deps.log.info({ pod: action.name, revision: action.revision }, 'pod updated in place');
   }
-  // A spec change made here (canary pause) is already reflected in the planned status.
-  const generation = run.app.metadata.generation;
-  await writeStatus(run, { ...plan.status, observedGeneration: generation ?? plan.status.observedGeneration });
-  return plan.wait ? { wait: plan.wait } : {};
+  return finish(run, plan, app.status);
 }

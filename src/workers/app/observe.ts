@@ -1,6 +1,7 @@
 /** Reads what the planner needs, fresh from the apiserver on every reconcile (no cache). */
-import { Label } from '../../api/keys.ts';
+import { Label, prewarmLabelKey } from '../../api/keys.ts';
 import type { App } from '../../api/app.ts';
+import type { ImageList } from '../../api/image-list.ts';
 import type { PersistentVolumeClaim } from './kube-types.ts';
 import { plan, type Observed, type Plan } from './planner.ts';
 import type { AppClient } from './seams.ts';
@@ -21,6 +22,11 @@ export async function readClaims(client: AppClient, app: App): Promise<Persisten
   return client.claims.list(app.metadata.namespace ?? '', claimSelector(app.spec.selector.matchLabels, app.metadata.name ?? ''));
 }
 
+/** The ImageLists holding pre-warm entries of App `namespace/name`: one LIST by the App's label. */
+export function readImageLists(client: AppClient, namespace: string, name: string): Promise<ImageList[]> {
+  return client.imageLists.list(prewarmLabelKey(namespace, name));
+}
+
 /**
  * The App and the objects it may own, or undefined when the App is gone. With `claims: 'lazy'` the claims
  * are left unread (`undefined`): most reconciles do not need them, and a plan that does asks for them.
@@ -39,12 +45,21 @@ export async function readObserved(client: AppClient, namespace: string, name: s
   return { app, pods, revisions, claims };
 }
 
-/** Read → plan, reading the claims only when the plan needs them (then planning again with them). */
+/**
+ * Read → plan, reading the claims and the pre-warm ImageLists only when the plan needs them (then planning
+ * again with them).
+ */
 export async function observeAndPlan(client: AppClient, namespace: string, name: string, now: () => Date): Promise<{ observed: Observed; plan: Plan } | undefined> {
-  const observed = await readObserved(client, namespace, name, { claims: 'lazy' });
+  let observed = await readObserved(client, namespace, name, { claims: 'lazy' });
   if (!observed) return undefined;
-  const first = plan(observed, now());
-  if (!first.needsClaims) return { observed, plan: first };
-  const withClaims = { ...observed, claims: await readClaims(client, observed.app) };
-  return { observed: withClaims, plan: plan(withClaims, now()) };
+  let result = plan(observed, now());
+  if (result.needsClaims) {
+    observed = { ...observed, claims: await readClaims(client, observed.app) };
+    result = plan(observed, now());
+  }
+  if (result.needsImageLists) {
+    observed = { ...observed, imageLists: await readImageLists(client, namespace, name) };
+    result = plan(observed, now());
+  }
+  return { observed, plan: result };
 }

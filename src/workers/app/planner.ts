@@ -7,6 +7,7 @@
  */
 import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
+import type { ImageList } from '../../api/image-list.ts';
 import { withAppSpecDefaults } from '../../api/defaults.ts';
 import { ConditionType, EventReason } from '../../api/keys.ts';
 import { UpdateStrategyType } from '../../api/update-strategy.ts';
@@ -24,8 +25,10 @@ import { resolveRevisions, truncateHistory, type ResolvedRevisions } from './rev
 import { planCondemned, planReplicas } from './scale-plan.ts';
 import { availabilityWait } from './status.ts';
 import { planInFlight, updateContext } from './inplace-plan.ts';
+import { prewarmStep, withPrewarmStatus, type RolloutView } from './prewarm-targets.ts';
 import { planFallbackReport, planRollingUpdate } from './update-plan.ts';
 import { specProblems } from './validate.ts';
+import type { PrewarmOutcome } from './prewarm-plan.ts';
 
 export interface Observed {
   app: App;
@@ -38,6 +41,11 @@ export interface Observed {
    * Undefined when not read: a plan that needs them says so (`Plan.needsClaims`) and is redone with them.
    */
   claims: PersistentVolumeClaim[] | undefined;
+  /**
+   * The ImageLists holding this App's pre-warm entries (by the App's label). Undefined when not read: a plan
+   * that needs them says so (`Plan.needsImageLists`) and is redone with them.
+   */
+  imageLists?: ImageList[] | undefined;
 }
 
 export interface Plan {
@@ -48,6 +56,8 @@ export interface Plan {
   statusAsRead?: (() => AppStatus) | undefined;
   /** The claims were not read and this plan needs them: read them and plan again; do not execute this one. */
   needsClaims?: boolean;
+  /** The ImageLists were not read and pre-warming needs them: read them and plan again; do not execute this one. */
+  needsImageLists?: boolean;
   wait?: Wait | undefined;
 }
 
@@ -83,7 +93,7 @@ function canaryFor(app: App, base: Omit<PodSet, 'partition'>, specPartition: num
   });
 }
 
-function podSetFor(app: App, owned: readonly Pod[], observed: Observed, revs: ResolvedRevisions, now: Date): { set: PodSet; canary: CanaryOutcome } {
+function podSetFor(app: App, owned: readonly Pod[], observed: Observed, revs: ResolvedRevisions, now: Date): { set: PodSet; canary: CanaryOutcome; specPartition: number } {
   const { start, end } = ordinalRange(app);
   const { replicas, condemned } = splitPods(app, owned);
   const generation = app.metadata.generation;
@@ -105,7 +115,7 @@ function podSetFor(app: App, owned: readonly Pod[], observed: Observed, revs: Re
   const specPartition = rolling ? (app.spec.updateStrategy?.rollingUpdate?.partition ?? 0) : 0;
   const canary = canaryFor(app, base, specPartition);
   const partition = canary.target === undefined ? specPartition : Math.max(specPartition, end - canary.target);
-  return { set: { ...base, partition }, canary };
+  return { set: { ...base, partition }, canary, specPartition };
 }
 
 function canaryActions(app: App, canary: CanaryOutcome): Action[] {
@@ -139,15 +149,25 @@ function invalidPlan(app: App, pods: readonly Pod[], problems: readonly string[]
   return { actions: invalid.actions, status: invalid.status };
 }
 
-/** The status (as planned and as read), the rollout's end Event, and the earliest wait. */
-function completePlan(app: App, input: StatusInput, acc: Accumulator, canary: CanaryOutcome): Plan {
-  const status = planStatus(input);
-  const statusAsRead = (): AppStatus => planStatus({ ...input, projectWrites: false });
+/** The status (as planned and as read), the rollout's end Event, pre-warming, and the earliest wait. */
+function completePlan(app: App, input: StatusInput, acc: Accumulator, canary: CanaryOutcome, prewarm: PrewarmOutcome): Plan {
+  const set = input.set;
+  const status = withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation);
+  // Pre-warm writes are best effort: as read, the status keeps what it said about them.
+  const statusAsRead = (): AppStatus => ({ ...planStatus({ ...input, projectWrites: false }), ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}) });
   const complete = rolloutCompleteEvent(app, status);
   if (complete) acc.actions.push({ kind: 'event', event: complete });
+  acc.actions.push(...prewarm.actions);
   const canaryWait: Wait | undefined = canary.waitMs !== undefined ? { reason: 'canary-pause', afterMs: canary.waitMs } : undefined;
-  const set = input.set;
   return { actions: acc.actions, status, statusAsRead, wait: earliest([...acc.waits, canaryWait, availabilityWait(input.owned, set.minReadySeconds, set.now)]) };
+}
+
+/** An App being deleted: status only, and its pre-warm entries cleared. */
+function deletingPlan(app: App, owned: readonly Pod[], observed: Observed, now: Date): Plan {
+  const status = passiveStatus(app, owned, app.spec.minReadySeconds ?? 0, now);
+  const prewarm = prewarmStep(app, undefined, observed.imageLists);
+  if ('needsImageLists' in prewarm) return { actions: [], status: app.status ?? {}, needsImageLists: true };
+  return { actions: prewarm.actions, status: withPrewarmStatus(status, prewarm, now, app.metadata.generation), statusAsRead: () => status };
 }
 
 export function plan(observed: Observed, now: Date): Plan {
@@ -155,10 +175,10 @@ export function plan(observed: Observed, now: Date): Plan {
   const claimed = claimPods(app, observed.pods);
   const problems = specProblems(app);
   if (problems.length > 0) return invalidPlan(app, observed.pods, problems, now);
-  if (app.metadata.deletionTimestamp) return { actions: [], status: passiveStatus(app, claimed.owned, app.spec.minReadySeconds ?? 0, now) };
+  if (app.metadata.deletionTimestamp) return deletingPlan(app, claimed.owned, observed, now);
 
   const revs = resolveRevisions(app, observed.revisions);
-  const { set, canary } = podSetFor(app, claimed.owned, observed, revs, now);
+  const { set, canary, specPartition } = podSetFor(app, claimed.owned, observed, revs, now);
   const acc: Accumulator = { actions: [...claimed.actions, ...revs.actions, ...canaryActions(app, canary)], waits: [] };
   const blocked = planReplicas(set, acc) || planCondemned(set, acc);
   const paused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
@@ -167,7 +187,10 @@ export function plan(observed: Observed, now: Date): Plan {
   if (!blocked) planRollingUpdate(updates, acc, paused, inFlight);
   planFallbackReport(updates, acc);
   if (acc.needsClaims || claimsNeededForSpec(app, observed)) return { actions: [], status: app.status ?? {}, needsClaims: true };
+  const view: RolloutView = { set, specPartition, rolling: updates.rolling, paused, canary, actions: acc.actions };
+  const prewarm = prewarmStep(app, view, observed.imageLists);
+  if ('needsImageLists' in prewarm) return { actions: [], status: app.status ?? {}, needsImageLists: true };
   acc.actions.push(...truncateHistory(revs.owned, liveRevisions(claimed.owned, revs), app.spec.revisionHistoryLimit ?? 10));
   const input: StatusInput = { set, owned: claimed.owned, canary, collisionCount: revs.collisionCount, actions: acc.actions, specValid: !set.createBlocked, fallbacks: acc.fallbacks ?? [] };
-  return completePlan(app, input, acc, canary);
+  return completePlan(app, input, acc, canary, prewarm);
 }

@@ -1,11 +1,13 @@
 /**
  * The App reconciler: read → plan → execute. Stateless; everything it needs is re-read from the apiserver
- * (the claims only when the plan needs them).
+ * (the claims and the pre-warm ImageLists only when the plan needs them). An App that is gone only has its
+ * pre-warm entries cleared (its pods and revisions go with the garbage collector).
  */
 import type { ObjectKey } from '../../queue/names.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler } from '../types.ts';
 import { execute } from './executor.ts';
 import { observeAndPlan } from './observe.ts';
+import { clearDeletedApp } from './prewarm-apply.ts';
 import { restAppClient } from './rest-client.ts';
 import type { AppClient } from './seams.ts';
 
@@ -14,9 +16,12 @@ export function appReconciler(clientFor: (ctx: ReconcileContext) => AppClient = 
   return async (key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> => {
     const client = clientFor(ctx);
     const read = await observeAndPlan(client, key.namespace, key.name, () => ctx.now());
-    if (!read) return {};
+    if (!read) {
+      await clearDeletedApp(client.imageLists, key.namespace, key.name, ctx.log);
+      return {};
+    }
     const result = read.plan;
-    ctx.log.debug({ actions: result.actions.map((a) => a.kind), wait: result.wait, claimsRead: read.observed.claims !== undefined }, 'app plan');
+    ctx.log.debug({ actions: result.actions.map((a) => a.kind), wait: result.wait, claimsRead: read.observed.claims !== undefined, imageListsRead: read.observed.imageLists !== undefined }, 'app plan');
     return execute(result, read.observed.app, { client, log: ctx.log, now: () => ctx.now() });
   };
 }

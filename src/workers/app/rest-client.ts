@@ -1,6 +1,7 @@
 /** The App reconcile's seams on the apiserver, through KubeRest (explicit content types, field manager ebb). */
 import type { App } from '../../api/app.ts';
-import { appRef } from '../../api/group.ts';
+import { appRef, imageListRef } from '../../api/group.ts';
+import type { ImageList } from '../../api/image-list.ts';
 import { FieldManager } from '../../api/keys.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import { core, type ResourceRef } from '../../kube/paths.ts';
@@ -59,6 +60,12 @@ export function restAppClient(rest: KubeRest, signal: AbortSignal, instance = re
     events: {
       record: async (app: App, event: EventSpec, now: Date) => {
         await rest.create(eventsRef(app.metadata.namespace ?? ''), eventObject(app, event, now, instance), {}, signal);
+      },
+    },
+    imageLists: {
+      list: async (labelSelector) => (await rest.list<ImageList>(imageListRef(), { labelSelector }, signal)).items,
+      apply: async (name, body, fieldManager) => {
+        await rest.apply(imageListRef(name), body, fieldManager, false, signal);
       },
     },
   };

@@ -5,6 +5,7 @@
  * Invalid, ...); merge patches that carry `metadata.resourceVersion` are optimistic-concurrency writes.
  */
 import type { App } from '../../api/app.ts';
+import type { ImageList } from '../../api/image-list.ts';
 import type { PatchClient } from '../inplace/index.ts';
 import type { EventSpec } from './actions.ts';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from './kube-types.ts';
@@ -41,6 +42,16 @@ export interface EventRecorder {
   record(app: App, event: EventSpec, now: Date): Promise<void>;
 }
 
+/** The cluster-scoped ImageLists (one per node, named after it), as far as pre-warming uses them. */
+export interface ImageListStore {
+  list(labelSelector: string): Promise<ImageList[]>;
+  /**
+   * Server-side apply of `body` (an ImageList, named `name`) with `fieldManager`, never forced: fields other
+   * managers own stay, and an entry another manager lists too is shared rather than taken over.
+   */
+  apply(name: string, body: unknown, fieldManager: string): Promise<void>;
+}
+
 export interface AppClient {
   apps: AppStore;
   pods: PodStore;
@@ -52,4 +63,5 @@ export interface AppClient {
   claims: ClaimStore;
   revisions: RevisionStore;
   events: EventRecorder;
+  imageLists: ImageListStore;
 }

@@ -40,10 +40,14 @@ export function planRollingUpdate(ctx: UpdateContext, acc: Accumulator, paused: 
   }
 }
 
-/** Ordinals from the highest down to the partition whose live pod does not run the update revision. */
-function outdatedOrdinals(set: PodSet): number[] {
+/**
+ * The update order: ordinals from the highest down to the partition (`floor`, by default the one in force)
+ * whose live pod does not run the update revision. Pre-warming follows the same order, down to the spec
+ * partition (a canary step only holds pods back for a while).
+ */
+export function outdatedOrdinals(set: PodSet, floor: number = set.partition): number[] {
   const out: number[] = [];
-  for (let ordinal = set.end - 1; ordinal >= Math.max(set.start, set.partition); ordinal--) {
+  for (let ordinal = set.end - 1; ordinal >= Math.max(set.start, floor); ordinal--) {
     const pod = set.replicas.get(ordinal);
     if (pod && !isTerminating(pod) && getPodRevision(pod) !== set.update.metadata.name) out.push(ordinal);
   }
