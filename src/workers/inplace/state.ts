@@ -4,6 +4,7 @@
  * take over after a crash.
  */
 import { Annotation, Label } from '../../api/keys.ts';
+import { isRecord } from '../../common/guards.ts';
 import { parsePriorities, priorityBatches } from './priority.ts';
 import { resizableOf, sameResizable } from '../../common/quantity.ts';
 import type { ContainerSpec, ContainerStatus, InPlacePod, InPlaceTarget, PodLike, Resources } from './types.ts';
@@ -32,7 +33,6 @@ export interface InPlaceState {
   patchedAt: string[];
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
 function isState(v: unknown): v is InPlaceState {
