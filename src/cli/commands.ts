@@ -1,5 +1,6 @@
 import { versionCommand } from './version.ts';
 import { daemonCommand, watcherCommand, workerCommand } from './processes.ts';
+import { errorMessage } from '../common/errors.ts';
 
 export type Command = (args: string[]) => Promise<number>;
 
@@ -40,7 +41,7 @@ export async function dispatch(program: string, commands: Record<string, Command
   try {
     return await cmd.run(rest);
   } catch (err) {
-    process.stderr.write(`${program} ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`${program} ${name}: ${errorMessage(err)}\n`);
     return 1;
   }
 }

@@ -10,6 +10,7 @@ import { backoffMs } from '../common/abort.ts';
 import type { Logger } from '../common/log.ts';
 import { isKubeError } from '../kube/errors.ts';
 import type { StatusSnapshot } from './scheduler.ts';
+import { errorMessage } from '../common/errors.ts';
 
 /** The daemon's seam to the apiserver for its ImageList. */
 export interface StatusApi {
@@ -170,6 +171,6 @@ export class StatusWriter {
     this.deps.onWrite?.('error');
     this.errors++;
     this.dirty = true;
-    this.deps.log.warn({ err: err instanceof Error ? err.message : String(err), failures: this.errors }, 'status write failed; will retry');
+    this.deps.log.warn({ err: errorMessage(err), failures: this.errors }, 'status write failed; will retry');
   }
 }

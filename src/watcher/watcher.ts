@@ -25,6 +25,7 @@ import type { ScalerServer } from './scaler.ts';
 import type { Queue } from 'bullmq';
 import { parseKeyString } from './keys.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
+import { errorMessage } from '../common/errors.ts';
 
 /** Resync jobs are background work: they never delay or replace an event's job. */
 export const RESYNC_PRIORITY = 1000;
@@ -51,7 +52,7 @@ function makeSink(queue: ReconcileQueue, metrics: WatcherMetrics, log: Logger, o
       if (r.outcome !== 'skipped') onWork();
     } catch (err) {
       metrics.enqueued.inc({ cause, outcome: 'error' });
-      log.warn({ key: formatKey(key), err: err instanceof Error ? err.message : String(err) }, 'enqueue failed');
+      log.warn({ key: formatKey(key), err: errorMessage(err) }, 'enqueue failed');
       throw err;
     }
   };
@@ -88,7 +89,7 @@ async function redisProblem(redis: Redis): Promise<string | undefined> {
     await Promise.race([redis.ping(), sleep(2000).then(() => Promise.reject(new Error('ping timed out')))]);
     return undefined;
   } catch (err) {
-    return `redis: ${err instanceof Error ? err.message : String(err)}`;
+    return `redis: ${errorMessage(err)}`;
   }
 }
 
@@ -151,7 +152,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
         const n = await resyncAll(sink, queue, metrics);
         log.info({ objects: n }, 'resync enqueued');
       } catch (err) {
-        log.warn({ err: err instanceof Error ? err.message : String(err) }, 'resync failed; next period retries');
+        log.warn({ err: errorMessage(err) }, 'resync failed; next period retries');
       }
     }
   })();

@@ -8,6 +8,7 @@ import { formatImageReference, parseImageReference } from '../../../src/api/imag
 import { loadImageService, loadRuntimeService, unixSocketTarget } from '../../../src/cri/load.ts';
 import type { Image, ImageServiceMethod, ImageServiceMethods, VersionRequest, VersionResponse } from '../../../src/cri/types.ts';
 import { PullError, type ImageStore, type StoredImage } from './image-store.ts';
+import { errorMessage } from '../../../src/common/errors.ts';
 
 export interface ImageServiceOptions {
   /**
@@ -135,7 +136,7 @@ function statusFor(err: unknown, image: string): { code: status; details: string
     return { code: status.UNKNOWN, details: `failed to pull and unpack image ${ref}: failed to resolve reference ${ref}: ${err.message}` };
   }
   if (err instanceof AbortedError) return { code: status.UNAVAILABLE, details: 'image service is shutting down' };
-  return { code: status.UNKNOWN, details: err instanceof Error ? err.message : String(err) };
+  return { code: status.UNKNOWN, details: errorMessage(err) };
 }
 
 /** The image a request names (ListImages names none). */

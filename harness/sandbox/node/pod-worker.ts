@@ -24,6 +24,7 @@ import {
 import { backOffEvents } from './status-events.ts';
 import { coreProjection, statusPatch } from './status-patch.ts';
 import { scaled } from './timings.ts';
+import { errorMessage } from '../../../src/common/errors.ts';
 
 /** How often the kubelet re-checks a PVC that is not Bound yet. */
 const CLAIM_POLL_MS = 250;
@@ -116,7 +117,7 @@ export class PodWorker {
       this.lastKey = undefined;
     }
     this.failures++;
-    const error = err instanceof Error ? err.message : String(err);
+    const error = errorMessage(err);
     this.ctx.log.warn({ pod: this.pod.metadata.name, namespace: this.pod.metadata.namespace, error, attempt: this.failures }, 'pod sync failed; retrying');
     await sleep(backoffMs(this.failures, 200, 5_000), this.life.signal).catch(() => undefined);
   }

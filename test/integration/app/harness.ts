@@ -21,6 +21,7 @@ import { reconcilers } from '../../../src/workers/reconcilers.ts';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../../src/workers/app/kube-types.ts';
 import { getOrdinal, getPodRevision, isRunningAndReady } from '../../../src/workers/app/pod-predicates.ts';
 import { freshNamespace, sandbox } from '../support.ts';
+import { errorMessage } from '../../../src/common/errors.ts';
 
 export interface Controller {
   ns: string;
@@ -158,7 +159,7 @@ export async function until(
     );
   } catch (err) {
     const pods = last?.pods.map((p) => `${p.metadata.name ?? ''}@${getPodRevision(p) ?? ''}:${p.status?.phase ?? ''}${isRunningAndReady(p) ? '+R' : ''}${p.metadata.deletionTimestamp ? '(T)' : ''}`);
-    throw new Error(`${err instanceof Error ? err.message : String(err)}; pods ${JSON.stringify(pods)}; status ${JSON.stringify(last?.app.status)}`);
+    throw new Error(`${errorMessage(err)}; pods ${JSON.stringify(pods)}; status ${JSON.stringify(last?.app.status)}`);
   }
 }
 
