@@ -1,5 +1,5 @@
 /** The queue contract between processes (DESIGN.md section 3). */
-export { KEY_PREFIX, RECONCILE_QUEUE, TIMERS_QUEUE, InvalidKeyError, dedupId, formatKey, keyFromDedupId, timerId, validateKey } from './names.ts';
+export { KEY_PREFIX, RECONCILE_QUEUE, TIMERS_QUEUE, InvalidKeyError, dedupId, formatKey, keyFromDedupId, parseKey, timerId, validateKey } from './names.ts';
 export type { ObjectKey, ObjectKind } from './names.ts';
 export { ConfigError } from '../common/config-error.ts';
 export { parseRedisUrl, redactRedisUrl, redisConnection, redisOptions, redisUrlProblem } from './connection.ts';

@@ -11,6 +11,7 @@ import {
   createTimersQueue,
   enqueue,
   formatKey,
+  parseKey,
   processTimer,
   redisConnection,
   registerQueueMetrics,
@@ -23,7 +24,6 @@ import type { WatcherConfig } from './config.ts';
 import { watcherMetrics, type WatcherMetrics } from './metrics.ts';
 import type { ScalerServer } from './scaler.ts';
 import type { Queue } from 'bullmq';
-import { parseKeyString } from './keys.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 import { errorMessage } from '../common/errors.ts';
 
@@ -71,7 +71,7 @@ function makeSink(queue: ReconcileQueue, metrics: WatcherMetrics, log: Logger, o
 }
 
 async function resyncAll(sink: Sink, queue: ReconcileQueue, metrics: WatcherMetrics): Promise<number> {
-  const keys = sink.known.all().map(parseKeyString);
+  const keys = sink.known.all().map(parseKey);
   for (let i = 0; i < keys.length; i += ENQUEUE_CHUNK) {
     await Promise.all(
       keys.slice(i, i + ENQUEUE_CHUNK).map(async (k) => {
