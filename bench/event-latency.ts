@@ -18,7 +18,7 @@
  */
 import { parseArgs } from 'node:util';
 import { API_VERSION, APP_KIND, appRef } from '../src/api/group.ts';
-import { sleep, waitFor } from '../src/common/abort.ts';
+import { sleep, waitFor } from '../src/common/wait.ts';
 import { PatchType, type KubeRest } from '../src/kube/rest.ts';
 import { availableParallelism, loadavg } from 'node:os';
 import { cpuMeter, createNamespace, inParallel, metric, spawnEbb, startBenchCluster, summary, type LogLine } from './watcher-lib.ts';

@@ -1,7 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sleep } from '../../src/common/abort.ts';
+import { sleep } from '../../src/common/wait.ts';
 import { createLogger } from '../../src/common/log.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
 import { cliConfig } from '../../src/cli/config.ts';

@@ -5,7 +5,7 @@
  */
 import { imageListRef } from '../api/group.ts';
 import type { ImageList } from '../api/image-list.ts';
-import { sleep } from '../common/abort.ts';
+import { sleep } from '../common/wait.ts';
 import { startOpsServer } from '../common/http.ts';
 import { repeatGate, type Logger } from '../common/log.ts';
 import { PatchType, type KubeRest } from '../kube/rest.ts';

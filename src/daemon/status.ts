@@ -6,7 +6,7 @@
  */
 import { IMAGE_LIST_KIND, API_VERSION } from '../api/group.ts';
 import type { ImageList, ImageListStatus } from '../api/image-list.ts';
-import { backoffMs } from '../common/abort.ts';
+import { backoffMs } from '../common/backoff.ts';
 import type { Logger } from '../common/log.ts';
 import { isKubeError } from '../kube/errors.ts';
 import type { StatusSnapshot } from './scheduler.ts';

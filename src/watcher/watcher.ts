@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { sleep } from '../common/abort.ts';
+import { sleep } from '../common/wait.ts';
 import { startOpsServer, type Handler } from '../common/http.ts';
 import { throttledWarn, type Logger } from '../common/log.ts';
 import { kubeClient } from '../kube/client.ts';

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import net from 'node:net';
-import { sleep } from '../../src/common/abort.ts';
+import { sleep } from '../../src/common/wait.ts';
 import { errorMessage } from '../../src/common/errors.ts';
 
 /** A daemon the tests started; stopped by its PID only. */

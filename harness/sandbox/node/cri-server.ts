@@ -2,7 +2,7 @@ import { lstat, mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { Server, ServerCredentials, status, type handleUnaryCall } from '@grpc/grpc-js';
-import { AbortedError } from '../../../src/common/abort.ts';
+import { AbortedError } from '../../../src/common/wait.ts';
 import { createLogger, type Logger } from '../../../src/common/log.ts';
 import { formatImageReference, parseImageReference } from '../../../src/api/image-ref.ts';
 import { loadImageService, loadRuntimeService, unixSocketTarget } from '../../../src/cri/load.ts';

@@ -2,7 +2,7 @@
  * The node half of a simulated kubelet: register the Node, post its status (Ready, heartbeats, images),
  * renew its Lease, and clear the not-ready taint — the sandbox runs no node lifecycle controller to do it.
  */
-import { sleep } from '../../../src/common/abort.ts';
+import { sleep } from '../../../src/common/wait.ts';
 import type { Logger } from '../../../src/common/log.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { core, type ResourceRef } from '../../../src/kube/paths.ts';

@@ -3,7 +3,8 @@
  * repeat; sleep when there is nothing to do until a deadline or a pod update. A deletion cancels the step in
  * progress (as the kubelet cancels a sync when a pod is killed) and leads to the termination step.
  */
-import { backoffMs, sleep } from '../../../src/common/abort.ts';
+import { backoffMs } from '../../../src/common/backoff.ts';
+import { sleep } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { startContainer, graceMs } from './container-start.ts';
 import type { Pod } from './k8s.ts';

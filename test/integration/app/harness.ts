@@ -9,7 +9,7 @@ import type { App } from '../../../src/api/app.ts';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { API_VERSION, APP_KIND, appRef } from '../../../src/api/group.ts';
 import { Label } from '../../../src/api/keys.ts';
-import { waitFor } from '../../../src/common/abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { createLogger, type Logger } from '../../../src/common/log.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { PatchType } from '../../../src/kube/rest.ts';

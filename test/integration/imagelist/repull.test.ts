@@ -12,7 +12,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imageListRef } from '../../../src/api/group.ts';
 import type { ImageList } from '../../../src/api/image-list.ts';
-import { waitFor } from '../../../src/common/abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
 import { parseQueueConfig } from '../../../src/queue/config-schema.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';
