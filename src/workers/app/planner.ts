@@ -13,7 +13,7 @@ import { UpdateStrategyType } from '../../api/update-strategy.ts';
 import type { Wait } from '../types.ts';
 import type { Action } from './actions.ts';
 import { canaryProgress, type CanaryOutcome } from './canary.ts';
-import { claimPods } from './claim.ts';
+import { adoptPods as claimPods } from './adopt.ts';
 import { rolloutCompleteEvent } from './events.ts';
 import { isTrueFor } from './conditions.ts';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from './kube-types.ts';
