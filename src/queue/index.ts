@@ -4,8 +4,8 @@ export type { ObjectKey, ObjectKind } from './names.ts';
 export { ConfigError } from '../common/config-error.ts';
 export { parseRedisUrl, redactRedisUrl, redisConnection, redisOptions, redisUrlProblem } from './connection.ts';
 export type { RedisConnectionOptions, RedisTarget } from './connection.ts';
-export { QUEUE_SETTINGS, parseQueueConfig, queueConfigOf } from './config-schema.ts';
-export type { QueueConfig } from './config-schema.ts';
+export { QUEUE_SETTINGS, parseQueueConfig, queueConfigOf } from './settings.ts';
+export type { QueueConfig } from './settings.ts';
 export { formatDuration, parseDuration } from '../common/duration.ts';
 export {
   connectionOf,

@@ -14,7 +14,7 @@ import { imageListRef } from '../../../src/api/group.ts';
 import type { ImageList } from '../../../src/api/image-list.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
-import { parseQueueConfig } from '../../../src/queue/config-schema.ts';
+import { parseQueueConfig } from '../../../src/queue/settings.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';
 import { createReconcileQueue, type ReconcileQueue } from '../../../src/queue/queues.ts';
 import { sandbox } from '../support.ts';

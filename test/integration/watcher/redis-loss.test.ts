@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../../../src/common/wait.ts';
-import { parseQueueConfig } from '../../../src/queue/config-schema.ts';
+import { parseQueueConfig } from '../../../src/queue/settings.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';
 import { createReconcileQueue, type ReconcileQueue } from '../../../src/queue/queues.ts';
 import { startRedis, type RedisServer } from '../../../harness/sandbox/redis.ts';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRef } from '../../../src/api/group.ts';
 import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
-import { parseQueueConfig } from '../../../src/queue/config-schema.ts';
+import { parseQueueConfig } from '../../../src/queue/settings.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';
 import { createReconcileQueue, type ReconcileQueue } from '../../../src/queue/queues.ts';
 import { freshNamespace, sandbox } from '../support.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseQueueConfig } from './config-schema.ts';
+import { parseQueueConfig } from './settings.ts';
 import { configProblems } from '../common/config-error.ts';
 
 function problemsOf(env: Record<string, string | undefined>): readonly string[] {
