@@ -9,7 +9,7 @@ import { writeKubeconfig } from './kubeconfig.ts';
 import { startChild, type Child } from './process.ts';
 import { freePort } from './ports.ts';
 
-/** kube-controller-manager controllers the sandbox runs by default (DESIGN section 9). */
+/** kube-controller-manager controllers the sandbox runs by default. */
 export const DEFAULT_CONTROLLERS = [
   'garbage-collector-controller',
   'namespace-controller',

@@ -1,4 +1,4 @@
-/** The queue contract between processes (DESIGN.md section 3). */
+/** The queue contract between processes (docs/architecture.md). */
 export { KEY_PREFIX, RECONCILE_QUEUE, TIMERS_QUEUE, InvalidKeyError, dedupId, formatKey, keyFromDedupId, parseKey, timerId, validateKey } from './names.ts';
 export type { ObjectKey, ObjectKind } from './names.ts';
 export { ConfigError } from '../common/config-error.ts';

@@ -1,6 +1,6 @@
 /**
  * `canUpdateInPlace`: can a pod created from one template be moved to another without being recreated?
- * (DESIGN.md section 5, step 1.) The parts that can change on a running pod are taken out of both templates —
+ * The parts that can change on a running pod are taken out of both templates —
  * container and initContainer images, template labels and annotations, and (when the cluster has pods/resize)
  * container cpu/memory requests and limits — and fast-json-patch diffs what is left: any remaining operation
  * names the JSON path that forces a new pod. The removed parts become the plan.

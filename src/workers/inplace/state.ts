@@ -1,6 +1,6 @@
 /**
  * The in-place update state a pod carries in annotation `apps.ebb.dev/inplace-update-state` while it is being
- * updated (DESIGN.md section 5). Everything needed to resume lives here or on the pod itself, so any worker can
+ * updated. Everything needed to resume lives here or on the pod itself, so any worker can
  * take over after a crash.
  */
 import { Annotation, Label } from '../../api/keys.ts';

@@ -1,5 +1,5 @@
 /**
- * Timers live in the watcher (DESIGN.md section 7: BullMQ promotes delayed jobs only inside a running Worker,
+ * Timers live in the watcher (BullMQ promotes delayed jobs only inside a running Worker,
  * so timers must not depend on reconcile workers):
  *  - with only `ebb watcher` running (zero workers), a timer set with setTimer becomes a waiting reconcile job
  *    once due;
