@@ -8,16 +8,19 @@ export interface CommandSpec {
   run: Command;
   /** One usage line, after the program name. */
   help: string;
+  /** The flags it accepts (`--all`); none when absent. The manifests in deploy/ pass no others (a unit test checks). */
+  flags?: readonly string[];
 }
 
 // `ebb run` loads the watcher and the worker together only when it runs.
 const runAll: Command = async (args) => (await import('./run.ts')).runCommand(args);
 
-const COMMANDS: Record<string, CommandSpec> = {
+/** The commands of `ebb`. */
+export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   watcher: { run: watcherCommand, help: 'watcher                                      watch the apiserver, enqueue reconciles, run timers' },
   worker: { run: workerCommand, help: 'worker                                       reconcile queued objects' },
   daemon: { run: daemonCommand, help: "daemon                                       pull the images of this node's ImageList (one per node)" },
-  run: { run: runAll, help: 'run --all                                    watcher and worker in one process' },
+  run: { run: runAll, flags: ['--all'], help: 'run --all                                    watcher and worker in one process' },
   version: { run: versionCommand, help: 'version                                      print the ebb version' },
 };
 
