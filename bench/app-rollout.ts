@@ -22,7 +22,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sleep, waitFor } from '../src/common/abort.ts';
+import { sleep, waitFor } from '../src/common/wait.ts';
 import { createLogger } from '../src/common/log.ts';
 import { core } from '../src/kube/paths.ts';
 import { KubeRest, loadKubeConfig } from '../src/kube/rest.ts';

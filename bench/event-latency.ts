@@ -18,10 +18,11 @@
  */
 import { parseArgs } from 'node:util';
 import { API_VERSION, APP_KIND, appRef } from '../src/api/group.ts';
-import { sleep, waitFor } from '../src/common/abort.ts';
+import { sleep, waitFor } from '../src/common/wait.ts';
 import { PatchType, type KubeRest } from '../src/kube/rest.ts';
 import { availableParallelism, loadavg } from 'node:os';
 import { cpuMeter, createNamespace, inParallel, metric, spawnEbb, startBenchCluster, summary, type LogLine } from './watcher-lib.ts';
+import { errorMessage } from '../src/common/errors.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -88,7 +89,7 @@ async function drive(rest: KubeRest, names: string[], phase: { seconds: number; 
     const p = rest
       .patch(appRef(NS, name), { spec: { minReadySeconds: ++state.n } }, PatchType.merge)
       .catch((err: unknown) => {
-        edit.failed = err instanceof Error ? err.message : String(err);
+        edit.failed = errorMessage(err);
       })
       .finally(() => inflight.delete(p));
     inflight.add(p);

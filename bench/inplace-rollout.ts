@@ -18,7 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { API_VERSION, APP_KIND, appRef } from '../src/api/group.ts';
-import { sleep, waitFor } from '../src/common/abort.ts';
+import { sleep, waitFor } from '../src/common/wait.ts';
 import { createLogger } from '../src/common/log.ts';
 import { core } from '../src/kube/paths.ts';
 import { KubeRest, loadKubeConfig } from '../src/kube/rest.ts';

@@ -5,7 +5,7 @@
  */
 import { createLogger } from '../src/common/log.ts';
 import { loadWorkerConfig } from '../src/workers/config.ts';
-import { observeGeneration } from '../harness/workers/observed.ts';
+import { observeGeneration } from '../harness/workers/observe-generation.ts';
 import { startWorker } from '../src/workers/worker.ts';
 
 const cfg = loadWorkerConfig();

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { waitFor } from '../src/common/abort.ts';
+import { waitFor } from '../src/common/wait.ts';
 import { createLogger } from '../src/common/log.ts';
 import { core } from '../src/kube/paths.ts';
 import type { KubeRest } from '../src/kube/rest.ts';

@@ -17,7 +17,7 @@
 import { parseArgs } from 'node:util';
 import { API_VERSION, APP_KIND, appRef } from '../src/api/group.ts';
 import { Label } from '../src/api/keys.ts';
-import { sleep, waitFor } from '../src/common/abort.ts';
+import { sleep, waitFor } from '../src/common/wait.ts';
 import { core } from '../src/kube/paths.ts';
 import { PatchType } from '../src/kube/rest.ts';
 import { createNamespace, inParallel, memoryOf, metric, spawnEbb, startBenchCluster, type BenchProcess } from './watcher-lib.ts';

@@ -4,7 +4,7 @@
  * Service, one volumeClaimTemplate, the same pod template), so the only difference is the controller.
  */
 import { API_VERSION, APP_KIND, appRef } from '../../src/api/group.ts';
-import { waitFor } from '../../src/common/abort.ts';
+import { waitFor } from '../../src/common/wait.ts';
 import { isKubeError } from '../../src/kube/errors.ts';
 import { core, type ResourceRef } from '../../src/kube/paths.ts';
 import { PatchType, type KubeRest } from '../../src/kube/rest.ts';

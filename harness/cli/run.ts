@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { appRef } from '../../src/api/group.ts';
@@ -9,6 +9,7 @@ import { logCrashes, untilSignal } from '../../src/cli/signals.ts';
 import { createLogger } from '../../src/common/log.ts';
 import { PROJECT_ROOT } from '../sandbox/paths.ts';
 import { startSandbox, type Sandbox } from '../sandbox/sandbox.ts';
+import { SANDBOX_OPTIONS, sandboxArgs } from './sandbox-options.ts';
 
 interface RunArgs {
   dir: string;
@@ -21,15 +22,13 @@ function parseRunArgs(args: string[]): RunArgs {
     args,
     options: {
       all: { type: 'boolean', default: false },
-      dir: { type: 'string', default: '.sandbox' },
-      nodes: { type: 'string', default: '3' },
+      ...SANDBOX_OPTIONS,
       sample: { type: 'boolean', default: false },
     },
   });
-  const nodes = Number(values.nodes);
-  if (!Number.isInteger(nodes) || nodes < 0 || nodes > 200) throw new Error(`--nodes must be an integer 0..200, got "${values.nodes}"`);
+  const sandbox = sandboxArgs(values);
   if (!values.all) throw new Error('only `run --all` is supported: it runs the watcher and a worker in one process');
-  return { dir: resolve(values.dir), nodes, sample: values.sample };
+  return { ...sandbox, sample: values.sample };
 }
 
 async function applySample(sandbox: Sandbox): Promise<void> {

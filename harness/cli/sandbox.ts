@@ -1,21 +1,20 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sleep } from '../../src/common/abort.ts';
+import { sleep } from '../../src/common/wait.ts';
 import { createLogger } from '../../src/common/log.ts';
 import { startSandbox } from '../sandbox/sandbox.ts';
 import { cliConfig } from '../../src/cli/config.ts';
 import { untilSignal } from '../../src/cli/signals.ts';
+import { SANDBOX_OPTIONS, sandboxArgs } from './sandbox-options.ts';
 
 function parse(args: string[]): { dir: string; nodes: number; positionals: string[] } {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { dir: { type: 'string', default: '.sandbox' }, nodes: { type: 'string', default: '3' } },
+    options: SANDBOX_OPTIONS,
   });
-  const nodes = Number(values.nodes);
-  if (!Number.isInteger(nodes) || nodes < 0 || nodes > 200) throw new Error(`--nodes must be an integer 0..200, got "${values.nodes}"`);
-  return { dir: resolve(values.dir), nodes, positionals };
+  return { ...sandboxArgs(values), positionals };
 }
 
 async function up(dir: string, nodes: number): Promise<number> {

@@ -6,19 +6,19 @@
  * (container resources merged by name).
  */
 import fjp from 'fast-json-patch';
+import { isRecord } from '../../src/common/guards.ts';
 import { KubeError } from '../../src/kube/errors.ts';
 import { conflict } from './store.ts';
 import type { Pod, PodCondition } from '../../src/workers/app/kube-types.ts';
 
 type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function applyStatusPatch(pod: Pod, body: unknown): Pod {
   const next = structuredClone(pod);
-  const b = isObj(body) ? body : {};
-  const meta = isObj(b.metadata) ? b.metadata : {};
+  const b = isRecord(body) ? body : {};
+  const meta = isRecord(b.metadata) ? b.metadata : {};
   checkUid(pod, meta.uid);
-  if (isObj(meta.annotations)) {
+  if (isRecord(meta.annotations)) {
     const annotations = { ...(next.metadata.annotations ?? {}) };
     for (const [k, v] of Object.entries(meta.annotations)) {
       if (v === null) delete annotations[k];
@@ -26,7 +26,7 @@ export function applyStatusPatch(pod: Pod, body: unknown): Pod {
     }
     next.metadata.annotations = annotations;
   }
-  const { conditions, ...fields } = isObj(b.status) ? b.status : {};
+  const { conditions, ...fields } = isRecord(b.status) ? b.status : {};
   const list = mergeConditions(next.status?.conditions ?? [], Array.isArray(conditions) ? (conditions as Json[]) : []);
   next.status = { ...setFields(next.status ?? {}, fields), conditions: list };
   return next;
@@ -84,7 +84,7 @@ interface ContainerLike {
 
 export function applyResizePatch(pod: Pod, body: unknown): Pod {
   const next = structuredClone(pod);
-  const spec = isObj(body) && isObj(body.spec) ? body.spec : {};
+  const spec = isRecord(body) && isRecord(body.spec) ? body.spec : {};
   const containers = (next.spec?.['containers'] ?? []) as ContainerLike[];
   for (const c of (spec.containers ?? []) as ContainerLike[]) {
     const target = containers.find((x) => x.name === c.name);

@@ -3,15 +3,15 @@
  * strings, object metadata bookkeeping (uid, resourceVersion, generation) and KubeErrors like the real ones.
  */
 import { KubeError } from '../../src/kube/errors.ts';
+import { isRecord } from '../../src/common/guards.ts';
 import type { ObjectMeta } from '../../src/workers/app/kube-types.ts';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** RFC 7386: objects merge, null deletes, anything else (arrays too) replaces. */
 export function mergePatch<T>(target: T, patch: unknown): T {
-  if (!isObj(patch)) return structuredClone(patch) as T;
-  const out: Obj = isObj(target) ? { ...target } : {};
+  if (!isRecord(patch)) return structuredClone(patch) as T;
+  const out: Obj = isRecord(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
     else out[k] = mergePatch(out[k], v);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { waitFor } from '../../src/common/abort.ts';
+import { waitFor } from '../../src/common/wait.ts';
 import type { Logger } from '../../src/common/log.ts';
 import { KubeRest, loadKubeConfig } from '../../src/kube/rest.ts';
 import { ensurePki, type Pki } from './pki.ts';
@@ -9,7 +9,7 @@ import { writeKubeconfig } from './kubeconfig.ts';
 import { startChild, type Child } from './process.ts';
 import { freePort } from './ports.ts';
 
-/** kube-controller-manager controllers the sandbox runs by default (DESIGN section 9). */
+/** kube-controller-manager controllers the sandbox runs by default. */
 export const DEFAULT_CONTROLLERS = [
   'garbage-collector-controller',
   'namespace-controller',

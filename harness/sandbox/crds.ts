@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { waitFor } from '../../src/common/abort.ts';
+import { waitFor } from '../../src/common/wait.ts';
 import type { KubeRest } from '../../src/kube/rest.ts';
 
 interface Crd {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AbortedError } from '../../src/common/abort.ts';
+import { AbortedError } from '../../src/common/wait.ts';
 import { freePort } from './ports.ts';
 import { startRedis } from './redis.ts';
 

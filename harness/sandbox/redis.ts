@@ -2,7 +2,7 @@ import { startChild, type Child } from './process.ts';
 import { mkdir, mkdtemp, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
-import { AbortedError, sleep } from '../../src/common/abort.ts';
+import { AbortedError, sleep } from '../../src/common/wait.ts';
 import type { Logger } from '../../src/common/log.ts';
 import { freePort } from './ports.ts';
 

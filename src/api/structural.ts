@@ -5,6 +5,7 @@
  * generated YAML is stable.
  */
 import type { TSchema } from '@sinclair/typebox';
+import { isRecord } from '../common/guards.ts';
 
 export type JSONSchemaProps = { [key: string]: unknown };
 
@@ -20,10 +21,6 @@ const RECORD_KEY_PATTERN = '^(.*)$';
 
 type Node = Record<string, unknown>;
 
-function isNode(v: unknown): v is Node {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function fail(path: string, what: string): never {
   throw new StructuralSchemaError(`${path || '<root>'}: ${what}`);
 }
@@ -37,7 +34,7 @@ function literalUnionToEnum(node: Node, path: string): void {
     return;
   }
   const anyOf = node['anyOf'];
-  if (!Array.isArray(anyOf) || !anyOf.every((s) => isNode(s) && typeof s['const'] === 'string')) return;
+  if (!Array.isArray(anyOf) || !anyOf.every((s) => isRecord(s) && typeof s['const'] === 'string')) return;
   if (node['type'] !== undefined) fail(path, 'literal union with an explicit type');
   node['type'] = 'string';
   node['enum'] = anyOf.map((s: Node) => s['const']);
@@ -47,7 +44,7 @@ function literalUnionToEnum(node: Node, path: string): void {
 /** TypeBox's `Record(String, X)` → `additionalProperties: X`. */
 function recordToAdditionalProperties(node: Node, path: string): void {
   const pp = node['patternProperties'];
-  if (!isNode(pp)) return;
+  if (!isRecord(pp)) return;
   const keys = Object.keys(pp);
   if (keys.length !== 1 || keys[0] !== RECORD_KEY_PATTERN) fail(path, 'patternProperties other than a string-keyed record');
   node['additionalProperties'] = pp[RECORD_KEY_PATTERN];
@@ -61,8 +58,8 @@ function checkIntOrString(node: Node, path: string): void {
     node['x-kubernetes-int-or-string'] === true &&
     Array.isArray(anyOf) &&
     anyOf.length === 2 &&
-    isNode(anyOf[0]) &&
-    isNode(anyOf[1]) &&
+    isRecord(anyOf[0]) &&
+    isRecord(anyOf[1]) &&
     anyOf[0]['type'] === 'integer' &&
     anyOf[1]['type'] === 'string';
   if (!ok) fail(path, 'anyOf is only allowed as the int-or-string pattern');
@@ -75,7 +72,7 @@ function checkNode(node: Node, path: string): void {
   if (node['type'] === undefined && !intOrString && !preserve) fail(path, 'every node needs a type');
   if (intOrString && node['type'] !== undefined) fail(path, 'int-or-string nodes have no type');
   if (node['properties'] !== undefined && node['additionalProperties'] !== undefined) fail(path, 'properties and additionalProperties are exclusive');
-  if (node['type'] === 'array' && !isNode(node['items'])) fail(path, 'arrays need a single items schema');
+  if (node['type'] === 'array' && !isRecord(node['items'])) fail(path, 'arrays need a single items schema');
   checkListMap(node, path);
 }
 
@@ -83,18 +80,18 @@ function checkListMap(node: Node, path: string): void {
   if (node['x-kubernetes-list-type'] !== 'map') return;
   const keys = node['x-kubernetes-list-map-keys'];
   const items = node['items'];
-  if (!Array.isArray(keys) || keys.length === 0 || !isNode(items)) fail(path, 'a list-map needs x-kubernetes-list-map-keys and object items');
+  if (!Array.isArray(keys) || keys.length === 0 || !isRecord(items)) fail(path, 'a list-map needs x-kubernetes-list-map-keys and object items');
   const required = Array.isArray(items['required']) ? (items['required'] as unknown[]) : [];
-  const props = isNode(items['properties']) ? items['properties'] : {};
+  const props = isRecord(items['properties']) ? items['properties'] : {};
   for (const key of keys as unknown[]) {
     const prop = props[String(key)];
-    if (!isNode(prop)) fail(path, `list-map key "${String(key)}" is not a property of the items`);
+    if (!isRecord(prop)) fail(path, `list-map key "${String(key)}" is not a property of the items`);
     if (!required.includes(key) && prop['default'] === undefined) fail(path, `list-map key "${String(key)}" must be required or defaulted`);
   }
 }
 
 function convertNode(input: unknown, path: string): Node {
-  if (!isNode(input)) fail(path, 'schema node is not an object');
+  if (!isRecord(input)) fail(path, 'schema node is not an object');
   const node: Node = {};
   for (const [k, v] of Object.entries(input)) if (!DROPPED.has(k)) node[k] = v;
   literalUnionToEnum(node, path);
@@ -117,7 +114,7 @@ function convertChild(key: string, value: unknown, path: string): unknown {
     case 'items':
       return convertNode(value, `${path}[]`);
     case 'additionalProperties':
-      return isNode(value) ? convertNode(value, `${path}{}`) : value;
+      return isRecord(value) ? convertNode(value, `${path}{}`) : value;
     case 'anyOf':
       return (value as unknown[]).map((s, i) => convertNode(s, `${path}<anyOf ${i}>`));
     default:

@@ -1,5 +1,6 @@
 import { versionCommand } from './version.ts';
 import { daemonCommand, watcherCommand, workerCommand } from './processes.ts';
+import { errorMessage } from '../common/errors.ts';
 
 export type Command = (args: string[]) => Promise<number>;
 
@@ -7,16 +8,19 @@ export interface CommandSpec {
   run: Command;
   /** One usage line, after the program name. */
   help: string;
+  /** The flags it accepts (`--all`); none when absent. The manifests in deploy/ pass no others (a unit test checks). */
+  flags?: readonly string[];
 }
 
 // `ebb run` loads the watcher and the worker together only when it runs.
 const runAll: Command = async (args) => (await import('./run.ts')).runCommand(args);
 
-const COMMANDS: Record<string, CommandSpec> = {
+/** The commands of `ebb`. */
+export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   watcher: { run: watcherCommand, help: 'watcher                                      watch the apiserver, enqueue reconciles, run timers' },
   worker: { run: workerCommand, help: 'worker                                       reconcile queued objects' },
   daemon: { run: daemonCommand, help: "daemon                                       pull the images of this node's ImageList (one per node)" },
-  run: { run: runAll, help: 'run --all                                    watcher and worker in one process' },
+  run: { run: runAll, flags: ['--all'], help: 'run --all                                    watcher and worker in one process' },
   version: { run: versionCommand, help: 'version                                      print the ebb version' },
 };
 
@@ -40,7 +44,7 @@ export async function dispatch(program: string, commands: Record<string, Command
   try {
     return await cmd.run(rest);
   } catch (err) {
-    process.stderr.write(`${program} ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`${program} ${name}: ${errorMessage(err)}\n`);
     return 1;
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../common/config-error.ts';
+import { ConfigError, configProblems } from '../common/config-error.ts';
 import { parseDaemonConfig } from '../daemon/config.ts';
 import { cliConfig, parseRunConfig } from './config.ts';
 
@@ -17,12 +17,7 @@ describe('CLI configuration', () => {
   });
 
   it('`ebb run --all`: one ConfigError listing the problems of both, each once', () => {
-    let problems: readonly string[] = [];
-    try {
-      parseRunConfig({ EBB_BOARD: 'on', EBB_SHUTDOWN_TIMEOUT: 'soon', EBB_QUEUE_ATTEMPTS: '0' });
-    } catch (err) {
-      if (err instanceof ConfigError) problems = err.problems;
-    }
+    const problems = configProblems(() => parseRunConfig({ EBB_BOARD: 'on', EBB_SHUTDOWN_TIMEOUT: 'soon', EBB_QUEUE_ATTEMPTS: '0' }));
     expect(problems.map((p) => p.split(':')[0])).toEqual(['EBB_QUEUE_ATTEMPTS', 'EBB_BOARD', 'EBB_SHUTDOWN_TIMEOUT']);
   });
 

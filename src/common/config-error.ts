@@ -12,3 +12,14 @@ export class ConfigError extends Error {
     this.problems = Object.freeze([...problems]);
   }
 }
+
+/** The problems `parse` reports as a ConfigError; none when it returns. Any other error is thrown on. */
+export function configProblems(parse: () => unknown): readonly string[] {
+  try {
+    parse();
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}

@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { ConfigError } from './config-error.ts';
+import { ConfigError, configProblems } from './config-error.ts';
 import { frozen, parseAll, parseSettings, table, type Env } from './settings.ts';
 
 const T = table(
@@ -20,13 +20,7 @@ const T = table(
 );
 
 function problemsOf(env: Env): readonly string[] {
-  try {
-    parseSettings(T, env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
+  return configProblems(() => parseSettings(T, env));
 }
 
 describe('parseSettings', () => {

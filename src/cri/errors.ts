@@ -1,4 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
+import { errorMessage } from '../common/errors.ts';
 
 /**
  * The one place where failures of CRI calls become typed errors. Callers branch on `code` (and
@@ -141,5 +142,5 @@ function detailsOf(err: unknown): string {
   if (typeof err === 'object' && err !== null && 'details' in err && typeof err.details === 'string' && err.details !== '') {
     return err.details;
   }
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }

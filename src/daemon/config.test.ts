@@ -1,17 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../common/config-error.ts';
+import { configProblems } from '../common/config-error.ts';
 import { parseDaemonConfig } from './config.ts';
 
 const base = { EBB_NODE_NAME: 'node-1' };
 
 function problemsOf(env: Record<string, string>): readonly string[] {
-  try {
-    parseDaemonConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
+  return configProblems(() => parseDaemonConfig(env));
 }
 
 describe('parseDaemonConfig', () => {

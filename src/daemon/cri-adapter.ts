@@ -4,6 +4,7 @@
  */
 import { CriClient, isCriError } from '../cri/client.ts';
 import { RuntimeError, type ImageRuntime, type PullAuth, type RuntimeErrorCode } from './runtime.ts';
+import { errorMessage } from '../common/errors.ts';
 
 const CODES: Partial<Record<string, RuntimeErrorCode>> = {
   ImageNotFound: 'NotFound',
@@ -16,7 +17,7 @@ const CODES: Partial<Record<string, RuntimeErrorCode>> = {
 /** A CRI failure as a RuntimeError, keeping the CRI client's retryable flag for the codes it does not name. */
 export function runtimeErrorOf(err: unknown): RuntimeError {
   if (err instanceof RuntimeError) return err;
-  if (!isCriError(err)) return new RuntimeError('Runtime', err instanceof Error ? err.message : String(err), true);
+  if (!isCriError(err)) return new RuntimeError('Runtime', errorMessage(err), true);
   const code = CODES[err.code];
   return code ? new RuntimeError(code, err.message) : new RuntimeError('Runtime', err.message, err.retryable);
 }

@@ -5,7 +5,7 @@
  */
 import { imageListRef } from '../api/group.ts';
 import type { ImageList } from '../api/image-list.ts';
-import { sleep } from '../common/abort.ts';
+import { sleep } from '../common/wait.ts';
 import { startOpsServer } from '../common/http.ts';
 import { repeatGate, type Logger } from '../common/log.ts';
 import { PatchType, type KubeRest } from '../kube/rest.ts';
@@ -16,6 +16,7 @@ import { ImageScheduler } from './scheduler.ts';
 import { pullAuthFrom, restSecretReader, type SecretReader } from './secrets.ts';
 import { watchOwnImageList, type SourceState } from './source.ts';
 import { StatusWriter, type StatusApi } from './status.ts';
+import { errorMessage } from '../common/errors.ts';
 
 export const FIELD_MANAGER = 'ebb-daemon';
 /** The runtime is asked for its version this often; /readyz fails when no answer is this fresh. */
@@ -59,7 +60,7 @@ async function probeRuntime(runtime: ImageRuntime, log: Logger, signal: AbortSig
       answered(Date.now());
     } catch (err) {
       if (signal.aborted) break;
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       const held = gate.pass(message);
       if (held !== undefined) log.warn({ err: message, ...(held > 0 ? { suppressed: held } : {}) }, 'container runtime does not answer');
     }

@@ -12,6 +12,7 @@ import { planImages, type Action } from './plan.ts';
 import { isRuntimeError, type ImageRuntime, type PullAuth } from './runtime.ts';
 import { PullSecretError } from './secrets.ts';
 import { markChecked, markFailed, markInterrupted, markInvalid, markPresent, markPulled, markPullStarted, syncEntries, type ImageMemory } from './state.ts';
+import { errorMessage } from '../common/errors.ts';
 
 /** Lookups (ImageStatus) running at once; they are cheap, but a node may list a thousand images. */
 const CHECK_CONCURRENCY = 4;
@@ -58,7 +59,7 @@ function failureOf(err: unknown, timedOut: boolean): Failure {
   if (err instanceof PullSecretError) return { code: 'Secret', message: err.message, retryable: true };
   if (timedOut) return { code: 'Timeout', message: 'pull did not finish before its deadline', retryable: true };
   if (isRuntimeError(err)) return { code: err.code, message: `${err.code}: ${err.message}`, retryable: err.retryable };
-  return { code: 'Runtime', message: err instanceof Error ? err.message : String(err), retryable: true };
+  return { code: 'Runtime', message: errorMessage(err), retryable: true };
 }
 
 export class ImageScheduler {

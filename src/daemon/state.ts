@@ -3,7 +3,7 @@
  * runtime answers, pull start, success and failure. The status it reports is part of this memory.
  */
 import { ImagePhase, type ImageListEntry, type ImageStatus } from '../api/image-list.ts';
-import { backoffMs } from '../common/abort.ts';
+import { backoffMs } from '../common/backoff.ts';
 
 export interface ImageMemory {
   readonly image: string;

@@ -6,10 +6,11 @@
  */
 import { IMAGE_LIST_KIND, API_VERSION } from '../api/group.ts';
 import type { ImageList, ImageListStatus } from '../api/image-list.ts';
-import { backoffMs } from '../common/abort.ts';
+import { backoffMs } from '../common/backoff.ts';
 import type { Logger } from '../common/log.ts';
 import { isKubeError } from '../kube/errors.ts';
 import type { StatusSnapshot } from './scheduler.ts';
+import { errorMessage } from '../common/errors.ts';
 
 /** The daemon's seam to the apiserver for its ImageList. */
 export interface StatusApi {
@@ -170,6 +171,6 @@ export class StatusWriter {
     this.deps.onWrite?.('error');
     this.errors++;
     this.dirty = true;
-    this.deps.log.warn({ err: err instanceof Error ? err.message : String(err), failures: this.errors }, 'status write failed; will retry');
+    this.deps.log.warn({ err: errorMessage(err), failures: this.errors }, 'status write failed; will retry');
   }
 }

@@ -1,6 +1,7 @@
 import type { KubeEnv } from '../common/process-settings.ts';
 import { loadKubeConfig } from './kubeconfig.ts';
 import { KubeRest } from './rest.ts';
+import { errorFirstLine } from '../common/errors.ts';
 
 /**
  * The apiserver client of a long-running process (`ebb watcher`, `ebb worker`) from the KUBECONFIG setting.
@@ -14,7 +15,7 @@ export async function kubeClient(env: KubeEnv): Promise<KubeRest> {
     await rest.credentials();
     return rest;
   } catch (err) {
-    const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    const why = errorFirstLine(err);
     const where = path ? `KUBECONFIG=${path}` : 'KUBECONFIG unset (default kubeconfig or in-cluster config)';
     throw new Error(`${where}: cannot load the kubeconfig: ${why}`);
   }

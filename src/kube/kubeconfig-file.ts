@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
+import { isRecord } from '../common/guards.ts';
+import { errorFirstLine } from '../common/errors.ts';
 
 /**
  * Reading kubeconfig files: YAML → named entries, several files merged as kubectl does (the first file that
@@ -42,20 +44,12 @@ const SECTIONS = [
   ['contexts', 'context'],
 ] as const;
 
-function isMapping(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
-}
-
 /** Reads a file named by a kubeconfig; `what` says which field asked for it (for the message). */
 export function readReferencedFile(path: string, what: string): Buffer {
   try {
     return readFileSync(path);
   } catch (err) {
-    throw new KubeConfigError('UnreadableFile', `cannot read ${what} (${path}): ${firstLine(err)}`);
+    throw new KubeConfigError('UnreadableFile', `cannot read ${what} (${path}): ${errorFirstLine(err)}`);
   }
 }
 
@@ -69,10 +63,10 @@ function parseFile(file: string, text: string): Record<string, unknown> {
   try {
     doc = parse(text);
   } catch (err) {
-    throw new KubeConfigError('Unparsable', `${file}: not valid YAML: ${firstLine(err)}`);
+    throw new KubeConfigError('Unparsable', `${file}: not valid YAML: ${errorFirstLine(err)}`);
   }
   if (doc === null || doc === undefined) return {};
-  if (!isMapping(doc)) throw new KubeConfigError('Unparsable', `${file}: not a kubeconfig (expected a mapping with clusters, users and contexts)`);
+  if (!isRecord(doc)) throw new KubeConfigError('Unparsable', `${file}: not a kubeconfig (expected a mapping with clusters, users and contexts)`);
   return doc;
 }
 
@@ -81,11 +75,11 @@ function entriesOf(doc: Record<string, unknown>, file: string, section: string, 
   if (list === undefined || list === null) return [];
   if (!Array.isArray(list)) throw new KubeConfigError('Unparsable', `${file}: ${section} must be a list`);
   return list.map((item: unknown, i) => {
-    if (!isMapping(item) || typeof item['name'] !== 'string' || item['name'] === '') {
+    if (!isRecord(item) || typeof item['name'] !== 'string' || item['name'] === '') {
       throw new KubeConfigError('Unparsable', `${file}: ${section}[${i}] has no name`);
     }
     const fields = item[inner] ?? {};
-    if (!isMapping(fields)) throw new KubeConfigError('Unparsable', `${file}: ${section}[${i}] (${item['name']}).${inner} must be a mapping`);
+    if (!isRecord(fields)) throw new KubeConfigError('Unparsable', `${file}: ${section}[${i}] (${item['name']}).${inner} must be a mapping`);
     return { name: item['name'], file, fields };
   });
 }
@@ -104,7 +98,7 @@ export function readKubeConfigFiles(paths: readonly string[]): MergedKubeConfig 
       text = readFileSync(file, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw new KubeConfigError('UnreadableFile', `cannot read kubeconfig ${file}: ${firstLine(err)}`);
+      throw new KubeConfigError('UnreadableFile', `cannot read kubeconfig ${file}: ${errorFirstLine(err)}`);
     }
     files.push(file);
     const doc = parseFile(file, text);

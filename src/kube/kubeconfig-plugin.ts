@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { KubeConfig as ClientNodeConfig } from '@kubernetes/client-node';
 import { KubeConfigError, type Entry } from './kubeconfig-file.ts';
 import type { Credentials } from './kubeconfig.ts';
+import { errorFirstLine } from '../common/errors.ts';
 
 /**
  * Users with an `exec` credential plugin or an `auth-provider` (oidc, gcp, azure) are authenticated by
@@ -49,7 +50,7 @@ export function pluginCredentials(p: PluginUser): () => Promise<Credentials> {
     try {
       await (await kc).applyToHTTPSOptions(opts);
     } catch (err) {
-      const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
+      const why = errorFirstLine(err);
       throw new KubeConfigError('Invalid', `user "${p.user.name}" in ${p.user.file}: credential plugin failed: ${why}`);
     }
     const creds: Credentials = { headers: headerValues(opts.headers) };

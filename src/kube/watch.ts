@@ -2,11 +2,13 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { fetch } from 'undici';
-import { AbortedError, backoffMs, sleep } from '../common/abort.ts';
+import { backoffMs } from '../common/backoff.ts';
+import { AbortedError, sleep } from '../common/wait.ts';
 import type { Logger } from '../common/log.ts';
 import { kubeErrorFromStatus, isKubeError, unavailable } from './errors.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
 import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, type KubeRest, type ListResult } from './rest.ts';
+import { errorMessage } from '../common/errors.ts';
 
 export interface KubeObjectMeta {
   metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string; [k: string]: unknown };
@@ -27,7 +29,7 @@ async function runHandler(fn: () => void | Promise<void>): Promise<void> {
   try {
     await fn();
   } catch (err) {
-    throw new HandlerError(err instanceof Error ? err.message : String(err), { cause: err });
+    throw new HandlerError(errorMessage(err), { cause: err });
   }
 }
 
@@ -90,7 +92,7 @@ export async function listWatch<T extends KubeObjectMeta>(opts: ListWatchOptions
       rv = resumeFrom(await watchOnce<T>(opts, rv, h, () => (attempt = 0)), rv, opts);
     } catch (err) {
       if (opts.signal.aborted) break;
-      const error = err instanceof Error ? err.message : String(err);
+      const error = errorMessage(err);
       if (isKubeError(err, 'Gone') || err instanceof HandlerError) rv = undefined;
       attempt++;
       h.onState?.('backoff', { error, attempt });

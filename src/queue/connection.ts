@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { backoffMs } from '../common/abort.ts';
+import { backoffMs } from '../common/backoff.ts';
 import { repeatGate, type Logger } from '../common/log.ts';
 import { ConfigError } from '../common/config-error.ts';
 import { redactUrl } from '../common/settings-types.ts';

@@ -1,11 +1,11 @@
-/** The queue contract between processes (DESIGN.md section 3). */
-export { KEY_PREFIX, RECONCILE_QUEUE, TIMERS_QUEUE, InvalidKeyError, dedupId, formatKey, keyFromDedupId, timerId, validateKey } from './names.ts';
+/** The queue contract between processes (docs/architecture.md). */
+export { KEY_PREFIX, RECONCILE_QUEUE, TIMERS_QUEUE, InvalidKeyError, dedupId, formatKey, keyFromDedupId, parseKey, timerId, validateKey } from './names.ts';
 export type { ObjectKey, ObjectKind } from './names.ts';
 export { ConfigError } from '../common/config-error.ts';
 export { parseRedisUrl, redactRedisUrl, redisConnection, redisOptions, redisUrlProblem } from './connection.ts';
 export type { RedisConnectionOptions, RedisTarget } from './connection.ts';
-export { QUEUE_SETTINGS, parseQueueConfig, queueConfigOf } from './config-schema.ts';
-export type { QueueConfig } from './config-schema.ts';
+export { QUEUE_SETTINGS, parseQueueConfig, queueConfigOf } from './settings.ts';
+export type { QueueConfig } from './settings.ts';
 export { formatDuration, parseDuration } from '../common/duration.ts';
 export {
   connectionOf,

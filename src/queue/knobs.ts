@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { QueueConfig } from './config-schema.ts';
+import type { QueueConfig } from './settings.ts';
 
 /** What the knobs need of a queue; structural, so queues of any job type fit. */
 export type KnobbedQueue = Pick<

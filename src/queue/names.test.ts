@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidKeyError, dedupId, keyFromDedupId, timerId, type ObjectKey } from './names.ts';
+import { InvalidKeyError, dedupId, formatKey, keyFromDedupId, parseKey, timerId, type ObjectKey } from './names.ts';
 
 describe('dedupId', () => {
   it.each<[ObjectKey, string]>([
@@ -33,5 +33,20 @@ describe('timerId', () => {
 
   it.each([[''], ['Upper'], ['a:b'], ['x'.repeat(64)]])('rejects the reason %j', (reason) => {
     expect(() => timerId({ kind: 'App', namespace: 'ns', name: 'web' }, reason)).toThrow(InvalidKeyError);
+  });
+});
+
+describe('formatKey', () => {
+  it.each<[ObjectKey, string]>([
+    [{ kind: 'App', namespace: 'default', name: 'web' }, 'App default/web'],
+    [{ kind: 'App', namespace: 'team-a', name: 'db.primary' }, 'App team-a/db.primary'],
+    [{ kind: 'ImageList', namespace: '', name: 'ip-10-0-0-1.ec2.internal' }, 'ImageList ip-10-0-0-1.ec2.internal'],
+  ])('writes %j as %s, and parseKey reads it back', (key, text) => {
+    expect(formatKey(key)).toBe(text);
+    expect(parseKey(text)).toEqual(key);
+  });
+
+  it.each(['', 'App', 'App web', 'Pod ns/web', ' ns/web'])('parseKey refuses %j', (text) => {
+    expect(() => parseKey(text)).toThrow(InvalidKeyError);
   });
 });

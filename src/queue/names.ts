@@ -69,6 +69,23 @@ export function timerId(key: ObjectKey, reason: string): string {
   return `${dedupId(key)}~${reason}`;
 }
 
+/**
+ * The string form of an object key, for log fields and in-memory key sets: `App <namespace>/<name>` or
+ * `ImageList <name>`. It is not a job id (dedupId and timerId are): it is read by people, it is not
+ * validated (the watcher keys objects as the apiserver sends them), and it may contain ' ' and '/', which
+ * are fine here but not in a BullMQ job id, whose form is part of the queue contract and never changes.
+ */
 export function formatKey(key: ObjectKey): string {
   return key.kind === 'App' ? `App ${key.namespace}/${key.name}` : `ImageList ${key.name}`;
+}
+
+/** Inverse of formatKey. A namespace has no '/', so the first one ends it; the name is the rest. */
+export function parseKey(text: string): ObjectKey {
+  const space = text.indexOf(' ');
+  const kind = text.slice(0, space);
+  const rest = text.slice(space + 1);
+  if (space > 0 && kind === 'ImageList') return { kind, namespace: '', name: rest };
+  const slash = rest.indexOf('/');
+  if (space > 0 && kind === 'App' && slash >= 0) return { kind, namespace: rest.slice(0, slash), name: rest.slice(slash + 1) };
+  throw new InvalidKeyError(`not an object key: ${JSON.stringify(text)}`);
 }

@@ -1,6 +1,6 @@
 import { Queue, type JobsOptions, type QueueOptions, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { QueueConfig } from './config-schema.ts';
+import type { QueueConfig } from './settings.ts';
 import { RECONCILE_QUEUE, TIMERS_QUEUE, type ObjectKey } from './names.ts';
 import { backoffStrategy, RECONCILE_BACKOFF_TYPE } from './retry.ts';
 import type { TimerData } from './timers.ts';

@@ -1,5 +1,5 @@
 import { UnrecoverableError, type BackoffStrategy, type Job, type Processor } from 'bullmq';
-import { backoffMs } from '../common/abort.ts';
+import { backoffMs } from '../common/backoff.ts';
 import { isKubeError } from '../kube/errors.ts';
 import { InvalidKeyError } from './names.ts';
 

@@ -1,7 +1,7 @@
 import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, WATCH_SETTINGS, kubeEnvOf, type KubeEnv } from '../common/process-settings.ts';
 import { frozen, parseSettings, table, type Env, type Values } from '../common/settings.ts';
 import type { LogLevel } from '../common/log.ts';
-import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/config-schema.ts';
+import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
 import type { BoardAuth } from './board.ts';
 
 /** The watcher's configuration: parsed and validated once, frozen, passed down. */

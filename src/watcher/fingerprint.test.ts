@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { metaFingerprint } from './fingerprint.ts';
 import type { ObjectMeta } from './keys.ts';
-import { KnownKeys } from './sources.ts';
 
 const base: ObjectMeta = {
   metadata: { name: 'web', namespace: 'a', uid: 'u1', generation: 3, labels: { a: '1', b: '2' }, annotations: { x: 'y' }, finalizers: ['f'], ownerReferences: [] },
@@ -24,27 +23,5 @@ describe('metaFingerprint', () => {
     ['the uid (deleted and created again)', { uid: 'u2' }],
   ])('changes with %s', (_what, m) => {
     expect(metaFingerprint(withMeta(m))).not.toBe(metaFingerprint(base));
-  });
-});
-
-describe('KnownKeys', () => {
-  const key = { kind: 'App' as const, namespace: 'a', name: 'web' };
-
-  it('reports whether a key is new or its fingerprint changed', () => {
-    const known = new KnownKeys();
-    expect(known.record('apps', key, 1)).toBe(true);
-    expect(known.record('apps', key, 1)).toBe(false);
-    expect(known.record('apps', key, 2)).toBe(true);
-    known.delete('apps', key);
-    expect(known.record('apps', key, 2)).toBe(true);
-    expect(known.size).toBe(1);
-  });
-
-  it('a list replaces what a source knows', () => {
-    const known = new KnownKeys();
-    known.record('apps', key, 1);
-    known.replace('apps', new Map([['App/a/other', 5]]));
-    expect(known.all()).toEqual(['App/a/other']);
-    expect(known.record('apps', { kind: 'App', namespace: 'a', name: 'other' }, 5)).toBe(false);
   });
 });

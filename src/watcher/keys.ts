@@ -59,13 +59,3 @@ export function podOwnerKey(pod: ObjectMeta): ObjectKey | undefined {
   const label = pod.metadata?.labels?.[Label.app];
   return label ? { kind: 'App', namespace, name: label } : undefined;
 }
-
-/** Stable string form of a key, for the resync key set. */
-export function keyString(key: ObjectKey): string {
-  return `${key.kind}/${key.namespace}/${key.name}`;
-}
-
-export function parseKeyString(s: string): ObjectKey {
-  const [kind, namespace, name] = s.split('/') as [ObjectKey['kind'], string, string];
-  return { kind, namespace, name };
-}

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Server, ServerCredentials, status, type ServerWritableStream, type ServiceDefinition, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import type { Logger } from '../common/log.ts';
+import { errorMessage } from '../common/errors.ts';
 
 const PROTO_PATH = path.join(import.meta.dirname, 'externalscaler.proto');
 export const METRIC_NAME = 'ebb-reconcile-backlog';
@@ -45,7 +46,7 @@ export async function startScaler(opts: { address: string; port: number; backlog
   const unary = <Req, Res>(fn: (req: Req) => Promise<Res>) => (call: ServerUnaryCall<Req, Res>, cb: sendUnaryData<Res>): void => {
     fn(call.request).then(
       (res) => cb(null, res),
-      (err: unknown) => cb({ code: status.UNAVAILABLE, details: `backlog unavailable: ${err instanceof Error ? err.message : String(err)}` }),
+      (err: unknown) => cb({ code: status.UNAVAILABLE, details: `backlog unavailable: ${errorMessage(err)}` }),
     );
   };
   server.addService(loadService(), {

@@ -4,9 +4,9 @@ import type { Logger } from '../common/log.ts';
 import { core, type ResourceRef } from '../kube/paths.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import { listWatch, type WatchEvent } from '../kube/watch.ts';
-import type { ObjectKey } from '../queue/names.ts';
+import { formatKey, type ObjectKey } from '../queue/names.ts';
 import { metaFingerprint } from './fingerprint.ts';
-import { appKey, imageListKey, keyString, podOwnerKey, prewarmAppKeys, type ObjectMeta } from './keys.ts';
+import { appKey, imageListKey, podOwnerKey, prewarmAppKeys, type ObjectMeta } from './keys.ts';
 
 export type SourceState = 'starting' | 'listing' | 'watching' | 'backoff';
 
@@ -22,7 +22,7 @@ export interface Sink {
 
 /**
  * The keys of Apps and ImageLists that exist, per source, each with the fingerprint of its metadata
- * (`metaFingerprint`): `kind/ns/name` → a number, no objects.
+ * (`metaFingerprint`): the key's `formatKey` form → a number, no objects.
  */
 export class KnownKeys {
   private readonly bySource = new Map<string, Map<string, number>>();
@@ -36,14 +36,14 @@ export class KnownKeys {
   record(source: string, key: ObjectKey, fingerprint: number): boolean {
     let map = this.bySource.get(source);
     if (!map) this.bySource.set(source, (map = new Map<string, number>()));
-    const k = keyString(key);
+    const k = formatKey(key);
     const changed = map.get(k) !== fingerprint;
     map.set(k, fingerprint);
     return changed;
   }
 
   delete(source: string, key: ObjectKey): void {
-    this.bySource.get(source)?.delete(keyString(key));
+    this.bySource.get(source)?.delete(formatKey(key));
   }
 
   all(): string[] {
@@ -92,10 +92,10 @@ export function sourceSpecs(namespaces: readonly string[]): SourceSpec[] {
 function pageKeys(objs: ObjectMeta[], spec: SourceSpec, listed: Map<string, number>): ObjectKey[] {
   const seen = new Map<string, ObjectKey>();
   for (const o of objs) {
-    for (const r of spec.relatedKeys?.(o) ?? []) seen.set(keyString(r), r);
+    for (const r of spec.relatedKeys?.(o) ?? []) seen.set(formatKey(r), r);
     const k = spec.keyOf(o);
     if (!k) continue;
-    const ks = keyString(k);
+    const ks = formatKey(k);
     seen.set(ks, k);
     if (spec.tracked) listed.set(ks, metaFingerprint(o));
   }

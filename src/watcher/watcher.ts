@@ -1,6 +1,6 @@
 import { Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { sleep } from '../common/abort.ts';
+import { sleep } from '../common/wait.ts';
 import { startOpsServer, type Handler } from '../common/http.ts';
 import { throttledWarn, type Logger } from '../common/log.ts';
 import { kubeClient } from '../kube/client.ts';
@@ -11,6 +11,7 @@ import {
   createTimersQueue,
   enqueue,
   formatKey,
+  parseKey,
   processTimer,
   redisConnection,
   registerQueueMetrics,
@@ -23,8 +24,8 @@ import type { WatcherConfig } from './config.ts';
 import { watcherMetrics, type WatcherMetrics } from './metrics.ts';
 import type { ScalerServer } from './scaler.ts';
 import type { Queue } from 'bullmq';
-import { parseKeyString } from './keys.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
+import { errorMessage } from '../common/errors.ts';
 
 /** Resync jobs are background work: they never delay or replace an event's job. */
 export const RESYNC_PRIORITY = 1000;
@@ -51,7 +52,7 @@ function makeSink(queue: ReconcileQueue, metrics: WatcherMetrics, log: Logger, o
       if (r.outcome !== 'skipped') onWork();
     } catch (err) {
       metrics.enqueued.inc({ cause, outcome: 'error' });
-      log.warn({ key: formatKey(key), err: err instanceof Error ? err.message : String(err) }, 'enqueue failed');
+      log.warn({ key: formatKey(key), err: errorMessage(err) }, 'enqueue failed');
       throw err;
     }
   };
@@ -70,7 +71,7 @@ function makeSink(queue: ReconcileQueue, metrics: WatcherMetrics, log: Logger, o
 }
 
 async function resyncAll(sink: Sink, queue: ReconcileQueue, metrics: WatcherMetrics): Promise<number> {
-  const keys = sink.known.all().map(parseKeyString);
+  const keys = sink.known.all().map(parseKey);
   for (let i = 0; i < keys.length; i += ENQUEUE_CHUNK) {
     await Promise.all(
       keys.slice(i, i + ENQUEUE_CHUNK).map(async (k) => {
@@ -88,7 +89,7 @@ async function redisProblem(redis: Redis): Promise<string | undefined> {
     await Promise.race([redis.ping(), sleep(2000).then(() => Promise.reject(new Error('ping timed out')))]);
     return undefined;
   } catch (err) {
-    return `redis: ${err instanceof Error ? err.message : String(err)}`;
+    return `redis: ${errorMessage(err)}`;
   }
 }
 
@@ -151,7 +152,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
         const n = await resyncAll(sink, queue, metrics);
         log.info({ objects: n }, 'resync enqueued');
       } catch (err) {
-        log.warn({ err: err instanceof Error ? err.message : String(err) }, 'resync failed; next period retries');
+        log.warn({ err: errorMessage(err) }, 'resync failed; next period retries');
       }
     }
   })();

@@ -1,7 +1,7 @@
 import type { LogLevel } from '../common/log.ts';
 import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, kubeEnvOf, type KubeEnv } from '../common/process-settings.ts';
 import { frozen, parseSettings, table, type Env } from '../common/settings.ts';
-import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/config-schema.ts';
+import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
 
 /** The worker's configuration: parsed and validated once, frozen, passed down. */
 export interface WorkerConfig {

@@ -1,4 +1,5 @@
 import { Worker, type Job } from 'bullmq';
+import { errorSummary } from '../common/errors.ts';
 import { startOpsServer } from '../common/http.ts';
 import { throttledWarn, type Logger } from '../common/log.ts';
 import { kubeClient } from '../kube/client.ts';
@@ -23,14 +24,6 @@ export interface RunningWorker {
   httpPort: number;
   /** Stops taking jobs, waits (bounded) for running reconciles, closes connections. */
   stop(): Promise<void>;
-}
-
-function errorSummary(err: unknown): { code?: string; message: string } {
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    return { ...(typeof code === 'string' ? { code } : {}), message: err.message };
-  }
-  return { message: String(err) };
 }
 
 interface ProcessorDeps {

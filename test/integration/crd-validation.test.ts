@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { App } from '../../src/api/app.ts';
+import { mergePatch } from '../../harness/fakes/store.ts';
 import { API_VERSION, APP_CRD_NAME, APP_KIND, IMAGE_LIST_CRD_NAME, IMAGE_LIST_KIND, appRef, imageListRef } from '../../src/api/group.ts';
 import type { ImageList } from '../../src/api/image-list.ts';
 import { KubeError } from '../../src/kube/errors.ts';
@@ -20,21 +21,6 @@ const KUBECTL = join(ROOT, 'bin', 'kubectl');
 const run = promisify(execFile);
 
 type Obj = Record<string, unknown>;
-
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** JSON merge patch (RFC 7386): objects merge, `null` deletes, anything else (arrays too) replaces. */
-function merged(target: unknown, patch: unknown): unknown {
-  if (!isObj(patch)) return patch;
-  const out: Obj = isObj(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = merged(out[k], v);
-  }
-  return out;
-}
 
 function validApp(name: string): Obj {
   return {
@@ -139,7 +125,7 @@ describe('CRDs in deploy/crds', () => {
   });
 
   it('defaults a minimal App', async () => {
-    const app = merged(validApp(uniqueName('min')), {
+    const app = mergePatch(validApp(uniqueName('min')), {
       spec: { replicas: null, serviceName: null, volumeClaimTemplates: null, updateStrategy: null },
     });
     const created = await rest().create<App>(appRef(ns), app);
@@ -212,7 +198,7 @@ describe('CRDs in deploy/crds', () => {
   ];
 
   it.each(invalidApps)('rejects an App with %s', async (_what, patch, message) => {
-    const err = await rejection(rest().create(appRef(ns), merged(validApp(uniqueName('bad')), patch)));
+    const err = await rejection(rest().create(appRef(ns), mergePatch(validApp(uniqueName('bad')), patch)));
     expect(err.code).toBe('Invalid');
     expect(err.status).toBe(422);
     expect(err.message).toContain(message);
@@ -231,14 +217,14 @@ describe('CRDs in deploy/crds', () => {
   ];
 
   it.each(invalidImageLists)('rejects an ImageList with %s', async (_what, patch, message) => {
-    const err = await rejection(rest().create(imageListRef(), merged(validImageList(uniqueName('bad')), patch)));
+    const err = await rejection(rest().create(imageListRef(), mergePatch(validImageList(uniqueName('bad')), patch)));
     expect(err.code).toBe('Invalid');
     expect(err.status).toBe(422);
     expect(err.message).toContain(message);
   });
 
   it('rejects an unknown field when field validation is Strict', async () => {
-    const app = merged(validApp(uniqueName('strict')), spec({ replcas: 2 }));
+    const app = mergePatch(validApp(uniqueName('strict')), spec({ replcas: 2 }));
     const err = await rejection(rest().create(appRef(ns), app, { fieldValidation: 'Strict' }));
     expect(err.code).toBe('BadRequest');
     expect(err.message).toContain('unknown field "spec.replcas"');

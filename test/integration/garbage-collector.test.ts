@@ -3,7 +3,7 @@
  * ebb relies on it (controller ownerReferences on pods and, per retention policy, on PVCs).
  */
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../src/common/abort.ts';
+import { waitFor } from '../../src/common/wait.ts';
 import { appRef } from '../../src/api/group.ts';
 import { isKubeError } from '../../src/kube/errors.ts';
 import { core } from '../../src/kube/paths.ts';

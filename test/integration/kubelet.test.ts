@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../src/common/abort.ts';
+import { waitFor } from '../../src/common/wait.ts';
 import { CriClient, unixEndpoint } from '../../src/cri/client.ts';
 import { isKubeError } from '../../src/kube/errors.ts';
 import { core } from '../../src/kube/paths.ts';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { loadKubeConfig, KubeRest } from '../../src/kube/rest.ts';
 import { core } from '../../src/kube/paths.ts';
-import { waitFor } from '../../src/common/abort.ts';
+import { waitFor } from '../../src/common/wait.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../../src/common/abort.ts';
+import { waitFor } from '../../src/common/wait.ts';
 import { CriClient, isCriError, type CriError } from '../../src/cri/client.ts';
 import { startContainerd, type Containerd } from './containerd.ts';
 import { buildImage, pushImage, type OciImage } from './oci-image.ts';

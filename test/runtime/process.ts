@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 import net from 'node:net';
-import { sleep } from '../../src/common/abort.ts';
+import { sleep } from '../../src/common/wait.ts';
+import { errorMessage } from '../../src/common/errors.ts';
 
 /** A daemon the tests started; stopped by its PID only. */
 export interface Daemon {
@@ -83,7 +84,7 @@ export async function waitUntil(
     try {
       if (await probe()) return;
     } catch (err) {
-      last = err instanceof Error ? err.message : String(err);
+      last = errorMessage(err);
     }
     if (exit !== undefined) throw new Error(`${what}: the process exited (${exit}); see ${opts.logHint}`);
     if (Date.now() > deadline) throw new Error(`${what}: not ready after ${opts.timeoutMs} ms (${last}); see ${opts.logHint}`);

@@ -13,6 +13,7 @@ import type { RestartCause, Step } from './plan.ts';
 import { crashes, effectivePullPolicy, goDuration, imageMatches, shouldPullImage, type ContainerKind } from './policy.ts';
 import { withContainerExited, withContainerStarted, withPullFailed, withPullSucceeded, type PodRuntime } from './runtime.ts';
 import { scaled } from './timings.ts';
+import { errorMessage } from '../../../src/common/errors.ts';
 
 type StartStep = Extract<Step, { kind: 'startContainer' }>;
 
@@ -41,7 +42,7 @@ function pullFailureMessage(image: string, err: unknown): { reason: 'ErrImagePul
   }
   const parsed = parseImageReference(image);
   const ref = parsed.ok ? formatImageReference(parsed.ref) : image;
-  const detail = err instanceof Error ? err.message : String(err);
+  const detail = errorMessage(err);
   return { reason: 'ErrImagePull', message: `rpc error: code = Unknown desc = failed to pull and unpack image "${ref}": ${detail}` };
 }
 

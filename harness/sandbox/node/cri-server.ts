@@ -2,12 +2,13 @@ import { lstat, mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { Server, ServerCredentials, status, type handleUnaryCall } from '@grpc/grpc-js';
-import { AbortedError } from '../../../src/common/abort.ts';
+import { AbortedError } from '../../../src/common/wait.ts';
 import { createLogger, type Logger } from '../../../src/common/log.ts';
 import { formatImageReference, parseImageReference } from '../../../src/api/image-ref.ts';
 import { loadImageService, loadRuntimeService, unixSocketTarget } from '../../../src/cri/load.ts';
 import type { Image, ImageServiceMethod, ImageServiceMethods, VersionRequest, VersionResponse } from '../../../src/cri/types.ts';
 import { PullError, type ImageStore, type StoredImage } from './image-store.ts';
+import { errorMessage } from '../../../src/common/errors.ts';
 
 export interface ImageServiceOptions {
   /**
@@ -135,7 +136,7 @@ function statusFor(err: unknown, image: string): { code: status; details: string
     return { code: status.UNKNOWN, details: `failed to pull and unpack image ${ref}: failed to resolve reference ${ref}: ${err.message}` };
   }
   if (err instanceof AbortedError) return { code: status.UNAVAILABLE, details: 'image service is shutting down' };
-  return { code: status.UNKNOWN, details: err instanceof Error ? err.message : String(err) };
+  return { code: status.UNKNOWN, details: errorMessage(err) };
 }
 
 /** The image a request names (ListImages names none). */

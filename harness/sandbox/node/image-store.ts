@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AbortedError, sleep } from '../../../src/common/abort.ts';
+import { AbortedError, sleep } from '../../../src/common/wait.ts';
 import { parseImageReference, formatImageReference, repository, type ImageReference } from '../../../src/api/image-ref.ts';
 
 /** An image present on a simulated node, shaped like CRI's `Image` message. */

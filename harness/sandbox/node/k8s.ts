@@ -149,7 +149,3 @@ export function rfc3339(ms: number): string {
 export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
-
-export function podKey(pod: Pick<Pod, 'metadata'>): string {
-  return `${pod.metadata.namespace ?? ''}/${pod.metadata.name}`;
-}

@@ -2,7 +2,7 @@
  * The node half of a simulated kubelet: register the Node, post its status (Ready, heartbeats, images),
  * renew its Lease, and clear the not-ready taint — the sandbox runs no node lifecycle controller to do it.
  */
-import { sleep } from '../../../src/common/abort.ts';
+import { sleep } from '../../../src/common/wait.ts';
 import type { Logger } from '../../../src/common/log.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { core, type ResourceRef } from '../../../src/kube/paths.ts';
@@ -11,6 +11,7 @@ import type { ImageStore } from './image-store.ts';
 import { microTime } from './k8s.ts';
 import { buildLease, buildNode, buildNodeStatus, LEASE_NAMESPACE, NOT_READY_TAINT, statusFingerprint, type NodeIdentity } from './node-object.ts';
 import type { KubeletTimings } from './timings.ts';
+import { errorMessage } from '../../../src/common/errors.ts';
 
 interface NodeObject {
   metadata: { uid: string };
@@ -68,7 +69,7 @@ export async function startNodeAgent(opts: NodeAgentOptions): Promise<NodeAgent>
         node = await clearNotReadyTaint(rest, id.name, node, signal);
       } catch (err) {
         if (signal.aborted) break;
-        opts.log.warn({ error: err instanceof Error ? err.message : String(err) }, 'node heartbeat failed; retrying');
+        opts.log.warn({ error: errorMessage(err) }, 'node heartbeat failed; retrying');
       }
     }
   };

@@ -2,7 +2,7 @@
  * What a pod worker needs from its simulated node: identity, image store, live timings and faults, the
  * apiserver seams, IPs, and the node's resource bookkeeping for resize admission.
  */
-import { AbortedError, sleep } from '../../../src/common/abort.ts';
+import { AbortedError, sleep } from '../../../src/common/wait.ts';
 import type { Logger } from '../../../src/common/log.ts';
 import type { PodIPPool } from './addresses.ts';
 import type { ImageStore } from './image-store.ts';

@@ -10,6 +10,7 @@ import { PatchType, type KubeRest } from '../../../src/kube/rest.ts';
 import type { Pod } from './k8s.ts';
 import { rfc3339 } from './k8s.ts';
 import type { StatusPatch } from './status-patch.ts';
+import { errorMessage } from '../../../src/common/errors.ts';
 
 export interface PodApi {
   /** Patches pods/status; returns the pod's new resourceVersion. */
@@ -114,7 +115,7 @@ export function restEventSink(rest: KubeRest, node: string, log: Logger, now: ()
         count: 1,
       };
       rest.create(core('events', ns), body).catch((err: unknown) => {
-        log.debug({ pod: pod.metadata.name, reason: e.reason, error: err instanceof Error ? err.message : String(err) }, 'could not record event');
+        log.debug({ pod: pod.metadata.name, reason: e.reason, error: errorMessage(err) }, 'could not record event');
       });
     },
   };

@@ -3,7 +3,7 @@
  * an event sink that records events, a real image store on a simulated registry, short real delays.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../../../src/common/abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { createLogger } from '../../../src/common/log.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import { PodIPPool } from './addresses.ts';

@@ -3,7 +3,8 @@
  * repeat; sleep when there is nothing to do until a deadline or a pod update. A deletion cancels the step in
  * progress (as the kubelet cancels a sync when a pod is killed) and leads to the termination step.
  */
-import { backoffMs, sleep } from '../../../src/common/abort.ts';
+import { backoffMs } from '../../../src/common/backoff.ts';
+import { sleep } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { startContainer, graceMs } from './container-start.ts';
 import type { Pod } from './k8s.ts';
@@ -24,6 +25,7 @@ import {
 import { backOffEvents } from './status-events.ts';
 import { coreProjection, statusPatch } from './status-patch.ts';
 import { scaled } from './timings.ts';
+import { errorMessage } from '../../../src/common/errors.ts';
 
 /** How often the kubelet re-checks a PVC that is not Bound yet. */
 const CLAIM_POLL_MS = 250;
@@ -116,7 +118,7 @@ export class PodWorker {
       this.lastKey = undefined;
     }
     this.failures++;
-    const error = err instanceof Error ? err.message : String(err);
+    const error = errorMessage(err);
     this.ctx.log.warn({ pod: this.pod.metadata.name, namespace: this.pod.metadata.namespace, error, attempt: this.failures }, 'pod sync failed; retrying');
     await sleep(backoffMs(this.failures, 200, 5_000), this.life.signal).catch(() => undefined);
   }

@@ -6,6 +6,7 @@
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { errorMessage } from '../../../src/common/errors.ts';
 import type { Logger } from '../../../src/common/log.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { core, type ResourceRef } from '../../../src/kube/paths.ts';
@@ -25,10 +26,6 @@ const classesRef: ResourceRef = { group: 'storage.k8s.io', version: 'v1', resour
 interface StorageClassObject {
   metadata: { name: string };
   provisioner?: string;
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 export async function startProvisioner(opts: ProvisionerOptions): Promise<{ stop(): Promise<void> }> {
@@ -53,7 +50,7 @@ export async function startProvisioner(opts: ProvisionerOptions): Promise<{ stop
       log.info({ claim: `${claim.metadata.namespace}/${claim.metadata.name}`, volume: volumeNameFor(claim) }, 'volume provisioned');
     } catch (err) {
       if (isKubeError(err, 'AlreadyExists') || signal.aborted) return;
-      log.warn({ claim: claim.metadata.name, error: errorText(err) }, 'provisioning failed; will retry on the next claim update');
+      log.warn({ claim: claim.metadata.name, error: errorMessage(err) }, 'provisioning failed; will retry on the next claim update');
     }
   };
 
@@ -66,7 +63,7 @@ export async function startProvisioner(opts: ProvisionerOptions): Promise<{ stop
       log.info({ volume: pv.metadata.name }, 'released volume deleted');
     } catch (err) {
       if (isKubeError(err, 'NotFound') || signal.aborted) return;
-      log.warn({ volume: pv.metadata.name, error: errorText(err) }, 'deleting a released volume failed');
+      log.warn({ volume: pv.metadata.name, error: errorMessage(err) }, 'deleting a released volume failed');
     }
   };
 

@@ -38,7 +38,7 @@ export type Action =
   | { kind: 'createPod'; pod: Pod; ordinal: number; revision: string }
   | { kind: 'deletePod'; name: string; uid: string | undefined; ordinal: number; cause: DeleteCause; revision: string | undefined; fallback?: FallbackNote | undefined }
   /**
-   * One step of a pod's in-place update (DESIGN.md section 5), computed from `pod` as read: at most one write,
+   * One step of a pod's in-place update (docs/architecture.md), computed from `pod` as read: at most one write,
    * with the pod's resourceVersion as precondition. `revision` is the revision the pod is moved to.
    */
   | { kind: 'inPlaceStep'; name: string; uid: string | undefined; ordinal: number; revision: string; pod: Pod; step: InPlaceStep }

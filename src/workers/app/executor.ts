@@ -23,6 +23,7 @@ import { mergeDiff } from './merge-diff.ts';
 import { appControllerRef } from './owner.ts';
 import { controllerRef } from './pod-predicates.ts';
 import { afterPrewarm, isPrewarmAction, performPrewarm } from './prewarm-apply.ts';
+import { errorSummary } from '../../common/errors.ts';
 
 export interface ExecuteDeps {
   client: AppClient;
@@ -134,7 +135,7 @@ async function markNewPodGate(run: Run, created: Pod): Promise<void> {
       }
     }
   } catch (err) {
-    run.deps.log.warn({ pod: created.metadata.name, err: errorDetail(err) }, 'could not set the readiness gate of a new pod; the next reconcile will');
+    run.deps.log.warn({ pod: created.metadata.name, err: errorSummary(err) }, 'could not set the readiness gate of a new pod; the next reconcile will');
   }
 }
 
@@ -143,7 +144,7 @@ async function recordEvent(run: Run, event: EventSpec): Promise<void> {
   try {
     await run.deps.client.events.record(run.app, event, run.deps.now());
   } catch (err) {
-    run.deps.log.warn({ reason: event.reason, err: errorDetail(err) }, 'could not record event');
+    run.deps.log.warn({ reason: event.reason, err: errorSummary(err) }, 'could not record event');
   }
 }
 
@@ -182,13 +183,8 @@ async function writeStatusQuietly(run: Run, status: AppStatus): Promise<void> {
   try {
     await writeStatus(run, status);
   } catch (err) {
-    run.deps.log.warn({ err: errorDetail(err) }, 'could not record the failure in status');
+    run.deps.log.warn({ err: errorSummary(err) }, 'could not record the failure in status');
   }
-}
-
-function errorDetail(err: unknown): { code: string | undefined; detail: string } {
-  if (isKubeError(err)) return { code: err.code, detail: err.message };
-  return { code: undefined, detail: err instanceof Error ? err.message : String(err) };
 }
 
 /**
@@ -207,7 +203,7 @@ async function recovered(run: Run, action: Action, err: unknown, status: AppStat
 /** Handles a failed action: Event, failure condition, then a result to end with or a throw for the queue to retry. */
 async function onFailure(run: Run, action: Action, err: unknown, status: AppStatus): Promise<ReconcileResult> {
   if (isKubeError(err, 'Conflict')) throw err;
-  const { code, detail } = errorDetail(err);
+  const { code, message: detail } = errorSummary(err);
   const event = failureEvent(run.app, action, detail);
   if (event) await recordEvent(run, event);
   const failed = statusAfterFailure(status, { action, code, detail, now: run.deps.now(), generation: run.app.metadata.generation });

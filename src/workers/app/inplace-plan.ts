@@ -1,5 +1,5 @@
 /**
- * In-place updates in the App plan (DESIGN.md section 5), pure like the rest of the planner. Each reconcile
+ * In-place updates in the App plan (docs/architecture.md), pure like the rest of the planner. Each reconcile
  * gives every pod one step at most, computed from the pod as read (`nextInPlaceStep`) and performed by the
  * executor (`applyInPlaceStep`); the pod's watch event brings the next reconcile, a `wait` step becomes the
  * plan's timer. Three parts:

@@ -14,7 +14,7 @@ import { UpdateStrategyType } from '../../api/update-strategy.ts';
 import type { Wait } from '../types.ts';
 import type { Action } from './actions.ts';
 import { canaryProgress, type CanaryOutcome } from './canary.ts';
-import { claimPods } from './claim.ts';
+import { adoptPods } from './adopt.ts';
 import { rolloutCompleteEvent } from './events.ts';
 import { isTrueFor } from './conditions.ts';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from './kube-types.ts';
@@ -172,14 +172,14 @@ function deletingPlan(app: App, owned: readonly Pod[], observed: Observed, now: 
 
 export function plan(observed: Observed, now: Date): Plan {
   const app: App = { ...observed.app, spec: withAppSpecDefaults(observed.app.spec) };
-  const claimed = claimPods(app, observed.pods);
+  const adopted = adoptPods(app, observed.pods);
   const problems = specProblems(app);
   if (problems.length > 0) return invalidPlan(app, observed.pods, problems, now);
-  if (app.metadata.deletionTimestamp) return deletingPlan(app, claimed.owned, observed, now);
+  if (app.metadata.deletionTimestamp) return deletingPlan(app, adopted.owned, observed, now);
 
   const revs = resolveRevisions(app, observed.revisions);
-  const { set, canary, specPartition } = podSetFor(app, claimed.owned, observed, revs, now);
-  const acc: Accumulator = { actions: [...claimed.actions, ...revs.actions, ...canaryActions(app, canary)], waits: [] };
+  const { set, canary, specPartition } = podSetFor(app, adopted.owned, observed, revs, now);
+  const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...canaryActions(app, canary)], waits: [] };
   const blocked = planReplicas(set, acc) || planCondemned(set, acc);
   const paused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
   const updates = updateContext(set, revs.owned);
@@ -190,7 +190,7 @@ export function plan(observed: Observed, now: Date): Plan {
   const view: RolloutView = { set, specPartition, rolling: updates.rolling, paused, canary, actions: acc.actions };
   const prewarm = prewarmStep(app, view, observed.imageLists);
   if ('needsImageLists' in prewarm) return { actions: [], status: app.status ?? {}, needsImageLists: true };
-  acc.actions.push(...truncateHistory(revs.owned, liveRevisions(claimed.owned, revs), app.spec.revisionHistoryLimit ?? 10));
-  const input: StatusInput = { set, owned: claimed.owned, canary, collisionCount: revs.collisionCount, actions: acc.actions, specValid: !set.createBlocked, fallbacks: acc.fallbacks ?? [] };
+  acc.actions.push(...truncateHistory(revs.owned, liveRevisions(adopted.owned, revs), app.spec.revisionHistoryLimit ?? 10));
+  const input: StatusInput = { set, owned: adopted.owned, canary, collisionCount: revs.collisionCount, actions: acc.actions, specValid: !set.createBlocked, fallbacks: acc.fallbacks ?? [] };
   return completePlan(app, input, acc, canary, prewarm);
 }

@@ -14,7 +14,7 @@ import { ImagePhase, type ImageList } from '../../api/image-list.ts';
 import { ConditionType, prewarmFieldManager, prewarmLabelKey, Reason } from '../../api/keys.ts';
 import type { Action } from './actions.ts';
 import type { ConditionInput } from './conditions.ts';
-import { fnv1a32 } from './revisions.ts';
+import { fnv1a32 } from '../../common/hash.ts';
 
 export type PrewarmAction = Extract<Action, { kind: 'requestPrewarm' | 'removePrewarm' }>;
 

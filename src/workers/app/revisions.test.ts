@@ -25,6 +25,11 @@ describe('revision names', () => {
     expect(revisionHash(d, 0)).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]+$/);
     expect(safeEncode('0123456789')).toHaveLength(10);
   });
+  it('the hash of given data never changes: revision names are persisted on clusters', () => {
+    const data = { spec: { template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: 'web:v1' }] } } } };
+    expect(revisionHash(data, 0)).toBe('565fbb4ffb');
+    expect(revisionHash(data, 1)).toBe('567b87db59');
+  });
   it('names are <app>-<hash> and fit a label value for a 52-character App name', () => {
     const long = makeApp('a'.repeat(52));
     const r = newRevision(long, revisionData(long), 1, 0);

@@ -5,6 +5,7 @@
  */
 import type { App } from '../../api/app.ts';
 import { Label } from '../../api/keys.ts';
+import { fnv1a32 } from '../../common/hash.ts';
 import type { PodTemplateSpec } from '../../api/pod-template.ts';
 import type { Action } from './actions.ts';
 import type { ControllerRevision } from './kube-types.ts';
@@ -28,16 +29,6 @@ export function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
-}
-
-/** 32-bit FNV-1a over the UTF-8 bytes of `text`. */
-export function fnv1a32(text: string): number {
-  let h = 0x811c9dc5;
-  for (const byte of Buffer.from(text, 'utf8')) {
-    h ^= byte;
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
 }
 
 /** Letters and digits without vowels and look-alikes, so hashes never spell words (upstream SafeEncodeString). */

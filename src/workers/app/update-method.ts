@@ -1,5 +1,5 @@
 /**
- * The per-pod decision "recreate, update in place, or refuse" (DESIGN.md section 5, step 1): the templates of
+ * The per-pod decision "recreate, update in place, or refuse": the templates of
  * the pod's revision and of the update revision are diffed (`canUpdateInPlace`) and the App's
  * `podUpdatePolicy` decides (`decideUpdate`). A pod whose revision no longer exists cannot be diffed: it is
  * recreated under InPlaceIfPossible and refused under InPlaceOnly.

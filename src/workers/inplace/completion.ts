@@ -1,5 +1,5 @@
 /**
- * When an in-place update of a container is complete (DESIGN.md section 5, step 4): the container runs its new
+ * When an in-place update of a container is complete: the container runs its new
  * image — its imageID differs from the recorded one, or it was restarted (containerID changed or restartCount
  * grew), the second clause covering a tag that moved to the same digest — it started no earlier than its batch
  * was patched, and it is ready. `state.running.startedAt` has second precision, so the patch time is truncated

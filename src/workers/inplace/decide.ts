@@ -1,5 +1,5 @@
 /**
- * The update policy on top of the template diff (DESIGN.md section 5, step 1), and the words ebb uses when an
+ * The update policy on top of the template diff, and the words ebb uses when an
  * in-place update is not possible: the App condition InPlaceFallback, the Event, and the log line.
  */
 import { ConditionType, EventReason, Reason } from '../../api/keys.ts';

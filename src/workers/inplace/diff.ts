@@ -1,11 +1,12 @@
 /**
  * `canUpdateInPlace`: can a pod created from one template be moved to another without being recreated?
- * (DESIGN.md section 5, step 1.) The parts that can change on a running pod are taken out of both templates —
+ * The parts that can change on a running pod are taken out of both templates —
  * container and initContainer images, template labels and annotations, and (when the cluster has pods/resize)
  * container cpu/memory requests and limits — and fast-json-patch diffs what is left: any remaining operation
  * names the JSON path that forces a new pod. The removed parts become the plan.
  */
 import fjp from 'fast-json-patch';
+import { isRecord } from '../../common/guards.ts';
 import { effectiveRequests, qosClass, RESIZABLE, resizableOf, sameResizable } from '../../common/quantity.ts';
 import type { DiffResult, InPlacePlan, Resources, TemplateLike } from './types.ts';
 
@@ -23,21 +24,20 @@ interface Container {
 const LISTS = ['containers', 'initContainers'] as const;
 const PARTS = ['requests', 'limits'] as const;
 
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const containersOf = (t: TemplateLike, list: (typeof LISTS)[number]): readonly Container[] => (t.spec[list] ?? []);
 
 function deleteIfEmpty(parent: Json, key: string): void {
   const v = parent[key];
-  if (isObj(v) && Object.keys(v).length === 0) delete parent[key];
+  if (isRecord(v) && Object.keys(v).length === 0) delete parent[key];
 }
 
 /** Removes cpu/memory requests and limits, and then any object left empty by that. */
 function stripResizable(container: Json): void {
   const res = container.resources;
-  if (!isObj(res)) return;
+  if (!isRecord(res)) return;
   for (const part of PARTS) {
     const list = res[part];
-    if (!isObj(list)) continue;
+    if (!isRecord(list)) continue;
     for (const r of RESIZABLE) delete list[r];
     deleteIfEmpty(res, part);
   }
@@ -47,16 +47,16 @@ function stripResizable(container: Json): void {
 /** The template without what an in-place update can change. */
 function stripMutable(template: TemplateLike, opts: DiffOptions): Json {
   const t = structuredClone(template) as unknown as Json;
-  if (isObj(t.metadata)) {
+  if (isRecord(t.metadata)) {
     delete t.metadata.labels;
     delete t.metadata.annotations;
     deleteIfEmpty(t, 'metadata');
   }
-  const spec = isObj(t.spec) ? t.spec : {};
+  const spec = isRecord(t.spec) ? t.spec : {};
   for (const list of LISTS) {
     const containers = Array.isArray(spec[list]) ? (spec[list] as unknown[]) : [];
     for (const c of containers) {
-      if (!isObj(c)) continue;
+      if (!isRecord(c)) continue;
       delete c.image;
       if (list === 'containers' && opts.resizeSupported) stripResizable(c);
     }
@@ -81,7 +81,7 @@ const VERB: Record<string, string> = { add: 'added', remove: 'removed', replace:
  */
 function leafPath(path: string, value: unknown): string {
   let [p, v] = [path, value];
-  while (isObj(v) && !/\/\d+$/.test(p)) {
+  while (isRecord(v) && !/\/\d+$/.test(p)) {
     const key = Object.keys(v).sort()[0];
     if (key === undefined) break;
     [p, v] = [`${p}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, v[key]];

@@ -1,5 +1,5 @@
 /**
- * In-place pod updates (DESIGN.md section 5): the App planner decides per pod with `canUpdateInPlace` +
+ * In-place pod updates (docs/architecture.md): the App planner decides per pod with `canUpdateInPlace` +
  * `decideUpdate`, drives each in-place pod with `nextInPlaceStep` + `applyInPlaceStep`, counts
  * `podIsUpdatingInPlace` pods as unavailable, builds pods with `withInPlaceReadinessGate` and sets the gate on
  * new pods with `markGateReady` when `needsGateReady`.

@@ -1,9 +1,10 @@
 /**
  * The in-place update state a pod carries in annotation `apps.ebb.dev/inplace-update-state` while it is being
- * updated (DESIGN.md section 5). Everything needed to resume lives here or on the pod itself, so any worker can
+ * updated. Everything needed to resume lives here or on the pod itself, so any worker can
  * take over after a crash.
  */
 import { Annotation, Label } from '../../api/keys.ts';
+import { isRecord } from '../../common/guards.ts';
 import { parsePriorities, priorityBatches } from './priority.ts';
 import { resizableOf, sameResizable } from '../../common/quantity.ts';
 import type { ContainerSpec, ContainerStatus, InPlacePod, InPlaceTarget, PodLike, Resources } from './types.ts';
@@ -32,7 +33,6 @@ export interface InPlaceState {
   patchedAt: string[];
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
 function isState(v: unknown): v is InPlaceState {

@@ -1,5 +1,5 @@
 /**
- * The per-pod in-place update protocol (DESIGN.md section 5) as a pure step function: from the pod as read, the
+ * The per-pod in-place update protocol as a pure step function: from the pod as read, the
  * target and the time, the one next write (or wait). Progress lives on the pod only — the state annotation, the
  * gate condition, the spec and the revision label — so a step computed by any worker after a crash continues
  * where the last write left off. The executor (`executor.ts`) performs one step per call.

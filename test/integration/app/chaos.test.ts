@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Label } from '../../../src/api/keys.ts';
 import { createLogger } from '../../../src/common/log.ts';
+import { sleep } from '../../../src/common/wait.ts';
 import { parseWatcherConfig } from '../../../src/watcher/config.ts';
 import { startWatcher, type RunningWatcher } from '../../../src/watcher/watcher.ts';
 import { freshNamespace, sandbox } from '../support.ts';
@@ -34,8 +35,6 @@ function spawnWorker(): ChildProcess {
 function kill(child: ChildProcess | undefined): void {
   if (child?.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGKILL');
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   ns = await freshNamespace('app-chaos');

@@ -9,7 +9,7 @@ import type { App } from '../../../src/api/app.ts';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { API_VERSION, APP_KIND, appRef } from '../../../src/api/group.ts';
 import { Label } from '../../../src/api/keys.ts';
-import { waitFor } from '../../../src/common/abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { createLogger, type Logger } from '../../../src/common/log.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
@@ -21,6 +21,7 @@ import { reconcilers } from '../../../src/workers/reconcilers.ts';
 import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../../src/workers/app/kube-types.ts';
 import { getOrdinal, getPodRevision, isRunningAndReady } from '../../../src/workers/app/pod-predicates.ts';
 import { freshNamespace, sandbox } from '../support.ts';
+import { errorMessage } from '../../../src/common/errors.ts';
 
 export interface Controller {
   ns: string;
@@ -158,7 +159,7 @@ export async function until(
     );
   } catch (err) {
     const pods = last?.pods.map((p) => `${p.metadata.name ?? ''}@${getPodRevision(p) ?? ''}:${p.status?.phase ?? ''}${isRunningAndReady(p) ? '+R' : ''}${p.metadata.deletionTimestamp ? '(T)' : ''}`);
-    throw new Error(`${err instanceof Error ? err.message : String(err)}; pods ${JSON.stringify(pods)}; status ${JSON.stringify(last?.app.status)}`);
+    throw new Error(`${errorMessage(err)}; pods ${JSON.stringify(pods)}; status ${JSON.stringify(last?.app.status)}`);
   }
 }
 

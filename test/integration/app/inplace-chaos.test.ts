@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { createLogger } from '../../../src/common/log.ts';
+import { sleep } from '../../../src/common/wait.ts';
 import { parseWatcherConfig } from '../../../src/watcher/config.ts';
 import { startWatcher, type RunningWatcher } from '../../../src/watcher/watcher.ts';
 import type { Pod } from '../../../src/workers/app/kube-types.ts';
@@ -42,8 +43,6 @@ function spawnWorker(): ChildProcess {
 function kill(child: ChildProcess | undefined): void {
   if (child?.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGKILL');
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
   ns = await freshNamespace('ip-chaos');

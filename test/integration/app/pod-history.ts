@@ -4,7 +4,7 @@
  * True, the state annotation, the order pods were updated in, the time between two writes.
  */
 import { Annotation, Label } from '../../../src/api/keys.ts';
-import { AbortedError } from '../../../src/common/abort.ts';
+import { AbortedError } from '../../../src/common/wait.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { listWatch } from '../../../src/kube/watch.ts';
 import type { Pod, PodCondition } from '../../../src/workers/app/kube-types.ts';

@@ -8,7 +8,7 @@ import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { API_VERSION, IMAGE_LIST_KIND, imageListRef } from '../../../src/api/group.ts';
 import type { ImageList } from '../../../src/api/image-list.ts';
 import { prewarmFieldManager, prewarmLabelKey } from '../../../src/api/keys.ts';
-import { waitFor } from '../../../src/common/abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { sandbox } from '../support.ts';
 import { createApp, image, patchApp, settled, uniqueName, until, useController, type Snapshot } from './harness.ts';

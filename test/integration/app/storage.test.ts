@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { appRef } from '../../../src/api/group.ts';
-import { waitFor } from '../../../src/common/abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { sandbox } from '../support.ts';
 import { claimsIn, createApp, patchApp, settled, uniqueName, useController } from './harness.ts';
 

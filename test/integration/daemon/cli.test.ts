@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { API_VERSION, IMAGE_LIST_KIND, imageListRef } from '../../../src/api/group.ts';
 import type { ImageList } from '../../../src/api/image-list.ts';
-import { waitFor } from '../../../src/common/abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
 import { sandbox } from '../support.ts';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VERSION, IMAGE_LIST_KIND, imageListRef } from '../../../src/api/group.ts';
 import type { ImageList, ImageListEntry, ImageStatus } from '../../../src/api/image-list.ts';
-import { waitFor } from '../../../src/common/abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { createLogger } from '../../../src/common/log.ts';
 import { CriClient, unixEndpoint } from '../../../src/cri/client.ts';
 import { criImageRuntime, type CriRuntime } from '../../../src/daemon/cri-adapter.ts';

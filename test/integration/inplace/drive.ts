@@ -4,7 +4,7 @@
  * a `waitRunning` polls every `pollMs` in place of the pod watch events that bring the next reconcile in
  * production. Every read and write is recorded.
  */
-import { sleep, waitFor } from '../../../src/common/abort.ts';
+import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { applyInPlaceStep, markGateReady } from '../../../src/workers/inplace/executor.ts';

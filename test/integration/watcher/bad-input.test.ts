@@ -13,7 +13,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../../../src/common/abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { freePort } from '../../../harness/sandbox/ports.ts';
 import { startRedis, type RedisServer } from '../../../harness/sandbox/redis.ts';
 import { freshNamespace, sandbox } from '../support.ts';

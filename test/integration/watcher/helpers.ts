@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { onTestFailed } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { API_VERSION, APP_KIND, appRef } from '../../../src/api/group.ts';
-import { sleep, waitFor } from '../../../src/common/abort.ts';
+import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { PatchType, type KubeRest } from '../../../src/kube/rest.ts';
 import { PROJECT_ROOT } from '../../../harness/sandbox/paths.ts';

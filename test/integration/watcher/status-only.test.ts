@@ -6,9 +6,9 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRef } from '../../../src/api/group.ts';
-import { sleep, waitFor } from '../../../src/common/abort.ts';
+import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
-import { parseQueueConfig } from '../../../src/queue/config-schema.ts';
+import { parseQueueConfig } from '../../../src/queue/settings.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';
 import { createReconcileQueue, type ReconcileQueue } from '../../../src/queue/queues.ts';
 import { freshNamespace, sandbox } from '../support.ts';

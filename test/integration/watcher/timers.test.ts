@@ -1,5 +1,5 @@
 /**
- * Timers live in the watcher (DESIGN.md section 7: BullMQ promotes delayed jobs only inside a running Worker,
+ * Timers live in the watcher (BullMQ promotes delayed jobs only inside a running Worker,
  * so timers must not depend on reconcile workers):
  *  - with only `ebb watcher` running (zero workers), a timer set with setTimer becomes a waiting reconcile job
  *    once due;
@@ -8,8 +8,8 @@
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../../../src/common/abort.ts';
-import { parseQueueConfig } from '../../../src/queue/config-schema.ts';
+import { waitFor } from '../../../src/common/wait.ts';
+import { parseQueueConfig } from '../../../src/queue/settings.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';
 import type { ObjectKey } from '../../../src/queue/names.ts';
 import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../../src/queue/queues.ts';

@@ -13,7 +13,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { appRef } from '../../../src/api/group.ts';
-import { sleep } from '../../../src/common/abort.ts';
+import { sleep } from '../../../src/common/wait.ts';
 import { listWatch } from '../../../src/kube/watch.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import {

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appRef } from '../../../src/api/group.ts';
-import { sleep, waitFor } from '../../../src/common/abort.ts';
+import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { createLogger } from '../../../src/common/log.ts';
 import { core } from '../../../src/kube/paths.ts';
 import type { KubeRest } from '../../../src/kube/rest.ts';

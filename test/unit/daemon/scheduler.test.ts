@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ImageListEntry, ImageStatus } from '../../../src/api/image-list.ts';
-import { sleep, waitFor } from '../../../src/common/abort.ts';
+import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { daemonMetrics } from '../../../src/daemon/metrics.ts';
 import { RuntimeError, type PullAuth } from '../../../src/daemon/runtime.ts';
 import { ImageScheduler, type SchedulerDeps } from '../../../src/daemon/scheduler.ts';

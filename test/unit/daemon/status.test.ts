@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ImageList, ImageStatus } from '../../../src/api/image-list.ts';
-import { sleep, waitFor } from '../../../src/common/abort.ts';
+import { sleep, waitFor } from '../../../src/common/wait.ts';
 import type { StatusSnapshot } from '../../../src/daemon/scheduler.ts';
 import { StatusWriter, statusPatch, type StatusApi, type StatusPatch } from '../../../src/daemon/status.ts';
 import { KubeError } from '../../../src/kube/errors.ts';

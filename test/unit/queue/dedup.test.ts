@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../../src/common/abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { dedupId, RECONCILE_QUEUE, type ObjectKey } from '../../../src/queue/names.ts';
 import { enqueue, type EnqueueResult } from '../../../src/queue/enqueue.ts';
 import { reconcileWorkerOptions } from '../../../src/queue/queues.ts';

@@ -4,7 +4,7 @@
  */
 import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../../src/common/abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { enqueue } from '../../../src/queue/enqueue.ts';
 import { dedupId, RECONCILE_QUEUE, TIMERS_QUEUE, type ObjectKey } from '../../../src/queue/names.ts';
 import { reconcileWorkerOptions, timersWorkerOptions } from '../../../src/queue/queues.ts';

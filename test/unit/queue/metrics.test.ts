@@ -2,7 +2,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../../harness/sandbox/ports.ts';
 import { dueSoonBacklog } from '../../../src/queue/backlog.ts';
-import { parseQueueConfig } from '../../../src/queue/config-schema.ts';
+import { parseQueueConfig } from '../../../src/queue/settings.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';
 import { createReconcileQueue } from '../../../src/queue/queues.ts';
 import { enqueue } from '../../../src/queue/enqueue.ts';

@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../../src/common/abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import { enqueue } from '../../../src/queue/enqueue.ts';
 import { RECONCILE_QUEUE, type ObjectKey } from '../../../src/queue/names.ts';

@@ -10,7 +10,7 @@ import { Worker, type Processor, type WorkerOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startRedis, type RedisServer } from '../../../harness/sandbox/redis.ts';
-import { parseQueueConfig, type QueueConfig } from '../../../src/queue/config-schema.ts';
+import { parseQueueConfig, type QueueConfig } from '../../../src/queue/settings.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';
 import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../../src/queue/queues.ts';
 

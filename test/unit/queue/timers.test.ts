@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Job } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../../src/common/abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { enqueue } from '../../../src/queue/enqueue.ts';
 import { dedupId, TIMERS_QUEUE, timerId, type ObjectKey } from '../../../src/queue/names.ts';
 import { timersWorkerOptions } from '../../../src/queue/queues.ts';

@@ -1,3 +1,5 @@
+/** Waits that an AbortSignal cancels: a sleep, polling until a check passes, and the error both reject with. */
+
 /** Error thrown by waits that were cancelled through their AbortSignal. */
 export class AbortedError extends Error {
   override readonly name = 'AbortedError';
@@ -42,10 +44,4 @@ export async function waitFor<T>(
     }
     await sleep(opts.intervalMs ?? 100, opts.signal);
   }
-}
-
-/** Capped exponential backoff with full jitter: a random delay in [base, min(cap, base * 2^attempt)]. */
-export function backoffMs(attempt: number, baseMs: number, capMs: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(capMs, baseMs * 2 ** Math.min(attempt, 30));
-  return Math.round(baseMs + random() * Math.max(0, ceiling - baseMs));
 }

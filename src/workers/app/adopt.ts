@@ -9,14 +9,14 @@ import { appControllerRef } from './owner.ts';
 import { controllerRef, getOrdinal, isTerminating } from './pod-predicates.ts';
 import { selectorMatches } from './selector.ts';
 
-export interface ClaimedPods {
+export interface AdoptedPods {
   /** Pods of the App (adopted ones included), in no particular order. */
   owned: Pod[];
   /** Adoption patches for orphans. */
   actions: Action[];
 }
 
-export function claimPods(app: App, pods: readonly Pod[]): ClaimedPods {
+export function adoptPods(app: App, pods: readonly Pod[]): AdoptedPods {
   const uid = app.metadata.uid;
   const name = app.metadata.name ?? '';
   const owned: Pod[] = [];

@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseQueueConfig } from './config-schema.ts';
-import { ConfigError } from '../common/config-error.ts';
+import { parseQueueConfig } from './settings.ts';
+import { configProblems } from '../common/config-error.ts';
 
 function problemsOf(env: Record<string, string | undefined>): readonly string[] {
-  try {
-    parseQueueConfig(env);
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  return [];
+  return configProblems(() => parseQueueConfig(env));
 }
 
 describe('parseQueueConfig', () => {

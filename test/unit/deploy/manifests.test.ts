@@ -1,0 +1,139 @@
+/**
+ * What the manifests in deploy/ run exists in the product: every container of the ebb image runs the image's
+ * ENTRYPOINT (the CLI) with a command of `src/cli/commands.ts`, passes only flags that command accepts, and sets
+ * only environment variables that the process's settings table declares. The manifests are assembled from the
+ * kustomizations as `kubectl kustomize` would; a kustomization field this reader does not apply fails the test
+ * instead of being skipped.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { COMMANDS } from '../../../src/cli/commands.ts';
+import { CLI_SETTINGS } from '../../../src/cli/config.ts';
+import { isRecord } from '../../../src/common/guards.ts';
+import type { Entries } from '../../../src/common/settings.ts';
+import { DAEMON_SETTINGS } from '../../../src/daemon/config.ts';
+import { WATCHER_SETTINGS } from '../../../src/watcher/config.ts';
+import { WORKER_SETTINGS } from '../../../src/workers/config.ts';
+
+const ROOT = resolve(import.meta.dirname, '../../..');
+/** The kustomizations a user applies (README: `kubectl apply -k deploy/`, then `deploy/keda`). */
+const KUSTOMIZATIONS = ['deploy', 'deploy/keda'];
+/** The name the manifests give ebb's image (kustomization `images` maps it to a registry and tag). */
+const EBB_IMAGE = 'ebb';
+
+/** The settings tables each command reads its environment with (`run --all` runs the watcher and a worker). */
+const SETTINGS_OF: Record<string, readonly Entries[]> = {
+  watcher: [WATCHER_SETTINGS.entries],
+  worker: [WORKER_SETTINGS.entries],
+  daemon: [DAEMON_SETTINGS.entries],
+  run: [WATCHER_SETTINGS.entries, WORKER_SETTINGS.entries, CLI_SETTINGS.entries],
+  version: [],
+};
+
+/** Fields of kustomization.yaml that change no container's command, arguments or environment. */
+const HARMLESS_FIELDS = new Set(['apiVersion', 'kind', 'namespace', 'labels', 'commonLabels', 'resources', 'images']);
+
+/** Every document of a kustomization, its resources (files and kustomization directories) followed. */
+function kustomize(dir: string): unknown[] {
+  const file = join(dir, 'kustomization.yaml');
+  const k = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const unknown = Object.keys(k).filter((f) => !HARMLESS_FIELDS.has(f));
+  if (unknown.length > 0) throw new Error(`${relative(ROOT, file)} uses ${unknown.join(', ')}: teach manifests.test.ts to apply it`);
+  return ((k['resources'] ?? []) as string[]).flatMap((r) => {
+    const path = join(dir, r);
+    if (statSync(path).isDirectory()) return kustomize(path);
+    return parseAllDocuments(readFileSync(path, 'utf8')).map((d) => d.toJSON() as unknown);
+  });
+}
+
+interface Container {
+  name: string;
+  image: string;
+  command?: string[];
+  args?: string[];
+  env?: { name: string }[];
+  envFrom?: unknown[];
+}
+
+/** The containers (init containers included) anywhere in `node`: any array of objects with an image. */
+function containersIn(node: unknown): Container[] {
+  if (Array.isArray(node)) return node.flatMap(containersIn);
+  if (!isRecord(node)) return [];
+  return Object.entries(node).flatMap(([key, value]) => {
+    const isContainerList = (key === 'containers' || key === 'initContainers') && Array.isArray(value) && value.every((c) => isRecord(c) && typeof c['image'] === 'string');
+    return isContainerList ? (value as Container[]) : containersIn(value);
+  });
+}
+
+/** `registry/path/name:tag@digest` → `name`. */
+function imageName(image: string): string {
+  return (image.split('@')[0] ?? '').split('/').at(-1)?.split(':')[0] ?? '';
+}
+
+/** The Dockerfile's ENTRYPOINT (exec form): what a container runs when it sets no `command`. */
+function entrypoint(): string[] {
+  const line = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').split('\n').findLast((l) => l.startsWith('ENTRYPOINT '));
+  return JSON.parse(line?.slice('ENTRYPOINT '.length) ?? '[]') as string[];
+}
+
+/** All setting names of some tables. */
+function names(tables: readonly Entries[]): Set<string> {
+  return new Set(tables.flatMap((entries) => Object.values(entries).map((s) => s.name)));
+}
+
+/** Variables the container sets that the command does not read: any EBB_*, and any other name some process reads. */
+function envProblems(where: string, c: Container, command: string): string[] {
+  if (c.envFrom !== undefined) return [`${where}: uses envFrom: teach manifests.test.ts which variables it sets`];
+  const reads = names(SETTINGS_OF[command] ?? []);
+  const declared = names(Object.values(SETTINGS_OF).flat());
+  return (c.env ?? [])
+    .filter(({ name }) => (name.startsWith('EBB_') || declared.has(name)) && !reads.has(name))
+    .map(({ name }) => `${where}: sets ${name}, which is not in the settings table of "ebb ${command}"`);
+}
+
+/** What is wrong with one container of the ebb image; `commands` collects the CLI command it runs. */
+function problemsOf(where: string, c: Container, commands: string[]): string[] {
+  const problems: string[] = [];
+  const entry = entrypoint();
+  if (c.command !== undefined && JSON.stringify(c.command) !== JSON.stringify(entry)) {
+    problems.push(`${where}: sets command ${JSON.stringify(c.command)}; the image's ENTRYPOINT ${JSON.stringify(entry)} is the ebb CLI`);
+  }
+  const [name = '', ...rest] = c.args ?? [];
+  const spec = COMMANDS[name];
+  if (!spec) return [...problems, `${where}: runs "ebb ${name}", which is not a command of src/cli/commands.ts (${Object.keys(COMMANDS).join(', ')})`];
+  commands.push(name);
+  const flags = spec.flags ?? [];
+  const accepts = flags.length > 0 ? flags.join(', ') : 'no arguments';
+  for (const arg of rest.filter((a) => !flags.includes(a.split('=')[0] ?? ''))) {
+    problems.push(`${where}: "ebb ${name}" does not accept ${JSON.stringify(arg)} (it accepts ${accepts})`);
+  }
+  return [...problems, ...envProblems(where, c, name)];
+}
+
+describe('the manifests in deploy/', () => {
+  it('knows the settings table of every command', () => {
+    expect(Object.keys(SETTINGS_OF).sort()).toEqual(Object.keys(COMMANDS).sort());
+  });
+
+  it('the image runs the ebb CLI', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    expect(entrypoint().at(-1)).toBe(`/app/${pkg.bin['ebb']}`);
+  });
+
+  it('run only commands, flags and settings the CLI has', () => {
+    const commands: string[] = [];
+    const problems = KUSTOMIZATIONS.flatMap((dir) =>
+      kustomize(join(ROOT, dir)).flatMap((doc) => {
+        const meta = isRecord(doc) && isRecord(doc['metadata']) ? doc['metadata'] : {};
+        const owner = `${dir}: ${String(isRecord(doc) ? doc['kind'] : '?')} ${String(meta['name'])}`;
+        return containersIn(doc)
+          .filter((c) => imageName(c.image) === EBB_IMAGE)
+          .flatMap((c) => problemsOf(`${owner}, container ${c.name}`, c, commands));
+      }),
+    );
+    expect(problems).toEqual([]);
+    expect(new Set(commands)).toEqual(new Set(['watcher', 'worker', 'daemon']));
+  });
+});
