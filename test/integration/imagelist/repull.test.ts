@@ -106,7 +106,10 @@ describe('periodic re-pull of alwaysPull images', () => {
       { timeoutMs: 30_000, what: 'second pull request' },
     );
     expect(Date.parse(secondRequest)).toBeGreaterThan(Date.parse(firstRequest));
-    expect(worker.logs.filter((l) => l.msg === 'periodic re-pull requested')).toHaveLength(2);
+    // The log line follows the write; give it the moment it takes to arrive, then count exactly two.
+    const requests = () => worker.logs.filter((l) => l.msg === 'periodic re-pull requested').length;
+    await waitFor(() => (requests() >= 2 ? true : undefined), { timeoutMs: 5_000, what: 'second re-pull log line' });
+    expect(requests()).toBe(2);
 
     // The person turns alwaysPull off: the worker releases its field, and no further request is made.
     await reportPulled(0);
