@@ -3,7 +3,7 @@ import type { RunningDaemon } from '../../src/daemon/daemon.ts';
 import { DAEMON_DEFAULTS } from '../../src/daemon/options.ts';
 import { daemonBanner, nodeDaemonOptions, type NodeDaemons } from './daemons.ts';
 
-const node = { name: 'sim-node-1', criSocket: '/tmp/sb/nodes/sim-node-1/cri.sock' };
+const node = { name: 'sim-node-1', criSocket: '/sandbox/nodes/sim-node-1/cri.sock' };
 
 function running(ports: Record<string, number>): NodeDaemons {
   const daemon = {} as RunningDaemon;
@@ -13,7 +13,7 @@ function running(ports: Record<string, number>): NodeDaemons {
 describe('node daemon options', () => {
   it('serve the node through its CRI socket, on loopback with a free port, with the product defaults otherwise', () => {
     const o = nodeDaemonOptions(node);
-    expect(o).toMatchObject({ nodeName: 'sim-node-1', criEndpoint: 'unix:///tmp/sb/nodes/sim-node-1/cri.sock', httpAddress: '127.0.0.1', httpPort: 0 });
+    expect(o).toMatchObject({ nodeName: 'sim-node-1', criEndpoint: 'unix:///sandbox/nodes/sim-node-1/cri.sock', httpAddress: '127.0.0.1', httpPort: 0 });
     expect(o.pullConcurrency).toBe(DAEMON_DEFAULTS.pullConcurrency);
     expect(o.statusFlushMs).toBe(DAEMON_DEFAULTS.statusFlushMs);
     expect(Object.isFrozen(o)).toBe(true);
@@ -21,7 +21,7 @@ describe('node daemon options', () => {
 
   it('take overrides, but never another node or socket', () => {
     const o = nodeDaemonOptions(node, { statusFlushMs: 100, httpPort: 9100, ...({ nodeName: 'other', criEndpoint: 'unix:///x.sock' } as object) });
-    expect(o).toMatchObject({ nodeName: 'sim-node-1', criEndpoint: 'unix:///tmp/sb/nodes/sim-node-1/cri.sock', statusFlushMs: 100, httpPort: 9100 });
+    expect(o).toMatchObject({ nodeName: 'sim-node-1', criEndpoint: 'unix:///sandbox/nodes/sim-node-1/cri.sock', statusFlushMs: 100, httpPort: 9100 });
   });
 });
 

@@ -11,7 +11,7 @@ import { unixEndpoint } from '../../../src/cri/client.ts';
 import { sandbox } from '../support.ts';
 import { printLogsOnFailure, spawnEbb, type EbbProcess } from '../watcher/helpers.ts';
 import { startDedicatedNode, type DedicatedNode } from './dedicated-node.ts';
-import { daemonPulls, deleteList, readList, createList, waitImageStatus } from './helpers.ts';
+import { createList, daemonPulls, deleteList, readList, waitImageStatus } from './helpers.ts';
 
 const tag = randomBytes(3).toString('hex');
 
