@@ -74,8 +74,8 @@ test-integration: tools ## Integration tests against a sandbox (real control pla
 test: tools lint typecheck ## Install what is missing, then lint, typecheck and run every test layer.
 	npx vitest run
 
-sandbox: tools ## Start a sandbox cluster in $(SANDBOX_DIR) and keep it running (Ctrl-C stops it).
+sandbox: tools ## Start a sandbox cluster in $(SANDBOX_DIR), an ebb daemon per node, and keep it running (Ctrl-C stops it).
 	node harness/cli/main.ts sandbox up --dir $(SANDBOX_DIR) --nodes $(NODES)
 
-run: tools ## Sandbox + controller + a sample App; prints the Bull Board address.
+run: tools ## Sandbox + node daemons + controller + a sample App; prints the Bull Board address.
 	node harness/cli/main.ts run --all --dir $(SANDBOX_DIR) --nodes $(NODES) --sample

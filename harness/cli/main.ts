@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The development commands: a local sandbox (control plane, Redis, simulated nodes) and `ebb run --all`
- * against one. Never part of the product image.
+ * The development commands: a local sandbox (control plane, Redis, simulated nodes, one `ebb daemon` per node)
+ * and `ebb run --all` against one. Never part of the product image.
  */
 import { dispatch, type CommandSpec } from '../../src/cli/commands.ts';
 
@@ -9,11 +9,11 @@ import { dispatch, type CommandSpec } from '../../src/cli/commands.ts';
 const COMMANDS: Record<string, CommandSpec> = {
   sandbox: {
     run: async (args) => (await import('./sandbox.ts')).sandboxCommand(args),
-    help: 'sandbox up|down [--dir .sandbox] [--nodes 3]          local control plane + simulated nodes',
+    help: 'sandbox up|down [--dir .sandbox] [--nodes 3] [--no-daemons]        control plane, simulated nodes, a node daemon each',
   },
   run: {
     run: async (args) => (await import('./run.ts')).runCommand(args),
-    help: 'run --all [--dir .sandbox] [--nodes 3] [--sample]     a sandbox, then watcher and worker in one process',
+    help: 'run --all [--dir .sandbox] [--nodes 3] [--sample] [--no-daemons]   a sandbox, then watcher and worker in one process',
   },
 };
 

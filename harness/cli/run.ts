@@ -7,28 +7,33 @@ import { cliConfig, processEnv } from '../../src/cli/config.ts';
 import { runningBanner, startAll } from '../../src/cli/run.ts';
 import { logCrashes, untilSignal } from '../../src/cli/signals.ts';
 import { createLogger } from '../../src/common/log.ts';
+import { daemonBanner } from '../sandbox/daemons.ts';
 import { PROJECT_ROOT } from '../sandbox/paths.ts';
-import { startSandbox, type Sandbox } from '../sandbox/sandbox.ts';
+import type { Sandbox } from '../sandbox/sandbox.ts';
+import { DAEMONS_OPTION, startLocalCluster } from './local.ts';
 import { SANDBOX_OPTIONS, sandboxArgs } from './sandbox-options.ts';
 
 interface RunArgs {
   dir: string;
   nodes: number;
   sample: boolean;
+  daemons: boolean;
 }
 
 function parseRunArgs(args: string[]): RunArgs {
   const { values } = parseArgs({
     args,
+    allowNegative: true,
     options: {
       all: { type: 'boolean', default: false },
       ...SANDBOX_OPTIONS,
       sample: { type: 'boolean', default: false },
+      ...DAEMONS_OPTION,
     },
   });
   const sandbox = sandboxArgs(values);
   if (!values.all) throw new Error('only `run --all` is supported: it runs the watcher and a worker in one process');
-  return { ...sandbox, sample: values.sample };
+  return { ...sandbox, sample: values.sample, daemons: values.daemons };
 }
 
 async function applySample(sandbox: Sandbox): Promise<void> {
@@ -37,28 +42,30 @@ async function applySample(sandbox: Sandbox): Promise<void> {
 }
 
 /**
- * `run --all [--dir .sandbox] [--nodes 3] [--sample]`: starts a sandbox in --dir (control plane, Redis,
- * simulated nodes), then runs the product's watcher and worker in this process against it (`ebb run --all`).
+ * `run --all [--dir .sandbox] [--nodes 3] [--sample] [--no-daemons]`: starts a sandbox in --dir (control
+ * plane, Redis, simulated nodes) with one `ebb daemon` per simulated node, then runs the product's watcher
+ * and worker in this process against it (`ebb run --all`). Stops in reverse order on SIGINT/SIGTERM.
  */
 export async function runCommand(args: string[]): Promise<number> {
   const opts = parseRunArgs(args);
   const log = createLogger('ebb', cliConfig().logLevel);
   logCrashes(log);
-  const sandbox = await startSandbox({ dir: opts.dir, nodes: opts.nodes, log });
+  const cluster = await startLocalCluster({ dir: opts.dir, nodes: opts.nodes, daemons: opts.daemons, log });
+  const { sandbox } = cluster;
   const env = processEnv();
   env['KUBECONFIG'] = sandbox.kubeconfig;
   env['EBB_REDIS_URL'] = sandbox.redisUrl;
   env['EBB_HTTP_ADDRESS'] ??= '127.0.0.1';
   env['EBB_SCALER_PORT'] ??= '0';
   const all = await startAll(env, log).catch(async (err: unknown) => {
-    await sandbox.stop();
+    await cluster.stop();
     throw err;
   });
   if (opts.sample) await applySample(sandbox);
-  const notes = opts.sample ? ['  sample App:  kubectl get apps.apps.ebb.dev web -n default'] : [];
+  const notes = [...daemonBanner(cluster.daemons, all.host), ...(opts.sample ? ['  sample App:  kubectl get apps.apps.ebb.dev web -n default'] : [])];
   process.stdout.write(runningBanner(all, env, notes));
   await untilSignal();
   await all.stop();
-  await sandbox.stop();
+  await cluster.stop();
   return 0;
 }

@@ -3,29 +3,40 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sleep } from '../../src/common/wait.ts';
 import { createLogger } from '../../src/common/log.ts';
-import { startSandbox } from '../sandbox/sandbox.ts';
 import { cliConfig } from '../../src/cli/config.ts';
 import { untilSignal } from '../../src/cli/signals.ts';
+import { DAEMONS_OPTION, startLocalCluster } from './local.ts';
 import { SANDBOX_OPTIONS, sandboxArgs } from './sandbox-options.ts';
 
-function parse(args: string[]): { dir: string; nodes: number; positionals: string[] } {
+interface SandboxArgs {
+  dir: string;
+  nodes: number;
+  daemons: boolean;
+  positionals: string[];
+}
+
+function parse(args: string[]): SandboxArgs {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: SANDBOX_OPTIONS,
+    allowNegative: true,
+    options: { ...SANDBOX_OPTIONS, ...DAEMONS_OPTION },
   });
-  return { ...sandboxArgs(values), positionals };
+  return { ...sandboxArgs(values), daemons: values.daemons, positionals };
 }
 
-async function up(dir: string, nodes: number): Promise<number> {
+async function up(opts: SandboxArgs): Promise<number> {
   const log = createLogger('sandbox', cliConfig().logLevel);
-  const sandbox = await startSandbox({ dir, nodes, log });
-  const pidFile = join(dir, 'sandbox.pid');
+  const cluster = await startLocalCluster({ dir: opts.dir, nodes: opts.nodes, daemons: opts.daemons, log });
+  const { sandbox, daemons } = cluster;
+  const pidFile = join(opts.dir, 'sandbox.pid');
   await writeFile(pidFile, String(process.pid));
-  process.stdout.write(`ready\nexport KUBECONFIG=${sandbox.kubeconfig}\nexport EBB_REDIS_URL=${sandbox.redisUrl}\n`);
+  // Daemon lines are shell comments, so the output stays usable with `eval`.
+  const daemonLines = [...(daemons?.daemons.values() ?? [])].map((d) => `# ebb daemon for ${d.node}: http://127.0.0.1:${d.httpPort}/metrics\n`);
+  process.stdout.write(`ready\nexport KUBECONFIG=${sandbox.kubeconfig}\nexport EBB_REDIS_URL=${sandbox.redisUrl}\n${daemonLines.join('')}`);
   const sig = await untilSignal();
   log.info({ signal: sig }, 'stopping sandbox');
-  await sandbox.stop();
+  await cluster.stop();
   await rm(pidFile, { force: true });
   return 0;
 }
@@ -59,14 +70,14 @@ async function down(dir: string): Promise<number> {
 }
 
 export async function sandboxCommand(args: string[]): Promise<number> {
-  const { dir, nodes, positionals } = parse(args);
-  switch (positionals[0]) {
+  const opts = parse(args);
+  switch (opts.positionals[0]) {
     case 'up':
-      return up(dir, nodes);
+      return up(opts);
     case 'down':
-      return down(dir);
+      return down(opts.dir);
     default:
-      process.stderr.write('usage: harness sandbox up|down [--dir .sandbox] [--nodes 3]\n');
+      process.stderr.write('usage: harness sandbox up|down [--dir .sandbox] [--nodes 3] [--no-daemons]\n');
       return 2;
   }
 }

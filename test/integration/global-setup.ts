@@ -1,6 +1,11 @@
 /**
  * Starts one sandbox (real etcd, kube-apiserver, kube-controller-manager, kube-scheduler, redis-server and
  * simulated nodes) for the whole integration run and provides its coordinates to the tests.
+ *
+ * It starts no node daemons (unlike `run --all` and `sandbox up`): the daemon tests run their own daemon for a
+ * sandbox node, and two daemons for one node would both pull its images and both write its ImageList status;
+ * an idle daemon per node would also cost every run CPU for nothing. Tests that need daemons start them with
+ * harness/sandbox/daemons.ts, on nodes of their own (test/integration/imagelist/dedicated-node.ts).
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

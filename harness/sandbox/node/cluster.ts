@@ -15,7 +15,7 @@ import { ImageStore, type SimRegistry } from './image-store.ts';
 import { startPodSyncer, type PodSyncer } from './kubelet.ts';
 import { delayFn, serialSlot } from './node-context.ts';
 import { startNodeAgent, type NodeAgent } from './node-agent.ts';
-import { defaultNodeShape, resourceList, type NodeShape } from './node-object.ts';
+import { defaultNodeShape, resourceList, type NodeShape, type NodeTaint } from './node-object.ts';
 import { noEvents, restEventSink, restPodApi } from './pod-api.ts';
 import { defaultFaults, defaultTimings, scaled, type KubeletFaults, type KubeletTimings } from './timings.ts';
 
@@ -48,6 +48,8 @@ export interface SimNodesOptions {
   faults?: Partial<KubeletFaults> | undefined;
   /** Capacity of every node (defaults: 16 cpu, 64Gi, 110 pods). */
   shape?: Partial<NodeShape> | undefined;
+  /** Taints every node registers with (e.g. a node only the pods of one test tolerate). */
+  registerWithTaints?: readonly NodeTaint[] | undefined;
   /** Record kubelet Events on pods (default true). */
   events?: boolean | undefined;
   /** Index of the first node in the address plan, when nodes are started in several batches. */
@@ -90,7 +92,7 @@ async function startNode(r: RunningNode, index: number, opts: SimNodesOptions, s
   r.cri = await serveImageService({ socketPath: r.node.criSocket, store: r.node.store, log });
   r.agent = await startNodeAgent({
     rest: opts.rest,
-    id: { name, internalIP: r.node.internalIP, podCIDR: r.node.podCIDR, shape, bootID: randomUUID() },
+    id: { name, internalIP: r.node.internalIP, podCIDR: r.node.podCIDR, shape, bootID: randomUUID(), taints: opts.registerWithTaints },
     store: r.node.store,
     timings: () => r.timings,
     log,

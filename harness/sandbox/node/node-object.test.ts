@@ -39,6 +39,12 @@ describe('node object', () => {
       metadata: { name: 'sim-node-3', labels: { 'kubernetes.io/hostname': 'sim-node-3', 'kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64' } },
       spec: { podCIDR: '10.244.3.0/24', podCIDRs: ['10.244.3.0/24'] },
     });
+    expect((buildNode(id) as { spec: object }).spec).not.toHaveProperty('taints');
+  });
+
+  it('registers with the taints it is given', () => {
+    const taints = [{ key: 'sandbox.ebb.dev/dedicated', value: 'prewarm', effect: 'NoSchedule' as const }];
+    expect(buildNode({ ...id, taints })).toMatchObject({ spec: { taints } });
   });
 
   it('posts a Ready status with capacity, addresses and node info', () => {

@@ -26,6 +26,12 @@ export interface NodeShape {
 
 export const defaultNodeShape: Readonly<NodeShape> = Object.freeze({ cpu: '16', memory: '64Gi', pods: '110', 'ephemeral-storage': '100Gi', arch: 'amd64' });
 
+export interface NodeTaint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+}
+
 export interface NodeIdentity {
   name: string;
   internalIP: string;
@@ -33,6 +39,8 @@ export interface NodeIdentity {
   shape: NodeShape;
   /** Changes on every (simulated) kubelet start. */
   bootID: string;
+  /** Taints the node registers with (kubelet --register-with-taints). */
+  taints?: readonly NodeTaint[] | undefined;
 }
 
 function hex(seed: string, length: number): string {
@@ -68,7 +76,7 @@ export function buildNode(id: NodeIdentity): Record<string, unknown> {
         'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
       },
     },
-    spec: { podCIDR: id.podCIDR, podCIDRs: [id.podCIDR] },
+    spec: { podCIDR: id.podCIDR, podCIDRs: [id.podCIDR], ...(id.taints?.length ? { taints: [...id.taints] } : {}) },
   };
 }
 

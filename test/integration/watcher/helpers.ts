@@ -44,7 +44,7 @@ export interface EbbProcess {
   running(): boolean;
   /** The first log line (already seen or future) matching `pred`. */
   waitForLog(pred: (l: LogLine) => boolean, timeoutMs?: number, what?: string): Promise<LogLine>;
-  /** The ops HTTP port, read from the `watcher started` / `worker started` log line. */
+  /** The ops HTTP port, read from the `watcher started` / `worker started` / `daemon started` log line. */
   httpPort(timeoutMs?: number): Promise<number>;
   /** SIGTERM by PID, SIGKILL after `timeoutMs`; resolves when the process is gone. Idempotent. */
   stop(timeoutMs?: number): Promise<void>;
@@ -66,7 +66,7 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 /** Starts `node src/cli/main.ts <command>` with `env`; its stdout JSON logs are parsed as they arrive. */
-export function spawnEbb(command: 'watcher' | 'worker', env: Record<string, string>, name: string = command): EbbProcess {
+export function spawnEbb(command: 'watcher' | 'worker' | 'daemon', env: Record<string, string>, name: string = command): EbbProcess {
   const proc = spawn(process.execPath, [CLI, command], { cwd: PROJECT_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   if (proc.pid === undefined) throw new Error(`${name}: could not spawn ${CLI}`);
   live.add(proc);

@@ -1,0 +1,47 @@
+import type { Logger } from '../../src/common/log.ts';
+import { startNodeDaemons, type NodeDaemons } from '../sandbox/daemons.ts';
+import { startSandbox, type Sandbox } from '../sandbox/sandbox.ts';
+
+export interface LocalClusterOptions {
+  dir: string;
+  nodes: number;
+  /** One `ebb daemon` per simulated node (in this process). */
+  daemons: boolean;
+  log: Logger;
+}
+
+/** A sandbox and, unless turned off, its node daemons; stop() stops the daemons first, then the sandbox. */
+export interface LocalCluster {
+  sandbox: Sandbox;
+  daemons: NodeDaemons | undefined;
+  stop(): Promise<void>;
+}
+
+/** What `run --all` and `sandbox up` start: the sandbox, then one daemon per simulated node. */
+export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
+  const sandbox = await startSandbox({ dir: opts.dir, nodes: opts.nodes, log: opts.log });
+  let daemons: NodeDaemons | undefined;
+  try {
+    if (opts.daemons) {
+      const nodes = [...sandbox.sim.nodes.values()];
+      daemons = await startNodeDaemons({ kubeconfig: sandbox.kubeconfig, nodes, log: opts.log.child({ process: 'daemon' }) });
+      opts.log.info({ nodes: nodes.map((n) => n.name) }, 'node daemons started');
+    }
+  } catch (err) {
+    await sandbox.stop();
+    throw err;
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    sandbox,
+    daemons,
+    stop: () =>
+      (stopping ??= (async () => {
+        await daemons?.stop();
+        await sandbox.stop();
+      })()),
+  };
+}
+
+/** The `--daemons` / `--no-daemons` option shared by `run` and `sandbox` (on by default). */
+export const DAEMONS_OPTION = { daemons: { type: 'boolean', default: true } } as const;

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import type { RunningDaemon } from '../../src/daemon/daemon.ts';
+import { DAEMON_DEFAULTS } from '../../src/daemon/options.ts';
+import { daemonBanner, nodeDaemonOptions, type NodeDaemons } from './daemons.ts';
+
+const node = { name: 'sim-node-1', criSocket: '/sandbox/nodes/sim-node-1/cri.sock' };
+
+function running(ports: Record<string, number>): NodeDaemons {
+  const daemon = {} as RunningDaemon;
+  return { daemons: new Map(Object.entries(ports).map(([n, httpPort]) => [n, { node: n, httpPort, daemon }])), stop: () => Promise.resolve() };
+}
+
+describe('node daemon options', () => {
+  it('serve the node through its CRI socket, on loopback with a free port, with the product defaults otherwise', () => {
+    const o = nodeDaemonOptions(node);
+    expect(o).toMatchObject({ nodeName: 'sim-node-1', criEndpoint: 'unix:///sandbox/nodes/sim-node-1/cri.sock', httpAddress: '127.0.0.1', httpPort: 0 });
+    expect(o.pullConcurrency).toBe(DAEMON_DEFAULTS.pullConcurrency);
+    expect(o.statusFlushMs).toBe(DAEMON_DEFAULTS.statusFlushMs);
+    expect(Object.isFrozen(o)).toBe(true);
+  });
+
+  it('take overrides, but never another node or socket', () => {
+    const o = nodeDaemonOptions(node, { statusFlushMs: 100, httpPort: 9100, ...({ nodeName: 'other', criEndpoint: 'unix:///x.sock' } as object) });
+    expect(o).toMatchObject({ nodeName: 'sim-node-1', criEndpoint: 'unix:///sandbox/nodes/sim-node-1/cri.sock', statusFlushMs: 100, httpPort: 9100 });
+  });
+});
+
+describe('daemon banner', () => {
+  it('names each node with its metrics address', () => {
+    expect(daemonBanner(running({ 'sim-node-0': 4100, 'sim-node-1': 4101 }))).toEqual([
+      "  node daemons: 2 (ebb daemon per simulated node: ImageList <node> is pulled into that node's images)",
+      '    sim-node-0  http://127.0.0.1:4100/metrics',
+      '    sim-node-1  http://127.0.0.1:4101/metrics',
+    ]);
+  });
+
+  it('says when daemons are off or there is no node', () => {
+    expect(daemonBanner(undefined)).toEqual(['  node daemons: off (--no-daemons)']);
+    expect(daemonBanner(running({}))).toEqual(['  node daemons: none (no simulated nodes)']);
+  });
+});
