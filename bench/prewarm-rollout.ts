@@ -57,6 +57,8 @@ const PAUSE_S = Number(opt.pause);
 type Config = 'floor' | 'inplace' | 'prewarm' | 'canary' | 'canary-prewarm' | 'sts';
 const CONFIGS = opt.configs.split(',') as Config[];
 const LABEL = 'bench.ebb.dev/set';
+/** Every workload starts from this image, pulled on every node during setup. */
+const OLD_IMAGE = `registry.example.com/bench/web:old-${randomBytes(3).toString('hex')}`;
 const progress = (msg: string): void => void process.stderr.write(`[${new Date().toISOString()}] ${msg}\n`);
 
 interface Env {
@@ -163,11 +165,15 @@ async function settled(env: Env, w: Workload, timeoutMs: number): Promise<void> 
   await waitFor(async () => (statusSettled(await readWorkload(env.rest, w), REPLICAS) ? true : undefined), { timeoutMs, intervalMs: 200, what: `${w.name} settled` });
 }
 
-/** The floor: the new image put on every node through ImageLists (field manager `bench`) before the rollout. */
-async function prePullEverywhere(env: Env, image: string): Promise<void> {
+/**
+ * Puts `image` on every node through ImageLists (field manager `bench-<what>`) and waits until each daemon
+ * reports it Pulled: the old image before any workload is created (setup, not measured), and the new one for
+ * the floor.
+ */
+async function prePullEverywhere(env: Env, image: string, what: string): Promise<void> {
   for (const node of env.sb.nodeNames) {
     const body = { apiVersion: API_VERSION, kind: 'ImageList', metadata: { name: node }, spec: { images: [{ image }] } };
-    await env.rest.apply(imageListRef(node), body, 'bench');
+    await env.rest.apply(imageListRef(node), body, `bench-${what}`);
   }
   const pulled = async (node: string): Promise<boolean> => {
     const list = await env.rest.get<ImageList>(imageListRef(node)).catch(() => undefined);
@@ -214,10 +220,10 @@ async function runConfig(env: Env, config: Config): Promise<Result> {
   const ns = await namespace(env.rest, config);
   const w: Workload = { kind: config === 'sts' ? 'sts' : 'ebb', policy: 'OrderedReady', namespace: ns, name: 'web', replicas: REPLICAS };
   const tag = randomBytes(3).toString('hex');
-  await create(env, config, w, `registry.example.com/bench/web:old-${tag}`);
+  await create(env, config, w, OLD_IMAGE);
   await settled(env, w, 900_000);
   const image = `registry.example.com/bench/web:new-${tag}`;
-  if (config === 'floor') await prePullEverywhere(env, image);
+  if (config === 'floor') await prePullEverywhere(env, image, 'floor');
   const before = transfers(env);
   const daemonBefore = await daemonCounters(env);
   progress(`${config}: rolling out ${image}`);
@@ -251,6 +257,7 @@ async function main(): Promise<void> {
   const env = await setup(dir);
   const results: Result[] = [];
   try {
+    await prePullEverywhere(env, OLD_IMAGE, 'setup');
     for (const config of CONFIGS) results.push(await runConfig(env, config));
   } finally {
     await env.stop();
