@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { ConditionType, EventReason, Reason } from '../../../src/api/keys.ts';
-import type { Pod } from '../../../src/workers/app/kube-types.ts';
+import type { Pod } from '../../../src/kube/types.ts';
 import { sandbox } from '../support.ts';
 import { createApp, image, isSettled, patchApp, settled, template, uniqueName, unavailable, until, useController, type Snapshot } from './harness.ts';
 import { gateOf, imagesOf, isAnnotated, recordPods, statusesOf, type PodHistory } from './pod-history.ts';
@@ -156,7 +156,7 @@ describe('in-place update with the watcher and worker', () => {
     const before = await settled(ctl.ns, name);
     const history = await recordPods(ctl.ns, name);
     await patchApp(ctl.ns, name, { template: appTemplate(name, [{ name: 'main', image: image('v1'), resources: res('200m') }]) });
-    const after = await until(ctl.ns, name, (s) => done(2)(s) && s.pods.every((p) => (statusesOf(p)[0] as { resources?: { requests?: { cpu?: string } } } | undefined)?.resources?.requests?.cpu === '200m'));
+    const after = await until(ctl.ns, name, (s) => done(2)(s) && s.pods.every((p) => statusesOf(p)[0]?.resources?.requests?.cpu === '200m'));
     await history.stop();
     expect(uidsByName(after.pods)).toEqual(uidsByName(before.pods));
     expect(after.pods.map(restarts)).toEqual(before.pods.map(restarts));
