@@ -10,17 +10,14 @@ import { CriClient, unixEndpoint } from '../../src/cri/client.ts';
 import { isKubeError } from '../../src/kube/errors.ts';
 import { core } from '../../src/kube/paths.ts';
 import { PatchType } from '../../src/kube/rest.ts';
-import type { ContainerStatus, Pod, PodCondition, Stored } from '../../src/kube/types.ts';
+import type { ContainerStatus, CoreEvent, Pod, PodCondition, Stored } from '../../src/kube/types.ts';
 import { freshNamespace, sandbox } from './support.ts';
 
 const IMAGE_ID = /^docker\.io\/library\/[a-z0-9-]+@sha256:[0-9a-f]{64}$/;
 const CONTAINER_ID = /^containerd:\/\/[0-9a-f]{64}$/;
 
-interface EventObject {
-  reason: string;
-  message: string;
-  involvedObject: { uid: string; fieldPath?: string };
-}
+/** A core/v1 Event as the simulated kubelet writes it. */
+type EventObject = CoreEvent & Required<Pick<CoreEvent, 'reason' | 'message'>>;
 
 function cond(pod: Pod, type: string): PodCondition | undefined {
   return pod.status?.conditions?.find((c) => c.type === type);

@@ -34,7 +34,7 @@ const summary = (actions: Action[]): string[] =>
   actions.map((a) => {
     switch (a.kind) {
       case 'createPod':
-        return `create ${a.pod.metadata.name ?? ''}`;
+        return `create ${a.pod.metadata.name}`;
       case 'deletePod':
         return `delete ${a.name} (${a.cause})`;
       case 'event':
