@@ -7,16 +7,10 @@
 import { listWatch } from '../../src/kube/watch.ts';
 import { core } from '../../src/kube/paths.ts';
 import type { KubeRest } from '../../src/kube/rest.ts';
+import type { Pod, Stored } from '../../src/kube/types.ts';
 import { READINESS_GATE_IN_PLACE_UPDATE_READY } from '../../src/api/keys.ts';
 
-interface StepPod {
-  metadata: { name: string; uid: string };
-  spec?: { nodeName?: string; containers?: { image?: string }[] };
-  status?: {
-    conditions?: { type: string; status: string }[];
-    containerStatuses?: { image?: string; ready?: boolean; restartCount?: number; state?: { running?: unknown } }[];
-  };
-}
+type StepPod = Stored<Pod>;
 
 export interface PodSteps {
   name: string;

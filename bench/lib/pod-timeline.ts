@@ -7,12 +7,9 @@
 import { listWatch, type WatchEvent } from '../../src/kube/watch.ts';
 import { core } from '../../src/kube/paths.ts';
 import type { KubeRest } from '../../src/kube/rest.ts';
+import type { Pod, Stored } from '../../src/kube/types.ts';
 
-export interface BenchPod {
-  metadata: { name: string; namespace?: string; uid: string; resourceVersion?: string; deletionTimestamp?: string; labels?: Record<string, string> };
-  spec?: { nodeName?: string; containers?: { image?: string }[] };
-  status?: { phase?: string; conditions?: { type: string; status: string }[] };
-}
+export type BenchPod = Stored<Pod>;
 
 export interface PodRecord {
   name: string;

@@ -11,13 +11,12 @@ import type { EventSpec } from '../../src/workers/app/actions.ts';
 import { applyJsonPatch, applyResizePatch, applyStatusPatch } from './pod-patch.ts';
 import { FakeImageLists } from './image-lists.ts';
 import { alreadyExists, CallLog, conflict, mergePatch, notFound, parseSelector, stamp } from './store.ts';
-import type { ControllerRevision, ObjectMeta, PersistentVolumeClaim, Pod } from '../../src/workers/app/kube-types.ts';
+import type { ControllerRevision, KubeObject, PersistentVolumeClaim, Pod, Stored } from '../../src/kube/types.ts';
 import type { AppClient, ObjectStore } from '../../src/workers/app/seams.ts';
 import { canonicalJson } from '../../src/workers/app/revisions.ts';
 
-interface Meta {
-  metadata: ObjectMeta;
-}
+/** Any object this fake stores. */
+type Meta = Stored<KubeObject>;
 
 export interface RecordedEvent {
   app: string;
@@ -42,10 +41,10 @@ export class FakeCluster {
   readonly events: RecordedEvent[] = [];
   /** Names of pods deleted through the client, in order. */
   readonly podDeletions: string[] = [];
-  readonly apps = new Map<string, App>();
-  readonly pods = new Map<string, Pod>();
-  readonly claims = new Map<string, PersistentVolumeClaim>();
-  readonly revisions = new Map<string, ControllerRevision>();
+  readonly apps = new Map<string, Stored<App>>();
+  readonly pods = new Map<string, Stored<Pod>>();
+  readonly claims = new Map<string, Stored<PersistentVolumeClaim>>();
+  readonly revisions = new Map<string, Stored<ControllerRevision>>();
   readonly imageLists = new FakeImageLists();
   /** Called before a pod is stored: scenario tests check ordering invariants here. */
   beforeCreatePod: ((pod: Pod) => void) | undefined;
@@ -60,11 +59,11 @@ export class FakeCluster {
     return String(++this.seq);
   }
 
-  private create<T extends Meta>(store: Map<string, T>, kind: string, ns: string, obj: T): T {
-    const name = obj.metadata.name ?? '';
+  private create<T extends KubeObject>(store: Map<string, Stored<T>>, kind: string, ns: string, obj: T): Stored<T> {
+    const name = obj.metadata?.name ?? '';
     if (store.has(key(ns, name))) throw alreadyExists(`${kind} ${name}`);
-    const created = structuredClone(obj);
-    created.metadata = stamp({ ...created.metadata, namespace: ns }, `uid-${++this.seq}`, this.nextRv(), this.now());
+    const copy = structuredClone(obj);
+    const created: Stored<T> = { ...copy, metadata: stamp({ ...copy.metadata }, { namespace: ns, uid: `uid-${++this.seq}`, resourceVersion: this.nextRv(), now: this.now() }) };
     store.set(key(ns, name), created);
     return structuredClone(created);
   }
@@ -77,7 +76,7 @@ export class FakeCluster {
     if (rv !== undefined && rv !== existing.metadata.resourceVersion) throw conflict(`${kind} ${name}`);
     const next = apply(existing, patch);
     next.metadata = { ...next.metadata, uid: existing.metadata.uid, resourceVersion: this.nextRv() };
-    if (kind === 'Pod' && canonicalJson((next as Meta & Pick<Pod, 'spec'>).spec) !== canonicalJson((existing as Meta & Pick<Pod, 'spec'>).spec)) {
+    if (kind === 'Pod' && canonicalJson((next as Partial<Pod>).spec) !== canonicalJson((existing as Partial<Pod>).spec)) {
       next.metadata.generation = (existing.metadata.generation ?? 0) + 1;
     }
     store.set(key(ns, name), next);
@@ -89,7 +88,7 @@ export class FakeCluster {
     return [...store.values()].filter((o) => o.metadata.namespace === ns && matches(o.metadata.labels ?? {})).map((o) => structuredClone(o));
   }
 
-  private objectStore<T extends Meta>(store: Map<string, T>, kind: string, prefix: string): ObjectStore<T> {
+  private objectStore<T extends KubeObject>(store: Map<string, Stored<T>>, kind: string, prefix: string): ObjectStore<T> {
     return {
       list: (ns, selector) => this.guard(`${prefix}.list`, () => this.list(store, ns, selector)),
       create: (ns, obj) => this.guard(`${prefix}.create`, () => this.create(store, kind, ns, obj)),
@@ -143,19 +142,20 @@ export class FakeCluster {
           }),
       },
       events: {
-        record: (app, event, at) => this.guard('events.record', () => void this.events.push({ app: app.metadata.name ?? '', event, at })),
+        record: (app, event, at) => this.guard('events.record', () => void this.events.push({ app: app.metadata.name, event, at })),
       },
       imageLists: this.imageLists.store((op, fn) => this.guard(op, fn)),
     };
   }
 
   /** A pod write of the in-place update (see pod-patch.ts). */
-  private patchPod(ref: ResourceRef, body: unknown, type: PatchType): Pod {
-    return this.patch(this.pods, 'Pod', { ns: ref.namespace ?? '', name: ref.name ?? '' }, body, POD_WRITES[podWrite(ref, type)]);
+  private patchPod(ref: ResourceRef, body: unknown, type: PatchType): Stored<Pod> {
+    const write = POD_WRITES[podWrite(ref, type)];
+    return this.patch(this.pods, 'Pod', { ns: ref.namespace ?? '', name: ref.name ?? '' }, body, (pod, patch) => write(pod, patch));
   }
 
   /** Spec (and metadata) patch of an App: status is ignored, a spec change bumps generation. */
-  private specPatch(app: App, p: unknown): App {
+  private specPatch(app: Stored<App>, p: unknown): Stored<App> {
     const { status: _ignored, ...rest } = (p ?? {}) as Record<string, unknown>;
     const next = mergePatch(app, rest);
     const changed = canonicalJson(next.spec) !== canonicalJson(app.spec);
@@ -171,28 +171,28 @@ export class FakeCluster {
 
   // ---- what users, kubelets and the garbage collector do ----
 
-  addApp(app: App): App {
+  addApp(app: App): Stored<App> {
     const created = this.create(this.apps, 'App', app.metadata.namespace ?? '', app);
     const stored = { ...created, metadata: { ...created.metadata, generation: 1 } };
-    this.apps.set(key(app.metadata.namespace ?? '', app.metadata.name ?? ''), stored);
+    this.apps.set(key(created.metadata.namespace, created.metadata.name), stored);
     return structuredClone(stored);
   }
 
   /** A user's spec edit (merge patch without precondition). */
-  editApp(ns: string, name: string, specPatch: unknown): App {
+  editApp(ns: string, name: string, specPatch: unknown): Stored<App> {
     return this.patch(this.apps, 'App', { ns, name }, { spec: specPatch }, (o, q) => this.specPatch(o, q));
   }
 
-  app(ns: string, name: string): App | undefined {
+  app(ns: string, name: string): Stored<App> | undefined {
     return structuredClone(this.apps.get(key(ns, name)));
   }
 
-  podsOf(ns: string): Pod[] {
+  podsOf(ns: string): Stored<Pod>[] {
     return [...this.pods.values()].filter((p) => p.metadata.namespace === ns);
   }
 
   /** A pod as a test sets it up, status included; stored as the apiserver would (uid, resourceVersion, generation 1). */
-  addPod(pod: Pod): Pod {
+  addPod(pod: Pod): Stored<Pod> {
     return this.create(this.pods, 'Pod', pod.metadata.namespace ?? '', { ...pod, metadata: { ...pod.metadata, generation: 1 } });
   }
 
@@ -238,7 +238,7 @@ export class FakeCluster {
         if (o.metadata.namespace !== ns || !refs.some((r) => r.uid === ownerUid)) continue;
         const left = refs.filter((r) => r.uid !== ownerUid && this.exists(r.uid));
         if (left.length > 0) store.set(k, { ...o, metadata: { ...o.metadata, ownerReferences: left } });
-        else if (store === this.pods) this.deletePodGracefully(ns, o.metadata.name ?? '', undefined);
+        else if (store === this.pods) this.deletePodGracefully(ns, o.metadata.name, undefined);
         else store.delete(k);
       }
     }

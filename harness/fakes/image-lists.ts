@@ -5,6 +5,7 @@
  * Tests play the node daemon with `setPhase`.
  */
 import type { ImageList, ImagePhase } from '../../src/api/image-list.ts';
+import type { ClusterStored } from '../../src/kube/types.ts';
 import { API_VERSION, IMAGE_LIST_KIND } from '../../src/api/group.ts';
 import { KubeError } from '../../src/kube/errors.ts';
 import { conflict, parseSelector } from './store.ts';
@@ -75,7 +76,7 @@ export class FakeImageLists {
   }
 
   /** The ImageList as the apiserver would return it, or undefined. */
-  get(name: string): ImageList | undefined {
+  get(name: string): ClusterStored<ImageList> | undefined {
     const s = this.lists.get(name);
     if (!s) return undefined;
     return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { core } from '../../src/kube/paths.ts';
 import { PatchType } from '../../src/kube/rest.ts';
-import type { Pod } from '../../src/workers/app/kube-types.ts';
+import type { Pod, Stored } from '../../src/kube/types.ts';
 import { Clock } from './clock.ts';
 import { FakeCluster } from './cluster.ts';
 import { FakeKubelet, type KubeletOptions } from './kubelet.ts';
@@ -17,7 +17,7 @@ function setup(opts: Partial<KubeletOptions> = {}) {
   const cluster = new FakeCluster(clock.now);
   const kubelet = new FakeKubelet(cluster, clock, opts);
   const client = cluster.client();
-  const pod = (): Pod => cluster.pods.get('ns/web-0')!;
+  const pod = (): Stored<Pod> => cluster.pods.get('ns/web-0')!;
   const status = (): Status => pod().status as Status;
   const container = () => status().containerStatuses?.[0];
   const condition = (type: string) => status().conditions?.find((c) => c.type === type);

@@ -12,9 +12,8 @@
  * them to (a tag moved to the same content).
  */
 import { createHash } from 'node:crypto';
-import type { Pod } from '../../src/workers/app/kube-types.ts';
+import type { Pod, Stored } from '../../src/kube/types.ts';
 import { PodIPPool } from '../sandbox/node/addresses.ts';
-import type { Pod as NodePod } from '../sandbox/node/k8s.ts';
 import { nextStep, type NodeCapacityView, type Step } from '../sandbox/node/plan.ts';
 import { buildPodStatus } from '../sandbox/node/pod-status.ts';
 import {
@@ -57,7 +56,7 @@ const NODE: NodeCapacityView = { allocatable: { cpu: '1000', memory: '1Ti' }, ot
 const MAX_STEPS = 100;
 
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
-const key = (pod: { metadata: { namespace?: string; name?: string } }): string => `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`;
+const key = (pod: Stored<Pod>): string => `${pod.metadata.namespace}/${pod.metadata.name}`;
 
 export class FakeKubelet {
   readonly opts: KubeletOptions;
@@ -79,7 +78,7 @@ export class FakeKubelet {
   tick(): void {
     this.clock.advance(this.opts.tickMs);
     for (const pod of [...this.cluster.pods.values()]) {
-      const uid = pod.metadata.uid ?? '';
+      const uid = pod.metadata.uid;
       if (!pod.metadata.deletionTimestamp) {
         this.age.set(uid, (this.age.get(uid) ?? 0) + 1);
         continue;
@@ -93,12 +92,12 @@ export class FakeKubelet {
 
   /** Syncs every pod this kubelet runs at the current time: does the steps due, posts the status when it changed. */
   sync(): void {
-    for (const pod of [...this.cluster.pods.values()]) if (this.runs(pod)) this.syncPod(pod as unknown as NodePod);
+    for (const pod of [...this.cluster.pods.values()]) if (this.runs(pod)) this.syncPod(pod);
   }
 
   /** The pod's containers exit with an error and the pod fails for good (phase Failed, restartPolicy aside). */
   fail(ns: string, name: string): void {
-    const pod = this.cluster.pods.get(`${ns}/${name}`) as unknown as NodePod | undefined;
+    const pod = this.cluster.pods.get(`${ns}/${name}`);
     if (!pod) return;
     const now = this.clock.ms;
     let rt = this.runtimes.get(pod.metadata.uid) ?? newPodRuntime(pod.metadata.uid, now);
@@ -108,21 +107,21 @@ export class FakeKubelet {
     this.post({ ...pod, status: { ...pod.status, phase: 'Failed' } }, rt);
   }
 
-  private runs(pod: Pod): boolean {
+  private runs(pod: Stored<Pod>): boolean {
     const phase = pod.status?.phase;
     if (pod.metadata.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed') return false;
-    const uid = pod.metadata.uid ?? '';
+    const uid = pod.metadata.uid;
     return this.runtimes.has(uid) || (this.age.get(uid) ?? 0) >= this.opts.startTicks;
   }
 
-  private remove(pod: Pod): void {
-    const uid = pod.metadata.uid ?? '';
+  private remove(pod: Stored<Pod>): void {
+    const uid = pod.metadata.uid;
     for (const m of [this.runtimes, this.age, this.dying]) m.delete(uid);
     this.ips.release(uid);
-    this.cluster.removePod(pod.metadata.namespace ?? '', pod.metadata.name ?? '');
+    this.cluster.removePod(pod.metadata.namespace, pod.metadata.name);
   }
 
-  private syncPod(pod: NodePod): void {
+  private syncPod(pod: Stored<Pod>): void {
     const now = this.clock.ms;
     let rt = this.runtimes.get(pod.metadata.uid) ?? newPodRuntime(pod.metadata.uid, now);
     for (let i = 0; ; i++) {
@@ -135,12 +134,12 @@ export class FakeKubelet {
     this.post(pod, rt);
   }
 
-  private post(pod: NodePod, rt: PodRuntime): void {
+  private post(pod: Stored<Pod>, rt: PodRuntime): void {
     const desired = buildPodStatus({ pod, runtime: rt, now: this.clock.ms, hostIP: HOST_IP, timings: defaultTimings });
-    this.cluster.kubeletPatchStatus(pod.metadata.namespace ?? '', pod.metadata.name, statusPatch(pod.metadata.uid, desired, pod.status));
+    this.cluster.kubeletPatchStatus(pod.metadata.namespace, pod.metadata.name, statusPatch(pod.metadata.uid, desired, pod.status));
   }
 
-  private execute(pod: NodePod, rt: PodRuntime, step: Exclude<Step, { kind: 'wait' }>, now: number): PodRuntime {
+  private execute(pod: Stored<Pod>, rt: PodRuntime, step: Exclude<Step, { kind: 'wait' }>, now: number): PodRuntime {
     switch (step.kind) {
       case 'terminate':
         throw new Error(`fake kubelet: pod ${key(pod)} is deleted; tick() ends it`);

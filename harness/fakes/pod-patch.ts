@@ -9,11 +9,11 @@ import fjp from 'fast-json-patch';
 import { isRecord } from '../../src/common/guards.ts';
 import { KubeError } from '../../src/kube/errors.ts';
 import { conflict } from './store.ts';
-import type { Pod, PodCondition } from '../../src/workers/app/kube-types.ts';
+import type { Pod, PodCondition } from '../../src/kube/types.ts';
 
 type Json = Record<string, unknown>;
 
-export function applyStatusPatch(pod: Pod, body: unknown): Pod {
+export function applyStatusPatch<P extends Pod>(pod: P, body: unknown): P {
   const next = structuredClone(pod);
   const b = isRecord(body) ? body : {};
   const meta = isRecord(b.metadata) ? b.metadata : {};
@@ -61,7 +61,7 @@ function mergeConditions(list: PodCondition[], patch: Json[]): PodCondition[] {
 }
 
 /** JSON patch; `replace /metadata/resourceVersion` with a value other than the stored one is 409 Conflict. */
-export function applyJsonPatch(pod: Pod, body: unknown): Pod {
+export function applyJsonPatch<P extends Pod>(pod: P, body: unknown): P {
   const next = structuredClone(pod);
   for (const op of (Array.isArray(body) ? body : []) as fjp.Operation[]) {
     if (op.path === '/metadata/resourceVersion') {
@@ -82,7 +82,7 @@ interface ContainerLike {
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
 }
 
-export function applyResizePatch(pod: Pod, body: unknown): Pod {
+export function applyResizePatch<P extends Pod>(pod: P, body: unknown): P {
   const next = structuredClone(pod);
   const spec = isRecord(body) && isRecord(body.spec) ? body.spec : {};
   const containers = (next.spec?.['containers'] ?? []) as ContainerLike[];

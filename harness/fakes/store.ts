@@ -4,7 +4,7 @@
  */
 import { KubeError } from '../../src/kube/errors.ts';
 import { isRecord } from '../../src/common/guards.ts';
-import type { ObjectMeta } from '../../src/workers/app/kube-types.ts';
+import type { ObjectMeta, StoredMeta } from '../../src/kube/types.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -85,7 +85,8 @@ export class CallLog {
   }
 }
 
-/** Fills server-set metadata on create. */
-export function stamp(meta: ObjectMeta, uid: string, resourceVersion: string, now: Date): ObjectMeta {
-  return { ...meta, uid, resourceVersion, creationTimestamp: now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
+/** Fills server-set metadata on create (`name` is the object's, `''` when it has none). */
+export function stamp(meta: ObjectMeta, at: { namespace: string; uid: string; resourceVersion: string; now: Date }): ObjectMeta & StoredMeta & { namespace: string } {
+  const { namespace, uid, resourceVersion, now } = at;
+  return { ...meta, name: meta.name ?? '', namespace, uid, resourceVersion, creationTimestamp: now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
 }

@@ -3,20 +3,18 @@ import { isKubeError } from '../../src/kube/errors.ts';
 import { PatchType } from '../../src/kube/rest.ts';
 import type { ReconcileContext, ReconcileResult } from '../../src/workers/types.ts';
 import type { ObjectKey } from '../../src/queue/names.ts';
+import type { App } from '../../src/api/app.ts';
+import type { Stored } from '../../src/kube/types.ts';
 
-interface AppMeta {
-  metadata: { generation?: number; resourceVersion?: string };
-  status?: { observedGeneration?: number };
-}
 
 /**
  * The smallest App reconcile: records that the current generation was seen (status.observedGeneration).
  * It proves the watch → queue → worker loop end to end; the full App reconcile replaces it.
  */
 export async function observeGeneration(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
-  let app: AppMeta;
+  let app: Stored<App>;
   try {
-    app = await ctx.rest.get<AppMeta>(appRef(key.namespace, key.name), ctx.signal);
+    app = await ctx.rest.get<Stored<App>>(appRef(key.namespace, key.name), ctx.signal);
   } catch (err) {
     if (isKubeError(err, 'NotFound')) return {};
     throw err;

@@ -4,10 +4,12 @@
  * when set). The one implementation for the in-place update decision and the simulated kubelet.
  */
 
-export type ResourceList = Record<string, string>;
+import type { ResourceList, ResourceRequirements as KubeResourceRequirements } from '../kube/types.ts';
+
+export type { ResourceList };
 
 /** A container's (or a pod's) `resources`: only requests and limits are read. (A type, so any object with them fits.) */
-export type ResourceRequirements = { requests?: ResourceList; limits?: ResourceList };
+export type ResourceRequirements = Pick<KubeResourceRequirements, 'requests' | 'limits'>;
 
 /** The resources an in-place resize may change and the QoS class is computed from. */
 export const RESIZABLE = ['cpu', 'memory'] as const;

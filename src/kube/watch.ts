@@ -9,10 +9,7 @@ import { kubeErrorFromStatus, isKubeError, unavailable } from './errors.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
 import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, type KubeRest, type ListResult } from './rest.ts';
 import { errorMessage } from '../common/errors.ts';
-
-export interface KubeObjectMeta {
-  metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string; [k: string]: unknown };
-}
+import type { KubeObject } from './types.ts';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface WatchEvent<T> {
@@ -78,7 +75,7 @@ type WatchOutcome = { kind: 'ended'; rv: string } | { kind: 'gone' };
  * with capped exponential backoff, and resets a silent watch. Runs until the signal aborts; never throws
  * except AbortedError. It keeps no object cache: handlers decide what to remember.
  */
-export async function listWatch<T extends KubeObjectMeta>(opts: ListWatchOptions, h: ListWatchHandlers<T>): Promise<void> {
+export async function listWatch<T extends KubeObject>(opts: ListWatchOptions, h: ListWatchHandlers<T>): Promise<void> {
   const backoff = opts.backoff ?? { baseMs: 200, capMs: 30_000 };
   let attempt = 0;
   let rv: string | undefined;
@@ -151,7 +148,7 @@ async function listAll<T>(opts: ListWatchOptions, h: ListWatchHandlers<T>): Prom
 
 interface RawEvent {
   type: WatchEventType | 'BOOKMARK' | 'ERROR';
-  object: KubeObjectMeta & { code?: number; reason?: string; message?: string };
+  object: KubeObject & { code?: number; reason?: string; message?: string };
 }
 
 function watchUrl(opts: ListWatchOptions, startRv: string, timeoutSeconds: number): { path: string; url: string } {
@@ -184,7 +181,7 @@ async function openWatch(opts: ListWatchOptions, path: string, url: string, sign
 }
 
 /** Reads events until the stream ends; returns the last resourceVersion seen, or 'gone' on a 410 event. */
-async function consume<T extends KubeObjectMeta>(
+async function consume<T extends KubeObject>(
   body: WebReadableStream<Uint8Array>,
   path: string,
   state: { rv: string },
@@ -214,7 +211,7 @@ async function consume<T extends KubeObjectMeta>(
   return { kind: 'ended', rv: state.rv };
 }
 
-async function watchOnce<T extends KubeObjectMeta>(
+async function watchOnce<T extends KubeObject>(
   opts: ListWatchOptions,
   startRv: string,
   h: ListWatchHandlers<T>,

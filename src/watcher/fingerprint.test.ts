@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { metaFingerprint } from './fingerprint.ts';
-import type { ObjectMeta } from './keys.ts';
+import type { KubeObject } from '../kube/types.ts';
 
-const base: ObjectMeta = {
+const base: KubeObject = {
   metadata: { name: 'web', namespace: 'a', uid: 'u1', generation: 3, labels: { a: '1', b: '2' }, annotations: { x: 'y' }, finalizers: ['f'], ownerReferences: [] },
 };
-const withMeta = (m: Partial<NonNullable<ObjectMeta['metadata']>>): ObjectMeta => ({ metadata: { ...base.metadata, ...m } });
+const withMeta = (m: Partial<NonNullable<KubeObject['metadata']>>): KubeObject => ({ metadata: { ...base.metadata, ...m } });
 
 describe('metaFingerprint', () => {
   it('ignores what a status-only update changes, and the order of map keys', () => {
-    const statusOnly = { ...withMeta({ labels: { b: '2', a: '1' } }), status: { readyReplicas: 2 } } as ObjectMeta;
+    const statusOnly = { ...withMeta({ labels: { b: '2', a: '1' } }), status: { readyReplicas: 2 } } as KubeObject;
     expect(metaFingerprint(statusOnly)).toBe(metaFingerprint(base));
   });
 
@@ -19,7 +19,7 @@ describe('metaFingerprint', () => {
     ['a label value', { labels: { a: '1', b: '3' } }],
     ['an annotation', { annotations: {} }],
     ['finalizers', { finalizers: [] }],
-    ['an owner', { ownerReferences: [{ uid: 'o', controller: true }] }],
+    ['an owner', { ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'o', uid: 'o', controller: true }] }],
     ['the uid (deleted and created again)', { uid: 'u2' }],
   ])('changes with %s', (_what, m) => {
     expect(metaFingerprint(withMeta(m))).not.toBe(metaFingerprint(base));

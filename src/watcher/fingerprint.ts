@@ -4,7 +4,7 @@
  * (mostly ebb's own status writes) or managed-fields bookkeeping, and brings no reconcile.
  */
 import { fnv1a32 } from '../common/hash.ts';
-import type { ObjectMeta } from './keys.ts';
+import type { KubeObject } from '../kube/types.ts';
 
 /** Object keys sorted, so the same map always serialises the same way. */
 function sorted(map: Record<string, string> | undefined): [string, string][] {
@@ -12,7 +12,7 @@ function sorted(map: Record<string, string> | undefined): [string, string][] {
 }
 
 /** A 32-bit hash (FNV-1a): a number per key is all the watcher keeps (no object cache). */
-export function metaFingerprint(obj: ObjectMeta): number {
+export function metaFingerprint(obj: KubeObject): number {
   const m = obj.metadata ?? {};
   return fnv1a32(
     JSON.stringify([

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { appKey, imageListKey, podOwnerKey, prewarmAppKeys, type ObjectMeta } from './keys.ts';
+import { appKey, imageListKey, podOwnerKey, prewarmAppKeys } from './keys.ts';
+import type { KubeObject } from '../kube/types.ts';
 
-const owned = (kind: string, apiVersion: string, controller = true): ObjectMeta => ({
-  metadata: { name: 'web-0', namespace: 'ns', ownerReferences: [{ apiVersion, kind, name: 'web', controller }] },
+const owned = (kind: string, apiVersion: string, controller = true): KubeObject => ({
+  metadata: { name: 'web-0', namespace: 'ns', ownerReferences: [{ apiVersion, kind, name: 'web', uid: 'u-web', controller }] },
 });
 
 describe('podOwnerKey', () => {
-  it.each<[string, ObjectMeta, ReturnType<typeof podOwnerKey>]>([
+  it.each<[string, KubeObject, ReturnType<typeof podOwnerKey>]>([
     ['controller App ref', owned('App', 'apps.ebb.dev/v1alpha1'), { kind: 'App', namespace: 'ns', name: 'web' }],
     ['App of a future version', owned('App', 'apps.ebb.dev/v1'), { kind: 'App', namespace: 'ns', name: 'web' }],
     ['StatefulSet controller', owned('StatefulSet', 'apps/v1'), undefined],
@@ -19,12 +20,12 @@ describe('podOwnerKey', () => {
   });
 
   it('ignores a non-controller App reference when another controller owns the pod', () => {
-    const pod: ObjectMeta = {
+    const pod: KubeObject = {
       metadata: {
         namespace: 'ns',
         ownerReferences: [
-          { apiVersion: 'apps.ebb.dev/v1alpha1', kind: 'App', name: 'web', controller: false },
-          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', controller: true },
+          { apiVersion: 'apps.ebb.dev/v1alpha1', kind: 'App', name: 'web', uid: 'u-web', controller: false },
+          { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'u-rs', controller: true },
         ],
       },
     };
@@ -43,9 +44,9 @@ describe('object keys', () => {
 });
 
 describe('prewarmAppKeys', () => {
-  const list = (...managers: string[]): ObjectMeta => ({ metadata: { name: 'node-1', managedFields: managers.map((manager) => ({ manager })) } });
+  const list = (...managers: string[]): KubeObject => ({ metadata: { name: 'node-1', managedFields: managers.map((manager) => ({ manager })) } });
 
-  it.each<[string, ObjectMeta, string[], string[]]>([
+  it.each<[string, KubeObject, string[], string[]]>([
     ['the Apps of pre-warm managers, each once', list('ebb-prewarm/a/web', 'ebb-daemon', 'ebb-prewarm/b/db', 'ebb-prewarm/a/web', 'kubectl'), [], ['a/web', 'b/db']],
     ['only in the watched namespaces', list('ebb-prewarm/a/web', 'ebb-prewarm/b/db'), ['b'], ['b/db']],
     ['no managed fields', { metadata: { name: 'node-1' } }, [], []],

@@ -1,29 +1,14 @@
 import { API_VERSION, APP_KIND } from '../api/group.ts';
 import { Label, parsePrewarmFieldManager } from '../api/keys.ts';
+import type { KubeObject } from '../kube/types.ts';
 import type { ObjectKey } from '../queue/names.ts';
 
-/** Just enough of an object's metadata to map it to a queue key; the watcher keeps nothing else. */
-export interface ObjectMeta {
-  metadata?: {
-    name?: string;
-    namespace?: string;
-    uid?: string;
-    generation?: number;
-    deletionTimestamp?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    finalizers?: string[];
-    ownerReferences?: { apiVersion?: string; kind?: string; name?: string; uid?: string; controller?: boolean }[];
-    managedFields?: { manager?: string }[];
-  };
-}
-
-export function appKey(obj: ObjectMeta): ObjectKey | undefined {
+export function appKey(obj: KubeObject): ObjectKey | undefined {
   const { name, namespace } = obj.metadata ?? {};
   return name && namespace ? { kind: 'App', namespace, name } : undefined;
 }
 
-export function imageListKey(obj: ObjectMeta): ObjectKey | undefined {
+export function imageListKey(obj: KubeObject): ObjectKey | undefined {
   const name = obj.metadata?.name;
   return name ? { kind: 'ImageList', namespace: '', name } : undefined;
 }
@@ -33,7 +18,7 @@ export function imageListKey(obj: ObjectMeta): ObjectKey | undefined {
  * part of it, within the watched namespaces (all when empty). So a daemon's status report reaches the Apps
  * whose rollout waits on it, and the list after a (re)start reaches the entries of Apps deleted meanwhile.
  */
-export function prewarmAppKeys(obj: ObjectMeta, namespaces: readonly string[]): ObjectKey[] {
+export function prewarmAppKeys(obj: KubeObject, namespaces: readonly string[]): ObjectKey[] {
   const keys = new Map<string, ObjectKey>();
   for (const entry of obj.metadata?.managedFields ?? []) {
     const app = entry.manager ? parsePrewarmFieldManager(entry.manager) : undefined;
@@ -48,7 +33,7 @@ export function prewarmAppKeys(obj: ObjectMeta, namespaces: readonly string[]): 
  * otherwise the `apps.ebb.dev/app` label (an orphan that the App may adopt or release). Pods that are
  * neither belong to nobody.
  */
-export function podOwnerKey(pod: ObjectMeta): ObjectKey | undefined {
+export function podOwnerKey(pod: KubeObject): ObjectKey | undefined {
   const namespace = pod.metadata?.namespace;
   if (!namespace) return undefined;
   const owner = pod.metadata?.ownerReferences?.find((r) => r.controller === true);

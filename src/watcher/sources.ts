@@ -6,7 +6,8 @@ import type { KubeRest } from '../kube/rest.ts';
 import { listWatch, type WatchEvent } from '../kube/watch.ts';
 import { formatKey, type ObjectKey } from '../queue/names.ts';
 import { metaFingerprint } from './fingerprint.ts';
-import { appKey, imageListKey, podOwnerKey, prewarmAppKeys, type ObjectMeta } from './keys.ts';
+import { appKey, imageListKey, podOwnerKey, prewarmAppKeys } from './keys.ts';
+import type { KubeObject } from '../kube/types.ts';
 
 export type SourceState = 'starting' | 'listing' | 'watching' | 'backoff';
 
@@ -63,9 +64,9 @@ export interface SourceSpec {
   ref: ResourceRef;
   labelSelector?: string;
   /** Maps an object to the key it concerns. */
-  keyOf: (obj: ObjectMeta) => ObjectKey | undefined;
+  keyOf: (obj: KubeObject) => ObjectKey | undefined;
   /** Other objects an object's events concern (enqueued too, never tracked): ImageList → pre-warming Apps. */
-  relatedKeys?: (obj: ObjectMeta) => ObjectKey[];
+  relatedKeys?: (obj: KubeObject) => ObjectKey[];
   /** Whether the objects themselves are tracked for resync (Apps, ImageLists) or only mapped (Pods). */
   tracked: boolean;
   /**
@@ -89,7 +90,7 @@ export function sourceSpecs(namespaces: readonly string[]): SourceSpec[] {
 }
 
 /** The distinct keys of a list page, in one pass; a tracked source also records each key's fingerprint. */
-function pageKeys(objs: ObjectMeta[], spec: SourceSpec, listed: Map<string, number>): ObjectKey[] {
+function pageKeys(objs: KubeObject[], spec: SourceSpec, listed: Map<string, number>): ObjectKey[] {
   const seen = new Map<string, ObjectKey>();
   for (const o of objs) {
     for (const r of spec.relatedKeys?.(o) ?? []) seen.set(formatKey(r), r);
@@ -103,7 +104,7 @@ function pageKeys(objs: ObjectMeta[], spec: SourceSpec, listed: Map<string, numb
 }
 
 /** Updates the known keys for a tracked source's event; false when the event needs no reconcile. */
-function trackEvent(spec: SourceSpec, known: KnownKeys, ev: WatchEvent<ObjectMeta>, key: ObjectKey): boolean {
+function trackEvent(spec: SourceSpec, known: KnownKeys, ev: WatchEvent<KubeObject>, key: ObjectKey): boolean {
   if (ev.type === 'DELETED') {
     known.delete(spec.name, key);
     return true;
@@ -125,7 +126,7 @@ export async function runSource(
   let lists = 0;
   let listed = new Map<string, number>();
   let objects = 0;
-  await listWatch<ObjectMeta>(
+  await listWatch<KubeObject>(
     { rest: deps.rest, ref: spec.ref, labelSelector: spec.labelSelector, signal: deps.signal, log: deps.log, watchdogMs: deps.watchdogMs, metadataOnly: true },
     {
       onState: (state) => deps.setState(state),
@@ -143,7 +144,7 @@ export async function runSource(
         deps.log.info({ objects, keys: spec.tracked ? listed.size : undefined }, 'listed');
         listed = new Map();
       },
-      onEvent: async (ev: WatchEvent<ObjectMeta>) => {
+      onEvent: async (ev: WatchEvent<KubeObject>) => {
         const resource = spec.name.split('/')[0] ?? spec.name;
         sink.onWatchEvent(resource, ev.type);
         const key = spec.keyOf(ev.object);

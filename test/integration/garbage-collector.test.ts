@@ -8,10 +8,9 @@ import { appRef } from '../../src/api/group.ts';
 import { isKubeError } from '../../src/kube/errors.ts';
 import { core } from '../../src/kube/paths.ts';
 import { freshNamespace, sandbox } from './support.ts';
+import type { KubeObject, Stored } from '../../src/kube/types.ts';
 
-interface Meta {
-  metadata: { name: string; uid: string };
-}
+type Meta = Stored<KubeObject>;
 
 const app = (name: string): Record<string, unknown> => ({
   apiVersion: 'apps.ebb.dev/v1alpha1',

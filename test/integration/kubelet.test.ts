@@ -10,17 +10,14 @@ import { CriClient, unixEndpoint } from '../../src/cri/client.ts';
 import { isKubeError } from '../../src/kube/errors.ts';
 import { core } from '../../src/kube/paths.ts';
 import { PatchType } from '../../src/kube/rest.ts';
-import type { ContainerStatus, Pod, PodCondition } from '../../harness/sandbox/node/k8s.ts';
+import type { ContainerStatus, CoreEvent, Pod, PodCondition, Stored } from '../../src/kube/types.ts';
 import { freshNamespace, sandbox } from './support.ts';
 
 const IMAGE_ID = /^docker\.io\/library\/[a-z0-9-]+@sha256:[0-9a-f]{64}$/;
 const CONTAINER_ID = /^containerd:\/\/[0-9a-f]{64}$/;
 
-interface EventObject {
-  reason: string;
-  message: string;
-  involvedObject: { uid: string; fieldPath?: string };
-}
+/** A core/v1 Event as the simulated kubelet writes it. */
+type EventObject = CoreEvent & Required<Pick<CoreEvent, 'reason' | 'message'>>;
 
 function cond(pod: Pod, type: string): PodCondition | undefined {
   return pod.status?.conditions?.find((c) => c.type === type);
@@ -36,15 +33,15 @@ function isReady(pod: Pod): boolean {
   return pod.status?.phase === 'Running' && cond(pod, 'Ready')?.status === 'True';
 }
 
-async function createPod(ns: string, name: string, spec: Record<string, unknown>): Promise<Pod> {
-  return sandbox().rest.create<Pod>(core('pods', ns), { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec });
+async function createPod(ns: string, name: string, spec: Record<string, unknown>): Promise<Stored<Pod>> {
+  return sandbox().rest.create<Stored<Pod>>(core('pods', ns), { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec });
 }
 
-async function getPod(ns: string, name: string): Promise<Pod> {
-  return sandbox().rest.get<Pod>(core('pods', ns, name));
+async function getPod(ns: string, name: string): Promise<Stored<Pod>> {
+  return sandbox().rest.get<Stored<Pod>>(core('pods', ns, name));
 }
 
-async function waitPod(ns: string, name: string, what: string, check: (p: Pod) => boolean, timeoutMs = 30_000): Promise<Pod> {
+async function waitPod(ns: string, name: string, what: string, check: (p: Stored<Pod>) => boolean, timeoutMs = 30_000): Promise<Stored<Pod>> {
   return waitFor(
     async () => {
       const p = await getPod(ns, name);
@@ -66,8 +63,8 @@ async function waitEvent(ns: string, uid: string, reason: string, message: RegEx
   });
 }
 
-function patchPod(ns: string, name: string, patch: unknown, subresource?: string): Promise<Pod> {
-  return sandbox().rest.patch<Pod>(core('pods', ns, name, subresource), patch, PatchType.strategic);
+function patchPod(ns: string, name: string, patch: unknown, subresource?: string): Promise<Stored<Pod>> {
+  return sandbox().rest.patch<Stored<Pod>>(core('pods', ns, name, subresource), patch, PatchType.strategic);
 }
 
 describe('simulated kubelet', () => {

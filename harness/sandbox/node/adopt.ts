@@ -3,7 +3,7 @@
  * (re)started, from the status the previous instance posted — as a real kubelet finds its containers through
  * the runtime after a restart — so a restart of the sandbox's nodes does not restart every container.
  */
-import type { ContainerStatus, Pod } from './k8s.ts';
+import type { ContainerStatus, Pod, Stored } from '../../../src/kube/types.ts';
 import type { NodeContext } from './node-context.ts';
 import { newPodRuntime, type ContainerRuntime, type PodRuntime } from './runtime.ts';
 
@@ -58,13 +58,13 @@ function adoptTerminated(s: ContainerStatus, resources: ContainerRuntime['alloca
   };
 }
 
-function allStatuses(pod: Pod): ContainerStatus[] {
+function allStatuses(pod: Stored<Pod>): ContainerStatus[] {
   const status = pod.status ?? {};
   return [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])];
 }
 
 /** The adopted runtime, or undefined for a pod this node has not run yet. */
-export function adoptRuntime(pod: Pod, ctx: Pick<NodeContext, 'now' | 'ips'>): PodRuntime | undefined {
+export function adoptRuntime(pod: Stored<Pod>, ctx: Pick<NodeContext, 'now' | 'ips'>): PodRuntime | undefined {
   const ip = pod.status?.podIP;
   if (!ip || pod.metadata.deletionTimestamp) return undefined;
   const now = ctx.now();

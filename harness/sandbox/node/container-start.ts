@@ -6,7 +6,7 @@
 import { formatImageReference, parseImageReference } from '../../../src/api/image-ref.ts';
 import { newContainerId } from './addresses.ts';
 import { PullError, type StoredImage } from './image-store.ts';
-import type { Container, Pod } from './k8s.ts';
+import type { Container, Pod, Stored } from '../../../src/kube/types.ts';
 import { abandonOnAbort, type NodeContext } from './node-context.ts';
 import type { PodEvent } from './pod-api.ts';
 import type { RestartCause, Step } from './plan.ts';
@@ -25,7 +25,7 @@ export function fieldPath(kind: ContainerKind, name: string): string {
 }
 
 /** Milliseconds charged to stop a container: the pod's grace period, capped by the node's timings. */
-export function graceMs(pod: Pod, ctx: NodeContext, deleting: boolean): number {
+export function graceMs(pod: Stored<Pod>, ctx: NodeContext, deleting: boolean): number {
   const seconds = (deleting ? pod.metadata.deletionGracePeriodSeconds : undefined) ?? pod.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
   return Math.max(0, Math.min(seconds * 1000, ctx.timings().terminationGraceCapMs));
 }
@@ -47,7 +47,7 @@ function pullFailureMessage(image: string, err: unknown): { reason: 'ErrImagePul
 }
 
 /** Upstream EnsureImageExists: pull policy, the node's store, faults; failures become a pull failure on the runtime. */
-async function ensureImage(pod: Pod, rt: PodRuntime, step: StartStep, ctx: NodeContext, signal: AbortSignal): Promise<Ensured> {
+async function ensureImage(pod: Stored<Pod>, rt: PodRuntime, step: StartStep, ctx: NodeContext, signal: AbortSignal): Promise<Ensured> {
   const c: Container = step.container;
   const event = (e: PodEvent): void => ctx.events.record(pod, { ...e, fieldPath: fieldPath(step.containerKind, c.name) });
   const fail = (reason: 'ErrImagePull' | 'ErrImageNeverPull' | 'InvalidImageName', message: string): Ensured => ({
@@ -89,7 +89,7 @@ async function ensureImage(pod: Pod, rt: PodRuntime, step: StartStep, ctx: NodeC
 }
 
 /** Stops the running instance, ensures the image, starts a new instance. Returns the new runtime state. */
-export async function startContainer(pod: Pod, rt0: PodRuntime, step: StartStep, ctx: NodeContext, signal: AbortSignal): Promise<PodRuntime> {
+export async function startContainer(pod: Stored<Pod>, rt0: PodRuntime, step: StartStep, ctx: NodeContext, signal: AbortSignal): Promise<PodRuntime> {
   const c = step.container;
   const path = fieldPath(step.containerKind, c.name);
   let rt = rt0;

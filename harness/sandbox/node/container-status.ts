@@ -2,7 +2,7 @@
  * Builds one container's status (state, lastState, ready, started, resources) from the simulated runtime,
  * as the kubelet's convertToAPIContainerStatuses does.
  */
-import type { Container, ContainerState, ContainerStatus, Pod, ResourceRequirements } from './k8s.ts';
+import type { Container, ContainerState, ContainerStatus, Pod, ResourceRequirements } from '../../../src/kube/types.ts';
 import { rfc3339 } from './k8s.ts';
 import { crashBackoffMs, goDuration, pullBackoffMs, pullWaitingReason, shouldRestart, type ContainerKind } from './policy.ts';
 import { restartCount, type ContainerRuntime, type Termination } from './runtime.ts';

@@ -8,7 +8,7 @@ import { core } from '../../../src/kube/paths.ts';
 import type { KubeRest } from '../../../src/kube/rest.ts';
 import { listWatch } from '../../../src/kube/watch.ts';
 import { adoptRuntime } from './adopt.ts';
-import type { Pod } from './k8s.ts';
+import type { Pod, Stored } from '../../../src/kube/types.ts';
 import type { NodeContext } from './node-context.ts';
 import type { NodeCapacityView } from './plan.ts';
 import { PodWorker } from './pod-worker.ts';
@@ -31,7 +31,7 @@ export interface PodSyncer {
   drain(): Promise<void>;
 }
 
-function isTerminalInApi(pod: Pod): boolean {
+function isTerminalInApi(pod: Stored<Pod>): boolean {
   return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 }
 
@@ -48,7 +48,7 @@ export function startPodSyncer(opts: PodSyncerOptions): PodSyncer {
   };
   const ctx: NodeContext = { ...opts.context, capacity };
 
-  const upsert = (pod: Pod): void => {
+  const upsert = (pod: Stored<Pod>): void => {
     const uid = pod.metadata.uid;
     if (finished.has(uid)) return;
     const existing = workers.get(uid);
@@ -73,7 +73,7 @@ export function startPodSyncer(opts: PodSyncerOptions): PodSyncer {
     ctx.ips.release(uid);
   };
 
-  const running = listWatch<Pod>(
+  const running = listWatch<Stored<Pod>>(
     { rest: opts.rest, ref: core('pods'), fieldSelector: `spec.nodeName=${opts.node}`, signal: opts.signal, log: opts.log },
     {
       onList(items) {

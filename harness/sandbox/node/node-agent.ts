@@ -8,15 +8,13 @@ import { isKubeError } from '../../../src/kube/errors.ts';
 import { core, type ResourceRef } from '../../../src/kube/paths.ts';
 import { PatchType, type KubeRest } from '../../../src/kube/rest.ts';
 import type { ImageStore } from './image-store.ts';
+import type { ClusterStored, Node } from '../../../src/kube/types.ts';
 import { microTime } from './k8s.ts';
 import { buildLease, buildNode, buildNodeStatus, LEASE_NAMESPACE, NOT_READY_TAINT, statusFingerprint, type NodeIdentity } from './node-object.ts';
 import type { KubeletTimings } from './timings.ts';
 import { errorMessage } from '../../../src/common/errors.ts';
 
-interface NodeObject {
-  metadata: { uid: string };
-  spec?: { taints?: { key: string; effect: string }[] };
-}
+type NodeObject = ClusterStored<Node>;
 
 export interface NodeAgentOptions {
   rest: KubeRest;

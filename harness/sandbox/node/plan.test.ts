@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Container, Pod } from './k8s.ts';
+import type { Container, Pod } from '../../../src/kube/types.ts';
 import { admitResize, nextStep, resizeNeedsRestart, type NodeCapacityView, type Step } from './plan.ts';
 import {
   newPodRuntime,

@@ -5,7 +5,7 @@
  * acted on at the next step, like the kubelet's computePodActions on every sync.
  */
 import { nextStatusChange } from './container-status.ts';
-import type { Container, Pod, ResourceList, ResourceRequirements } from './k8s.ts';
+import type { Container, Pod, ResourceList, ResourceRequirements } from '../../../src/kube/types.ts';
 import { isSidecar, pullRetryAt, restartDueAt, shouldRestart, type ContainerKind } from './policy.ts';
 import { effectiveRequests, milli, RESIZABLE, sameQuantities, sumMilli } from './quantity.ts';
 import type { ContainerRuntime, PodRuntime, ResizeVerdict } from './runtime.ts';

@@ -7,17 +7,17 @@ import type { Logger } from '../../../src/common/log.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { PatchType, type KubeRest } from '../../../src/kube/rest.ts';
-import type { Pod } from './k8s.ts';
+import type { Pod, Stored } from '../../../src/kube/types.ts';
 import { rfc3339 } from './k8s.ts';
 import type { StatusPatch } from './status-patch.ts';
 import { errorMessage } from '../../../src/common/errors.ts';
 
 export interface PodApi {
   /** Patches pods/status; returns the pod's new resourceVersion. */
-  patchStatus(pod: Pod, patch: StatusPatch, signal: AbortSignal): Promise<string | undefined>;
+  patchStatus(pod: Stored<Pod>, patch: StatusPatch, signal: AbortSignal): Promise<string | undefined>;
   /** Deletes the pod at once (gracePeriodSeconds=0) if it still has this UID; a pod already gone is fine. */
-  deletePod(pod: Pod, signal: AbortSignal): Promise<void>;
-  getPod(namespace: string, name: string, signal: AbortSignal): Promise<Pod | undefined>;
+  deletePod(pod: Stored<Pod>, signal: AbortSignal): Promise<void>;
+  getPod(namespace: string, name: string, signal: AbortSignal): Promise<Stored<Pod> | undefined>;
   /** The PVC's phase, or undefined when it does not exist. */
   claimPhase(namespace: string, name: string, signal: AbortSignal): Promise<string | undefined>;
 }
@@ -31,13 +31,13 @@ export interface PodEvent {
 }
 
 export interface EventSink {
-  record(pod: Pod, event: PodEvent): void;
+  record(pod: Stored<Pod>, event: PodEvent): void;
 }
 
 export function restPodApi(rest: KubeRest): PodApi {
   return {
     async patchStatus(pod, patch, signal) {
-      const res = await rest.patch<Pod>(core('pods', pod.metadata.namespace, pod.metadata.name, 'status'), patch, PatchType.strategic, {}, signal);
+      const res = await rest.patch<Stored<Pod>>(core('pods', pod.metadata.namespace, pod.metadata.name, 'status'), patch, PatchType.strategic, {}, signal);
       return res.metadata.resourceVersion;
     },
     async deletePod(pod, signal) {
@@ -50,7 +50,7 @@ export function restPodApi(rest: KubeRest): PodApi {
     },
     async getPod(namespace, name, signal) {
       try {
-        return await rest.get<Pod>(core('pods', namespace, name), signal);
+        return await rest.get<Stored<Pod>>(core('pods', namespace, name), signal);
       } catch (err) {
         if (isKubeError(err, 'NotFound')) return undefined;
         throw err;

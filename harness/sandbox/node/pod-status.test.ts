@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Pod, PodCondition } from './k8s.ts';
+import type { Pod, PodCondition } from '../../../src/kube/types.ts';
 import { buildPodStatus, type KubeletPodStatus } from './pod-status.ts';
 import {
   newPodRuntime,

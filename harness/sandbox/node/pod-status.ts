@@ -4,7 +4,7 @@
  * IPs. Modelled on the kubelet's generateAPIPodStatus / getPhase and status/generate.go.
  */
 import { buildContainerStatus, type ContainerStatusContext } from './container-status.ts';
-import type { Container, ContainerStatus, Pod, PodCondition, PodStatus } from './k8s.ts';
+import type { Container, ContainerStatus, Pod, PodCondition, PodStatus } from '../../../src/kube/types.ts';
 import { rfc3339 } from './k8s.ts';
 import { isSidecar, type ContainerKind } from './policy.ts';
 import { getPodQOS } from './quantity.ts';

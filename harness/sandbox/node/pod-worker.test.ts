@@ -8,7 +8,7 @@ import { createLogger } from '../../../src/common/log.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import { PodIPPool } from './addresses.ts';
 import { ImageStore, SimRegistry } from './image-store.ts';
-import type { Pod } from './k8s.ts';
+import type { Pod, Stored } from '../../../src/kube/types.ts';
 import { delayFn, serialSlot, type NodeContext } from './node-context.ts';
 import type { PodApi, PodEvent } from './pod-api.ts';
 import { PodWorker } from './pod-worker.ts';
@@ -18,22 +18,22 @@ import { testPod } from './test-fixtures.ts';
 
 class FakePodApi implements PodApi {
   patches: StatusPatch[] = [];
-  deleted: Pod[] = [];
+  deleted: Stored<Pod>[] = [];
   /** Makes the Nth patch (1-based) fail with this error. */
   failPatch: { n: number; err: Error } | undefined;
-  live: Pod | undefined;
+  live: Stored<Pod> | undefined;
   private rv = 100;
 
-  patchStatus(_pod: Pod, patch: StatusPatch): Promise<string> {
+  patchStatus(_pod: Stored<Pod>, patch: StatusPatch): Promise<string> {
     this.patches.push(patch);
     if (this.failPatch?.n === this.patches.length) return Promise.reject(this.failPatch.err);
     return Promise.resolve(String(++this.rv));
   }
-  deletePod(pod: Pod): Promise<void> {
+  deletePod(pod: Stored<Pod>): Promise<void> {
     this.deleted.push(pod);
     return Promise.resolve();
   }
-  getPod(): Promise<Pod | undefined> {
+  getPod(): Promise<Stored<Pod> | undefined> {
     return Promise.resolve(this.live);
   }
   claimPhase(): Promise<string | undefined> {
@@ -138,7 +138,7 @@ describe('PodWorker', () => {
     const n = api.patches.length;
     // The watch echoes our last write, then shows a clobbered phase.
     w.update({ ...pod, metadata: { ...pod.metadata, resourceVersion: String(100 + n) }, status: api.last() });
-    w.update({ ...pod, metadata: { ...pod.metadata, resourceVersion: String(200 + n) }, status: { ...(api.last() as Pod['status']), phase: 'Pending' } });
+    w.update({ ...pod, metadata: { ...pod.metadata, resourceVersion: String(200 + n) }, status: { ...(api.last() as Stored<Pod>['status']), phase: 'Pending' } });
     await waitFor(() => (api.patches.length > n ? true : undefined), { timeoutMs: 2_000, intervalMs: 5, what: 'a rewrite' });
     expect(phaseOf(api)).toBe('Running');
     w.stop();

@@ -7,7 +7,7 @@ import { backoffMs } from '../../../src/common/backoff.ts';
 import { sleep } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { startContainer, graceMs } from './container-start.ts';
-import type { Pod } from './k8s.ts';
+import type { Pod, Stored } from '../../../src/kube/types.ts';
 import type { NodeContext } from './node-context.ts';
 import { nextStep, type Step } from './plan.ts';
 import { buildPodStatus, KUBELET_CONDITIONS, type KubeletPodStatus } from './pod-status.ts';
@@ -32,7 +32,7 @@ const CLAIM_POLL_MS = 250;
 
 export class PodWorker {
   readonly uid: string;
-  private pod: Pod;
+  private pod: Stored<Pod>;
   private rt: PodRuntime;
   private readonly ctx: NodeContext;
   /** Ends the worker: node stopped, or the pod is gone from the apiserver. */
@@ -51,7 +51,7 @@ export class PodWorker {
   /** Set once the pod was terminated and deleted by this worker. */
   finished = false;
 
-  constructor(pod: Pod, ctx: NodeContext, nodeSignal: AbortSignal, runtime?: PodRuntime) {
+  constructor(pod: Stored<Pod>, ctx: NodeContext, nodeSignal: AbortSignal, runtime?: PodRuntime) {
     this.uid = pod.metadata.uid;
     this.pod = pod;
     this.ctx = ctx;
@@ -67,7 +67,7 @@ export class PodWorker {
   }
 
   /** A newer version of the pod from the watch. */
-  update(pod: Pod): void {
+  update(pod: Stored<Pod>): void {
     const wasDeleting = this.pod.metadata.deletionTimestamp !== undefined;
     this.pod = pod;
     this.changed = true;
@@ -109,7 +109,7 @@ export class PodWorker {
   private async onError(err: unknown): Promise<void> {
     if (isKubeError(err, 'NotFound', 'Conflict', 'Invalid')) {
       // A status patch with our UID precondition failed: the pod may be gone or recreated under its name.
-      const live = await this.ctx.api.getPod(this.pod.metadata.namespace ?? '', this.pod.metadata.name, this.life.signal).catch(() => this.pod);
+      const live = await this.ctx.api.getPod(this.pod.metadata.namespace, this.pod.metadata.name, this.life.signal).catch(() => this.pod);
       if (!live || live.metadata.uid !== this.uid) {
         this.life.abort();
         return;
@@ -206,7 +206,7 @@ export class PodWorker {
 
 
   private async waitForClaims(claims: string[], signal: AbortSignal): Promise<void> {
-    const ns = this.pod.metadata.namespace ?? '';
+    const ns = this.pod.metadata.namespace;
     for (const claim of claims) {
       while ((await this.ctx.api.claimPhase(ns, claim, signal)) !== 'Bound') await sleep(CLAIM_POLL_MS, signal);
     }

@@ -3,7 +3,7 @@
  * back-offs and container kinds. Named after their upstream counterparts where there is one.
  */
 import { parseImageReference } from '../../../src/api/image-ref.ts';
-import type { Container, Pod } from './k8s.ts';
+import type { Container, Pod } from '../../../src/kube/types.ts';
 import type { ContainerRuntime, PullFailure } from './runtime.ts';
 import { backoffFor, type KubeletTimings } from './timings.ts';
 

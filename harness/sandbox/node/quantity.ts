@@ -3,7 +3,7 @@
  * `src/common/quantity.ts`; this file adapts it to the sandbox's container and pod shapes.
  */
 import { effectiveRequests as requestsOf, qosClass, type QosClass } from '../../../src/common/quantity.ts';
-import type { Container, Pod, ResourceList } from './k8s.ts';
+import type { Container, Pod, ResourceList } from '../../../src/kube/types.ts';
 
 export { milli, parseQuantity, RESIZABLE, sameQuantities, sumMilli } from '../../../src/common/quantity.ts';
 

@@ -3,7 +3,7 @@
  * instance and the one before. Times are epoch milliseconds. Transitions are pure functions that return a new
  * state; the pod worker applies them after it has charged the simulated delay.
  */
-import type { ResourceRequirements } from './k8s.ts';
+import type { ResourceRequirements } from '../../../src/kube/types.ts';
 
 export interface Termination {
   exitCode: number;

@@ -2,7 +2,7 @@
  * Events that follow from status transitions rather than from steps: a container entering image-pull or
  * crash-loop back-off is reported once per entry, with the kubelet's wording.
  */
-import type { ContainerStatus, Pod } from './k8s.ts';
+import type { ContainerStatus, Pod } from '../../../src/kube/types.ts';
 import type { PodEvent } from './pod-api.ts';
 import type { KubeletPodStatus } from './pod-status.ts';
 

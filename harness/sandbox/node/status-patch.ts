@@ -4,7 +4,7 @@
  * as ebb's InPlaceUpdateReady) are never touched; container status lists are replaced; the pod UID rides
  * along as a precondition, so a patch never lands on a pod recreated under the same name.
  */
-import type { PodCondition, PodStatus } from './k8s.ts';
+import type { PodCondition, PodStatus } from '../../../src/kube/types.ts';
 import { TRANSIENT_CONDITIONS, type KubeletPodStatus } from './pod-status.ts';
 
 export interface StatusPatch {

@@ -1,7 +1,7 @@
 /**
  * Builders shared by the simulated kubelet's unit tests: pods, runtimes in a given state, a fixed clock.
  */
-import type { Container, Pod, PodSpec } from './k8s.ts';
+import type { Container, Pod, PodSpec, Stored } from '../../../src/kube/types.ts';
 import { newPodRuntime, withContainerStarted, withSandbox, withVolumesReady, type PodRuntime } from './runtime.ts';
 import { defaultTimings, type KubeletTimings } from './timings.ts';
 
@@ -10,9 +10,9 @@ export const T0 = Date.UTC(2025, 0, 1);
 
 export const timings: KubeletTimings = { ...defaultTimings, pullBackoffMs: 1_000, pullBackoffCapMs: 8_000, crashBackoffMs: 1_000, crashBackoffCapMs: 8_000 };
 
-export function testPod(spec: Partial<PodSpec> = {}, meta: Partial<Pod['metadata']> = {}): Pod {
+export function testPod(spec: Partial<PodSpec> = {}, meta: Partial<Pod['metadata']> = {}): Stored<Pod> {
   return {
-    metadata: { name: 'web-0', namespace: 'ns', uid: 'uid-1', generation: 1, ...meta },
+    metadata: { name: 'web-0', namespace: 'ns', uid: 'uid-1', resourceVersion: '1', generation: 1, ...meta },
     spec: { nodeName: 'sim-node-0', containers: [{ name: 'app', image: 'nginx:1.25' }], ...spec },
     status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: '2025-01-01T00:00:00Z' }], qosClass: 'BestEffort' },
   };

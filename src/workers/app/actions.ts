@@ -5,7 +5,7 @@
  */
 import type { EventReason } from '../../api/keys.ts';
 import type { FallbackLog, InPlaceStep } from '../inplace/index.ts';
-import type { ControllerRevision, OwnerReference, PersistentVolumeClaim, Pod } from './kube-types.ts';
+import type { ControllerRevision, Named, OwnerReference, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 
 export interface EventSpec {
   type: 'Normal' | 'Warning';
@@ -27,23 +27,23 @@ export interface FallbackNote {
 }
 
 export type Action =
-  | { kind: 'createRevision'; revision: ControllerRevision }
+  | { kind: 'createRevision'; revision: Named<ControllerRevision> }
   | { kind: 'renumberRevision'; name: string; resourceVersion: string | undefined; revision: number }
   | { kind: 'adoptRevision'; name: string; resourceVersion: string | undefined; ownerReferences: OwnerReference[]; revision: number }
   | { kind: 'deleteRevision'; name: string; uid: string | undefined }
   | { kind: 'adoptPod'; name: string; resourceVersion: string | undefined; ownerReferences: OwnerReference[] }
   | { kind: 'fixPodIdentity'; name: string; resourceVersion: string | undefined; labels: Record<string, string> }
-  | { kind: 'createPvc'; pvc: PersistentVolumeClaim; ordinal: number }
+  | { kind: 'createPvc'; pvc: Named<PersistentVolumeClaim>; ordinal: number }
   | { kind: 'setPvcOwners'; name: string; resourceVersion: string | undefined; ownerReferences: OwnerReference[] }
-  | { kind: 'createPod'; pod: Pod; ordinal: number; revision: string }
+  | { kind: 'createPod'; pod: Named<Pod>; ordinal: number; revision: string }
   | { kind: 'deletePod'; name: string; uid: string | undefined; ordinal: number; cause: DeleteCause; revision: string | undefined; fallback?: FallbackNote | undefined }
   /**
    * One step of a pod's in-place update (docs/architecture.md), computed from `pod` as read: at most one write,
    * with the pod's resourceVersion as precondition. `revision` is the revision the pod is moved to.
    */
-  | { kind: 'inPlaceStep'; name: string; uid: string | undefined; ordinal: number; revision: string; pod: Pod; step: InPlaceStep }
+  | { kind: 'inPlaceStep'; name: string; uid: string | undefined; ordinal: number; revision: string; pod: Stored<Pod>; step: InPlaceStep }
   /** Set readiness gate InPlaceUpdateReady True on a pod that has the gate and no update in progress (a new pod). */
-  | { kind: 'markGateReady'; name: string; uid: string | undefined; pod: Pod }
+  | { kind: 'markGateReady'; name: string; uid: string | undefined; pod: Stored<Pod> }
   /** Canary `pause: {}`: set spec.updateStrategy.rollingUpdate.paused = true (resourceVersion precondition). */
   | { kind: 'pauseRollout'; resourceVersion: string | undefined; step: number }
   /** An Event on the App, with a log line when the Event reports a decision (an in-place update refused). */

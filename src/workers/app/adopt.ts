@@ -4,22 +4,22 @@
  */
 import type { App } from '../../api/app.ts';
 import type { Action } from './actions.ts';
-import type { Pod } from './kube-types.ts';
+import type { Pod, Stored } from '../../kube/types.ts';
 import { appControllerRef } from './owner.ts';
 import { controllerRef, getOrdinal, isTerminating } from './pod-predicates.ts';
 import { selectorMatches } from './selector.ts';
 
 export interface AdoptedPods {
   /** Pods of the App (adopted ones included), in no particular order. */
-  owned: Pod[];
+  owned: Stored<Pod>[];
   /** Adoption patches for orphans. */
   actions: Action[];
 }
 
-export function adoptPods(app: App, pods: readonly Pod[]): AdoptedPods {
+export function adoptPods(app: Stored<App>, pods: readonly Stored<Pod>[]): AdoptedPods {
   const uid = app.metadata.uid;
-  const name = app.metadata.name ?? '';
-  const owned: Pod[] = [];
+  const name = app.metadata.name;
+  const owned: Stored<Pod>[] = [];
   const actions: Action[] = [];
   for (const pod of pods) {
     const ref = controllerRef(pod.metadata);
@@ -31,7 +31,7 @@ export function adoptPods(app: App, pods: readonly Pod[]): AdoptedPods {
     const adoptable = !app.metadata.deletionTimestamp && !isTerminating(pod) && getOrdinal(name, pod.metadata.name) >= 0 && selectorMatches(app.spec.selector, pod.metadata.labels);
     if (!adoptable) continue;
     const ownerReferences = [...(pod.metadata.ownerReferences ?? []), appControllerRef(app)];
-    actions.push({ kind: 'adoptPod', name: pod.metadata.name ?? '', resourceVersion: pod.metadata.resourceVersion, ownerReferences });
+    actions.push({ kind: 'adoptPod', name: pod.metadata.name, resourceVersion: pod.metadata.resourceVersion, ownerReferences });
     owned.push({ ...pod, metadata: { ...pod.metadata, ownerReferences } });
   }
   return { owned, actions };

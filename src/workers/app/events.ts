@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { App } from '../../api/app.ts';
+import type { Stored } from '../../kube/types.ts';
 import { API_VERSION, APP_KIND, GROUP } from '../../api/group.ts';
 import { EventReason } from '../../api/keys.ts';
 import type { AppStatus } from '../../api/app-status.ts';
@@ -22,7 +23,7 @@ export function reportingInstance(): string {
   return `ebb-worker-${hostname()}`.slice(0, 128);
 }
 
-export function eventObject(app: App, spec: EventSpec, now: Date, instance: string): Record<string, unknown> {
+export function eventObject(app: Stored<App>, spec: EventSpec, now: Date, instance: string): Record<string, unknown> {
   const ns = app.metadata.namespace;
   return {
     apiVersion: 'events.k8s.io/v1',
@@ -41,15 +42,15 @@ export function eventObject(app: App, spec: EventSpec, now: Date, instance: stri
   };
 }
 
-const appName = (app: App): string => app.metadata.name ?? '';
+const appName = (app: Stored<App>): string => app.metadata.name;
 
 /** The Event recorded after `action` succeeded, if it deserves one. */
-export function successEvent(app: App, action: Action): EventSpec | undefined {
+export function successEvent(app: Stored<App>, action: Action): EventSpec | undefined {
   switch (action.kind) {
     case 'createPod':
-      return { type: 'Normal', reason: EventReason.successfulCreate, action: 'Create', message: `create Pod ${action.pod.metadata.name ?? ''} in App ${appName(app)} successful`, related: { kind: 'Pod', name: action.pod.metadata.name ?? '' } };
+      return { type: 'Normal', reason: EventReason.successfulCreate, action: 'Create', message: `create Pod ${action.pod.metadata.name} in App ${appName(app)} successful`, related: { kind: 'Pod', name: action.pod.metadata.name } };
     case 'createPvc':
-      return { type: 'Normal', reason: EventReason.successfulCreate, action: 'Create', message: `create Claim ${action.pvc.metadata.name ?? ''} for Pod ${appName(app)}-${action.ordinal} in App ${appName(app)} success`, related: { kind: 'PersistentVolumeClaim', name: action.pvc.metadata.name ?? '' } };
+      return { type: 'Normal', reason: EventReason.successfulCreate, action: 'Create', message: `create Claim ${action.pvc.metadata.name} for Pod ${appName(app)}-${action.ordinal} in App ${appName(app)} success`, related: { kind: 'PersistentVolumeClaim', name: action.pvc.metadata.name } };
     case 'deletePod': {
       const reason = action.cause === 'failed' ? EventReason.recreatingFailedPod : EventReason.successfulDelete;
       const message = action.cause === 'failed' ? `App ${appName(app)} is recreating failed Pod ${action.name}` : `delete Pod ${action.name} in App ${appName(app)} successful (${action.cause === 'update' ? 'update' : 'scale down'})`;
@@ -61,12 +62,12 @@ export function successEvent(app: App, action: Action): EventSpec | undefined {
 }
 
 /** The Event recorded when `action` failed with `detail` (a KubeError message: no headers or bodies). */
-export function failureEvent(app: App, action: Action, detail: string): EventSpec | undefined {
+export function failureEvent(app: Stored<App>, action: Action, detail: string): EventSpec | undefined {
   switch (action.kind) {
     case 'createPod':
-      return { type: 'Warning', reason: EventReason.failedCreate, action: 'Create', message: `create Pod ${action.pod.metadata.name ?? ''} in App ${appName(app)} failed: ${detail}`, related: { kind: 'Pod', name: action.pod.metadata.name ?? '' } };
+      return { type: 'Warning', reason: EventReason.failedCreate, action: 'Create', message: `create Pod ${action.pod.metadata.name} in App ${appName(app)} failed: ${detail}`, related: { kind: 'Pod', name: action.pod.metadata.name } };
     case 'createPvc':
-      return { type: 'Warning', reason: EventReason.failedCreate, action: 'Create', message: `create Claim ${action.pvc.metadata.name ?? ''} in App ${appName(app)} failed: ${detail}` };
+      return { type: 'Warning', reason: EventReason.failedCreate, action: 'Create', message: `create Claim ${action.pvc.metadata.name} in App ${appName(app)} failed: ${detail}` };
     case 'deletePod':
       return {
         type: 'Warning',
@@ -92,7 +93,7 @@ export function failureEvent(app: App, action: Action, detail: string): EventSpe
  * One Event when the App's current revision becomes its update revision with every wanted pod there (a rollout
  * ended; the current revision also moves while the first pods of a new App are created, which is no rollout).
  */
-export function rolloutCompleteEvent(app: App, status: AppStatus): EventSpec | undefined {
+export function rolloutCompleteEvent(app: Stored<App>, status: AppStatus): EventSpec | undefined {
   const before = app.status?.currentRevision;
   const after = status.currentRevision;
   if (before === undefined || after === undefined || before === after || after !== status.updateRevision) return undefined;

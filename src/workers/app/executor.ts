@@ -17,7 +17,7 @@ import { statusAfterCollision, statusAfterFailure } from './failure-status.ts';
 import type { Plan } from './planner.ts';
 import { equalRevisionData, canonicalJson } from './revisions.ts';
 import type { AppClient } from './seams.ts';
-import type { Pod } from './kube-types.ts';
+import type { Pod, Stored } from '../../kube/types.ts';
 import { applyInPlaceStep, completesUpdate, markGateReady, needsGateReady, type FallbackLog } from '../inplace/index.ts';
 import { mergeDiff } from './merge-diff.ts';
 import { appControllerRef } from './owner.ts';
@@ -32,7 +32,7 @@ export interface ExecuteDeps {
 }
 
 interface Run {
-  app: App;
+  app: Stored<App>;
   ns: string;
   deps: ExecuteDeps;
 }
@@ -73,7 +73,7 @@ type PodActionKind = (typeof POD_ACTIONS)[number];
 const isPodAction = (a: Action): a is Extract<Action, { kind: PodActionKind }> => (POD_ACTIONS as readonly string[]).includes(a.kind);
 
 /** Performs one action; returns the App as it is afterwards (changed only by pauseRollout). */
-async function perform(run: Run, action: Action): Promise<App> {
+async function perform(run: Run, action: Action): Promise<Stored<App>> {
   const { client } = run.deps;
   const ns = run.ns;
   if (isPodAction(action)) {
@@ -100,7 +100,7 @@ async function perform(run: Run, action: Action): Promise<App> {
       await client.claims.patch(ns, action.name, rvPatch(action.resourceVersion, { ownerReferences: action.ownerReferences }));
       break;
     case 'pauseRollout':
-      return client.apps.patch(ns, run.app.metadata.name ?? '', rvPatch(action.resourceVersion, {}, { spec: { updateStrategy: { rollingUpdate: { paused: true } } } }));
+      return client.apps.patch(ns, run.app.metadata.name, rvPatch(action.resourceVersion, {}, { spec: { updateStrategy: { rollingUpdate: { paused: true } } } }));
     case 'event':
       if (action.log) logDecision(run, action.log);
       await recordEvent(run, action.event);
@@ -121,9 +121,9 @@ const GATE_ATTEMPTS = 5;
  * scheduler and kubelet write the new pod meanwhile: a 409 means re-read and try again. Best effort: the next
  * plan sets a gate still unset (`markGateReady` action).
  */
-async function markNewPodGate(run: Run, created: Pod): Promise<void> {
+async function markNewPodGate(run: Run, created: Stored<Pod>): Promise<void> {
   const { client } = run.deps;
-  let pod: Pod | undefined = created;
+  let pod: Stored<Pod> | undefined = created;
   try {
     for (let attempt = 0; pod && needsGateReady(pod) && attempt < GATE_ATTEMPTS; attempt++) {
       try {
@@ -131,7 +131,7 @@ async function markNewPodGate(run: Run, created: Pod): Promise<void> {
         return;
       } catch (err) {
         if (!isKubeError(err, 'Conflict')) throw err;
-        pod = await client.pods.get(run.ns, created.metadata.name ?? '');
+        pod = await client.pods.get(run.ns, created.metadata.name);
       }
     }
   } catch (err) {
@@ -161,13 +161,13 @@ function alreadyDone(action: Action, err: unknown): boolean {
  * data: adopt it. Anything else: a hash collision, so the collision count goes up and the plan is redone.
  */
 async function revisionTaken(run: Run, action: Extract<Action, { kind: 'createRevision' }>): Promise<'done' | 'collision'> {
-  const existing = await run.deps.client.revisions.get(run.ns, action.revision.metadata.name ?? '');
+  const existing = await run.deps.client.revisions.get(run.ns, action.revision.metadata.name);
   if (!existing || !equalRevisionData(existing.data, action.revision.data)) return 'collision';
   const owner = controllerRef(existing.metadata);
   if (owner?.uid === run.app.metadata.uid) return 'done';
   if (owner) return 'collision';
   const ownerReferences = [...(existing.metadata.ownerReferences ?? []), appControllerRef(run.app)];
-  await run.deps.client.revisions.patch(run.ns, existing.metadata.name ?? '', rvPatch(existing.metadata.resourceVersion, { ownerReferences }));
+  await run.deps.client.revisions.patch(run.ns, existing.metadata.name, rvPatch(existing.metadata.resourceVersion, { ownerReferences }));
   return 'done';
 }
 
@@ -175,7 +175,7 @@ async function writeStatus(run: Run, status: AppStatus): Promise<void> {
   const before = run.app.status ?? {};
   if (canonicalJson(before) === canonicalJson(status)) return;
   const patch = rvPatch(run.app.metadata.resourceVersion, {}, { status: mergeDiff(before, status) });
-  run.app = await run.deps.client.apps.patchStatus(run.ns, run.app.metadata.name ?? '', patch);
+  run.app = await run.deps.client.apps.patchStatus(run.ns, run.app.metadata.name, patch);
 }
 
 /** Best-effort status write on the failure path: the original error is what matters. */
@@ -197,7 +197,7 @@ async function recovered(run: Run, action: Action, err: unknown, status: AppStat
   if ((await revisionTaken(run, action)) === 'done') return true;
   // Only the count changes: the rest of the planned status names the revision that could not be created.
   await writeStatus(run, statusAfterCollision({ ...(run.app.status ?? {}), collisionCount: status.collisionCount ?? 0 }));
-  throw new KubeError('Conflict', 409, `revision name ${action.revision.metadata.name ?? ''} collides with a different revision; collision count raised`);
+  throw new KubeError('Conflict', 409, `revision name ${action.revision.metadata.name} collides with a different revision; collision count raised`);
 }
 
 /** Handles a failed action: Event, failure condition, then a result to end with or a throw for the queue to retry. */
@@ -227,9 +227,9 @@ async function finish(run: Run, plan: Plan, read: AppStatus | undefined): Promis
   return wait ? { wait } : {};
 }
 
-export async function execute(plan: Plan, app: App, deps: ExecuteDeps): Promise<ReconcileResult> {
+export async function execute(plan: Plan, app: Stored<App>, deps: ExecuteDeps): Promise<ReconcileResult> {
   if (plan.needsClaims === true || plan.needsImageLists === true) throw new Error('internal: a plan made without the objects it needs was about to be executed');
-  const run: Run = { app, ns: app.metadata.namespace ?? '', deps };
+  const run: Run = { app, ns: app.metadata.namespace, deps };
   for (const action of plan.actions.filter((a) => !isPrewarmAction(a))) {
     try {
       run.app = await perform(run, action);

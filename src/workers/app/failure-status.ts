@@ -23,7 +23,7 @@ export function statusAfterFailure(status: AppStatus, f: FailureContext): AppSta
   const update = (action.kind === 'deletePod' && action.cause === 'update') || action.kind === 'inPlaceStep';
   if (action.kind !== 'createPod' && action.kind !== 'createPvc' && !update) return status;
   if (action.kind === 'createPod' || action.kind === 'createPvc') {
-    const what = action.kind === 'createPod' ? `Pod ${action.pod.metadata.name ?? ''}` : `Claim ${action.pvc.metadata.name ?? ''}`;
+    const what = action.kind === 'createPod' ? `Pod ${action.pod.metadata.name}` : `Claim ${action.pvc.metadata.name}`;
     conditions = setCondition(conditions, { type: ConditionType.failedCreatePod, status: 'True', reason: Reason.createPodFailed, message: `create ${what} failed: ${f.detail}` }, f.now, f.generation);
     if (f.code === 'Invalid') {
       const message = `the apiserver rejects the ${action.kind === 'createPod' ? 'pods' : 'claims'} of this spec: ${f.detail}`;

@@ -25,7 +25,7 @@ import {
 } from '../inplace/index.ts';
 import { UpdateStrategyType } from '../../api/update-strategy.ts';
 import type { Action } from './actions.ts';
-import type { ControllerRevision, Pod } from './kube-types.ts';
+import type { ControllerRevision, Pod, Stored } from '../../kube/types.ts';
 import { getPodRevision, isFailed, isSucceeded, isTerminating } from './pod-predicates.ts';
 import type { Accumulator, PodSet } from './pod-set.ts';
 import { templateOf } from './revisions.ts';
@@ -41,7 +41,7 @@ export interface UpdateContext {
   decide(from: string | undefined): UpdateDecision;
 }
 
-export function updateContext(set: PodSet, revisions: readonly ControllerRevision[]): UpdateContext {
+export function updateContext(set: PodSet, revisions: readonly Stored<ControllerRevision>[]): UpdateContext {
   const strategy = set.app.spec.updateStrategy;
   const policy = strategy?.rollingUpdate?.podUpdatePolicy;
   const to = templateOf(set.update) ?? set.app.spec.template;
@@ -62,10 +62,10 @@ export function updateContext(set: PodSet, revisions: readonly ControllerRevisio
   };
 }
 
-const updateRevision = (ctx: UpdateContext): string => ctx.set.update.metadata.name ?? '';
+const updateRevision = (ctx: UpdateContext): string => ctx.set.update.metadata.name;
 
 interface Replica {
-  pod: Pod;
+  pod: Stored<Pod>;
   ordinal: number;
 }
 
@@ -74,15 +74,15 @@ function inPlaceStep(ctx: UpdateContext, acc: Accumulator, { pod, ordinal }: Rep
   const step = nextInPlaceStep(pod, { revision, plan, gracePeriodSeconds: ctx.gracePeriodSeconds }, ctx.set.now);
   const wait = stepWait(step);
   if (wait) acc.waits.push(wait);
-  else if (step.kind !== 'done') acc.actions.push({ kind: 'inPlaceStep', name: pod.metadata.name ?? '', uid: pod.metadata.uid, ordinal, revision, pod, step });
+  else if (step.kind !== 'done') acc.actions.push({ kind: 'inPlaceStep', name: pod.metadata.name, uid: pod.metadata.uid, ordinal, revision, pod, step });
   // Starting with a grace period: the timer for its end is set now (the start's own watch event may come first).
   if (step.kind === 'start' && ctx.gracePeriodSeconds > 0) acc.waits.push({ reason: GRACE_PERIOD_WAIT, afterMs: Math.max(0, Date.parse(step.state.startedAt) + ctx.gracePeriodSeconds * 1000 - ctx.set.now.getTime()) });
 }
 
 /** Delete for recreation; a fallback from in place carries its Event and log line. */
-function recreate(ctx: UpdateContext, pod: Pod, ordinal: number, decision: UpdateDecision): Action {
+function recreate(ctx: UpdateContext, pod: Stored<Pod>, ordinal: number, decision: UpdateDecision): Action {
   const action = deletePod(pod, ordinal, 'update');
-  const texts = fallbackTexts(decision, { name: pod.metadata.name ?? '', uid: pod.metadata.uid }, updateRevision(ctx));
+  const texts = fallbackTexts(decision, { name: pod.metadata.name, uid: pod.metadata.uid }, updateRevision(ctx));
   return texts && action.kind === 'deletePod' ? { ...action, fallback: { event: texts.event, log: texts.log } } : action;
 }
 
@@ -90,7 +90,7 @@ function recreate(ctx: UpdateContext, pod: Pod, ordinal: number, decision: Updat
  * How to move outdated `pod` now: recreate, one in-place step, or nothing when InPlaceOnly refuses. Returns
  * false when nothing was planned (refused), so the caller does not spend budget on it.
  */
-export function updateAction(ctx: UpdateContext, acc: Accumulator, pod: Pod, ordinal: number): boolean {
+export function updateAction(ctx: UpdateContext, acc: Accumulator, pod: Stored<Pod>, ordinal: number): boolean {
   const decision = ctx.decide(getPodRevision(pod));
   if (decision.mode === 'refuse') return false;
   if (decision.mode === 'recreate') acc.actions.push(recreate(ctx, pod, ordinal, decision));
@@ -99,7 +99,7 @@ export function updateAction(ctx: UpdateContext, acc: Accumulator, pod: Pod, ord
 }
 
 /** A pod whose in-place update has started: its next step, towards the update revision when it may go there. */
-function driveInFlight(ctx: UpdateContext, acc: Accumulator, pod: Pod, ordinal: number, paused: boolean): void {
+function driveInFlight(ctx: UpdateContext, acc: Accumulator, pod: Stored<Pod>, ordinal: number, paused: boolean): void {
   const label = getPodRevision(pod);
   const update = updateRevision(ctx);
   // Paused: an update to the update revision that has started completes; none is started or redirected.
@@ -115,7 +115,7 @@ function driveInFlight(ctx: UpdateContext, acc: Accumulator, pod: Pod, ordinal: 
   else inPlaceStep(ctx, acc, { pod, ordinal }, label, EMPTY_PLAN);
 }
 
-const isSettledPhase = (pod: Pod): boolean => isTerminating(pod) || isFailed(pod) || isSucceeded(pod);
+const isSettledPhase = (pod: Stored<Pod>): boolean => isTerminating(pod) || isFailed(pod) || isSucceeded(pod);
 
 /**
  * Pods in flight get their next step and pods with an unset gate get it set, whatever blocks the rest of the
@@ -130,7 +130,7 @@ export function planInFlight(ctx: UpdateContext, acc: Accumulator, paused: boole
       inFlight.add(ordinal);
       driveInFlight(ctx, acc, pod, ordinal, paused);
     } else if (needsGateReady(pod)) {
-      acc.actions.push({ kind: 'markGateReady', name: pod.metadata.name ?? '', uid: pod.metadata.uid, pod });
+      acc.actions.push({ kind: 'markGateReady', name: pod.metadata.name, uid: pod.metadata.uid, pod });
     }
   }
   return inFlight;
@@ -144,7 +144,7 @@ export function collectFallbacks(ctx: UpdateContext, acc: Accumulator): void {
   for (let ordinal = set.end - 1; ordinal >= Math.max(set.start, set.partition); ordinal--) {
     const pod = set.replicas.get(ordinal);
     if (!pod || isTerminating(pod) || getPodRevision(pod) === updateRevision(ctx)) continue;
-    const texts = fallbackTexts(ctx.decide(getPodRevision(pod)), { name: pod.metadata.name ?? '', uid: pod.metadata.uid }, updateRevision(ctx));
+    const texts = fallbackTexts(ctx.decide(getPodRevision(pod)), { name: pod.metadata.name, uid: pod.metadata.uid }, updateRevision(ctx));
     if (texts) acc.fallbacks.push(texts);
   }
 }

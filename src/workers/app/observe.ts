@@ -2,7 +2,7 @@
 import { Label, prewarmLabelKey } from '../../api/keys.ts';
 import type { App } from '../../api/app.ts';
 import type { ImageList } from '../../api/image-list.ts';
-import type { PersistentVolumeClaim } from './kube-types.ts';
+import type { ClusterStored, PersistentVolumeClaim, Stored } from '../../kube/types.ts';
 import { plan, type Observed, type Plan } from './planner.ts';
 import type { AppClient } from './seams.ts';
 import { selectorIsEmpty, selectorString } from './selector.ts';
@@ -17,13 +17,13 @@ function claimSelector(matchLabels: Record<string, string> | undefined, name: st
 }
 
 /** The claims that may belong to `app` (none to read when it has no volumeClaimTemplates). */
-export async function readClaims(client: AppClient, app: App): Promise<PersistentVolumeClaim[]> {
+export async function readClaims(client: AppClient, app: Stored<App>): Promise<Stored<PersistentVolumeClaim>[]> {
   if ((app.spec.volumeClaimTemplates ?? []).length === 0) return [];
-  return client.claims.list(app.metadata.namespace ?? '', claimSelector(app.spec.selector.matchLabels, app.metadata.name ?? ''));
+  return client.claims.list(app.metadata.namespace, claimSelector(app.spec.selector.matchLabels, app.metadata.name));
 }
 
 /** The ImageLists holding pre-warm entries of App `namespace/name`: one LIST by the App's label. */
-export function readImageLists(client: AppClient, namespace: string, name: string): Promise<ImageList[]> {
+export function readImageLists(client: AppClient, namespace: string, name: string): Promise<ClusterStored<ImageList>[]> {
   return client.imageLists.list(prewarmLabelKey(namespace, name));
 }
 

@@ -1,21 +1,21 @@
 /** Owner references from an App (and its pods) to the objects ebb creates for it. */
 import type { App } from '../../api/app.ts';
 import { API_VERSION, APP_KIND } from '../../api/group.ts';
-import type { OwnerReference, Pod } from './kube-types.ts';
+import type { OwnerReference, Pod, Stored } from '../../kube/types.ts';
 
 /** The controller reference an App puts on its pods and ControllerRevisions (GC waits for them on foreground deletion). */
-export function appControllerRef(app: App): OwnerReference {
-  return { apiVersion: API_VERSION, kind: APP_KIND, name: app.metadata.name ?? '', uid: app.metadata.uid ?? '', controller: true, blockOwnerDeletion: true };
+export function appControllerRef(app: Stored<App>): OwnerReference {
+  return { apiVersion: API_VERSION, kind: APP_KIND, name: app.metadata.name, uid: app.metadata.uid, controller: true, blockOwnerDeletion: true };
 }
 
 /** A non-controller reference to the App: PVCs under `whenDeleted: Delete`. */
-export function appOwnerRef(app: App): OwnerReference {
-  return { apiVersion: API_VERSION, kind: APP_KIND, name: app.metadata.name ?? '', uid: app.metadata.uid ?? '' };
+export function appOwnerRef(app: Stored<App>): OwnerReference {
+  return { apiVersion: API_VERSION, kind: APP_KIND, name: app.metadata.name, uid: app.metadata.uid };
 }
 
 /** A non-controller reference to a pod: the PVCs of a condemned pod under `whenScaled: Delete`. */
-export function podOwnerRef(pod: Pod): OwnerReference {
-  return { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name ?? '', uid: pod.metadata.uid ?? '' };
+export function podOwnerRef(pod: Stored<Pod>): OwnerReference {
+  return { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid };
 }
 
 export function sameOwner(a: OwnerReference, b: OwnerReference): boolean {

@@ -10,7 +10,7 @@ import { podIsUpdatingInPlace, type FallbackTexts } from '../inplace/index.ts';
 import type { Action } from './actions.ts';
 import type { CanaryOutcome } from './canary.ts';
 import { findCondition, setCondition } from './conditions.ts';
-import type { Pod } from './kube-types.ts';
+import type { Named, Pod, Stored } from '../../kube/types.ts';
 import { getPodRevision } from './pod-predicates.ts';
 import type { PodSet } from './pod-set.ts';
 import { selectorString } from './selector.ts';
@@ -34,7 +34,7 @@ export function completedCurrent(counts: ReplicaCounts, current: string, update:
 function outdatedReplicas(set: PodSet): number {
   const strategy = set.app.spec.updateStrategy;
   if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate) return 0;
-  const update = set.update.metadata.name ?? '';
+  const update = set.update.metadata.name;
   let outdated = 0;
   for (let ord = Math.max(set.start, strategy?.rollingUpdate?.partition ?? 0); ord < set.end; ord++) {
     const pod = set.replicas.get(ord);
@@ -45,7 +45,7 @@ function outdatedReplicas(set: PodSet): number {
 
 function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, ownedCount: number): Progress {
   const want = set.end - set.start;
-  const update = set.update.metadata.name ?? '';
+  const update = set.update.metadata.name;
   if (outdatedReplicas(set) > 0) {
     const updated = `${counts.updatedReplicas} of ${want} pods at revision ${update}`;
     const steps = set.app.spec.updateStrategy?.rollingUpdate?.canary?.steps.length ?? 0;
@@ -68,7 +68,7 @@ function pauseState(canary: CanaryOutcome, specPaused: boolean): { pause: PauseS
 
 export interface StatusInput {
   set: PodSet;
-  owned: readonly Pod[];
+  owned: readonly Stored<Pod>[];
   canary: CanaryOutcome;
   collisionCount: number;
   actions: readonly Action[];
@@ -89,7 +89,7 @@ function fallbackCondition(conditions: Condition[], fallbacks: readonly Fallback
 }
 
 /** `pod` as the plan's write `action` leaves it, or undefined when the action does not change it. */
-function projected(pod: Pod | undefined, action: Action, now: Date): Pod | undefined {
+function projected(pod: Named<Pod> | undefined, action: Action, now: Date): Named<Pod> | undefined {
   switch (action.kind) {
     case 'createPod':
       return pod ?? action.pod;
@@ -113,10 +113,10 @@ function projected(pod: Pod | undefined, action: Action, now: Date): Pod | undef
  * restart carries the new revision. The status written after those writes already counts them, so their own
  * watch events change no counter (about one status write per pod in a rolling update instead of three).
  */
-export function projectPodWrites(owned: readonly Pod[], actions: readonly Action[], now: Date): Pod[] {
-  const byName = new Map(owned.map((p) => [p.metadata.name ?? '', p]));
+export function projectPodWrites(owned: readonly Named<Pod>[], actions: readonly Action[], now: Date): Named<Pod>[] {
+  const byName = new Map(owned.map((p) => [p.metadata.name, p]));
   for (const action of actions) {
-    const name = action.kind === 'createPod' ? (action.pod.metadata.name ?? '') : 'name' in action ? action.name : undefined;
+    const name = action.kind === 'createPod' ? action.pod.metadata.name : 'name' in action ? action.name : undefined;
     if (name === undefined) continue;
     const pod = projected(byName.get(name), action, now);
     if (pod) byName.set(name, pod);
@@ -130,8 +130,8 @@ export function planStatus(input: StatusInput): AppStatus {
   const { set, owned, canary, actions } = input;
   const app = set.app;
   const generation = app.metadata.generation;
-  const raw = replicaCounts(input.projectWrites === false ? owned : projectPodWrites(owned, actions, set.now), set.minReadySeconds, set.now, set.current.metadata.name ?? '', set.update.metadata.name ?? '');
-  const done = completedCurrent(raw, set.current.metadata.name ?? '', set.update.metadata.name ?? '');
+  const raw = replicaCounts(input.projectWrites === false ? owned : projectPodWrites(owned, actions, set.now), set.minReadySeconds, set.now, set.current.metadata.name, set.update.metadata.name);
+  const done = completedCurrent(raw, set.current.metadata.name, set.update.metadata.name);
   const specPaused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
   const paused = pauseState(canary, specPaused);
   let conditions = appConditions(
@@ -166,14 +166,14 @@ export function planStatus(input: StatusInput): AppStatus {
 }
 
 /** Status when the planner does not act: counts against the revisions status already names. */
-export function passiveStatus(app: App, owned: readonly Pod[], minReadySeconds: number, now: Date): AppStatus {
+export function passiveStatus(app: Stored<App>, owned: readonly Stored<Pod>[], minReadySeconds: number, now: Date): AppStatus {
   const prev = app.status ?? {};
   const counts = replicaCounts(owned, minReadySeconds, now, prev.currentRevision ?? '', prev.updateRevision ?? '');
   return { ...prev, observedGeneration: app.metadata.generation, ...countsStatus(counts), labelSelector: selectorString(app.spec.selector) };
 }
 
 /** InvalidSpec=True with the problems, and an Event when the condition is new or its message changed. */
-export function invalidSpecStatus(app: App, owned: readonly Pod[], problems: readonly string[], now: Date): { status: AppStatus; actions: Action[] } {
+export function invalidSpecStatus(app: Stored<App>, owned: readonly Stored<Pod>[], problems: readonly string[], now: Date): { status: AppStatus; actions: Action[] } {
   const status = passiveStatus(app, owned, app.spec.minReadySeconds ?? 0, now);
   const message = problems.join('; ');
   const previous = findCondition(app.status?.conditions, ConditionType.invalidSpec);

@@ -1,19 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../api/app-spec.ts';
-import { makeApp, podFor, type PodState } from '../../../test/unit/app/fixtures.ts';
+import { makeApp, podFor, type PodState, stored } from '../../../test/unit/app/fixtures.ts';
 import type { Action } from './actions.ts';
-import type { ControllerRevision } from './kube-types.ts';
+import type { ControllerRevision, Stored } from '../../kube/types.ts';
 import { plan, type Observed } from './planner.ts';
 import { newRevision, revisionData } from './revisions.ts';
 
 const NOW = new Date('2025-06-01T00:00:00Z');
 const v = (tag: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: `web:${tag}` }] } });
 
-function revisionOf(spec: Partial<AppSpec>, n: number): ControllerRevision {
+function revisionOf(spec: Partial<AppSpec>, n: number): Stored<ControllerRevision> {
   const app = makeApp('web', spec);
-  const r = newRevision(app, revisionData(app), n, 0);
-  r.metadata.uid = `rev-${n}`;
-  return r;
+  return stored<ControllerRevision>(newRevision(app, revisionData(app), n, 0), `rev-${n}`);
 }
 
 type PodSpecTuple = [number, PodState, 'old' | 'new'];
@@ -26,7 +24,7 @@ function world(spec: Partial<AppSpec>, pods: PodSpecTuple[], extra: { deleting?:
   app.status = { currentRevision: oldRev.metadata.name, updateRevision: newRev.metadata.name };
   return {
     app,
-    pods: pods.map(([o, state, r]) => podFor(app, o, (r === 'old' ? oldRev : newRev).metadata.name ?? '', state)),
+    pods: pods.map(([o, state, r]) => podFor(app, o, (r === 'old' ? oldRev : newRev).metadata.name, state)),
     revisions: [oldRev, newRev],
     claims: [],
   };
@@ -36,7 +34,7 @@ const summary = (actions: Action[]): string[] =>
   actions.map((a) => {
     switch (a.kind) {
       case 'createPod':
-        return `create ${a.pod.metadata.name ?? ''}`;
+        return `create ${a.pod.metadata.name}`;
       case 'deletePod':
         return `delete ${a.name} (${a.cause})`;
       case 'event':

@@ -17,7 +17,7 @@ import { canaryProgress, type CanaryOutcome } from './canary.ts';
 import { adoptPods } from './adopt.ts';
 import { rolloutCompleteEvent } from './events.ts';
 import { isTrueFor } from './conditions.ts';
-import type { ControllerRevision, PersistentVolumeClaim, Pod } from './kube-types.ts';
+import type { ClusterStored, ControllerRevision, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 import { invalidSpecStatus, passiveStatus, planStatus, type StatusInput } from './plan-status.ts';
 import { getPodRevision, isRunningAndAvailable, isTerminating } from './pod-predicates.ts';
 import { type Accumulator, isMonotonic, ordinalRange, type PodSet, splitPods } from './pod-set.ts';
@@ -31,21 +31,21 @@ import { specProblems } from './validate.ts';
 import type { PrewarmOutcome } from './prewarm-plan.ts';
 
 export interface Observed {
-  app: App;
+  app: Stored<App>;
   /** Pods matching the App's selector (any owner). */
-  pods: Pod[];
+  pods: Stored<Pod>[];
   /** ControllerRevisions matching the App's selector (any owner). */
-  revisions: ControllerRevision[];
+  revisions: Stored<ControllerRevision>[];
   /**
    * Claims that may belong to the App (by the selector's matchLabels, else the App label); looked up by name.
    * Undefined when not read: a plan that needs them says so (`Plan.needsClaims`) and is redone with them.
    */
-  claims: PersistentVolumeClaim[] | undefined;
+  claims: Stored<PersistentVolumeClaim>[] | undefined;
   /**
    * The ImageLists holding this App's pre-warm entries (by the App's label). Undefined when not read: a plan
    * that needs them says so (`Plan.needsImageLists`) and is redone with them.
    */
-  imageLists?: ImageList[] | undefined;
+  imageLists?: ClusterStored<ImageList>[] | undefined;
 }
 
 export interface Plan {
@@ -78,7 +78,7 @@ function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target:
   };
 }
 
-function canaryFor(app: App, base: Omit<PodSet, 'partition'>, specPartition: number): CanaryOutcome {
+function canaryFor(app: Stored<App>, base: Omit<PodSet, 'partition'>, specPartition: number): CanaryOutcome {
   const rolling = (app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) === UpdateStrategyType.rollingUpdate;
   const rollingUpdate = app.spec.updateStrategy?.rollingUpdate;
   return canaryProgress({
@@ -93,7 +93,7 @@ function canaryFor(app: App, base: Omit<PodSet, 'partition'>, specPartition: num
   });
 }
 
-function podSetFor(app: App, owned: readonly Pod[], observed: Observed, revs: ResolvedRevisions, now: Date): { set: PodSet; canary: CanaryOutcome; specPartition: number } {
+function podSetFor(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, revs: ResolvedRevisions, now: Date): { set: PodSet; canary: CanaryOutcome; specPartition: number } {
   const { start, end } = ordinalRange(app);
   const { replicas, condemned } = splitPods(app, owned);
   const generation = app.metadata.generation;
@@ -106,7 +106,7 @@ function podSetFor(app: App, owned: readonly Pod[], observed: Observed, revs: Re
     end,
     replicas,
     condemned,
-    claims: observed.claims && new Map(observed.claims.map((c) => [c.metadata.name ?? '', c])),
+    claims: observed.claims && new Map(observed.claims.map((c) => [c.metadata.name, c])),
     current: revs.current,
     update: revs.update,
     createBlocked: isTrueFor(app.status?.conditions, ConditionType.invalidSpec, generation) && isTrueFor(app.status?.conditions, ConditionType.failedCreatePod, generation),
@@ -118,7 +118,7 @@ function podSetFor(app: App, owned: readonly Pod[], observed: Observed, revs: Re
   return { set: { ...base, partition }, canary, specPartition };
 }
 
-function canaryActions(app: App, canary: CanaryOutcome): Action[] {
+function canaryActions(app: Stored<App>, canary: CanaryOutcome): Action[] {
   const actions: Action[] = [];
   const step = canary.status?.step ?? 0;
   if (canary.pauseSpec) actions.push({ kind: 'pauseRollout', resourceVersion: app.metadata.resourceVersion, step });
@@ -129,8 +129,8 @@ function canaryActions(app: App, canary: CanaryOutcome): Action[] {
   return actions;
 }
 
-function liveRevisions(owned: readonly Pod[], revs: ResolvedRevisions): Set<string> {
-  const live = new Set([revs.current.metadata.name ?? '', revs.update.metadata.name ?? '']);
+function liveRevisions(owned: readonly Stored<Pod>[], revs: ResolvedRevisions): Set<string> {
+  const live = new Set([revs.current.metadata.name, revs.update.metadata.name]);
   for (const pod of owned) {
     const r = getPodRevision(pod);
     if (r) live.add(r);
@@ -139,18 +139,18 @@ function liveRevisions(owned: readonly Pod[], revs: ResolvedRevisions): Set<stri
 }
 
 /** A spec change may change the retention policy: the claims' owners are brought in line with it then. */
-function claimsNeededForSpec(app: App, observed: Observed): boolean {
+function claimsNeededForSpec(app: Stored<App>, observed: Observed): boolean {
   return observed.claims === undefined && (app.spec.volumeClaimTemplates ?? []).length > 0 && app.status?.observedGeneration !== app.metadata.generation;
 }
 
-function invalidPlan(app: App, pods: readonly Pod[], problems: readonly string[], now: Date): Plan {
+function invalidPlan(app: Stored<App>, pods: readonly Stored<Pod>[], problems: readonly string[], now: Date): Plan {
   const owned = pods.filter((p) => p.metadata.ownerReferences?.some((r) => r.controller === true && r.uid === app.metadata.uid));
   const invalid = invalidSpecStatus(app, owned, problems, now);
   return { actions: invalid.actions, status: invalid.status };
 }
 
 /** The status (as planned and as read), the rollout's end Event, pre-warming, and the earliest wait. */
-function completePlan(app: App, input: StatusInput, acc: Accumulator, canary: CanaryOutcome, prewarm: PrewarmOutcome): Plan {
+function completePlan(app: Stored<App>, input: StatusInput, acc: Accumulator, canary: CanaryOutcome, prewarm: PrewarmOutcome): Plan {
   const set = input.set;
   const status = withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation);
   // Pre-warm writes are best effort: as read, the status keeps what it said about them.
@@ -163,7 +163,7 @@ function completePlan(app: App, input: StatusInput, acc: Accumulator, canary: Ca
 }
 
 /** An App being deleted: status only, and its pre-warm entries cleared. */
-function deletingPlan(app: App, owned: readonly Pod[], observed: Observed, now: Date): Plan {
+function deletingPlan(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, now: Date): Plan {
   const status = passiveStatus(app, owned, app.spec.minReadySeconds ?? 0, now);
   const prewarm = prewarmStep(app, undefined, observed.imageLists);
   if ('needsImageLists' in prewarm) return { actions: [], status: app.status ?? {}, needsImageLists: true };
@@ -171,7 +171,7 @@ function deletingPlan(app: App, owned: readonly Pod[], observed: Observed, now: 
 }
 
 export function plan(observed: Observed, now: Date): Plan {
-  const app: App = { ...observed.app, spec: withAppSpecDefaults(observed.app.spec) };
+  const app: Stored<App> = { ...observed.app, spec: withAppSpecDefaults(observed.app.spec) };
   const adopted = adoptPods(app, observed.pods);
   const problems = specProblems(app);
   if (problems.length > 0) return invalidPlan(app, observed.pods, problems, now);

@@ -5,7 +5,7 @@
 import type { App } from '../../api/app.ts';
 import { Label } from '../../api/keys.ts';
 import type { PersistentVolumeClaimTemplate, PodTemplateSpec } from '../../api/pod-template.ts';
-import type { OwnerReference, PersistentVolumeClaim, Pod, PodSpec, Volume } from './kube-types.ts';
+import type { Named, OwnerReference, PersistentVolumeClaim, Pod, PodSpec, Stored, Volume } from '../../kube/types.ts';
 import { appControllerRef } from './owner.ts';
 import { identityLabels, podName } from './pod-predicates.ts';
 
@@ -15,18 +15,18 @@ export function claimName(claim: string, appName: string, ordinal: number): stri
 }
 
 /** The pod's volumes: the template's, with one PVC volume per claim template (replacing any of the same name). */
-function volumesFor(app: App, spec: PodSpec, ordinal: number): Volume[] | undefined {
+function volumesFor(app: Stored<App>, spec: PodSpec, ordinal: number): Volume[] | undefined {
   const claims = app.spec.volumeClaimTemplates ?? [];
   if (claims.length === 0) return spec.volumes;
   const names = new Set(claims.map((c) => c.metadata.name));
   const kept = (spec.volumes ?? []).filter((v) => !names.has(v.name));
-  const pvcs = claims.map((c) => ({ name: c.metadata.name, persistentVolumeClaim: { claimName: claimName(c.metadata.name, app.metadata.name ?? '', ordinal) } }));
+  const pvcs = claims.map((c) => ({ name: c.metadata.name, persistentVolumeClaim: { claimName: claimName(c.metadata.name, app.metadata.name, ordinal) } }));
   return [...kept, ...pvcs];
 }
 
 /** The pod for `ordinal` from `template` (the template of revision `revisionName`). */
-export function newPodForOrdinal(app: App, template: PodTemplateSpec, revisionName: string, ordinal: number): Pod {
-  const appName = app.metadata.name ?? '';
+export function newPodForOrdinal(app: Stored<App>, template: PodTemplateSpec, revisionName: string, ordinal: number): Named<Pod> {
+  const appName = app.metadata.name;
   const name = podName(appName, ordinal);
   const spec: PodSpec = structuredClone(template.spec);
   const volumes = volumesFor(app, spec, ordinal);
@@ -51,17 +51,17 @@ export function newPodForOrdinal(app: App, template: PodTemplateSpec, revisionNa
 }
 
 /** Labels of a PVC: the App's selector labels (as upstream), the claim template's, and the App label (how ebb lists them). */
-function claimLabels(app: App, claim: PersistentVolumeClaimTemplate): Record<string, string> {
-  return { ...(app.spec.selector.matchLabels ?? {}), ...(claim.metadata.labels ?? {}), [Label.app]: app.metadata.name ?? '' };
+function claimLabels(app: Stored<App>, claim: PersistentVolumeClaimTemplate): Record<string, string> {
+  return { ...(app.spec.selector.matchLabels ?? {}), ...(claim.metadata.labels ?? {}), [Label.app]: app.metadata.name };
 }
 
-export function newPvcForOrdinal(app: App, claim: PersistentVolumeClaimTemplate, ordinal: number, ownerReferences: OwnerReference[]): PersistentVolumeClaim {
+export function newPvcForOrdinal(app: Stored<App>, claim: PersistentVolumeClaimTemplate, ordinal: number, ownerReferences: OwnerReference[]): Named<PersistentVolumeClaim> {
   const meta = claim.metadata;
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: {
-      name: claimName(meta.name, app.metadata.name ?? '', ordinal),
+      name: claimName(meta.name, app.metadata.name, ordinal),
       namespace: app.metadata.namespace,
       labels: claimLabels(app, claim),
       ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),

@@ -5,8 +5,8 @@
 import type { App } from '../../api/app.ts';
 import { Label } from '../../api/keys.ts';
 import { podIsUpdatingInPlace } from '../inplace/index.ts';
-import type { ObjectMeta, OwnerReference, Pod, PodCondition } from './kube-types.ts';
-import { PodPhase } from './kube-types.ts';
+import type { ObjectMeta, OwnerReference, Pod, PodCondition, Stored } from '../../kube/types.ts';
+import { PodPhase } from '../../kube/types.ts';
 
 const ORDINAL_SUFFIX = /^(.*)-(0|[1-9][0-9]{0,9})$/;
 
@@ -83,8 +83,8 @@ export function identityLabels(appName: string, ordinal: number): Record<string,
 }
 
 /** Whether the pod has its identity: name, namespace and identity labels for its ordinal. */
-export function identityMatches(app: App, pod: Pod, ordinal: number): boolean {
-  const name = app.metadata.name ?? '';
+export function identityMatches(app: Stored<App>, pod: Pod, ordinal: number): boolean {
+  const name = app.metadata.name;
   if (pod.metadata.name !== podName(name, ordinal) || pod.metadata.namespace !== app.metadata.namespace) return false;
   const labels = pod.metadata.labels ?? {};
   return Object.entries(identityLabels(name, ordinal)).every(([k, v]) => labels[k] === v);

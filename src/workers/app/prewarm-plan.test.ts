@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ImageList, ImagePhase } from '../../api/image-list.ts';
+import type { ClusterStored } from '../../kube/types.ts';
 import { imagesKey, nodeState, planPrewarm, prewarmCondition, prewarmIdentity, type NodeState, type PrewarmAction, type PrewarmInput } from './prewarm-plan.ts';
 
 const id = prewarmIdentity('shop', 'web');
@@ -10,13 +11,13 @@ const OLD_KEY = imagesKey(['example.com/init:1', 'example.com/web:1']);
 type Phases = Partial<Record<string, ImagePhase>>;
 
 /** An ImageList holding this App's entries: for the current images (`key` KEY), or an earlier set. */
-function list(node: string, phases: Phases = {}, opts: { key?: string; images?: string[] } = {}): ImageList {
+function list(node: string, phases: Phases = {}, opts: { key?: string; images?: string[] } = {}): ClusterStored<ImageList> {
   const key = opts.key ?? KEY;
   const images = opts.images ?? (key === KEY ? IMAGES : ['example.com/init:1', 'example.com/web:1']);
   return {
     apiVersion: 'apps.ebb.dev/v1alpha1',
     kind: 'ImageList',
-    metadata: { name: node, uid: `uid-${node}`, labels: { [id.labelKey]: key } },
+    metadata: { name: node, uid: `uid-${node}`, resourceVersion: '1', labels: { [id.labelKey]: key } },
     spec: { images: images.map((image) => ({ image })) },
     status: { images: Object.entries(phases).map(([image, phase]) => ({ image, phase: phase ?? 'Pending', ...(phase === 'Failed' ? { message: 'manifest unknown' } : {}) })) },
   };

@@ -11,6 +11,7 @@
  */
 import type { PrewarmStatus } from '../../api/app-status.ts';
 import { ImagePhase, type ImageList } from '../../api/image-list.ts';
+import type { ClusterStored } from '../../kube/types.ts';
 import { ConditionType, prewarmFieldManager, prewarmLabelKey, Reason } from '../../api/keys.ts';
 import type { Action } from './actions.ts';
 import type { ConditionInput } from './conditions.ts';
@@ -40,7 +41,7 @@ export interface PrewarmInput {
   targets: readonly string[];
   parallelism: number;
   /** The ImageLists carrying `id.labelKey`, as read. */
-  lists: readonly ImageList[];
+  lists: readonly ClusterStored<ImageList>[];
 }
 
 export type NodeState = { state: 'pulling' } | { state: 'pulled' } | { state: 'failed'; message: string };
@@ -61,14 +62,14 @@ export function imagesKey(images: readonly string[]): string {
 }
 
 /** Whether `list` holds this App's entries for exactly the current image set. */
-function holdsCurrent(list: ImageList, input: PrewarmInput, key: string): boolean {
+function holdsCurrent(list: ClusterStored<ImageList>, input: PrewarmInput, key: string): boolean {
   if (list.metadata.labels?.[input.id.labelKey] !== key) return false;
   const listed = new Set((list.spec?.images ?? []).map((e) => e.image));
   return input.images.every((image) => listed.has(image));
 }
 
 /** Where the daemon stands on `images` in `list`: pulling until each one is Pulled or Failed. */
-export function nodeState(list: ImageList, images: readonly string[]): NodeState {
+export function nodeState(list: ClusterStored<ImageList>, images: readonly string[]): NodeState {
   const phases = new Map((list.status?.images ?? []).map((s) => [s.image, s]));
   let failed: string | undefined;
   for (const image of images) {
@@ -96,8 +97,8 @@ export function prewarmCondition(states: ReadonlyMap<string, NodeState>, revisio
   return { type, status: 'True', reason: Reason.imagesPulled, message: head };
 }
 
-function removal(list: ImageList, id: PrewarmIdentity): PrewarmAction {
-  return { kind: 'removePrewarm', node: list.metadata.name ?? '', uid: list.metadata.uid, fieldManager: id.fieldManager };
+function removal(list: ClusterStored<ImageList>, id: PrewarmIdentity): PrewarmAction {
+  return { kind: 'removePrewarm', node: list.metadata.name, uid: list.metadata.uid, fieldManager: id.fieldManager };
 }
 
 /** Clears every ImageList that holds this App's entries (the App's label). */
@@ -109,9 +110,9 @@ export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
   if (!input.active || input.images.length === 0) return clearAll(input);
   const key = imagesKey(input.images);
   const states = new Map<string, NodeState>();
-  const stale: ImageList[] = [];
+  const stale: ClusterStored<ImageList>[] = [];
   for (const list of input.lists) {
-    const node = list.metadata.name ?? '';
+    const node = list.metadata.name;
     if (holdsCurrent(list, input, key)) states.set(node, nodeState(list, input.images));
     else stale.push(list);
   }
@@ -121,7 +122,7 @@ export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
   const images = [...input.images].sort();
   const actions: PrewarmAction[] = fresh.map((node) => ({ kind: 'requestPrewarm', node, fieldManager: input.id.fieldManager, label: { key: input.id.labelKey, value: key }, images }));
   // An earlier image set: replaced by the request when the node is requested now, cleared otherwise.
-  for (const list of stale) if (!fresh.includes(list.metadata.name ?? '')) actions.push(removal(list, input.id));
+  for (const list of stale) if (!fresh.includes(list.metadata.name)) actions.push(removal(list, input.id));
   for (const node of fresh) states.set(node, { state: 'pulling' });
   const count = (state: NodeState['state']): number => [...states.values()].filter((s) => s.state === state).length;
   return {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../api/app-spec.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import { Annotation } from '../../api/keys.ts';
-import { makeApp, podFor } from '../../../test/unit/app/fixtures.ts';
-import type { ControllerRevision } from './kube-types.ts';
+import { makeApp, podFor, stored } from '../../../test/unit/app/fixtures.ts';
+import type { ClusterStored, ControllerRevision, Stored } from '../../kube/types.ts';
 import { plan, type Observed } from './planner.ts';
 import { imagesKey, prewarmIdentity } from './prewarm-plan.ts';
 import { templateImages } from './prewarm-targets.ts';
@@ -17,10 +17,8 @@ const v = (tag: string): AppSpec['template'] => ({
 const id = prewarmIdentity('ns', 'web');
 const KEY = imagesKey(['example.com/init:v2', 'example.com/web:v2']);
 
-function revisionOf(spec: Partial<AppSpec>, n: number): ControllerRevision {
-  const r = newRevision(makeApp('web', spec), revisionData(makeApp('web', spec)), n, 0);
-  r.metadata.uid = `rev-${n}`;
-  return r;
+function revisionOf(spec: Partial<AppSpec>, n: number): Stored<ControllerRevision> {
+  return stored<ControllerRevision>(newRevision(makeApp('web', spec), revisionData(makeApp('web', spec)), n, 0), `rev-${n}`);
 }
 
 type PodTuple = [ordinal: number, revision: 'old' | 'new', node?: string, opts?: { inPlace?: boolean }];
@@ -29,7 +27,7 @@ interface World {
   spec?: Partial<AppSpec>;
   pods: PodTuple[];
   /** ImageLists holding the App's entries; undefined = not read. */
-  lists?: ImageList[] | undefined;
+  lists?: ClusterStored<ImageList>[] | undefined;
   prewarmStatus?: boolean;
   deleting?: boolean;
   canary?: { step: number; pausedAt?: string };
@@ -48,7 +46,7 @@ function world(w: World): Observed {
     ...(w.canary ? { canary: w.canary } : {}),
   };
   const pods = w.pods.map(([o, r, node, opts]) => {
-    const pod = podFor(app, o, (r === 'old' ? oldRev : newRev).metadata.name ?? '', 'ready');
+    const pod = podFor(app, o, (r === 'old' ? oldRev : newRev).metadata.name, 'ready');
     pod.spec = { ...pod.spec, nodeName: node ?? `n${o}` };
     if (opts?.inPlace) pod.metadata.annotations = { ...pod.metadata.annotations, [Annotation.inPlaceUpdateState]: '{}' };
     return pod;
@@ -57,9 +55,9 @@ function world(w: World): Observed {
 }
 
 /** An ImageList holding the App's entries for the v2 images (`key` KEY) or an earlier set; nothing pulled yet. */
-function held(node: string, key = KEY): ImageList {
+function held(node: string, key = KEY): ClusterStored<ImageList> {
   const images = key === KEY ? ['example.com/init:v2', 'example.com/web:v2'] : ['example.com/web:v0'];
-  return { apiVersion: 'apps.ebb.dev/v1alpha1', kind: 'ImageList', metadata: { name: node, uid: `uid-${node}`, labels: { [id.labelKey]: key } }, spec: { images: images.map((image) => ({ image })) } };
+  return { apiVersion: 'apps.ebb.dev/v1alpha1', kind: 'ImageList', metadata: { name: node, uid: `uid-${node}`, resourceVersion: '1', labels: { [id.labelKey]: key } }, spec: { images: images.map((image) => ({ image })) } };
 }
 
 const allOld = (n: number): PodTuple[] => Array.from({ length: n }, (_, i): PodTuple => [i, 'old']);

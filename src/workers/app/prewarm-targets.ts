@@ -22,7 +22,7 @@ import { podIsUpdatingInPlace } from '../inplace/index.ts';
 import type { Action } from './actions.ts';
 import type { CanaryOutcome } from './canary.ts';
 import { setCondition } from './conditions.ts';
-import type { Pod } from './kube-types.ts';
+import type { ClusterStored, Named, Pod, Stored } from '../../kube/types.ts';
 import { projectPodWrites } from './plan-status.ts';
 import { getOrdinal } from './pod-predicates.ts';
 import type { PodSet } from './pod-set.ts';
@@ -64,8 +64,8 @@ const nodeOf = (pod: Pod): string | undefined => {
 
 export function prewarmTargets(view: RolloutView, lookahead: number): PrewarmTargets {
   const { set } = view;
-  const name = set.app.metadata.name ?? '';
-  const replicas = new Map<number, Pod>();
+  const name = set.app.metadata.name;
+  const replicas = new Map<number, Named<Pod>>();
   for (const pod of projectPodWrites([...set.replicas.values()], view.actions, set.now)) replicas.set(getOrdinal(name, pod.metadata.name), pod);
   const order = outdatedOrdinals({ ...set, replicas }, view.specPartition);
   const next = order.flatMap((ordinal) => {
@@ -88,22 +88,22 @@ const INERT: PrewarmOutcome = { actions: [], status: undefined, condition: undef
  * else the outcome. `view` is undefined when the App is being deleted (everything is cleared).
  */
 /** The nodes to pre-warm now, or undefined when pre-warming is off or has nothing left to do. */
-function activeTargets(app: App, view: RolloutView | undefined): PrewarmTargets | undefined {
+function activeTargets(app: Stored<App>, view: RolloutView | undefined): PrewarmTargets | undefined {
   const spec = app.spec.imagePrewarm;
   if (!view || spec?.enabled !== true) return undefined;
   const targets = prewarmTargets(view, spec.lookahead ?? DEFAULT_PREWARM_LOOKAHEAD);
   return targets.remaining > 0 ? targets : undefined;
 }
 
-export function prewarmStep(app: App, view: RolloutView | undefined, lists: readonly ImageList[] | undefined): { needsImageLists: true } | PrewarmOutcome {
+export function prewarmStep(app: Stored<App>, view: RolloutView | undefined, lists: readonly ClusterStored<ImageList>[] | undefined): { needsImageLists: true } | PrewarmOutcome {
   const targets = activeTargets(app, view);
   if (!targets && app.status?.prewarm === undefined) return INERT;
   if (lists === undefined) return { needsImageLists: true };
-  const id = prewarmIdentity(app.metadata.namespace ?? '', app.metadata.name ?? '');
+  const id = prewarmIdentity(app.metadata.namespace, app.metadata.name);
   const parallelism = app.spec.imagePrewarm?.parallelism ?? DEFAULT_PREWARM_PARALLELISM;
   if (!view || !targets) return planPrewarm({ id, active: false, images: [], revision: '', targets: [], parallelism, lists });
   const update = view.set.update;
-  return planPrewarm({ id, active: true, images: templateImages(templateOf(update)), revision: update.metadata.name ?? '', targets: targets.nodes, parallelism, lists });
+  return planPrewarm({ id, active: true, images: templateImages(templateOf(update)), revision: update.metadata.name, targets: targets.nodes, parallelism, lists });
 }
 
 /** `status` with the outcome's `prewarm` and ImagesPrewarmed condition (both removed when it has none). */

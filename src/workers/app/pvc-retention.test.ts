@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeApp, podFor } from '../../../test/unit/app/fixtures.ts';
-import type { OwnerReference } from './kube-types.ts';
+import type { OwnerReference } from '../../kube/types.ts';
 import { claimsToCreate, desiredClaimOwners } from './pvc-retention.ts';
 
 const claims = [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'] } }];
@@ -32,7 +32,7 @@ describe('claimsToCreate', () => {
     const none = claimsToCreate(app, new Map(), 0);
     expect(none.terminating).toBe(false);
     expect(none.create).toMatchObject([{ kind: 'createPvc', pvc: { metadata: { name: 'data-web-0', ownerReferences: [{ kind: 'App', uid: app.metadata.uid }] } } }]);
-    const dying = claimsToCreate(app, new Map([['data-web-0', { metadata: { name: 'data-web-0', deletionTimestamp: 'T' } }]]), 0);
+    const dying = claimsToCreate(app, new Map([['data-web-0', { metadata: { name: 'data-web-0', namespace: 'ns', uid: 'pvc-0', resourceVersion: '1', deletionTimestamp: 'T' } }]]), 0);
     expect(dying).toEqual({ create: [], terminating: true });
   });
 });

@@ -8,18 +8,18 @@ import type { App } from '../../api/app.ts';
 import { RetentionPolicy } from '../../api/app-spec.ts';
 import type { PersistentVolumeClaimTemplate } from '../../api/pod-template.ts';
 import type { Action } from './actions.ts';
-import type { OwnerReference, PersistentVolumeClaim, Pod } from './kube-types.ts';
+import type { OwnerReference, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 import { appOwnerRef, podOwnerRef } from './owner.ts';
 import { claimName, newPvcForOrdinal } from './pod-builder.ts';
 import { podName } from './pod-predicates.ts';
 
-function isManagedRef(app: App, ordinal: number, ref: OwnerReference): boolean {
+function isManagedRef(app: Stored<App>, ordinal: number, ref: OwnerReference): boolean {
   if (ref.uid === app.metadata.uid) return true;
-  return ref.kind === 'Pod' && ref.apiVersion === 'v1' && ref.name === podName(app.metadata.name ?? '', ordinal);
+  return ref.kind === 'Pod' && ref.apiVersion === 'v1' && ref.name === podName(app.metadata.name, ordinal);
 }
 
 /** The owner references the claim of `ordinal` should carry. `pod` is the ordinal's pod when it is condemned. */
-export function desiredClaimOwners(app: App, existing: readonly OwnerReference[], ordinal: number, condemnedPod: Pod | undefined): OwnerReference[] {
+export function desiredClaimOwners(app: Stored<App>, existing: readonly OwnerReference[], ordinal: number, condemnedPod: Stored<Pod> | undefined): OwnerReference[] {
   const policy = app.spec.persistentVolumeClaimRetentionPolicy ?? {};
   const kept = existing.filter((r) => !isManagedRef(app, ordinal, r));
   // The garbage collector deletes a dependent only once all its owners are gone, so a condemned claim under
@@ -38,15 +38,15 @@ function sameRefs(a: readonly OwnerReference[], b: readonly OwnerReference[]): b
 }
 
 /** A setPvcOwners action for each existing claim of `ordinal` whose references differ from the policy's. */
-export function retentionActions(app: App, claims: ReadonlyMap<string, PersistentVolumeClaim>, ordinal: number, condemnedPod: Pod | undefined): Action[] {
+export function retentionActions(app: Stored<App>, claims: ReadonlyMap<string, Stored<PersistentVolumeClaim>>, ordinal: number, condemnedPod: Stored<Pod> | undefined): Action[] {
   const actions: Action[] = [];
   for (const t of app.spec.volumeClaimTemplates ?? []) {
-    const pvc = claims.get(claimName(t.metadata.name, app.metadata.name ?? '', ordinal));
+    const pvc = claims.get(claimName(t.metadata.name, app.metadata.name, ordinal));
     if (!pvc || pvc.metadata.deletionTimestamp) continue;
     const existing = pvc.metadata.ownerReferences ?? [];
     const desired = desiredClaimOwners(app, existing, ordinal, condemnedPod);
     if (!sameRefs(existing, desired)) {
-      actions.push({ kind: 'setPvcOwners', name: pvc.metadata.name ?? '', resourceVersion: pvc.metadata.resourceVersion, ownerReferences: desired });
+      actions.push({ kind: 'setPvcOwners', name: pvc.metadata.name, resourceVersion: pvc.metadata.resourceVersion, ownerReferences: desired });
     }
   }
   return actions;
@@ -59,11 +59,11 @@ export interface ClaimsOfOrdinal {
   terminating: boolean;
 }
 
-export function claimsToCreate(app: App, claims: ReadonlyMap<string, PersistentVolumeClaim>, ordinal: number): ClaimsOfOrdinal {
+export function claimsToCreate(app: Stored<App>, claims: ReadonlyMap<string, Stored<PersistentVolumeClaim>>, ordinal: number): ClaimsOfOrdinal {
   const create: Action[] = [];
   let terminating = false;
   for (const t of app.spec.volumeClaimTemplates ?? ([] as PersistentVolumeClaimTemplate[])) {
-    const pvc = claims.get(claimName(t.metadata.name, app.metadata.name ?? '', ordinal));
+    const pvc = claims.get(claimName(t.metadata.name, app.metadata.name, ordinal));
     if (pvc?.metadata.deletionTimestamp) terminating = true;
     else if (!pvc) create.push({ kind: 'createPvc', pvc: newPvcForOrdinal(app, t, ordinal, desiredClaimOwners(app, [], ordinal, undefined)), ordinal });
   }

@@ -8,7 +8,7 @@ import { core, type ResourceRef } from '../../kube/paths.ts';
 import { PatchType, type KubeRest } from '../../kube/rest.ts';
 import type { EventSpec } from './actions.ts';
 import { eventObject, reportingInstance } from './events.ts';
-import type { ControllerRevision, Pod } from './kube-types.ts';
+import type { ClusterStored, ControllerRevision, KubeObject, Pod, Stored } from '../../kube/types.ts';
 import type { AppClient, ObjectStore, RevisionStore } from './seams.ts';
 
 const WRITE = { fieldManager: FieldManager.ebb };
@@ -25,11 +25,12 @@ async function orUndefined<T>(p: Promise<T>): Promise<T | undefined> {
   }
 }
 
-function objectStore<T>(rest: KubeRest, signal: AbortSignal, ref: (ns: string, name?: string) => ResourceRef): ObjectStore<T> {
+/** What the apiserver returns is stored: the casts to `Stored<T>` are where that is stated. */
+function objectStore<T extends KubeObject>(rest: KubeRest, signal: AbortSignal, ref: (ns: string, name?: string) => ResourceRef): ObjectStore<T> {
   return {
-    list: async (ns, labelSelector) => (await rest.list<T>(ref(ns), { labelSelector }, signal)).items,
-    create: (ns, obj) => rest.create<T>(ref(ns), obj, WRITE, signal),
-    patch: (ns, name, patch) => rest.patch<T>(ref(ns, name), patch, PatchType.merge, WRITE, signal),
+    list: async (ns, labelSelector) => (await rest.list<Stored<T>>(ref(ns), { labelSelector }, signal)).items,
+    create: (ns, obj) => rest.create<Stored<T>>(ref(ns), obj, WRITE, signal),
+    patch: (ns, name, patch) => rest.patch<Stored<T>>(ref(ns, name), patch, PatchType.merge, WRITE, signal),
   };
 }
 
@@ -40,30 +41,30 @@ function deleteWithUid(rest: KubeRest, signal: AbortSignal, ref: ResourceRef, ui
 export function restAppClient(rest: KubeRest, signal: AbortSignal, instance = reportingInstance()): AppClient {
   const revisions: RevisionStore = {
     ...objectStore<ControllerRevision>(rest, signal, revisionsRef),
-    get: (ns, name) => orUndefined(rest.get<ControllerRevision>(revisionsRef(ns, name), signal)),
+    get: (ns, name) => orUndefined(rest.get<Stored<ControllerRevision>>(revisionsRef(ns, name), signal)),
     delete: (ns, name, uid) => deleteWithUid(rest, signal, revisionsRef(ns, name), uid),
   };
   return {
     apps: {
-      get: (ns, name) => orUndefined(rest.get<App>(appRef(ns, name), signal)),
-      patch: (ns, name, patch) => rest.patch<App>(appRef(ns, name), patch, PatchType.merge, WRITE, signal),
-      patchStatus: (ns, name, patch) => rest.patch<App>(appRef(ns, name, 'status'), patch, PatchType.merge, WRITE, signal),
+      get: (ns, name) => orUndefined(rest.get<Stored<App>>(appRef(ns, name), signal)),
+      patch: (ns, name, patch) => rest.patch<Stored<App>>(appRef(ns, name), patch, PatchType.merge, WRITE, signal),
+      patchStatus: (ns, name, patch) => rest.patch<Stored<App>>(appRef(ns, name, 'status'), patch, PatchType.merge, WRITE, signal),
     },
     pods: {
-      ...objectStore(rest, signal, (ns, name) => core('pods', ns, name)),
-      get: (ns, name) => orUndefined(rest.get<Pod>(core('pods', ns, name), signal)),
+      ...objectStore<Pod>(rest, signal, (ns, name) => core('pods', ns, name)),
+      get: (ns, name) => orUndefined(rest.get<Stored<Pod>>(core('pods', ns, name), signal)),
       delete: (ns, name, uid) => deleteWithUid(rest, signal, core('pods', ns, name), uid),
     },
     podPatches: { patch: (ref, body, type, query, s) => rest.patch(ref, body, type, query, s ?? signal) },
     claims: objectStore(rest, signal, (ns, name) => core('persistentvolumeclaims', ns, name)),
     revisions,
     events: {
-      record: async (app: App, event: EventSpec, now: Date) => {
-        await rest.create(eventsRef(app.metadata.namespace ?? ''), eventObject(app, event, now, instance), {}, signal);
+      record: async (app: Stored<App>, event: EventSpec, now: Date) => {
+        await rest.create(eventsRef(app.metadata.namespace), eventObject(app, event, now, instance), {}, signal);
       },
     },
     imageLists: {
-      list: async (labelSelector) => (await rest.list<ImageList>(imageListRef(), { labelSelector }, signal)).items,
+      list: async (labelSelector) => (await rest.list<ClusterStored<ImageList>>(imageListRef(), { labelSelector }, signal)).items,
       apply: async (name, body, fieldManager) => {
         await rest.apply(imageListRef(name), body, fieldManager, false, signal);
       },

@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { makeApp } from '../../../test/unit/app/fixtures.ts';
-import type { ControllerRevision } from './kube-types.ts';
+import { makeApp, stored } from '../../../test/unit/app/fixtures.ts';
+import type { ControllerRevision, Stored } from '../../kube/types.ts';
 import { canonicalJson, newRevision, resolveRevisions, revisionData, revisionHash, safeEncode, truncateHistory } from './revisions.ts';
 
 const app = makeApp('web');
 const withImage = (tag: string) => makeApp('web', { template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: `web:${tag}` }] } } });
-const rev = (tag: string, n: number, owner = app.metadata.uid): ControllerRevision => {
-  const r = newRevision(withImage(tag), revisionData(withImage(tag)), n, 0);
-  r.metadata.uid = `rev-${tag}`;
-  r.metadata.resourceVersion = '9';
+const rev = (tag: string, n: number, owner = app.metadata.uid): Stored<ControllerRevision> => {
+  const r = stored<ControllerRevision>(newRevision(withImage(tag), revisionData(withImage(tag)), n, 0), `rev-${tag}`, '9');
   r.metadata.ownerReferences = owner ? [{ apiVersion: 'apps.ebb.dev/v1alpha1', kind: 'App', name: 'web', uid: owner, controller: true }] : [];
   return r;
 };
@@ -34,12 +32,12 @@ describe('revision names', () => {
     const long = makeApp('a'.repeat(52));
     const r = newRevision(long, revisionData(long), 1, 0);
     expect(r.metadata.name).toMatch(/^a{52}-[a-z0-9]+$/);
-    expect((r.metadata.name ?? '').length).toBeLessThanOrEqual(63);
+    expect(r.metadata.name.length).toBeLessThanOrEqual(63);
   });
 });
 
 describe('resolveRevisions', () => {
-  it.each<[string, ControllerRevision[], string[], string]>([
+  it.each<[string, Stored<ControllerRevision>[], string[], string]>([
     ['no history: creates revision 1', [], ['createRevision'], 'create'],
     ['unchanged template: reuses the newest', [rev('v0', 1), rev('v1', 2)], [], 'v1'],
     ['rollback: renumbers the equal older revision', [rev('v1', 1), rev('v2', 2)], ['renumberRevision'], 'v1'],
@@ -57,7 +55,7 @@ describe('resolveRevisions', () => {
     const clash = newRevision(target, revisionData(withImage('zz')), 1, 0);
     clash.metadata.name = newRevision(target, revisionData(target), 1, 0).metadata.name;
     clash.metadata.ownerReferences = [];
-    const r = resolveRevisions(target, [clash]);
+    const r = resolveRevisions(target, [stored<ControllerRevision>(clash, 'rev-clash')]);
     expect(r.collisionCount).toBe(1);
     expect(r.update.metadata.name).not.toBe(clash.metadata.name);
   });

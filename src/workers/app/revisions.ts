@@ -8,7 +8,7 @@ import { Label } from '../../api/keys.ts';
 import { fnv1a32 } from '../../common/hash.ts';
 import type { PodTemplateSpec } from '../../api/pod-template.ts';
 import type { Action } from './actions.ts';
-import type { ControllerRevision } from './kube-types.ts';
+import type { ControllerRevision, Named, Stored } from '../../kube/types.ts';
 import { appControllerRef } from './owner.ts';
 import { controllerRef, isControlledBy } from './pod-predicates.ts';
 
@@ -44,7 +44,7 @@ export function revisionHash(data: RevisionData, collisionCount: number): string
   return safeEncode(String(fnv1a32(canonicalJson(data) + String(collisionCount))));
 }
 
-export function revisionData(app: App): RevisionData {
+export function revisionData(app: Stored<App>): RevisionData {
   return { spec: { template: structuredClone(app.spec.template) } };
 }
 
@@ -58,12 +58,12 @@ export function equalRevisionData(a: unknown, b: unknown): boolean {
 }
 
 /** Ascending by revision number, then by name for a stable order. */
-export function sortRevisions(revisions: readonly ControllerRevision[]): ControllerRevision[] {
-  return [...revisions].sort((a, b) => a.revision - b.revision || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+export function sortRevisions<R extends Named<ControllerRevision>>(revisions: readonly R[]): R[] {
+  return [...revisions].sort((a, b) => a.revision - b.revision || a.metadata.name.localeCompare(b.metadata.name));
 }
 
-export function newRevision(app: App, data: RevisionData, revision: number, collisionCount: number): ControllerRevision {
-  const appName = app.metadata.name ?? '';
+export function newRevision(app: Stored<App>, data: RevisionData, revision: number, collisionCount: number): Named<ControllerRevision> {
+  const appName = app.metadata.name;
   const hash = revisionHash(data, collisionCount);
   return {
     apiVersion: 'apps/v1',
@@ -81,18 +81,19 @@ export function newRevision(app: App, data: RevisionData, revision: number, coll
 
 export interface ResolvedRevisions {
   /** The App's own revisions as listed (before this plan's changes), oldest first. */
-  owned: ControllerRevision[];
-  current: ControllerRevision;
-  update: ControllerRevision;
+  owned: Stored<ControllerRevision>[];
+  /** Stored, or (a new App, or the update revision just created) built by this plan. */
+  current: Named<ControllerRevision>;
+  update: Named<ControllerRevision>;
   collisionCount: number;
   actions: Action[];
 }
 
 /** A free name for `data`: bump the collision count past names taken by revisions with other data. */
-function unusedName(app: App, data: RevisionData, listed: readonly ControllerRevision[], start: number): { collisionCount: number; taken?: ControllerRevision } {
+function unusedName(app: Stored<App>, data: RevisionData, listed: readonly Stored<ControllerRevision>[], start: number): { collisionCount: number; taken?: Stored<ControllerRevision> } {
   let collisionCount = start;
   for (;;) {
-    const name = `${app.metadata.name ?? ''}-${revisionHash(data, collisionCount)}`;
+    const name = `${app.metadata.name}-${revisionHash(data, collisionCount)}`;
     const taken = listed.find((r) => r.metadata.name === name);
     if (!taken) return { collisionCount };
     // Only an orphan with our data may be taken over; anything else is a collision.
@@ -102,7 +103,7 @@ function unusedName(app: App, data: RevisionData, listed: readonly ControllerRev
 }
 
 /** The update revision: the newest equal revision (renumbered when it is not the newest), or a new one. */
-function resolveUpdate(app: App, owned: ControllerRevision[], listed: readonly ControllerRevision[]): Omit<ResolvedRevisions, 'current' | 'owned'> {
+function resolveUpdate(app: Stored<App>, owned: Stored<ControllerRevision>[], listed: readonly Stored<ControllerRevision>[]): Omit<ResolvedRevisions, 'current' | 'owned'> {
   const data = revisionData(app);
   const next = (owned.at(-1)?.revision ?? 0) + 1;
   const startCount = app.status?.collisionCount ?? 0;
@@ -111,7 +112,7 @@ function resolveUpdate(app: App, owned: ControllerRevision[], listed: readonly C
   if (newestEqual && newestEqual === owned.at(-1)) return { update: newestEqual, collisionCount: startCount, actions: [] };
   if (newestEqual) {
     const renumbered = { ...newestEqual, revision: next };
-    const action: Action = { kind: 'renumberRevision', name: newestEqual.metadata.name ?? '', resourceVersion: newestEqual.metadata.resourceVersion, revision: next };
+    const action: Action = { kind: 'renumberRevision', name: newestEqual.metadata.name, resourceVersion: newestEqual.metadata.resourceVersion, revision: next };
     return { update: renumbered, collisionCount: startCount, actions: [action] };
   }
   const { collisionCount, taken } = unusedName(app, data, listed, startCount);
@@ -122,7 +123,7 @@ function resolveUpdate(app: App, owned: ControllerRevision[], listed: readonly C
     return {
       update: adopted,
       collisionCount,
-      actions: [{ kind: 'adoptRevision', name: taken.metadata.name ?? '', resourceVersion: taken.metadata.resourceVersion, ownerReferences, revision: next }],
+      actions: [{ kind: 'adoptRevision', name: taken.metadata.name, resourceVersion: taken.metadata.resourceVersion, ownerReferences, revision: next }],
     };
   }
   const created = newRevision(app, data, next, collisionCount);
@@ -134,7 +135,7 @@ function resolveUpdate(app: App, owned: ControllerRevision[], listed: readonly C
  * controls count as its history. The current revision is status.currentRevision when it still exists,
  * otherwise the update revision (a new App, or history lost).
  */
-export function resolveRevisions(app: App, listed: readonly ControllerRevision[]): ResolvedRevisions {
+export function resolveRevisions(app: Stored<App>, listed: readonly Stored<ControllerRevision>[]): ResolvedRevisions {
   const owned = sortRevisions(listed.filter((r) => isControlledBy(r.metadata, app.metadata.uid)));
   const resolved = resolveUpdate(app, owned, listed);
   const currentName = app.status?.currentRevision;
@@ -146,8 +147,8 @@ export function resolveRevisions(app: App, listed: readonly ControllerRevision[]
  * Deletes the oldest revisions that no pod uses and that are neither current nor update, keeping at most
  * `limit` of them (upstream truncateHistory).
  */
-export function truncateHistory(owned: readonly ControllerRevision[], live: ReadonlySet<string>, limit: number): Action[] {
-  const history = sortRevisions(owned).filter((r) => !live.has(r.metadata.name ?? ''));
+export function truncateHistory(owned: readonly Stored<ControllerRevision>[], live: ReadonlySet<string>, limit: number): Action[] {
+  const history = sortRevisions(owned).filter((r) => !live.has(r.metadata.name));
   if (limit < 0 || history.length <= limit) return [];
-  return history.slice(0, history.length - limit).map((r) => ({ kind: 'deleteRevision', name: r.metadata.name ?? '', uid: r.metadata.uid }));
+  return history.slice(0, history.length - limit).map((r) => ({ kind: 'deleteRevision', name: r.metadata.name, uid: r.metadata.uid }));
 }

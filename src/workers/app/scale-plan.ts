@@ -5,7 +5,7 @@
  */
 import { withInPlaceReadinessGate } from '../inplace/index.ts';
 import type { Action } from './actions.ts';
-import type { PersistentVolumeClaim, Pod } from './kube-types.ts';
+import type { PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 import { newPodForOrdinal } from './pod-builder.ts';
 import {
   getOrdinal,
@@ -27,21 +27,21 @@ import { templateOf } from './revisions.ts';
 /** How long to look again while a claim of a missing pod is still being deleted (no watch on claims). */
 export const PVC_TERMINATING_RECHECK_MS = 1_000;
 
-function deletePod(pod: Pod, ordinal: number, cause: 'condemned' | 'failed' | 'update'): Action {
-  return { kind: 'deletePod', name: pod.metadata.name ?? '', uid: pod.metadata.uid, ordinal, cause, revision: getPodRevision(pod) };
+function deletePod(pod: Stored<Pod>, ordinal: number, cause: 'condemned' | 'failed' | 'update'): Action {
+  return { kind: 'deletePod', name: pod.metadata.name, uid: pod.metadata.uid, ordinal, cause, revision: getPodRevision(pod) };
 }
 
 /**
  * The claims, for a step that must see them (creating a pod or its claims, scaling down). When they were not
  * read, the accumulator asks for them and the step is skipped: the plan is redone with them.
  */
-function requiredClaims(set: PodSet, acc: Accumulator): ReadonlyMap<string, PersistentVolumeClaim> | undefined {
+function requiredClaims(set: PodSet, acc: Accumulator): ReadonlyMap<string, Stored<PersistentVolumeClaim>> | undefined {
   if (set.claims || (set.app.spec.volumeClaimTemplates ?? []).length === 0) return set.claims ?? NO_CLAIMS;
   acc.needsClaims = true;
   return undefined;
 }
 
-const NO_CLAIMS: ReadonlyMap<string, PersistentVolumeClaim> = new Map();
+const NO_CLAIMS: ReadonlyMap<string, Stored<PersistentVolumeClaim>> = new Map();
 
 function createReplica(set: PodSet, ordinal: number, acc: Accumulator): void {
   const known = requiredClaims(set, acc);
@@ -54,16 +54,16 @@ function createReplica(set: PodSet, ordinal: number, acc: Accumulator): void {
   const revision = revisionForOrdinal(set, ordinal);
   // The gate goes on the pod, not into the revision: revisions do not change with the policy.
   const template = withInPlaceReadinessGate(templateOf(revision) ?? set.app.spec.template, set.app.spec.updateStrategy?.rollingUpdate?.podUpdatePolicy);
-  const pod = newPodForOrdinal(set.app, template, revision.metadata.name ?? '', ordinal);
+  const pod = newPodForOrdinal(set.app, template, revision.metadata.name, ordinal);
   // Claims that already exist (kept from an earlier pod, or a migrated StatefulSet's) get the policy's owners.
-  acc.actions.push(...claims.create, ...retentionActions(set.app, known, ordinal, undefined), { kind: 'createPod', pod, ordinal, revision: revision.metadata.name ?? '' });
+  acc.actions.push(...claims.create, ...retentionActions(set.app, known, ordinal, undefined), { kind: 'createPod', pod, ordinal, revision: revision.metadata.name });
 }
 
 /**
  * An unscheduled pending pod's missing claims (deleted meanwhile) are created again, so it can be scheduled.
  * Once a pod is on a node its claims are in use and protected from deletion, so they are not listed again.
  */
-function pendingPodClaims(set: PodSet, pod: Pod, ordinal: number, acc: Accumulator): void {
+function pendingPodClaims(set: PodSet, pod: Stored<Pod>, ordinal: number, acc: Accumulator): void {
   if (!isPending(pod) || isTerminating(pod) || pod.spec?.['nodeName']) return;
   const known = requiredClaims(set, acc);
   if (known) acc.actions.push(...claimsToCreate(set.app, known, ordinal).create);
@@ -84,7 +84,7 @@ function processReplica(set: PodSet, ordinal: number, acc: Accumulator): boolean
   pendingPodClaims(set, pod, ordinal, acc);
   if (set.monotonic && (isTerminating(pod) || !isRunningAndAvailable(pod, set.minReadySeconds, set.now))) return true;
   if (!identityMatches(set.app, pod, ordinal)) {
-    acc.actions.push({ kind: 'fixPodIdentity', name: pod.metadata.name ?? '', resourceVersion: pod.metadata.resourceVersion, labels: identityLabels(set.app.metadata.name ?? '', ordinal) });
+    acc.actions.push({ kind: 'fixPodIdentity', name: pod.metadata.name, resourceVersion: pod.metadata.resourceVersion, labels: identityLabels(set.app.metadata.name, ordinal) });
   }
   // A running pod's claims got their owners when created; they are brought in line whenever the claims are
   // read (a create, a scale-down, a spec change), not listed for this alone.
@@ -113,7 +113,7 @@ function firstUnavailableCondemned(set: PodSet): Pod | undefined {
  * garbage collector removes `whenScaled: Delete` claims with their pod. Returns true when blocked.
  */
 export function planCondemned(set: PodSet, acc: Accumulator): boolean {
-  const name = set.app.metadata.name ?? '';
+  const name = set.app.metadata.name;
   const known = set.condemned.length > 0 ? requiredClaims(set, acc) : NO_CLAIMS;
   if (!known) return true;
   for (const pod of set.condemned) acc.actions.push(...retentionActions(set.app, known, getOrdinal(name, pod.metadata.name), pod));

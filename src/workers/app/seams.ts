@@ -8,25 +8,26 @@ import type { App } from '../../api/app.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import type { PatchClient } from '../inplace/index.ts';
 import type { EventSpec } from './actions.ts';
-import type { ControllerRevision, PersistentVolumeClaim, Pod } from './kube-types.ts';
+import type { ClusterStored, ControllerRevision, KubeObject, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 
 export interface AppStore {
-  get(namespace: string, name: string): Promise<App | undefined>;
+  get(namespace: string, name: string): Promise<Stored<App> | undefined>;
   /** JSON merge patch of the App itself (spec), field manager ebb. */
-  patch(namespace: string, name: string, patch: unknown): Promise<App>;
+  patch(namespace: string, name: string, patch: unknown): Promise<Stored<App>>;
   /** JSON merge patch of the status subresource, field manager ebb. */
-  patchStatus(namespace: string, name: string, patch: unknown): Promise<App>;
+  patchStatus(namespace: string, name: string, patch: unknown): Promise<Stored<App>>;
 }
 
-export interface ObjectStore<T> {
-  list(namespace: string, labelSelector: string): Promise<T[]>;
-  create(namespace: string, obj: T): Promise<T>;
+/** Every object it returns was read from (or written to) the apiserver: `Stored`, with name, uid and resourceVersion. */
+export interface ObjectStore<T extends KubeObject> {
+  list(namespace: string, labelSelector: string): Promise<Stored<T>[]>;
+  create(namespace: string, obj: T): Promise<Stored<T>>;
   /** JSON merge patch, field manager ebb. */
-  patch(namespace: string, name: string, patch: unknown): Promise<T>;
+  patch(namespace: string, name: string, patch: unknown): Promise<Stored<T>>;
 }
 
 export interface PodStore extends ObjectStore<Pod> {
-  get(namespace: string, name: string): Promise<Pod | undefined>;
+  get(namespace: string, name: string): Promise<Stored<Pod> | undefined>;
   /** Deletes with a UID precondition (a pod recreated under the same name is never deleted by mistake). */
   delete(namespace: string, name: string, uid: string | undefined): Promise<void>;
 }
@@ -34,17 +35,17 @@ export interface PodStore extends ObjectStore<Pod> {
 export type ClaimStore = ObjectStore<PersistentVolumeClaim>;
 
 export interface RevisionStore extends ObjectStore<ControllerRevision> {
-  get(namespace: string, name: string): Promise<ControllerRevision | undefined>;
+  get(namespace: string, name: string): Promise<Stored<ControllerRevision> | undefined>;
   delete(namespace: string, name: string, uid: string | undefined): Promise<void>;
 }
 
 export interface EventRecorder {
-  record(app: App, event: EventSpec, now: Date): Promise<void>;
+  record(app: Stored<App>, event: EventSpec, now: Date): Promise<void>;
 }
 
 /** The cluster-scoped ImageLists (one per node, named after it), as far as pre-warming uses them. */
 export interface ImageListStore {
-  list(labelSelector: string): Promise<ImageList[]>;
+  list(labelSelector: string): Promise<ClusterStored<ImageList>[]>;
   /**
    * Server-side apply of `body` (an ImageList, named `name`) with `fieldManager`, never forced: fields other
    * managers own stay, and an entry another manager lists too is shared rather than taken over.

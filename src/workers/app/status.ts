@@ -5,7 +5,7 @@
 import type { Condition } from '../../api/meta.ts';
 import { ConditionType, Reason } from '../../api/keys.ts';
 import { podIsUpdatingInPlace, readState } from '../inplace/index.ts';
-import type { Pod } from './kube-types.ts';
+import type { Pod } from '../../kube/types.ts';
 import { availableAtMs, getPodRevision, isRunningAndAvailable, isRunningAndReady, isTerminating } from './pod-predicates.ts';
 import { findCondition, setCondition, type ConditionInput } from './conditions.ts';
 import type { Wait } from '../types.ts';

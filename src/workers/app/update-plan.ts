@@ -12,6 +12,7 @@ import { findCondition } from './conditions.ts';
 import { collectFallbacks, updateAction, type UpdateContext } from './inplace-plan.ts';
 import { getPodRevision, isTerminating, isUnavailable } from './pod-predicates.ts';
 import type { Accumulator, PodSet } from './pod-set.ts';
+import type { Pod } from '../../kube/types.ts';
 
 export function unavailableReplicas(set: PodSet): number {
   let n = 0;
@@ -45,7 +46,7 @@ export function planRollingUpdate(ctx: UpdateContext, acc: Accumulator, paused: 
  * whose live pod does not run the update revision. Pre-warming follows the same order, down to the spec
  * partition (a canary step only holds pods back for a while).
  */
-export function outdatedOrdinals(set: PodSet, floor: number = set.partition): number[] {
+export function outdatedOrdinals(set: Pick<PodSet, 'start' | 'end' | 'partition' | 'update'> & { replicas: ReadonlyMap<number, Pod> }, floor: number = set.partition): number[] {
   const out: number[] = [];
   for (let ordinal = set.end - 1; ordinal >= Math.max(set.start, floor); ordinal--) {
     const pod = set.replicas.get(ordinal);

@@ -3,11 +3,12 @@
  * problem here becomes condition InvalidSpec and an Event; the reconcile then does nothing else.
  */
 import type { App } from '../../api/app.ts';
+import type { Stored } from '../../kube/types.ts';
 import { parseDuration } from '../../api/duration.ts';
 import { canaryReplicasOf, maxUnavailableOf } from '../../api/int-or-percent.ts';
 import { selectorIsEmpty, selectorMatches } from './selector.ts';
 
-function canaryProblems(app: App, replicas: number): string[] {
+function canaryProblems(app: Stored<App>, replicas: number): string[] {
   const problems: string[] = [];
   const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps ?? [];
   steps.forEach((step, i) => {
@@ -24,7 +25,7 @@ function canaryProblems(app: App, replicas: number): string[] {
 }
 
 /** Human-readable problems of the spec; empty when the App can be reconciled. */
-export function specProblems(app: App): string[] {
+export function specProblems(app: Stored<App>): string[] {
   const spec = app.spec;
   const problems: string[] = [];
   if (selectorIsEmpty(spec.selector)) problems.push('spec.selector is empty: it must select the pods of this App');

@@ -7,7 +7,7 @@
  */
 import { findContainer, findStatus, type InPlaceState } from './state.ts';
 import { sameResizable } from '../../common/quantity.ts';
-import type { ContainerStatus, InPlacePod } from './types.ts';
+import type { ContainerStatus, Pod } from '../../kube/types.ts';
 
 /** Why a container is not done yet; undefined when it is. */
 export type Pending = { container: string; reason: string } | undefined;
@@ -15,7 +15,7 @@ export type Pending = { container: string; reason: string } | undefined;
 const wholeSecond = (ms: number): number => Math.floor(ms / 1000) * 1000;
 
 /** The kubelet has not reported status for the pod's latest spec yet (status.observedGeneration, Kubernetes ≥ 1.33). */
-export function statusIsStale(pod: InPlacePod): boolean {
+export function statusIsStale(pod: Pod): boolean {
   const observed = pod.status?.observedGeneration;
   const generation = pod.metadata.generation;
   return observed !== undefined && generation !== undefined && observed < generation;
@@ -30,7 +30,7 @@ function runsNewInstance(s: ContainerStatus, state: InPlaceState, container: str
 }
 
 /** Whether `container`, patched at `patchedAt` (ms), runs its new image and is ready. */
-export function containerPending(pod: InPlacePod, state: InPlaceState, container: string, patchedAt: number): Pending {
+export function containerPending(pod: Pod, state: InPlaceState, container: string, patchedAt: number): Pending {
   const found = findContainer(pod, container);
   // A regular init container already ran; its new image is used the next time the pod sandbox starts.
   if (found?.init && found.spec.restartPolicy !== 'Always') return undefined;
@@ -42,7 +42,7 @@ export function containerPending(pod: InPlacePod, state: InPlaceState, container
 }
 
 /** A resized container is done when the kubelet reports the spec's resources as actual and it is ready. */
-export function resizePending(pod: InPlacePod, container: string): Pending {
+export function resizePending(pod: Pod, container: string): Pending {
   const spec = findContainer(pod, container)?.spec;
   const s = findStatus(pod, container);
   const infeasible = pod.status?.conditions?.some((c) => c.type === 'PodResizePending' && c.status === 'True' && c.reason === 'Infeasible');
@@ -52,7 +52,7 @@ export function resizePending(pod: InPlacePod, container: string): Pending {
 }
 
 /** The first container of batch `index` that is not done. */
-export function batchPending(pod: InPlacePod, state: InPlaceState, index: number): Pending {
+export function batchPending(pod: Pod, state: InPlaceState, index: number): Pending {
   if (statusIsStale(pod)) return { container: '', reason: 'StatusNotObserved' };
   const patchedAt = Date.parse(state.patchedAt[index] ?? state.startedAt);
   for (const c of state.batches[index] ?? []) {
@@ -63,7 +63,7 @@ export function batchPending(pod: InPlacePod, state: InPlaceState, index: number
 }
 
 /** The first updated or resized container that is not done, over every batch. */
-export function updatePending(pod: InPlacePod, state: InPlaceState): Pending {
+export function updatePending(pod: Pod, state: InPlaceState): Pending {
   for (let i = 0; i < state.batches.length; i++) {
     const p = batchPending(pod, state, i);
     if (p) return p;

@@ -8,7 +8,8 @@
 import fjp from 'fast-json-patch';
 import { isRecord } from '../../common/guards.ts';
 import { effectiveRequests, qosClass, RESIZABLE, resizableOf, sameResizable } from '../../common/quantity.ts';
-import type { DiffResult, InPlacePlan, Resources, TemplateLike } from './types.ts';
+import type { DiffResult, InPlacePlan, TemplateLike } from './types.ts';
+import type { ResourceRequirements } from '../../kube/types.ts';
 
 export interface DiffOptions {
   /** The apiserver serves the pods/resize subresource (Kubernetes ≥ 1.33 with InPlacePodVerticalScaling). */
@@ -19,7 +20,7 @@ type Json = Record<string, unknown>;
 interface Container {
   name: string;
   image: string;
-  resources?: Resources;
+  resources?: ResourceRequirements;
 }
 const LISTS = ['containers', 'initContainers'] as const;
 const PARTS = ['requests', 'limits'] as const;
@@ -109,7 +110,7 @@ function mapPatch(a: Record<string, string> | undefined, b: Record<string, strin
 }
 
 /** A cpu/memory request or limit the old container has and the new one drops: a resize cannot unset it. */
-function removedQuantity(old: Resources | undefined, next: Resources | undefined): string | undefined {
+function removedQuantity(old: ResourceRequirements | undefined, next: ResourceRequirements | undefined): string | undefined {
   const [oldRequests, nextRequests] = [effectiveRequests(old), effectiveRequests(next)];
   for (const r of RESIZABLE) {
     if (oldRequests[r] !== undefined && nextRequests[r] === undefined) return `requests/${r}`;

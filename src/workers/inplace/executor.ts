@@ -9,14 +9,14 @@ import { PatchType, type KubeRest } from '../../kube/rest.ts';
 import { createdGateCondition } from './gate.ts';
 import { resizePatch, specPatch, statusPatch } from './patches.ts';
 import type { InPlaceStep } from './step.ts';
-import { asPod, type InPlacePod, type PodLike } from './types.ts';
+import type { Pod } from '../../kube/types.ts';
 
 /** The one client method the executor needs (KubeRest has it; fakes implement it). */
 export type PatchClient = Pick<KubeRest, 'patch'>;
 
 const QUERY = { fieldManager: FieldManager.ebb };
 
-function ref(pod: InPlacePod, subresource?: 'status' | 'resize') {
+function ref(pod: Pod, subresource?: 'status' | 'resize') {
   return core('pods', pod.metadata.namespace, pod.metadata.name, subresource);
 }
 
@@ -24,8 +24,7 @@ function ref(pod: InPlacePod, subresource?: 'status' | 'resize') {
  * Applies `step` to `pod` (the pod the step was computed from). Returns the pod as written, or undefined for
  * steps that write nothing (`wait`, `waitRunning`, `done`).
  */
-export async function applyInPlaceStep<P extends PodLike>(client: PatchClient, podLike: P, step: InPlaceStep, signal?: AbortSignal): Promise<P | undefined> {
-  const pod = asPod(podLike);
+export async function applyInPlaceStep<P extends Pod>(client: PatchClient, pod: P, step: InPlaceStep, signal?: AbortSignal): Promise<P | undefined> {
   switch (step.kind) {
     case 'start':
       return client.patch<P>(ref(pod, 'status'), statusPatch(pod, step.annotation, step.condition), PatchType.strategic, QUERY, signal);
@@ -47,7 +46,6 @@ export async function applyInPlaceStep<P extends PodLike>(client: PatchClient, p
  * `needsGateReady`). Carries the resourceVersion read, so it can never undo an in-place update another worker
  * started meanwhile; a 409 means: re-read and decide again.
  */
-export async function markGateReady<P extends PodLike>(client: PatchClient, podLike: P, now: Date, signal?: AbortSignal): Promise<P> {
-  const pod = asPod(podLike);
+export async function markGateReady<P extends Pod>(client: PatchClient, pod: P, now: Date, signal?: AbortSignal): Promise<P> {
   return client.patch<P>(ref(pod, 'status'), statusPatch(pod, undefined, createdGateCondition(pod, now)), PatchType.strategic, QUERY, signal);
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Annotation } from '../../api/keys.ts';
 import { IN_PLACE_GATE, needsGateReady, withInPlaceReadinessGate } from './gate.ts';
 import { inPlaceStatus, podIsUpdatingInPlace } from './status.ts';
-import type { InPlacePod } from './types.ts';
+import type { Pod } from '../../kube/types.ts';
 
 const template = { spec: { containers: [{ name: 'a', image: 'x' }], readinessGates: [{ conditionType: 'example.com/lb' }] } };
 
@@ -24,7 +24,7 @@ describe('withInPlaceReadinessGate', () => {
   });
 });
 
-function pod(conditions: { type: string; status: string; reason?: string }[], annotated = false, gated = true): InPlacePod {
+function pod(conditions: { type: string; status: string; reason?: string }[], annotated = false, gated = true): Pod {
   return {
     metadata: { name: 'p', ...(annotated ? { annotations: { [Annotation.inPlaceUpdateState]: 'x' } } : {}) },
     spec: { containers: [], ...(gated ? { readinessGates: [{ conditionType: IN_PLACE_GATE }] } : {}) },
@@ -35,7 +35,7 @@ function pod(conditions: { type: string; status: string; reason?: string }[], an
 describe('pod predicates', () => {
   const started = { type: IN_PLACE_GATE, status: 'False', reason: 'StartInPlaceUpdate' };
   const ready = { type: IN_PLACE_GATE, status: 'True', reason: 'PodCreated' };
-  it.each<[string, InPlacePod, boolean, boolean]>([
+  it.each<[string, Pod, boolean, boolean]>([
     ['a new gated pod', pod([]), true, false],
     ['a gated pod set ready', pod([ready]), false, false],
     ['a pod without the gate', pod([], false, false), false, false],

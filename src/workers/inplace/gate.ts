@@ -4,8 +4,7 @@
  */
 import { READINESS_GATE_IN_PLACE_UPDATE_READY, Reason } from '../../api/keys.ts';
 import { hasStateAnnotation } from './state.ts';
-import type { InPlacePod, PodCondition, PodLike } from './types.ts';
-import { asPod } from './types.ts';
+import type { Pod, PodCondition } from '../../kube/types.ts';
 
 export const IN_PLACE_GATE = READINESS_GATE_IN_PLACE_UPDATE_READY;
 
@@ -14,29 +13,28 @@ export function rfc3339(now: Date): string {
   return `${now.toISOString().slice(0, 19)}Z`;
 }
 
-export function gateCondition(pod: InPlacePod): PodCondition | undefined {
+export function gateCondition(pod: Pod): PodCondition | undefined {
   return pod.status?.conditions?.find((c) => c.type === IN_PLACE_GATE);
 }
 
-export function hasInPlaceGate(pod: InPlacePod): boolean {
+export function hasInPlaceGate(pod: Pod): boolean {
   return (pod.spec?.readinessGates ?? []).some((g) => g.conditionType === IN_PLACE_GATE);
 }
 
 /** The gate condition to write; lastTransitionTime moves only when the status changes. */
-export function gateConditionFor(pod: InPlacePod, status: 'True' | 'False', reason: string, message: string, now: Date): PodCondition {
+export function gateConditionFor(pod: Pod, status: 'True' | 'False', reason: string, message: string, now: Date): PodCondition {
   const previous = gateCondition(pod);
   const since = previous?.status === status && previous.lastTransitionTime ? previous.lastTransitionTime : rfc3339(now);
   return { type: IN_PLACE_GATE, status, reason, message, lastTransitionTime: since };
 }
 
 /** True for a pod that has the gate and no update in progress but whose condition is not True yet (a new pod). */
-export function needsGateReady(podLike: PodLike): boolean {
-  const pod = asPod(podLike);
+export function needsGateReady(pod: Pod): boolean {
   return hasInPlaceGate(pod) && !hasStateAnnotation(pod) && gateCondition(pod)?.status !== 'True' && pod.metadata.deletionTimestamp === undefined;
 }
 
 /** The condition `markGateReady` writes on a new pod. */
-export function createdGateCondition(pod: InPlacePod, now: Date): PodCondition {
+export function createdGateCondition(pod: Pod, now: Date): PodCondition {
   return gateConditionFor(pod, 'True', Reason.podCreated, 'pod created; no in-place update in progress', now);
 }
 

@@ -1,7 +1,7 @@
 /** The seam: the App planner's own pod and template types go into this module's API unchanged. */
 import { describe, expect, it } from 'vitest';
 import type { PodTemplateSpec } from '../../api/pod-template.ts';
-import type { Pod } from '../app/kube-types.ts';
+import type { Pod } from '../../kube/types.ts';
 import { canUpdateInPlace, decideUpdate, EMPTY_PLAN, inPlaceStatus, needsGateReady, nextInPlaceStep, podIsUpdatingInPlace, withInPlaceReadinessGate } from './index.ts';
 
 describe('in-place API with the App planner types', () => {

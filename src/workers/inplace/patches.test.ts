@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Annotation, Label } from '../../api/keys.ts';
 import { InPlaceError, pointer, resizePatch, specPatch, statusPatch } from './patches.ts';
-import type { InPlacePod } from './types.ts';
+import type { Pod } from '../../kube/types.ts';
 
-function pod(meta: Partial<InPlacePod['metadata']> = {}): InPlacePod {
+function pod(meta: Partial<Pod['metadata']> = {}): Pod {
   return {
     metadata: { name: 'web-0', resourceVersion: '42', labels: { a: '1' }, ...meta },
     spec: { initContainers: [{ name: 'init', image: 'i:1' }], containers: [{ name: 'app', image: 'x:1' }, { name: 'log', image: 'l:1' }] },

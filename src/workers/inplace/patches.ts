@@ -11,7 +11,7 @@
 import { Annotation, Label } from '../../api/keys.ts';
 import type { InPlaceStep } from './step.ts';
 import { findContainer } from './state.ts';
-import type { InPlacePod, PodCondition } from './types.ts';
+import type { Pod, PodCondition } from '../../kube/types.ts';
 
 export type JsonPatchOp = { op: 'add' | 'replace'; path: string; value: unknown } | { op: 'remove'; path: string };
 
@@ -28,21 +28,21 @@ export class InPlaceError extends Error {
 /** RFC 6901 escaping of one JSON pointer segment. */
 export const pointer = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 
-function resourceVersion(pod: InPlacePod): string {
+function resourceVersion(pod: Pod): string {
   const rv = pod.metadata.resourceVersion;
   if (!rv) throw new InPlaceError('NoResourceVersion', `pod ${pod.metadata.name ?? ''} has no resourceVersion`);
   return rv;
 }
 
 /** pods/status body: the state annotation set (or removed, `null`) and the gate condition. */
-export function statusPatch(pod: InPlacePod, annotation: string | null | undefined, condition: PodCondition): unknown {
+export function statusPatch(pod: Pod, annotation: string | null | undefined, condition: PodCondition): unknown {
   const metadata: Record<string, unknown> = { resourceVersion: resourceVersion(pod) };
   if (annotation !== undefined) metadata.annotations = { [Annotation.inPlaceUpdateState]: annotation };
   return { metadata, status: { conditions: [condition] } };
 }
 
 /** Ops setting `patch` onto map `field` (`labels` or `annotations`); the map is created when the pod has none. */
-function mapOps(pod: InPlacePod, field: 'labels' | 'annotations', patch: Record<string, string | null>): JsonPatchOp[] {
+function mapOps(pod: Pod, field: 'labels' | 'annotations', patch: Record<string, string | null>): JsonPatchOp[] {
   const current = pod.metadata[field];
   const entries = Object.entries(patch).filter(([k, v]) => v !== null || current?.[k] !== undefined);
   if (entries.length === 0) return [];
@@ -54,7 +54,7 @@ function mapOps(pod: InPlacePod, field: 'labels' | 'annotations', patch: Record<
 }
 
 /** The JSON patch of a `patchSpec` step against `pod`. */
-export function specPatch(pod: InPlacePod, step: Extract<InPlaceStep, { kind: 'patchSpec' }>): JsonPatchOp[] {
+export function specPatch(pod: Pod, step: Extract<InPlaceStep, { kind: 'patchSpec' }>): JsonPatchOp[] {
   const ops: JsonPatchOp[] = [{ op: 'replace', path: '/metadata/resourceVersion', value: resourceVersion(pod) }];
   for (const { container, image } of step.images) {
     const c = findContainer(pod, container);
@@ -67,7 +67,7 @@ export function specPatch(pod: InPlacePod, step: Extract<InPlaceStep, { kind: 'p
 }
 
 /** pods/resize body: strategic merge by container name of the new cpu/memory requests and limits. */
-export function resizePatch(pod: InPlacePod, step: Extract<InPlaceStep, { kind: 'resize' }>): unknown {
+export function resizePatch(pod: Pod, step: Extract<InPlaceStep, { kind: 'resize' }>): unknown {
   return {
     metadata: { resourceVersion: resourceVersion(pod) },
     spec: { containers: step.containers.map((c) => ({ name: c.name, resources: c.resources })) },

@@ -7,7 +7,8 @@ import { Annotation, Label } from '../../api/keys.ts';
 import { isRecord } from '../../common/guards.ts';
 import { parsePriorities, priorityBatches } from './priority.ts';
 import { resizableOf, sameResizable } from '../../common/quantity.ts';
-import type { ContainerSpec, ContainerStatus, InPlacePod, InPlaceTarget, PodLike, Resources } from './types.ts';
+import type { InPlaceTarget } from './types.ts';
+import type { Container, ContainerStatus, Pod, ResourceRequirements } from '../../kube/types.ts';
 
 export interface InPlaceState {
   /** The revision the pod is being moved to. */
@@ -23,8 +24,8 @@ export interface InPlaceState {
   /** The images this update sets, by container name (containers and initContainers). */
   newImages: Record<string, string>;
   /** cpu/memory targets resized through pods/resize before the first batch, and what they were. */
-  resources: Record<string, Resources>;
-  oldResources: Record<string, Resources>;
+  resources: Record<string, ResourceRequirements>;
+  oldResources: Record<string, ResourceRequirements>;
   /** Container names by launch priority, highest first; one (possibly empty) batch at least. */
   batches: string[][];
   /** Index of the last batch whose images were patched; -1 before the first. */
@@ -51,12 +52,12 @@ function isState(v: unknown): v is InPlaceState {
   );
 }
 
-export function hasStateAnnotation(pod: InPlacePod): boolean {
+export function hasStateAnnotation(pod: Pod): boolean {
   return pod.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined;
 }
 
 /** The state on the pod; undefined when absent or not a valid state (a corrupt annotation is started over). */
-export function readState(pod: PodLike): InPlaceState | undefined {
+export function readState(pod: Pod): InPlaceState | undefined {
   const raw = pod.metadata.annotations?.[Annotation.inPlaceUpdateState];
   if (raw === undefined) return undefined;
   try {
@@ -71,11 +72,11 @@ export function serializeState(state: InPlaceState): string {
   return JSON.stringify(state);
 }
 
-export function podRevision(pod: InPlacePod): string | undefined {
+export function podRevision(pod: Pod): string | undefined {
   return pod.metadata.labels?.[Label.revision];
 }
 
-export function findContainer(pod: InPlacePod, name: string): { spec: ContainerSpec; init: boolean; index: number } | undefined {
+export function findContainer(pod: Pod, name: string): { spec: Container; init: boolean; index: number } | undefined {
   const regular = pod.spec?.containers ?? [];
   const i = regular.findIndex((c) => c.name === name);
   if (i >= 0) return { spec: regular[i]!, init: false, index: i };
@@ -84,7 +85,7 @@ export function findContainer(pod: InPlacePod, name: string): { spec: ContainerS
   return j >= 0 ? { spec: inits[j]!, init: true, index: j } : undefined;
 }
 
-export function findStatus(pod: InPlacePod, name: string): ContainerStatus | undefined {
+export function findStatus(pod: Pod, name: string): ContainerStatus | undefined {
   return pod.status?.containerStatuses?.find((s) => s.name === name) ?? pod.status?.initContainerStatuses?.find((s) => s.name === name);
 }
 
@@ -94,7 +95,7 @@ export function findStatus(pod: InPlacePod, name: string): ContainerStatus | und
  * was diffed from the pod's revision label, which an unfinished update never moved, so the old values are the
  * ones that plan assumes.
  */
-function carryOver(pod: InPlacePod, prior: InPlaceState | undefined, images: Map<string, string>, resources: Map<string, Resources>): void {
+function carryOver(pod: Pod, prior: InPlaceState | undefined, images: Map<string, string>, resources: Map<string, ResourceRequirements>): void {
   if (!prior || podRevision(pod) === prior.revision) return;
   prior.batches.forEach((batch, i) => {
     if (i > prior.batch) return;
@@ -108,7 +109,7 @@ function carryOver(pod: InPlacePod, prior: InPlaceState | undefined, images: Map
   }
 }
 
-function snapshot(pod: InPlacePod, names: Iterable<string>): Pick<InPlaceState, 'oldImageIDs' | 'oldContainerIDs' | 'oldRestartCounts'> {
+function snapshot(pod: Pod, names: Iterable<string>): Pick<InPlaceState, 'oldImageIDs' | 'oldContainerIDs' | 'oldRestartCounts'> {
   const out = { oldImageIDs: {} as Record<string, string>, oldContainerIDs: {} as Record<string, string>, oldRestartCounts: {} as Record<string, number> };
   for (const name of names) {
     const s = findStatus(pod, name);
@@ -120,7 +121,7 @@ function snapshot(pod: InPlacePod, names: Iterable<string>): Pick<InPlaceState, 
 }
 
 /** The same snapshot taken again for `names` (when their batch is patched), merged into `state`. */
-export function refreshSnapshot(state: InPlaceState, pod: InPlacePod, names: readonly string[]): InPlaceState {
+export function refreshSnapshot(state: InPlaceState, pod: Pod, names: readonly string[]): InPlaceState {
   const s = snapshot(pod, names);
   return {
     ...state,
@@ -131,14 +132,14 @@ export function refreshSnapshot(state: InPlaceState, pod: InPlacePod, names: rea
 }
 
 /** The container priorities the pod will have once its template annotations are patched. */
-function prioritiesFor(pod: InPlacePod, target: InPlaceTarget): Map<string, number> {
+function prioritiesFor(pod: Pod, target: InPlaceTarget): Map<string, number> {
   const patched = target.plan.metadata.annotations[Annotation.containerPriority];
   const value = patched === null ? undefined : (patched ?? pod.metadata.annotations?.[Annotation.containerPriority]);
   return parsePriorities(value);
 }
 
 /** A fresh state for moving `pod` to `target`, taking over from `prior` (an update to another revision) if any. */
-export function newState(pod: InPlacePod, target: InPlaceTarget, now: Date, prior: InPlaceState | undefined): InPlaceState {
+export function newState(pod: Pod, target: InPlaceTarget, now: Date, prior: InPlaceState | undefined): InPlaceState {
   const images = new Map(target.plan.images.map((i) => [i.container, i.image]));
   const resources = new Map(target.plan.resources.map((r) => [r.container, r.resources]));
   carryOver(pod, prior, images, resources);

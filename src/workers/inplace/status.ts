@@ -6,11 +6,10 @@ import { Reason } from '../../api/keys.ts';
 import { updatePending } from './completion.ts';
 import { gateCondition } from './gate.ts';
 import { hasStateAnnotation, readState } from './state.ts';
-import { asPod, type PodLike } from './types.ts';
+import type { Pod } from '../../kube/types.ts';
 
 /** An in-place update is in progress: the state annotation is present, or the gate says it started. */
-export function podIsUpdatingInPlace(podLike: PodLike): boolean {
-  const pod = asPod(podLike);
+export function podIsUpdatingInPlace(pod: Pod): boolean {
   if (hasStateAnnotation(pod)) return true;
   const gate = gateCondition(pod);
   return gate?.status === 'False' && gate.reason === Reason.startInPlaceUpdate;
@@ -32,8 +31,7 @@ export interface InPlaceStatus {
 }
 
 /** A summary of the pod's in-place update for status, Events and logs. */
-export function inPlaceStatus(podLike: PodLike): InPlaceStatus {
-  const pod = asPod(podLike);
+export function inPlaceStatus(pod: Pod): InPlaceStatus {
   const state = readState(pod);
   if (!state) return podIsUpdatingInPlace(pod) ? { updating: true, phase: 'Starting' } : { updating: false, phase: 'Idle' };
   const base = { updating: true, revision: state.revision, startedAt: state.startedAt, batchesPatched: state.batch + 1, batches: state.batches.length };

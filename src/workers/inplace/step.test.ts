@@ -4,7 +4,8 @@ import { IN_PLACE_GATE } from './gate.ts';
 import { inPlaceStatus } from './status.ts';
 import { serializeState, type InPlaceState } from './state.ts';
 import { nextInPlaceStep, SAFETY_RECHECK_MS, stepWait } from './step.ts';
-import type { ContainerStatus, InPlacePod, InPlaceTarget } from './types.ts';
+import type { InPlaceTarget } from './types.ts';
+import type { ContainerStatus, Pod } from '../../kube/types.ts';
 
 const PATCHED_AT = '2030-01-01T00:00:10.700Z';
 const target: InPlaceTarget = { revision: 'r2', gracePeriodSeconds: 0, plan: { images: [{ container: 'app', image: 'app:2' }], metadata: { labels: {}, annotations: {} }, resources: [] } };
@@ -25,7 +26,7 @@ const state = (over: Partial<InPlaceState> = {}): InPlaceState => ({
   ...over,
 });
 
-function pod(s: Partial<ContainerStatus>, over: { state?: InPlaceState; generation?: number; observed?: number; deleting?: boolean } = {}): InPlacePod {
+function pod(s: Partial<ContainerStatus>, over: { state?: InPlaceState; generation?: number; observed?: number; deleting?: boolean } = {}): Pod {
   const st = over.state ?? state();
   return {
     metadata: {
@@ -40,7 +41,7 @@ function pod(s: Partial<ContainerStatus>, over: { state?: InPlaceState; generati
     status: {
       observedGeneration: over.observed ?? 2,
       conditions: [{ type: IN_PLACE_GATE, status: 'False', reason: 'StartInPlaceUpdate' }],
-      containerStatuses: [{ name: 'app', imageID: 'app@sha256:2', containerID: 'c2', restartCount: 1, ready: true, state: { running: { startedAt: '2030-01-01T00:00:10Z' } }, ...s }],
+      containerStatuses: [{ name: 'app', image: 'app:2', lastState: {}, imageID: 'app@sha256:2', containerID: 'c2', restartCount: 1, ready: true, state: { running: { startedAt: '2030-01-01T00:00:10Z' } }, ...s }],
     },
   };
 }
@@ -95,7 +96,7 @@ describe('nextInPlaceStep', () => {
     delete p.metadata.annotations;
     p.status!.conditions = [{ type: IN_PLACE_GATE, status: 'True' }];
     expect(nextInPlaceStep(p, target, now)).toEqual({ kind: 'done' });
-    delete p.spec!.readinessGates;
+    delete p.spec.readinessGates;
     p.status!.conditions = [];
     expect(nextInPlaceStep(p, target, now)).toEqual({ kind: 'done' });
   });
@@ -117,7 +118,7 @@ describe('nextInPlaceStep', () => {
 });
 
 describe('inPlaceStatus', () => {
-  it.each<[string, InPlacePod, object]>([
+  it.each<[string, Pod, object]>([
     ['waiting for a container', pod({ ready: false }), { updating: true, phase: 'Waiting', revision: 'r2', waitingFor: { container: 'app', reason: 'ContainerNotReady' } }],
     ['all done but not finished', pod({}), { updating: true, phase: 'Finishing', batchesPatched: 1, batches: 1 }],
     ['in its grace period', pod({}, { state: state({ batch: -1 }) }), { updating: true, phase: 'Starting', batchesPatched: 0 }],

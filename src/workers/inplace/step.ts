@@ -14,8 +14,8 @@ import { batchPending, updatePending, type Pending } from './completion.ts';
 import { createdGateCondition, gateCondition, gateConditionFor, hasInPlaceGate } from './gate.ts';
 import { sameQuantity, sameResizable, RESIZABLE } from '../../common/quantity.ts';
 import { findContainer, hasStateAnnotation, newState, podRevision, readState, refreshSnapshot, serializeState, type InPlaceState } from './state.ts';
-import type { InPlacePlan, InPlacePod, InPlaceTarget, PodCondition, PodLike, Resources } from './types.ts';
-import { asPod } from './types.ts';
+import type { InPlacePlan, InPlaceTarget } from './types.ts';
+import type { Pod, PodCondition, ResourceRequirements } from '../../kube/types.ts';
 
 /** Re-check interval while waiting for something a pod watch event reports anyway (the timer is a safety net). */
 export const SAFETY_RECHECK_MS = 30_000;
@@ -37,7 +37,7 @@ export type InPlaceStep =
   /** Nothing to write before `afterMs` (the grace period): return it as a timer. */
   | { kind: 'wait'; reason: string; afterMs: number }
   /** Patch containers' cpu/memory through pods/resize. */
-  | { kind: 'resize'; containers: { name: string; resources: Resources }[] }
+  | { kind: 'resize'; containers: { name: string; resources: ResourceRequirements }[] }
   /**
    * Patch the images of batch `batch` (JSON patch with a resourceVersion precondition), with the updated state
    * annotation; on the last batch also the revision label and the template's label/annotation changes.
@@ -70,7 +70,7 @@ function effectivePatch(current: Record<string, string> | undefined, patch: Reco
   return out;
 }
 
-function metadataOf(pod: InPlacePod, plan: InPlacePlan): Pick<Extract<InPlaceStep, { kind: 'patchSpec' }>, 'labels' | 'annotations'> {
+function metadataOf(pod: Pod, plan: InPlacePlan): Pick<Extract<InPlaceStep, { kind: 'patchSpec' }>, 'labels' | 'annotations'> {
   return {
     labels: effectivePatch(pod.metadata.labels, plan.metadata.labels, PROTECTED_LABELS),
     annotations: effectivePatch(pod.metadata.annotations, plan.metadata.annotations, PROTECTED_ANNOTATIONS),
@@ -78,8 +78,8 @@ function metadataOf(pod: InPlacePod, plan: InPlacePlan): Pick<Extract<InPlaceSte
 }
 
 /** Resize targets the pod's spec does not have yet. */
-function pendingResizes(pod: InPlacePod, targets: Iterable<[string, Resources]>): { name: string; resources: Resources }[] {
-  const out: { name: string; resources: Resources }[] = [];
+function pendingResizes(pod: Pod, targets: Iterable<[string, ResourceRequirements]>): { name: string; resources: ResourceRequirements }[] {
+  const out: { name: string; resources: ResourceRequirements }[] = [];
   for (const [name, resources] of targets) {
     const c = findContainer(pod, name);
     if (c && !c.init && !sameResizable(c.spec.resources, resources)) out.push({ name, resources });
@@ -88,7 +88,7 @@ function pendingResizes(pod: InPlacePod, targets: Iterable<[string, Resources]>)
 }
 
 /** A resize of `to` restarts the container when its resizePolicy says RestartContainer for a changed resource. */
-function resizeRestarts(pod: InPlacePod, name: string, to: Resources): boolean {
+function resizeRestarts(pod: Pod, name: string, to: ResourceRequirements): boolean {
   const spec = findContainer(pod, name)?.spec;
   return RESIZABLE.some((r) => {
     const changed = !sameQuantity(spec?.resources?.requests?.[r], to.requests?.[r]) || !sameQuantity(spec?.resources?.limits?.[r], to.limits?.[r]);
@@ -96,7 +96,7 @@ function resizeRestarts(pod: InPlacePod, name: string, to: Resources): boolean {
   });
 }
 
-function needsRestart(pod: InPlacePod, plan: InPlacePlan): boolean {
+function needsRestart(pod: Pod, plan: InPlacePlan): boolean {
   const image = plan.images.some((i) => {
     const c = findContainer(pod, i.container);
     return c !== undefined && c.spec.image !== i.image && !(c.init && c.spec.restartPolicy !== 'Always');
@@ -108,7 +108,7 @@ function waitRunning(p: NonNullable<Pending>): InPlaceStep {
   return { kind: 'waitRunning', reason: p.reason, container: p.container, afterMs: SAFETY_RECHECK_MS };
 }
 
-function startStep(pod: InPlacePod, target: InPlaceTarget, now: Date, prior: InPlaceState | undefined): InPlaceStep {
+function startStep(pod: Pod, target: InPlaceTarget, now: Date, prior: InPlaceState | undefined): InPlaceStep {
   const fresh = newState(pod, target, now, prior);
   // Taking over from a superseded update while the gate is already False: its grace period already ran.
   const alreadyOut = prior !== undefined && gateCondition(pod)?.status === 'False';
@@ -117,7 +117,7 @@ function startStep(pod: InPlacePod, target: InPlaceTarget, now: Date, prior: InP
   return { kind: 'start', state, annotation: serializeState(state), condition };
 }
 
-function patchBatch(pod: InPlacePod, state: InPlaceState, target: InPlaceTarget, index: number, now: Date): InPlaceStep {
+function patchBatch(pod: Pod, state: InPlaceState, target: InPlaceTarget, index: number, now: Date): InPlaceStep {
   const names = (state.batches[index] ?? []).filter((c) => findContainer(pod, c) !== undefined);
   const images = names.map((c) => ({ container: c, image: state.newImages[c] ?? '', ...(findContainer(pod, c)?.init ? { init: true } : {}) }));
   const next: InPlaceState = { ...refreshSnapshot(state, pod, names), batch: index, patchedAt: [...state.patchedAt.slice(0, index), now.toISOString()] };
@@ -126,12 +126,12 @@ function patchBatch(pod: InPlacePod, state: InPlaceState, target: InPlaceTarget,
   return { kind: 'patchSpec', batch: index, images, ...metadata, ...(last ? { revisionLabel: state.revision } : {}), annotation: serializeState(next) };
 }
 
-function finish(pod: InPlacePod, removeAnnotation: boolean, now: Date): InPlaceStep {
+function finish(pod: Pod, removeAnnotation: boolean, now: Date): InPlaceStep {
   const condition = gateConditionFor(pod, 'True', Reason.inPlaceUpdateDone, 'in-place update done', now);
   return { kind: 'finish', removeAnnotation, condition };
 }
 
-function continueUpdate(pod: InPlacePod, state: InPlaceState, target: InPlaceTarget, now: Date): InPlaceStep {
+function continueUpdate(pod: Pod, state: InPlaceState, target: InPlaceTarget, now: Date): InPlaceStep {
   if (state.batch < 0) {
     const graceEnd = Date.parse(state.startedAt) + Math.max(0, target.gracePeriodSeconds) * 1000;
     if (now.getTime() < graceEnd) return { kind: 'wait', reason: GRACE_PERIOD, afterMs: graceEnd - now.getTime() };
@@ -151,7 +151,7 @@ function continueUpdate(pod: InPlacePod, state: InPlaceState, target: InPlaceTar
  * Resize (if needed), then label, metadata and the images of regular init containers (which do not run again
  * in a running pod) in one patch: nothing restarts, so the gate stays True.
  */
-function lightStep(pod: InPlacePod, target: InPlaceTarget): InPlaceStep {
+function lightStep(pod: Pod, target: InPlaceTarget): InPlaceStep {
   const resizes = pendingResizes(pod, target.plan.resources.map((r) => [r.container, r.resources]));
   if (resizes.length > 0) return { kind: 'resize', containers: resizes };
   const images = target.plan.images.filter((i) => findContainer(pod, i.container)?.spec.image !== undefined && findContainer(pod, i.container)?.spec.image !== i.image);
@@ -164,8 +164,7 @@ function lightStep(pod: InPlacePod, target: InPlaceTarget): InPlaceStep {
  * `EMPTY_PLAN` will do. Pods with the state annotation must be driven to `done` even when their label already
  * equals the update revision.
  */
-export function nextInPlaceStep(podLike: PodLike, target: InPlaceTarget, now: Date): InPlaceStep {
-  const pod = asPod(podLike);
+export function nextInPlaceStep(pod: Pod, target: InPlaceTarget, now: Date): InPlaceStep {
   if (pod.metadata.deletionTimestamp) return { kind: 'wait', reason: 'PodTerminating', afterMs: SAFETY_RECHECK_MS };
   const state = readState(pod);
   if (state?.revision === target.revision) return continueUpdate(pod, state, target, now);

@@ -1,87 +1,8 @@
 /**
- * The slice of core/v1 Pod and PodTemplateSpec the in-place update reads and writes. Only the fields used here
- * are typed; everything else on the objects is carried through untouched. Public functions take the looser
- * `PodLike` so any pod type read from the apiserver (the App planner's included) can be passed as is.
+ * The in-place update's own shapes: the templates it compares and the plan it derives. Pods are the shared
+ * core/v1 type of src/kube/types.ts.
  */
-
-export type ResourceList = Record<string, string>;
-
-export interface Resources {
-  requests?: ResourceList;
-  limits?: ResourceList;
-  [field: string]: unknown;
-}
-
-export interface ContainerSpec {
-  name: string;
-  image: string;
-  /** Only on init containers: `Always` makes it a sidecar (restartable init container). */
-  restartPolicy?: string;
-  resources?: Resources;
-  resizePolicy?: { resourceName: string; restartPolicy: string }[];
-  [field: string]: unknown;
-}
-
-export interface PodCondition {
-  type: string;
-  status: string;
-  reason?: string;
-  message?: string;
-  lastTransitionTime?: string;
-  [field: string]: unknown;
-}
-
-export interface ContainerStatus {
-  name: string;
-  image?: string;
-  imageID?: string;
-  containerID?: string;
-  ready?: boolean;
-  restartCount?: number;
-  state?: { running?: { startedAt?: string }; waiting?: { reason?: string }; terminated?: unknown };
-  resources?: Resources;
-}
-
-export interface PodMeta {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  deletionTimestamp?: string;
-}
-
-export interface InPlacePod {
-  metadata: PodMeta;
-  spec?: {
-    containers?: ContainerSpec[];
-    initContainers?: ContainerSpec[];
-    readinessGates?: { conditionType: string }[];
-    [field: string]: unknown;
-  };
-  status?: {
-    phase?: string;
-    observedGeneration?: number;
-    conditions?: PodCondition[];
-    containerStatuses?: ContainerStatus[];
-    initContainerStatuses?: ContainerStatus[];
-    [field: string]: unknown;
-  };
-}
-
-/** Any pod object as read from the apiserver. */
-export interface PodLike {
-  metadata: PodMeta;
-  spec?: unknown;
-  status?: unknown;
-}
-
-/** A pod read from the apiserver, viewed through the fields this module uses. */
-export function asPod(pod: PodLike): InPlacePod {
-  return pod as InPlacePod;
-}
+import type { ResourceRequirements } from '../../kube/types.ts';
 
 export interface TemplateContainer {
   name: string;
@@ -102,7 +23,7 @@ export interface InPlacePlan {
   /** Template label/annotation changes as a merge patch: a value sets, null removes. */
   metadata: { labels: Record<string, string | null>; annotations: Record<string, string | null> };
   /** New cpu/memory requests and limits of containers whose resources change (applied through pods/resize). */
-  resources: { container: string; resources: Resources }[];
+  resources: { container: string; resources: ResourceRequirements }[];
 }
 
 export const EMPTY_PLAN: InPlacePlan = Object.freeze({ images: [], metadata: { labels: {}, annotations: {} }, resources: [] });

@@ -18,7 +18,7 @@ import { parseWatcherConfig } from '../../../src/watcher/config.ts';
 import { startWorker, type RunningWorker } from '../../../src/workers/worker.ts';
 import { parseWorkerConfig } from '../../../src/workers/config.ts';
 import { reconcilers } from '../../../src/workers/reconcilers.ts';
-import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../../src/workers/app/kube-types.ts';
+import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../../src/kube/types.ts';
 import { getOrdinal, getPodRevision, isRunningAndReady } from '../../../src/workers/app/pod-predicates.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import { errorMessage } from '../../../src/common/errors.ts';

@@ -15,7 +15,7 @@ import { createLogger } from '../../../src/common/log.ts';
 import { sleep } from '../../../src/common/wait.ts';
 import { parseWatcherConfig } from '../../../src/watcher/config.ts';
 import { startWatcher, type RunningWatcher } from '../../../src/watcher/watcher.ts';
-import type { Pod } from '../../../src/workers/app/kube-types.ts';
+import type { Pod } from '../../../src/kube/types.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import { createApp, image, patchApp, revisionOf, settled, template, uniqueName, until } from './harness.ts';
 import { gateOf, imagesOf, isAnnotated, recordPods, statusesOf, type Seen } from './pod-history.ts';

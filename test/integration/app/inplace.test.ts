@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { ConditionType, EventReason, Reason } from '../../../src/api/keys.ts';
-import type { Pod } from '../../../src/workers/app/kube-types.ts';
+import type { Event, Pod } from '../../../src/kube/types.ts';
 import { sandbox } from '../support.ts';
 import { createApp, image, isSettled, patchApp, settled, template, uniqueName, unavailable, until, useController, type Snapshot } from './harness.ts';
 import { gateOf, imagesOf, isAnnotated, recordPods, statusesOf, type PodHistory } from './pod-history.ts';
@@ -21,13 +21,8 @@ const appTemplate = (name: string, containers: Container[], labels: Record<strin
 });
 const inPlace = (policy = 'InPlaceIfPossible', extra: Record<string, unknown> = {}) => ({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: policy, ...extra } } }) as Partial<AppSpec>;
 
-interface EventObject {
-  reason: string;
-  action: string;
-  note: string;
-  regarding: { name: string };
-  related?: { name: string };
-}
+/** An events.k8s.io Event as ebb writes it. */
+type EventObject = Event & Required<Pick<Event, 'reason' | 'action' | 'note' | 'regarding'>>;
 
 async function eventsOf(ns: string, app: string, reason: string): Promise<EventObject[]> {
   const list = await sandbox().rest.list<EventObject>({ group: 'events.k8s.io', version: 'v1', resource: 'events', namespace: ns });
@@ -156,7 +151,7 @@ describe('in-place update with the watcher and worker', () => {
     const before = await settled(ctl.ns, name);
     const history = await recordPods(ctl.ns, name);
     await patchApp(ctl.ns, name, { template: appTemplate(name, [{ name: 'main', image: image('v1'), resources: res('200m') }]) });
-    const after = await until(ctl.ns, name, (s) => done(2)(s) && s.pods.every((p) => (statusesOf(p)[0] as { resources?: { requests?: { cpu?: string } } } | undefined)?.resources?.requests?.cpu === '200m'));
+    const after = await until(ctl.ns, name, (s) => done(2)(s) && s.pods.every((p) => statusesOf(p)[0]?.resources?.requests?.cpu === '200m'));
     await history.stop();
     expect(uidsByName(after.pods)).toEqual(uidsByName(before.pods));
     expect(after.pods.map(restarts)).toEqual(before.pods.map(restarts));

@@ -7,7 +7,7 @@ import { Annotation, Label } from '../../../src/api/keys.ts';
 import { AbortedError } from '../../../src/common/wait.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { listWatch } from '../../../src/kube/watch.ts';
-import type { Pod, PodCondition } from '../../../src/workers/app/kube-types.ts';
+import type { ContainerStatus, Pod, PodCondition } from '../../../src/kube/types.ts';
 import { IN_PLACE_GATE } from '../../../src/workers/inplace/index.ts';
 import { sandbox } from '../support.ts';
 
@@ -26,15 +26,8 @@ export interface PodHistory {
 
 export const gateOf = (pod: Pod): PodCondition | undefined => pod.status?.conditions?.find((c) => c.type === IN_PLACE_GATE);
 export const isAnnotated = (pod: Pod): boolean => pod.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined;
-export const imagesOf = (pod: Pod): string[] => ((pod.spec?.['containers'] ?? []) as { image: string }[]).map((c) => c.image);
-
-interface ContainerStatus {
-  name: string;
-  restartCount: number;
-  imageID: string;
-  containerID?: string;
-}
-export const statusesOf = (pod: Pod): ContainerStatus[] => (pod.status?.['containerStatuses'] ?? []) as ContainerStatus[];
+export const imagesOf = (pod: Pod): string[] => pod.spec.containers.map((c) => c.image);
+export const statusesOf = (pod: Pod): ContainerStatus[] => pod.status?.containerStatuses ?? [];
 
 /** Records the pods of App `app` in `ns` until stopped; resolves once the initial list is in. */
 export async function recordPods(ns: string, app: string, onSeen?: (s: Seen) => void): Promise<PodHistory> {

@@ -12,7 +12,7 @@ import { IN_PLACE_GATE } from '../../../src/workers/inplace/gate.ts';
 import { nextInPlaceStep, stepWait, type InPlaceStep } from '../../../src/workers/inplace/step.ts';
 import type { InPlaceTarget } from '../../../src/workers/inplace/types.ts';
 import { Label } from '../../../src/api/keys.ts';
-import type { Pod, PodCondition } from '../../../harness/sandbox/node/k8s.ts';
+import type { Pod, PodCondition } from '../../../src/kube/types.ts';
 import { sandbox } from '../support.ts';
 
 export interface Sample {

@@ -3,7 +3,7 @@ import type { App } from '../../../src/api/app.ts';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { withAppSpecDefaults } from '../../../src/api/defaults.ts';
 import { API_VERSION, APP_KIND } from '../../../src/api/group.ts';
-import type { Pod } from '../../../src/workers/app/kube-types.ts';
+import type { KubeObject, Named, Pod, Stored } from '../../../src/kube/types.ts';
 import { newPodForOrdinal } from '../../../src/workers/app/pod-builder.ts';
 
 export const NS = 'ns';
@@ -18,8 +18,13 @@ export function appSpec(name: string, spec: Partial<AppSpec> = {}): AppSpec {
   });
 }
 
+/** `obj` as the apiserver would return it, with this uid and resourceVersion. */
+export function stored<T extends KubeObject>(obj: Named<T>, uid: string, resourceVersion = '1'): Stored<T> {
+  return { ...obj, metadata: { ...obj.metadata, uid, resourceVersion } };
+}
+
 /** An App as stored (uid, generation, resourceVersion), without status. */
-export function makeApp(name = 'web', spec: Partial<AppSpec> = {}, extra: Partial<App['metadata']> = {}): App {
+export function makeApp(name = 'web', spec: Partial<AppSpec> = {}, extra: Partial<App['metadata']> = {}): Stored<App> {
   return {
     apiVersion: API_VERSION,
     kind: APP_KIND,
@@ -31,10 +36,8 @@ export function makeApp(name = 'web', spec: Partial<AppSpec> = {}, extra: Partia
 export type PodState = 'pending' | 'ready' | 'unready' | 'failed' | 'terminating';
 
 /** A pod of `app` at `ordinal` from revision `revision`, as it would look in `state`. */
-export function podFor(app: App, ordinal: number, revision: string, state: PodState = 'ready', readySince = '2025-01-01T00:00:00Z'): Pod {
-  const pod = newPodForOrdinal(app, app.spec.template, revision, ordinal);
-  pod.metadata.uid = `pod-${ordinal}-${revision}`;
-  pod.metadata.resourceVersion = '5';
+export function podFor(app: Stored<App>, ordinal: number, revision: string, state: PodState = 'ready', readySince = '2025-01-01T00:00:00Z'): Stored<Pod> {
+  const pod = stored<Pod>(newPodForOrdinal(app, app.spec.template, revision, ordinal), `pod-${ordinal}-${revision}`, '5');
   const phase = state === 'pending' ? 'Pending' : state === 'failed' ? 'Failed' : 'Running';
   const ready = state === 'ready' || state === 'terminating';
   pod.status = { phase, conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: readySince }] };

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { Annotation, ConditionType, EventReason, Reason } from '../../../src/api/keys.ts';
-import type { Pod } from '../../../src/workers/app/kube-types.ts';
+import type { Pod } from '../../../src/kube/types.ts';
 import { GRACE_PERIOD_WAIT, IN_PLACE_GATE } from '../../../src/workers/inplace/index.ts';
 import { Scenario } from './scenario.ts';
 

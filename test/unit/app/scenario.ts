@@ -9,7 +9,7 @@ import { Annotation, Label } from '../../../src/api/keys.ts';
 import { IN_PLACE_GATE, podIsUpdatingInPlace } from '../../../src/workers/inplace/index.ts';
 import { timerId } from '../../../src/queue/names.ts';
 import { execute } from '../../../src/workers/app/executor.ts';
-import type { Pod } from '../../../src/workers/app/kube-types.ts';
+import type { Pod } from '../../../src/kube/types.ts';
 import { observeAndPlan } from '../../../src/workers/app/observe.ts';
 import type { Plan } from '../../../src/workers/app/planner.ts';
 import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating, isUnavailable } from '../../../src/workers/app/pod-predicates.ts';

@@ -10,7 +10,8 @@ import type { PatchType } from '../../../src/kube/rest.ts';
 import { applyInPlaceStep, type PatchClient } from '../../../src/workers/inplace/executor.ts';
 import { IN_PLACE_GATE } from '../../../src/workers/inplace/gate.ts';
 import { nextInPlaceStep, stepWait, type InPlaceStep } from '../../../src/workers/inplace/step.ts';
-import type { ContainerSpec, InPlacePod, InPlaceTarget } from '../../../src/workers/inplace/types.ts';
+import type { InPlaceTarget } from '../../../src/workers/inplace/types.ts';
+import type { Container, Pod, Stored } from '../../../src/kube/types.ts';
 import { Clock } from '../../../harness/fakes/clock.ts';
 import { FakeCluster } from '../../../harness/fakes/cluster.ts';
 import { FakeKubelet, type KubeletOptions } from '../../../harness/fakes/kubelet.ts';
@@ -27,16 +28,16 @@ export class PodApi implements PatchClient {
   private readonly cluster: FakeCluster;
   private readonly key: string;
 
-  constructor(cluster: FakeCluster, pod: InPlacePod) {
+  constructor(cluster: FakeCluster, pod: Pod) {
     this.cluster = cluster;
     const added = cluster.addPod(pod);
-    this.key = `${added.metadata.namespace ?? ''}/${added.metadata.name ?? ''}`;
+    this.key = `${added.metadata.namespace}/${added.metadata.name}`;
   }
 
-  read(): InPlacePod {
+  read(): Stored<Pod> {
     const pod = this.cluster.pods.get(this.key);
     if (!pod) throw new Error(`pod ${this.key} is gone`);
-    return structuredClone(pod) as InPlacePod;
+    return structuredClone(pod);
   }
 
   async patch<T>(ref: ResourceRef, body: unknown, type: PatchType): Promise<T> {
@@ -52,7 +53,7 @@ export interface Env {
   kubelet: FakeKubelet;
 }
 
-export function newPod(containers: ContainerSpec[], annotations?: Record<string, string>): InPlacePod {
+export function newPod(containers: Container[], annotations?: Record<string, string>): Pod {
   return {
     metadata: { name: 'web-0', namespace: 'ns', uid: 'u-0', labels: { [Label.revision]: 'web-a', [Label.app]: 'web', tier: 'front' }, ...(annotations ? { annotations } : {}) },
     spec: { containers, readinessGates: [{ conditionType: IN_PLACE_GATE }] },
@@ -61,7 +62,7 @@ export function newPod(containers: ContainerSpec[], annotations?: Record<string,
 }
 
 /** A running pod whose containers are all ready. */
-export function env(pod: InPlacePod, opts: Partial<KubeletOptions> = {}): Env {
+export function env(pod: Pod, opts: Partial<KubeletOptions> = {}): Env {
   const clock = new Clock('2030-01-01T00:00:00.400Z');
   const cluster = new FakeCluster(clock.now);
   const api = new PodApi(cluster, pod);
@@ -73,9 +74,9 @@ export function env(pod: InPlacePod, opts: Partial<KubeletOptions> = {}): Env {
   return { clock, api, kubelet };
 }
 
-export const gate = (pod: InPlacePod) => pod.status?.conditions?.find((c) => c.type === IN_PLACE_GATE);
-export const status = (pod: InPlacePod, name: string) => pod.status?.containerStatuses?.find((s) => s.name === name);
-export const image = (pod: InPlacePod, name: string) => pod.spec?.containers?.find((c) => c.name === name)?.image;
+export const gate = (pod: Pod) => pod.status?.conditions?.find((c) => c.type === IN_PLACE_GATE);
+export const status = (pod: Pod, name: string) => pod.status?.containerStatuses?.find((s) => s.name === name);
+export const image = (pod: Pod, name: string) => pod.spec?.containers?.find((c) => c.name === name)?.image;
 
 export interface Sample {
   atMs: number;
@@ -90,8 +91,8 @@ export interface DriveOptions {
   /** Largest clock advance per wait (the pod's watch events come sooner than the safety timer). */
   tickMs?: number;
   /** Called before a write; 'skip' loses the step (the worker died before writing), 'stop' ends the run. */
-  beforeApply?: (iteration: number, pod: InPlacePod, step: InPlaceStep) => 'skip' | 'stop' | undefined;
-  afterApply?: (iteration: number, before: InPlacePod, step: InPlaceStep) => Promise<void> | void;
+  beforeApply?: (iteration: number, pod: Pod, step: InPlaceStep) => 'skip' | 'stop' | undefined;
+  afterApply?: (iteration: number, before: Pod, step: InPlaceStep) => Promise<void> | void;
 }
 
 export interface Run {
@@ -101,7 +102,7 @@ export interface Run {
   writes: InPlaceStep[];
 }
 
-function sample(e: Env, pod: InPlacePod, step: InPlaceStep): Sample {
+function sample(e: Env, pod: Pod, step: InPlaceStep): Sample {
   return {
     atMs: e.clock.ms,
     step: step.kind,
@@ -112,7 +113,7 @@ function sample(e: Env, pod: InPlacePod, step: InPlaceStep): Sample {
 }
 
 /** While the state annotation is on a gated pod, the gate is False: the pod is out of the Service. */
-function checkInvariants(pod: InPlacePod): void {
+function checkInvariants(pod: Pod): void {
   if (pod.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined) expect(gate(pod)?.status).toBe('False');
 }
 

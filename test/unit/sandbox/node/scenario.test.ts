@@ -3,7 +3,7 @@
  * loop, checking kubelet invariants after every step.
  */
 import { describe, expect, it } from 'vitest';
-import type { Container, Pod } from '../../../../harness/sandbox/node/k8s.ts';
+import type { Container, Pod } from '../../../../src/kube/types.ts';
 import { nextStep, type Step } from '../../../../harness/sandbox/node/plan.ts';
 import { buildPodStatus, type KubeletPodStatus } from '../../../../harness/sandbox/node/pod-status.ts';
 import {
