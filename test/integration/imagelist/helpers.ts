@@ -4,7 +4,7 @@ import type { ImageList, ImageListEntry, ImageStatus } from '../../../src/api/im
 import { waitFor } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { core } from '../../../src/kube/paths.ts';
-import type { Pod } from '../../../harness/sandbox/node/k8s.ts';
+import type { Pod, Stored } from '../../../src/kube/types.ts';
 import { sandbox } from '../support.ts';
 import { httpGet, metricValue } from '../watcher/helpers.ts';
 
@@ -47,18 +47,18 @@ export async function daemonPulls(port: number, result = 'success'): Promise<num
   return metricValue((await httpGet(port, '/metrics')).body, 'ebb_daemon_pulls_total', { result });
 }
 
-export async function createPod(ns: string, name: string, spec: Record<string, unknown>): Promise<Pod> {
-  return sandbox().rest.create<Pod>(core('pods', ns), { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec });
+export async function createPod(ns: string, name: string, spec: Record<string, unknown>): Promise<Stored<Pod>> {
+  return sandbox().rest.create<Stored<Pod>>(core('pods', ns), { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec });
 }
 
 export function isReady(p: Pod): boolean {
   return p.status?.phase === 'Running' && p.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 }
 
-export function waitPodReady(ns: string, name: string): Promise<Pod> {
+export function waitPodReady(ns: string, name: string): Promise<Stored<Pod>> {
   return waitFor(
     async () => {
-      const p = await sandbox().rest.get<Pod>(core('pods', ns, name));
+      const p = await sandbox().rest.get<Stored<Pod>>(core('pods', ns, name));
       return isReady(p) ? p : undefined;
     },
     { ...WAIT, intervalMs: 50, what: `pod ${ns}/${name} Ready` },
