@@ -213,7 +213,11 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
     // The daemon's own read of an entry's pull secret, with the daemon's token.
     const credentials = (): Promise<unknown> => pullAuthFrom(restSecretReader(bound), { namespace: ns, name: 'regcred' }, parsed.ref, AbortSignal.timeout(10_000));
 
-    await expect(credentials()).rejects.toMatchObject({ name: 'PullSecretError', code: 'Forbidden', message: `pull secret ${ns}/regcred: the daemon may not read it` });
+    await expect(credentials()).rejects.toMatchObject({
+      name: 'PullSecretError',
+      code: 'Forbidden',
+      message: `pull secret ${ns}/regcred: the daemon may not read it (reading pull secrets is opt-in: deploy/components/daemon-pull-secrets)`,
+    });
     const denied = await rejection(bound.get(core('secrets', ns, 'regcred')));
     expect(denied.message).toContain('cannot get resource "secrets"');
 
