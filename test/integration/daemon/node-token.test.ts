@@ -56,6 +56,7 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
   const [nodeA = '', nodeB = ''] = nodeNames;
   const suffix = randomBytes(3).toString('hex');
   const pod = `ebb-daemon-${suffix}`;
+  const signal = AbortSignal.timeout(300_000);
   let dir: string;
   let installed: string;
   let component: string;
@@ -63,7 +64,7 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
   let bound: KubeRest;
   let unbound: KubeRest;
 
-  const kubectl = async (...args: string[]): Promise<string> => (await run(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { maxBuffer: 16 * 1024 * 1024 })).stdout;
+  const kubectl = async (...args: string[]): Promise<string> => (await run(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { maxBuffer: 16 * 1024 * 1024, signal })).stdout;
   /** `kubectl kustomize` of a directory, as objects. */
   const render = async (path: string): Promise<Manifest[]> => parseAllDocuments(await kubectl('kustomize', path)).map((d) => d.toJS() as Manifest);
   const writeManifests = async (name: string, objects: Manifest[]): Promise<string> => {
@@ -147,7 +148,7 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
         const err = await rejection(bound.patch(imageListRef(nodeB, 'status'), statusPatch(image), PatchType.merge, { dryRun: 'All' })).catch(() => undefined);
         return err?.message.includes(POLICY_MESSAGE) ? true : undefined;
       },
-      { ...WAIT, what: 'the admission policy in force' },
+      { ...WAIT, signal, what: 'the admission policy in force' },
     );
   });
 
@@ -211,7 +212,7 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
     const parsed = parseImageReference(image);
     if (!parsed.ok) throw new Error(parsed.reason);
     // The daemon's own read of an entry's pull secret, with the daemon's token.
-    const credentials = (): Promise<unknown> => pullAuthFrom(restSecretReader(bound), { namespace: ns, name: 'regcred' }, parsed.ref, AbortSignal.timeout(10_000));
+    const credentials = (): Promise<unknown> => pullAuthFrom(restSecretReader(bound), { namespace: ns, name: 'regcred' }, parsed.ref, AbortSignal.any([signal, AbortSignal.timeout(10_000)]));
 
     await expect(credentials()).rejects.toMatchObject({
       name: 'PullSecretError',
@@ -223,7 +224,7 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
 
     await kubectl('apply', '-f', component);
 
-    await waitFor(async () => ((await credentials()) !== undefined ? true : undefined), { ...WAIT, what: 'the pull secret readable with the component' });
+    await waitFor(async () => ((await credentials()) !== undefined ? true : undefined), { ...WAIT, signal, what: 'the pull secret readable with the component' });
     expect(await credentials()).toEqual({ serverAddress: 'registry.example.com', username: 'robot', password: 'not-for-the-test-log' });
     const listed = await rejection(bound.list(core('secrets', ns)));
     expect(listed.code).toBe('Forbidden');
