@@ -121,8 +121,8 @@ describe('ebb daemon against containerd and a registry', () => {
     pushed.v3 = await push(registry, REPO, 'v3', { 'version.txt': 'v3\n' });
     pushed.recovered = await push(registry, REPO, 'recovered', { 'version.txt': 'pulled after a containerd restart\n' });
     pushed.private = await push(privateRegistry, PRIVATE_REPO, 'v1', { 'secret.txt': 'private\n' }, CREDENTIAL);
-    // Pulled through the gate: the same registry under another address.
-    const slow = await push(registry, SLOW_REPO, 'v1', { 'big.txt': randomBytes(512 * 1024).toString('hex') });
+    // Pulled through the gate, which holds its layer download while closed: the same registry, another address.
+    const slow = await push(registry, SLOW_REPO, 'v1', { 'layer.txt': randomBytes(64 * 1024).toString('hex') });
     pushed.slow = { ...slow, ref: `${gate.host}/${SLOW_REPO}:v1` };
     daemon = await startEbb();
   });
@@ -205,6 +205,7 @@ describe('ebb daemon against containerd and a registry', () => {
     pushed.moved = await push(registry, REPO, 'v1', { 'version.txt': 'v1, rebuilt\n' });
     const logFrom = (await registry.manifestRequests(REPO)).length;
 
+    // Later than the previous request, which may carry this same second.
     const requested = rfc3339(Date.now() + 1_000);
     await setImages([{ image: pushed.v1.ref, pullRequestedAt: requested }, { image: pushed.v2.ref }]);
 
