@@ -16,6 +16,15 @@ const digest = '[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{
 export const IMAGE_REFERENCE_PATTERN = `^${name}(?::${tag})?(?:@${digest})?$`;
 export const IMAGE_REFERENCE_MAX_LENGTH = 512;
 const NAME_MAX_LENGTH = 255;
+/**
+ * The digest algorithms container runtimes accept (those go-digest registers) and their hex lengths. The
+ * grammar allows any algorithm and 32 or more hex digits; a runtime refuses anything else.
+ */
+const DIGEST_HEX_LENGTHS: ReadonlyMap<string, number> = new Map([
+  ['sha256', 64],
+  ['sha384', 96],
+  ['sha512', 128],
+]);
 
 /** The schema of an image reference field: the one grammar for App templates and ImageList entries. */
 export function imageReferenceSchema(description: string): TString {
@@ -47,7 +56,9 @@ export function parseImageReference(input: string): ParseResult {
   const m = splitRe.exec(input);
   if (!m || !referenceRe.test(input)) return { ok: false, reason: `"${input}" is not a valid image reference (OCI distribution grammar)` };
   const fullName = m[1] ?? '';
-  if (fullName.length > NAME_MAX_LENGTH) return { ok: false, reason: `repository name is longer than ${NAME_MAX_LENGTH} characters` };
+  const digestPart = m[3];
+  const problem = partsProblem(fullName, digestPart);
+  if (problem) return { ok: false, reason: problem };
   const slash = fullName.indexOf('/');
   const first = slash < 0 ? '' : fullName.slice(0, slash);
   let dom = 'docker.io';
@@ -57,9 +68,26 @@ export function parseImageReference(input: string): ParseResult {
     path = fullName.slice(slash + 1);
   }
   if (dom === 'docker.io' && !path.includes('/')) path = `library/${path}`;
-  const digestPart = m[3];
   const tagPart = m[2] ?? (digestPart ? undefined : 'latest');
   return { ok: true, ref: { domain: dom, path, tag: tagPart, digest: digestPart } };
+}
+
+/** What runtimes refuse beyond the grammar: a long repository name, a digest they do not support. */
+function partsProblem(fullName: string, digest: string | undefined): string | undefined {
+  if (fullName.length > NAME_MAX_LENGTH) return `repository name is longer than ${NAME_MAX_LENGTH} characters`;
+  return digest === undefined ? undefined : digestProblem(digest);
+}
+
+/** Why a runtime would refuse `digest` (`algorithm:hex`), or undefined when it is well-formed. */
+function digestProblem(digest: string): string | undefined {
+  const colon = digest.indexOf(':');
+  const algorithm = digest.slice(0, colon);
+  const hex = digest.slice(colon + 1);
+  const length = DIGEST_HEX_LENGTHS.get(algorithm);
+  if (length === undefined) return `digest algorithm "${algorithm}" is not supported (sha256, sha384 or sha512)`;
+  if (hex.length !== length) return `a ${algorithm} digest has ${length} hex digits, not ${hex.length}`;
+  if (!/^[0-9a-f]+$/.test(hex)) return 'digest hex digits must be lower case';
+  return undefined;
 }
 
 export function repository(ref: ImageReference): string {

@@ -5,6 +5,7 @@
  */
 import { imageListRef } from '../api/group.ts';
 import type { ImageList } from '../api/image-list.ts';
+import type { Gauge } from 'prom-client';
 import { sleep } from '../common/wait.ts';
 import { startOpsServer } from '../common/http.ts';
 import { repeatGate, type Logger } from '../common/log.ts';
@@ -19,9 +20,11 @@ import { StatusWriter, type StatusApi } from './status.ts';
 import { errorMessage } from '../common/errors.ts';
 
 export const FIELD_MANAGER = 'ebb-daemon';
-/** The runtime is asked for its version this often; /readyz fails when no answer is this fresh. */
+/** The runtime is asked for its version this often, and sooner again after it did not answer. */
 const VERSION_PROBE_MS = 15_000;
+const VERSION_RETRY_MS = 2_000;
 const VERSION_TIMEOUT_MS = 10_000;
+/** /readyz fails when the last answer is older than this (a probe loop that hangs). */
 const VERSION_FRESH_MS = 60_000;
 /** The final status write at shutdown gets this long. */
 const FINAL_WRITE_MS = 10_000;
@@ -50,21 +53,42 @@ function statusApi(rest: KubeRest, nodeName: string): StatusApi {
   };
 }
 
-/** Asks the runtime for its version until `signal` aborts; records when it last answered. */
-async function probeRuntime(runtime: ImageRuntime, log: Logger, signal: AbortSignal, answered: (at: number) => void): Promise<void> {
+/** What the last CRI Version call said. */
+export interface RuntimeHealth {
+  /** When the runtime last answered (ms since the epoch). */
+  answeredAt: number | undefined;
+  /** Why the last call failed; undefined when it answered. */
+  failure: string | undefined;
+}
+
+/** Why the runtime makes the daemon not ready, or undefined when it answered its last Version call, recently. */
+export function runtimeProblem(h: RuntimeHealth, now: number): string | undefined {
+  if (h.failure !== undefined) return `container runtime does not answer: ${h.failure}`;
+  if (h.answeredAt === undefined) return 'container runtime has not answered yet';
+  if (now - h.answeredAt > VERSION_FRESH_MS) return 'container runtime has not answered recently';
+  return undefined;
+}
+
+/** Asks the runtime for its version until `signal` aborts; `health` and the gauge say how the last call went. */
+async function probeRuntime(runtime: ImageRuntime, deps: { log: Logger; up: Gauge; health: RuntimeHealth }, signal: AbortSignal): Promise<void> {
+  const { log, up, health } = deps;
   const gate = repeatGate();
   while (!signal.aborted) {
     try {
       const v = await runtime.version(AbortSignal.any([signal, AbortSignal.timeout(VERSION_TIMEOUT_MS)]));
       if (gate.pass('ok') !== undefined) log.info({ runtime: v.runtimeName, version: v.runtimeVersion }, 'container runtime answers');
-      answered(Date.now());
+      health.answeredAt = Date.now();
+      health.failure = undefined;
+      up.set(1);
     } catch (err) {
       if (signal.aborted) break;
       const message = errorMessage(err);
+      health.failure = message;
+      up.set(0);
       const held = gate.pass(message);
       if (held !== undefined) log.warn({ err: message, ...(held > 0 ? { suppressed: held } : {}) }, 'container runtime does not answer');
     }
-    await sleep(VERSION_PROBE_MS, signal).catch(() => undefined);
+    await sleep(health.failure === undefined ? VERSION_PROBE_MS : VERSION_RETRY_MS, signal).catch(() => undefined);
   }
 }
 
@@ -90,11 +114,12 @@ export async function startDaemon(opts: DaemonOptions, deps: DaemonDeps): Promis
   });
 
   let watchState: SourceState = 'starting';
-  let runtimeAnsweredAt: number | undefined;
+  const health: RuntimeHealth = { answeredAt: undefined, failure: undefined };
   const notReady = (): string | undefined => {
     const problems: string[] = [];
     if (watchState !== 'watching') problems.push(`ImageList watch not established (${watchState})`);
-    if (runtimeAnsweredAt === undefined || Date.now() - runtimeAnsweredAt > VERSION_FRESH_MS) problems.push('container runtime has not answered recently');
+    const runtimeIssue = runtimeProblem(health, Date.now());
+    if (runtimeIssue) problems.push(runtimeIssue);
     return problems.join('; ') || undefined;
   };
   // Serving first: a port in use fails the start before any loop runs.
@@ -116,7 +141,7 @@ export async function startDaemon(opts: DaemonOptions, deps: DaemonDeps): Promis
     },
   ).catch(() => undefined);
   const schedulerLoop = scheduler.run(ac.signal);
-  const probeLoop = probeRuntime(runtime, log, ac.signal, (at) => (runtimeAnsweredAt = at));
+  const probeLoop = probeRuntime(runtime, { log, up: metrics.runtimeUp, health }, ac.signal);
 
   log.info({ node: opts.nodeName, port: ops.port, cri: opts.criEndpoint, pullConcurrency: opts.pullConcurrency }, 'daemon started');
 

@@ -7,6 +7,7 @@ export function daemonMetrics(): {
   pullDuration: Histogram;
   imagesPresent: Gauge;
   pullsInFlight: Gauge;
+  runtimeUp: Gauge;
   statusWrites: Counter<'result'>;
   watchEvents: Counter<'type'>;
 } {
@@ -28,6 +29,11 @@ export function daemonMetrics(): {
     }),
     imagesPresent: new Gauge({ name: 'ebb_daemon_images_present', help: "Images of the node's ImageList the runtime holds.", registers: [registry] }),
     pullsInFlight: new Gauge({ name: 'ebb_daemon_pulls_in_flight', help: 'Pulls running now.', registers: [registry] }),
+    runtimeUp: new Gauge({
+      name: 'ebb_daemon_runtime_up',
+      help: 'Whether the container runtime answered the last CRI Version call (1) or not (0); 0 until it first answers.',
+      registers: [registry],
+    }),
     statusWrites: new Counter({
       name: 'ebb_daemon_status_writes_total',
       help: 'Writes of the ImageList status, by result (ok, conflict, error).',

@@ -14,6 +14,9 @@ export interface SecretRef {
   name: string;
 }
 
+/** Reading Secrets is not part of the daemon's default RBAC. */
+const OPT_IN = 'reading pull secrets is opt-in: deploy/components/daemon-pull-secrets';
+
 export type SecretErrorCode = 'NotFound' | 'Forbidden' | 'Invalid' | 'Unavailable';
 
 /** Why a pull Secret gave no credentials; the message names the Secret, never its content. */
@@ -44,7 +47,8 @@ export async function pullAuthFrom(read: SecretReader, secret: SecretRef, ref: I
     data = await read(secret, signal);
   } catch (err) {
     if (isKubeError(err, 'NotFound')) throw new PullSecretError('NotFound', `${what} not found`);
-    if (isKubeError(err, 'Forbidden', 'Unauthorized')) throw new PullSecretError('Forbidden', `${what}: the daemon may not read it`);
+    if (isKubeError(err, 'Forbidden')) throw new PullSecretError('Forbidden', `${what}: the daemon may not read it (${OPT_IN})`);
+    if (isKubeError(err, 'Unauthorized')) throw new PullSecretError('Forbidden', `${what}: the apiserver does not accept the daemon's credentials`);
     if (signal.aborted) throw err;
     throw new PullSecretError('Unavailable', `${what}: cannot be read (${isKubeError(err) ? err.code : 'error'})`);
   }

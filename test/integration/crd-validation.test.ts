@@ -205,6 +205,7 @@ describe('CRDs in deploy/crds', () => {
   });
 
   const images = (...entries: Obj[]): Obj => ({ spec: { images: entries } });
+  const goodEntry = { image: 'registry.example.com/team/web:v1' };
   const invalidImageLists: Array<[string, Obj, string]> = [
     ['an image reference with upper case in the path', images({ image: 'registry.example.com/Team/web:v1' }), 'spec.images[0].image in body should match'],
     ['an image reference with an empty tag', images({ image: 'nginx:' }), 'spec.images[0].image in body should match'],
@@ -214,6 +215,12 @@ describe('CRDs in deploy/crds', () => {
     ['an entry without image', images({ alwaysPull: true }), 'spec.images[0].image: Required value'],
     ['repullIntervalSeconds 10', images({ image: 'nginx', alwaysPull: true, repullIntervalSeconds: 10 }), 'repullIntervalSeconds in body should be greater than or equal to 60'],
     ['pullRequestedAt that is not a time', images({ image: 'nginx', pullRequestedAt: 'yesterday' }), 'pullRequestedAt in body must be of type date-time'],
+    // Bad references after a valid entry: the message names the entry by its index, and quotes the value.
+    ['a reference with spaces and punctuation', images(goodEntry, { image: 'Not A Valid Ref!!' }), 'spec.images[1].image: Invalid value: "Not A Valid Ref!!": spec.images[1].image in body should match'],
+    ['a reference carrying a shell command', images(goodEntry, { image: 'a;rm -rf /' }), 'spec.images[1].image: Invalid value: "a;rm -rf /": spec.images[1].image in body should match'],
+    ['an empty image after a valid one', images(goodEntry, { image: '' }), 'spec.images[1].image in body should be at least 1 chars long'],
+    ['a digest of fewer than 32 hex digits', images(goodEntry, { image: `registry.example.com/team/web@sha256:${'a'.repeat(31)}` }), 'spec.images[1].image in body should match'],
+    ['a 600-character reference', images(goodEntry, { image: `registry.example.com/${'a'.repeat(580)}:v1` }), 'spec.images[1].image: Too long: may not be more than 512 bytes'],
   ];
 
   it.each(invalidImageLists)('rejects an ImageList with %s', async (_what, patch, message) => {
@@ -221,6 +228,20 @@ describe('CRDs in deploy/crds', () => {
     expect(err.code).toBe('Invalid');
     expect(err.status).toBe(422);
     expect(err.message).toContain(message);
+  });
+
+  // The pattern is the reference grammar, which no runtime narrows further; these pass it, and the daemon
+  // reports each Failed without sending it to the runtime (test/integration/daemon/containerd.test.ts).
+  it.each([
+    ['a repository name over 255 characters', `registry.example.com/${'a'.repeat(300)}:v1`],
+    ['a sha256 digest of 40 hex digits', `registry.example.com/team/web@sha256:${'a'.repeat(40)}`],
+    ['a sha256 digest in upper case', `registry.example.com/team/web@sha256:${'A'.repeat(64)}`],
+    ['a digest of an algorithm runtimes do not support', `registry.example.com/team/web@sha1:${'a'.repeat(40)}`],
+  ])('admits an ImageList entry with %s (left to the daemon)', async (_what, image) => {
+    const name = uniqueName('lax');
+    const created = await rest().create<ImageList>(imageListRef(), mergePatch(validImageList(name), images(goodEntry, { image })));
+    expect(created.spec?.images?.map((e) => e.image)).toEqual([goodEntry.image, image]);
+    await rest().delete(imageListRef(name));
   });
 
   it('rejects an unknown field when field validation is Strict', async () => {

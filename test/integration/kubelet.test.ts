@@ -3,6 +3,7 @@
  * kubelet writes it, in-place image changes, readiness gates, PVC-backed pods, graceful deletion, pull
  * failures, in-place resize, and the node's CRI ImageService sharing its store with the kubelet.
  */
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../src/common/wait.ts';
@@ -70,7 +71,9 @@ function patchPod(ns: string, name: string, patch: unknown, subresource?: string
 describe('simulated kubelet', () => {
   it('runs a pod the real scheduler placed on a simulated node, with a kubelet-like status', async () => {
     const ns = await freshNamespace('kl');
-    await createPod(ns, 'web', { containers: [{ name: 'app', image: 'nginx:1.25', readinessProbe: { tcpSocket: { port: 80 } } }] });
+    // A tag no other test uses, so the node must pull it (other tests may already have put nginx:1.25 there).
+    const image = `nginx:1.25-${randomBytes(3).toString('hex')}`;
+    await createPod(ns, 'web', { containers: [{ name: 'app', image, readinessProbe: { tcpSocket: { port: 80 } } }] });
     const pod = await waitPod(ns, 'web', 'Running and Ready', isReady);
 
     expect(sandbox().nodeNames).toContain(pod.spec.nodeName);
@@ -83,7 +86,7 @@ describe('simulated kubelet', () => {
       expect(cond(pod, type)?.status, type).toBe('True');
     }
     const app = cs(pod, 'app');
-    expect(app).toMatchObject({ name: 'app', image: 'nginx:1.25', ready: true, started: true, restartCount: 0, lastState: {} });
+    expect(app).toMatchObject({ name: 'app', image, ready: true, started: true, restartCount: 0, lastState: {} });
     expect(app.imageID).toMatch(IMAGE_ID);
     expect(app.containerID).toMatch(CONTAINER_ID);
     expect(Date.parse(app.state.running?.startedAt ?? '')).not.toBeNaN();

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CriClient, unixEndpoint } from '../../src/cri/client.ts';
 import { startDaemon, waitUntil, type Daemon } from './process.ts';
@@ -18,6 +18,11 @@ export interface Containerd {
   readonly endpoint: string;
   /** containerd's own log (stderr), to read when a test fails. */
   readonly logPath: string;
+  /**
+   * The image calls the CRI plugin received, oldest first, read from its log: `PullImage` always, and
+   * `ImageStatus` when started with logLevel `trace`.
+   */
+  imageRequests(): Promise<CriImageRequest[]>;
   readonly running: boolean;
   /** Stops containerd (SIGTERM by PID), keeping root, state and socket path. */
   stop(): Promise<void>;
@@ -27,10 +32,39 @@ export interface Containerd {
   dispose(): Promise<void>;
 }
 
+export interface CriImageRequest {
+  method: 'ImageStatus' | 'PullImage';
+  image: string;
+}
+
 const READY_TIMEOUT_MS = 30_000;
 
+/**
+ * The request lines of containerd's CRI plugin (logfmt): `msg="PullImage \"<ref>\""` (info) and
+ * `msg="ImageStatus for \"<ref>\""` (trace). Their result lines (`… failed`, `… returns …`) do not match. A
+ * reference the CRD admits holds no quote or backslash.
+ */
+const REQUEST_LINE = /\bmsg="(PullImage|ImageStatus for) \\"([^"\\]*)\\""(?=\s|$)/;
+
+export function parseImageRequests(log: string): CriImageRequest[] {
+  const out: CriImageRequest[] = [];
+  for (const line of log.split('\n')) {
+    const m = REQUEST_LINE.exec(line);
+    if (m?.[1] && m[2] !== undefined) out.push({ method: m[1] === 'PullImage' ? 'PullImage' : 'ImageStatus', image: m[2] });
+  }
+  return out;
+}
+
+export interface ContainerdOptions {
+  /**
+   * containerd's log level (default: its own, info). At `trace` the CRI plugin logs every image call it
+   * receives (`ImageStatus for "…"`, `PullImage "…"`), which shows what reached the runtime.
+   */
+  logLevel?: 'info' | 'debug' | 'trace';
+}
+
 /** Starts containerd in a fresh temporary directory; resolves when CRI `Version` answers. */
-export async function startContainerd(signal: AbortSignal): Promise<Containerd> {
+export async function startContainerd(signal: AbortSignal, opts: ContainerdOptions = {}): Promise<Containerd> {
   const dir = await mkdtemp('/tmp/ebb-cd-');
   try {
     for (const sub of ['root', 'state', 'opt', 'cni/bin', 'cni/conf']) await mkdir(path.join(dir, sub), { recursive: true });
@@ -42,7 +76,8 @@ export async function startContainerd(signal: AbortSignal): Promise<Containerd> 
 
     const start = async (sig: AbortSignal): Promise<void> => {
       if (daemon) throw new Error('containerd is already running');
-      const started = await startDaemon(CONTAINERD_BIN, ['--config', configPath], { stdout: logPath, stderr: logPath });
+      const args = ['--config', configPath, ...(opts.logLevel ? ['--log-level', opts.logLevel] : [])];
+      const started = await startDaemon(CONTAINERD_BIN, args, { stdout: logPath, stderr: logPath });
       daemon = started;
       void started.exited.then(() => {
         if (daemon === started) daemon = undefined;
@@ -61,6 +96,7 @@ export async function startContainerd(signal: AbortSignal): Promise<Containerd> 
       socketPath,
       endpoint: unixEndpoint(socketPath),
       logPath,
+      imageRequests: async () => parseImageRequests(await readFile(logPath, 'utf8')),
       get running() {
         return daemon !== undefined;
       },

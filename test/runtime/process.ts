@@ -11,6 +11,8 @@ export interface Daemon {
   readonly exited: Promise<number | string>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
   stop(graceMs?: number): Promise<void>;
+  /** SIGKILL at once (a crash, or a node losing power); resolves once the process has exited. */
+  kill(): Promise<void>;
 }
 
 /** PIDs of daemons still running: killed when the test process exits, whatever the way it ends. */
@@ -28,11 +30,14 @@ function signalPid(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Starts `command` with stdout and stderr appended to files; fails when it cannot be spawned. */
-export async function startDaemon(command: string, args: string[], logs: { stdout: string; stderr: string }): Promise<Daemon> {
+/**
+ * Starts `command` with stdout and stderr appended to files (and, with `env`, that environment instead of
+ * this process's); fails when it cannot be spawned.
+ */
+export async function startDaemon(command: string, args: string[], logs: { stdout: string; stderr: string }, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<Daemon> {
   const out = openSync(logs.stdout, 'a');
   const err = openSync(logs.stderr, 'a');
-  const child = spawn(command, args, { stdio: ['ignore', out, err] });
+  const child = spawn(command, args, { stdio: ['ignore', out, err], ...(opts.env ? { env: opts.env } : {}) });
   closeSync(out);
   closeSync(err);
   await new Promise<void>((resolve, reject) => {
@@ -63,6 +68,10 @@ export async function startDaemon(command: string, args: string[], logs: { stdou
         clearTimeout(timer);
       })();
       return stopping;
+    },
+    async kill(): Promise<void> {
+      if (running.has(pid)) signalPid(pid, 'SIGKILL');
+      await exited;
     },
   };
 }

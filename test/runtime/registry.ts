@@ -75,7 +75,7 @@ export async function startRegistry(opts: { auth?: BasicAuth; signal: AbortSigna
       accessLog,
       async manifestRequests(repo) {
         const prefix = `/v2/${repo}/manifests/`;
-        return (await accessLog()).filter((e) => e.path.startsWith(prefix));
+        return (await accessLog()).filter((e) => (e.method === 'GET' || e.method === 'HEAD') && e.path.startsWith(prefix));
       },
       async dispose() {
         await daemon.stop();

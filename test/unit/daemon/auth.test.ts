@@ -84,7 +84,13 @@ describe('pullAuthFrom', () => {
 
   it.each([
     ['a missing Secret', new KubeError('NotFound', 404, 'secrets "regcred" not found'), 'NotFound', 'pull secret team/regcred not found'],
-    ['a forbidden Secret', new KubeError('Forbidden', 403, 'forbidden'), 'Forbidden', 'pull secret team/regcred: the daemon may not read it'],
+    [
+      'a forbidden Secret',
+      new KubeError('Forbidden', 403, 'forbidden'),
+      'Forbidden',
+      'pull secret team/regcred: the daemon may not read it (reading pull secrets is opt-in: deploy/components/daemon-pull-secrets)',
+    ],
+    ['credentials the apiserver refuses', new KubeError('Unauthorized', 401, 'Unauthorized'), 'Forbidden', "pull secret team/regcred: the apiserver does not accept the daemon's credentials"],
     ['an apiserver that does not answer', new KubeError('Unavailable', 0, 'down'), 'Unavailable', 'pull secret team/regcred: cannot be read (Unavailable)'],
   ])('%s is a PullSecretError with a clear message', async (_name, err, code, message) => {
     const e = await pullAuthFrom(failing(err), secret, ref('r.example.com/app'), signal).catch((x: unknown) => x);

@@ -75,6 +75,10 @@ describe('planImages: invalid references', () => {
     ['a repository name over 255 characters', LONG_NAME],
     ['upper case in the path', 'registry.example.com/Team/app:v1'],
     ['an empty tag', 'nginx:'],
+    // The CRD pattern admits any digest of 32 or more hex digits; containerd refuses these ("invalid checksum
+    // digest length", "unsupported digest algorithm"), so they must not reach it.
+    ['a sha256 digest of 40 hex digits', `registry.example.com/team/app@sha256:${'a'.repeat(40)}`],
+    ['a digest of an algorithm runtimes do not support', `registry.example.com/team/app@sha1:${'a'.repeat(40)}`],
   ])('%s: Failed with a message naming the entry, and no runtime call', (_name, image) => {
     const p = plan({ image }, undefined);
     expect(p.actions).toHaveLength(1);
