@@ -38,7 +38,10 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/**/config.ts', 'src/**/*.test.ts'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: "Only a process's config.ts reads process.env: take the setting from its parsed config." }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: "Only a process's config.ts reads process.env: take the setting from its parsed config." },
+      ],
     },
   },
   {

@@ -228,7 +228,16 @@ async function main(): Promise<void> {
     for (let run = 1; run <= RUNS; run++) {
       for (const policy of POLICIES) for (const kind of CONTROLLERS) measurements.push(await measure(env, kind, policy, run));
     }
-    const meta = { replicas: REPLICAS, runs: RUNS, nodes: Number(opt.nodes), graceSeconds: GRACE, touches: TOUCHES, started, finished: new Date().toISOString(), load: { start: loadStart, end: loadavg() } };
+    const meta = {
+      replicas: REPLICAS,
+      runs: RUNS,
+      nodes: Number(opt.nodes),
+      graceSeconds: GRACE,
+      touches: TOUCHES,
+      started,
+      finished: new Date().toISOString(),
+      load: { start: loadStart, end: loadavg() },
+    };
     const saved: Saved = { meta, idle, measurements };
     process.stdout.write(printReport(saved));
     if (opt.json) await writeFile(opt.json, toJson(saved));

@@ -119,7 +119,11 @@ async function main(): Promise<void> {
     await inParallel(names, 16, (n) => rest.create(appRef(NS), app(n)));
     const env = { KUBECONFIG: cluster.kubeconfig, EBB_REDIS_URL: cluster.redisUrl, EBB_NAMESPACES: NS, EBB_RESYNC_PERIOD: '0' };
     const watcher = spawnEbb('watcher', env, () => false);
-    const worker = spawnEbb(args.reconcile === 'minimal' ? 'minimal-worker' : 'worker', { ...env, EBB_LOG_LEVEL: 'debug', EBB_WORKER_CONCURRENCY: args.concurrency }, (l) => l.msg === 'reconcile started' || l.msg === 'reconcile finished');
+    const worker = spawnEbb(
+      args.reconcile === 'minimal' ? 'minimal-worker' : 'worker',
+      { ...env, EBB_LOG_LEVEL: 'debug', EBB_WORKER_CONCURRENCY: args.concurrency },
+      (l) => l.msg === 'reconcile started' || l.msg === 'reconcile finished',
+    );
     const started = await worker.waitForLog((l) => l.msg === 'worker started', 30_000, 'worker started');
     await waitFor(() => allObserved(rest), { timeoutMs: 120_000, intervalMs: 250, what: 'every App observed (warm-up)' });
 
@@ -152,9 +156,14 @@ async function main(): Promise<void> {
       endToEnd.push(run.startedAt - e.sentAt);
       if (run.enqueuedAt >= e.sentAt) toEnqueue.push(run.enqueuedAt - e.sentAt);
     }
-    const queueWait = [...runs.values()].flat().filter((r) => r.startedAt >= windowStart && r.startedAt <= windowEnd).map((r) => r.startedAt - r.enqueuedAt);
+    const queueWait = [...runs.values()]
+      .flat()
+      .filter((r) => r.startedAt >= windowStart && r.startedAt <= windowEnd)
+      .map((r) => r.startedAt - r.enqueuedAt);
     const measuredEdits = edits.filter((x) => x.measured).length;
-    const durations = worker.logs.filter((l) => l.msg === 'reconcile finished' && (l['startedAt'] as number) >= windowStart && (l['startedAt'] as number) <= windowEnd).map((l) => l['ms'] as number);
+    const durations = worker.logs
+      .filter((l) => l.msg === 'reconcile finished' && (l['startedAt'] as number) >= windowStart && (l['startedAt'] as number) <= windowEnd)
+      .map((l) => l['ms'] as number);
     const watchEvents = metric(watcherMetrics, 'ebb_watch_events_total');
     const out = [
       `apps=${APPS} rate=${RATE}/s window=${SECONDS}s edits=${measuredEdits} (achieved ${(measuredEdits / ((windowEnd - windowStart) / 1000)).toFixed(1)}/s, max in flight ${maxInflight}) worker concurrency=${args.concurrency} reconcile=${args.reconcile}`,
@@ -165,7 +174,9 @@ async function main(): Promise<void> {
       `enqueued -> started, all runs (ms):  ${summary(queueWait)}`,
       `reconcile duration (ms):             ${summary(durations)}`,
       `watch events seen by the watcher (whole run, warm-up included): ${watchEvents}`,
-      `CPU used in the window (s of ${((availableParallelism() * (windowEnd - windowStart)) / 1000).toFixed(0)} on ${availableParallelism()} CPUs): ${Object.entries(used)
+      `CPU used in the window (s of ${((availableParallelism() * (windowEnd - windowStart)) / 1000).toFixed(0)} on ${availableParallelism()} CPUs): ${Object.entries(
+        used,
+      )
         .map(([n, v]) => `${n}=${v.toFixed(1)}`)
         .join(' ')}; 1-min load average at the end ${load.toFixed(2)}`,
       `worker ebb_event_to_reconcile_seconds: count=${metric(metrics, 'ebb_event_to_reconcile_seconds_count')} mean=${((1000 * metric(metrics, 'ebb_event_to_reconcile_seconds_sum')) / metric(metrics, 'ebb_event_to_reconcile_seconds_count')).toFixed(1)} ms`,

@@ -32,7 +32,10 @@ const VARIANTS: { name: string; imports: string[] }[] = [
   { name: 'libraries ebb watcher loads with scaler and board off', imports: CORE },
   { name: '… + gRPC (KEDA scaler, on by default)', imports: [...CORE, ...SCALER] },
   { name: '… + gRPC + Bull Board', imports: [...CORE, ...SCALER, ...BOARD] },
-  { name: '… + gRPC + Bull Board + @kubernetes/client-node (all libraries the watcher imported before)', imports: [...CORE, ...SCALER, ...BOARD, ...CLIENT_NODE] },
+  {
+    name: '… + gRPC + Bull Board + @kubernetes/client-node (all libraries the watcher imported before)',
+    imports: [...CORE, ...SCALER, ...BOARD, ...CLIENT_NODE],
+  },
   { name: 'ebb watcher modules (dist/), scaler and board off', imports: WATCHER_DIST },
   { name: 'ebb watcher modules (dist/) + scaler', imports: [...WATCHER_DIST, 'dist/watcher/scaler.js'] },
   { name: 'ebb watcher modules (dist/) + scaler + board', imports: [...WATCHER_DIST, 'dist/watcher/scaler.js', 'dist/watcher/board.js'] },
@@ -64,7 +67,9 @@ for (const v of VARIANTS) {
     continue;
   }
   const samples = Array.from({ length: runs }, () => {
-    const out = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', CHILD, PROJECT_ROOT, JSON.stringify(imports)], { encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', CHILD, PROJECT_ROOT, JSON.stringify(imports)], {
+      encoding: 'utf8',
+    });
     return JSON.parse(out) as { rssMiB: number; heapUsedMiB: number };
   });
   const rss = median(samples.map((s) => s.rssMiB));

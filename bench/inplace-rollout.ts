@@ -57,7 +57,10 @@ const LABEL: Record<Config, string> = { inplace: 'ebb in place', recreate: 'ebb 
 
 const clock = (): number => performance.timeOrigin + performance.now();
 const progress = (msg: string): void => void process.stderr.write(`[${new Date().toISOString()}] ${msg}\n`);
-const load = (): string => loadavg().map((n) => n.toFixed(2)).join(' ');
+const load = (): string =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
 
 interface Env {
   sb: Sandbox;
@@ -130,13 +133,22 @@ async function create(env: Env, t: Target, image: string): Promise<void> {
   });
   await env.rest.create(
     { ...appRef(w.namespace, w.name), name: undefined },
-    { apiVersion: API_VERSION, kind: APP_KIND, metadata: { name: w.name, namespace: w.namespace }, spec: appSpec(w, image, t.config === 'inplace' ? 'InPlaceIfPossible' : 'ReCreate') },
+    {
+      apiVersion: API_VERSION,
+      kind: APP_KIND,
+      metadata: { name: w.name, namespace: w.namespace },
+      spec: appSpec(w, image, t.config === 'inplace' ? 'InPlaceIfPossible' : 'ReCreate'),
+    },
   );
 }
 
 const ordinal = (name: string): number => Number(name.slice(name.lastIndexOf('-') + 1));
 
-function inPlaceAnalysis(steps: PodSteps[], t0: number, before: Map<string, string>): Pick<Measured, 'floorMs' | 'pulls' | 'gaps' | 'recreated' | 'restartCounts'> {
+function inPlaceAnalysis(
+  steps: PodSteps[],
+  t0: number,
+  before: Map<string, string>,
+): Pick<Measured, 'floorMs' | 'pulls' | 'gaps' | 'recreated' | 'restartCounts'> {
   const sorted = [...steps].filter((s) => Number.isInteger(ordinal(s.name))).sort((a, b) => ordinal(b.name) - ordinal(a.name));
   const p = realisticProfile;
   const seenNodes = new Set<string>();
@@ -241,15 +253,27 @@ function report(all: Measured[]): string {
     const ms = by(c);
     const times = ms.map((m) => m.ms);
     const writes = ms.map((m) => sum(m.writes) / REPLICAS);
-    const floor = c === 'inplace' ? medianSpread(ms.map((m) => m.ms / m.floorMs!), (n) => n.toFixed(2)) : '–';
+    const floor =
+      c === 'inplace'
+        ? medianSpread(
+            ms.map((m) => m.ms / m.floorMs!),
+            (n) => n.toFixed(2),
+          )
+        : '–';
     return [
       LABEL[c],
       medianSpread(times, s1),
       Number.isFinite(upstream) ? (median(times) / upstream).toFixed(2) : '–',
       floor,
       medianSpread(writes, (n) => n.toFixed(2)),
-      medianSpread(ms.map((m) => m.kubeletPerPod), (n) => n.toFixed(1)),
-      medianSpread(ms.map((m) => m.statusLagMs), s1),
+      medianSpread(
+        ms.map((m) => m.kubeletPerPod),
+        (n) => n.toFixed(1),
+      ),
+      medianSpread(
+        ms.map((m) => m.statusLagMs),
+        s1,
+      ),
     ];
   });
   const lines = [
@@ -260,8 +284,16 @@ function report(all: Measured[]): string {
   ];
   const ip = by('inplace');
   if (ip.length > 0) {
-    const g = (f: (x: Gaps) => number[]): string => medianSpread(ip.map((m) => f(m.gaps!).reduce((a, b) => a + b, 0)), s1);
-    const perPod = (f: (x: Gaps) => number[]): string => medianSpread(ip.flatMap((m) => f(m.gaps!)), (n) => n.toFixed(0));
+    const g = (f: (x: Gaps) => number[]): string =>
+      medianSpread(
+        ip.map((m) => f(m.gaps!).reduce((a, b) => a + b, 0)),
+        s1,
+      );
+    const perPod = (f: (x: Gaps) => number[]): string =>
+      medianSpread(
+        ip.flatMap((m) => f(m.gaps!)),
+        (n) => n.toFixed(0),
+      );
     lines.push(
       `### In place: floor and per-pod steps`,
       '',
@@ -298,7 +330,13 @@ async function main(): Promise<void> {
   const all: Measured[] = [];
   try {
     for (const config of CONFIGS) {
-      const w: Workload = { kind: config === 'sts' ? 'sts' : 'ebb', policy: 'OrderedReady', namespace: env.ns, name: config === 'inplace' ? 'ip' : config === 'recreate' ? 'rc' : 'sts', replicas: REPLICAS };
+      const w: Workload = {
+        kind: config === 'sts' ? 'sts' : 'ebb',
+        policy: 'OrderedReady',
+        namespace: env.ns,
+        name: config === 'inplace' ? 'ip' : config === 'recreate' ? 'rc' : 'sts',
+        replicas: REPLICAS,
+      };
       const timeline = new PodTimeline(env.rest, env.ns, selectorOf(w));
       await timeline.start();
       const t: Target = { config, w, timeline };
@@ -318,11 +356,17 @@ async function main(): Promise<void> {
       for (const t of targets) {
         const m = await rollout(env, t, run);
         all.push(m);
-        progress(`run ${run} ${LABEL[t.config]}: ${s1(m.ms)} s, ${(sum(m.writes) / REPLICAS).toFixed(2)} writes/pod${m.floorMs ? `, floor ${s1(m.floorMs)} s` : ''}; load ${load()}`);
+        progress(
+          `run ${run} ${LABEL[t.config]}: ${s1(m.ms)} s, ${(sum(m.writes) / REPLICAS).toFixed(2)} writes/pod${m.floorMs ? `, floor ${s1(m.floorMs)} s` : ''}; load ${load()}`,
+        );
       }
     }
     process.stdout.write(`${report(all)}\n`);
-    if (opt.json) await writeFile(opt.json, JSON.stringify(all, (_k, v: unknown): unknown => (v instanceof Map ? Object.fromEntries(v as Counts) : v), 2));
+    if (opt.json)
+      await writeFile(
+        opt.json,
+        JSON.stringify(all, (_k, v: unknown): unknown => (v instanceof Map ? Object.fromEntries(v as Counts) : v), 2),
+      );
   } finally {
     for (const t of targets) {
       await t.timeline.stop();

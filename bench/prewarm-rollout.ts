@@ -85,9 +85,13 @@ function template(name: string, image: string): Record<string, unknown> {
       terminationGracePeriodSeconds: 1,
       // One pod per node: every pod needs its own pull.
       affinity: {
-        podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { [LABEL]: name } }, topologyKey: 'kubernetes.io/hostname' }] },
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { [LABEL]: name } }, topologyKey: 'kubernetes.io/hostname' }],
+        },
       },
-      containers: [{ name: 'main', image, readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 }, resources: { requests: { cpu: '10m', memory: '16Mi' } } }],
+      containers: [
+        { name: 'main', image, readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 }, resources: { requests: { cpu: '10m', memory: '16Mi' } } },
+      ],
     },
   };
 }
@@ -147,13 +151,24 @@ async function namespace(rest: KubeRest, config: Config): Promise<string> {
 
 async function create(env: Env, config: Config, w: Workload, image: string): Promise<void> {
   const meta = { name: w.name, namespace: w.namespace };
-  await env.rest.create(core('services', w.namespace), { apiVersion: 'v1', kind: 'Service', metadata: meta, spec: { clusterIP: 'None', selector: { [LABEL]: w.name } } });
+  await env.rest.create(core('services', w.namespace), {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: meta,
+    spec: { clusterIP: 'None', selector: { [LABEL]: w.name } },
+  });
   if (config === 'sts') {
     const spec = { replicas: REPLICAS, selector: { matchLabels: { [LABEL]: w.name } }, serviceName: w.name, template: template(w.name, image) };
-    await env.rest.create({ group: 'apps', version: 'v1', resource: 'statefulsets', namespace: w.namespace }, { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: meta, spec });
+    await env.rest.create(
+      { group: 'apps', version: 'v1', resource: 'statefulsets', namespace: w.namespace },
+      { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: meta, spec },
+    );
     return;
   }
-  await env.rest.create({ ...appRef(w.namespace), name: undefined }, { apiVersion: API_VERSION, kind: APP_KIND, metadata: meta, spec: appSpec(config, w.name, image) });
+  await env.rest.create(
+    { ...appRef(w.namespace), name: undefined },
+    { apiVersion: API_VERSION, kind: APP_KIND, metadata: meta, spec: appSpec(config, w.name, image) },
+  );
 }
 
 async function setImage(env: Env, config: Config, w: Workload, image: string): Promise<void> {
@@ -162,7 +177,11 @@ async function setImage(env: Env, config: Config, w: Workload, image: string): P
 }
 
 async function settled(env: Env, w: Workload, timeoutMs: number): Promise<void> {
-  await waitFor(async () => (statusSettled(await readWorkload(env.rest, w), REPLICAS) ? true : undefined), { timeoutMs, intervalMs: 200, what: `${w.name} settled` });
+  await waitFor(async () => (statusSettled(await readWorkload(env.rest, w), REPLICAS) ? true : undefined), {
+    timeoutMs,
+    intervalMs: 200,
+    what: `${w.name} settled`,
+  });
 }
 
 /**
@@ -179,7 +198,11 @@ async function prePullEverywhere(env: Env, image: string, what: string): Promise
     const list = await env.rest.get<ImageList>(imageListRef(node)).catch(() => undefined);
     return list?.status?.images?.some((s) => s.image === image && s.phase === 'Pulled') === true;
   };
-  await waitFor(async () => ((await Promise.all(env.sb.nodeNames.map(pulled))).every(Boolean) ? true : undefined), { timeoutMs: 600_000, intervalMs: 500, what: 'floor pre-pull' });
+  await waitFor(async () => ((await Promise.all(env.sb.nodeNames.map(pulled))).every(Boolean) ? true : undefined), {
+    timeoutMs: 600_000,
+    intervalMs: 500,
+    what: 'floor pre-pull',
+  });
 }
 
 async function kubeletPullsSince(env: Env, ns: string, sinceMs: number): Promise<number> {
@@ -268,7 +291,15 @@ async function main(): Promise<void> {
     `${REPLICAS} replicas, one per node, pull ${PULL_MS / 1000} s, canary pause ${PAUSE_S} s, lookahead ${opt.lookahead}, parallelism ${opt.parallelism}\n` +
       table(
         ['config', 'rollout s', 'kubelet pulls', 'pulls after pause', 'max fetches/node', 'daemon pulls', 'status writes/image'],
-        results.map((r) => [r.config, fmt(r.rolloutS), String(r.kubeletPulls), r.pullsAfterPause === undefined ? '–' : String(r.pullsAfterPause), String(r.maxTransfersPerNode), String(r.daemonPulls), fmt(r.statusWritesPerImage, 2)]),
+        results.map((r) => [
+          r.config,
+          fmt(r.rolloutS),
+          String(r.kubeletPulls),
+          r.pullsAfterPause === undefined ? '–' : String(r.pullsAfterPause),
+          String(r.maxTransfersPerNode),
+          String(r.daemonPulls),
+          fmt(r.statusWritesPerImage, 2),
+        ]),
       ) +
       '\n',
   );

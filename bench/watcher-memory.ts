@@ -96,7 +96,9 @@ async function phase(watcher: BenchProcess, port: number, name: string, since: n
   const mem = await memoryOf(watcher.pid);
   const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const heap = metric(metrics, 'ebb_watcher_nodejs_heap_size_used_bytes') / 2 ** 20;
-  log(`${name}: ${((Date.now() - since) / 1000).toFixed(1)} s; RSS ${mem.rssMiB.toFixed(1)} MiB, peak (VmHWM) ${mem.peakMiB.toFixed(1)} MiB, JS heap used ${heap.toFixed(1)} MiB`);
+  log(
+    `${name}: ${((Date.now() - since) / 1000).toFixed(1)} s; RSS ${mem.rssMiB.toFixed(1)} MiB, peak (VmHWM) ${mem.peakMiB.toFixed(1)} MiB, JS heap used ${heap.toFixed(1)} MiB`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -115,12 +117,23 @@ async function main(): Promise<void> {
     log(`created ${pods.length} pods in ${((Date.now() - t) / 1000).toFixed(1)} s`);
 
     const extra = Object.fromEntries(args['watcher-env'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-    const env = { KUBECONFIG: cluster.kubeconfig, EBB_REDIS_URL: cluster.redisUrl, EBB_RESYNC_PERIOD: `${RESYNC_S}s`, NODE_OPTIONS: args['node-options'], ...extra };
+    const env = {
+      KUBECONFIG: cluster.kubeconfig,
+      EBB_REDIS_URL: cluster.redisUrl,
+      EBB_RESYNC_PERIOD: `${RESYNC_S}s`,
+      NODE_OPTIONS: args['node-options'],
+      ...extra,
+    };
     const started = Date.now();
     const watcher = spawnEbb('watcher', env, (l) => l.msg === 'listed' || l.msg === 'resync enqueued', { dist: args.dist });
     const sample = sampler(watcher.pid);
     const port = (await watcher.waitForLog((l) => l.msg === 'watcher started', 30_000, 'watcher started'))['port'] as number;
-    await phase(watcher, port, `watcher started (${args.dist ? 'dist/' : 'src/'}, NODE_OPTIONS=${JSON.stringify(args['node-options'])}, env ${JSON.stringify(extra)})`, started);
+    await phase(
+      watcher,
+      port,
+      `watcher started (${args.dist ? 'dist/' : 'src/'}, NODE_OPTIONS=${JSON.stringify(args['node-options'])}, env ${JSON.stringify(extra)})`,
+      started,
+    );
     await watcher.waitForLog((l) => l.msg === 'listed' && String(l['source']).startsWith('pods'), 300_000, 'pods listed');
     await watcher.waitForLog((l) => l.msg === 'listed' && String(l['source']).startsWith('apps'), 300_000, 'apps listed');
     await phase(watcher, port, 'initial list of all Apps and pods enqueued', started);

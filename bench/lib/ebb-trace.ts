@@ -51,7 +51,8 @@ export class EbbTrace {
   workerLogger(): Logger {
     const stream = new Writable({
       write: (chunk: Buffer, _enc, done) => {
-        for (const text of chunk.toString().split('\n')) if (text.includes('"msg":"reconcile') || text.includes('"msg":"app plan"')) this.take(JSON.parse(text) as LogLine);
+        for (const text of chunk.toString().split('\n'))
+          if (text.includes('"msg":"reconcile') || text.includes('"msg":"app plan"')) this.take(JSON.parse(text) as LogLine);
         done();
       },
     });
@@ -61,7 +62,13 @@ export class EbbTrace {
   private take(line: LogLine): void {
     if (!line.jobId) return;
     if (line.msg === 'reconcile started' && line.startedAt !== undefined) {
-      this.reconciles.set(line.jobId, { jobId: line.jobId, enqueuedAt: line.enqueuedAt ?? line.startedAt, startedAt: line.startedAt, actions: [], requests: [] });
+      this.reconciles.set(line.jobId, {
+        jobId: line.jobId,
+        enqueuedAt: line.enqueuedAt ?? line.startedAt,
+        startedAt: line.startedAt,
+        actions: [],
+        requests: [],
+      });
     }
     const r = this.reconciles.get(line.jobId);
     if (!r) return;

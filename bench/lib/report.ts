@@ -71,8 +71,14 @@ export function breakdownTable(results: ConfigResult[]): string {
     col(r, (b) => b.start),
     col(r, (b) => b.nextDelete),
     col(r, (b) => b.create + b.nextDelete + b.firstDelete),
-    medianSpread(r.breakdown.map((b) => b.maxCreate), (n) => fmt(n, 0)),
-    medianSpread(r.breakdown.map((b) => b.maxNextDelete), (n) => fmt(n, 0)),
+    medianSpread(
+      r.breakdown.map((b) => b.maxCreate),
+      (n) => fmt(n, 0),
+    ),
+    medianSpread(
+      r.breakdown.map((b) => b.maxNextDelete),
+      (n) => fmt(n, 0),
+    ),
     r.breakdown.map((b) => String(b.pods)).join('/'),
   ]);
   return table(
@@ -104,16 +110,55 @@ const total = (m: Counts, keep: (k: string) => boolean): number => [...m].reduce
 /** Controller requests by verb/resource per unit (median over runs), one column per config. */
 export function requestsTable(results: ConfigResult[], pick: (r: ConfigResult) => Counts[], extra: [string, (r: ConfigResult) => string][] = []): string {
   const keys = keysOf(results.flatMap(pick));
-  const rows = keys.map((k) => [k, ...results.map((r) => fmt(medianOf(pick(r), (m) => m.get(k) ?? 0), 2))]);
-  rows.push(['**reads (GET+LIST)**', ...results.map((r) => fmt(medianOf(pick(r), (m) => total(m, (k) => !isWrite(k))), 2))]);
-  rows.push(['**writes**', ...results.map((r) => fmt(medianOf(pick(r), (m) => total(m, isWrite)), 2))]);
-  rows.push(['**all controller requests**', ...results.map((r) => fmt(medianOf(pick(r), (m) => total(m, () => true)), 2))]);
+  const rows = keys.map((k) => [
+    k,
+    ...results.map((r) =>
+      fmt(
+        medianOf(pick(r), (m) => m.get(k) ?? 0),
+        2,
+      ),
+    ),
+  ]);
+  rows.push([
+    '**reads (GET+LIST)**',
+    ...results.map((r) =>
+      fmt(
+        medianOf(pick(r), (m) => total(m, (k) => !isWrite(k))),
+        2,
+      ),
+    ),
+  ]);
+  rows.push([
+    '**writes**',
+    ...results.map((r) =>
+      fmt(
+        medianOf(pick(r), (m) => total(m, isWrite)),
+        2,
+      ),
+    ),
+  ]);
+  rows.push([
+    '**all controller requests**',
+    ...results.map((r) =>
+      fmt(
+        medianOf(pick(r), (m) => total(m, () => true)),
+        2,
+      ),
+    ),
+  ]);
   for (const [label, f] of extra) rows.push([label, ...results.map(f)]);
   return table(['request', ...results.map((r) => r.config)], rows);
 }
 
 export const perPodExtras: [string, (r: ConfigResult) => string][] = [
-  ['all controller requests, (min–max) over runs', (r) => medianSpread(r.perPod.map((m) => total(m, () => true)), (n) => fmt(n, 2))],
+  [
+    'all controller requests, (min–max) over runs',
+    (r) =>
+      medianSpread(
+        r.perPod.map((m) => total(m, () => true)),
+        (n) => fmt(n, 2),
+      ),
+  ],
   ['scheduler (binding, Scheduled event, event series)', (r) => fmt(median(r.schedulerPerPod), 2)],
   ['simulated kubelet (subtracted)', (r) => fmt(median(r.kubeletPerPod), 2)],
   ['ebb reconciles per pod updated', (r) => (r.rolloutReconcilesPerPod.length ? medianSpread(r.rolloutReconcilesPerPod, (n) => fmt(n, 2)) : '–')],

@@ -37,7 +37,16 @@ export interface Measured {
 }
 
 export interface Saved {
-  meta: { replicas: number; runs: number; nodes: number; graceSeconds: number; touches: number; started: string; finished: string; load: { start: number[]; end: number[] } };
+  meta: {
+    replicas: number;
+    runs: number;
+    nodes: number;
+    graceSeconds: number;
+    touches: number;
+    started: string;
+    finished: string;
+    load: { start: number[]; end: number[] };
+  };
   idle: { seconds: number; window: RequestWindow };
   measurements: Measured[];
 }
@@ -48,7 +57,9 @@ export function toJson(saved: Saved): string {
 }
 
 export function fromJson(text: string): Saved {
-  return JSON.parse(text, (_k, v: unknown): unknown => (v !== null && typeof v === 'object' && '$map' in v ? new Map((v as { $map: [unknown, unknown][] }).$map) : v)) as Saved;
+  return JSON.parse(text, (_k, v: unknown): unknown =>
+    v !== null && typeof v === 'object' && '$map' in v ? new Map((v as { $map: [unknown, unknown][] }).$map) : v,
+  ) as Saved;
 }
 
 const attributed = (w: RequestWindow): Attributed => attribute(w.residual);
@@ -135,12 +146,17 @@ export function printReport(saved: Saved): string {
   const resyncs = measurements.flatMap((m) => (m.resync ? [m.resync] : []));
   if (resyncs.length > 0) {
     const perResync = resyncs.map((r) => sum(attributed(r.window).controller) / Math.max(1, r.reconciles));
-    lines.push(`ebb resync: ${perResync.map((x) => x.toFixed(2)).join(', ')} controller requests per reconcile; reconciles per resync ${resyncs.map((r) => r.reconciles / r.count).join(', ')}`, '');
+    lines.push(
+      `ebb resync: ${perResync.map((x) => x.toFixed(2)).join(', ')} controller requests per reconcile; reconciles per resync ${resyncs.map((r) => r.reconciles / r.count).join(', ')}`,
+      '',
+    );
   }
   lines.push(...measurements.map(runLine));
   lines.push(...measurements.flatMap((m) => traceLine(m) ?? []));
   const idle = attributed(saved.idle.window);
   lines.push('', `Idle window (${saved.idle.seconds} s, nothing changing), residual: ${list(new Map([...idle.controller, ...idle.background])) || 'none'}`);
-  lines.push(`Started ${meta.started}, finished ${meta.finished}; load average (1/5/15 min) at start ${meta.load.start.map((x) => x.toFixed(2)).join(' ')}, at end ${meta.load.end.map((x) => x.toFixed(2)).join(' ')}`);
+  lines.push(
+    `Started ${meta.started}, finished ${meta.finished}; load average (1/5/15 min) at start ${meta.load.start.map((x) => x.toFixed(2)).join(' ')}, at end ${meta.load.end.map((x) => x.toFixed(2)).join(' ')}`,
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -63,9 +63,7 @@ function spec(w: Workload, t: TemplateOptions): Record<string, unknown> {
     podManagementPolicy: w.policy,
     updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0, maxUnavailable: 1 } },
     template: podTemplate(w, t),
-    volumeClaimTemplates: [
-      { metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
-    ],
+    volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
   };
 }
 

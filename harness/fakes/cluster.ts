@@ -63,12 +63,21 @@ export class FakeCluster {
     const name = obj.metadata?.name ?? '';
     if (store.has(key(ns, name))) throw alreadyExists(`${kind} ${name}`);
     const copy = structuredClone(obj);
-    const created: Stored<T> = { ...copy, metadata: stamp({ ...copy.metadata }, { namespace: ns, uid: `uid-${++this.seq}`, resourceVersion: this.nextRv(), now: this.now() }) };
+    const created: Stored<T> = {
+      ...copy,
+      metadata: stamp({ ...copy.metadata }, { namespace: ns, uid: `uid-${++this.seq}`, resourceVersion: this.nextRv(), now: this.now() }),
+    };
     store.set(key(ns, name), created);
     return structuredClone(created);
   }
 
-  private patch<T extends Meta>(store: Map<string, T>, kind: string, at: { ns: string; name: string }, patch: unknown, apply = (o: T, p: unknown): T => mergePatch(o, p)): T {
+  private patch<T extends Meta>(
+    store: Map<string, T>,
+    kind: string,
+    at: { ns: string; name: string },
+    patch: unknown,
+    apply = (o: T, p: unknown): T => mergePatch(o, p),
+  ): T {
     const { ns, name } = at;
     const existing = store.get(key(ns, name));
     if (!existing) throw notFound(`${kind} ${name}`);
@@ -118,7 +127,9 @@ export class FakeCluster {
         get: (ns, name) => this.guard('apps.get', () => structuredClone(this.apps.get(key(ns, name)))),
         patch: (ns, name, p) => this.guard('apps.patch', () => this.patch(this.apps, 'App', { ns, name }, p, (o, q) => this.specPatch(o, q))),
         patchStatus: (ns, name, p) =>
-          this.guard('apps.patchStatus', () => this.patch(this.apps, 'App', { ns, name }, p, (o, q) => ({ ...o, status: mergePatch(o.status, (q as { status?: unknown }).status ?? {}) }))),
+          this.guard('apps.patchStatus', () =>
+            this.patch(this.apps, 'App', { ns, name }, p, (o, q) => ({ ...o, status: mergePatch(o.status, (q as { status?: unknown }).status ?? {}) })),
+          ),
       },
       pods: {
         ...this.objectStore(this.pods, 'Pod', 'pods'),
@@ -130,7 +141,9 @@ export class FakeCluster {
         get: (ns, name) => this.guard('pods.get', () => structuredClone(this.pods.get(key(ns, name)))),
         delete: (ns, name, uid) => this.guard('pods.delete', () => this.deletePodGracefully(ns, name, uid)),
       },
-      podPatches: { patch: <T>(ref: ResourceRef, body: unknown, type: PatchType) => this.guard(`pods.${podWrite(ref, type)}`, () => this.patchPod(ref, body, type) as T) },
+      podPatches: {
+        patch: <T>(ref: ResourceRef, body: unknown, type: PatchType) => this.guard(`pods.${podWrite(ref, type)}`, () => this.patchPod(ref, body, type) as T),
+      },
       claims: this.objectStore(this.claims, 'PersistentVolumeClaim', 'claims'),
       revisions: {
         ...this.objectStore(this.revisions, 'ControllerRevision', 'revisions'),

@@ -41,7 +41,8 @@ function release<V extends { managers: Set<string> } | Set<string>>(map: Map<str
 function checkLabelConflicts(stored: Stored, labels: Record<string, string>, manager: string): void {
   for (const [key, value] of Object.entries(labels)) {
     const owners = stored.labels.get(key);
-    if (owners && owners.value !== value && [...owners.managers].some((m) => m !== manager)) throw new KubeError('Conflict', 409, `Apply failed with 1 conflict: .metadata.labels.${key}`, 'Conflict');
+    if (owners && owners.value !== value && [...owners.managers].some((m) => m !== manager))
+      throw new KubeError('Conflict', 409, `Apply failed with 1 conflict: .metadata.labels.${key}`, 'Conflict');
   }
 }
 
@@ -71,7 +72,8 @@ export class FakeImageLists {
     release(stored.images, manager, (image) => images.has(image));
     release(stored.labels, manager, (key) => key in labels);
     for (const image of images) stored.images.set(image, (stored.images.get(image) ?? new Set()).add(manager));
-    for (const [key, value] of Object.entries(labels)) stored.labels.set(key, { value, managers: new Set([...(stored.labels.get(key)?.managers ?? []), manager]) });
+    for (const [key, value] of Object.entries(labels))
+      stored.labels.set(key, { value, managers: new Set([...(stored.labels.get(key)?.managers ?? []), manager]) });
     stored.resourceVersion++;
   }
 

@@ -24,7 +24,10 @@ function setup(opts: Partial<KubeletOptions> = {}) {
   return { clock, cluster, kubelet, client, pod, status, container, condition };
 }
 
-const spec = (image: string, extra: Record<string, unknown> = {}) => ({ containers: [{ name: 'app', image, ...extra }], readinessGates: [{ conditionType: 'example.com/gate' }] });
+const spec = (image: string, extra: Record<string, unknown> = {}) => ({
+  containers: [{ name: 'app', image, ...extra }],
+  readinessGates: [{ conditionType: 'example.com/gate' }],
+});
 const newPod = (image: string, extra: Record<string, unknown> = {}): Pod => ({ metadata: { name: 'web-0', namespace: 'ns' }, spec: spec(image, extra) });
 
 describe('fake kubelet', () => {

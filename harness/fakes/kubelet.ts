@@ -71,7 +71,15 @@ export class FakeKubelet {
   constructor(cluster: FakeCluster, clock: Clock, opts: Partial<KubeletOptions> = {}) {
     this.cluster = cluster;
     this.clock = clock;
-    this.opts = { tickMs: 1000, startTicks: 2, terminateTicks: 1, restartTicks: 1, aliases: {}, neverReady: new RegExp(defaultFaults.crashImagePattern), ...opts };
+    this.opts = {
+      tickMs: 1000,
+      startTicks: 2,
+      terminateTicks: 1,
+      restartTicks: 1,
+      aliases: {},
+      neverReady: new RegExp(defaultFaults.crashImagePattern),
+      ...opts,
+    };
   }
 
   /** Moves the clock one tick, counts it against every pod's start or termination, then syncs. */
@@ -150,7 +158,12 @@ export class FakeKubelet {
       case 'startContainer':
         return this.start(rt, step, now);
       case 'containerExited':
-        return withContainerExited(rt, step.container, { exitCode: step.exitCode, reason: step.exitCode === 0 ? 'Completed' : 'Error', now, crashed: step.exitCode !== 0 });
+        return withContainerExited(rt, step.container, {
+          exitCode: step.exitCode,
+          reason: step.exitCode === 0 ? 'Completed' : 'Error',
+          now,
+          crashed: step.exitCode !== 0,
+        });
       case 'allocateResize':
         return withResizeAllocated(rt, step.container, step.resources);
       case 'actuateResize':
@@ -164,7 +177,8 @@ export class FakeKubelet {
   private start(rt0: PodRuntime, step: StartStep, now: number): PodRuntime {
     const c = step.container;
     const previous = rt0.containers[c.name];
-    const rt = step.restart && previous?.phase.kind === 'running' ? withContainerExited(rt0, c.name, { exitCode: 0, reason: 'Completed', now, crashed: false }) : rt0;
+    const rt =
+      step.restart && previous?.phase.kind === 'running' ? withContainerExited(rt0, c.name, { exitCode: 0, reason: 'Completed', now, crashed: false }) : rt0;
     const restarted = (previous?.created ?? 0) > 0;
     return withContainerStarted(rt, {
       name: c.name,

@@ -86,7 +86,10 @@ export class CallLog {
 }
 
 /** Fills server-set metadata on create (`name` is the object's, `''` when it has none). */
-export function stamp(meta: ObjectMeta, at: { namespace: string; uid: string; resourceVersion: string; now: Date }): ObjectMeta & StoredMeta & { namespace: string } {
+export function stamp(
+  meta: ObjectMeta,
+  at: { namespace: string; uid: string; resourceVersion: string; now: Date },
+): ObjectMeta & StoredMeta & { namespace: string } {
   const { namespace, uid, resourceVersion, now } = at;
   return { ...meta, name: meta.name ?? '', namespace, uid, resourceVersion, creationTimestamp: now.toISOString().replace(/\.\d{3}Z$/, 'Z') };
 }

@@ -60,17 +60,22 @@ async function startEtcd(opts: ControlPlaneOptions): Promise<{ child: Child; url
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${clientPort}`;
   const dataDir = join(opts.dir, 'etcd');
-  const child = startChild('etcd', await requireBinary(opts.binDir, 'etcd'), [
-    `--data-dir=${dataDir}`,
-    `--listen-client-urls=${url}`,
-    `--advertise-client-urls=${url}`,
-    `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
-    `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
-    `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
-    '--unsafe-no-fsync',
-    '--quota-backend-bytes=4294967296',
-    '--log-level=warn',
-  ], join(opts.dir, 'logs', 'etcd.log'));
+  const child = startChild(
+    'etcd',
+    await requireBinary(opts.binDir, 'etcd'),
+    [
+      `--data-dir=${dataDir}`,
+      `--listen-client-urls=${url}`,
+      `--advertise-client-urls=${url}`,
+      `--listen-peer-urls=http://127.0.0.1:${peerPort}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${peerPort}`,
+      `--initial-cluster=default=http://127.0.0.1:${peerPort}`,
+      '--unsafe-no-fsync',
+      '--quota-backend-bytes=4294967296',
+      '--log-level=warn',
+    ],
+    join(opts.dir, 'logs', 'etcd.log'),
+  );
   return { child, url };
 }
 
@@ -104,16 +109,21 @@ async function startComponent(
   extra: string[],
 ): Promise<Child> {
   const port = await freePort();
-  return startChild(name, await requireBinary(opts.binDir, name), [
-    `--kubeconfig=${kubeconfig}`,
-    `--authentication-kubeconfig=${kubeconfig}`,
-    `--authorization-kubeconfig=${kubeconfig}`,
-    '--bind-address=127.0.0.1',
-    `--secure-port=${port}`,
-    '--leader-elect=false',
-    '--v=1',
-    ...extra,
-  ], join(opts.dir, 'logs', `${name}.log`));
+  return startChild(
+    name,
+    await requireBinary(opts.binDir, name),
+    [
+      `--kubeconfig=${kubeconfig}`,
+      `--authentication-kubeconfig=${kubeconfig}`,
+      `--authorization-kubeconfig=${kubeconfig}`,
+      '--bind-address=127.0.0.1',
+      `--secure-port=${port}`,
+      '--leader-elect=false',
+      '--v=1',
+      ...extra,
+    ],
+    join(opts.dir, 'logs', `${name}.log`),
+  );
 }
 
 /**

@@ -61,13 +61,20 @@ type RedisChild = Child;
 
 function spawnRedis(port: number, dir: string): RedisChild {
   const args = [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--dir', dir,
-    '--save', '',
-    '--appendonly', 'no',
-    '--maxmemory-policy', 'noeviction',
-    '--daemonize', 'no',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--maxmemory-policy',
+    'noeviction',
+    '--daemonize',
+    'no',
   ];
   // startChild stops it by PID, and its reaper stops it if this process dies first.
   return startChild('redis-server', 'redis-server', args, join(dir, 'redis.log'));

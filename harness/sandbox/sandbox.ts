@@ -58,7 +58,10 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       startControlPlane({ dir, binDir: opts.binDir ?? DEFAULT_BIN_DIR, log: opts.log, signal, extraControllers: opts.extraControllers }),
       startRedis({ dir: join(dir, 'redis'), signal, log: opts.log }),
     ]);
-    stops.push(() => controlPlane.stop(), () => redis.stop());
+    stops.push(
+      () => controlPlane.stop(),
+      () => redis.stop(),
+    );
     opts.log.info({ ms: Date.now() - t0, server: controlPlane.server }, 'control plane ready');
     const rest = controlPlane.rest;
     await installCrds(rest, CRD_DIR, signal);

@@ -6,7 +6,6 @@ import type { ObjectKey } from '../../src/queue/names.ts';
 import type { App } from '../../src/api/app.ts';
 import type { Stored } from '../../src/kube/types.ts';
 
-
 /**
  * The smallest App reconcile: records that the current generation was seen (status.observedGeneration).
  * It proves the watch → queue → worker loop end to end; the full App reconcile replaces it.

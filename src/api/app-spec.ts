@@ -21,7 +21,9 @@ export const ImagePrewarmSchema = Type.Object(
   {
     enabled: Type.Boolean({ description: 'Pull the images of the next revision on the nodes of the pods about to be updated.' }),
     parallelism: Type.Optional(int32({ description: 'Nodes pre-warmed at a time.', minimum: 1, default: DEFAULT_PREWARM_PARALLELISM })),
-    lookahead: Type.Optional(int32({ description: 'How many of the next pods to be updated get their node pre-warmed.', minimum: 1, default: DEFAULT_PREWARM_LOOKAHEAD })),
+    lookahead: Type.Optional(
+      int32({ description: 'How many of the next pods to be updated get their node pre-warmed.', minimum: 1, default: DEFAULT_PREWARM_LOOKAHEAD }),
+    ),
   },
   { description: 'Image pre-warming through the ImageLists of nodes during a rolling update.' },
 );

@@ -39,7 +39,11 @@ describe('App CRD', () => {
 
   it('serves apps.ebb.dev/v1alpha1 App, namespaced, short name ebapp', () => {
     expect(crd.metadata.name).toBe('apps.apps.ebb.dev');
-    expect(crd.spec).toMatchObject({ group: 'apps.ebb.dev', scope: 'Namespaced', names: { kind: 'App', plural: 'apps', shortNames: ['ebapp'], categories: ['ebb'] } });
+    expect(crd.spec).toMatchObject({
+      group: 'apps.ebb.dev',
+      scope: 'Namespaced',
+      names: { kind: 'App', plural: 'apps', shortNames: ['ebapp'], categories: ['ebb'] },
+    });
     expect(version).toMatchObject({ name: 'v1alpha1', served: true, storage: true });
   });
 
@@ -51,7 +55,15 @@ describe('App CRD', () => {
   });
 
   it('prints DESIRED, READY, UPDATED, AVAILABLE, REVISION, PAUSED, AGE', () => {
-    expect(version.additionalPrinterColumns.map((c) => c.name.toUpperCase())).toEqual(['DESIRED', 'READY', 'UPDATED', 'AVAILABLE', 'REVISION', 'PAUSED', 'AGE']);
+    expect(version.additionalPrinterColumns.map((c) => c.name.toUpperCase())).toEqual([
+      'DESIRED',
+      'READY',
+      'UPDATED',
+      'AVAILABLE',
+      'REVISION',
+      'PAUSED',
+      'AGE',
+    ]);
   });
 
   it('gives every schema node a type, except int-or-string nodes', () => {

@@ -93,7 +93,12 @@ export const appPrinterColumns: PrinterColumn[] = [
 ];
 
 export const imageListPrinterColumns: PrinterColumn[] = [
-  { name: 'Failed', type: 'string', jsonPath: '.status.images[?(@.phase=="Failed")].image', description: 'An image whose last pull failed (the first, if several).' },
+  {
+    name: 'Failed',
+    type: 'string',
+    jsonPath: '.status.images[?(@.phase=="Failed")].image',
+    description: 'An image whose last pull failed (the first, if several).',
+  },
   AGE,
   { name: 'Generation', type: 'integer', jsonPath: '.metadata.generation', description: 'Generation of the spec.', priority: 1 },
   { name: 'Observed', type: 'integer', jsonPath: '.status.observedGeneration', description: 'Generation the daemon on the node has acted on.', priority: 1 },
@@ -106,7 +111,14 @@ export function appCrd(): CustomResourceDefinition {
     metadata: { name: APP_CRD_NAME, labels: { ...CRD_LABELS } },
     spec: {
       group: GROUP,
-      names: { kind: APP_KIND, listKind: APP_LIST_KIND, plural: APP_PLURAL, singular: APP_SINGULAR, shortNames: [...APP_SHORT_NAMES], categories: [...CATEGORIES] },
+      names: {
+        kind: APP_KIND,
+        listKind: APP_LIST_KIND,
+        plural: APP_PLURAL,
+        singular: APP_SINGULAR,
+        shortNames: [...APP_SHORT_NAMES],
+        categories: [...CATEGORIES],
+      },
       scope: 'Namespaced',
       versions: [
         {

@@ -48,7 +48,7 @@ export const LABEL_KEY_MAX_LENGTH = 317;
 /** Keeps CEL cost estimates of rules that walk label maps small; far above what pods carry in practice. */
 export const LABELS_MAX_PROPERTIES = 256;
 /** CEL `matches` pattern for a percentage from 1% to 100%. */
-export const PERCENT_1_TO_100_CEL = "^(100|[1-9][0-9]?)%$";
+export const PERCENT_1_TO_100_CEL = '^(100|[1-9][0-9]?)%$';
 
 export const int32 = (opts: KubeOptions = {}): TInteger => Type.Integer({ format: 'int32', ...opts });
 export const int64 = (opts: KubeOptions = {}): TInteger => Type.Integer({ format: 'int64', ...opts });
@@ -74,10 +74,7 @@ export function stringMap(opts: ObjectOptions = {}, values: TString = Type.Strin
 
 /** Label map (keys are validated by the apiserver on the objects ebb creates; values here). */
 export function labelMap(description: string): TRecord<TString, TString> {
-  return stringMap(
-    { description, maxProperties: LABELS_MAX_PROPERTIES },
-    Type.String({ maxLength: DNS_LABEL_MAX_LENGTH, pattern: LABEL_VALUE_PATTERN }),
-  );
+  return stringMap({ description, maxProperties: LABELS_MAX_PROPERTIES }, Type.String({ maxLength: DNS_LABEL_MAX_LENGTH, pattern: LABEL_VALUE_PATTERN }));
 }
 
 /** Kubernetes `IntOrString`: `anyOf: [integer, string]` with `x-kubernetes-int-or-string: true`. */

@@ -69,9 +69,18 @@ describe('schema shapes', () => {
     ['an unknown podUpdatePolicy', (a: App) => Object.assign(a.spec, { updateStrategy: { rollingUpdate: { podUpdatePolicy: 'Sometimes' } } })],
     ['a container without image', (a: App) => Object.assign(a.spec.template.spec, { containers: [{ name: 'main' }] })],
     ['no containers', (a: App) => Object.assign(a.spec.template.spec, { containers: [] })],
-    ['a grace period over 300 seconds', (a: App) => Object.assign(a.spec, { updateStrategy: { rollingUpdate: { inPlaceUpdateStrategy: { gracePeriodSeconds: 301 } } } })],
-    ['a container image outside the reference grammar', (a: App) => Object.assign(a.spec.template.spec, { containers: [{ name: 'main', image: 'UPPER/Case:@@' }] })],
-    ['an init container image outside the reference grammar', (a: App) => Object.assign(a.spec.template.spec, { initContainers: [{ name: 'init', image: 'UPPER/Case:@@' }] })],
+    [
+      'a grace period over 300 seconds',
+      (a: App) => Object.assign(a.spec, { updateStrategy: { rollingUpdate: { inPlaceUpdateStrategy: { gracePeriodSeconds: 301 } } } }),
+    ],
+    [
+      'a container image outside the reference grammar',
+      (a: App) => Object.assign(a.spec.template.spec, { containers: [{ name: 'main', image: 'UPPER/Case:@@' }] }),
+    ],
+    [
+      'an init container image outside the reference grammar',
+      (a: App) => Object.assign(a.spec.template.spec, { initContainers: [{ name: 'init', image: 'UPPER/Case:@@' }] }),
+    ],
   ])('rejects %s', (_what, mutate) => {
     const a = app();
     mutate(a);

@@ -16,7 +16,11 @@ const intOrPercentRule = (what: string) => ({
 export const CanaryPauseSchema = Type.Object(
   {
     duration: Type.Optional(
-      Type.String({ description: 'How long to wait before the next step, e.g. 60s or 5m. Omit to pause until rollingUpdate.paused is set back to false.', maxLength: 32, pattern: DURATION_PATTERN }),
+      Type.String({
+        description: 'How long to wait before the next step, e.g. 60s or 5m. Omit to pause until rollingUpdate.paused is set back to false.',
+        maxLength: 32,
+        pattern: DURATION_PATTERN,
+      }),
     ),
   },
   { description: 'Stop the rollout: indefinitely (sets rollingUpdate.paused) or for a duration.' },
@@ -55,9 +59,7 @@ export const PodUpdatePolicy = { reCreate: 'ReCreate', inPlaceIfPossible: 'InPla
 
 export const RollingUpdateSchema = Type.Object(
   {
-    partition: Type.Optional(
-      int32({ description: 'Only pods with an ordinal at least this are updated (as for StatefulSets).', minimum: 0, default: 0 }),
-    ),
+    partition: Type.Optional(int32({ description: 'Only pods with an ordinal at least this are updated (as for StatefulSets).', minimum: 0, default: 0 })),
     maxUnavailable: Type.Optional(
       intOrString({
         description: 'Most pods unavailable at once during the update: an integer ≥ 1 or a percentage of replicas (rounded down, at least 1).',
@@ -78,7 +80,12 @@ export const RollingUpdateSchema = Type.Object(
       Type.Object(
         {
           gracePeriodSeconds: Type.Optional(
-            int32({ description: 'Seconds between marking a pod not ready and patching it, so endpoints drain.', minimum: 0, maximum: MAX_GRACE_PERIOD_SECONDS, default: 0 }),
+            int32({
+              description: 'Seconds between marking a pod not ready and patching it, so endpoints drain.',
+              minimum: 0,
+              maximum: MAX_GRACE_PERIOD_SECONDS,
+              default: 0,
+            }),
           ),
         },
         { description: 'Tuning of in-place updates.' },
@@ -106,7 +113,11 @@ export const UpdateStrategySchema = Type.Object(
     description: 'How pods are updated to a new revision.',
     default: {},
     'x-kubernetes-validations': [
-      { rule: "self.type == 'RollingUpdate' || !has(self.rollingUpdate)", message: 'rollingUpdate may only be set when type is RollingUpdate', fieldPath: '.rollingUpdate' },
+      {
+        rule: "self.type == 'RollingUpdate' || !has(self.rollingUpdate)",
+        message: 'rollingUpdate may only be set when type is RollingUpdate',
+        fieldPath: '.rollingUpdate',
+      },
     ],
   },
 );

@@ -39,7 +39,12 @@ describe('configuration reference', () => {
   it('refuses two different declarations of one variable', () => {
     const a = table({ x: { name: 'X', type: 'int', default: 1, min: 0, max: 9, doc: 'x' } });
     const b = table({ x: { name: 'X', type: 'int', default: 2, min: 0, max: 9, doc: 'x' } });
-    expect(() => renderSettingsReference([{ process: 'a', entries: a.entries }, { process: 'b', entries: b.entries }])).toThrow('X is declared differently');
+    expect(() =>
+      renderSettingsReference([
+        { process: 'a', entries: a.entries },
+        { process: 'b', entries: b.entries },
+      ]),
+    ).toThrow('X is declared differently');
   });
 
   it('renders one row per variable naming its readers, escaping pipes', () => {

@@ -21,7 +21,11 @@ export interface CrashSource {
  * code 1, instead of Node's plain-text dump that log pipelines cannot parse. The orchestrator restarts it;
  * no queue state is lost (a job that was running is retried once its lock expires).
  */
-export function logCrashes(log: { fatal(obj: object, msg: string): void }, exit: (code: number) => void = (code) => process.exit(code), source: CrashSource = process): void {
+export function logCrashes(
+  log: { fatal(obj: object, msg: string): void },
+  exit: (code: number) => void = (code) => process.exit(code),
+  source: CrashSource = process,
+): void {
   const crash = (kind: string) => (err: unknown) => {
     const e = err instanceof Error ? { message: err.message, stack: err.stack } : { message: String(err) };
     log.fatal({ kind, err: e }, 'crashed: an error nothing caught');

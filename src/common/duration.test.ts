@@ -18,11 +18,15 @@ describe('parseDuration', () => {
     expect(parseDuration(text)).toBeUndefined();
   });
 
-  it.each([[0, '0'], [500, '500ms'], [30_000, '30s'], [600_000, '10m'], [3_600_000, '1h'], [1_500, '1500ms']])(
-    'formats %d ms as %s, which parses back',
-    (ms, text) => {
-      expect(formatDuration(ms)).toBe(text);
-      expect(parseDuration(text)).toBe(ms);
-    },
-  );
+  it.each([
+    [0, '0'],
+    [500, '500ms'],
+    [30_000, '30s'],
+    [600_000, '10m'],
+    [3_600_000, '1h'],
+    [1_500, '1500ms'],
+  ])('formats %d ms as %s, which parses back', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+    expect(parseDuration(text)).toBe(ms);
+  });
 });

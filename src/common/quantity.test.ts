@@ -26,7 +26,9 @@ describe('quantities', () => {
   });
 
   it('keeps only cpu and memory requests and limits', () => {
-    expect(resizableOf({ requests: { cpu: '1', 'ephemeral-storage': '1Gi' }, limits: { 'nvidia.com/gpu': '1' }, claims: [] })).toEqual({ requests: { cpu: '1' } });
+    expect(resizableOf({ requests: { cpu: '1', 'ephemeral-storage': '1Gi' }, limits: { 'nvidia.com/gpu': '1' }, claims: [] })).toEqual({
+      requests: { cpu: '1' },
+    });
   });
 });
 
@@ -36,7 +38,11 @@ describe('qosClass', () => {
     ['no resources', { containers: [c()] }, 'BestEffort'],
     ['zero requests only', { containers: [c({ requests: { cpu: '0' } })] }, 'BestEffort'],
     ['requests only', { containers: [c({ requests: { cpu: '100m' } })] }, 'Burstable'],
-    ['limits equal requests for cpu and memory', { containers: [c({ requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } })] }, 'Guaranteed'],
+    [
+      'limits equal requests for cpu and memory',
+      { containers: [c({ requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } })] },
+      'Guaranteed',
+    ],
     ['limits only (requests default to them)', { containers: [c({ limits: { cpu: '1', memory: '1Gi' } })] }, 'Guaranteed'],
     ['cpu limit only', { containers: [c({ limits: { cpu: '1' } })] }, 'Burstable'],
     ['requests below limits', { containers: [c({ requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '1', memory: '1Gi' } })] }, 'Burstable'],

@@ -58,7 +58,8 @@ export function renderSettingsReference(processes: readonly ProcessEntries[]): s
     for (const setting of Object.values(entries)) {
       const row = rows.get(setting.name);
       if (row === undefined) rows.set(setting.name, { setting, processes: [process] });
-      else if (row.setting !== setting) throw new Error(`settings tables: ${setting.name} is declared differently by ${row.processes.join(', ')} and ${process}`);
+      else if (row.setting !== setting)
+        throw new Error(`settings tables: ${setting.name} is declared differently by ${row.processes.join(', ')} and ${process}`);
       else if (!row.processes.includes(process)) row.processes.push(process);
     }
   }

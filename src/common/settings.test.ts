@@ -6,7 +6,15 @@ const T = table(
   {
     text: { name: 'X_TEXT', type: 'string', default: 'plain', doc: 'text' },
     path: { name: 'X_PATH', type: 'string', pattern: /^\/\w+$/, format: 'be a path like /x', doc: 'path' },
-    url: { name: 'X_URL', type: 'url', schemes: ['redis:'], format: 'redis://host', secret: true, check: (t) => (t.endsWith('/bad') ? 'is bad' : undefined), doc: 'url' },
+    url: {
+      name: 'X_URL',
+      type: 'url',
+      schemes: ['redis:'],
+      format: 'redis://host',
+      secret: true,
+      check: (t) => (t.endsWith('/bad') ? 'is bad' : undefined),
+      doc: 'url',
+    },
     count: { name: 'X_COUNT', type: 'int', default: 3, min: 1, max: 10, doc: 'count' },
     wait: { name: 'X_WAIT', type: 'duration', default: '30s', min: '1s', max: '1h', doc: 'wait' },
     period: { name: 'X_PERIOD', type: 'duration', default: '5m', min: '1s', max: '1h', zeroDisables: true, doc: 'period' },
@@ -26,7 +34,19 @@ function problemsOf(env: Env): readonly string[] {
 describe('parseSettings', () => {
   it('applies every default and returns a deeply frozen object', () => {
     const v = parseSettings(T, {});
-    expect(v).toEqual({ text: 'plain', path: undefined, url: undefined, count: 3, wait: 30_000, period: 300_000, on: true, level: 'low', port: 8080, names: [], token: undefined });
+    expect(v).toEqual({
+      text: 'plain',
+      path: undefined,
+      url: undefined,
+      count: 3,
+      wait: 30_000,
+      period: 300_000,
+      on: true,
+      level: 'low',
+      port: 8080,
+      names: [],
+      token: undefined,
+    });
     expect(Object.isFrozen(v)).toBe(true);
     expect(Object.isFrozen(v.names)).toBe(true);
   });
@@ -101,7 +121,10 @@ describe('parseSettings', () => {
   it('lists every problem at once, cross-field rules included', () => {
     const problems = problemsOf({ X_PATH: 'x', X_LEVEL: 'mid', X_ON: 'on', X_NAMES: 'A' });
     expect(problems.map((p) => p.split(':')[0])).toEqual(['X_PATH', 'X_ON', 'X_LEVEL', 'X_NAMES']);
-    expect(problemsOf({ X_COUNT: '6', X_WAIT: '2m', X_LEVEL: 'mid' })).toEqual(['X_LEVEL: must be one of low, high (got "mid")', 'X_COUNT above 5 needs X_WAIT of at most 1m']);
+    expect(problemsOf({ X_COUNT: '6', X_WAIT: '2m', X_LEVEL: 'mid' })).toEqual([
+      'X_LEVEL: must be one of low, high (got "mid")',
+      'X_COUNT above 5 needs X_WAIT of at most 1m',
+    ]);
   });
 
   it('skips a rule when a value it uses was refused', () => {
@@ -126,10 +149,17 @@ describe('parseSettings', () => {
 
 describe('parseAll', () => {
   it('returns every result, or one ConfigError with the problems of all parsers, each once', () => {
-    expect(parseAll<[number, string]>(() => 1, () => 'a')).toEqual([1, 'a']);
-    const fail = (...problems: string[]) => (): never => {
-      throw new ConfigError(problems);
-    };
+    expect(
+      parseAll<[number, string]>(
+        () => 1,
+        () => 'a',
+      ),
+    ).toEqual([1, 'a']);
+    const fail =
+      (...problems: string[]) =>
+      (): never => {
+        throw new ConfigError(problems);
+      };
     expect(() => parseAll(fail('A', 'B'), () => 1, fail('B', 'C'))).toThrow(expect.objectContaining({ problems: ['A', 'B', 'C'] }) as Error);
     expect(() => parseAll(() => JSON.parse('{') as unknown)).toThrow(SyntaxError);
   });

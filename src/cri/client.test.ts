@@ -102,12 +102,10 @@ describe('CriClient', () => {
     expect(Object.keys(err as object).sort()).toEqual(['code', 'grpcCode', 'method', 'name']);
   });
 
-
   it('accepts only unix:///absolute/path endpoints', () => {
     expect(() => CriClient.connect(socketPath)).toThrow(/no unix:\/\/ scheme/);
     expect(() => CriClient.connect('tcp://127.0.0.1:10010')).toThrow(CriError);
     const long = path.join(dir, 'y'.repeat(120), 'cri.sock');
     expect(() => CriClient.connect(unixEndpoint(long))).toThrow(/limit is 103/);
   });
-
 });

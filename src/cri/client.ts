@@ -144,22 +144,14 @@ export class CriClient implements ImageService {
     const deadline = Date.now() + (opts.timeoutMs ?? defaultTimeoutMs);
     return new Promise((resolve, reject) => {
       let settled = false;
-      const call = this.client.makeUnaryRequest(
-        def.path,
-        def.requestSerialize,
-        def.responseDeserialize,
-        request,
-        new Metadata(),
-        { deadline },
-        (err, res) => {
-          signal.removeEventListener('abort', onAbort);
-          if (settled) return;
-          settled = true;
-          if (err) reject(criErrorFrom(err, method, secrets));
-          else if (res === undefined) reject(new CriError('Unknown', method, `CRI ${method}: empty response`));
-          else resolve(res);
-        },
-      );
+      const call = this.client.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, request, new Metadata(), { deadline }, (err, res) => {
+        signal.removeEventListener('abort', onAbort);
+        if (settled) return;
+        settled = true;
+        if (err) reject(criErrorFrom(err, method, secrets));
+        else if (res === undefined) reject(new CriError('Unknown', method, `CRI ${method}: empty response`));
+        else resolve(res);
+      });
       // Settle at once on abort: the cancellation's own status arrives later and is ignored.
       function onAbort(): void {
         if (settled) return;

@@ -64,7 +64,10 @@ describe('parseDaemonConfig', () => {
       { ...base, EBB_NODE_NAME: 'Node_1' },
       'EBB_NODE_NAME: must be a node name: a DNS subdomain like node-1 (got "Node_1"); set it from the downward API (fieldRef spec.nodeName), as deploy/components/daemon.yaml does',
     ],
-    [{ ...base, EBB_CRI_ENDPOINT: '/run/containerd/containerd.sock' }, 'EBB_CRI_ENDPOINT: not a URL; expected unix:///path/to/runtime.sock (got "/run/containerd/containerd.sock")'],
+    [
+      { ...base, EBB_CRI_ENDPOINT: '/run/containerd/containerd.sock' },
+      'EBB_CRI_ENDPOINT: not a URL; expected unix:///path/to/runtime.sock (got "/run/containerd/containerd.sock")',
+    ],
     [{ ...base, EBB_CRI_ENDPOINT: 'tcp://127.0.0.1:1234' }, 'EBB_CRI_ENDPOINT: unsupported scheme "tcp:"; use unix: (got "tcp://127.0.0.1:1234")'],
     [
       { ...base, EBB_CRI_ENDPOINT: 'unix://run/containerd.sock' },
@@ -80,6 +83,10 @@ describe('parseDaemonConfig', () => {
   });
 
   it('lists every problem at once', () => {
-    expect(problemsOf({ EBB_PULL_CONCURRENCY: 'x', EBB_LOG_LEVEL: 'loud' }).map((p) => p.split(':')[0])).toEqual(['EBB_LOG_LEVEL', 'EBB_NODE_NAME', 'EBB_PULL_CONCURRENCY']);
+    expect(problemsOf({ EBB_PULL_CONCURRENCY: 'x', EBB_LOG_LEVEL: 'loud' }).map((p) => p.split(':')[0])).toEqual([
+      'EBB_LOG_LEVEL',
+      'EBB_NODE_NAME',
+      'EBB_PULL_CONCURRENCY',
+    ]);
   });
 });

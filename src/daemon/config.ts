@@ -35,7 +35,8 @@ const NODE_NAME_PATTERN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9
 
 function unixSocketProblem(text: string): string | undefined {
   const u = new URL(text);
-  if (u.host !== '' || !u.pathname.startsWith('/') || u.pathname === '/') return 'must be unix:// followed by an absolute socket path, like unix:///run/containerd/containerd.sock';
+  if (u.host !== '' || !u.pathname.startsWith('/') || u.pathname === '/')
+    return 'must be unix:// followed by an absolute socket path, like unix:///run/containerd/containerd.sock';
   if (u.search || u.hash) return 'query parameters and fragments are not supported';
   return undefined;
 }

@@ -43,8 +43,7 @@ export function criImageRuntime(endpoint: string, opts: { pullTimeoutMs: number 
         const found = await client.imageStatus(image, { signal });
         return found ? { present: true, imageRef: found.id } : { present: false };
       }),
-    pull: (image, auth: PullAuth | undefined, signal) =>
-      wrap(async () => ({ imageRef: await client.pullImage(image, auth ? { signal, auth } : { signal }) })),
+    pull: (image, auth: PullAuth | undefined, signal) => wrap(async () => ({ imageRef: await client.pullImage(image, auth ? { signal, auth } : { signal }) })),
     close: () => client.close(),
   };
 }

@@ -40,7 +40,12 @@ export function daemonMetrics(): {
       labelNames: ['result'],
       registers: [registry],
     }),
-    watchEvents: new Counter({ name: 'ebb_daemon_watch_events_total', help: 'Watch events of the node ImageList, by type.', labelNames: ['type'], registers: [registry] }),
+    watchEvents: new Counter({
+      name: 'ebb_daemon_watch_events_total',
+      help: 'Watch events of the node ImageList, by type.',
+      labelNames: ['type'],
+      registers: [registry],
+    }),
   };
 }
 export type DaemonMetrics = ReturnType<typeof daemonMetrics>;

@@ -209,7 +209,8 @@ export class ImageScheduler {
       const f = failureOf(err, false);
       markFailed(m, { message: `container runtime: ${f.message}`, retryable: f.retryable, pull: false }, this.now(), this.deps.options, this.random);
       const held = this.checkLog.pass(f.message);
-      if (held !== undefined) this.deps.log.warn({ image: m.image, code: f.code, err: f.message, ...(held > 0 ? { suppressed: held } : {}) }, 'image lookup failed');
+      if (held !== undefined)
+        this.deps.log.warn({ image: m.image, code: f.code, err: f.message, ...(held > 0 ? { suppressed: held } : {}) }, 'image lookup failed');
     }
   }
 

@@ -31,7 +31,15 @@ export function watchOwnImageList(
 ): Promise<void> {
   const own = (obj: ImageList): boolean => obj.metadata.name === deps.nodeName;
   return listWatch<ImageList>(
-    { rest: deps.rest, ref: imageListRef(), fieldSelector: nodeFieldSelector(deps.nodeName), signal: deps.signal, log: deps.log, watchdogMs: deps.watchdogMs, pageSize: 10 },
+    {
+      rest: deps.rest,
+      ref: imageListRef(),
+      fieldSelector: nodeFieldSelector(deps.nodeName),
+      signal: deps.signal,
+      log: deps.log,
+      watchdogMs: deps.watchdogMs,
+      pageSize: 10,
+    },
     {
       onState: (state) => h.onState?.(state),
       onList: (items) => {

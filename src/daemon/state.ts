@@ -59,7 +59,16 @@ export function newMemory(entry: ImageListEntry, observed: ImageStatus | undefin
   const status: ImageStatus = observed ? { ...observed, image: entry.image } : { image: entry.image, phase: ImagePhase.pending };
   // A pull that was running when the previous daemon stopped is not running now.
   if (status.phase === ImagePhase.pulling) status.phase = ImagePhase.pending;
-  return { image: entry.image, entry, status, present: undefined, checkedAt: undefined, failures: 0, retryAt: undefined, freshAttempts: status.phase === ImagePhase.pulled };
+  return {
+    image: entry.image,
+    entry,
+    status,
+    present: undefined,
+    checkedAt: undefined,
+    failures: 0,
+    retryAt: undefined,
+    freshAttempts: status.phase === ImagePhase.pulled,
+  };
 }
 
 /**
@@ -137,7 +146,13 @@ export function markPulled(m: ImageMemory, imageRef: string, answered: string | 
  * longest backoff (the runtime or the registry may still change). A failed pull marks the image Failed; a
  * failed lookup only says why nothing happens.
  */
-export function markFailed(m: ImageMemory, f: { message: string; retryable: boolean; pull: boolean }, now: number, b: BackoffOptions, random: () => number): void {
+export function markFailed(
+  m: ImageMemory,
+  f: { message: string; retryable: boolean; pull: boolean },
+  now: number,
+  b: BackoffOptions,
+  random: () => number,
+): void {
   m.failures++;
   const delay = f.retryable ? backoffMs(m.failures - 1, b.backoffBaseMs, b.backoffMaxMs, random) : b.backoffMaxMs;
   m.retryAt = now + delay;

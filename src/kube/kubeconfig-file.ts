@@ -109,7 +109,10 @@ export function readKubeConfigFiles(paths: readonly string[]): MergedKubeConfig 
     if (currentContext === undefined && typeof cc === 'string' && cc !== '') currentContext = cc;
   }
   if (files.length === 0) {
-    throw new KubeConfigError('NotFound', paths.length === 1 ? `kubeconfig ${paths[0]} does not exist` : `none of the kubeconfig files exists: ${paths.join(', ')}`);
+    throw new KubeConfigError(
+      'NotFound',
+      paths.length === 1 ? `kubeconfig ${paths[0]} does not exist` : `none of the kubeconfig files exists: ${paths.join(', ')}`,
+    );
   }
   return { files, currentContext, ...maps };
 }

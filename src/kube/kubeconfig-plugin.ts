@@ -37,7 +37,8 @@ async function clientNodeConfig(p: PluginUser): Promise<ClientNodeConfig> {
 
 function headerValues(headers: RequestOptions['headers']): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers && !Array.isArray(headers) ? headers : {})) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+  for (const [k, v] of Object.entries(headers && !Array.isArray(headers) ? headers : {}))
+    if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
   return out;
 }
 

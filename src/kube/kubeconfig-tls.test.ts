@@ -24,7 +24,14 @@ describe('connections from a kubeconfig', () => {
   beforeAll(async () => {
     pki = await ensurePki(dir);
     server = createSecureServer(
-      { key: readFileSync(pki.serverKey), cert: readFileSync(pki.serverCert), ca: readFileSync(pki.caCert), requestCert: true, rejectUnauthorized: true, allowHTTP1: true },
+      {
+        key: readFileSync(pki.serverKey),
+        cert: readFileSync(pki.serverCert),
+        ca: readFileSync(pki.caCert),
+        requestCert: true,
+        rejectUnauthorized: true,
+        allowHTTP1: true,
+      },
       (req, res) => {
         const peer = (req.socket as TLSSocket).getPeerCertificate();
         res.setHeader('content-type', 'application/json');
@@ -63,7 +70,9 @@ describe('connections from a kubeconfig', () => {
   });
 
   it('verifies the server against tls-server-name', async () => {
-    expect((await client({ 'certificate-authority': pki.caCert, 'tls-server-name': 'kubernetes.default' }).request<Seen>('GET', '/version')).user).toBe('admin');
+    expect((await client({ 'certificate-authority': pki.caCert, 'tls-server-name': 'kubernetes.default' }).request<Seen>('GET', '/version')).user).toBe(
+      'admin',
+    );
     const wrong = client({ 'certificate-authority': pki.caCert, 'tls-server-name': 'wrong.example' }).request('GET', '/version');
     await expect(wrong).rejects.toSatisfy((err) => isKubeError(err, 'Unavailable'));
   });

@@ -78,7 +78,9 @@ describe('loadKubeConfig: clusters and users', () => {
   });
 
   it('insecure-skip-tls-verify turns verification off and ignores the CA', () => {
-    const c = loadKubeConfig(kubeconfig('insecure.yaml', { cluster: { server: 'https://k', 'insecure-skip-tls-verify': true, 'certificate-authority': 'nowhere.crt' } }));
+    const c = loadKubeConfig(
+      kubeconfig('insecure.yaml', { cluster: { server: 'https://k', 'insecure-skip-tls-verify': true, 'certificate-authority': 'nowhere.crt' } }),
+    );
     expect(c.tls).toEqual({ rejectUnauthorized: false });
   });
 
@@ -150,7 +152,9 @@ describe('loadKubeConfig: errors name the file and the entry', () => {
 
   it('a cluster without a server, or with a field of the wrong type', () => {
     expect(failure(() => loadKubeConfig(kubeconfig('noserver.yaml', { cluster: {} }))).message).toMatch(/cluster "c" in .*noserver\.yaml has no server/);
-    expect(failure(() => loadKubeConfig(kubeconfig('badbool.yaml', { cluster: { server: 'https://k', 'insecure-skip-tls-verify': 'yes' } }))).code).toBe('Invalid');
+    expect(failure(() => loadKubeConfig(kubeconfig('badbool.yaml', { cluster: { server: 'https://k', 'insecure-skip-tls-verify': 'yes' } }))).code).toBe(
+      'Invalid',
+    );
   });
 
   it('an unreadable certificate, key or token file', () => {
@@ -197,7 +201,14 @@ describe('in-cluster and default configuration', () => {
     const home = join(dir, 'home');
     mkdirSync(join(home, '.kube'), { recursive: true });
     expect(loadKubeConfig(undefined, { env: inPod, home, serviceAccountDir: sa }).server).toBe('https://10.96.0.1:443');
-    writeFileSync(join(home, '.kube', 'config'), stringify({ clusters: [{ name: 'c', cluster: { server: 'https://from-home' } }], contexts: [{ name: 'x', context: { cluster: 'c' } }], 'current-context': 'x' }));
+    writeFileSync(
+      join(home, '.kube', 'config'),
+      stringify({
+        clusters: [{ name: 'c', cluster: { server: 'https://from-home' } }],
+        contexts: [{ name: 'x', context: { cluster: 'c' } }],
+        'current-context': 'x',
+      }),
+    );
     expect(loadKubeConfig(undefined, { env: inPod, home, serviceAccountDir: sa }).server).toBe('https://from-home');
     const none = failure(() => loadKubeConfig(undefined, { env: {}, home: join(dir, 'nohome') }));
     expect(none.code).toBe('NotFound');
@@ -207,7 +218,12 @@ describe('in-cluster and default configuration', () => {
 
 describe('exec plugins and auth providers', () => {
   const credential = { apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: 'exec-token' } };
-  const exec = { apiVersion: 'client.authentication.k8s.io/v1', command: '/bin/sh', args: ['-c', `echo '${JSON.stringify(credential)}'`], interactiveMode: 'Never' };
+  const exec = {
+    apiVersion: 'client.authentication.k8s.io/v1',
+    command: '/bin/sh',
+    args: ['-c', `echo '${JSON.stringify(credential)}'`],
+    interactiveMode: 'Never',
+  };
 
   it('are served by @kubernetes/client-node', async () => {
     expect(await authorization(loadKubeConfig(kubeconfig('exec.yaml', { user: { exec } })))).toBe('Bearer exec-token');
@@ -215,7 +231,10 @@ describe('exec plugins and auth providers', () => {
 
   it('a failing plugin is a KubeConfigError naming the user and the file', async () => {
     const c = loadKubeConfig(kubeconfig('exec-fails.yaml', { user: { exec: { ...exec, args: ['-c', 'exit 3'] } } }));
-    await expect(c.credentials()).rejects.toMatchObject({ name: 'KubeConfigError', message: expect.stringMatching(/user "u" in .*exec-fails\.yaml/) as string });
+    await expect(c.credentials()).rejects.toMatchObject({
+      name: 'KubeConfigError',
+      message: expect.stringMatching(/user "u" in .*exec-fails\.yaml/) as string,
+    });
   });
 
   it('a kubeconfig without them never loads @kubernetes/client-node', () => {

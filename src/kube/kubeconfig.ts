@@ -100,7 +100,8 @@ function fromMerged(m: MergedKubeConfig): KubeConfig {
   if (!cluster) throw new KubeConfigError('MissingCluster', `context "${ctx.name}" names cluster "${clusterName}", which is not defined in ${where}`);
   const userName = stringField(ctx, 'context', 'user');
   const user = userName === undefined ? undefined : m.users.get(userName);
-  if (userName !== undefined && !user) throw new KubeConfigError('MissingUser', `context "${ctx.name}" names user "${userName}", which is not defined in ${where}`);
+  if (userName !== undefined && !user)
+    throw new KubeConfigError('MissingUser', `context "${ctx.name}" names user "${userName}", which is not defined in ${where}`);
   const plugin = user !== undefined && (user.fields['exec'] != null || user.fields['auth-provider'] != null);
   return {
     source: `${ctx.file} (context "${ctx.name}")`,
@@ -121,7 +122,10 @@ function serverOf(cluster: Entry): string {
 function proxyOf(cluster: Entry): string | undefined {
   const proxy = stringField(cluster, 'cluster', 'proxy-url');
   if (proxy !== undefined && !/^https?:\/\//.test(proxy)) {
-    throw new KubeConfigError('Invalid', `cluster "${cluster.name}" in ${cluster.file}: proxy-url "${proxy}" is not supported (only http:// and https:// proxies)`);
+    throw new KubeConfigError(
+      'Invalid',
+      `cluster "${cluster.name}" in ${cluster.file}: proxy-url "${proxy}" is not supported (only http:// and https:// proxies)`,
+    );
   }
   return proxy;
 }

@@ -108,7 +108,11 @@ export class KubeRest {
   }
 
   async list<T>(ref: ResourceRef, query: RequestOptions['query'] = {}, signal?: AbortSignal, accept?: string): Promise<ListResult<T>> {
-    const res = await this.request<Omit<ListResult<T>, 'items'> & { items?: T[] | null }>('GET', resourcePath({ ...ref, name: undefined }), { query, signal, accept });
+    const res = await this.request<Omit<ListResult<T>, 'items'> & { items?: T[] | null }>('GET', resourcePath({ ...ref, name: undefined }), {
+      query,
+      signal,
+      accept,
+    });
     // An empty PartialObjectMetadataList comes back with `items: null`.
     return { ...res, items: res.items ?? [] };
   }

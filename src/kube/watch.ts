@@ -211,12 +211,7 @@ async function consume<T extends KubeObject>(
   return { kind: 'ended', rv: state.rv };
 }
 
-async function watchOnce<T extends KubeObject>(
-  opts: ListWatchOptions,
-  startRv: string,
-  h: ListWatchHandlers<T>,
-  onHealthy: () => void,
-): Promise<WatchOutcome> {
+async function watchOnce<T extends KubeObject>(opts: ListWatchOptions, startRv: string, h: ListWatchHandlers<T>, onHealthy: () => void): Promise<WatchOutcome> {
   const timeoutSeconds = opts.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 120);
   const { path, url } = watchUrl(opts, startRv, timeoutSeconds);
   const conn = new AbortController();

@@ -12,23 +12,20 @@ describe('parseRedisUrl', () => {
     expect(parseRedisUrl(url)).toEqual(expected);
   });
 
-  it.each([
-    ['not a url'],
-    ['http://127.0.0.1:6379'],
-    ['redis://host/abc'],
-    ['redis://host:6379?db=1'],
-    ['redis://:hunter2@host/db'],
-  ])('rejects %j with a ConfigError that never shows the password', (url) => {
-    let caught: unknown;
-    try {
-      parseRedisUrl(url, 'EBB_REDIS_URL');
-    } catch (err) {
-      caught = err;
-    }
-    expect(caught).toBeInstanceOf(ConfigError);
-    expect((caught as Error).message).toContain('EBB_REDIS_URL');
-    expect((caught as Error).message).not.toContain('hunter2');
-  });
+  it.each([['not a url'], ['http://127.0.0.1:6379'], ['redis://host/abc'], ['redis://host:6379?db=1'], ['redis://:hunter2@host/db']])(
+    'rejects %j with a ConfigError that never shows the password',
+    (url) => {
+      let caught: unknown;
+      try {
+        parseRedisUrl(url, 'EBB_REDIS_URL');
+      } catch (err) {
+        caught = err;
+      }
+      expect(caught).toBeInstanceOf(ConfigError);
+      expect((caught as Error).message).toContain('EBB_REDIS_URL');
+      expect((caught as Error).message).not.toContain('hunter2');
+    },
+  );
 });
 
 describe('redactRedisUrl', () => {

@@ -17,10 +17,7 @@ export interface AppliedKnobs {
  * config is removed. Idempotent; call it at start and again after Redis lost its data (the limits live in
  * the queue's meta key). Returns what Redis holds afterwards.
  */
-export async function applyQueueKnobs(
-  queue: KnobbedQueue,
-  cfg: Pick<QueueConfig, 'globalConcurrency' | 'globalRateLimit'>,
-): Promise<AppliedKnobs> {
+export async function applyQueueKnobs(queue: KnobbedQueue, cfg: Pick<QueueConfig, 'globalConcurrency' | 'globalRateLimit'>): Promise<AppliedKnobs> {
   if (cfg.globalConcurrency === undefined) await queue.removeGlobalConcurrency();
   else await queue.setGlobalConcurrency(cfg.globalConcurrency);
   if (cfg.globalRateLimit === undefined) await queue.removeGlobalRateLimit();

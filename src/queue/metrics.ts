@@ -26,9 +26,7 @@ export function registerQueueMetrics(registry: Registry, queues: readonly Counta
   let inflight: Promise<Map<string, Record<QueueState, number> | undefined>> | undefined;
   // prom-client collects all metrics of a scrape concurrently: both gauges share one read.
   const scrape = (): Promise<Map<string, Record<QueueState, number> | undefined>> => {
-    inflight ??= Promise.all(
-      queues.map(async (queue) => [queue.name, await withTimeout(queueCounts(queue), timeoutMs).catch(() => undefined)] as const),
-    )
+    inflight ??= Promise.all(queues.map(async (queue) => [queue.name, await withTimeout(queueCounts(queue), timeoutMs).catch(() => undefined)] as const))
       .then((entries) => new Map(entries))
       .finally(() => {
         inflight = undefined;

@@ -4,9 +4,7 @@ import { isKubeError } from '../kube/errors.ts';
 import { InvalidKeyError } from './names.ts';
 
 /** What to do after a failed attempt. `attempt` counts attempts made so far (1 after the first failure). */
-export type RetryDecision =
-  | { retry: false; reason: 'unrecoverable' | 'permanent' }
-  | { retry: true; delayMs: number; reason: 'conflict' | 'transient' };
+export type RetryDecision = { retry: false; reason: 'unrecoverable' | 'permanent' } | { retry: true; delayMs: number; reason: 'conflict' | 'transient' };
 
 export interface RetryPolicy {
   /** Lower bound of every backoff delay and the first step of the exponential. */

@@ -33,7 +33,10 @@ describe('parseQueueConfig', () => {
     [{ EBB_QUEUE_RATE_LIMIT_MAX: '50' }, { globalRateLimit: { max: 50, durationMs: 1_000 } }],
     [{ EBB_QUEUE_RATE_LIMIT_MAX: '50', EBB_QUEUE_RATE_LIMIT_DURATION: '500ms' }, { globalRateLimit: { max: 50, durationMs: 500 } }],
     [{ EBB_QUEUE_LOCK_DURATION: '2m' }, { lockDurationMs: 120_000 }],
-    [{ EBB_QUEUE_REMOVE_ON_COMPLETE: '0', EBB_QUEUE_REMOVE_ON_FAIL: '10' }, { removeOnComplete: 0, removeOnFail: 10 }],
+    [
+      { EBB_QUEUE_REMOVE_ON_COMPLETE: '0', EBB_QUEUE_REMOVE_ON_FAIL: '10' },
+      { removeOnComplete: 0, removeOnFail: 10 },
+    ],
     [{ EBB_QUEUE_ATTEMPTS: '1' }, { attempts: 1 }],
     [{ EBB_QUEUE_BACKOFF_BASE: '200ms', EBB_QUEUE_BACKOFF_MAX: '1m' }, { backoff: { baseMs: 200, capMs: 60_000 } }],
     [{ EBB_RESYNC_PERIOD: '0' }, { resyncPeriodMs: 0 }],
@@ -51,7 +54,10 @@ describe('parseQueueConfig', () => {
     [{ EBB_WORKER_CONCURRENCY: 'lots' }, 'EBB_WORKER_CONCURRENCY: must be an integer from 1 to 1000 (got "lots")'],
     [{ EBB_WORKER_CONCURRENCY: '2.5' }, 'EBB_WORKER_CONCURRENCY: must be an integer from 1 to 1000 (got "2.5")'],
     [{ EBB_QUEUE_GLOBAL_CONCURRENCY: '-1' }, 'EBB_QUEUE_GLOBAL_CONCURRENCY: must be an integer from 1 to 100000 (got "-1")'],
-    [{ EBB_QUEUE_RATE_LIMIT_DURATION: '1s' }, 'EBB_QUEUE_RATE_LIMIT_DURATION is set but EBB_QUEUE_RATE_LIMIT_MAX is not: set both to enable the global rate limit'],
+    [
+      { EBB_QUEUE_RATE_LIMIT_DURATION: '1s' },
+      'EBB_QUEUE_RATE_LIMIT_DURATION is set but EBB_QUEUE_RATE_LIMIT_MAX is not: set both to enable the global rate limit',
+    ],
     [{ EBB_QUEUE_LOCK_DURATION: '30' }, 'EBB_QUEUE_LOCK_DURATION: must be a duration such as 500ms, 30s, 10m or 1h (got "30")'],
     [{ EBB_QUEUE_LOCK_DURATION: '1s' }, 'EBB_QUEUE_LOCK_DURATION: must be between 5s and 10m (got "1s")'],
     [{ EBB_QUEUE_BACKOFF_BASE: '2m', EBB_QUEUE_BACKOFF_MAX: '1m' }, 'EBB_QUEUE_BACKOFF_BASE (2m) must not exceed EBB_QUEUE_BACKOFF_MAX (1m)'],

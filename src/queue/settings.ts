@@ -81,7 +81,14 @@ export const QUEUE_SETTINGS = table(
     },
     removeOnComplete: { name: 'EBB_QUEUE_REMOVE_ON_COMPLETE', type: 'int', default: 1000, min: 0, max: 1_000_000, doc: 'completed jobs kept for Bull Board' },
     removeOnFail: { name: 'EBB_QUEUE_REMOVE_ON_FAIL', type: 'int', default: 5000, min: 0, max: 1_000_000, doc: 'failed jobs kept for Bull Board' },
-    attempts: { name: 'EBB_QUEUE_ATTEMPTS', type: 'int', default: 20, min: 1, max: 1_000, doc: 'attempts per reconcile job, the first included, before it is kept as failed' },
+    attempts: {
+      name: 'EBB_QUEUE_ATTEMPTS',
+      type: 'int',
+      default: 20,
+      min: 1,
+      max: 1_000,
+      doc: 'attempts per reconcile job, the first included, before it is kept as failed',
+    },
     backoffBase: {
       name: 'EBB_QUEUE_BACKOFF_BASE',
       type: 'duration',
@@ -112,7 +119,9 @@ export const QUEUE_SETTINGS = table(
     {
       uses: ['backoffBase', 'backoffMax'],
       problems: (v) =>
-        v.backoffBase > v.backoffMax ? [`EBB_QUEUE_BACKOFF_BASE (${formatDuration(v.backoffBase)}) must not exceed EBB_QUEUE_BACKOFF_MAX (${formatDuration(v.backoffMax)})`] : [],
+        v.backoffBase > v.backoffMax
+          ? [`EBB_QUEUE_BACKOFF_BASE (${formatDuration(v.backoffBase)}) must not exceed EBB_QUEUE_BACKOFF_MAX (${formatDuration(v.backoffMax)})`]
+          : [],
     },
   ],
 );

@@ -58,7 +58,12 @@ export const WATCHER_SETTINGS = table(
       doc: 'URL path of Bull Board',
     },
     boardReadOnly: { name: 'EBB_BOARD_READ_ONLY', type: 'switch', default: true, doc: '`false` allows retrying and removing jobs from Bull Board' },
-    boardToken: { name: 'EBB_BOARD_TOKEN', type: 'string', secret: true, doc: 'Bull Board credential: a Bearer token (or the password of HTTP Basic with any user)' },
+    boardToken: {
+      name: 'EBB_BOARD_TOKEN',
+      type: 'string',
+      secret: true,
+      doc: 'Bull Board credential: a Bearer token (or the password of HTTP Basic with any user)',
+    },
     boardUser: { name: 'EBB_BOARD_USER', type: 'string', doc: 'Bull Board HTTP Basic user (with `EBB_BOARD_PASSWORD`)' },
     boardPassword: { name: 'EBB_BOARD_PASSWORD', type: 'string', secret: true, doc: 'Bull Board HTTP Basic password (with `EBB_BOARD_USER`)' },
   },

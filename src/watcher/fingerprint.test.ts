@@ -3,7 +3,16 @@ import { metaFingerprint } from './fingerprint.ts';
 import type { KubeObject } from '../kube/types.ts';
 
 const base: KubeObject = {
-  metadata: { name: 'web', namespace: 'a', uid: 'u1', generation: 3, labels: { a: '1', b: '2' }, annotations: { x: 'y' }, finalizers: ['f'], ownerReferences: [] },
+  metadata: {
+    name: 'web',
+    namespace: 'a',
+    uid: 'u1',
+    generation: 3,
+    labels: { a: '1', b: '2' },
+    annotations: { x: 'y' },
+    finalizers: ['f'],
+    ownerReferences: [],
+  },
 };
 const withMeta = (m: Partial<NonNullable<KubeObject['metadata']>>): KubeObject => ({ metadata: { ...base.metadata, ...m } });
 

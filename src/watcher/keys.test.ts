@@ -47,7 +47,12 @@ describe('prewarmAppKeys', () => {
   const list = (...managers: string[]): KubeObject => ({ metadata: { name: 'node-1', managedFields: managers.map((manager) => ({ manager })) } });
 
   it.each<[string, KubeObject, string[], string[]]>([
-    ['the Apps of pre-warm managers, each once', list('ebb-prewarm/a/web', 'ebb-daemon', 'ebb-prewarm/b/db', 'ebb-prewarm/a/web', 'kubectl'), [], ['a/web', 'b/db']],
+    [
+      'the Apps of pre-warm managers, each once',
+      list('ebb-prewarm/a/web', 'ebb-daemon', 'ebb-prewarm/b/db', 'ebb-prewarm/a/web', 'kubectl'),
+      [],
+      ['a/web', 'b/db'],
+    ],
     ['only in the watched namespaces', list('ebb-prewarm/a/web', 'ebb-prewarm/b/db'), ['b'], ['b/db']],
     ['no managed fields', { metadata: { name: 'node-1' } }, [], []],
     ['managers that only look alike', list('ebb-prewarm/a', 'ebb-prewarm/A/web', 'x-ebb-prewarm/a/web'), [], []],

@@ -14,10 +14,30 @@ export function watcherMetrics(): {
   collectDefaultMetrics({ register: registry, prefix: 'ebb_watcher_' });
   return {
     registry,
-    watchEvents: new Counter({ name: 'ebb_watch_events_total', help: 'Watch events received, by resource and type.', labelNames: ['resource', 'type'], registers: [registry] }),
-    watchIgnored: new Counter({ name: 'ebb_watch_events_ignored_total', help: 'Watch events that needed no reconcile (status-only App updates), by resource and reason.', labelNames: ['resource', 'reason'], registers: [registry] }),
-    watchRestarts: new Counter({ name: 'ebb_watch_restarts_total', help: 'Re-lists after a broken or expired watch, by source.', labelNames: ['source'], registers: [registry] }),
-    enqueued: new Counter({ name: 'ebb_enqueue_total', help: 'Reconcile requests, by cause (list, event, resync) and outcome (added, merged, skipped, error).', labelNames: ['cause', 'outcome'], registers: [registry] }),
+    watchEvents: new Counter({
+      name: 'ebb_watch_events_total',
+      help: 'Watch events received, by resource and type.',
+      labelNames: ['resource', 'type'],
+      registers: [registry],
+    }),
+    watchIgnored: new Counter({
+      name: 'ebb_watch_events_ignored_total',
+      help: 'Watch events that needed no reconcile (status-only App updates), by resource and reason.',
+      labelNames: ['resource', 'reason'],
+      registers: [registry],
+    }),
+    watchRestarts: new Counter({
+      name: 'ebb_watch_restarts_total',
+      help: 'Re-lists after a broken or expired watch, by source.',
+      labelNames: ['source'],
+      registers: [registry],
+    }),
+    enqueued: new Counter({
+      name: 'ebb_enqueue_total',
+      help: 'Reconcile requests, by cause (list, event, resync) and outcome (added, merged, skipped, error).',
+      labelNames: ['cause', 'outcome'],
+      registers: [registry],
+    }),
     knownObjects: new Gauge({ name: 'ebb_known_objects', help: 'Apps and ImageLists the watcher knows of (the resync set).', registers: [registry] }),
     resyncs: new Counter({ name: 'ebb_resync_total', help: 'Periodic resyncs run.', registers: [registry] }),
   };

@@ -43,12 +43,14 @@ export interface ScalerServer {
 export async function startScaler(opts: { address: string; port: number; backlog: BacklogProbe; log: Logger; recheckMs?: number }): Promise<ScalerServer> {
   const server = new Server();
   const streams = new Set<() => void>();
-  const unary = <Req, Res>(fn: (req: Req) => Promise<Res>) => (call: ServerUnaryCall<Req, Res>, cb: sendUnaryData<Res>): void => {
-    fn(call.request).then(
-      (res) => cb(null, res),
-      (err: unknown) => cb({ code: status.UNAVAILABLE, details: `backlog unavailable: ${errorMessage(err)}` }),
-    );
-  };
+  const unary =
+    <Req, Res>(fn: (req: Req) => Promise<Res>) =>
+    (call: ServerUnaryCall<Req, Res>, cb: sendUnaryData<Res>): void => {
+      fn(call.request).then(
+        (res) => cb(null, res),
+        (err: unknown) => cb({ code: status.UNAVAILABLE, details: `backlog unavailable: ${errorMessage(err)}` }),
+      );
+    };
   server.addService(loadService(), {
     IsActive: unary(async () => ({ result: (await opts.backlog()) > 0 })),
     GetMetricSpec: unary((ref: ScaledObjectRef) => {

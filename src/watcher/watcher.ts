@@ -138,9 +138,14 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   timersWorker.on('error', throttledWarn(log, 'timers worker error'));
 
   const loops = specs.map((spec) =>
-    runSource(spec, { rest, sink, log: log.child({ source: spec.name }), signal: ac.signal, watchdogMs: cfg.watchdogMs, setState: (s) => (states[spec.name] = s) }).catch(
-      () => undefined,
-    ),
+    runSource(spec, {
+      rest,
+      sink,
+      log: log.child({ source: spec.name }),
+      signal: ac.signal,
+      watchdogMs: cfg.watchdogMs,
+      setState: (s) => (states[spec.name] = s),
+    }).catch(() => undefined),
   );
   const resyncLoop = (async () => {
     if (cfg.queue.resyncPeriodMs <= 0) return;
@@ -166,14 +171,25 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     readyz: async () => {
       // Every problem, not only the first: with Redis down the watches fail too (their enqueues do), and
       // the answer must still say that Redis is the cause.
-      const notWatching = Object.entries(states).filter(([, s]) => s !== 'watching').map(([n, s]) => `${n}:${s}`);
+      const notWatching = Object.entries(states)
+        .filter(([, s]) => s !== 'watching')
+        .map(([n, s]) => `${n}:${s}`);
       const problems = [notWatching.length > 0 ? `watches not established (${notWatching.join(', ')})` : undefined, await redisProblem(producer)];
       return problems.filter(Boolean).join('; ') || undefined;
     },
   });
   scaler = await startScalerIfOn(cfg, queue, log);
   if (cfg.boardNote) log.warn(cfg.boardNote);
-  log.info({ port: ops.port, scalerPort: scaler?.port, board: cfg.board?.basePath, sources: specs.map((s) => s.name), namespaces: cfg.namespaces.length ? cfg.namespaces : 'all' }, 'watcher started');
+  log.info(
+    {
+      port: ops.port,
+      scalerPort: scaler?.port,
+      board: cfg.board?.basePath,
+      sources: specs.map((s) => s.name),
+      namespaces: cfg.namespaces.length ? cfg.namespaces : 'all',
+    },
+    'watcher started',
+  );
 
   return {
     httpPort: ops.port,

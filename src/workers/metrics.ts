@@ -10,7 +10,12 @@ export function workerMetrics(): {
   collectDefaultMetrics({ register: registry, prefix: 'ebb_worker_' });
   return {
     registry,
-    reconciles: new Counter({ name: 'ebb_reconcile_total', help: 'Reconciles by kind and result (done, wait, error).', labelNames: ['kind', 'result'], registers: [registry] }),
+    reconciles: new Counter({
+      name: 'ebb_reconcile_total',
+      help: 'Reconciles by kind and result (done, wait, error).',
+      labelNames: ['kind', 'result'],
+      registers: [registry],
+    }),
     duration: new Histogram({
       name: 'ebb_reconcile_duration_seconds',
       help: 'Reconcile duration by kind and result.',

@@ -102,7 +102,11 @@ describe('CRDs in deploy/crds', () => {
   it('kubectl get -o wide prints the ImageList columns', async () => {
     const name = uniqueName('node');
     await rest().create(imageListRef(), validImageList(name));
-    await rest().patch(imageListRef(name, 'status'), { status: { observedGeneration: 1, images: [{ image: 'nginx:1.27', phase: 'Failed', message: 'not found' }] } }, PatchType.merge);
+    await rest().patch(
+      imageListRef(name, 'status'),
+      { status: { observedGeneration: 1, images: [{ image: 'nginx:1.27', phase: 'Failed', message: 'not found' }] } },
+      PatchType.merge,
+    );
     const { stdout } = await run(KUBECTL, ['--kubeconfig', sandbox().kubeconfig, 'get', 'imagelists.apps.ebb.dev', name, '-o', 'wide']);
     const [header, row] = stdout.trim().split('\n');
     expect(header?.trim().split(/\s+/)).toEqual(['NAME', 'FAILED', 'AGE', 'GENERATION', 'OBSERVED']);
@@ -119,7 +123,12 @@ describe('CRDs in deploy/crds', () => {
       persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' },
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0, paused: false, podUpdatePolicy: 'ReCreate', maxUnavailable: '25%' } },
     });
-    expect(created.spec.updateStrategy?.rollingUpdate?.canary?.steps).toEqual([{ replicas: 1 }, { pause: {} }, { replicas: '50%' }, { pause: { duration: '90s' } }]);
+    expect(created.spec.updateStrategy?.rollingUpdate?.canary?.steps).toEqual([
+      { replicas: 1 },
+      { pause: {} },
+      { replicas: '50%' },
+      { pause: { duration: '90s' } },
+    ]);
     // Fields of a container the schema does not declare are kept as written.
     expect(created.spec.template.spec.containers[0]).toMatchObject({ ports: [{ containerPort: 8080 }] });
   });
@@ -166,23 +175,63 @@ describe('CRDs in deploy/crds', () => {
     ['maxUnavailable "0%"', rollingUpdate({ maxUnavailable: '0%' }), mustBeIntOrPercent],
     ['maxUnavailable "150%"', rollingUpdate({ maxUnavailable: '150%' }), mustBeIntOrPercent],
     ['maxUnavailable "3" (a string but no percentage)', rollingUpdate({ maxUnavailable: '3' }), mustBeIntOrPercent],
-    ['a canary step with replicas and pause', rollingUpdate({ canary: { steps: [{ replicas: 1, pause: {} }] } }), 'each canary step must set exactly one of replicas or pause'],
+    [
+      'a canary step with replicas and pause',
+      rollingUpdate({ canary: { steps: [{ replicas: 1, pause: {} }] } }),
+      'each canary step must set exactly one of replicas or pause',
+    ],
     ['a canary step with neither replicas nor pause', rollingUpdate({ canary: { steps: [{}] } }), 'each canary step must set exactly one of replicas or pause'],
-    ['canary replicas "0%"', rollingUpdate({ canary: { steps: [{ replicas: '0%' }] } }), 'canary step replicas must be an integer of at least 1 or a percentage'],
-    ['a canary pause duration that is not a duration', rollingUpdate({ canary: { steps: [{ pause: { duration: 'soon' } }] } }), 'canary.steps[0].pause.duration in body should match'],
-    ['gracePeriodSeconds 301', rollingUpdate({ inPlaceUpdateStrategy: { gracePeriodSeconds: 301 } }), 'gracePeriodSeconds in body should be less than or equal to 300'],
+    [
+      'canary replicas "0%"',
+      rollingUpdate({ canary: { steps: [{ replicas: '0%' }] } }),
+      'canary step replicas must be an integer of at least 1 or a percentage',
+    ],
+    [
+      'a canary pause duration that is not a duration',
+      rollingUpdate({ canary: { steps: [{ pause: { duration: 'soon' } }] } }),
+      'canary.steps[0].pause.duration in body should match',
+    ],
+    [
+      'gracePeriodSeconds 301',
+      rollingUpdate({ inPlaceUpdateStrategy: { gracePeriodSeconds: 301 } }),
+      'gracePeriodSeconds in body should be less than or equal to 300',
+    ],
     ['podManagementPolicy Sequential', spec({ podManagementPolicy: 'Sequential' }), 'spec.podManagementPolicy: Unsupported value: "Sequential"'],
     ['podUpdatePolicy InPlace', rollingUpdate({ podUpdatePolicy: 'InPlace' }), 'podUpdatePolicy: Unsupported value: "InPlace"'],
     ['no selector', spec({ selector: null }), 'spec.selector: Required value'],
     ['an empty selector', spec({ selector: { matchLabels: null } }), 'selector must not be empty'],
-    ['template labels that miss selector.matchLabels', spec({ template: { metadata: { labels: { app: 'other' } } } }), 'selector does not match template labels'],
-    ['template labels that miss a matchExpression', spec({ selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['db'] }] } }), 'selector does not match template labels'],
-    ['matchExpression In without values', spec({ selector: { matchExpressions: [{ key: 'tier', operator: 'In' }] } }), 'values must be non-empty for operators In and NotIn'],
+    [
+      'template labels that miss selector.matchLabels',
+      spec({ template: { metadata: { labels: { app: 'other' } } } }),
+      'selector does not match template labels',
+    ],
+    [
+      'template labels that miss a matchExpression',
+      spec({ selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['db'] }] } }),
+      'selector does not match template labels',
+    ],
+    [
+      'matchExpression In without values',
+      spec({ selector: { matchExpressions: [{ key: 'tier', operator: 'In' }] } }),
+      'values must be non-empty for operators In and NotIn',
+    ],
     ['no containers', podSpec({ containers: [] }), 'spec.template.spec.containers in body should have at least 1 items'],
     ['a container without image', podSpec({ containers: [{ name: 'main' }] }), 'spec.template.spec.containers[0].image: Required value'],
-    ['a container image outside the reference grammar', podSpec({ containers: [{ name: 'main', image: 'UPPER/Case:@@' }] }), 'spec.template.spec.containers[0].image in body should match'],
-    ['an init container image outside the reference grammar', podSpec({ initContainers: [{ name: 'init', image: 'UPPER/Case:@@' }] }), 'spec.template.spec.initContainers[0].image in body should match'],
-    ['two containers with one name', podSpec({ containers: [container, { ...container, image: 'busybox' }] }), 'spec.template.spec.containers[1]: Duplicate value'],
+    [
+      'a container image outside the reference grammar',
+      podSpec({ containers: [{ name: 'main', image: 'UPPER/Case:@@' }] }),
+      'spec.template.spec.containers[0].image in body should match',
+    ],
+    [
+      'an init container image outside the reference grammar',
+      podSpec({ initContainers: [{ name: 'init', image: 'UPPER/Case:@@' }] }),
+      'spec.template.spec.initContainers[0].image in body should match',
+    ],
+    [
+      'two containers with one name',
+      podSpec({ containers: [container, { ...container, image: 'busybox' }] }),
+      'spec.template.spec.containers[1]: Duplicate value',
+    ],
     ['restartPolicy Never', podSpec({ restartPolicy: 'Never' }), 'restartPolicy: Unsupported value: "Never"'],
     ['activeDeadlineSeconds', podSpec({ activeDeadlineSeconds: 10 }), 'activeDeadlineSeconds is not supported for App pods'],
     ['negative partition', rollingUpdate({ partition: -1 }), 'partition in body should be greater than or equal to 0'],
@@ -192,7 +241,11 @@ describe('CRDs in deploy/crds', () => {
     ['a serviceName that is not a DNS label', spec({ serviceName: 'Web_Service' }), 'spec.serviceName in body should match'],
     ['duplicate volumeClaimTemplates names', spec({ volumeClaimTemplates: [claim, claim] }), 'volumeClaimTemplates names must be unique'],
     ['imagePrewarm without enabled', spec({ imagePrewarm: { parallelism: 2 } }), 'spec.imagePrewarm.enabled: Required value'],
-    ['imagePrewarm parallelism 0', spec({ imagePrewarm: { enabled: true, parallelism: 0 } }), 'spec.imagePrewarm.parallelism in body should be greater than or equal to 1'],
+    [
+      'imagePrewarm parallelism 0',
+      spec({ imagePrewarm: { enabled: true, parallelism: 0 } }),
+      'spec.imagePrewarm.parallelism in body should be greater than or equal to 1',
+    ],
     ['a name with dots', { metadata: { name: 'web.v1' } }, 'metadata.name: Invalid value: "object": App name must be a DNS label'],
     ['a name over 52 characters', { metadata: { name: 'a'.repeat(53) } }, 'App name must be at most 52 characters'],
   ];
@@ -213,14 +266,34 @@ describe('CRDs in deploy/crds', () => {
     ['an image reference over 512 characters', images({ image: `example.com/${'a'.repeat(510)}` }), 'spec.images[0].image: Too long'],
     ['the same image twice', images({ image: 'nginx:1.27' }, { image: 'nginx:1.27', alwaysPull: true }), 'spec.images[1]: Duplicate value'],
     ['an entry without image', images({ alwaysPull: true }), 'spec.images[0].image: Required value'],
-    ['repullIntervalSeconds 10', images({ image: 'nginx', alwaysPull: true, repullIntervalSeconds: 10 }), 'repullIntervalSeconds in body should be greater than or equal to 60'],
+    [
+      'repullIntervalSeconds 10',
+      images({ image: 'nginx', alwaysPull: true, repullIntervalSeconds: 10 }),
+      'repullIntervalSeconds in body should be greater than or equal to 60',
+    ],
     ['pullRequestedAt that is not a time', images({ image: 'nginx', pullRequestedAt: 'yesterday' }), 'pullRequestedAt in body must be of type date-time'],
     // Bad references after a valid entry: the message names the entry by its index, and quotes the value.
-    ['a reference with spaces and punctuation', images(goodEntry, { image: 'Not A Valid Ref!!' }), 'spec.images[1].image: Invalid value: "Not A Valid Ref!!": spec.images[1].image in body should match'],
-    ['a reference carrying a shell command', images(goodEntry, { image: 'a;rm -rf /' }), 'spec.images[1].image: Invalid value: "a;rm -rf /": spec.images[1].image in body should match'],
+    [
+      'a reference with spaces and punctuation',
+      images(goodEntry, { image: 'Not A Valid Ref!!' }),
+      'spec.images[1].image: Invalid value: "Not A Valid Ref!!": spec.images[1].image in body should match',
+    ],
+    [
+      'a reference carrying a shell command',
+      images(goodEntry, { image: 'a;rm -rf /' }),
+      'spec.images[1].image: Invalid value: "a;rm -rf /": spec.images[1].image in body should match',
+    ],
     ['an empty image after a valid one', images(goodEntry, { image: '' }), 'spec.images[1].image in body should be at least 1 chars long'],
-    ['a digest of fewer than 32 hex digits', images(goodEntry, { image: `registry.example.com/team/web@sha256:${'a'.repeat(31)}` }), 'spec.images[1].image in body should match'],
-    ['a 600-character reference', images(goodEntry, { image: `registry.example.com/${'a'.repeat(580)}:v1` }), 'spec.images[1].image: Too long: may not be more than 512 bytes'],
+    [
+      'a digest of fewer than 32 hex digits',
+      images(goodEntry, { image: `registry.example.com/team/web@sha256:${'a'.repeat(31)}` }),
+      'spec.images[1].image in body should match',
+    ],
+    [
+      'a 600-character reference',
+      images(goodEntry, { image: `registry.example.com/${'a'.repeat(580)}:v1` }),
+      'spec.images[1].image: Too long: may not be more than 512 bytes',
+    ],
   ];
 
   it.each(invalidImageLists)('rejects an ImageList with %s', async (_what, patch, message) => {
@@ -256,7 +329,11 @@ describe('CRDs in deploy/crds', () => {
     ['serviceName', { spec: { serviceName: 'other' } }, 'serviceName is immutable'],
     ['serviceName (removed)', { spec: { serviceName: null } }, 'serviceName is immutable'],
     ['podManagementPolicy', { spec: { podManagementPolicy: 'Parallel' } }, 'podManagementPolicy is immutable'],
-    ['volumeClaimTemplates', { spec: { volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { resources: { requests: { storage: '2Gi' } } } }] } }, 'volumeClaimTemplates is immutable'],
+    [
+      'volumeClaimTemplates',
+      { spec: { volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { resources: { requests: { storage: '2Gi' } } } }] } },
+      'volumeClaimTemplates is immutable',
+    ],
   ];
 
   it.each(immutable)('rejects a change of %s', async (_what, patch, message) => {
@@ -279,7 +356,11 @@ describe('CRDs in deploy/crds', () => {
       },
     };
     const updated = await rest().patch<App>(appRef(ns, name), patch, PatchType.merge);
-    expect(updated.spec).toMatchObject({ replicas: 7, minReadySeconds: 5, updateStrategy: { rollingUpdate: { paused: true, podUpdatePolicy: 'InPlaceIfPossible' } } });
+    expect(updated.spec).toMatchObject({
+      replicas: 7,
+      minReadySeconds: 5,
+      updateStrategy: { rollingUpdate: { paused: true, podUpdatePolicy: 'InPlaceIfPossible' } },
+    });
     expect(updated.spec.template.spec.containers[0]?.image).toBe('registry.example.com/team/web:v2');
   });
 });

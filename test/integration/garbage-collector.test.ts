@@ -50,7 +50,11 @@ describe('garbage collection of App dependents', () => {
 
     await rest.delete(appRef(ns, 'web'));
 
-    await waitFor(() => gone(() => rest.get(core('pods', ns, 'web-0'))), { timeoutMs: 60_000, intervalMs: 200, what: 'owned pod deleted by the garbage collector' });
+    await waitFor(() => gone(() => rest.get(core('pods', ns, 'web-0'))), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      what: 'owned pod deleted by the garbage collector',
+    });
     const survivor = await rest.get<Meta>(core('pods', ns, 'bystander'));
     expect(survivor.metadata.name).toBe('bystander');
     expect(await gone(() => rest.get(appRef(ns, 'web')))).toBe(true);

@@ -289,7 +289,11 @@ describe('simulated kubelet', () => {
       'resized',
       (p) => cs(p, 'app').resources?.requests?.cpu === '150m' && cs(p, 'jvm').resources?.limits?.memory === '192Mi' && isReady(p),
     );
-    expect(cs(after, 'app')).toMatchObject({ restartCount: 0, containerID: cs(before, 'app').containerID, allocatedResources: { cpu: '150m', memory: '64Mi' } });
+    expect(cs(after, 'app')).toMatchObject({
+      restartCount: 0,
+      containerID: cs(before, 'app').containerID,
+      allocatedResources: { cpu: '150m', memory: '64Mi' },
+    });
     expect(cs(after, 'jvm').restartCount).toBe(1);
     expect(cond(after, 'PodResizeInProgress')).toBeUndefined();
     expect(cond(after, 'PodResizePending')).toBeUndefined();

@@ -34,7 +34,12 @@ function signalPid(pid: number, signal: NodeJS.Signals): void {
  * Starts `command` with stdout and stderr appended to files (and, with `env`, that environment instead of
  * this process's); fails when it cannot be spawned.
  */
-export async function startDaemon(command: string, args: string[], logs: { stdout: string; stderr: string }, opts: { env?: NodeJS.ProcessEnv } = {}): Promise<Daemon> {
+export async function startDaemon(
+  command: string,
+  args: string[],
+  logs: { stdout: string; stderr: string },
+  opts: { env?: NodeJS.ProcessEnv } = {},
+): Promise<Daemon> {
   const out = openSync(logs.stdout, 'a');
   const err = openSync(logs.stderr, 'a');
   const child = spawn(command, args, { stdio: ['ignore', out, err], ...(opts.env ? { env: opts.env } : {}) });

@@ -44,7 +44,13 @@ function adoptContainer(s: ContainerStatus, resources: ContainerRuntime['allocat
 function adoptTerminated(s: ContainerStatus, resources: ContainerRuntime['allocated'], now: number): ContainerRuntime | undefined {
   const t = s.state.terminated;
   if (!t || !s.containerID) return undefined;
-  const termination = { exitCode: t.exitCode, reason: t.reason ?? '', startedAt: parseTime(t.startedAt, now), finishedAt: parseTime(t.finishedAt, now), containerId: s.containerID };
+  const termination = {
+    exitCode: t.exitCode,
+    reason: t.reason ?? '',
+    startedAt: parseTime(t.startedAt, now),
+    finishedAt: parseTime(t.finishedAt, now),
+    containerId: s.containerID,
+  };
   return {
     name: s.name,
     image: s.image,

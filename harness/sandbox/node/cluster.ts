@@ -79,7 +79,9 @@ async function socketPathFor(dir: string, name: string, fallbackDirs: string[]):
   fallbackDirs.push(short);
   const path = join(short, `${name}.sock`);
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
-    throw new Error(`CRI socket path for node ${name} is too long (${Buffer.byteLength(preferred)} bytes under ${dir}, ${Buffer.byteLength(path)} under ${short}); use a shorter sandbox dir`);
+    throw new Error(
+      `CRI socket path for node ${name} is too long (${Buffer.byteLength(preferred)} bytes under ${dir}, ${Buffer.byteLength(path)} under ${short}); use a shorter sandbox dir`,
+    );
   }
   return path;
 }

@@ -38,7 +38,10 @@ type Ensured = { ok: true; image: StoredImage } | { ok: false; rt: PodRuntime };
 
 function pullFailureMessage(image: string, err: unknown): { reason: 'ErrImagePull' | 'InvalidImageName'; message: string } {
   if (err instanceof PullError && err.reason === 'InvalidImageName') {
-    return { reason: 'InvalidImageName', message: `Failed to apply default image tag "${image}": couldn't parse image name "${image}": invalid reference format` };
+    return {
+      reason: 'InvalidImageName',
+      message: `Failed to apply default image tag "${image}": couldn't parse image name "${image}": invalid reference format`,
+    };
   }
   const parsed = parseImageReference(image);
   const ref = parsed.ok ? formatImageReference(parsed.ref) : image;
@@ -75,7 +78,11 @@ async function ensureImage(pod: Stored<Pod>, rt: PodRuntime, step: StartStep, ct
       const img = await abandonOnAbort(ctx.store.pull(c.image, ctx.lifetime), signal);
       const took = goDuration(ctx.now() - t1);
       const total = goDuration(ctx.now() - t1 + waited);
-      event({ type: 'Normal', reason: 'Pulled', message: `Successfully pulled image "${c.image}" in ${took} (${total} including waiting). Image size: ${img.size} bytes.` });
+      event({
+        type: 'Normal',
+        reason: 'Pulled',
+        message: `Successfully pulled image "${c.image}" in ${took} (${total} including waiting). Image size: ${img.size} bytes.`,
+      });
       return img;
     });
     return { ok: true, image };

@@ -36,7 +36,12 @@ function lastStateOf(c: ContainerRuntime | undefined): ContainerState {
 }
 
 /** State and lastState of a container that is not running. */
-function notRunningStates(spec: Container, c: ContainerRuntime | undefined, kind: ContainerKind, ctx: ContainerStatusContext): [ContainerState, ContainerState] {
+function notRunningStates(
+  spec: Container,
+  c: ContainerRuntime | undefined,
+  kind: ContainerKind,
+  ctx: ContainerStatusContext,
+): [ContainerState, ContainerState] {
   if (c?.pullFailure) {
     const f = c.pullFailure;
     const reason = pullWaitingReason(f, ctx.now, ctx.timings);

@@ -160,12 +160,7 @@ export class ImageStore {
     return this.images.delete(found.id);
   }
 
-  private async doPull(
-    key: string,
-    resolved: ReturnType<SimRegistry['resolve']>,
-    delayMs: number,
-    signal?: AbortSignal,
-  ): Promise<StoredImage> {
+  private async doPull(key: string, resolved: ReturnType<SimRegistry['resolve']>, delayMs: number, signal?: AbortSignal): Promise<StoredImage> {
     if (delayMs > 0) {
       await sleep(delayMs, signal);
       this.pullCount++;

@@ -7,7 +7,13 @@ import { T0 } from './test-fixtures.ts';
 const id = { name: 'sim-node-3', internalIP: nodeInternalIP(3), podCIDR: podCIDR(3), shape: defaultNodeShape, bootID: 'boot-1' };
 
 function image(name: string, size: number): StoredImage {
-  return { id: `sha256:${name}`, repoTags: [`docker.io/library/${name}:1`], repoDigests: [`docker.io/library/${name}@sha256:${name}`], size, pulledAt: new Date(T0) };
+  return {
+    id: `sha256:${name}`,
+    repoTags: [`docker.io/library/${name}:1`],
+    repoDigests: [`docker.io/library/${name}@sha256:${name}`],
+    size,
+    pulledAt: new Date(T0),
+  };
 }
 
 describe('node addresses', () => {
@@ -56,14 +62,30 @@ describe('node object', () => {
         { type: 'InternalIP', address: '127.0.1.4' },
         { type: 'Hostname', address: 'sim-node-3' },
       ],
-      nodeInfo: { kubeletVersion: 'v1.34.4', containerRuntimeVersion: 'containerd://1.7.24', operatingSystem: 'linux', architecture: 'amd64', bootID: 'boot-1' },
+      nodeInfo: {
+        kubeletVersion: 'v1.34.4',
+        containerRuntimeVersion: 'containerd://1.7.24',
+        operatingSystem: 'linux',
+        architecture: 'amd64',
+        bootID: 'boot-1',
+      },
     });
-    const ready = (s.conditions as { type: string; status: string; reason: string; lastHeartbeatTime: string; lastTransitionTime: string }[]).find((c) => c.type === 'Ready');
-    expect(ready).toMatchObject({ status: 'True', reason: 'KubeletReady', lastHeartbeatTime: '2025-01-01T00:01:00Z', lastTransitionTime: '2025-01-01T00:00:00Z' });
+    const ready = (s.conditions as { type: string; status: string; reason: string; lastHeartbeatTime: string; lastTransitionTime: string }[]).find(
+      (c) => c.type === 'Ready',
+    );
+    expect(ready).toMatchObject({
+      status: 'True',
+      reason: 'KubeletReady',
+      lastHeartbeatTime: '2025-01-01T00:01:00Z',
+      lastTransitionTime: '2025-01-01T00:00:00Z',
+    });
   });
 
   it('lists the largest images first, digests before tags, and ignores heartbeats in the fingerprint', () => {
-    expect(nodeImages([image('small', 10), image('big', 99)]).map((i) => i.names[0])).toEqual(['docker.io/library/big@sha256:big', 'docker.io/library/small@sha256:small']);
+    expect(nodeImages([image('small', 10), image('big', 99)]).map((i) => i.names[0])).toEqual([
+      'docker.io/library/big@sha256:big',
+      'docker.io/library/small@sha256:small',
+    ]);
     expect(statusFingerprint(buildNodeStatus(id, [], T0, T0))).toBe(statusFingerprint(buildNodeStatus(id, [], T0 + 10_000, T0)));
     expect(statusFingerprint(buildNodeStatus(id, [image('a', 1)], T0, T0))).not.toBe(statusFingerprint(buildNodeStatus(id, [], T0, T0)));
   });

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Container, Pod } from '../../../src/kube/types.ts';
 import { admitResize, nextStep, resizeNeedsRestart, type NodeCapacityView, type Step } from './plan.ts';
-import {
-  newPodRuntime,
-  withContainerExited,
-  withPullFailed,
-  withResizeAllocated,
-  withResizePending,
-  withVolumesReady,
-  type PodRuntime,
-} from './runtime.ts';
+import { newPodRuntime, withContainerExited, withPullFailed, withResizeAllocated, withResizePending, withVolumesReady, type PodRuntime } from './runtime.ts';
 import { readyRuntime, started, T0, testPod, timings } from './test-fixtures.ts';
 
 const node: NodeCapacityView = { allocatable: { cpu: '4', memory: '8Gi', pods: '110' }, otherPodsRequests: [] };
@@ -51,12 +43,30 @@ describe('nextStep', () => {
   it.each<[string, Pod, PodRuntime, number, string]>([
     ['a pod being deleted', testPod({}, { deletionTimestamp: '2025-01-01T00:00:00Z' }), started(readyRuntime(), app, T0), T0, 'terminate'],
     ['a pod the apiserver shows as Succeeded', { ...testPod(), status: { phase: 'Succeeded' } }, readyRuntime(), T0, 'wait'],
-    ['a new pod with a PVC', testPod({ volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'data-web-0' } }] }), newPodRuntime('uid-1', T0), T0, 'mount [data-web-0]'],
+    [
+      'a new pod with a PVC',
+      testPod({ volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'data-web-0' } }] }),
+      newPodRuntime('uid-1', T0),
+      T0,
+      'mount [data-web-0]',
+    ],
     ['volumes ready, no sandbox', testPod(), withVolumesReady(newPodRuntime('uid-1', T0), T0), T0, 'createSandbox'],
     ['a sandbox, no containers', testPod(), readyRuntime(), T0, 'start app'],
     ['an init container to run first', testPod({ initContainers: [init] }), readyRuntime(), T0, 'start migrate'],
-    ['an init container still running', testPod({ initContainers: [init] }), started(readyRuntime(), init, T0, { exit: { afterMs: 50, exitCode: 0 } }), T0 + 10, 'wait +50'],
-    ['an init container at its end', testPod({ initContainers: [init] }), started(readyRuntime(), init, T0, { exit: { afterMs: 50, exitCode: 0 } }), T0 + 50, 'exited migrate 0'],
+    [
+      'an init container still running',
+      testPod({ initContainers: [init] }),
+      started(readyRuntime(), init, T0, { exit: { afterMs: 50, exitCode: 0 } }),
+      T0 + 10,
+      'wait +50',
+    ],
+    [
+      'an init container at its end',
+      testPod({ initContainers: [init] }),
+      started(readyRuntime(), init, T0, { exit: { afterMs: 50, exitCode: 0 } }),
+      T0 + 50,
+      'exited migrate 0',
+    ],
     [
       'init containers done',
       testPod({ initContainers: [init] }),
@@ -70,10 +80,22 @@ describe('nextStep', () => {
     ['a failed pull in the ErrImagePull half of its back-off', testPod(), pullFailed(readyRuntime(), 'nginx:1.25'), T0 + 100, 'wait +500'],
     ['a failed pull in the ImagePullBackOff half', testPod(), pullFailed(readyRuntime(), 'nginx:1.25'), T0 + 600, 'wait +1000'],
     ['a failed pull whose back-off ended', testPod(), pullFailed(readyRuntime(), 'nginx:1.25'), T0 + 1_000, 'start app'],
-    ['a failed pull of an image the spec no longer has', testPod({ containers: [{ ...app, image: 'nginx:1.27' }] }), pullFailed(readyRuntime(), 'nginx:1.25'), T0 + 100, 'start app'],
+    [
+      'a failed pull of an image the spec no longer has',
+      testPod({ containers: [{ ...app, image: 'nginx:1.27' }] }),
+      pullFailed(readyRuntime(), 'nginx:1.25'),
+      T0 + 100,
+      'start app',
+    ],
     ['a crashing container at its exit time', testPod(), started(readyRuntime(), app, T0, { exit: { afterMs: 200, exitCode: 1 } }), T0 + 200, 'exited app 1'],
     ['a first crash (restarts at once)', testPod(), crashed(started(readyRuntime(), app, T0), T0 + 200), T0 + 200, 'start app'],
-    ['a second crash (back-off)', testPod(), crashed(started(crashed(started(readyRuntime(), app, T0), T0 + 200), app, T0 + 200), T0 + 400), T0 + 400, 'wait +1400'],
+    [
+      'a second crash (back-off)',
+      testPod(),
+      crashed(started(crashed(started(readyRuntime(), app, T0), T0 + 200), app, T0 + 200), T0 + 400),
+      T0 + 400,
+      'wait +1400',
+    ],
     ['a failed container with restartPolicy Never', testPod({ restartPolicy: 'Never' }), crashed(started(readyRuntime(), app, T0), T0 + 200), T0 + 300, 'wait'],
   ])('%s → %s', (_name, pod, rt, now, want) => {
     expect(brief(plan(pod, rt, now))).toBe(want);
@@ -83,7 +105,15 @@ describe('nextStep', () => {
     const sidecar: Container = { name: 'proxy', image: 'envoy:1', restartPolicy: 'Always', startupProbe: {} };
     const pod = testPod({ initContainers: [sidecar, init] });
     const rt = started(readyRuntime(), sidecar, T0);
-    expect(brief(plan(pod, { ...rt, containers: { proxy: { ...rt.containers.proxy!, phase: { kind: 'running', startedAt: T0, startedProbeAt: T0 + 100, readyAt: T0 + 100 } } } }, T0 + 10))).toBe('wait +100');
+    expect(
+      brief(
+        plan(
+          pod,
+          { ...rt, containers: { proxy: { ...rt.containers.proxy!, phase: { kind: 'running', startedAt: T0, startedProbeAt: T0 + 100, readyAt: T0 + 100 } } } },
+          T0 + 10,
+        ),
+      ),
+    ).toBe('wait +100');
     expect(brief(plan(pod, rt, T0 + 10))).toBe('start migrate');
   });
 });
@@ -93,17 +123,49 @@ describe('in-place resize planning', () => {
 
   it.each<[string, Pod, PodRuntime, NodeCapacityView, string]>([
     ['spec resources changed, node has room', testPod({ containers: [{ ...sized, resources: bigger }] }), running(), node, 'allocateResize app'],
-    ['allocated but not yet actuated', testPod({ containers: [{ ...sized, resources: bigger }] }), withResizeAllocated(running(), 'app', bigger), node, 'actuateResize app'],
+    [
+      'allocated but not yet actuated',
+      testPod({ containers: [{ ...sized, resources: bigger }] }),
+      withResizeAllocated(running(), 'app', bigger),
+      node,
+      'actuateResize app',
+    ],
     [
       'allocated, memory policy RestartContainer, memory changed',
-      testPod({ containers: [{ ...sized, resources: { ...bigger, requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } }, resizePolicy: [{ resourceName: 'memory', restartPolicy: 'RestartContainer' }] }] }),
+      testPod({
+        containers: [
+          {
+            ...sized,
+            resources: { ...bigger, requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } },
+            resizePolicy: [{ resourceName: 'memory', restartPolicy: 'RestartContainer' }],
+          },
+        ],
+      }),
       withResizeAllocated(running(), 'app', { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '1', memory: '2Gi' } }),
       node,
       'start app (resize)',
     ],
-    ['more than the node has', testPod({ containers: [{ ...sized, resources: { requests: { cpu: '8' }, limits: { cpu: '8' } } }] }), running(), node, 'resizePending Infeasible'],
-    ['more than is free now', testPod({ containers: [{ ...sized, resources: bigger }] }), running(), { ...node, otherPodsRequests: [{ cpu: '3' }] }, 'resizePending Deferred'],
-    ['a pending resize that no longer applies', testPod({ containers: [sized] }), withResizePending(running(), { reason: 'Deferred', message: 'x' }), node, 'resizePending cleared'],
+    [
+      'more than the node has',
+      testPod({ containers: [{ ...sized, resources: { requests: { cpu: '8' }, limits: { cpu: '8' } } }] }),
+      running(),
+      node,
+      'resizePending Infeasible',
+    ],
+    [
+      'more than is free now',
+      testPod({ containers: [{ ...sized, resources: bigger }] }),
+      running(),
+      { ...node, otherPodsRequests: [{ cpu: '3' }] },
+      'resizePending Deferred',
+    ],
+    [
+      'a pending resize that no longer applies',
+      testPod({ containers: [sized] }),
+      withResizePending(running(), { reason: 'Deferred', message: 'x' }),
+      node,
+      'resizePending cleared',
+    ],
   ])('%s → %s', (_name, pod, rt, capacity, want) => {
     expect(brief(plan(pod, rt, T0 + 10, capacity))).toBe(want);
   });

@@ -68,9 +68,13 @@ export function admitResize(pod: Pod, node: NodeCapacityView): ResizeVerdict | u
     const want = desired[r] ?? 0;
     const used = others[r] ?? 0;
     const unit = (v: number): number => (r === 'cpu' ? v : Math.round(v / 1000));
-    if (want > capacity) return { reason: 'Infeasible', message: `Node didn't have enough capacity: ${r}, requested: ${unit(want)}, capacity: ${unit(capacity)}` };
+    if (want > capacity)
+      return { reason: 'Infeasible', message: `Node didn't have enough capacity: ${r}, requested: ${unit(want)}, capacity: ${unit(capacity)}` };
     if (want + used > capacity) {
-      return { reason: 'Deferred', message: `Node didn't have enough resource: ${r}, requested: ${unit(want)}, used: ${unit(used)}, capacity: ${unit(capacity)}` };
+      return {
+        reason: 'Deferred',
+        message: `Node didn't have enough resource: ${r}, requested: ${unit(want)}, used: ${unit(used)}, capacity: ${unit(capacity)}`,
+      };
     }
   }
   return undefined;

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Pod, PodCondition } from '../../../src/kube/types.ts';
 import { buildPodStatus, type KubeletPodStatus } from './pod-status.ts';
-import {
-  newPodRuntime,
-  withAllStopped,
-  withContainerExited,
-  withPullFailed,
-  withResizeAllocated,
-  withResizePending,
-  type PodRuntime,
-} from './runtime.ts';
+import { newPodRuntime, withAllStopped, withContainerExited, withPullFailed, withResizeAllocated, withResizePending, type PodRuntime } from './runtime.ts';
 import { readyRuntime, started, T0, testPod, timings } from './test-fixtures.ts';
 
 const app = { name: 'app', image: 'nginx:1.25' };
@@ -32,12 +24,48 @@ function summary(s: KubeletPodStatus): string {
 
 describe('buildPodStatus', () => {
   it.each<[string, Pod, () => PodRuntime, number, string]>([
-    ['a pod the kubelet just saw', testPod(), () => newPodRuntime('uid-1', T0), T0, 'Pending PodReadyToStartContainers=False Initialized=True ContainersReady=False Ready=False ContainerCreating'],
-    ['a sandbox without containers yet', testPod(), () => readyRuntime(), T0, 'Pending PodReadyToStartContainers=True Initialized=True ContainersReady=False Ready=False ContainerCreating'],
-    ['init containers pending', testPod({ initContainers: [init] }), () => readyRuntime(), T0, 'Pending PodReadyToStartContainers=True Initialized=False ContainersReady=False Ready=False PodInitializing'],
-    ['a running container without probes', testPod(), () => started(readyRuntime(), app, T0), T0, 'Running PodReadyToStartContainers=True Initialized=True ContainersReady=True Ready=True running'],
-    ['a running container before its readiness probe passes', testPod({ containers: [probed] }), () => started(readyRuntime(), probed, T0, { readinessMs: 500 }), T0 + 499, 'Running PodReadyToStartContainers=True Initialized=True ContainersReady=False Ready=False running'],
-    ['a running container after its readiness probe passes', testPod({ containers: [probed] }), () => started(readyRuntime(), probed, T0, { readinessMs: 500 }), T0 + 500, 'Running PodReadyToStartContainers=True Initialized=True ContainersReady=True Ready=True running'],
+    [
+      'a pod the kubelet just saw',
+      testPod(),
+      () => newPodRuntime('uid-1', T0),
+      T0,
+      'Pending PodReadyToStartContainers=False Initialized=True ContainersReady=False Ready=False ContainerCreating',
+    ],
+    [
+      'a sandbox without containers yet',
+      testPod(),
+      () => readyRuntime(),
+      T0,
+      'Pending PodReadyToStartContainers=True Initialized=True ContainersReady=False Ready=False ContainerCreating',
+    ],
+    [
+      'init containers pending',
+      testPod({ initContainers: [init] }),
+      () => readyRuntime(),
+      T0,
+      'Pending PodReadyToStartContainers=True Initialized=False ContainersReady=False Ready=False PodInitializing',
+    ],
+    [
+      'a running container without probes',
+      testPod(),
+      () => started(readyRuntime(), app, T0),
+      T0,
+      'Running PodReadyToStartContainers=True Initialized=True ContainersReady=True Ready=True running',
+    ],
+    [
+      'a running container before its readiness probe passes',
+      testPod({ containers: [probed] }),
+      () => started(readyRuntime(), probed, T0, { readinessMs: 500 }),
+      T0 + 499,
+      'Running PodReadyToStartContainers=True Initialized=True ContainersReady=False Ready=False running',
+    ],
+    [
+      'a running container after its readiness probe passes',
+      testPod({ containers: [probed] }),
+      () => started(readyRuntime(), probed, T0, { readinessMs: 500 }),
+      T0 + 500,
+      'Running PodReadyToStartContainers=True Initialized=True ContainersReady=True Ready=True running',
+    ],
     [
       'containers stopped for deletion',
       testPod(),
@@ -71,19 +99,38 @@ describe('buildPodStatus', () => {
         lastState: {},
       },
     ]);
-    expect(s).toMatchObject({ hostIP: '127.0.1.1', hostIPs: [{ ip: '127.0.1.1' }], podIP: '10.244.0.2', podIPs: [{ ip: '10.244.0.2' }], observedGeneration: 1 });
+    expect(s).toMatchObject({
+      hostIP: '127.0.1.1',
+      hostIPs: [{ ip: '127.0.1.1' }],
+      podIP: '10.244.0.2',
+      podIPs: [{ ip: '10.244.0.2' }],
+      observedGeneration: 1,
+    });
     expect(s.startTime).toBe('2025-01-01T00:00:00Z');
   });
 
   it('orders container statuses by name and init container statuses by spec', () => {
-    const pod = testPod({ containers: [{ name: 'zeta', image: 'a:1' }, { name: 'alpha', image: 'b:1' }], initContainers: [{ name: 'z-init', image: 'c:1' }, { name: 'a-init', image: 'd:1' }] });
+    const pod = testPod({
+      containers: [
+        { name: 'zeta', image: 'a:1' },
+        { name: 'alpha', image: 'b:1' },
+      ],
+      initContainers: [
+        { name: 'z-init', image: 'c:1' },
+        { name: 'a-init', image: 'd:1' },
+      ],
+    });
     const s = build(pod, readyRuntime());
     expect(s.containerStatuses.map((c) => c.name)).toEqual(['alpha', 'zeta']);
     expect(s.initContainerStatuses?.map((c) => c.name)).toEqual(['z-init', 'a-init']);
   });
 
   it.each<[string, PodCondition[], { status: string; reason?: string; message?: string }]>([
-    ['no gate condition', [], { status: 'False', reason: 'ReadinessGatesNotReady', message: 'corresponding condition of pod readiness gate "example.com/ready" does not exist.' }],
+    [
+      'no gate condition',
+      [],
+      { status: 'False', reason: 'ReadinessGatesNotReady', message: 'corresponding condition of pod readiness gate "example.com/ready" does not exist.' },
+    ],
     [
       'a gate condition that is False',
       [{ type: 'example.com/ready', status: 'False' }],
@@ -108,7 +155,11 @@ describe('buildPodStatus', () => {
   it('names the unready containers as the kubelet does', () => {
     const pod = testPod({ containers: [probed, { ...probed, name: 'side' }] });
     const rt = started(started(readyRuntime(), probed, T0, { readinessMs: 500 }), { ...probed, name: 'side' }, T0, { readinessMs: 500 });
-    expect(cond(build(pod, rt, T0 + 100), 'ContainersReady')).toMatchObject({ status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [app side]' });
+    expect(cond(build(pod, rt, T0 + 100), 'ContainersReady')).toMatchObject({
+      status: 'False',
+      reason: 'ContainersNotReady',
+      message: 'containers with unready status: [app side]',
+    });
   });
 
   it.each<[string, number, string, RegExp]>([
@@ -116,7 +167,12 @@ describe('buildPodStatus', () => {
     ['in the second half of the back-off', 700, 'ImagePullBackOff', /^Back-off pulling image "registry\.invalid\/app:1": ErrImagePull: rpc error/],
   ])('a failed pull shows %s as %s', (_name, after, reason, message) => {
     const c = { name: 'app', image: 'registry.invalid/app:1' };
-    const rt = withPullFailed(readyRuntime(), 'app', { image: c.image, reason: 'ErrImagePull', message: 'rpc error: code = Unknown desc = not found', at: T0 }, {});
+    const rt = withPullFailed(
+      readyRuntime(),
+      'app',
+      { image: c.image, reason: 'ErrImagePull', message: 'rpc error: code = Unknown desc = not found', at: T0 },
+      {},
+    );
     const s = build(testPod({ containers: [c] }), rt, T0 + after);
     expect(s.containerStatuses[0]?.state.waiting?.reason).toBe(reason);
     expect(s.containerStatuses[0]?.state.waiting?.message).toMatch(message);

@@ -12,14 +12,7 @@ import type { PodRuntime } from './runtime.ts';
 import type { KubeletTimings } from './timings.ts';
 
 /** Condition types this kubelet owns; it never writes any other type. */
-export const KUBELET_CONDITIONS = [
-  'PodReadyToStartContainers',
-  'Initialized',
-  'Ready',
-  'ContainersReady',
-  'PodResizePending',
-  'PodResizeInProgress',
-] as const;
+export const KUBELET_CONDITIONS = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodResizePending', 'PodResizeInProgress'] as const;
 /** Owned conditions that are present only while they apply (removed otherwise). */
 export const TRANSIENT_CONDITIONS = ['PodResizePending', 'PodResizeInProgress'] as const;
 
@@ -126,7 +119,8 @@ function containersReadyCondition(pod: Pod, init: ContainerStatus[], regular: Co
   const unready = [...sidecars, ...pod.spec.containers.map((c) => regular.find((s) => s.name === c.name))]
     .filter((s): s is ContainerStatus => s !== undefined && !s.ready)
     .map((s) => s.name);
-  if (unready.length > 0) return { type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: ${goList(unready)}` };
+  if (unready.length > 0)
+    return { type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: ${goList(unready)}` };
   return { type: 'ContainersReady', status: 'True' };
 }
 

@@ -138,7 +138,11 @@ describe('PodWorker', () => {
     const n = api.patches.length;
     // The watch echoes our last write, then shows a clobbered phase.
     w.update({ ...pod, metadata: { ...pod.metadata, resourceVersion: String(100 + n) }, status: api.last() });
-    w.update({ ...pod, metadata: { ...pod.metadata, resourceVersion: String(200 + n) }, status: { ...(api.last() as Stored<Pod>['status']), phase: 'Pending' } });
+    w.update({
+      ...pod,
+      metadata: { ...pod.metadata, resourceVersion: String(200 + n) },
+      status: { ...(api.last() as Stored<Pod>['status']), phase: 'Pending' },
+    });
     await waitFor(() => (api.patches.length > n ? true : undefined), { timeoutMs: 2_000, intervalMs: 5, what: 'a rewrite' });
     expect(phaseOf(api)).toBe('Running');
     w.stop();

@@ -204,7 +204,6 @@ export class PodWorker {
     }
   }
 
-
   private async waitForClaims(claims: string[], signal: AbortSignal): Promise<void> {
     const ns = this.pod.metadata.namespace;
     for (const claim of claims) {
@@ -233,4 +232,3 @@ export class PodWorker {
     this.finished = true;
   }
 }
-

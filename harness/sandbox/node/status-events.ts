@@ -8,7 +8,10 @@ import type { KubeletPodStatus } from './pod-status.ts';
 
 function statuses(s: Pick<KubeletPodStatus, 'containerStatuses' | 'initContainerStatuses'> | undefined): [ContainerStatus, boolean][] {
   if (!s) return [];
-  return [...(s.initContainerStatuses ?? []).map((c): [ContainerStatus, boolean] => [c, true]), ...s.containerStatuses.map((c): [ContainerStatus, boolean] => [c, false])];
+  return [
+    ...(s.initContainerStatuses ?? []).map((c): [ContainerStatus, boolean] => [c, true]),
+    ...s.containerStatuses.map((c): [ContainerStatus, boolean] => [c, false]),
+  ];
 }
 
 export function backOffEvents(pod: Pod, prev: KubeletPodStatus | undefined, next: KubeletPodStatus): PodEvent[] {
@@ -23,7 +26,12 @@ export function backOffEvents(pod: Pod, prev: KubeletPodStatus | undefined, next
       out.push({ type: 'Normal', reason: 'BackOff', message: `Back-off pulling image "${image}"`, fieldPath });
     } else if (reason === 'CrashLoopBackOff') {
       const { name, namespace, uid } = pod.metadata;
-      out.push({ type: 'Warning', reason: 'BackOff', message: `Back-off restarting failed container ${c.name} in pod ${name}_${namespace ?? ''}(${uid})`, fieldPath });
+      out.push({
+        type: 'Warning',
+        reason: 'BackOff',
+        message: `Back-off restarting failed container ${c.name} in pod ${name}_${namespace ?? ''}(${uid})`,
+        fieldPath,
+      });
     }
   }
   return out;

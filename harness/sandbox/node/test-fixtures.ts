@@ -23,7 +23,12 @@ export function readyRuntime(uid = 'uid-1'): PodRuntime {
   return withSandbox(withVolumesReady(newPodRuntime(uid, T0), T0), '10.244.0.2', T0);
 }
 
-export function started(rt: PodRuntime, c: Container, at: number, opts: { readinessMs?: number; exit?: { afterMs: number; exitCode: number }; id?: string } = {}): PodRuntime {
+export function started(
+  rt: PodRuntime,
+  c: Container,
+  at: number,
+  opts: { readinessMs?: number; exit?: { afterMs: number; exitCode: number }; id?: string } = {},
+): PodRuntime {
   return withContainerStarted(rt, {
     name: c.name,
     image: c.image,

@@ -9,7 +9,11 @@ function claim(over: Partial<Claim['spec']> = {}, status?: string, deleting = fa
   };
 }
 
-function volume(phase: string, annotations: Record<string, string> = { 'pv.kubernetes.io/provisioned-by': 'sandbox.ebb.dev/hostpath' }, policy = 'Delete'): Volume {
+function volume(
+  phase: string,
+  annotations: Record<string, string> = { 'pv.kubernetes.io/provisioned-by': 'sandbox.ebb.dev/hostpath' },
+  policy = 'Delete',
+): Volume {
   return { metadata: { name: 'pvc-c-1', annotations }, spec: { persistentVolumeReclaimPolicy: policy }, status: { phase } };
 }
 

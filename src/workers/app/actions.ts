@@ -36,7 +36,15 @@ export type Action =
   | { kind: 'createPvc'; pvc: Named<PersistentVolumeClaim>; ordinal: number }
   | { kind: 'setPvcOwners'; name: string; resourceVersion: string | undefined; ownerReferences: OwnerReference[] }
   | { kind: 'createPod'; pod: Named<Pod>; ordinal: number; revision: string }
-  | { kind: 'deletePod'; name: string; uid: string | undefined; ordinal: number; cause: DeleteCause; revision: string | undefined; fallback?: FallbackNote | undefined }
+  | {
+      kind: 'deletePod';
+      name: string;
+      uid: string | undefined;
+      ordinal: number;
+      cause: DeleteCause;
+      revision: string | undefined;
+      fallback?: FallbackNote | undefined;
+    }
   /**
    * One step of a pod's in-place update (docs/architecture.md), computed from `pod` as read: at most one write,
    * with the pod's resourceVersion as precondition. `revision` is the revision the pod is moved to.

@@ -28,7 +28,11 @@ export function adoptPods(app: Stored<App>, pods: readonly Stored<Pod>[]): Adopt
       continue;
     }
     // Adopt only live orphans that match and are named like our pods, and never while the App is being deleted.
-    const adoptable = !app.metadata.deletionTimestamp && !isTerminating(pod) && getOrdinal(name, pod.metadata.name) >= 0 && selectorMatches(app.spec.selector, pod.metadata.labels);
+    const adoptable =
+      !app.metadata.deletionTimestamp &&
+      !isTerminating(pod) &&
+      getOrdinal(name, pod.metadata.name) >= 0 &&
+      selectorMatches(app.spec.selector, pod.metadata.labels);
     if (!adoptable) continue;
     const ownerReferences = [...(pod.metadata.ownerReferences ?? []), appControllerRef(app)];
     actions.push({ kind: 'adoptPod', name: pod.metadata.name, resourceVersion: pod.metadata.resourceVersion, ownerReferences });

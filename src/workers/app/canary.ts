@@ -71,7 +71,8 @@ function manualPause(input: CanaryInput, c: Cursor): StepResult {
     const pausedAt = input.now.toISOString();
     return { next: false, outcome: { status: status(pausedAt), target: c.target, pause: 'manual', enteredManualPause: true, pauseSpec: !input.specPaused } };
   }
-  if (input.specPaused) return { next: false, outcome: { status: status(c.pausedAt), target: c.target, pause: 'manual', enteredManualPause: false, pauseSpec: false } };
+  if (input.specPaused)
+    return { next: false, outcome: { status: status(c.pausedAt), target: c.target, pause: 'manual', enteredManualPause: false, pauseSpec: false } };
   return { next: true };
 }
 

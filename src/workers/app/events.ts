@@ -37,7 +37,14 @@ export function eventObject(app: Stored<App>, spec: EventSpec, now: Date, instan
     reason: spec.reason,
     type: spec.type,
     note: spec.message.slice(0, NOTE_MAX),
-    regarding: { apiVersion: API_VERSION, kind: APP_KIND, name: app.metadata.name, namespace: ns, uid: app.metadata.uid, resourceVersion: app.metadata.resourceVersion },
+    regarding: {
+      apiVersion: API_VERSION,
+      kind: APP_KIND,
+      name: app.metadata.name,
+      namespace: ns,
+      uid: app.metadata.uid,
+      resourceVersion: app.metadata.resourceVersion,
+    },
     ...(spec.related ? { related: { apiVersion: 'v1', kind: spec.related.kind, name: spec.related.name, namespace: ns, uid: spec.related.uid } } : {}),
   };
 }
@@ -48,13 +55,34 @@ const appName = (app: Stored<App>): string => app.metadata.name;
 export function successEvent(app: Stored<App>, action: Action): EventSpec | undefined {
   switch (action.kind) {
     case 'createPod':
-      return { type: 'Normal', reason: EventReason.successfulCreate, action: 'Create', message: `create Pod ${action.pod.metadata.name} in App ${appName(app)} successful`, related: { kind: 'Pod', name: action.pod.metadata.name } };
+      return {
+        type: 'Normal',
+        reason: EventReason.successfulCreate,
+        action: 'Create',
+        message: `create Pod ${action.pod.metadata.name} in App ${appName(app)} successful`,
+        related: { kind: 'Pod', name: action.pod.metadata.name },
+      };
     case 'createPvc':
-      return { type: 'Normal', reason: EventReason.successfulCreate, action: 'Create', message: `create Claim ${action.pvc.metadata.name} for Pod ${appName(app)}-${action.ordinal} in App ${appName(app)} success`, related: { kind: 'PersistentVolumeClaim', name: action.pvc.metadata.name } };
+      return {
+        type: 'Normal',
+        reason: EventReason.successfulCreate,
+        action: 'Create',
+        message: `create Claim ${action.pvc.metadata.name} for Pod ${appName(app)}-${action.ordinal} in App ${appName(app)} success`,
+        related: { kind: 'PersistentVolumeClaim', name: action.pvc.metadata.name },
+      };
     case 'deletePod': {
       const reason = action.cause === 'failed' ? EventReason.recreatingFailedPod : EventReason.successfulDelete;
-      const message = action.cause === 'failed' ? `App ${appName(app)} is recreating failed Pod ${action.name}` : `delete Pod ${action.name} in App ${appName(app)} successful (${action.cause === 'update' ? 'update' : 'scale down'})`;
-      return { type: action.cause === 'failed' ? 'Warning' : 'Normal', reason, action: 'Delete', message, related: { kind: 'Pod', name: action.name, uid: action.uid } };
+      const message =
+        action.cause === 'failed'
+          ? `App ${appName(app)} is recreating failed Pod ${action.name}`
+          : `delete Pod ${action.name} in App ${appName(app)} successful (${action.cause === 'update' ? 'update' : 'scale down'})`;
+      return {
+        type: action.cause === 'failed' ? 'Warning' : 'Normal',
+        reason,
+        action: 'Delete',
+        message,
+        related: { kind: 'Pod', name: action.name, uid: action.uid },
+      };
     }
     default:
       return undefined;
@@ -65,9 +93,20 @@ export function successEvent(app: Stored<App>, action: Action): EventSpec | unde
 export function failureEvent(app: Stored<App>, action: Action, detail: string): EventSpec | undefined {
   switch (action.kind) {
     case 'createPod':
-      return { type: 'Warning', reason: EventReason.failedCreate, action: 'Create', message: `create Pod ${action.pod.metadata.name} in App ${appName(app)} failed: ${detail}`, related: { kind: 'Pod', name: action.pod.metadata.name } };
+      return {
+        type: 'Warning',
+        reason: EventReason.failedCreate,
+        action: 'Create',
+        message: `create Pod ${action.pod.metadata.name} in App ${appName(app)} failed: ${detail}`,
+        related: { kind: 'Pod', name: action.pod.metadata.name },
+      };
     case 'createPvc':
-      return { type: 'Warning', reason: EventReason.failedCreate, action: 'Create', message: `create Claim ${action.pvc.metadata.name} in App ${appName(app)} failed: ${detail}` };
+      return {
+        type: 'Warning',
+        reason: EventReason.failedCreate,
+        action: 'Create',
+        message: `create Claim ${action.pvc.metadata.name} in App ${appName(app)} failed: ${detail}`,
+      };
     case 'deletePod':
       return {
         type: 'Warning',
@@ -98,5 +137,10 @@ export function rolloutCompleteEvent(app: Stored<App>, status: AppStatus): Event
   const after = status.currentRevision;
   if (before === undefined || after === undefined || before === after || after !== status.updateRevision) return undefined;
   if (status.replicas !== (app.spec.replicas ?? 1)) return undefined;
-  return { type: 'Normal', reason: EventReason.rolloutComplete, action: 'Update', message: `App ${appName(app)} rolled out revision ${after} to ${status.updatedReplicas ?? 0} pods (from ${before})` };
+  return {
+    type: 'Normal',
+    reason: EventReason.rolloutComplete,
+    action: 'Update',
+    message: `App ${appName(app)} rolled out revision ${after} to ${status.updatedReplicas ?? 0} pods (from ${before})`,
+  };
 }

@@ -88,7 +88,11 @@ async function perform(run: Run, action: Action): Promise<Stored<App>> {
       await client.revisions.patch(ns, action.name, rvPatch(action.resourceVersion, {}, { revision: action.revision }));
       break;
     case 'adoptRevision':
-      await client.revisions.patch(ns, action.name, rvPatch(action.resourceVersion, { ownerReferences: action.ownerReferences }, { revision: action.revision }));
+      await client.revisions.patch(
+        ns,
+        action.name,
+        rvPatch(action.resourceVersion, { ownerReferences: action.ownerReferences }, { revision: action.revision }),
+      );
       break;
     case 'deleteRevision':
       await client.revisions.delete(ns, action.name, action.uid);
@@ -100,7 +104,11 @@ async function perform(run: Run, action: Action): Promise<Stored<App>> {
       await client.claims.patch(ns, action.name, rvPatch(action.resourceVersion, { ownerReferences: action.ownerReferences }));
       break;
     case 'pauseRollout':
-      return client.apps.patch(ns, run.app.metadata.name, rvPatch(action.resourceVersion, {}, { spec: { updateStrategy: { rollingUpdate: { paused: true } } } }));
+      return client.apps.patch(
+        ns,
+        run.app.metadata.name,
+        rvPatch(action.resourceVersion, {}, { spec: { updateStrategy: { rollingUpdate: { paused: true } } } }),
+      );
     case 'event':
       if (action.log) logDecision(run, action.log);
       await recordEvent(run, action.event);
@@ -228,7 +236,8 @@ async function finish(run: Run, plan: Plan, read: AppStatus | undefined): Promis
 }
 
 export async function execute(plan: Plan, app: Stored<App>, deps: ExecuteDeps): Promise<ReconcileResult> {
-  if (plan.needsClaims === true || plan.needsImageLists === true) throw new Error('internal: a plan made without the objects it needs was about to be executed');
+  if (plan.needsClaims === true || plan.needsImageLists === true)
+    throw new Error('internal: a plan made without the objects it needs was about to be executed');
   const run: Run = { app, ns: app.metadata.namespace, deps };
   for (const action of plan.actions.filter((a) => !isPrewarmAction(a))) {
     try {

@@ -24,13 +24,23 @@ export function statusAfterFailure(status: AppStatus, f: FailureContext): AppSta
   if (action.kind !== 'createPod' && action.kind !== 'createPvc' && !update) return status;
   if (action.kind === 'createPod' || action.kind === 'createPvc') {
     const what = action.kind === 'createPod' ? `Pod ${action.pod.metadata.name}` : `Claim ${action.pvc.metadata.name}`;
-    conditions = setCondition(conditions, { type: ConditionType.failedCreatePod, status: 'True', reason: Reason.createPodFailed, message: `create ${what} failed: ${f.detail}` }, f.now, f.generation);
+    conditions = setCondition(
+      conditions,
+      { type: ConditionType.failedCreatePod, status: 'True', reason: Reason.createPodFailed, message: `create ${what} failed: ${f.detail}` },
+      f.now,
+      f.generation,
+    );
     if (f.code === 'Invalid') {
       const message = `the apiserver rejects the ${action.kind === 'createPod' ? 'pods' : 'claims'} of this spec: ${f.detail}`;
       conditions = setCondition(conditions, { type: ConditionType.invalidSpec, status: 'True', reason: Reason.specInvalid, message }, f.now, f.generation);
     }
   } else if (action.kind === 'deletePod' || action.kind === 'inPlaceStep') {
-    conditions = setCondition(conditions, { type: ConditionType.failedUpdatePod, status: 'True', reason: Reason.updatePodFailed, message: `update of Pod ${action.name} failed: ${f.detail}` }, f.now, f.generation);
+    conditions = setCondition(
+      conditions,
+      { type: ConditionType.failedUpdatePod, status: 'True', reason: Reason.updatePodFailed, message: `update of Pod ${action.name} failed: ${f.detail}` },
+      f.now,
+      f.generation,
+    );
   }
   return { ...status, conditions };
 }

@@ -76,7 +76,11 @@ function inPlaceStep(ctx: UpdateContext, acc: Accumulator, { pod, ordinal }: Rep
   if (wait) acc.waits.push(wait);
   else if (step.kind !== 'done') acc.actions.push({ kind: 'inPlaceStep', name: pod.metadata.name, uid: pod.metadata.uid, ordinal, revision, pod, step });
   // Starting with a grace period: the timer for its end is set now (the start's own watch event may come first).
-  if (step.kind === 'start' && ctx.gracePeriodSeconds > 0) acc.waits.push({ reason: GRACE_PERIOD_WAIT, afterMs: Math.max(0, Date.parse(step.state.startedAt) + ctx.gracePeriodSeconds * 1000 - ctx.set.now.getTime()) });
+  if (step.kind === 'start' && ctx.gracePeriodSeconds > 0)
+    acc.waits.push({
+      reason: GRACE_PERIOD_WAIT,
+      afterMs: Math.max(0, Date.parse(step.state.startedAt) + ctx.gracePeriodSeconds * 1000 - ctx.set.now.getTime()),
+    });
 }
 
 /** Delete for recreation; a fallback from in place carries its Event and log line. */

@@ -31,7 +31,12 @@ export function readImageLists(client: AppClient, namespace: string, name: strin
  * The App and the objects it may own, or undefined when the App is gone. With `claims: 'lazy'` the claims
  * are left unread (`undefined`): most reconciles do not need them, and a plan that does asks for them.
  */
-export async function readObserved(client: AppClient, namespace: string, name: string, opts: { claims: 'always' | 'lazy' } = { claims: 'always' }): Promise<Observed | undefined> {
+export async function readObserved(
+  client: AppClient,
+  namespace: string,
+  name: string,
+  opts: { claims: 'always' | 'lazy' } = { claims: 'always' },
+): Promise<Observed | undefined> {
   const app = await client.apps.get(namespace, name);
   if (!app) return undefined;
   // An empty selector would list every pod of the namespace; the planner reports it as InvalidSpec instead.
@@ -49,7 +54,12 @@ export async function readObserved(client: AppClient, namespace: string, name: s
  * Read → plan, reading the claims and the pre-warm ImageLists only when the plan needs them (then planning
  * again with them).
  */
-export async function observeAndPlan(client: AppClient, namespace: string, name: string, now: () => Date): Promise<{ observed: Observed; plan: Plan } | undefined> {
+export async function observeAndPlan(
+  client: AppClient,
+  namespace: string,
+  name: string,
+  now: () => Date,
+): Promise<{ observed: Observed; plan: Plan } | undefined> {
   let observed = await readObserved(client, namespace, name, { claims: 'lazy' });
   if (!observed) return undefined;
   let result = plan(observed, now());

@@ -60,8 +60,13 @@ function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, o
 
 function pauseState(canary: CanaryOutcome, specPaused: boolean): { pause: PauseState; message: string } {
   const step = (canary.status?.step ?? 0) + 1;
-  if (canary.pause === 'timed') return { pause: 'canaryTimed', message: `canary step ${step}: paused until ${new Date(Date.parse(canary.status?.pausedAt ?? '') + (canary.waitMs ?? 0)).toISOString()}` };
-  if (canary.pause === 'manual') return { pause: 'canaryManual', message: `canary step ${step}: paused; set spec.updateStrategy.rollingUpdate.paused to false to continue` };
+  if (canary.pause === 'timed')
+    return {
+      pause: 'canaryTimed',
+      message: `canary step ${step}: paused until ${new Date(Date.parse(canary.status?.pausedAt ?? '') + (canary.waitMs ?? 0)).toISOString()}`,
+    };
+  if (canary.pause === 'manual')
+    return { pause: 'canaryManual', message: `canary step ${step}: paused; set spec.updateStrategy.rollingUpdate.paused to false to continue` };
   if (specPaused) return { pause: 'spec', message: 'spec.updateStrategy.rollingUpdate.paused is true: no pod is updated' };
   return { pause: undefined, message: '' };
 }
@@ -85,7 +90,17 @@ function fallbackCondition(conditions: Condition[], fallbacks: readonly Fallback
   const first = fallbacks[0];
   if (first) return setCondition(conditions, first.condition, now, generation);
   if (findCondition(conditions, ConditionType.inPlaceFallback)?.status !== 'True') return conditions;
-  return setCondition(conditions, { type: ConditionType.inPlaceFallback, status: 'False', reason: Reason.noFallbackPending, message: 'no pod still to be updated needs recreating or is refused' }, now, generation);
+  return setCondition(
+    conditions,
+    {
+      type: ConditionType.inPlaceFallback,
+      status: 'False',
+      reason: Reason.noFallbackPending,
+      message: 'no pod still to be updated needs recreating or is refused',
+    },
+    now,
+    generation,
+  );
 }
 
 /** `pod` as the plan's write `action` leaves it, or undefined when the action does not change it. */
@@ -98,8 +113,10 @@ function projected(pod: Named<Pod> | undefined, action: Action, now: Date): Name
     case 'inPlaceStep': {
       const step = action.step;
       if (!pod) return undefined;
-      if (step.kind === 'start') return { ...pod, metadata: { ...pod.metadata, annotations: { ...pod.metadata.annotations, [Annotation.inPlaceUpdateState]: step.annotation } } };
-      if (step.kind === 'patchSpec' && step.revisionLabel !== undefined) return { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, [Label.revision]: step.revisionLabel } } };
+      if (step.kind === 'start')
+        return { ...pod, metadata: { ...pod.metadata, annotations: { ...pod.metadata.annotations, [Annotation.inPlaceUpdateState]: step.annotation } } };
+      if (step.kind === 'patchSpec' && step.revisionLabel !== undefined)
+        return { ...pod, metadata: { ...pod.metadata, labels: { ...pod.metadata.labels, [Label.revision]: step.revisionLabel } } };
       return undefined;
     }
     default:
@@ -130,7 +147,13 @@ export function planStatus(input: StatusInput): AppStatus {
   const { set, owned, canary, actions } = input;
   const app = set.app;
   const generation = app.metadata.generation;
-  const raw = replicaCounts(input.projectWrites === false ? owned : projectPodWrites(owned, actions, set.now), set.minReadySeconds, set.now, set.current.metadata.name, set.update.metadata.name);
+  const raw = replicaCounts(
+    input.projectWrites === false ? owned : projectPodWrites(owned, actions, set.now),
+    set.minReadySeconds,
+    set.now,
+    set.current.metadata.name,
+    set.update.metadata.name,
+  );
   const done = completedCurrent(raw, set.current.metadata.name, set.update.metadata.name);
   const specPaused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
   const paused = pauseState(canary, specPaused);
@@ -151,7 +174,12 @@ export function planStatus(input: StatusInput): AppStatus {
   );
   conditions = fallbackCondition(conditions, input.fallbacks, set.now, generation);
   if (input.specValid && findCondition(conditions, ConditionType.invalidSpec)?.status === 'True') {
-    conditions = setCondition(conditions, { type: ConditionType.invalidSpec, status: 'False', reason: Reason.specValid, message: 'the spec is valid' }, set.now, generation);
+    conditions = setCondition(
+      conditions,
+      { type: ConditionType.invalidSpec, status: 'False', reason: Reason.specValid, message: 'the spec is valid' },
+      set.now,
+      generation,
+    );
   }
   return {
     observedGeneration: generation,
@@ -173,11 +201,21 @@ export function passiveStatus(app: Stored<App>, owned: readonly Stored<Pod>[], m
 }
 
 /** InvalidSpec=True with the problems, and an Event when the condition is new or its message changed. */
-export function invalidSpecStatus(app: Stored<App>, owned: readonly Stored<Pod>[], problems: readonly string[], now: Date): { status: AppStatus; actions: Action[] } {
+export function invalidSpecStatus(
+  app: Stored<App>,
+  owned: readonly Stored<Pod>[],
+  problems: readonly string[],
+  now: Date,
+): { status: AppStatus; actions: Action[] } {
   const status = passiveStatus(app, owned, app.spec.minReadySeconds ?? 0, now);
   const message = problems.join('; ');
   const previous = findCondition(app.status?.conditions, ConditionType.invalidSpec);
-  status.conditions = setCondition(app.status?.conditions, { type: ConditionType.invalidSpec, status: 'True', reason: Reason.specInvalid, message }, now, app.metadata.generation);
+  status.conditions = setCondition(
+    app.status?.conditions,
+    { type: ConditionType.invalidSpec, status: 'True', reason: Reason.specInvalid, message },
+    now,
+    app.metadata.generation,
+  );
   const isNew = previous?.status !== 'True' || previous.message !== message;
   const actions: Action[] = isNew ? [{ kind: 'event', event: { type: 'Warning', reason: EventReason.invalidSpec, action: 'Validate', message } }] : [];
   return { status, actions };

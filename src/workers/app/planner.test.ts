@@ -54,24 +54,117 @@ describe('plan', () => {
   it.each<[string, Partial<AppSpec>, PodSpecTuple[], string[]]>([
     ['OrderedReady, no pods: the first pod only', { ...ordered, replicas: 3 }, [], ['create web-0']],
     ['Parallel, no pods: every pod', { ...parallel, replicas: 3 }, [], ['create web-0', 'create web-1', 'create web-2']],
-    ['OrderedReady waits for a pending predecessor', { ...ordered, replicas: 3 }, [[0, 'ready', 'new'], [1, 'pending', 'new']], []],
+    [
+      'OrderedReady waits for a pending predecessor',
+      { ...ordered, replicas: 3 },
+      [
+        [0, 'ready', 'new'],
+        [1, 'pending', 'new'],
+      ],
+      [],
+    ],
     ['OrderedReady waits for an unready predecessor', { ...ordered, replicas: 3 }, [[0, 'unready', 'new']], []],
-    ['OrderedReady waits for a terminating pod to go', { ...ordered, replicas: 2 }, [[0, 'ready', 'new'], [1, 'terminating', 'new']], []],
+    [
+      'OrderedReady waits for a terminating pod to go',
+      { ...ordered, replicas: 2 },
+      [
+        [0, 'ready', 'new'],
+        [1, 'terminating', 'new'],
+      ],
+      [],
+    ],
     ['Parallel creates around a pending pod', { ...parallel, replicas: 3 }, [[1, 'pending', 'new']], ['create web-0', 'create web-2']],
-    ['a failed pod is deleted (to be recreated)', { ...ordered, replicas: 2 }, [[0, 'failed', 'new'], [1, 'ready', 'new']], ['delete web-0 (failed)']],
+    [
+      'a failed pod is deleted (to be recreated)',
+      { ...ordered, replicas: 2 },
+      [
+        [0, 'failed', 'new'],
+        [1, 'ready', 'new'],
+      ],
+      ['delete web-0 (failed)'],
+    ],
     ['OrderedReady scale-down: highest first, one at a time', { ...ordered, replicas: 2 }, allNew(4), ['delete web-3 (condemned)']],
     ['Parallel scale-down: all at once, highest first', { ...parallel, replicas: 2 }, allNew(4), ['delete web-3 (condemned)', 'delete web-2 (condemned)']],
-    ['OrderedReady scale-down waits for a terminating condemned pod', { ...ordered, replicas: 1 }, [[0, 'ready', 'new'], [1, 'ready', 'new'], [2, 'terminating', 'new']], []],
-    ['OrderedReady scale-down removes the first unhealthy condemned pod', { ...ordered, replicas: 1 }, [[0, 'ready', 'new'], [1, 'unready', 'new']], ['delete web-1 (condemned)']],
-    ['OrderedReady scale-down blocks behind an unhealthy lower condemned pod', { ...ordered, replicas: 1 }, [[0, 'ready', 'new'], [1, 'unready', 'new'], [2, 'unready', 'new']], []],
+    [
+      'OrderedReady scale-down waits for a terminating condemned pod',
+      { ...ordered, replicas: 1 },
+      [
+        [0, 'ready', 'new'],
+        [1, 'ready', 'new'],
+        [2, 'terminating', 'new'],
+      ],
+      [],
+    ],
+    [
+      'OrderedReady scale-down removes the first unhealthy condemned pod',
+      { ...ordered, replicas: 1 },
+      [
+        [0, 'ready', 'new'],
+        [1, 'unready', 'new'],
+      ],
+      ['delete web-1 (condemned)'],
+    ],
+    [
+      'OrderedReady scale-down blocks behind an unhealthy lower condemned pod',
+      { ...ordered, replicas: 1 },
+      [
+        [0, 'ready', 'new'],
+        [1, 'unready', 'new'],
+        [2, 'unready', 'new'],
+      ],
+      [],
+    ],
     ['scale-down comes before the rolling update', { ...ordered, replicas: 2 }, allOld(3), ['delete web-2 (condemned)']],
     ['rolling update, maxUnavailable 1: the highest outdated pod', { ...ordered, replicas: 3 }, allOld(3), ['delete web-2 (update)']],
-    ['rolling update, maxUnavailable 2', { ...parallel, replicas: 4, ...rolling({ maxUnavailable: 2 }) }, allOld(4), ['delete web-3 (update)', 'delete web-2 (update)']],
-    ['rolling update, maxUnavailable 50% of 4', { ...parallel, replicas: 4, ...rolling({ maxUnavailable: '50%' }) }, allOld(4), ['delete web-3 (update)', 'delete web-2 (update)']],
-    ['rolling update: an unavailable pod uses up the budget', { ...parallel, replicas: 4, ...rolling({ maxUnavailable: 2 }) }, [[0, 'unready', 'old'], [1, 'ready', 'old'], [2, 'ready', 'old'], [3, 'ready', 'old']], ['delete web-3 (update)']],
-    ['rolling update: skips updated pods, continues below', { ...parallel, replicas: 3 }, [[0, 'ready', 'old'], [1, 'ready', 'old'], [2, 'ready', 'new']], ['delete web-1 (update)']],
-    ['rolling update waits for the updated pod to be available', { ...parallel, replicas: 3 }, [[0, 'ready', 'old'], [1, 'ready', 'old'], [2, 'unready', 'new']], []],
-    ['rolling update respects the partition', { ...parallel, replicas: 4, ...rolling({ partition: 2, maxUnavailable: 4 }) }, allOld(4), ['delete web-3 (update)', 'delete web-2 (update)']],
+    [
+      'rolling update, maxUnavailable 2',
+      { ...parallel, replicas: 4, ...rolling({ maxUnavailable: 2 }) },
+      allOld(4),
+      ['delete web-3 (update)', 'delete web-2 (update)'],
+    ],
+    [
+      'rolling update, maxUnavailable 50% of 4',
+      { ...parallel, replicas: 4, ...rolling({ maxUnavailable: '50%' }) },
+      allOld(4),
+      ['delete web-3 (update)', 'delete web-2 (update)'],
+    ],
+    [
+      'rolling update: an unavailable pod uses up the budget',
+      { ...parallel, replicas: 4, ...rolling({ maxUnavailable: 2 }) },
+      [
+        [0, 'unready', 'old'],
+        [1, 'ready', 'old'],
+        [2, 'ready', 'old'],
+        [3, 'ready', 'old'],
+      ],
+      ['delete web-3 (update)'],
+    ],
+    [
+      'rolling update: skips updated pods, continues below',
+      { ...parallel, replicas: 3 },
+      [
+        [0, 'ready', 'old'],
+        [1, 'ready', 'old'],
+        [2, 'ready', 'new'],
+      ],
+      ['delete web-1 (update)'],
+    ],
+    [
+      'rolling update waits for the updated pod to be available',
+      { ...parallel, replicas: 3 },
+      [
+        [0, 'ready', 'old'],
+        [1, 'ready', 'old'],
+        [2, 'unready', 'new'],
+      ],
+      [],
+    ],
+    [
+      'rolling update respects the partition',
+      { ...parallel, replicas: 4, ...rolling({ partition: 2, maxUnavailable: 4 }) },
+      allOld(4),
+      ['delete web-3 (update)', 'delete web-2 (update)'],
+    ],
     ['paused: no update, scaling goes on', { ...parallel, replicas: 4, ...rolling({ paused: true }) }, allOld(3), ['create web-3']],
     ['OnDelete: no update', { ...parallel, replicas: 3, updateStrategy: { type: 'OnDelete' } }, allOld(3), []],
   ])('%s', (_name, spec, pods, expected) => {
@@ -108,7 +201,10 @@ describe('plan', () => {
 
   describe('claims read only when needed', () => {
     const vct = { ...ordered, replicas: 1, volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: {} }] } as Partial<AppSpec>;
-    const current = (obs: Observed): Observed => ({ ...obs, app: { ...obs.app, status: { ...obs.app.status, observedGeneration: obs.app.metadata.generation } } });
+    const current = (obs: Observed): Observed => ({
+      ...obs,
+      app: { ...obs.app, status: { ...obs.app.status, observedGeneration: obs.app.metadata.generation } },
+    });
 
     it('an unscheduled pending pod whose claim is gone: the claims are needed, then the claim is created', () => {
       const obs = current(world(vct, [[0, 'pending', 'new']]));
@@ -133,9 +229,21 @@ describe('plan', () => {
   });
 
   it('status counts and the completed rollout', () => {
-    const obs = world({ ...parallel, replicas: 3 }, [[0, 'ready', 'new'], [1, 'ready', 'new'], [2, 'unready', 'new']]);
+    const obs = world({ ...parallel, replicas: 3 }, [
+      [0, 'ready', 'new'],
+      [1, 'ready', 'new'],
+      [2, 'unready', 'new'],
+    ]);
     const p = plan(obs, NOW);
-    expect(p.status).toMatchObject({ replicas: 3, readyReplicas: 2, availableReplicas: 2, updatedReplicas: 3, updatedReadyReplicas: 2, currentReplicas: 0, labelSelector: 'app=web' });
+    expect(p.status).toMatchObject({
+      replicas: 3,
+      readyReplicas: 2,
+      availableReplicas: 2,
+      updatedReplicas: 3,
+      updatedReadyReplicas: 2,
+      currentReplicas: 0,
+      labelSelector: 'app=web',
+    });
     expect(p.status.currentRevision).not.toBe(p.status.updateRevision);
     const done = plan(world({ ...parallel, replicas: 3 }, allNew(3)), NOW);
     expect(done.status.currentRevision).toBe(done.status.updateRevision);

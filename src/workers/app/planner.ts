@@ -72,7 +72,8 @@ function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target:
   return (target) => {
     for (let ord = Math.max(set.start, partition, set.end - target); ord < set.end; ord++) {
       const pod = set.replicas.get(ord);
-      if (!pod || isTerminating(pod) || getPodRevision(pod) !== set.update.metadata.name || !isRunningAndAvailable(pod, set.minReadySeconds, set.now)) return false;
+      if (!pod || isTerminating(pod) || getPodRevision(pod) !== set.update.metadata.name || !isRunningAndAvailable(pod, set.minReadySeconds, set.now))
+        return false;
     }
     return true;
   };
@@ -93,7 +94,13 @@ function canaryFor(app: Stored<App>, base: Omit<PodSet, 'partition'>, specPartit
   });
 }
 
-function podSetFor(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, revs: ResolvedRevisions, now: Date): { set: PodSet; canary: CanaryOutcome; specPartition: number } {
+function podSetFor(
+  app: Stored<App>,
+  owned: readonly Stored<Pod>[],
+  observed: Observed,
+  revs: ResolvedRevisions,
+  now: Date,
+): { set: PodSet; canary: CanaryOutcome; specPartition: number } {
   const { start, end } = ordinalRange(app);
   const { replicas, condemned } = splitPods(app, owned);
   const generation = app.metadata.generation;
@@ -109,7 +116,8 @@ function podSetFor(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Ob
     claims: observed.claims && new Map(observed.claims.map((c) => [c.metadata.name, c])),
     current: revs.current,
     update: revs.update,
-    createBlocked: isTrueFor(app.status?.conditions, ConditionType.invalidSpec, generation) && isTrueFor(app.status?.conditions, ConditionType.failedCreatePod, generation),
+    createBlocked:
+      isTrueFor(app.status?.conditions, ConditionType.invalidSpec, generation) && isTrueFor(app.status?.conditions, ConditionType.failedCreatePod, generation),
   };
   const rolling = (app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) === UpdateStrategyType.rollingUpdate;
   const specPartition = rolling ? (app.spec.updateStrategy?.rollingUpdate?.partition ?? 0) : 0;
@@ -154,12 +162,20 @@ function completePlan(app: Stored<App>, input: StatusInput, acc: Accumulator, ca
   const set = input.set;
   const status = withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation);
   // Pre-warm writes are best effort: as read, the status keeps what it said about them.
-  const statusAsRead = (): AppStatus => ({ ...planStatus({ ...input, projectWrites: false }), ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}) });
+  const statusAsRead = (): AppStatus => ({
+    ...planStatus({ ...input, projectWrites: false }),
+    ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
+  });
   const complete = rolloutCompleteEvent(app, status);
   if (complete) acc.actions.push({ kind: 'event', event: complete });
   acc.actions.push(...prewarm.actions);
   const canaryWait: Wait | undefined = canary.waitMs !== undefined ? { reason: 'canary-pause', afterMs: canary.waitMs } : undefined;
-  return { actions: acc.actions, status, statusAsRead, wait: earliest([...acc.waits, canaryWait, availabilityWait(input.owned, set.minReadySeconds, set.now)]) };
+  return {
+    actions: acc.actions,
+    status,
+    statusAsRead,
+    wait: earliest([...acc.waits, canaryWait, availabilityWait(input.owned, set.minReadySeconds, set.now)]),
+  };
 }
 
 /** An App being deleted: status only, and its pre-warm entries cleared. */
@@ -191,6 +207,14 @@ export function plan(observed: Observed, now: Date): Plan {
   const prewarm = prewarmStep(app, view, observed.imageLists);
   if ('needsImageLists' in prewarm) return { actions: [], status: app.status ?? {}, needsImageLists: true };
   acc.actions.push(...truncateHistory(revs.owned, liveRevisions(adopted.owned, revs), app.spec.revisionHistoryLimit ?? 10));
-  const input: StatusInput = { set, owned: adopted.owned, canary, collisionCount: revs.collisionCount, actions: acc.actions, specValid: !set.createBlocked, fallbacks: acc.fallbacks ?? [] };
+  const input: StatusInput = {
+    set,
+    owned: adopted.owned,
+    canary,
+    collisionCount: revs.collisionCount,
+    actions: acc.actions,
+    specValid: !set.createBlocked,
+    fallbacks: acc.fallbacks ?? [],
+  };
   return completePlan(app, input, acc, canary, prewarm);
 }

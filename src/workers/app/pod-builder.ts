@@ -55,7 +55,12 @@ function claimLabels(app: Stored<App>, claim: PersistentVolumeClaimTemplate): Re
   return { ...(app.spec.selector.matchLabels ?? {}), ...(claim.metadata.labels ?? {}), [Label.app]: app.metadata.name };
 }
 
-export function newPvcForOrdinal(app: Stored<App>, claim: PersistentVolumeClaimTemplate, ordinal: number, ownerReferences: OwnerReference[]): Named<PersistentVolumeClaim> {
+export function newPvcForOrdinal(
+  app: Stored<App>,
+  claim: PersistentVolumeClaimTemplate,
+  ordinal: number,
+  ownerReferences: OwnerReference[],
+): Named<PersistentVolumeClaim> {
   const meta = claim.metadata;
   return {
     apiVersion: 'v1',

@@ -66,7 +66,10 @@ export async function performPrewarm(store: ImageListStore, actions: readonly Pr
     } catch (err) {
       const failure = { node: action.node, code: isKubeError(err) ? err.code : undefined, detail: err instanceof Error ? err.message : String(err) };
       failures.push(failure);
-      log.warn({ action: action.kind, node: action.node, err: { code: failure.code, detail: failure.detail } }, 'pre-warm ImageList write failed; will try again');
+      log.warn(
+        { action: action.kind, node: action.node, err: { code: failure.code, detail: failure.detail } },
+        'pre-warm ImageList write failed; will try again',
+      );
     }
   }
   return failures;
@@ -89,12 +92,23 @@ export function afterPrewarm(
  * The status to write when pre-warm writes failed: the planned counters, but `status.prewarm` never dropped
  * (it is what tells a later reconcile that entries may be left to clear), and ImagesPrewarmed False.
  */
-export function statusAfterPrewarmFailure(planned: AppStatus, asRead: AppStatus | undefined, failures: readonly PrewarmFailure[], now: Date, generation: number | undefined): AppStatus {
+export function statusAfterPrewarmFailure(
+  planned: AppStatus,
+  asRead: AppStatus | undefined,
+  failures: readonly PrewarmFailure[],
+  now: Date,
+  generation: number | undefined,
+): AppStatus {
   const prewarm = planned.prewarm ?? asRead?.prewarm ?? { nodesRequested: 0, nodesPulled: 0, nodesFailed: 0 };
   const first = failures[0];
   const more = failures.length > 1 ? ` (and ${failures.length - 1} more)` : '';
   const message = `writing ImageList ${first?.node ?? ''} failed${more}: ${first?.detail ?? ''}`;
-  const conditions = setCondition(planned.conditions, { type: ConditionType.imagesPrewarmed, status: 'False', reason: Reason.prewarmRequestFailed, message }, now, generation);
+  const conditions = setCondition(
+    planned.conditions,
+    { type: ConditionType.imagesPrewarmed, status: 'False', reason: Reason.prewarmRequestFailed, message },
+    now,
+    generation,
+  );
   return { ...planned, prewarm, conditions };
 }
 

@@ -19,7 +19,13 @@ function list(node: string, phases: Phases = {}, opts: { key?: string; images?: 
     kind: 'ImageList',
     metadata: { name: node, uid: `uid-${node}`, resourceVersion: '1', labels: { [id.labelKey]: key } },
     spec: { images: images.map((image) => ({ image })) },
-    status: { images: Object.entries(phases).map(([image, phase]) => ({ image, phase: phase ?? 'Pending', ...(phase === 'Failed' ? { message: 'manifest unknown' } : {}) })) },
+    status: {
+      images: Object.entries(phases).map(([image, phase]) => ({
+        image,
+        phase: phase ?? 'Pending',
+        ...(phase === 'Failed' ? { message: 'manifest unknown' } : {}),
+      })),
+    },
   };
 }
 
@@ -27,7 +33,16 @@ const pulled: Phases = { 'example.com/init:2': 'Pulled', 'example.com/web:2': 'P
 const failed: Phases = { 'example.com/init:2': 'Pulled', 'example.com/web:2': 'Failed' };
 const half: Phases = { 'example.com/init:2': 'Pulled', 'example.com/web:2': 'Pulling' };
 
-const input = (over: Partial<PrewarmInput>): PrewarmInput => ({ id, active: true, images: IMAGES, revision: 'web-2', targets: [], parallelism: 1, lists: [], ...over });
+const input = (over: Partial<PrewarmInput>): PrewarmInput => ({
+  id,
+  active: true,
+  images: IMAGES,
+  revision: 'web-2',
+  targets: [],
+  parallelism: 1,
+  lists: [],
+  ...over,
+});
 
 const summary = (actions: PrewarmAction[]): string[] => actions.map((a) => `${a.kind === 'requestPrewarm' ? 'request' : 'remove'} ${a.node}`);
 
@@ -40,14 +55,39 @@ describe('planPrewarm', () => {
     ['a node with one image of two pulled is still pulling', { targets: ['b'], lists: [list('a', half)] }, [], [1, 0, 0]],
     ['a node pulled frees its slot: the next target', { targets: ['b', 'c'], lists: [list('a', pulled)] }, ['request b'], [2, 1, 0]],
     ['a failed pull frees its slot too', { targets: ['b', 'c'], lists: [list('a', failed)] }, ['request b'], [2, 0, 1]],
-    ['parallelism 2 with one pulling, one pulled: one slot', { targets: ['c', 'd'], parallelism: 2, lists: [list('a'), list('b', pulled)] }, ['request c'], [3, 1, 0]],
+    [
+      'parallelism 2 with one pulling, one pulled: one slot',
+      { targets: ['c', 'd'], parallelism: 2, lists: [list('a'), list('b', pulled)] },
+      ['request c'],
+      [3, 1, 0],
+    ],
     ['a target already requested is not requested again', { targets: ['a', 'b'], parallelism: 2, lists: [list('a')] }, ['request b'], [2, 0, 0]],
-    ['an earlier image set on a target: requested again (the apply replaces it)', { targets: ['a'], lists: [list('a', {}, { key: OLD_KEY })] }, ['request a'], [1, 0, 0]],
+    [
+      'an earlier image set on a target: requested again (the apply replaces it)',
+      { targets: ['a'], lists: [list('a', {}, { key: OLD_KEY })] },
+      ['request a'],
+      [1, 0, 0],
+    ],
     ['an earlier image set elsewhere: cleared', { targets: ['a'], lists: [list('z', {}, { key: OLD_KEY })] }, ['request a', 'remove z'], [1, 0, 0]],
-    ['an earlier image set on a target without a slot: cleared for now', { targets: ['b', 'a'], lists: [list('a', {}, { key: OLD_KEY })] }, ['request b', 'remove a'], [1, 0, 0]],
-    ['our label but an entry gone (edited away): requested again', { targets: ['a'], lists: [list('a', pulled, { images: ['example.com/web:2'] })] }, ['request a'], [1, 0, 0]],
+    [
+      'an earlier image set on a target without a slot: cleared for now',
+      { targets: ['b', 'a'], lists: [list('a', {}, { key: OLD_KEY })] },
+      ['request b', 'remove a'],
+      [1, 0, 0],
+    ],
+    [
+      'our label but an entry gone (edited away): requested again',
+      { targets: ['a'], lists: [list('a', pulled, { images: ['example.com/web:2'] })] },
+      ['request a'],
+      [1, 0, 0],
+    ],
     ['no target (pods not scheduled): nothing, counted as zero', { targets: [] }, [], [0, 0, 0]],
-    ['no longer active (rollout over, disabled, App deleted): everything cleared', { active: false, targets: ['a'], lists: [list('a', pulled), list('b')] }, ['remove a', 'remove b'], undefined],
+    [
+      'no longer active (rollout over, disabled, App deleted): everything cleared',
+      { active: false, targets: ['a'], lists: [list('a', pulled), list('b')] },
+      ['remove a', 'remove b'],
+      undefined,
+    ],
     ['no longer active and nothing held: nothing', { active: false, lists: [] }, [], undefined],
   ])('%s', (_what, over, actions, counts) => {
     const out = planPrewarm(input(over));
@@ -58,13 +98,21 @@ describe('planPrewarm', () => {
 
   it('requests with the App field manager, its label (valued by the image set) and the images sorted', () => {
     const [action] = planPrewarm(input({ images: ['z.io/b:1', 'a.io/a:1'], targets: ['a'] })).actions;
-    expect(action).toEqual({ kind: 'requestPrewarm', node: 'a', fieldManager: 'ebb-prewarm/shop/web', label: { key: 'prewarm.apps.ebb.dev/shop.web', value: imagesKey(['a.io/a:1', 'z.io/b:1']) }, images: ['a.io/a:1', 'z.io/b:1'] });
+    expect(action).toEqual({
+      kind: 'requestPrewarm',
+      node: 'a',
+      fieldManager: 'ebb-prewarm/shop/web',
+      label: { key: 'prewarm.apps.ebb.dev/shop.web', value: imagesKey(['a.io/a:1', 'z.io/b:1']) },
+      images: ['a.io/a:1', 'z.io/b:1'],
+    });
     expect(imagesKey(['z.io/b:1', 'a.io/a:1'])).toBe(imagesKey(['a.io/a:1', 'z.io/b:1']));
     expect(imagesKey(['a.io/a:1'])).toMatch(/^[0-9a-f]{8}$/);
   });
 
   it('clears with the uid as precondition', () => {
-    expect(planPrewarm(input({ active: false, lists: [list('a')] })).actions).toEqual([{ kind: 'removePrewarm', node: 'a', uid: 'uid-a', fieldManager: id.fieldManager }]);
+    expect(planPrewarm(input({ active: false, lists: [list('a')] })).actions).toEqual([
+      { kind: 'removePrewarm', node: 'a', uid: 'uid-a', fieldManager: id.fieldManager },
+    ]);
   });
 });
 
@@ -84,10 +132,28 @@ describe('prewarmCondition', () => {
   const states = (...s: [string, NodeState][]): Map<string, NodeState> => new Map(s);
   it.each<[string, Map<string, NodeState>, string, string, RegExp]>([
     ['nothing requested', states(), 'False', 'PrewarmPending', /not scheduled/],
-    ['every node pulled', states(['a', { state: 'pulled' }], ['b', { state: 'pulled' }]), 'True', 'ImagesPulled', /^2 of 2 requested nodes pulled the images of revision web-2$/],
+    [
+      'every node pulled',
+      states(['a', { state: 'pulled' }], ['b', { state: 'pulled' }]),
+      'True',
+      'ImagesPulled',
+      /^2 of 2 requested nodes pulled the images of revision web-2$/,
+    ],
     ['some pulling', states(['a', { state: 'pulled' }], ['b', { state: 'pulling' }]), 'False', 'ImagesPulling', /1 of 2 .*; pulling on b$/],
-    ['a failure, nothing pulling', states(['a', { state: 'failed', message: 'x: denied' }], ['b', { state: 'pulled' }]), 'False', 'ImagePullFailed', /failed on a \(x: denied\)$/],
-    ['many pulling: the first three named', states(...['a', 'b', 'c', 'd', 'e'].map((n): [string, NodeState] => [n, { state: 'pulling' }])), 'False', 'ImagesPulling', /pulling on a, b, c and 2 more$/],
+    [
+      'a failure, nothing pulling',
+      states(['a', { state: 'failed', message: 'x: denied' }], ['b', { state: 'pulled' }]),
+      'False',
+      'ImagePullFailed',
+      /failed on a \(x: denied\)$/,
+    ],
+    [
+      'many pulling: the first three named',
+      states(...['a', 'b', 'c', 'd', 'e'].map((n): [string, NodeState] => [n, { state: 'pulling' }])),
+      'False',
+      'ImagesPulling',
+      /pulling on a, b, c and 2 more$/,
+    ],
   ])('%s', (_what, s, status, reason, message) => {
     const c = prewarmCondition(s, 'web-2');
     expect(c).toMatchObject({ type: 'ImagesPrewarmed', status, reason });

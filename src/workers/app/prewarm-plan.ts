@@ -58,7 +58,9 @@ const DETAIL_MAX = 200;
 
 /** The label value naming an image set: 8 hex digits of FNV-1a over the sorted images. */
 export function imagesKey(images: readonly string[]): string {
-  return fnv1a32([...images].sort().join('\n')).toString(16).padStart(8, '0');
+  return fnv1a32([...images].sort().join('\n'))
+    .toString(16)
+    .padStart(8, '0');
 }
 
 /** Whether `list` holds this App's entries for exactly the current image set. */
@@ -89,7 +91,13 @@ export function prewarmCondition(states: ReadonlyMap<string, NodeState>, revisio
   const pulling = [...states].filter(([, s]) => s.state === 'pulling').map(([n]) => n);
   const failed = [...states].flatMap(([n, s]) => (s.state === 'failed' ? [`${n} (${s.message})`] : []));
   const pulled = states.size - pulling.length - failed.length;
-  if (states.size === 0) return { type, status: 'False', reason: Reason.prewarmPending, message: `no node to pre-warm yet for revision ${revision}: the next pods are not scheduled` };
+  if (states.size === 0)
+    return {
+      type,
+      status: 'False',
+      reason: Reason.prewarmPending,
+      message: `no node to pre-warm yet for revision ${revision}: the next pods are not scheduled`,
+    };
   const head = `${pulled} of ${states.size} requested nodes pulled the images of revision ${revision}`;
   const failures = failed.length > 0 ? `; failed on ${nodeList(failed)}` : '';
   if (pulling.length > 0) return { type, status: 'False', reason: Reason.imagesPulling, message: `${head}; pulling on ${nodeList(pulling)}${failures}` };
@@ -120,7 +128,13 @@ export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
   const slots = Math.max(0, input.parallelism - inProgress);
   const fresh = input.targets.filter((node) => !states.has(node)).slice(0, slots);
   const images = [...input.images].sort();
-  const actions: PrewarmAction[] = fresh.map((node) => ({ kind: 'requestPrewarm', node, fieldManager: input.id.fieldManager, label: { key: input.id.labelKey, value: key }, images }));
+  const actions: PrewarmAction[] = fresh.map((node) => ({
+    kind: 'requestPrewarm',
+    node,
+    fieldManager: input.id.fieldManager,
+    label: { key: input.id.labelKey, value: key },
+    images,
+  }));
   // An earlier image set: replaced by the request when the node is requested now, cleared otherwise.
   for (const list of stale) if (!fresh.includes(list.metadata.name)) actions.push(removal(list, input.id));
   for (const node of fresh) states.set(node, { state: 'pulling' });

@@ -95,7 +95,11 @@ function activeTargets(app: Stored<App>, view: RolloutView | undefined): Prewarm
   return targets.remaining > 0 ? targets : undefined;
 }
 
-export function prewarmStep(app: Stored<App>, view: RolloutView | undefined, lists: readonly ClusterStored<ImageList>[] | undefined): { needsImageLists: true } | PrewarmOutcome {
+export function prewarmStep(
+  app: Stored<App>,
+  view: RolloutView | undefined,
+  lists: readonly ClusterStored<ImageList>[] | undefined,
+): { needsImageLists: true } | PrewarmOutcome {
   const targets = activeTargets(app, view);
   if (!targets && app.status?.prewarm === undefined) return INERT;
   if (lists === undefined) return { needsImageLists: true };
@@ -103,7 +107,15 @@ export function prewarmStep(app: Stored<App>, view: RolloutView | undefined, lis
   const parallelism = app.spec.imagePrewarm?.parallelism ?? DEFAULT_PREWARM_PARALLELISM;
   if (!view || !targets) return planPrewarm({ id, active: false, images: [], revision: '', targets: [], parallelism, lists });
   const update = view.set.update;
-  return planPrewarm({ id, active: true, images: templateImages(templateOf(update)), revision: update.metadata.name, targets: targets.nodes, parallelism, lists });
+  return planPrewarm({
+    id,
+    active: true,
+    images: templateImages(templateOf(update)),
+    revision: update.metadata.name,
+    targets: targets.nodes,
+    parallelism,
+    lists,
+  });
 }
 
 /** `status` with the outcome's `prewarm` and ImagesPrewarmed condition (both removed when it has none). */

@@ -31,8 +31,14 @@ describe('claimsToCreate', () => {
     const app = makeApp('web', { volumeClaimTemplates: claims, persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' } });
     const none = claimsToCreate(app, new Map(), 0);
     expect(none.terminating).toBe(false);
-    expect(none.create).toMatchObject([{ kind: 'createPvc', pvc: { metadata: { name: 'data-web-0', ownerReferences: [{ kind: 'App', uid: app.metadata.uid }] } } }]);
-    const dying = claimsToCreate(app, new Map([['data-web-0', { metadata: { name: 'data-web-0', namespace: 'ns', uid: 'pvc-0', resourceVersion: '1', deletionTimestamp: 'T' } }]]), 0);
+    expect(none.create).toMatchObject([
+      { kind: 'createPvc', pvc: { metadata: { name: 'data-web-0', ownerReferences: [{ kind: 'App', uid: app.metadata.uid }] } } },
+    ]);
+    const dying = claimsToCreate(
+      app,
+      new Map([['data-web-0', { metadata: { name: 'data-web-0', namespace: 'ns', uid: 'pvc-0', resourceVersion: '1', deletionTimestamp: 'T' } }]]),
+      0,
+    );
     expect(dying).toEqual({ create: [], terminating: true });
   });
 });

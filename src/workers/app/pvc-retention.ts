@@ -19,7 +19,12 @@ function isManagedRef(app: Stored<App>, ordinal: number, ref: OwnerReference): b
 }
 
 /** The owner references the claim of `ordinal` should carry. `pod` is the ordinal's pod when it is condemned. */
-export function desiredClaimOwners(app: Stored<App>, existing: readonly OwnerReference[], ordinal: number, condemnedPod: Stored<Pod> | undefined): OwnerReference[] {
+export function desiredClaimOwners(
+  app: Stored<App>,
+  existing: readonly OwnerReference[],
+  ordinal: number,
+  condemnedPod: Stored<Pod> | undefined,
+): OwnerReference[] {
   const policy = app.spec.persistentVolumeClaimRetentionPolicy ?? {};
   const kept = existing.filter((r) => !isManagedRef(app, ordinal, r));
   // The garbage collector deletes a dependent only once all its owners are gone, so a condemned claim under
@@ -38,7 +43,12 @@ function sameRefs(a: readonly OwnerReference[], b: readonly OwnerReference[]): b
 }
 
 /** A setPvcOwners action for each existing claim of `ordinal` whose references differ from the policy's. */
-export function retentionActions(app: Stored<App>, claims: ReadonlyMap<string, Stored<PersistentVolumeClaim>>, ordinal: number, condemnedPod: Stored<Pod> | undefined): Action[] {
+export function retentionActions(
+  app: Stored<App>,
+  claims: ReadonlyMap<string, Stored<PersistentVolumeClaim>>,
+  ordinal: number,
+  condemnedPod: Stored<Pod> | undefined,
+): Action[] {
   const actions: Action[] = [];
   for (const t of app.spec.volumeClaimTemplates ?? []) {
     const pvc = claims.get(claimName(t.metadata.name, app.metadata.name, ordinal));

@@ -21,7 +21,15 @@ export function appReconciler(clientFor: (ctx: ReconcileContext) => AppClient = 
       return {};
     }
     const result = read.plan;
-    ctx.log.debug({ actions: result.actions.map((a) => a.kind), wait: result.wait, claimsRead: read.observed.claims !== undefined, imageListsRead: read.observed.imageLists !== undefined }, 'app plan');
+    ctx.log.debug(
+      {
+        actions: result.actions.map((a) => a.kind),
+        wait: result.wait,
+        claimsRead: read.observed.claims !== undefined,
+        imageListsRead: read.observed.imageLists !== undefined,
+      },
+      'app plan',
+    );
     return execute(result, read.observed.app, { client, log: ctx.log, now: () => ctx.now() });
   };
 }

@@ -4,7 +4,8 @@ import type { ControllerRevision, Stored } from '../../kube/types.ts';
 import { canonicalJson, newRevision, resolveRevisions, revisionData, revisionHash, safeEncode, truncateHistory } from './revisions.ts';
 
 const app = makeApp('web');
-const withImage = (tag: string) => makeApp('web', { template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: `web:${tag}` }] } } });
+const withImage = (tag: string) =>
+  makeApp('web', { template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: `web:${tag}` }] } } });
 const rev = (tag: string, n: number, owner = app.metadata.uid): Stored<ControllerRevision> => {
   const r = stored<ControllerRevision>(newRevision(withImage(tag), revisionData(withImage(tag)), n, 0), `rev-${tag}`, '9');
   r.metadata.ownerReferences = owner ? [{ apiVersion: 'apps.ebb.dev/v1alpha1', kind: 'App', name: 'web', uid: owner, controller: true }] : [];
@@ -42,7 +43,7 @@ describe('resolveRevisions', () => {
     ['unchanged template: reuses the newest', [rev('v0', 1), rev('v1', 2)], [], 'v1'],
     ['rollback: renumbers the equal older revision', [rev('v1', 1), rev('v2', 2)], ['renumberRevision'], 'v1'],
     ['an orphan with the same data: adopts it', [rev('v1', 1, '')], ['adoptRevision'], 'v1'],
-    ['someone else\'s revision with the same data is not ours: a new name', [rev('v1', 1, 'other')], ['createRevision'], 'create'],
+    ["someone else's revision with the same data is not ours: a new name", [rev('v1', 1, 'other')], ['createRevision'], 'create'],
   ])('%s', (_name, listed, kinds, expected) => {
     const r = resolveRevisions(withImage('v1'), listed);
     expect(r.actions.map((a) => a.kind)).toEqual(kinds);

@@ -90,7 +90,12 @@ export interface ResolvedRevisions {
 }
 
 /** A free name for `data`: bump the collision count past names taken by revisions with other data. */
-function unusedName(app: Stored<App>, data: RevisionData, listed: readonly Stored<ControllerRevision>[], start: number): { collisionCount: number; taken?: Stored<ControllerRevision> } {
+function unusedName(
+  app: Stored<App>,
+  data: RevisionData,
+  listed: readonly Stored<ControllerRevision>[],
+  start: number,
+): { collisionCount: number; taken?: Stored<ControllerRevision> } {
   let collisionCount = start;
   for (;;) {
     const name = `${app.metadata.name}-${revisionHash(data, collisionCount)}`;
@@ -103,7 +108,11 @@ function unusedName(app: Stored<App>, data: RevisionData, listed: readonly Store
 }
 
 /** The update revision: the newest equal revision (renumbered when it is not the newest), or a new one. */
-function resolveUpdate(app: Stored<App>, owned: Stored<ControllerRevision>[], listed: readonly Stored<ControllerRevision>[]): Omit<ResolvedRevisions, 'current' | 'owned'> {
+function resolveUpdate(
+  app: Stored<App>,
+  owned: Stored<ControllerRevision>[],
+  listed: readonly Stored<ControllerRevision>[],
+): Omit<ResolvedRevisions, 'current' | 'owned'> {
   const data = revisionData(app);
   const next = (owned.at(-1)?.revision ?? 0) + 1;
   const startCount = app.status?.collisionCount ?? 0;

@@ -56,7 +56,12 @@ function createReplica(set: PodSet, ordinal: number, acc: Accumulator): void {
   const template = withInPlaceReadinessGate(templateOf(revision) ?? set.app.spec.template, set.app.spec.updateStrategy?.rollingUpdate?.podUpdatePolicy);
   const pod = newPodForOrdinal(set.app, template, revision.metadata.name, ordinal);
   // Claims that already exist (kept from an earlier pod, or a migrated StatefulSet's) get the policy's owners.
-  acc.actions.push(...claims.create, ...retentionActions(set.app, known, ordinal, undefined), { kind: 'createPod', pod, ordinal, revision: revision.metadata.name });
+  acc.actions.push(...claims.create, ...retentionActions(set.app, known, ordinal, undefined), {
+    kind: 'createPod',
+    pod,
+    ordinal,
+    revision: revision.metadata.name,
+  });
 }
 
 /**
@@ -84,7 +89,12 @@ function processReplica(set: PodSet, ordinal: number, acc: Accumulator): boolean
   pendingPodClaims(set, pod, ordinal, acc);
   if (set.monotonic && (isTerminating(pod) || !isRunningAndAvailable(pod, set.minReadySeconds, set.now))) return true;
   if (!identityMatches(set.app, pod, ordinal)) {
-    acc.actions.push({ kind: 'fixPodIdentity', name: pod.metadata.name, resourceVersion: pod.metadata.resourceVersion, labels: identityLabels(set.app.metadata.name, ordinal) });
+    acc.actions.push({
+      kind: 'fixPodIdentity',
+      name: pod.metadata.name,
+      resourceVersion: pod.metadata.resourceVersion,
+      labels: identityLabels(set.app.metadata.name, ordinal),
+    });
   }
   // A running pod's claims got their owners when created; they are brought in line whenever the claims are
   // read (a create, a scale-down, a spec change), not listed for this alone.

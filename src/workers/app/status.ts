@@ -57,9 +57,7 @@ export function availabilityWait(pods: readonly Pod[], minReadySeconds: number, 
   return Number.isFinite(soonest) ? { reason: 'min-ready-seconds', afterMs: soonest - now.getTime() } : undefined;
 }
 
-export type Progress =
-  | { state: 'complete'; message: string }
-  | { state: 'scaling' | 'rollingUpdate' | 'canary'; message: string };
+export type Progress = { state: 'complete'; message: string } | { state: 'scaling' | 'rollingUpdate' | 'canary'; message: string };
 
 export type PauseState = 'spec' | 'canaryManual' | 'canaryTimed' | undefined;
 
@@ -94,7 +92,12 @@ export function appConditions(previous: readonly Condition[] | undefined, facts:
   const { counts } = facts;
   list = setCondition(
     list,
-    { type: ConditionType.progressing, status: facts.progress.state === 'complete' ? 'False' : 'True', reason: progressReason[facts.progress.state], message: facts.progress.message },
+    {
+      type: ConditionType.progressing,
+      status: facts.progress.state === 'complete' ? 'False' : 'True',
+      reason: progressReason[facts.progress.state],
+      message: facts.progress.message,
+    },
     now,
     generation,
   );
@@ -113,10 +116,20 @@ export function appConditions(previous: readonly Condition[] | undefined, facts:
   );
   list = setIfRelevant(list, pausedCondition(facts), now, generation);
   if (facts.createsPlanned && findCondition(list, ConditionType.failedCreatePod)?.status === 'True') {
-    list = setCondition(list, { type: ConditionType.failedCreatePod, status: 'False', reason: Reason.podsCreated, message: 'creating pods again' }, now, generation);
+    list = setCondition(
+      list,
+      { type: ConditionType.failedCreatePod, status: 'False', reason: Reason.podsCreated, message: 'creating pods again' },
+      now,
+      generation,
+    );
   }
   if (facts.updatesPlanned && findCondition(list, ConditionType.failedUpdatePod)?.status === 'True') {
-    list = setCondition(list, { type: ConditionType.failedUpdatePod, status: 'False', reason: Reason.podsUpdated, message: 'updating pods again' }, now, generation);
+    list = setCondition(
+      list,
+      { type: ConditionType.failedUpdatePod, status: 'False', reason: Reason.podsUpdated, message: 'updating pods again' },
+      now,
+      generation,
+    );
   }
   return list;
 }

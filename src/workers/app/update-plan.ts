@@ -46,7 +46,10 @@ export function planRollingUpdate(ctx: UpdateContext, acc: Accumulator, paused: 
  * whose live pod does not run the update revision. Pre-warming follows the same order, down to the spec
  * partition (a canary step only holds pods back for a while).
  */
-export function outdatedOrdinals(set: Pick<PodSet, 'start' | 'end' | 'partition' | 'update'> & { replicas: ReadonlyMap<number, Pod> }, floor: number = set.partition): number[] {
+export function outdatedOrdinals(
+  set: Pick<PodSet, 'start' | 'end' | 'partition' | 'update'> & { replicas: ReadonlyMap<number, Pod> },
+  floor: number = set.partition,
+): number[] {
   const out: number[] = [];
   for (let ordinal = set.end - 1; ordinal >= Math.max(set.start, floor); ordinal--) {
     const pod = set.replicas.get(ordinal);

@@ -19,10 +19,12 @@ describe('imagesOwnedBy', () => {
     expect([...owned].sort()).toEqual(['a:1', 'b:2']);
   });
 
-  it.each([undefined, [], [{ manager: 'ebb-repull', operation: 'Apply' }], [{ manager: 'ebb-repull', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:images': { 'k:{bad': {}, 'f:x': {} } } } }]])(
-    'finds nothing in %j',
-    (mf) => {
-      expect(imagesOwnedBy(mf, 'ebb-repull').size).toBe(0);
-    },
-  );
+  it.each([
+    undefined,
+    [],
+    [{ manager: 'ebb-repull', operation: 'Apply' }],
+    [{ manager: 'ebb-repull', operation: 'Apply', fieldsV1: { 'f:spec': { 'f:images': { 'k:{bad': {}, 'f:x': {} } } } }],
+  ])('finds nothing in %j', (mf) => {
+    expect(imagesOwnedBy(mf, 'ebb-repull').size).toBe(0);
+  });
 });

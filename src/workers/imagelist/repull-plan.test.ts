@@ -11,11 +11,25 @@ const pulled = (over: Partial<ImageStatus> = {}): ImageStatus => ({ image: 'r.ex
 
 describe('planRepull', () => {
   it.each([
-    { name: 'due: last pull one interval ago', e: entry(), s: pulled({ lastPullTime: ago(60) }), owned: [], apply: [{ image: 'r.example/a:1', pullRequestedAt: NOW_S }], waitMs: undefined },
+    {
+      name: 'due: last pull one interval ago',
+      e: entry(),
+      s: pulled({ lastPullTime: ago(60) }),
+      owned: [],
+      apply: [{ image: 'r.example/a:1', pullRequestedAt: NOW_S }],
+      waitMs: undefined,
+    },
     { name: 'not due: waits for the rest of the interval', e: entry(), s: pulled({ lastPullTime: ago(45) }), owned: [], apply: undefined, waitMs: 15_000 },
     { name: 'not alwaysPull: nothing', e: entry({ alwaysPull: false }), s: pulled({ lastPullTime: ago(600) }), owned: [], apply: undefined, waitMs: undefined },
     { name: 'never pulled and not Pulled: the daemon pulls it anyway', e: entry(), s: undefined, owned: [], apply: undefined, waitMs: undefined },
-    { name: 'Pulled with no pull time: starts the cycle', e: entry(), s: pulled(), owned: [], apply: [{ image: 'r.example/a:1', pullRequestedAt: NOW_S }], waitMs: undefined },
+    {
+      name: 'Pulled with no pull time: starts the cycle',
+      e: entry(),
+      s: pulled(),
+      owned: [],
+      apply: [{ image: 'r.example/a:1', pullRequestedAt: NOW_S }],
+      waitMs: undefined,
+    },
     {
       name: 'outstanding request: kept, no new one',
       e: entry({ pullRequestedAt: ago(5) }),
@@ -33,7 +47,14 @@ describe('planRepull', () => {
       waitMs: 40_000,
     },
     { name: 'a wait is never shorter than 1 s', e: entry(), s: pulled({ lastPullTime: ago(59.9) }), owned: [], apply: undefined, waitMs: 1_000 },
-    { name: 'default interval is a day', e: entry({ repullIntervalSeconds: undefined }), s: pulled({ lastPullTime: ago(3600) }), owned: [], apply: undefined, waitMs: 82_800_000 },
+    {
+      name: 'default interval is a day',
+      e: entry({ repullIntervalSeconds: undefined }),
+      s: pulled({ lastPullTime: ago(3600) }),
+      owned: [],
+      apply: undefined,
+      waitMs: 82_800_000,
+    },
     {
       name: 'no longer alwaysPull: released',
       e: entry({ alwaysPull: false, pullRequestedAt: ago(100) }),
@@ -53,7 +74,11 @@ describe('planRepull', () => {
     const c = 'r.example/c:1';
     const plan = planRepull({
       entries: [entry(), entry({ image: b, pullRequestedAt: ago(50) }), entry({ image: c, repullIntervalSeconds: 120 })],
-      status: [pulled({ lastPullTime: ago(61) }), pulled({ image: b, lastPullTime: ago(40), observedPullRequestedAt: ago(50) }), pulled({ image: c, lastPullTime: ago(100) })],
+      status: [
+        pulled({ lastPullTime: ago(61) }),
+        pulled({ image: b, lastPullTime: ago(40), observedPullRequestedAt: ago(50) }),
+        pulled({ image: c, lastPullTime: ago(100) }),
+      ],
       owned: new Set([b]),
       now: NOW,
     });

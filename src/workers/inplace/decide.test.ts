@@ -29,14 +29,21 @@ describe('fallbackTexts', () => {
       reason: Reason.inPlaceNotPossible,
       message: 'Pod web-2 is recreated for revision web-abc: spec.containers[0].env changed (path /spec/containers/0/env)',
     });
-    expect(t?.event).toMatchObject({ type: 'Normal', reason: EventReason.inPlaceFallback, action: 'Recreate', related: { kind: 'Pod', name: 'web-2', uid: 'u-2' } });
+    expect(t?.event).toMatchObject({
+      type: 'Normal',
+      reason: EventReason.inPlaceFallback,
+      action: 'Recreate',
+      related: { kind: 'Pod', name: 'web-2', uid: 'u-2' },
+    });
     expect(t?.log).toMatchObject({ level: 'info', fields: { path: '/spec/containers/0/env', policy: 'InPlaceIfPossible' } });
   });
 
   it('describes a refusal: condition InPlaceOnlyRefused and a Warning Event', () => {
     const t = fallbackTexts(decideUpdate('InPlaceOnly', notOk), pod, 'web-abc');
     expect(t?.condition.reason).toBe(Reason.inPlaceOnlyRefused);
-    expect(t?.condition.message).toMatch(/^Pod web-2 was not updated to revision web-abc: podUpdatePolicy is InPlaceOnly and .* \(path \/spec\/containers\/0\/env\)$/);
+    expect(t?.condition.message).toMatch(
+      /^Pod web-2 was not updated to revision web-abc: podUpdatePolicy is InPlaceOnly and .* \(path \/spec\/containers\/0\/env\)$/,
+    );
     expect(t?.event.type).toBe('Warning');
     expect(t?.log.level).toBe('warn');
   });

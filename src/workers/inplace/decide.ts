@@ -78,7 +78,13 @@ export function fallbackTexts(decision: UpdateDecision, pod: { name: string; uid
   const policy = refused ? UpdatePolicy.inPlaceOnly : UpdatePolicy.inPlaceIfPossible;
   return {
     condition: { type: ConditionType.inPlaceFallback, status: 'True', reason: refused ? Reason.inPlaceOnlyRefused : Reason.inPlaceNotPossible, message },
-    event: { type: refused ? 'Warning' : 'Normal', reason: EventReason.inPlaceFallback, action: refused ? 'Refuse' : 'Recreate', message, related: { kind: 'Pod', ...pod } },
+    event: {
+      type: refused ? 'Warning' : 'Normal',
+      reason: EventReason.inPlaceFallback,
+      action: refused ? 'Refuse' : 'Recreate',
+      message,
+      related: { kind: 'Pod', ...pod },
+    },
     log: {
       level: refused ? 'warn' : 'info',
       msg: refused ? 'in-place update refused' : 'in-place update not possible, recreating pod',

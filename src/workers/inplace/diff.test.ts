@@ -37,19 +37,36 @@ describe('canUpdateInPlace', () => {
         t.spec.containers[1]!.image = 'fluent:2.0';
         t.spec.initContainers[0]!.image = 'busybox:1.37';
       }),
-      { images: [{ container: 'log', image: 'fluent:2.0' }, { container: 'init', image: 'busybox:1.37', init: true }] },
+      {
+        images: [
+          { container: 'log', image: 'fluent:2.0' },
+          { container: 'init', image: 'busybox:1.37', init: true },
+        ],
+      },
     ],
-    ['a label added and one changed', edit((t) => (t.metadata!.labels = { app: 'web', tier: 'back', canary: 'yes' })), { labels: { tier: 'back', canary: 'yes' }, images: [] }],
+    [
+      'a label added and one changed',
+      edit((t) => (t.metadata!.labels = { app: 'web', tier: 'back', canary: 'yes' })),
+      { labels: { tier: 'back', canary: 'yes' }, images: [] },
+    ],
     ['a label removed', edit((t) => (t.metadata!.labels = { app: 'web' })), { labels: { tier: null } }],
     ['annotations removed entirely', edit((t) => delete t.metadata!.annotations), { annotations: { note: null } }],
     ['a key with a slash', edit((t) => (t.metadata!.annotations = { note: 'a', 'example.com/x': 'y' })), { annotations: { 'example.com/x': 'y' } }],
-    ['metadata added where there was none', edit((t) => (t.metadata = { labels: { app: 'web', tier: 'front', x: '1' } })), { labels: { x: '1' }, annotations: { note: null } }],
+    [
+      'metadata added where there was none',
+      edit((t) => (t.metadata = { labels: { app: 'web', tier: 'front', x: '1' } })),
+      { labels: { x: '1' }, annotations: { note: null } },
+    ],
     [
       'cpu raised, QoS stays Burstable',
       edit((t) => (t.spec.containers[0]!.resources = { requests: { cpu: '150m', memory: '64Mi' }, limits: { cpu: '300m', memory: '128Mi' } })),
       { resources: [{ container: 'app', resources: { requests: { cpu: '150m', memory: '64Mi' }, limits: { cpu: '300m', memory: '128Mi' } } }] },
     ],
-    ['the same quantity spelled differently', edit((t) => (t.spec.containers[0]!.resources = { ...burstable, requests: { cpu: '0.1', memory: '64Mi' } })), { resources: [] }],
+    [
+      'the same quantity spelled differently',
+      edit((t) => (t.spec.containers[0]!.resources = { ...burstable, requests: { cpu: '0.1', memory: '64Mi' } })),
+      { resources: [] },
+    ],
     [
       'a limit added to a container without resources, QoS stays Burstable',
       edit((t) => (t.spec.containers[1]!.resources = { limits: { memory: '1Gi' } })),
@@ -62,7 +79,11 @@ describe('canUpdateInPlace', () => {
         t.metadata!.labels = { app: 'web', tier: 'x' };
         t.spec.containers[0]!.resources = { ...burstable, limits: { cpu: '400m', memory: '128Mi' } };
       }),
-      { images: [{ container: 'app', image: 'nginx:1.27' }], labels: { tier: 'x' }, resources: [{ container: 'app', resources: { ...burstable, limits: { cpu: '400m', memory: '128Mi' } } }] },
+      {
+        images: [{ container: 'app', image: 'nginx:1.27' }],
+        labels: { tier: 'x' },
+        resources: [{ container: 'app', resources: { ...burstable, limits: { cpu: '400m', memory: '128Mi' } } }],
+      },
     ],
   ])('in place: %s', (_name, next, expected) => {
     const r = canUpdateInPlace(base(), next, { resizeSupported: true });
@@ -84,10 +105,30 @@ describe('canUpdateInPlace', () => {
     ['a volume', edit((t) => (t.spec.volumes = [{ name: 'v', emptyDir: {} }])), '/spec/volumes', /spec\.volumes added/],
     ['tolerations', edit((t) => (t.spec.tolerations = [{ key: 'k', operator: 'Exists' }])), '/spec/tolerations', /./],
     ['other template metadata', edit((t) => (t.metadata!.finalizers = ['x'])), '/metadata/finalizers', /metadata\.finalizers added/],
-    ['an init container resource', edit((t) => (t.spec.initContainers[0]!.resources = { limits: { cpu: '1' } })), '/spec/initContainers/0/resources/limits/cpu', /initContainers\[0\]\.resources\.limits\.cpu added/],
-    ['ephemeral storage', edit((t) => (t.spec.containers[0]!.resources = { ...burstable, limits: { ...burstable.limits, 'ephemeral-storage': '1Gi' } })), '/spec/containers/0/resources/limits/ephemeral-storage', /./],
-    ['a resize policy', edit((t) => (t.spec.containers[0]!.resizePolicy = [{ resourceName: 'cpu', restartPolicy: 'RestartContainer' }])), '/spec/containers/0/resizePolicy', /./],
-    ['a limit removed', edit((t) => (t.spec.containers[0]!.resources = { requests: burstable.requests, limits: { memory: '128Mi' } })), '/spec/containers/0/resources/limits/cpu', /cannot unset/],
+    [
+      'an init container resource',
+      edit((t) => (t.spec.initContainers[0]!.resources = { limits: { cpu: '1' } })),
+      '/spec/initContainers/0/resources/limits/cpu',
+      /initContainers\[0\]\.resources\.limits\.cpu added/,
+    ],
+    [
+      'ephemeral storage',
+      edit((t) => (t.spec.containers[0]!.resources = { ...burstable, limits: { ...burstable.limits, 'ephemeral-storage': '1Gi' } })),
+      '/spec/containers/0/resources/limits/ephemeral-storage',
+      /./,
+    ],
+    [
+      'a resize policy',
+      edit((t) => (t.spec.containers[0]!.resizePolicy = [{ resourceName: 'cpu', restartPolicy: 'RestartContainer' }])),
+      '/spec/containers/0/resizePolicy',
+      /./,
+    ],
+    [
+      'a limit removed',
+      edit((t) => (t.spec.containers[0]!.resources = { requests: burstable.requests, limits: { memory: '128Mi' } })),
+      '/spec/containers/0/resources/limits/cpu',
+      /cannot unset/,
+    ],
     [
       'Burstable to Guaranteed',
       edit((t) => {
@@ -98,7 +139,13 @@ describe('canUpdateInPlace', () => {
       '/spec/initContainers',
       /spec\.initContainers removed/,
     ],
-    ['any resources without pods/resize', edit((t) => (t.spec.containers[0]!.resources = { ...burstable, limits: { cpu: '1', memory: '128Mi' } })), '/spec/containers/0/resources/limits/cpu', /./, false],
+    [
+      'any resources without pods/resize',
+      edit((t) => (t.spec.containers[0]!.resources = { ...burstable, limits: { cpu: '1', memory: '128Mi' } })),
+      '/spec/containers/0/resources/limits/cpu',
+      /./,
+      false,
+    ],
   ])('not in place: %s', (_name, next, path, reason, resizeSupported = true) => {
     const r = canUpdateInPlace(base(), next, { resizeSupported });
     expect(r).toMatchObject({ ok: false, path });
@@ -106,8 +153,22 @@ describe('canUpdateInPlace', () => {
   });
 
   it('refuses a resize that turns Burstable into Guaranteed', () => {
-    const old: Template = { spec: { containers: [{ name: 'a', image: 'x:1', resources: burstable }, { name: 'b', image: 'y:1', resources: guaranteed }] } };
-    const next: Template = { spec: { containers: [{ name: 'a', image: 'x:1', resources: guaranteed }, { name: 'b', image: 'y:1', resources: guaranteed }] } };
+    const old: Template = {
+      spec: {
+        containers: [
+          { name: 'a', image: 'x:1', resources: burstable },
+          { name: 'b', image: 'y:1', resources: guaranteed },
+        ],
+      },
+    };
+    const next: Template = {
+      spec: {
+        containers: [
+          { name: 'a', image: 'x:1', resources: guaranteed },
+          { name: 'b', image: 'y:1', resources: guaranteed },
+        ],
+      },
+    };
     expect(canUpdateInPlace(old, next, { resizeSupported: true })).toEqual({
       ok: false,
       path: '/spec/containers/0/resources',
@@ -118,7 +179,10 @@ describe('canUpdateInPlace', () => {
   it('turns BestEffort into Burstable: not in place', () => {
     const old: Template = { spec: { containers: [{ name: 'a', image: 'x:1' }] } };
     const next: Template = { spec: { containers: [{ name: 'a', image: 'x:1', resources: { requests: { cpu: '100m' } } }] } };
-    expect(canUpdateInPlace(old, next, { resizeSupported: true })).toMatchObject({ ok: false, reason: expect.stringMatching(/BestEffort to Burstable/) as unknown });
+    expect(canUpdateInPlace(old, next, { resizeSupported: true })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/BestEffort to Burstable/) as unknown,
+    });
   });
 
   it('accepts the App API template type', () => {

@@ -25,7 +25,7 @@ interface Container {
 const LISTS = ['containers', 'initContainers'] as const;
 const PARTS = ['requests', 'limits'] as const;
 
-const containersOf = (t: TemplateLike, list: (typeof LISTS)[number]): readonly Container[] => (t.spec[list] ?? []);
+const containersOf = (t: TemplateLike, list: (typeof LISTS)[number]): readonly Container[] => t.spec[list] ?? [];
 
 function deleteIfEmpty(parent: Json, key: string): void {
   const v = parent[key];
@@ -128,7 +128,12 @@ function resourceChanges(old: TemplateLike, next: TemplateLike): ResourcesResult
     const before = olds[i]?.resources;
     if (sameResizable(before, c.resources)) continue;
     const removed = removedQuantity(before, c.resources);
-    if (removed) return { ok: false, reason: `spec.containers[${i}].resources.${removed.replace('/', '.')} removed: a resize cannot unset a request or limit`, path: `/spec/containers/${i}/resources/${removed}` };
+    if (removed)
+      return {
+        ok: false,
+        reason: `spec.containers[${i}].resources.${removed.replace('/', '.')} removed: a resize cannot unset a request or limit`,
+        path: `/spec/containers/${i}/resources/${removed}`,
+      };
     resources.push({ container: c.name, resources: resizableOf(c.resources) });
   }
   if (resources.length === 0) return { ok: true, resources };

@@ -29,7 +29,13 @@ export async function applyInPlaceStep<P extends Pod>(client: PatchClient, pod: 
     case 'start':
       return client.patch<P>(ref(pod, 'status'), statusPatch(pod, step.annotation, step.condition), PatchType.strategic, QUERY, signal);
     case 'finish':
-      return client.patch<P>(ref(pod, 'status'), statusPatch(pod, step.removeAnnotation ? null : undefined, step.condition), PatchType.strategic, QUERY, signal);
+      return client.patch<P>(
+        ref(pod, 'status'),
+        statusPatch(pod, step.removeAnnotation ? null : undefined, step.condition),
+        PatchType.strategic,
+        QUERY,
+        signal,
+      );
     case 'patchSpec':
       return client.patch<P>(ref(pod), specPatch(pod, step), PatchType.json, QUERY, signal);
     case 'resize':

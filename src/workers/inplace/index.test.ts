@@ -2,7 +2,16 @@
 import { describe, expect, it } from 'vitest';
 import type { PodTemplateSpec } from '../../api/pod-template.ts';
 import type { Pod } from '../../kube/types.ts';
-import { canUpdateInPlace, decideUpdate, EMPTY_PLAN, inPlaceStatus, needsGateReady, nextInPlaceStep, podIsUpdatingInPlace, withInPlaceReadinessGate } from './index.ts';
+import {
+  canUpdateInPlace,
+  decideUpdate,
+  EMPTY_PLAN,
+  inPlaceStatus,
+  needsGateReady,
+  nextInPlaceStep,
+  podIsUpdatingInPlace,
+  withInPlaceReadinessGate,
+} from './index.ts';
 
 describe('in-place API with the App planner types', () => {
   it('accepts a planner Pod and an API PodTemplateSpec', () => {

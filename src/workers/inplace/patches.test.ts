@@ -6,7 +6,13 @@ import type { Pod } from '../../kube/types.ts';
 function pod(meta: Partial<Pod['metadata']> = {}): Pod {
   return {
     metadata: { name: 'web-0', resourceVersion: '42', labels: { a: '1' }, ...meta },
-    spec: { initContainers: [{ name: 'init', image: 'i:1' }], containers: [{ name: 'app', image: 'x:1' }, { name: 'log', image: 'l:1' }] },
+    spec: {
+      initContainers: [{ name: 'init', image: 'i:1' }],
+      containers: [
+        { name: 'app', image: 'x:1' },
+        { name: 'log', image: 'l:1' },
+      ],
+    },
   };
 }
 
@@ -15,7 +21,10 @@ describe('specPatch', () => {
     const ops = specPatch(pod({ annotations: { keep: 'x' } }), {
       kind: 'patchSpec',
       batch: 0,
-      images: [{ container: 'log', image: 'l:2' }, { container: 'init', image: 'i:2', init: true }],
+      images: [
+        { container: 'log', image: 'l:2' },
+        { container: 'init', image: 'i:2', init: true },
+      ],
       labels: { a: null, 'example.com/b': '2' },
       annotations: { keep: null },
       revisionLabel: 'web-b',

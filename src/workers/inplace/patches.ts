@@ -50,7 +50,9 @@ function mapOps(pod: Pod, field: 'labels' | 'annotations', patch: Record<string,
     const value = Object.fromEntries(entries.filter((e): e is [string, string] => e[1] !== null));
     return [{ op: 'add', path: `/metadata/${field}`, value }];
   }
-  return entries.map(([k, v]) => (v === null ? { op: 'remove', path: `/metadata/${field}/${pointer(k)}` } : { op: 'add', path: `/metadata/${field}/${pointer(k)}`, value: v }));
+  return entries.map(([k, v]) =>
+    v === null ? { op: 'remove', path: `/metadata/${field}/${pointer(k)}` } : { op: 'add', path: `/metadata/${field}/${pointer(k)}`, value: v },
+  );
 }
 
 /** The JSON patch of a `patchSpec` step against `pod`. */

@@ -8,7 +8,11 @@ import type { InPlaceTarget } from './types.ts';
 import type { ContainerStatus, Pod } from '../../kube/types.ts';
 
 const PATCHED_AT = '2030-01-01T00:00:10.700Z';
-const target: InPlaceTarget = { revision: 'r2', gracePeriodSeconds: 0, plan: { images: [{ container: 'app', image: 'app:2' }], metadata: { labels: {}, annotations: {} }, resources: [] } };
+const target: InPlaceTarget = {
+  revision: 'r2',
+  gracePeriodSeconds: 0,
+  plan: { images: [{ container: 'app', image: 'app:2' }], metadata: { labels: {}, annotations: {} }, resources: [] },
+};
 
 const state = (over: Partial<InPlaceState> = {}): InPlaceState => ({
   revision: 'r2',
@@ -37,11 +41,27 @@ function pod(s: Partial<ContainerStatus>, over: { state?: InPlaceState; generati
       annotations: { [Annotation.inPlaceUpdateState]: serializeState(st) },
       ...(over.deleting ? { deletionTimestamp: '2030-01-01T00:00:00Z' } : {}),
     },
-    spec: { containers: [{ name: 'app', image: 'app:2' }], initContainers: [{ name: 'init', image: 'init:1' }], readinessGates: [{ conditionType: IN_PLACE_GATE }] },
+    spec: {
+      containers: [{ name: 'app', image: 'app:2' }],
+      initContainers: [{ name: 'init', image: 'init:1' }],
+      readinessGates: [{ conditionType: IN_PLACE_GATE }],
+    },
     status: {
       observedGeneration: over.observed ?? 2,
       conditions: [{ type: IN_PLACE_GATE, status: 'False', reason: 'StartInPlaceUpdate' }],
-      containerStatuses: [{ name: 'app', image: 'app:2', lastState: {}, imageID: 'app@sha256:2', containerID: 'c2', restartCount: 1, ready: true, state: { running: { startedAt: '2030-01-01T00:00:10Z' } }, ...s }],
+      containerStatuses: [
+        {
+          name: 'app',
+          image: 'app:2',
+          lastState: {},
+          imageID: 'app@sha256:2',
+          containerID: 'c2',
+          restartCount: 1,
+          ready: true,
+          state: { running: { startedAt: '2030-01-01T00:00:10Z' } },
+          ...s,
+        },
+      ],
     },
   };
 }
@@ -59,7 +79,8 @@ describe('completion of an updated container', () => {
     ['waiting (pulling)', { state: { waiting: { reason: 'ContainerCreating' } }, ready: false }, 'ContainerNotRunning'],
   ])('%s → %s', (_n, s, expected) => {
     const step = nextInPlaceStep(pod(s), target, now);
-    if (expected === 'finish') expect(step).toMatchObject({ kind: 'finish', removeAnnotation: true, condition: { status: 'True', reason: 'InPlaceUpdateDone' } });
+    if (expected === 'finish')
+      expect(step).toMatchObject({ kind: 'finish', removeAnnotation: true, condition: { status: 'True', reason: 'InPlaceUpdateDone' } });
     else expect(step).toEqual({ kind: 'waitRunning', reason: expected, container: 'app', afterMs: SAFETY_RECHECK_MS });
   });
 
@@ -106,7 +127,14 @@ describe('nextInPlaceStep', () => {
     delete p.metadata.annotations;
     p.metadata.labels = { [Label.revision]: 'r1' };
     const step = nextInPlaceStep(p, { ...target, plan: { ...target.plan, images: [{ container: 'init', image: 'init:2', init: true }] } }, now);
-    expect(step).toEqual({ kind: 'patchSpec', batch: 0, images: [{ container: 'init', image: 'init:2', init: true }], labels: {}, annotations: {}, revisionLabel: 'r2' });
+    expect(step).toEqual({
+      kind: 'patchSpec',
+      batch: 0,
+      images: [{ container: 'init', image: 'init:2', init: true }],
+      labels: {},
+      annotations: {},
+      revisionLabel: 'r2',
+    });
   });
 
   it('starts over when the state annotation is not valid JSON state', () => {
@@ -119,7 +147,11 @@ describe('nextInPlaceStep', () => {
 
 describe('inPlaceStatus', () => {
   it.each<[string, Pod, object]>([
-    ['waiting for a container', pod({ ready: false }), { updating: true, phase: 'Waiting', revision: 'r2', waitingFor: { container: 'app', reason: 'ContainerNotReady' } }],
+    [
+      'waiting for a container',
+      pod({ ready: false }),
+      { updating: true, phase: 'Waiting', revision: 'r2', waitingFor: { container: 'app', reason: 'ContainerNotReady' } },
+    ],
     ['all done but not finished', pod({}), { updating: true, phase: 'Finishing', batchesPatched: 1, batches: 1 }],
     ['in its grace period', pod({}, { state: state({ batch: -1 }) }), { updating: true, phase: 'Starting', batchesPatched: 0 }],
     ['between batches', pod({}, { state: state({ batches: [['app'], ['log']] }) }), { phase: 'Patching', batchesPatched: 1, batches: 2 }],

@@ -101,7 +101,13 @@ function needsRestart(pod: Pod, plan: InPlacePlan): boolean {
     const c = findContainer(pod, i.container);
     return c !== undefined && c.spec.image !== i.image && !(c.init && c.spec.restartPolicy !== 'Always');
   });
-  return image || pendingResizes(pod, plan.resources.map((r) => [r.container, r.resources])).some((r) => resizeRestarts(pod, r.name, r.resources));
+  return (
+    image ||
+    pendingResizes(
+      pod,
+      plan.resources.map((r) => [r.container, r.resources]),
+    ).some((r) => resizeRestarts(pod, r.name, r.resources))
+  );
 }
 
 function waitRunning(p: NonNullable<Pending>): InPlaceStep {
@@ -152,9 +158,14 @@ function continueUpdate(pod: Pod, state: InPlaceState, target: InPlaceTarget, no
  * in a running pod) in one patch: nothing restarts, so the gate stays True.
  */
 function lightStep(pod: Pod, target: InPlaceTarget): InPlaceStep {
-  const resizes = pendingResizes(pod, target.plan.resources.map((r) => [r.container, r.resources]));
+  const resizes = pendingResizes(
+    pod,
+    target.plan.resources.map((r) => [r.container, r.resources]),
+  );
   if (resizes.length > 0) return { kind: 'resize', containers: resizes };
-  const images = target.plan.images.filter((i) => findContainer(pod, i.container)?.spec.image !== undefined && findContainer(pod, i.container)?.spec.image !== i.image);
+  const images = target.plan.images.filter(
+    (i) => findContainer(pod, i.container)?.spec.image !== undefined && findContainer(pod, i.container)?.spec.image !== i.image,
+  );
   return { kind: 'patchSpec', batch: 0, images, ...metadataOf(pod, target.plan), revisionLabel: target.revision };
 }
 

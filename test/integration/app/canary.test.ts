@@ -12,7 +12,11 @@ const steps = [{ replicas: 1 }, { pause: {} }, { replicas: '50%' }, { pause: { d
 describe('canary', () => {
   it('walks [1, pause{}, 50%, pause{5s}] to the end', async () => {
     const name = uniqueName('can');
-    await createApp(ctl.ns, name, { replicas: 4, podManagementPolicy: 'Parallel', updateStrategy: { type: 'RollingUpdate', rollingUpdate: { canary: { steps } } } });
+    await createApp(ctl.ns, name, {
+      replicas: 4,
+      podManagementPolicy: 'Parallel',
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { canary: { steps } } },
+    });
     const initial = await settled(ctl.ns, name);
     const v1 = initial.app.status?.updateRevision;
     expect(initial.app.status?.canary).toEqual({ step: 4 });
@@ -21,7 +25,12 @@ describe('canary', () => {
 
     await patchApp(ctl.ns, name, { template: template(name, 'v2') });
     // Step 1 done, then pause {}: ebb sets spec paused and records the step.
-    const paused = await until(ctl.ns, name, (s) => s.app.spec.updateStrategy?.rollingUpdate?.paused === true && s.app.status?.canary?.pausedAt !== undefined && s.app.status.readyReplicas === 4, { onEach });
+    const paused = await until(
+      ctl.ns,
+      name,
+      (s) => s.app.spec.updateStrategy?.rollingUpdate?.paused === true && s.app.status?.canary?.pausedAt !== undefined && s.app.status.readyReplicas === 4,
+      { onEach },
+    );
     const v2 = paused.app.status?.updateRevision;
     expect(v2).not.toBe(v1);
     expect(paused.pods.map(revisionOf)).toEqual([v1, v1, v1, v2]);

@@ -74,7 +74,8 @@ function invariants(updateRevision: () => string | undefined) {
         if (!pod || pod.metadata.deletionTimestamp) problems.push(`updated pod ${uid} was deleted`);
       }
       const rev = updateRevision();
-      for (const p of s.pods) if (rev && revisionOf(p) === rev && !p.metadata.deletionTimestamp && p.status?.phase === 'Running') updated.add(p.metadata.uid ?? '');
+      for (const p of s.pods)
+        if (rev && revisionOf(p) === rev && !p.metadata.deletionTimestamp && p.status?.phase === 'Running') updated.add(p.metadata.uid ?? '');
     },
   };
 }
@@ -104,7 +105,13 @@ describe('workers killed during a rollout', () => {
         name,
         (s) => {
           if (s.app.status?.observedGeneration === 2) v2 = s.app.status.updateRevision;
-          return v2 !== undefined && s.pods.length === 4 && s.pods.every((p) => revisionOf(p) === v2 && !p.metadata.deletionTimestamp) && s.app.status?.currentRevision === v2 && s.app.status.readyReplicas === 4;
+          return (
+            v2 !== undefined &&
+            s.pods.length === 4 &&
+            s.pods.every((p) => revisionOf(p) === v2 && !p.metadata.deletionTimestamp) &&
+            s.app.status?.currentRevision === v2 &&
+            s.app.status.readyReplicas === 4
+          );
         },
         { timeoutMs: 100_000, onEach: inv.onEach, what: `App ${name} converged after worker kills` },
       );

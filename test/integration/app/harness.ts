@@ -99,7 +99,10 @@ export async function podsOf(ns: string, name: string): Promise<Pod[]> {
 }
 
 export async function revisionsOf(ns: string, name: string): Promise<ControllerRevision[]> {
-  const list = await sandbox().rest.list<ControllerRevision>({ group: 'apps', version: 'v1', resource: 'controllerrevisions', namespace: ns }, { labelSelector: `${Label.app}=${name}` });
+  const list = await sandbox().rest.list<ControllerRevision>(
+    { group: 'apps', version: 'v1', resource: 'controllerrevisions', namespace: ns },
+    { labelSelector: `${Label.app}=${name}` },
+  );
   return list.items.sort((a, b) => a.revision - b.revision);
 }
 
@@ -158,7 +161,10 @@ export async function until(
       { timeoutMs: opts.timeoutMs ?? 60_000, intervalMs: 100, what: opts.what ?? `App ${ns}/${name}` },
     );
   } catch (err) {
-    const pods = last?.pods.map((p) => `${p.metadata.name ?? ''}@${getPodRevision(p) ?? ''}:${p.status?.phase ?? ''}${isRunningAndReady(p) ? '+R' : ''}${p.metadata.deletionTimestamp ? '(T)' : ''}`);
+    const pods = last?.pods.map(
+      (p) =>
+        `${p.metadata.name ?? ''}@${getPodRevision(p) ?? ''}:${p.status?.phase ?? ''}${isRunningAndReady(p) ? '+R' : ''}${p.metadata.deletionTimestamp ? '(T)' : ''}`,
+    );
     throw new Error(`${errorMessage(err)}; pods ${JSON.stringify(pods)}; status ${JSON.stringify(last?.app.status)}`);
   }
 }

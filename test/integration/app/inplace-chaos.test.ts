@@ -111,7 +111,11 @@ describe('workers killed during in-place updates', () => {
     async (_trial, podManagementPolicy, gracePeriodSeconds) => {
       let workers = [spawnWorker(), spawnWorker()];
       const name = uniqueName('ipchaos');
-      const rollingUpdate = { podUpdatePolicy: 'InPlaceIfPossible', maxUnavailable: podManagementPolicy === 'Parallel' ? 2 : 1, inPlaceUpdateStrategy: { gracePeriodSeconds } };
+      const rollingUpdate = {
+        podUpdatePolicy: 'InPlaceIfPossible',
+        maxUnavailable: podManagementPolicy === 'Parallel' ? 2 : 1,
+        inPlaceUpdateStrategy: { gracePeriodSeconds },
+      };
       await createApp(ns, name, { replicas: 3, podManagementPolicy, updateStrategy: { type: 'RollingUpdate', rollingUpdate } } as Partial<AppSpec>);
       const before = await settled(ns, name, undefined, 90_000);
       const watch = protocolWatch();
@@ -134,7 +138,9 @@ describe('workers killed during in-place updates', () => {
         (s) =>
           s.app.status?.observedGeneration === 2 &&
           s.pods.length === 3 &&
-          s.pods.every((p) => revisionOf(p) === s.app.status?.updateRevision && imagesOf(p)[0] === image('v2') && !isAnnotated(p) && gateOf(p)?.status === 'True') &&
+          s.pods.every(
+            (p) => revisionOf(p) === s.app.status?.updateRevision && imagesOf(p)[0] === image('v2') && !isAnnotated(p) && gateOf(p)?.status === 'True',
+          ) &&
           s.app.status.currentRevision === s.app.status.updateRevision &&
           s.app.status.readyReplicas === 3,
         { timeoutMs: 150_000, what: `App ${name} converged in place after worker kills` },

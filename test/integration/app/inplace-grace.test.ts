@@ -44,7 +44,10 @@ describe('in-place grace period', () => {
       await connection.quit();
     };
     const name = uniqueName('grace');
-    const spec = { replicas: 1, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible', inPlaceUpdateStrategy: { gracePeriodSeconds: 5 } } } };
+    const spec = {
+      replicas: 1,
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible', inPlaceUpdateStrategy: { gracePeriodSeconds: 5 } } },
+    };
     await createApp(ctl.ns, name, spec as Partial<AppSpec>);
     await settled(ctl.ns, name);
     const history = await recordPods(ctl.ns, name);
@@ -57,7 +60,9 @@ describe('in-place grace period', () => {
       }
     })();
     await patchApp(ctl.ns, name, { template: template(name, 'v2') });
-    await until(ctl.ns, name, (s) => s.app.metadata.generation === 2 && isSettled(s) && s.pods.every((p) => !isAnnotated(p) && gateOf(p)?.status === 'True'), { timeoutMs: 60_000 });
+    await until(ctl.ns, name, (s) => s.app.metadata.generation === 2 && isSettled(s) && s.pods.every((p) => !isAnnotated(p) && gateOf(p)?.status === 'True'), {
+      timeoutMs: 60_000,
+    });
     watching.on = false;
     await poll;
     await history.stop();

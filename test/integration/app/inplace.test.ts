@@ -19,7 +19,8 @@ const appTemplate = (name: string, containers: Container[], labels: Record<strin
   metadata: { labels: { app: name, ...labels } },
   spec: { containers, terminationGracePeriodSeconds: 1 },
 });
-const inPlace = (policy = 'InPlaceIfPossible', extra: Record<string, unknown> = {}) => ({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: policy, ...extra } } }) as Partial<AppSpec>;
+const inPlace = (policy = 'InPlaceIfPossible', extra: Record<string, unknown> = {}) =>
+  ({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: policy, ...extra } } }) as Partial<AppSpec>;
 
 /** An events.k8s.io Event as ebb writes it. */
 type EventObject = Event & Required<Pick<Event, 'reason' | 'action' | 'note' | 'regarding'>>;
@@ -68,7 +69,11 @@ describe('in-place update with the watcher and worker', () => {
       expect(imagesOf(p)).toEqual([image('v2')]);
       expect(gateOf(p)).toMatchObject({ status: 'True', reason: Reason.inPlaceUpdateDone });
       expect(isAnnotated(p)).toBe(false);
-      expect(gateSteps(history, p.metadata.name ?? '')).toEqual([`True/${Reason.podCreated}`, `False/${Reason.startInPlaceUpdate}`, `True/${Reason.inPlaceUpdateDone}`]);
+      expect(gateSteps(history, p.metadata.name ?? '')).toEqual([
+        `True/${Reason.podCreated}`,
+        `False/${Reason.startInPlaceUpdate}`,
+        `True/${Reason.inPlaceUpdateDone}`,
+      ]);
     }
     // While annotated the gate is False; the pods went out one at a time, from the highest ordinal down.
     expect(history.seen.filter((s) => isAnnotated(s.pod)).every((s) => gateOf(s.pod)?.status === 'False')).toBe(true);
@@ -119,7 +124,13 @@ describe('in-place update with the watcher and worker', () => {
     expect(fallbacks.every((e) => e.note.includes('/spec/containers/0/env'))).toBe(true);
 
     await patchApp(ctl.ns, name, { ...inPlace('InPlaceOnly'), template: appTemplate(name, [env('b')], { tier: 'back' }) });
-    const refused = await until(ctl.ns, name, (s) => s.app.status?.observedGeneration === 4 && s.app.status.conditions?.some((c) => c.type === ConditionType.inPlaceFallback && c.reason === Reason.inPlaceOnlyRefused) === true);
+    const refused = await until(
+      ctl.ns,
+      name,
+      (s) =>
+        s.app.status?.observedGeneration === 4 &&
+        s.app.status.conditions?.some((c) => c.type === ConditionType.inPlaceFallback && c.reason === Reason.inPlaceOnlyRefused) === true,
+    );
     await new Promise((r) => setTimeout(r, 2000));
     const still = await until(ctl.ns, name, () => true);
     expect(uidsByName(still.pods)).toEqual(uidsByName(recreated.pods));

@@ -27,7 +27,12 @@ describe('App lifecycle', () => {
       expect(p.status?.phase).toBe('Running');
       expect(p.spec?.hostname).toBe(`${name}-${i}`);
       expect(p.spec?.subdomain).toBe(name);
-      expect(p.metadata.labels).toMatchObject({ [Label.app]: name, [Label.podIndex]: String(i), [Label.podName]: `${name}-${i}`, [Label.revision]: revision?.metadata.name });
+      expect(p.metadata.labels).toMatchObject({
+        [Label.app]: name,
+        [Label.podIndex]: String(i),
+        [Label.podName]: `${name}-${i}`,
+        [Label.revision]: revision?.metadata.name,
+      });
       expect(p.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'App', uid: app.metadata.uid, controller: true, blockOwnerDeletion: true })]);
     }
     expect(s.app.status).toMatchObject({
@@ -48,9 +53,12 @@ describe('App lifecycle', () => {
       ]),
     );
     const events = await sandbox().rest.list<{ reason: string; message: string }>(core('events', ctl.ns), { fieldSelector: `involvedObject.name=${name}` });
-    expect(events.items.filter((e) => e.reason === 'SuccessfulCreate').map((e) => e.message).sort()).toEqual(
-      [0, 1, 2, 3, 4].map((i) => `create Pod ${name}-${i} in App ${name} successful`),
-    );
+    expect(
+      events.items
+        .filter((e) => e.reason === 'SuccessfulCreate')
+        .map((e) => e.message)
+        .sort(),
+    ).toEqual([0, 1, 2, 3, 4].map((i) => `create Pod ${name}-${i} in App ${name} successful`));
   });
 
   it('scales to 2 through the spec and to 7 through the scale subresource', async () => {
@@ -109,17 +117,24 @@ describe('App lifecycle', () => {
 describe('invalid specs', () => {
   it('a template the apiserver rejects → InvalidSpec and an Event, no retry storm, recovery on a fix', async () => {
     const name = uniqueName('bad');
-    const bad = { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'registry.example.com/web:v1', ports: [{ containerPort: 0 }] }] } };
+    const bad = {
+      metadata: { labels: { app: name } },
+      spec: { containers: [{ name: 'main', image: 'registry.example.com/web:v1', ports: [{ containerPort: 0 }] }] },
+    };
     await createApp(ctl.ns, name, { replicas: 2, template: bad });
     const s = await until(ctl.ns, name, (x) => x.app.status?.conditions?.some((c) => c.type === ConditionType.invalidSpec && c.status === 'True') === true);
     expect(s.pods).toEqual([]);
-    expect(s.app.status?.conditions).toContainEqual(expect.objectContaining({ type: ConditionType.failedCreatePod, status: 'True', reason: 'CreatePodFailed' }));
+    expect(s.app.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: ConditionType.failedCreatePod, status: 'True', reason: 'CreatePodFailed' }),
+    );
     const rv = s.app.metadata.resourceVersion;
     await new Promise((r) => setTimeout(r, 2000));
     expect((await getApp(ctl.ns, name)).metadata.resourceVersion).toBe(rv);
     const events = await sandbox().rest.list<{ reason: string; type: string }>(core('events', ctl.ns), { fieldSelector: `involvedObject.name=${name}` });
     expect(events.items.filter((e) => e.reason === 'FailedCreate' && e.type === 'Warning')).toHaveLength(1);
-    await patchApp(ctl.ns, name, { template: { spec: { containers: [{ name: 'main', image: 'registry.example.com/web:v1', ports: [{ containerPort: 8080 }] }] } } });
+    await patchApp(ctl.ns, name, {
+      template: { spec: { containers: [{ name: 'main', image: 'registry.example.com/web:v1', ports: [{ containerPort: 8080 }] }] } },
+    });
     const fixed = await settled(ctl.ns, name);
     expect(fixed.app.status?.conditions).toContainEqual(expect.objectContaining({ type: ConditionType.invalidSpec, status: 'False', reason: 'SpecValid' }));
     expect(fixed.app.status?.conditions).toContainEqual(expect.objectContaining({ type: ConditionType.failedCreatePod, status: 'False' }));

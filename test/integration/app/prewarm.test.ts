@@ -27,7 +27,9 @@ function appTemplate(name: string, tag: string, init?: string): AppSpec['templat
       containers: [{ name: 'main', image: image(tag) }],
       ...(init ? { initContainers: [{ name: 'init', image: init }] } : {}),
       terminationGracePeriodSeconds: 1,
-      topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: name } } }],
+      topologySpreadConstraints: [
+        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: name } } },
+      ],
     },
   };
 }
@@ -70,15 +72,24 @@ async function eventually<T>(what: string, fn: () => Promise<T | undefined>, tim
 
 /** Plays the node daemon: reports `image` in phase `phase` in the status of ImageList `node`. */
 async function report(node: string, image: string, phase: 'Pulled' | 'Failed'): Promise<void> {
-  const body = { apiVersion: API_VERSION, kind: IMAGE_LIST_KIND, metadata: { name: node }, status: { images: [{ image, phase, ...(phase === 'Failed' ? { message: 'manifest unknown' } : {}) }] } };
+  const body = {
+    apiVersion: API_VERSION,
+    kind: IMAGE_LIST_KIND,
+    metadata: { name: node },
+    status: { images: [{ image, phase, ...(phase === 'Failed' ? { message: 'manifest unknown' } : {}) }] },
+  };
   await rest().patch(imageListRef(node, 'status'), body, 'application/apply-patch+yaml', { fieldManager: `it-daemon-${image.split(':')[1] ?? ''}` });
 }
 
 afterAll(async () => {
   // Leave the sandbox's ImageLists as found: the person's entries go, and ImageLists left empty are deleted.
   for (const node of sandbox().nodeNames) {
-    await rest().apply(imageListRef(node), { apiVersion: API_VERSION, kind: IMAGE_LIST_KIND, metadata: { name: node } }, PERSON).catch(() => undefined);
-    const l = await rest().get<ImageList>(imageListRef(node)).catch(() => undefined);
+    await rest()
+      .apply(imageListRef(node), { apiVersion: API_VERSION, kind: IMAGE_LIST_KIND, metadata: { name: node } }, PERSON)
+      .catch(() => undefined);
+    const l = await rest()
+      .get<ImageList>(imageListRef(node))
+      .catch(() => undefined);
     if (!l || (l.spec?.images ?? []).length > 0) continue;
     try {
       await rest().delete(imageListRef(node), { uid: l.metadata.uid });
@@ -100,7 +111,12 @@ describe('image pre-warming', () => {
     expect(new Set(nodes).size).toBe(3);
     // A person pre-pulls A's next image and a tool of their own on one node, with their own field manager.
     const personal = nodes[0] ?? '';
-    const personBody = { apiVersion: API_VERSION, kind: IMAGE_LIST_KIND, metadata: { name: personal }, spec: { images: [{ image: image('v2') }, { image: TOOL }] } };
+    const personBody = {
+      apiVersion: API_VERSION,
+      kind: IMAGE_LIST_KIND,
+      metadata: { name: personal },
+      spec: { images: [{ image: image('v2') }, { image: TOOL }] },
+    };
     await rest().apply(imageListRef(personal), personBody, PERSON);
 
     // A rollout that waits (paused): every pod's node gets the new image, for A only.
@@ -138,7 +154,11 @@ describe('image pre-warming', () => {
     await createApp(ctl.ns, name, spec(name, { parallelism: 3 }, { canary: { steps: [{ replicas: 1 }, { pause: {} }] } }));
     await settled(ctl.ns, name);
     await patchApp(ctl.ns, name, { template: appTemplate(name, 'c2') });
-    const paused = await until(ctl.ns, name, (s) => s.app.spec.updateStrategy?.rollingUpdate?.paused === true && s.app.status?.canary?.pausedAt !== undefined && s.app.status.readyReplicas === 3);
+    const paused = await until(
+      ctl.ns,
+      name,
+      (s) => s.app.spec.updateStrategy?.rollingUpdate?.paused === true && s.app.status?.canary?.pausedAt !== undefined && s.app.status.readyReplicas === 3,
+    );
     const remaining = paused.pods.filter((p) => p.metadata.labels?.['apps.ebb.dev/revision'] !== paused.app.status?.updateRevision);
     expect(remaining).toHaveLength(2);
     const want = remaining.map(nodeOf).sort();
@@ -162,7 +182,11 @@ describe('image pre-warming', () => {
     // Nobody reports: nothing more is requested.
     await new Promise((r) => setTimeout(r, 1500));
     expect(sorted(await heldBy(name))).toEqual([first]);
-    expect((await until(ctl.ns, name, (s) => s.app.status?.prewarm !== undefined)).app.status?.prewarm).toEqual({ nodesRequested: 1, nodesPulled: 0, nodesFailed: 0 });
+    expect((await until(ctl.ns, name, (s) => s.app.status?.prewarm !== undefined)).app.status?.prewarm).toEqual({
+      nodesRequested: 1,
+      nodesPulled: 0,
+      nodesFailed: 0,
+    });
 
     await report(first, image('d2'), 'Pulled');
     const second = byOrdinal[1] ?? '';

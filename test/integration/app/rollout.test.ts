@@ -36,12 +36,19 @@ describe('rolling update', () => {
     const v1 = (await settled(ctl.ns, name)).app.status?.updateRevision;
     await patchApp(ctl.ns, name, { template: template(name, 'v2') });
     const w = watcher();
-    const partial = await until(ctl.ns, name, (s) => s.app.status?.updatedReplicas === 2 && s.app.status.readyReplicas === 5 && s.app.status.observedGeneration === 2, { onEach: w.onEach });
+    const partial = await until(
+      ctl.ns,
+      name,
+      (s) => s.app.status?.updatedReplicas === 2 && s.app.status.readyReplicas === 5 && s.app.status.observedGeneration === 2,
+      { onEach: w.onEach },
+    );
     const v2 = partial.app.status?.updateRevision;
     expect(v2).not.toBe(v1);
     expect(partial.pods.map(revisionOf)).toEqual([v1, v1, v1, v2, v2]);
     expect(partial.app.status).toMatchObject({ currentRevision: v1, currentReplicas: 3, updatedReplicas: 2 });
-    expect(partial.app.status?.conditions).toContainEqual(expect.objectContaining({ type: ConditionType.progressing, status: 'False', reason: 'RolloutComplete' }));
+    expect(partial.app.status?.conditions).toContainEqual(
+      expect.objectContaining({ type: ConditionType.progressing, status: 'False', reason: 'RolloutComplete' }),
+    );
     for (const i of [0, 1, 2]) expect(w.replaced(`${name}-${i}`)).toBe(false);
     expect(w.peak()).toBeLessThanOrEqual(1);
 
@@ -56,11 +63,25 @@ describe('rolling update', () => {
 
   it('with maxUnavailable 2 replaces two pods at a time, never more', async () => {
     const name = uniqueName('mu');
-    await createApp(ctl.ns, name, { replicas: 6, podManagementPolicy: 'Parallel', updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } } });
+    await createApp(ctl.ns, name, {
+      replicas: 6,
+      podManagementPolicy: 'Parallel',
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 2 } },
+    });
     await settled(ctl.ns, name);
     const w = watcher();
     await patchApp(ctl.ns, name, { template: template(name, 'v2') });
-    await until(ctl.ns, name, (s) => s.app.metadata.generation === 2 && s.app.status?.observedGeneration === 2 && s.pods.length === 6 && s.pods.every((p) => revisionOf(p) === s.app.status?.updateRevision) && s.app.status.readyReplicas === 6, { onEach: w.onEach });
+    await until(
+      ctl.ns,
+      name,
+      (s) =>
+        s.app.metadata.generation === 2 &&
+        s.app.status?.observedGeneration === 2 &&
+        s.pods.length === 6 &&
+        s.pods.every((p) => revisionOf(p) === s.app.status?.updateRevision) &&
+        s.app.status.readyReplicas === 6,
+      { onEach: w.onEach },
+    );
     expect(w.peak()).toBeLessThanOrEqual(2);
     expect(w.peak()).toBeGreaterThanOrEqual(1);
     await settled(ctl.ns, name);
@@ -73,7 +94,11 @@ describe('rolling update', () => {
     await patchApp(ctl.ns, name, { template: template(name, 'v2') });
     const first = await until(ctl.ns, name, (s) => (s.app.status?.updatedReplicas ?? 0) >= 1 && s.app.status?.observedGeneration === 2);
     await patchApp(ctl.ns, name, { updateStrategy: { rollingUpdate: { paused: true } } });
-    const pausedAt = await until(ctl.ns, name, (s) => s.app.status?.observedGeneration === 3 && s.app.status.readyReplicas === 4 && s.pods.every((p) => !p.metadata.deletionTimestamp));
+    const pausedAt = await until(
+      ctl.ns,
+      name,
+      (s) => s.app.status?.observedGeneration === 3 && s.app.status.readyReplicas === 4 && s.pods.every((p) => !p.metadata.deletionTimestamp),
+    );
     const v2 = first.app.status?.updateRevision;
     const updatedWhenPaused = pausedAt.pods.filter((p) => revisionOf(p) === v2).length;
     expect(updatedWhenPaused).toBeGreaterThanOrEqual(1);

@@ -108,12 +108,17 @@ describe('ebb daemon against containerd and a registry', () => {
       },
       { ...WAIT, signal, what: `${count} manifest requests for ${repo}` },
     );
-  const pullRequestsOf = async (ref: string): Promise<number> => (await containerd.imageRequests()).filter((r) => r.method === 'PullImage' && r.image === ref).length;
+  const pullRequestsOf = async (ref: string): Promise<number> =>
+    (await containerd.imageRequests()).filter((r) => r.method === 'PullImage' && r.image === ref).length;
 
   beforeAll(async () => {
     await checkRuntimePackages();
     workDir = await mkdtemp(join(tmpdir(), 'ebb-cdt-'));
-    [containerd, registry, privateRegistry] = await Promise.all([startContainerd(signal, { logLevel: 'trace' }), startRegistry({ signal }), startRegistry({ auth: CREDENTIAL, signal })]);
+    [containerd, registry, privateRegistry] = await Promise.all([
+      startContainerd(signal, { logLevel: 'trace' }),
+      startRegistry({ signal }),
+      startRegistry({ auth: CREDENTIAL, signal }),
+    ]);
     gate = await startRegistryGate(registry.url);
     cri = CriClient.connect(containerd.endpoint, { callTimeoutMs: 10_000 });
     pushed.v1 = await push(registry, REPO, 'v1', { 'version.txt': 'v1\n' });
@@ -225,7 +230,9 @@ describe('ebb daemon against containerd and a registry', () => {
     await setImages([{ image: pushed.v1.ref }, { image: pushed.v2.ref }, { image: missing }]);
 
     const first = await waitStatus(missing, (s) => s.phase === 'Failed', 'missing tag Failed');
-    expect(first.message).toBe(`NotFound: CRI PullImage: failed to pull and unpack image "${missing}": failed to resolve reference "${missing}": ${missing}: not found`);
+    expect(first.message).toBe(
+      `NotFound: CRI PullImage: failed to pull and unpack image "${missing}": failed to resolve reference "${missing}": ${missing}: not found`,
+    );
     expect(first.imageRef).toBeUndefined();
 
     const windowMs = 8_000;
@@ -240,7 +247,9 @@ describe('ebb daemon against containerd and a registry', () => {
     const attempts = later.attempts ?? 0;
     expect(await heads()).toBeGreaterThanOrEqual(attempts);
     expect(await heads()).toBeLessThanOrEqual(attempts + 1);
-    expect((await registry.manifestRequests(REPO)).filter((e) => e.path === `/v2/${REPO}/manifests/missing`).every((e) => e.method === 'HEAD' && e.status === 404)).toBe(true);
+    expect(
+      (await registry.manifestRequests(REPO)).filter((e) => e.path === `/v2/${REPO}/manifests/missing`).every((e) => e.method === 'HEAD' && e.status === 404),
+    ).toBe(true);
     const failures = (await daemon.lines()).filter((l) => l.msg === 'image pull failed' && l['image'] === missing);
     expect(failures.length).toBeGreaterThanOrEqual(attempts - 1);
     for (const f of failures) {
@@ -251,7 +260,11 @@ describe('ebb daemon against containerd and a registry', () => {
     expect(await daemon.metric('ebb_daemon_pulls_total{result="NotFound"}')).toBeGreaterThanOrEqual(attempts - 1);
 
     await setImages([{ image: pushed.v1.ref }, { image: pushed.v2.ref }]);
-    await waitFor(async () => ((await list())?.status?.images?.length === 2 ? true : undefined), { ...WAIT, signal, what: 'the missing tag leaves the status' });
+    await waitFor(async () => ((await list())?.status?.images?.length === 2 ? true : undefined), {
+      ...WAIT,
+      signal,
+      what: 'the missing tag leaves the status',
+    });
   });
 
   it('fails references the CRD admits but a runtime refuses, naming the entry, and never sends them to containerd', async () => {
@@ -303,7 +316,11 @@ describe('ebb daemon against containerd and a registry', () => {
     // The periodic lookup of a pulled image fails: it stays Pulled (nothing says it left the node), and its
     // message says why it could not be checked.
     const unchecked = await waitStatus(pushed.v2.ref, (s) => s.message !== undefined, 'v2 reports the failed lookup');
-    expect(unchecked).toMatchObject({ phase: 'Pulled', imageRef: pushed.v2.image.id, message: expect.stringMatching(/^container runtime: Unavailable: CRI ImageStatus: /) as unknown });
+    expect(unchecked).toMatchObject({
+      phase: 'Pulled',
+      imageRef: pushed.v2.image.id,
+      message: expect.stringMatching(/^container runtime: Unavailable: CRI ImageStatus: /) as unknown,
+    });
 
     // A new entry while containerd is down: its lookup fails, and the status says why.
     const added = pushed.recovered.ref;
@@ -366,7 +383,9 @@ describe('ebb daemon against containerd and a registry', () => {
     const refusedAttempts = (pulled.attempts ?? 0) - 1;
     expect(refusedAttempts).toBeGreaterThanOrEqual(1);
     const seen = (await privateRegistry.manifestRequests(PRIVATE_REPO)).slice(logFrom);
-    expect(seen.slice(0, refusedAttempts)).toEqual(Array.from({ length: refusedAttempts }, () => ({ method: 'HEAD', path: `/v2/${PRIVATE_REPO}/manifests/v1`, status: 401 })));
+    expect(seen.slice(0, refusedAttempts)).toEqual(
+      Array.from({ length: refusedAttempts }, () => ({ method: 'HEAD', path: `/v2/${PRIVATE_REPO}/manifests/v1`, status: 401 })),
+    );
     expect(seen.slice(refusedAttempts)).toEqual([
       { method: 'HEAD', path: `/v2/${PRIVATE_REPO}/manifests/v1`, status: 401 },
       { method: 'HEAD', path: `/v2/${PRIVATE_REPO}/manifests/v1`, status: 200 },
@@ -393,14 +412,22 @@ describe('ebb daemon against containerd and a registry', () => {
     await setImages([{ image: pushed.v1.ref }, { image: ref }]);
 
     await waitStatus(ref, (s) => s.phase === 'Pulling', 'Pulling');
-    await waitFor(() => (gate.requests().some((r) => r.path.includes('/blobs/') && r.state === 'held') ? true : undefined), { ...WAIT, signal, what: 'a held layer download' });
+    await waitFor(() => (gate.requests().some((r) => r.path.includes('/blobs/') && r.state === 'held') ? true : undefined), {
+      ...WAIT,
+      signal,
+      what: 'a held layer download',
+    });
     expect(await statusOf(ref)).toEqual({ image: ref, phase: 'Pulling', attempts: 1 });
 
     await daemon.child.kill();
     expect(await daemon.child.exited).toBe('SIGKILL');
 
     // The CRI call died with the process: containerd cancelled the pull and dropped its download.
-    await waitFor(() => (gate.requests().some((r) => r.path.includes('/blobs/') && r.state === 'dropped') ? true : undefined), { ...WAIT, signal, what: 'the held download dropped' });
+    await waitFor(() => (gate.requests().some((r) => r.path.includes('/blobs/') && r.state === 'dropped') ? true : undefined), {
+      ...WAIT,
+      signal,
+      what: 'the held download dropped',
+    });
     const failedPull = await waitFor(
       async () => {
         const lines = (await readFile(containerd.logPath, 'utf8')).split('\n').filter((l) => l.includes(`msg="PullImage \\"${ref}\\" failed"`));
@@ -423,6 +450,11 @@ describe('ebb daemon against containerd and a registry', () => {
     // The restarted daemon looked v1 up and reported it as it was: no new pull.
     expect(await pullRequestsOf(pushed.v1.ref)).toBe(v1Pulls);
     expect(await statusOf(pushed.v1.ref)).toEqual(v1Before);
-    expect(gate.requests().filter((r) => r.path.includes('/blobs/')).map((r) => r.state)).toEqual(expect.arrayContaining(['dropped', 'done']));
+    expect(
+      gate
+        .requests()
+        .filter((r) => r.path.includes('/blobs/'))
+        .map((r) => r.state),
+    ).toEqual(expect.arrayContaining(['dropped', 'done']));
   });
 });

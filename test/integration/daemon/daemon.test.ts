@@ -65,13 +65,15 @@ describe('ebb daemon on a simulated node', () => {
     });
   const statusOf = async (img: string): Promise<ImageStatus | undefined> => (await list())?.status?.images?.find((s) => s.image === img);
   const waitStatus = (img: string, ok: (s: ImageStatus) => boolean, what: string): Promise<ImageStatus> =>
-    waitFor(async () => {
-      const s = await statusOf(img);
-      return s && ok(s) ? s : undefined;
-    }, { ...WAIT, what });
+    waitFor(
+      async () => {
+        const s = await statusOf(img);
+        return s && ok(s) ? s : undefined;
+      },
+      { ...WAIT, what },
+    );
   const pullsOf = (img: string): number => recorder.calls.filter((c) => c.method === 'pull' && c.image === img).length;
-  const setImages = (images: ImageListEntry[]): Promise<ImageList> =>
-    rest.patch<ImageList>(imageListRef(node), { spec: { images } }, PatchType.merge);
+  const setImages = (images: ImageListEntry[]): Promise<ImageList> => rest.patch<ImageList>(imageListRef(node), { spec: { images } }, PatchType.merge);
   const removeList = async (): Promise<void> => {
     await rest.delete(imageListRef(node)).catch((err: unknown) => {
       if (!isKubeError(err, 'NotFound')) throw err;
@@ -120,7 +122,11 @@ describe('ebb daemon on a simulated node', () => {
     });
     for (const img of [image('a'), image('b')]) {
       const s = await waitStatus(img, (s) => s.phase === 'Pulled', `${img} Pulled`);
-      expect(s).toMatchObject({ imageRef: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as unknown, attempts: 1, lastPullTime: expect.any(String) as unknown });
+      expect(s).toMatchObject({
+        imageRef: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as unknown,
+        attempts: 1,
+        lastPullTime: expect.any(String) as unknown,
+      });
       expect(pullsOf(img)).toBe(1);
     }
     expect((await list())?.status?.observedGeneration).toBe(created.metadata.generation);
@@ -153,7 +159,10 @@ describe('ebb daemon on a simulated node', () => {
     const s = await waitStatus(unreachable, (s) => s.phase === 'Failed' && (s.attempts ?? 0) >= 2, 'retried');
     expect(s.message).toMatch(/no such host/);
     // Entries removed from the spec leave the status.
-    await waitFor(async () => ((await list())?.status?.images?.map((i) => i.image).join() === [image('a'), unreachable].join() ? true : undefined), { ...WAIT, what: 'status follows the spec' });
+    await waitFor(async () => ((await list())?.status?.images?.map((i) => i.image).join() === [image('a'), unreachable].join() ? true : undefined), {
+      ...WAIT,
+      what: 'status follows the spec',
+    });
   });
 
   it('uses the credentials of the pull secret for its registry; a missing secret fails the image', async () => {
@@ -171,7 +180,10 @@ describe('ebb daemon on a simulated node', () => {
       { image: image('nosecret'), pullSecret: { namespace: ns, name: 'missing' } },
     ]);
     await waitStatus(image('private'), (s) => s.phase === 'Pulled', 'private Pulled');
-    expect(recorder.calls.find((c) => c.method === 'pull' && c.image === image('private'))?.auth).toMatchObject({ username: 'robot', serverAddress: 'registry.example.com' });
+    expect(recorder.calls.find((c) => c.method === 'pull' && c.image === image('private'))?.auth).toMatchObject({
+      username: 'robot',
+      serverAddress: 'registry.example.com',
+    });
     const failed = await waitStatus(image('nosecret'), (s) => s.phase === 'Failed', 'missing secret Failed');
     expect(failed.message).toBe(`pull secret ${ns}/missing not found`);
     expect(pullsOf(image('nosecret'))).toBe(0);
@@ -193,7 +205,10 @@ describe('ebb daemon on a simulated node', () => {
     await waitFor(async () => ((await list())?.status?.images?.length === 1 ? true : undefined), { ...WAIT, what: 'status settled' });
     const writesBefore = daemon.statusWrites();
     await setImages(many.map((img) => ({ image: img })));
-    await waitFor(async () => ((await list())?.status?.images?.filter((s) => s.phase === 'Pulled').length === many.length ? true : undefined), { ...WAIT, what: 'all Pulled' });
+    await waitFor(async () => ((await list())?.status?.images?.filter((s) => s.phase === 'Pulled').length === many.length ? true : undefined), {
+      ...WAIT,
+      what: 'all Pulled',
+    });
     // Eight images went from Pending to Pulled (sixteen changes) and the generation moved on.
     expect(daemon.statusWrites() - writesBefore).toBeLessThanOrEqual(2);
     expect(many.every((img) => pullsOf(img) === 0)).toBe(true);
@@ -202,7 +217,12 @@ describe('ebb daemon on a simulated node', () => {
   it('drops everything when the ImageList is deleted, and serves a re-created one', async () => {
     const pullsOfA = pullsOf(image('a'));
     await removeList();
-    const recreated = await rest.create<ImageList>(imageListRef(), { apiVersion: API_VERSION, kind: IMAGE_LIST_KIND, metadata: { name: node }, spec: { images: [{ image: image('c') }, { image: image('a') }] } });
+    const recreated = await rest.create<ImageList>(imageListRef(), {
+      apiVersion: API_VERSION,
+      kind: IMAGE_LIST_KIND,
+      metadata: { name: node },
+      spec: { images: [{ image: image('c') }, { image: image('a') }] },
+    });
     await waitStatus(image('c'), (s) => s.phase === 'Pulled', 'c Pulled on the new list');
     const st = await waitStatus(image('a'), (s) => s.phase === 'Pulled', 'a Pulled on the new list');
     // `a` was still in the runtime: reported from a lookup, with no new pull, and no status from the old list.

@@ -28,7 +28,12 @@ export interface EbbDaemon {
 
 /** Starts `node src/cli/main.ts daemon` with `env` (and PATH); resolves once it logs `daemon started`. */
 export async function startEbbDaemon(env: Record<string, string>, logPath: string, signal: AbortSignal): Promise<EbbDaemon> {
-  const child = await startDaemon(process.execPath, [MAIN, 'daemon'], { stdout: logPath, stderr: logPath }, { env: { PATH: process.env['PATH'] ?? '', ...env } });
+  const child = await startDaemon(
+    process.execPath,
+    [MAIN, 'daemon'],
+    { stdout: logPath, stderr: logPath },
+    { env: { PATH: process.env['PATH'] ?? '', ...env } },
+  );
   const output = (): Promise<string> => readFile(logPath, 'utf8');
   const lines = async (): Promise<LogLine[]> =>
     (await output())

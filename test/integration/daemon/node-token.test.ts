@@ -64,7 +64,8 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
   let bound: KubeRest;
   let unbound: KubeRest;
 
-  const kubectl = async (...args: string[]): Promise<string> => (await run(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { maxBuffer: 16 * 1024 * 1024, signal })).stdout;
+  const kubectl = async (...args: string[]): Promise<string> =>
+    (await run(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { maxBuffer: 16 * 1024 * 1024, signal })).stdout;
   /** `kubectl kustomize` of a directory, as objects. */
   const render = async (path: string): Promise<Manifest[]> => parseAllDocuments(await kubectl('kustomize', path)).map((d) => d.toJS() as Manifest);
   const writeManifests = async (name: string, objects: Manifest[]): Promise<string> => {
@@ -104,7 +105,10 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
     // without the workloads: the sandbox has no real kubelet to run them.
     const all = await render(join(ROOT, 'deploy'));
     const daemonRbac = all.filter(
-      (o) => (o.kind === 'Namespace' && o.metadata.name === NAMESPACE) || (['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'].includes(o.kind) && o.metadata.name.startsWith('ebb-daemon')),
+      (o) =>
+        (o.kind === 'Namespace' && o.metadata.name === NAMESPACE) ||
+        (['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding'].includes(o.kind) &&
+          o.metadata.name.startsWith('ebb-daemon')),
     );
     expect(daemonRbac.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
       'ClusterRole/ebb-daemon',
@@ -121,10 +125,16 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
     const overlay = join(dir, 'overlay');
     const deployFromOverlay = relative(overlay, join(ROOT, 'deploy'));
     await mkdir(overlay);
-    await writeFile(join(overlay, 'kustomization.yaml'), stringify({ resources: [deployFromOverlay], components: [`${deployFromOverlay}/components/daemon-pull-secrets`] }));
+    await writeFile(
+      join(overlay, 'kustomization.yaml'),
+      stringify({ resources: [deployFromOverlay], components: [`${deployFromOverlay}/components/daemon-pull-secrets`] }),
+    );
     const withComponent = await render(overlay);
     const added = withComponent.filter((o) => !all.some((b) => b.kind === o.kind && b.metadata.name === o.metadata.name));
-    expect(added.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(['ClusterRole/ebb-daemon-pull-secrets', 'ClusterRoleBinding/ebb-daemon-pull-secrets']);
+    expect(added.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'ClusterRole/ebb-daemon-pull-secrets',
+      'ClusterRoleBinding/ebb-daemon-pull-secrets',
+    ]);
     component = await writeManifests('daemon-pull-secrets.yaml', added);
 
     // A daemon pod on node A (the simulated kubelet runs it), and a token bound to it.
@@ -134,7 +144,9 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
       metadata: { name: pod },
       spec: { serviceAccountName: DAEMON_SA, nodeName: nodeA, containers: [{ name: 'daemon', image: 'registry.example.com/ebb:test' }] },
     });
-    boundToken = (await kubectl('create', 'token', DAEMON_SA, '-n', NAMESPACE, '--bound-object-kind', 'Pod', '--bound-object-name', pod, '--duration', '1h')).trim();
+    boundToken = (
+      await kubectl('create', 'token', DAEMON_SA, '-n', NAMESPACE, '--bound-object-kind', 'Pod', '--bound-object-name', pod, '--duration', '1h')
+    ).trim();
     bound = await clientWith(boundToken, 'bound');
     unbound = await clientWith((await kubectl('create', 'token', DAEMON_SA, '-n', NAMESPACE, '--duration', '1h')).trim(), 'unbound');
 
@@ -212,7 +224,8 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
     const parsed = parseImageReference(image);
     if (!parsed.ok) throw new Error(parsed.reason);
     // The daemon's own read of an entry's pull secret, with the daemon's token.
-    const credentials = (): Promise<unknown> => pullAuthFrom(restSecretReader(bound), { namespace: ns, name: 'regcred' }, parsed.ref, AbortSignal.any([signal, AbortSignal.timeout(10_000)]));
+    const credentials = (): Promise<unknown> =>
+      pullAuthFrom(restSecretReader(bound), { namespace: ns, name: 'regcred' }, parsed.ref, AbortSignal.any([signal, AbortSignal.timeout(10_000)]));
 
     await expect(credentials()).rejects.toMatchObject({
       name: 'PullSecretError',
@@ -224,7 +237,11 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
 
     await kubectl('apply', '-f', component);
 
-    await waitFor(async () => ((await credentials()) !== undefined ? true : undefined), { ...WAIT, signal, what: 'the pull secret readable with the component' });
+    await waitFor(async () => ((await credentials()) !== undefined ? true : undefined), {
+      ...WAIT,
+      signal,
+      what: 'the pull secret readable with the component',
+    });
     expect(await credentials()).toEqual({ serverAddress: 'registry.example.com', username: 'robot', password: 'not-for-the-test-log' });
     const listed = await rejection(bound.list(core('secrets', ns)));
     expect(listed.code).toBe('Forbidden');

@@ -72,7 +72,8 @@ export async function startDedicatedNode(opts: { prefix: string; index: number; 
     stop: () =>
       (stopping ??= (async () => {
         // The kubelet is still running, so graceful deletions finish and the pods go away.
-        for (const p of await podsHere()) await rest.delete(core('pods', p.metadata.namespace, p.metadata.name), { gracePeriodSeconds: 0 }).catch(ignoreNotFound);
+        for (const p of await podsHere())
+          await rest.delete(core('pods', p.metadata.namespace, p.metadata.name), { gracePeriodSeconds: 0 }).catch(ignoreNotFound);
         await waitFor(async () => ((await podsHere()).length === 0 ? true : undefined), { timeoutMs: 30_000, what: `pods gone from ${name}` });
         await sim.stop();
         lifetime.abort();

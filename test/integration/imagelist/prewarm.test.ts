@@ -29,7 +29,12 @@ describe('an image pre-pulled by the node daemon', () => {
 
   beforeAll(async () => {
     node = await startDedicatedNode({ prefix: 'it-prewarm', index: 40, timings: { pullMs: PULL_MS } });
-    daemons = await startNodeDaemons({ kubeconfig: sandbox().kubeconfig, nodes: [node.node], log: createLogger('daemon', 'warn'), options: { statusFlushMs: 200 } });
+    daemons = await startNodeDaemons({
+      kubeconfig: sandbox().kubeconfig,
+      nodes: [node.node],
+      log: createLogger('daemon', 'warn'),
+      options: { statusFlushMs: 200 },
+    });
     daemon = daemons.daemons.get(node.name)!;
     ns = await freshNamespace('prewarm');
   });

@@ -91,7 +91,9 @@ describe('periodic re-pull with the node daemon and workers scaled from zero', (
     const finalStatus = await waitImageStatus(node.name, IMAGE, (s) => s.imageRef === moved, 'the moved tag pulled');
 
     const gaps = [second - first, third - second];
-    process.stdout.write(`pulls at +0, +${second - first} ms, +${third - first} ms; worker spans (ms from first pull): ${JSON.stringify(keda.spans.map((s) => [s.startedAt - first, (s.stoppedAt ?? Date.now()) - first]))}\n`);
+    process.stdout.write(
+      `pulls at +0, +${second - first} ms, +${third - first} ms; worker spans (ms from first pull): ${JSON.stringify(keda.spans.map((s) => [s.startedAt - first, (s.stoppedAt ?? Date.now()) - first]))}\n`,
+    );
     for (const gap of gaps) {
       expect(gap).toBeGreaterThanOrEqual(INTERVAL_MS - 2_000);
       expect(gap).toBeLessThan(INTERVAL_MS + LATE_MS);
@@ -103,7 +105,11 @@ describe('periodic re-pull with the node daemon and workers scaled from zero', (
     expect(Date.parse(finalStatus.observedPullRequestedAt!)).toBeGreaterThan(first + INTERVAL_MS - 1_000);
 
     // Between two pulls the worker count went to zero for most of the interval...
-    for (const [from, to] of [[first, second], [second, third]] as const) expect(longestIdle(keda.spans, from, to)).toBeGreaterThan(to - from - 15_000);
+    for (const [from, to] of [
+      [first, second],
+      [second, third],
+    ] as const)
+      expect(longestIdle(keda.spans, from, to)).toBeGreaterThan(to - from - 15_000);
     expect(busyMs(keda.spans, first, third)).toBeLessThan((third - first) / 5);
     // ...and each re-pull was requested by a worker KEDA started from zero after that quiet stretch.
     const requesters = keda.spans.flatMap((s, i) => (requestsBy(i) > 0 ? [s] : []));

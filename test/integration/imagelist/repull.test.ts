@@ -69,7 +69,9 @@ describe('periodic re-pull of alwaysPull images', () => {
     await Promise.all(procs.map((p) => p.stop()));
     await reconcile?.close();
     conn?.disconnect();
-    await sandbox().rest.delete(imageListRef(name)).catch(() => undefined);
+    await sandbox()
+      .rest.delete(imageListRef(name))
+      .catch(() => undefined);
   });
 
   it('fires at zero workers, requests a pull once per interval, and releases what it no longer needs', async () => {

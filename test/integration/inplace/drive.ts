@@ -57,7 +57,12 @@ export function waitPod(ns: string, name: string, what: string, check: (p: Pod) 
  * Creates a pod as the App planner would under an in-place policy (readiness gate, revision label), sets the
  * gate True right after creation, and waits until it is Running and Ready.
  */
-export async function createGatedPod(ns: string, name: string, spec: Record<string, unknown>, meta: { labels?: Record<string, string>; annotations?: Record<string, string> } = {}): Promise<Pod> {
+export async function createGatedPod(
+  ns: string,
+  name: string,
+  spec: Record<string, unknown>,
+  meta: { labels?: Record<string, string>; annotations?: Record<string, string> } = {},
+): Promise<Pod> {
   const { rest } = sandbox();
   const labels = { ...(meta.labels ?? {}), [Label.revision]: 'web-a' };
   const metadata = { name, labels, ...(meta.annotations ? { annotations: meta.annotations } : {}) };

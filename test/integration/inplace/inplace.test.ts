@@ -21,7 +21,12 @@ function target(plan: Partial<InPlaceTarget['plan']>, gracePeriodSeconds = 0): I
 describe('in-place update on the sandbox', () => {
   it('changes the image in place: same name, UID, node and IP, restartCount +1, gate False then True, annotation gone', async () => {
     const ns = await freshNamespace('ip');
-    const before = await createGatedPod(ns, 'web-0', { containers: [{ name: 'app', image: 'nginx:1.25', readinessProbe: probe }, { name: 'side', image: 'redis:7.2' }] });
+    const before = await createGatedPod(ns, 'web-0', {
+      containers: [
+        { name: 'app', image: 'nginx:1.25', readinessProbe: probe },
+        { name: 'side', image: 'redis:7.2' },
+      ],
+    });
     expect(cond(before, IN_PLACE_GATE)).toMatchObject({ status: 'True', reason: Reason.podCreated });
 
     const run = await driveInPlace(ns, 'web-0', target({ images: [{ container: 'app', image: 'nginx:1.26' }] }));
@@ -85,7 +90,12 @@ describe('in-place update on the sandbox', () => {
 
   it('lands a template label edit together with an image edit without recreating the pod', async () => {
     const ns = await freshNamespace('ip');
-    const before = await createGatedPod(ns, 'web-0', { containers: [{ name: 'app', image: 'nginx:1.25' }] }, { labels: { tier: 'front', old: 'x' }, annotations: { note: 'a' } });
+    const before = await createGatedPod(
+      ns,
+      'web-0',
+      { containers: [{ name: 'app', image: 'nginx:1.25' }] },
+      { labels: { tier: 'front', old: 'x' }, annotations: { note: 'a' } },
+    );
 
     const plan = { images: [{ container: 'app', image: 'nginx:1.26' }], metadata: { labels: { tier: 'back', old: null }, annotations: { note: 'b' } } };
     const run = await driveInPlace(ns, 'web-0', target(plan));
@@ -147,9 +157,9 @@ describe('in-place update on the sandbox', () => {
     const ns = await freshNamespace('ip');
     await createGatedPod(ns, 'web-0', { containers: [{ name: 'app', image: 'nginx:1.25' }] });
 
-    await expect(driveInPlace(ns, 'web-0', target({ images: [{ container: 'app', image: 'registry.example.invalid/app:2' }] }), { timeoutMs: 3_000 })).rejects.toThrow(
-      /did not finish; last step .*waitRunning/,
-    );
+    await expect(
+      driveInPlace(ns, 'web-0', target({ images: [{ container: 'app', image: 'registry.example.invalid/app:2' }] }), { timeoutMs: 3_000 }),
+    ).rejects.toThrow(/did not finish; last step .*waitRunning/);
     const pod = await getPod(ns, 'web-0');
     expect(cond(pod, IN_PLACE_GATE)).toMatchObject({ status: 'False', reason: Reason.startInPlaceUpdate });
     expect(pod.metadata.annotations?.[Annotation.inPlaceUpdateState]).toBeDefined();

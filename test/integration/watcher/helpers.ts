@@ -148,7 +148,10 @@ export function printLogsOnFailure(procs: readonly EbbProcess[], lines = 25): vo
 }
 
 /** Settings every test process shares: its own queue prefix and namespaces, quick retries. */
-export function ebbEnv(opts: { kubeconfig: string; redisUrl: string; prefix: string; namespaces: string[] }, extra: Record<string, string> = {}): Record<string, string> {
+export function ebbEnv(
+  opts: { kubeconfig: string; redisUrl: string; prefix: string; namespaces: string[] },
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     KUBECONFIG: opts.kubeconfig,
     EBB_REDIS_URL: opts.redisUrl,
@@ -252,7 +255,9 @@ export function overlappingRuns(runs: Run[]): string[] {
       const prev = list[i - 1]!;
       const cur = list[i]!;
       if (cur.startedAt < prev.finishedAt) {
-        problems.push(`${app}: ${cur.worker} job ${cur.jobId} started at ${cur.startedAt} before ${prev.worker} job ${prev.jobId} finished at ${prev.finishedAt}`);
+        problems.push(
+          `${app}: ${cur.worker} job ${cur.jobId} started at ${cur.startedAt} before ${prev.worker} job ${prev.jobId} finished at ${prev.finishedAt}`,
+        );
       }
     }
   }

@@ -57,7 +57,7 @@ describe('one active job per object, changes during a run processed after it (2 
     await deleteNamespace(sandbox().rest, ns);
   });
 
-  it('never overlaps runs of one App and observes every App\'s last edit', async () => {
+  it("never overlaps runs of one App and observes every App's last edit", async () => {
     const { rest, kubeconfig, redisUrl, dir } = sandbox();
     printLogsOnFailure(procs);
     const names = appNames(APPS);

@@ -118,7 +118,10 @@ describe('Redis loss during activity', () => {
     await admin.flushall();
     const flushedAt = Date.now();
     const counts = await queue.getJobCounts('wait', 'prioritized', 'active', 'delayed');
-    expect(Object.values(counts).reduce((a, b) => a + b, 0), 'FLUSHALL wiped the jobs').toBe(0);
+    expect(
+      Object.values(counts).reduce((a, b) => a + b, 0),
+      'FLUSHALL wiped the jobs',
+    ).toBe(0);
 
     await startWorker().httpPort();
     await waitAllObserved(sandbox().rest, ns, APPS, 3 * RESYNC_MS);
@@ -139,8 +142,14 @@ describe('Redis loss during activity', () => {
     expect(await edits.stop()).toBeGreaterThan(20);
 
     await waitAllObserved(sandbox().rest, ns, APPS, 30_000);
-    expect(procs.filter((p) => !p.running()).map((p) => p.name), 'processes that exited').toEqual(procs.filter((p) => p.name === 'worker-0').map((p) => p.name));
-    expect(watcher.logs.slice(mark).some((l) => l.msg === 'redis connection error'), 'the watcher reported the outage').toBe(true);
+    expect(
+      procs.filter((p) => !p.running()).map((p) => p.name),
+      'processes that exited',
+    ).toEqual(procs.filter((p) => p.name === 'worker-0').map((p) => p.name));
+    expect(
+      watcher.logs.slice(mark).some((l) => l.msg === 'redis connection error'),
+      'the watcher reported the outage',
+    ).toBe(true);
     // Everything was reported as structured log lines: nothing raw on stderr.
     expect(procs.map((p) => p.stderr()).filter((e) => e !== '')).toEqual([]);
   });

@@ -42,7 +42,8 @@ describe('status-only App updates', () => {
   });
 
   const waiting = async (): Promise<number> => (await reconcile.getJobs(['wait', 'prioritized'])).filter((j) => j.data.name === 'web').length;
-  const ignored = async (): Promise<number> => metricValue((await httpGet(port, '/metrics')).body, 'ebb_watch_events_ignored_total', { resource: 'apps', reason: 'status-only' });
+  const ignored = async (): Promise<number> =>
+    metricValue((await httpGet(port, '/metrics')).body, 'ebb_watch_events_ignored_total', { resource: 'apps', reason: 'status-only' });
 
   it('is ignored, while a label change still enqueues', async () => {
     printLogsOnFailure([watcher]);

@@ -15,7 +15,18 @@ import type { ObjectKey } from '../../../src/queue/names.ts';
 import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../../src/queue/queues.ts';
 import { setTimer } from '../../../src/queue/timers.ts';
 import { freshNamespace, sandbox } from '../support.ts';
-import { createApps, deleteNamespace, ebbEnv, editApp, httpGet, printLogsOnFailure, spawnEbb, uniquePrefix, waitAllObserved, type EbbProcess } from './helpers.ts';
+import {
+  createApps,
+  deleteNamespace,
+  ebbEnv,
+  editApp,
+  httpGet,
+  printLogsOnFailure,
+  spawnEbb,
+  uniquePrefix,
+  waitAllObserved,
+  type EbbProcess,
+} from './helpers.ts';
 
 describe('timers', () => {
   let ns = '';
@@ -59,10 +70,11 @@ describe('timers', () => {
     const before = await reconcile.getJobs(['wait', 'prioritized', 'active', 'delayed']);
     expect(before.filter((j) => j.data.name === key.name)).toEqual([]);
 
-    const job = await waitFor(
-      async () => (await reconcile.getJobs(['wait', 'prioritized'])).find((j) => j.data.name === key.name),
-      { timeoutMs: 15_000, intervalMs: 100, what: 'the timer to enqueue a reconcile' },
-    );
+    const job = await waitFor(async () => (await reconcile.getJobs(['wait', 'prioritized'])).find((j) => j.data.name === key.name), {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      what: 'the timer to enqueue a reconcile',
+    });
     expect(job.data).toEqual(key);
     expect(job.timestamp, 'enqueued when due, not before').toBeGreaterThanOrEqual(dueAt);
     expect(await timers.getDelayedCount(), 'the timer fired').toBe(0);
@@ -90,7 +102,10 @@ describe('timers', () => {
     expect(tookMs, 'the edit was reconciled promptly').toBeLessThan(5_000);
 
     const pending = await timers.getDelayed();
-    expect(pending.map((j) => ({ key: j.data.key, dueAt: j.data.dueAt })), 'the timer is untouched').toEqual([{ key, dueAt }]);
+    expect(
+      pending.map((j) => ({ key: j.data.key, dueAt: j.data.dueAt })),
+      'the timer is untouched',
+    ).toEqual([{ key, dueAt }]);
     process.stdout.write(`timers: edit observed ${tookMs} ms after it was written, with a timer pending 60 s ahead\n`);
   });
 });

@@ -114,7 +114,10 @@ describe('two watcher replicas', () => {
     const one = await runWorkload(1, procs, namespaces);
     const two = await runWorkload(2, procs, namespaces);
 
-    for (const [label, out, watchers] of [['one watcher', one, 1], ['two watchers', two, 2]] as const) {
+    for (const [label, out, watchers] of [
+      ['one watcher', one, 1],
+      ['two watchers', two, 2],
+    ] as const) {
       expect(out.jobsByApp.size, `${label}: every App was reconciled`).toBe(APPS);
       expect(overlappingRuns(out.runs), label).toEqual([]);
       for (const [app, jobs] of out.jobsByApp) {

@@ -156,7 +156,9 @@ describe('watch faults lose no App', () => {
     proxy.resetAll();
     proxy.resume();
     await watcher.waitForLog(
-      (l) => l.source === 'apps' && (l.msg === 'watch expired (410 Gone); re-listing' || (l.msg === 'list/watch failed; retrying' && /too old|Gone|Expired/i.test(String(l['error'])))),
+      (l) =>
+        l.source === 'apps' &&
+        (l.msg === 'watch expired (410 Gone); re-listing' || (l.msg === 'list/watch failed; retrying' && /too old|Gone|Expired/i.test(String(l['error'])))),
       30_000,
       'the Apps watch to see 410 Gone',
     );

@@ -48,7 +48,11 @@ describe.each(policies)('%s', (podManagementPolicy) => {
 
 describe('canary', () => {
   it('restarts the steps when a new revision arrives mid-canary', async () => {
-    const s = new Scenario({ replicas: 4, podManagementPolicy: 'Parallel', updateStrategy: { type: 'RollingUpdate', rollingUpdate: { canary: { steps: [{ replicas: 2 }, { pause: { duration: '1h' } }] } } } });
+    const s = new Scenario({
+      replicas: 4,
+      podManagementPolicy: 'Parallel',
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { canary: { steps: [{ replicas: 2 }, { pause: { duration: '1h' } }] } } },
+    });
     await s.runUntil((x) => x.converged());
     s.edit(image('v2'));
     await s.runUntil((x) => x.app().status?.canary?.step === 1);
@@ -64,7 +68,11 @@ describe('canary', () => {
   });
 
   it('a user pause during a replicas step holds it; scaling still happens', async () => {
-    const s = new Scenario({ replicas: 3, podManagementPolicy: 'Parallel', updateStrategy: { type: 'RollingUpdate', rollingUpdate: { paused: true, canary: { steps: [{ replicas: 1 }] } } } });
+    const s = new Scenario({
+      replicas: 3,
+      podManagementPolicy: 'Parallel',
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { paused: true, canary: { steps: [{ replicas: 1 }] } } },
+    });
     await s.runUntil((x) => x.converged());
     s.edit(image('v2'));
     for (let i = 0; i < 6; i++) await s.step();

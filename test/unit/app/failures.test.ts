@@ -28,7 +28,11 @@ describe('failures', () => {
 
   it('a pod the apiserver rejects as invalid → InvalidSpec, no error, no retry until the spec changes', async () => {
     const s = new Scenario({ replicas: 2 });
-    s.cluster.calls.failNth('pods.create', 1, new KubeError('Invalid', 422, 'Pod "web-0" is invalid: spec.containers[0].ports[0].containerPort: Invalid value: 0'));
+    s.cluster.calls.failNth(
+      'pods.create',
+      1,
+      new KubeError('Invalid', 422, 'Pod "web-0" is invalid: spec.containers[0].ports[0].containerPort: Invalid value: 0'),
+    );
     const result = await s.reconcile();
     expect(result).toBeDefined();
     expect(condition(s, ConditionType.invalidSpec)).toMatchObject({ status: 'True', reason: 'SpecInvalid', observedGeneration: 1 });
@@ -75,7 +79,11 @@ describe('failures', () => {
     const p = plan(observed, s.clock.now());
     const create = p.actions.find((a) => a.kind === 'createRevision');
     if (create?.kind !== 'createRevision') throw new Error('expected a createRevision action');
-    await client.revisions.create(NS, { ...create.revision, data: { spec: { template: { spec: { containers: [] } } } }, metadata: { ...create.revision.metadata, ownerReferences: [] } });
+    await client.revisions.create(NS, {
+      ...create.revision,
+      data: { spec: { template: { spec: { containers: [] } } } },
+      metadata: { ...create.revision.metadata, ownerReferences: [] },
+    });
     await expect(execute(p, observed.app, { client, log: silent, now: s.clock.now })).rejects.toMatchObject({ code: 'Conflict' });
     expect(s.app().status?.collisionCount).toBe(1);
     await s.runUntil((x) => x.converged());

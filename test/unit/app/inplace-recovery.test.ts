@@ -16,8 +16,10 @@ const web = (tag: string, extra: Partial<Container> = {}): Container => ({ name:
 const template = (containers: Container[], annotations?: Record<string, string>) => ({
   template: { metadata: { labels: { app: 'web' }, ...(annotations ? { annotations } : {}) }, spec: { containers } },
 });
-const inPlace = (spec: Partial<AppSpec>, rollingUpdate: Record<string, unknown> = {}): Partial<AppSpec> =>
-  ({ ...spec, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible', ...rollingUpdate } } });
+const inPlace = (spec: Partial<AppSpec>, rollingUpdate: Record<string, unknown> = {}): Partial<AppSpec> => ({
+  ...spec,
+  updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible', ...rollingUpdate } },
+});
 
 const images = (p: Pod): string[] => ((p.spec?.['containers'] ?? []) as Container[]).map((c) => c.image);
 const gate = (p: Pod) => p.status?.conditions?.find((c) => c.type === IN_PLACE_GATE);
@@ -75,7 +77,10 @@ describe('a new revision while pods are mid-update', () => {
     s.edit(template([web('v2')]));
     await s.runUntil((x) => x.pods().some(annotated));
     s.edit({ updateStrategy: { rollingUpdate: { paused: true } }, ...template([web('v3')]) });
-    await s.runUntil((x) => x.pods().every((p) => !annotated(p) && gate(p)?.status === 'True' && images(p)[0]?.endsWith(':v1') === true) && x.app().status?.readyReplicas === 2);
+    await s.runUntil(
+      (x) =>
+        x.pods().every((p) => !annotated(p) && gate(p)?.status === 'True' && images(p)[0]?.endsWith(':v1') === true) && x.app().status?.readyReplicas === 2,
+    );
     for (let i = 0; i < 5; i++) await s.step();
     expect(s.pods().every((p) => !annotated(p) && images(p)[0]?.endsWith(':v1') === true)).toBe(true);
     s.edit({ updateStrategy: { rollingUpdate: { paused: false } } });
@@ -114,12 +119,19 @@ describe('multi-container pods', () => {
 describe('workers killed and apiserver errors', () => {
   it.each([1, 2, 3, 4, 5, 6, 7, 8])('seed %d: plans cut short at random, errors injected: converges, nothing left updating', async (seed) => {
     const rnd = random(seed);
-    const s = await converged(inPlace({ replicas: 4, podManagementPolicy: seed % 2 ? 'Parallel' : 'OrderedReady' }, { maxUnavailable: 2, inPlaceUpdateStrategy: { gracePeriodSeconds: seed % 3 } }));
+    const s = await converged(
+      inPlace(
+        { replicas: 4, podManagementPolicy: seed % 2 ? 'Parallel' : 'OrderedReady' },
+        { maxUnavailable: 2, inPlaceUpdateStrategy: { gracePeriodSeconds: seed % 3 } },
+      ),
+    );
     s.arm({ maxUnavailable: 2 });
     s.tolerateErrors = true;
     // A worker killed mid-plan performs only a prefix of it (and writes no status).
-    s.interfere = (p: Plan) => (rnd() < 0.3 ? { ...p, actions: p.actions.slice(0, Math.floor(rnd() * p.actions.length)), status: s.app().status ?? p.status } : p);
-    for (const op of ['pods.patchStatus', 'pods.patchSpec']) s.cluster.calls.failNth(op, 1 + Math.floor(rnd() * 6), new KubeError('ServerError', 500, `${op}: etcd timeout`));
+    s.interfere = (p: Plan) =>
+      rnd() < 0.3 ? { ...p, actions: p.actions.slice(0, Math.floor(rnd() * p.actions.length)), status: s.app().status ?? p.status } : p;
+    for (const op of ['pods.patchStatus', 'pods.patchSpec'])
+      s.cluster.calls.failNth(op, 1 + Math.floor(rnd() * 6), new KubeError('ServerError', 500, `${op}: etcd timeout`));
     s.edit(template([web('v2')]));
     await s.runUntil((x) => settledAt(x, 'v2'), 400);
     s.interfere = undefined;

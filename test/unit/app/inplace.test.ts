@@ -13,7 +13,9 @@ import { Scenario } from './scenario.ts';
 const policies = ['OrderedReady', 'Parallel'] as const;
 type Container = { name: string; image: string; [k: string]: unknown };
 const web = (tag: string, extra: Partial<Container> = {}): Container => ({ name: 'main', image: `registry.example/web:${tag}`, ...extra });
-const template = (containers: Container[], labels: Record<string, string> = {}) => ({ template: { metadata: { labels: { app: 'web', ...labels } }, spec: { containers } } });
+const template = (containers: Container[], labels: Record<string, string> = {}) => ({
+  template: { metadata: { labels: { app: 'web', ...labels } }, spec: { containers } },
+});
 
 function inPlace(spec: Partial<AppSpec> = {}, rollingUpdate: Record<string, unknown> = {}, policy = 'InPlaceIfPossible'): Partial<AppSpec> {
   return { ...spec, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: policy, ...rollingUpdate } } } as Partial<AppSpec>;
@@ -190,7 +192,10 @@ describe('what changes in place', () => {
     expect(s.cluster.podDeletions).toEqual(['web-1', 'web-0']);
     const fallbacks = s.cluster.events.filter((e) => e.event.reason === EventReason.inPlaceFallback);
     expect(fallbacks.map((e) => e.event.related?.name)).toEqual(['web-1', 'web-0']);
-    expect(s.app().status?.conditions?.find((c) => c.type === ConditionType.inPlaceFallback)).toMatchObject({ status: 'False', reason: Reason.noFallbackPending });
+    expect(s.app().status?.conditions?.find((c) => c.type === ConditionType.inPlaceFallback)).toMatchObject({
+      status: 'False',
+      reason: Reason.noFallbackPending,
+    });
   });
 
   it('InPlaceOnly refuses an env edit: nothing recreated, condition and one Event', async () => {
@@ -201,7 +206,10 @@ describe('what changes in place', () => {
     expect(s.pods().map((p) => p.metadata.uid)).toEqual(uids);
     expect(s.cluster.podDeletions).toEqual([]);
     expect(starts(s)).toEqual([]);
-    expect(s.app().status?.conditions?.find((c) => c.type === ConditionType.inPlaceFallback)).toMatchObject({ status: 'True', reason: Reason.inPlaceOnlyRefused });
+    expect(s.app().status?.conditions?.find((c) => c.type === ConditionType.inPlaceFallback)).toMatchObject({
+      status: 'True',
+      reason: Reason.inPlaceOnlyRefused,
+    });
     expect(s.cluster.events.filter((e) => e.event.reason === EventReason.inPlaceFallback)).toHaveLength(1);
   });
 

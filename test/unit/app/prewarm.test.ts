@@ -56,7 +56,11 @@ describe('pre-warm', () => {
     expect(listsBefore).toBe(0);
     s.edit(template('v2'));
     let peak = 0;
-    await run(s, (x) => x.converged() && x.app().status?.updateRevision !== v1, (x) => (peak = Math.max(peak, requested(x).length)));
+    await run(
+      s,
+      (x) => x.converged() && x.app().status?.updateRevision !== v1,
+      (x) => (peak = Math.max(peak, requested(x).length)),
+    );
     expect(peak).toBe(1);
     // The node of web-2 (web-3 is updated first, so web-2 is the next pod).
     expect(s.cluster.imageLists.names()).toEqual(['node-2']);

@@ -17,10 +17,25 @@ describe.each(policies)('%s', (podManagementPolicy) => {
     for (const [i, p] of pods.entries()) {
       expect(p.spec?.hostname).toBe(`web-${i}`);
       expect(p.spec?.subdomain).toBe('web');
-      expect(p.metadata.labels).toMatchObject({ app: 'web', [Label.app]: 'web', [Label.podIndex]: String(i), [Label.podName]: `web-${i}`, [Label.revision]: status.updateRevision });
+      expect(p.metadata.labels).toMatchObject({
+        app: 'web',
+        [Label.app]: 'web',
+        [Label.podIndex]: String(i),
+        [Label.podName]: `web-${i}`,
+        [Label.revision]: status.updateRevision,
+      });
       expect(p.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'App', name: 'web', controller: true, blockOwnerDeletion: true })]);
     }
-    expect(status).toMatchObject({ replicas: 5, readyReplicas: 5, availableReplicas: 5, currentReplicas: 5, updatedReplicas: 5, updatedReadyReplicas: 5, labelSelector: 'app=web', collisionCount: 0 });
+    expect(status).toMatchObject({
+      replicas: 5,
+      readyReplicas: 5,
+      availableReplicas: 5,
+      currentReplicas: 5,
+      updatedReplicas: 5,
+      updatedReadyReplicas: 5,
+      labelSelector: 'app=web',
+      collisionCount: 0,
+    });
     expect(status.conditions?.find((c) => c.type === ConditionType.progressing)).toMatchObject({ status: 'False', reason: 'RolloutComplete' });
     expect(s.cluster.events.filter((e) => e.event.reason === EventReason.successfulCreate)).toHaveLength(5);
   });

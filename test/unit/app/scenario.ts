@@ -98,7 +98,11 @@ export class Scenario {
   arm(invariants: Invariants): void {
     this.invariants = invariants;
     this.armed = true;
-    this.frozen = new Map(this.view().filter((p) => p.ordinal < (invariants.partition ?? 0)).map((p) => [p.ordinal, p]));
+    this.frozen = new Map(
+      this.view()
+        .filter((p) => p.ordinal < (invariants.partition ?? 0))
+        .map((p) => [p.ordinal, p]),
+    );
   }
 
   private checkCreation(pod: Pod): void {
@@ -108,7 +112,8 @@ export class Scenario {
     const minReady = app.spec.minReadySeconds ?? 0;
     for (let o = app.spec.ordinals?.start ?? 0; o < ordinal; o++) {
       const p = this.cluster.pods.get(`${NS}/${this.name}-${o}`);
-      if (!p || isTerminating(p) || !isRunningAndAvailable(p, minReady, this.clock.now())) this.violations.push(`created ${pod.metadata.name} while ${this.name}-${o} is not available`);
+      if (!p || isTerminating(p) || !isRunningAndAvailable(p, minReady, this.clock.now()))
+        this.violations.push(`created ${pod.metadata.name} while ${this.name}-${o} is not available`);
     }
   }
 
@@ -135,7 +140,8 @@ export class Scenario {
     const ordinals = after.map((p) => p.ordinal);
     if (new Set(ordinals).size !== ordinals.length) this.violations.push(`two pods share an ordinal: ${ordinals.join(',')}`);
     for (const p of this.pods()) {
-      if (p.metadata.labels?.[Label.podIndex] !== String(getOrdinal(this.name, p.metadata.name))) this.violations.push(`${p.metadata.name} has a wrong pod-index label`);
+      if (p.metadata.labels?.[Label.podIndex] !== String(getOrdinal(this.name, p.metadata.name)))
+        this.violations.push(`${p.metadata.name} has a wrong pod-index label`);
     }
   }
 
@@ -155,7 +161,8 @@ export class Scenario {
       const now = after.find((a) => a.uid === b.uid);
       const inRange = b.ordinal >= start && b.ordinal < end;
       if (inRange && !b.terminating && !b.failed && (!now || now.terminating)) this.violations.push(`paused, yet ${b.name} (${b.revision ?? ''}) was deleted`);
-      if (inRange && now && !b.updating && (now.updating || now.revision !== b.revision || now.images !== b.images)) this.violations.push(`paused, yet ${b.name} was updated in place`);
+      if (inRange && now && !b.updating && (now.updating || now.revision !== b.revision || now.images !== b.images))
+        this.violations.push(`paused, yet ${b.name} was updated in place`);
     }
   }
 
@@ -164,7 +171,8 @@ export class Scenario {
     for (const p of this.pods()) {
       const gated = (p.spec?.readinessGates ?? []).some((g) => g.conditionType === IN_PLACE_GATE);
       const gate = p.status?.conditions?.find((c) => c.type === IN_PLACE_GATE);
-      if (gated && p.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined && gate?.status !== 'False') this.violations.push(`${p.metadata.name} is updating with gate ${gate?.status}`);
+      if (gated && p.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined && gate?.status !== 'False')
+        this.violations.push(`${p.metadata.name} is updating with gate ${gate?.status}`);
     }
   }
 
@@ -186,7 +194,8 @@ export class Scenario {
     for (const [ordinal, frozen] of this.frozen) {
       const now = after.find((a) => a.uid === frozen.uid && !a.terminating);
       if (!now) this.violations.push(`pod ${ordinal} below the partition was replaced`);
-      else if (now.updating || now.revision !== frozen.revision || now.images !== frozen.images) this.violations.push(`pod ${ordinal} below the partition was updated in place`);
+      else if (now.updating || now.revision !== frozen.revision || now.images !== frozen.images)
+        this.violations.push(`pod ${ordinal} below the partition was updated in place`);
     }
   }
 
@@ -206,7 +215,11 @@ export class Scenario {
       await this.step();
       if (done(this)) return i;
     }
-    throw new Error(`no convergence after ${max} steps; pods: ${this.view().map((p) => `${p.name}@${p.revision}${p.terminating ? '(T)' : ''}`).join(' ')}; status ${JSON.stringify(this.app().status)}`);
+    throw new Error(
+      `no convergence after ${max} steps; pods: ${this.view()
+        .map((p) => `${p.name}@${p.revision}${p.terminating ? '(T)' : ''}`)
+        .join(' ')}; status ${JSON.stringify(this.app().status)}`,
+    );
   }
 
   /** All `replicas` pods exist, run `revision`, are available (no in-place update left), and status says so. */

@@ -27,7 +27,11 @@ describe('volume claims', () => {
   });
 
   it('whenScaled Delete: a condemned pod owns its claims, which go with it', async () => {
-    const s = new Scenario({ replicas: 3, volumeClaimTemplates: claims, persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Delete' } });
+    const s = new Scenario({
+      replicas: 3,
+      volumeClaimTemplates: claims,
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Delete' },
+    });
     await s.runUntil((x) => x.converged());
     expect([...s.cluster.claims.values()].every((c) => (c.metadata.ownerReferences ?? []).length === 0)).toBe(true);
     s.edit({ replicas: 1 });
@@ -36,7 +40,12 @@ describe('volume claims', () => {
   });
 
   it('Delete/Delete: condemned claims go with their pods, the rest with the App', async () => {
-    const s = new Scenario({ replicas: 3, podManagementPolicy: 'Parallel', volumeClaimTemplates: claims, persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' } });
+    const s = new Scenario({
+      replicas: 3,
+      podManagementPolicy: 'Parallel',
+      volumeClaimTemplates: claims,
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
+    });
     await s.runUntil((x) => x.converged());
     s.edit({ replicas: 1 });
     await s.runUntil((x) => x.converged());
@@ -69,7 +78,11 @@ describe('volume claims', () => {
   });
 
   it('finds claims of a migrated StatefulSet by the selector labels and applies the policy to them', async () => {
-    const s = new Scenario({ replicas: 1, volumeClaimTemplates: claims, persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' } });
+    const s = new Scenario({
+      replicas: 1,
+      volumeClaimTemplates: claims,
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
+    });
     const old = await s.cluster.client().claims.create(NS, { metadata: { name: 'data-web-0', labels: { app: 'web' } }, spec: {} });
     await s.runUntil((x) => x.converged());
     const claim = s.cluster.claims.get(`${NS}/data-web-0`)!;
@@ -78,7 +91,11 @@ describe('volume claims', () => {
   });
 
   it('lists the claims only in reconciles whose plan needs them', async () => {
-    const s = new Scenario({ replicas: 3, volumeClaimTemplates: claims, persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' } });
+    const s = new Scenario({
+      replicas: 3,
+      volumeClaimTemplates: claims,
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
+    });
     await s.runUntil((x) => x.converged());
     // Steady state: nothing to create, scale down or re-own, so no claim LIST.
     const before = s.claimReads;
@@ -92,7 +109,8 @@ describe('volume claims', () => {
     expect(reads).toBeGreaterThanOrEqual(1 + 3);
     expect(reads).toBeLessThan(s.plans.length - plansBefore);
     // And the policy still holds on every claim.
-    for (const c of s.cluster.claims.values()) expect(c.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'App', uid: s.app().metadata.uid })]);
+    for (const c of s.cluster.claims.values())
+      expect(c.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'App', uid: s.app().metadata.uid })]);
   });
 
   it('whenDeleted Retain: deleting the App leaves the claims', async () => {

@@ -18,7 +18,10 @@ async function converged(spec: ConstructorParameters<typeof Scenario>[0], kubele
 
 describe.each(policies)('%s', (podManagementPolicy) => {
   it.each([1, 2, '40%'])('updates every pod from the highest ordinal with maxUnavailable %s', async (maxUnavailable) => {
-    const s = await converged({ replicas: 5, podManagementPolicy, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable } } }, { terminateTicks: 2, startTicks: 2 });
+    const s = await converged(
+      { replicas: 5, podManagementPolicy, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable } } },
+      { terminateTicks: 2, startTicks: 2 },
+    );
     const v1 = s.app().status!.updateRevision!;
     const limit = maxUnavailable === '40%' ? 2 : Number(maxUnavailable);
     s.arm({ maxUnavailable: limit });
@@ -34,7 +37,10 @@ describe.each(policies)('%s', (podManagementPolicy) => {
   });
 
   it('writes the App status about twice per pod recreated, counting its own deletes and creates', async () => {
-    const s = await converged({ replicas: 6, podManagementPolicy, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } } }, { terminateTicks: 2, startTicks: 2 });
+    const s = await converged(
+      { replicas: 6, podManagementPolicy, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } } },
+      { terminateTicks: 2, startTicks: 2 },
+    );
     const v1 = s.app().status!.updateRevision!;
     const before = s.cluster.calls.count('apps.patchStatus');
     s.edit(image('v2'));
@@ -158,7 +164,11 @@ describe('revision history', () => {
 
 describe('the scenario harness', () => {
   it('notices a rollout that exceeds the unavailability it is held to', async () => {
-    const s = await converged({ replicas: 4, podManagementPolicy: 'Parallel', updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 3 } } });
+    const s = await converged({
+      replicas: 4,
+      podManagementPolicy: 'Parallel',
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 3 } },
+    });
     s.arm({ maxUnavailable: 1 });
     s.edit(image('v2'));
     await s.runUntil((x) => x.converged() && x.app().metadata.generation === 2);

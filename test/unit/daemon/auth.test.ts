@@ -32,7 +32,12 @@ describe('credentialsFor', () => {
     ['a wildcard label matches one label', { '*.example.com': entry('w') }, 'registry.example.com/app:1', 'w'],
     ['a wildcard label does not match two', { '*.example.com': entry('w') }, 'a.b.example.com/app:1', undefined],
     ['an exact host beats a wildcard', { '*.example.com': entry('w'), 'registry.example.com': entry('exact') }, 'registry.example.com/app:1', 'exact'],
-    ['a repository prefix beats the bare host', { 'registry.example.com': entry('host'), 'registry.example.com/team': entry('team') }, 'registry.example.com/team/app:1', 'team'],
+    [
+      'a repository prefix beats the bare host',
+      { 'registry.example.com': entry('host'), 'registry.example.com/team': entry('team') },
+      'registry.example.com/team/app:1',
+      'team',
+    ],
     ['a repository prefix of another team does not match', { 'registry.example.com/other': entry('other') }, 'registry.example.com/team/app:1', undefined],
     ['Docker Hub credentials do not go to another registry', { 'https://index.docker.io/v1/': entry('hub') }, 'quay.io/team/app:1', undefined],
   ])('%s', (_name, auths, image, user) => {
@@ -80,7 +85,10 @@ describe('authsOfSecret', () => {
 describe('pullAuthFrom', () => {
   const secret = { namespace: 'team', name: 'regcred' };
   const signal = new AbortController().signal;
-  const failing = (err: Error): SecretReader => () => Promise.reject(err);
+  const failing =
+    (err: Error): SecretReader =>
+    () =>
+      Promise.reject(err);
 
   it.each([
     ['a missing Secret', new KubeError('NotFound', 404, 'secrets "regcred" not found'), 'NotFound', 'pull secret team/regcred not found'],
@@ -90,7 +98,12 @@ describe('pullAuthFrom', () => {
       'Forbidden',
       'pull secret team/regcred: the daemon may not read it (reading pull secrets is opt-in: deploy/components/daemon-pull-secrets)',
     ],
-    ['credentials the apiserver refuses', new KubeError('Unauthorized', 401, 'Unauthorized'), 'Forbidden', "pull secret team/regcred: the apiserver does not accept the daemon's credentials"],
+    [
+      'credentials the apiserver refuses',
+      new KubeError('Unauthorized', 401, 'Unauthorized'),
+      'Forbidden',
+      "pull secret team/regcred: the apiserver does not accept the daemon's credentials",
+    ],
     ['an apiserver that does not answer', new KubeError('Unavailable', 0, 'down'), 'Unavailable', 'pull secret team/regcred: cannot be read (Unavailable)'],
   ])('%s is a PullSecretError with a clear message', async (_name, err, code, message) => {
     const e = await pullAuthFrom(failing(err), secret, ref('r.example.com/app'), signal).catch((x: unknown) => x);
@@ -100,7 +113,10 @@ describe('pullAuthFrom', () => {
 
   it('gives the matching credentials, or none when the Secret has none for the registry', async () => {
     const read: SecretReader = () =>
-      Promise.resolve({ type: 'kubernetes.io/dockerconfigjson', data: { '.dockerconfigjson': b64(JSON.stringify({ auths: { 'r.example.com': entry('a') } })) } });
+      Promise.resolve({
+        type: 'kubernetes.io/dockerconfigjson',
+        data: { '.dockerconfigjson': b64(JSON.stringify({ auths: { 'r.example.com': entry('a') } })) },
+      });
     expect(await pullAuthFrom(read, secret, ref('r.example.com/app'), signal)).toEqual({ serverAddress: 'r.example.com', username: 'a', password: 'a-pw' });
     expect(await pullAuthFrom(read, secret, ref('quay.io/app'), signal)).toBeUndefined();
   });

@@ -14,7 +14,11 @@ describe('runtimeProblem (the runtime part of /readyz)', () => {
       { answeredAt: NOW - 1_000, failure: 'CRI Version: No connection established' },
       'container runtime does not answer: CRI Version: No connection established',
     ],
-    ['no answer for over a minute (a probe that hangs): not ready', { answeredAt: NOW - 61_000, failure: undefined }, 'container runtime has not answered recently'],
+    [
+      'no answer for over a minute (a probe that hangs): not ready',
+      { answeredAt: NOW - 61_000, failure: undefined },
+      'container runtime has not answered recently',
+    ],
   ])('%s', (_name, health, problem) => {
     expect(runtimeProblem(health, NOW)).toBe(problem);
   });

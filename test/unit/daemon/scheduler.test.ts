@@ -202,9 +202,13 @@ describe('ImageScheduler', () => {
 
   it('passes the pull secret credentials to the runtime; an unusable secret fails the image without a pull', async () => {
     const auth: PullAuth = { username: 'u', password: 'p', serverAddress: 'registry.example.com' };
-    const h = start({}, {
-      credentials: (entry) => (entry.pullSecret?.name === 'good' ? Promise.resolve(auth) : Promise.reject(new PullSecretError('NotFound', 'pull secret ns/missing not found'))),
-    });
+    const h = start(
+      {},
+      {
+        credentials: (entry) =>
+          entry.pullSecret?.name === 'good' ? Promise.resolve(auth) : Promise.reject(new PullSecretError('NotFound', 'pull secret ns/missing not found')),
+      },
+    );
     h.set([
       { image: img('a'), pullSecret: { namespace: 'ns', name: 'good' } },
       { image: img('b'), pullSecret: { namespace: 'ns', name: 'missing' } },

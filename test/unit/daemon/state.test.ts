@@ -33,10 +33,14 @@ describe('isNewerRequest', () => {
 describe('syncEntries', () => {
   it('creates memory for new entries, resuming from the observed status; a pull that was running is Pending again', () => {
     const memory = new Map<string, ImageMemory>();
-    const removed = syncEntries(memory, [{ image: 'a:1' }, { image: 'b:1' }], [
-      { image: 'a:1', phase: 'Pulled', imageRef: 'sha256:a', attempts: 2, lastPullTime: '2025-06-01T10:00:00Z' },
-      { image: 'b:1', phase: 'Pulling', attempts: 1 },
-    ]);
+    const removed = syncEntries(
+      memory,
+      [{ image: 'a:1' }, { image: 'b:1' }],
+      [
+        { image: 'a:1', phase: 'Pulled', imageRef: 'sha256:a', attempts: 2, lastPullTime: '2025-06-01T10:00:00Z' },
+        { image: 'b:1', phase: 'Pulling', attempts: 1 },
+      ],
+    );
     expect(removed).toEqual([]);
     expect(memory.get('a:1')).toMatchObject({ status: { phase: 'Pulled', imageRef: 'sha256:a', attempts: 2 }, present: undefined, freshAttempts: true });
     expect(memory.get('b:1')).toMatchObject({ status: { phase: 'Pending', attempts: 1 }, freshAttempts: false });
@@ -74,7 +78,14 @@ describe('pull transitions', () => {
     markPullStarted(m);
     expect(m.status.attempts).toBe(2);
     markPulled(m, 'sha256:x', entry.pullRequestedAt, NOW);
-    expect(m.status).toEqual({ image: 'a:1', phase: 'Pulled', attempts: 2, imageRef: 'sha256:x', lastPullTime: timestamp(NOW), observedPullRequestedAt: entry.pullRequestedAt });
+    expect(m.status).toEqual({
+      image: 'a:1',
+      phase: 'Pulled',
+      attempts: 2,
+      imageRef: 'sha256:x',
+      lastPullTime: timestamp(NOW),
+      observedPullRequestedAt: entry.pullRequestedAt,
+    });
     markPullStarted(m);
     expect(m.status.attempts).toBe(1);
   });

@@ -62,7 +62,8 @@ function containersIn(node: unknown): Container[] {
   if (Array.isArray(node)) return node.flatMap(containersIn);
   if (!isRecord(node)) return [];
   return Object.entries(node).flatMap(([key, value]) => {
-    const isContainerList = (key === 'containers' || key === 'initContainers') && Array.isArray(value) && value.every((c) => isRecord(c) && typeof c['image'] === 'string');
+    const isContainerList =
+      (key === 'containers' || key === 'initContainers') && Array.isArray(value) && value.every((c) => isRecord(c) && typeof c['image'] === 'string');
     return isContainerList ? (value as Container[]) : containersIn(value);
   });
 }
@@ -74,7 +75,9 @@ function imageName(image: string): string {
 
 /** The Dockerfile's ENTRYPOINT (exec form): what a container runs when it sets no `command`. */
 function entrypoint(): string[] {
-  const line = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').split('\n').findLast((l) => l.startsWith('ENTRYPOINT '));
+  const line = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
+    .split('\n')
+    .findLast((l) => l.startsWith('ENTRYPOINT '));
   return JSON.parse(line?.slice('ENTRYPOINT '.length) ?? '[]') as string[];
 }
 

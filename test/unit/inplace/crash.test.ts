@@ -17,7 +17,17 @@ const containers = () => [
   { name: 'proxy', image: 'proxy:1' },
 ];
 const priorities = { 'apps.ebb.dev/container-priority': '{"proxy": 1}' };
-const B = target('web-b', { images: [{ container: 'app', image: 'app:2' }, { container: 'proxy', image: 'proxy:2' }], metadata: { labels: { v: '2' }, annotations: {} } }, 1);
+const B = target(
+  'web-b',
+  {
+    images: [
+      { container: 'app', image: 'app:2' },
+      { container: 'proxy', image: 'proxy:2' },
+    ],
+    metadata: { labels: { v: '2' }, annotations: {} },
+  },
+  1,
+);
 
 function expectConverged(e: Env): void {
   const pod = e.api.read();
@@ -142,7 +152,11 @@ describe('gate of a new pod', () => {
   it('is set by the step function too when the pod already runs the target revision', () => {
     const pod = newPod([{ name: 'app', image: 'app:1' }]);
     delete pod.status;
-    expect(nextInPlaceStep(pod, target('web-a', {}), new Date())).toMatchObject({ kind: 'finish', removeAnnotation: false, condition: { status: 'True', reason: Reason.podCreated } });
+    expect(nextInPlaceStep(pod, target('web-a', {}), new Date())).toMatchObject({
+      kind: 'finish',
+      removeAnnotation: false,
+      condition: { status: 'True', reason: Reason.podCreated },
+    });
   });
 
   it('is not set from a stale read once an update started', async () => {

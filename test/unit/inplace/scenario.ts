@@ -55,7 +55,13 @@ export interface Env {
 
 export function newPod(containers: Container[], annotations?: Record<string, string>): Pod {
   return {
-    metadata: { name: 'web-0', namespace: 'ns', uid: 'u-0', labels: { [Label.revision]: 'web-a', [Label.app]: 'web', tier: 'front' }, ...(annotations ? { annotations } : {}) },
+    metadata: {
+      name: 'web-0',
+      namespace: 'ns',
+      uid: 'u-0',
+      labels: { [Label.revision]: 'web-a', [Label.app]: 'web', tier: 'front' },
+      ...(annotations ? { annotations } : {}),
+    },
     spec: { containers, readinessGates: [{ conditionType: IN_PLACE_GATE }] },
     status: { conditions: [{ type: IN_PLACE_GATE, status: 'True', reason: 'PodCreated' }] },
   };

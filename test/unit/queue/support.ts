@@ -62,8 +62,7 @@ export function useRedis(): RedisFixture {
       if (!server) throw new Error('redis not started');
       return server.url;
     },
-    config: (env = {}) =>
-      parseQueueConfig({ EBB_REDIS_URL: fixture.url(), EBB_QUEUE_PREFIX: `{t${randomBytes(4).toString('hex')}}`, ...env }),
+    config: (env = {}) => parseQueueConfig({ EBB_REDIS_URL: fixture.url(), EBB_QUEUE_PREFIX: `{t${randomBytes(4).toString('hex')}}`, ...env }),
     connection: (forWorker) => {
       const c = redisConnection(fixture.url(), { forWorker, name: forWorker ? 'test-worker' : 'test-producer' });
       connections.push(c);

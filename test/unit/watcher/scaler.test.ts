@@ -18,7 +18,9 @@ interface ScalerClient extends Client {
 
 function client(port: number): ScalerClient {
   const def = loadSync(join(import.meta.dirname, '../../../src/watcher/externalscaler.proto'), { keepCase: true, longs: Number, defaults: true });
-  const pkg = loadPackageDefinition(def) as unknown as { externalscaler: { ExternalScaler: new (addr: string, creds: ReturnType<typeof credentials.createInsecure>) => ScalerClient } };
+  const pkg = loadPackageDefinition(def) as unknown as {
+    externalscaler: { ExternalScaler: new (addr: string, creds: ReturnType<typeof credentials.createInsecure>) => ScalerClient };
+  };
   return new pkg.externalscaler.ExternalScaler(`127.0.0.1:${port}`, credentials.createInsecure());
 }
 
@@ -40,7 +42,10 @@ describe('KEDA external scaler', () => {
       expect(spec.metricSpecs[0]).toMatchObject({ metricName: METRIC_NAME, targetSize: 20 });
       for (const name of ['a', 'b', 'c']) await enqueue(queue, { kind: 'App', namespace: 'ns', name });
       expect(await call(c.IsActive, c, ref)).toEqual({ result: true });
-      expect((await call(c.GetMetrics, c, { scaledObjectRef: ref, metricName: METRIC_NAME })).metricValues[0]).toMatchObject({ metricName: METRIC_NAME, metricValue: 3 });
+      expect((await call(c.GetMetrics, c, { scaledObjectRef: ref, metricName: METRIC_NAME })).metricValues[0]).toMatchObject({
+        metricName: METRIC_NAME,
+        metricValue: 3,
+      });
       await queue.pause();
       expect(await call(c.IsActive, c, ref)).toEqual({ result: false });
     } finally {

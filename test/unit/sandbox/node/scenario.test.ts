@@ -112,7 +112,13 @@ describe('simulated kubelet scenarios', () => {
   it('takes a pod with an init container and probes to Ready, then restarts one container on an image change', () => {
     const app: Container = { name: 'app', image: 'nginx:1.25', readinessProbe: {} };
     const side: Container = { name: 'side', image: 'redis:7' };
-    const w: World = { pod: testPod({ initContainers: [{ name: 'init', image: 'busybox:1' }], containers: [app, side] }), rt: newPodRuntime('uid-1', T0), now: T0, ids: 0, history: [] };
+    const w: World = {
+      pod: testPod({ initContainers: [{ name: 'init', image: 'busybox:1' }], containers: [app, side] }),
+      rt: newPodRuntime('uid-1', T0),
+      now: T0,
+      ids: 0,
+      history: [],
+    };
     const first = run(w, ready);
     expect(first.phase).toBe('Running');
     expect(first.initContainerStatuses?.[0]?.state.terminated?.reason).toBe('Completed');
@@ -135,7 +141,11 @@ describe('simulated kubelet scenarios', () => {
     const done = run(w, () => false);
     expect(w.history.some((s) => s.conditions.some((c) => c.type === 'PodResizeInProgress'))).toBe(true);
     expect(done.conditions.map((c) => c.type)).not.toContain('PodResizeInProgress');
-    expect(done.containerStatuses[0]).toMatchObject({ restartCount: 0, resources: { requests: { cpu: '2' }, limits: { cpu: '2' } }, allocatedResources: { cpu: '2' } });
+    expect(done.containerStatuses[0]).toMatchObject({
+      restartCount: 0,
+      resources: { requests: { cpu: '2' }, limits: { cpu: '2' } },
+      allocatedResources: { cpu: '2' },
+    });
   });
 
   it('ends in a terminal phase when deleted', () => {
