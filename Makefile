@@ -50,7 +50,7 @@ control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-sche
 build: deps ## Compile TypeScript to dist/.
 	npm run build
 
-lint: deps ## ESLint (typed rules: no floating promises, complexity limits).
+lint: deps ## ESLint (typed rules: no floating promises, complexity limits) and Prettier (`npm run format` fixes).
 	npm run lint
 
 typecheck: deps ## tsc --noEmit over sources, tests and scripts.
