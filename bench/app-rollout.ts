@@ -38,6 +38,7 @@ import { EbbTrace, summarizeTrace } from './lib/ebb-trace.ts';
 import { allAt, breakdown, PodTimeline } from './lib/pod-timeline.ts';
 import { countRequests, diff, readApiserverRequests, sum, window, type RequestSnapshot } from './lib/requests.ts';
 import { fromJson, printReport, toJson, type Measured, type Saved, type TraceResult } from './lib/rollout-report.ts';
+import { benchEbbEnv } from './lib/ebb-env.ts';
 import { attribute } from './lib/attribution.ts';
 import {
   benchImage,
@@ -192,17 +193,7 @@ async function setup(dir: string): Promise<Env> {
   const ns = `bench-${randomBytes(3).toString('hex')}`;
   await rest.create(core('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   await waitFor(() => rest.get(core('serviceaccounts', ns, 'default')), { timeoutMs: 60_000, what: 'default ServiceAccount' });
-  const env = {
-    KUBECONFIG: sb.kubeconfig,
-    EBB_REDIS_URL: sb.redisUrl,
-    EBB_NAMESPACES: ns,
-    EBB_QUEUE_PREFIX: `{ebb-bench-${randomBytes(3).toString('hex')}}`,
-    EBB_HTTP_PORT: '0',
-    EBB_HTTP_ADDRESS: '127.0.0.1',
-    EBB_SCALER: 'false',
-    EBB_BOARD: 'false',
-    EBB_LOG_LEVEL: 'warn',
-  };
+  const env = benchEbbEnv(sb, [ns]);
   const watcher = await startWatcher(parseWatcherConfig(env), log);
   const worker = await startWorker(parseWorkerConfig(env), trace ? trace.workerLogger() : log, reconcilers());
   const snapshot = async (): Promise<RequestSnapshot> => {

@@ -29,6 +29,7 @@ import { parseWatcherConfig } from '../src/watcher/config.ts';
 import { startWorker, type RunningWorker } from '../src/workers/worker.ts';
 import { parseWorkerConfig } from '../src/workers/config.ts';
 import { reconcilers } from '../src/workers/reconcilers.ts';
+import { benchEbbEnv } from './lib/ebb-env.ts';
 import { attribute, isWrite, type Attributed } from './lib/attribution.ts';
 import { readEbbWorker } from './lib/ebb-metrics.ts';
 import { allAt, PodTimeline } from './lib/pod-timeline.ts';
@@ -219,17 +220,7 @@ async function setup(dir: string): Promise<Env> {
   const ns = `bench-${randomBytes(3).toString('hex')}`;
   await rest.create(core('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   await waitFor(() => rest.get(core('serviceaccounts', ns, 'default')), { timeoutMs: 60_000, what: 'default ServiceAccount' });
-  const cfg = {
-    KUBECONFIG: sb.kubeconfig,
-    EBB_REDIS_URL: sb.redisUrl,
-    EBB_NAMESPACES: ns,
-    EBB_QUEUE_PREFIX: `{ebb-bench-${randomBytes(3).toString('hex')}}`,
-    EBB_HTTP_PORT: '0',
-    EBB_HTTP_ADDRESS: '127.0.0.1',
-    EBB_SCALER: 'false',
-    EBB_BOARD: 'false',
-    EBB_LOG_LEVEL: 'warn',
-  };
+  const cfg = benchEbbEnv(sb, [ns]);
   const watcher = await startWatcher(parseWatcherConfig(cfg), log);
   const worker = await startWorker(parseWorkerConfig(cfg), log, reconcilers());
   const snapshot = async (): Promise<RequestSnapshot> => {

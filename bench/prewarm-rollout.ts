@@ -37,6 +37,7 @@ import { startWorker } from '../src/workers/worker.ts';
 import { startNodeDaemons, type NodeDaemons } from '../harness/sandbox/daemons.ts';
 import { realisticProfile } from '../harness/sandbox/node/timings.ts';
 import { startSandbox, type Sandbox } from '../harness/sandbox/sandbox.ts';
+import { benchEbbEnv } from './lib/ebb-env.ts';
 import { table } from './lib/report.ts';
 import { readWorkload, statusSettled, type Workload } from './lib/workloads.ts';
 
@@ -117,16 +118,7 @@ async function setup(dir: string): Promise<Env> {
   const rest = new KubeRest(loadKubeConfig(sb.kubeconfig));
   const nodes = [...sb.sim.nodes.values()].map((n) => ({ name: n.name, criSocket: n.criSocket }));
   const daemons = await startNodeDaemons({ kubeconfig: sb.kubeconfig, nodes, log });
-  const cfg = {
-    KUBECONFIG: sb.kubeconfig,
-    EBB_REDIS_URL: sb.redisUrl,
-    EBB_QUEUE_PREFIX: `{ebb-bench-${randomBytes(3).toString('hex')}}`,
-    EBB_HTTP_PORT: '0',
-    EBB_HTTP_ADDRESS: '127.0.0.1',
-    EBB_SCALER: 'false',
-    EBB_BOARD: 'false',
-    EBB_LOG_LEVEL: 'warn',
-  };
+  const cfg = benchEbbEnv(sb);
   const watcher = await startWatcher(parseWatcherConfig(cfg), log);
   const worker = await startWorker(parseWorkerConfig(cfg), log, reconcilers());
   return {

@@ -12,9 +12,8 @@ import type { App } from '../../src/api/app.ts';
 import { mergePatch } from '../../harness/fakes/store.ts';
 import { API_VERSION, APP_CRD_NAME, APP_KIND, IMAGE_LIST_CRD_NAME, IMAGE_LIST_KIND, appRef, imageListRef } from '../../src/api/group.ts';
 import type { ImageList } from '../../src/api/image-list.ts';
-import { KubeError } from '../../src/kube/errors.ts';
 import { PatchType } from '../../src/kube/rest.ts';
-import { freshNamespace, sandbox } from './support.ts';
+import { freshNamespace, rejection, sandbox } from './support.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const KUBECTL = join(ROOT, 'bin', 'kubectl');
@@ -54,17 +53,6 @@ function validImageList(name: string): Obj {
 }
 
 const uniqueName = (prefix: string): string => `${prefix}-${randomBytes(3).toString('hex')}`;
-
-/** Resolves to the KubeError the request failed with; fails the test when the request succeeds. */
-async function rejection(request: Promise<unknown>): Promise<KubeError> {
-  try {
-    await request;
-  } catch (err) {
-    if (err instanceof KubeError) return err;
-    throw err;
-  }
-  throw new Error('expected the apiserver to reject the request, but it was accepted');
-}
 
 const rest = () => sandbox().rest;
 

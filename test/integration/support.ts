@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import { KubeError } from '../../src/kube/errors.ts';
 import { loadKubeConfig, KubeRest } from '../../src/kube/rest.ts';
 import { core } from '../../src/kube/paths.ts';
 import { waitFor } from '../../src/common/wait.ts';
@@ -42,4 +43,26 @@ export async function freshNamespace(prefix = 't'): Promise<string> {
   await rest.create(core('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   await waitFor(() => rest.get(core('serviceaccounts', name, 'default')), { timeoutMs: 30_000, what: `ServiceAccount ${name}/default` });
   return name;
+}
+
+/** Resolves to the KubeError the request failed with; fails the test when the request succeeds. */
+export async function rejection(request: Promise<unknown>): Promise<KubeError> {
+  try {
+    await request;
+  } catch (err) {
+    if (err instanceof KubeError) return err;
+    throw err;
+  }
+  throw new Error('expected the apiserver to refuse the request, but it was accepted');
+}
+
+/** Creates a `kubernetes.io/dockerconfigjson` pull Secret `name` in `ns` holding `auths`. */
+export async function createPullSecret(ns: string, name: string, auths: Record<string, { username: string; password: string }>): Promise<void> {
+  await sandbox().rest.create(core('secrets', ns), {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name },
+    type: 'kubernetes.io/dockerconfigjson',
+    data: { '.dockerconfigjson': Buffer.from(JSON.stringify({ auths })).toString('base64') },
+  });
 }

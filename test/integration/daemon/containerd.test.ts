@@ -14,13 +14,12 @@ import type { ImageList, ImageListEntry, ImageStatus } from '../../../src/api/im
 import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { CriClient } from '../../../src/cri/client.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
-import { core } from '../../../src/kube/paths.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
 import { startContainerd, type Containerd } from '../../runtime/containerd.ts';
 import checkRuntimePackages from '../../runtime/global-setup.ts';
 import { buildImage, pushImage, type OciImage } from '../../runtime/oci-image.ts';
 import { startRegistry, type AccessLogEntry, type Registry } from '../../runtime/registry.ts';
-import { freshNamespace, sandbox } from '../support.ts';
+import { createPullSecret, freshNamespace, sandbox } from '../support.ts';
 import { startEbbDaemon, type EbbDaemon } from './ebb-daemon.ts';
 import { startRegistryGate, type RegistryGate } from './registry-gate.ts';
 
@@ -355,14 +354,10 @@ describe('ebb daemon against containerd and a registry', () => {
   it('pulls with the pull secret from a registry with basic auth, is refused without it, and never shows the password', async () => {
     const ref = pushed.private.ref;
     const ns = await freshNamespace('cdauth');
-    const dockerConfig = JSON.stringify({ auths: { [privateRegistry.host]: { username: CREDENTIAL.username, password: CREDENTIAL.password } } });
-    await rest.create(core('secrets', ns), {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'regcred' },
-      type: 'kubernetes.io/dockerconfigjson',
-      data: { '.dockerconfigjson': base64(dockerConfig) },
-    });
+    const auths = { [privateRegistry.host]: { username: CREDENTIAL.username, password: CREDENTIAL.password } };
+    // What the Secret stores (createPullSecret encodes the same JSON), to look for in logs and status.
+    const dockerConfig = JSON.stringify({ auths });
+    await createPullSecret(ns, 'regcred', auths);
     const logFrom = (await privateRegistry.manifestRequests(PRIVATE_REPO)).length;
 
     await setImages([{ image: pushed.v1.ref }, { image: ref }]);

@@ -16,9 +16,8 @@ import { startDaemon, type RunningDaemon } from '../../../src/daemon/daemon.ts';
 import { daemonOptions } from '../../../src/daemon/options.ts';
 import type { ImageRuntime, PullAuth } from '../../../src/daemon/runtime.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
-import { core } from '../../../src/kube/paths.ts';
 import { KubeRest, loadKubeConfig, PatchType } from '../../../src/kube/rest.ts';
-import { freshNamespace, sandbox } from '../support.ts';
+import { createPullSecret, freshNamespace, sandbox } from '../support.ts';
 
 interface Call {
   method: 'imageStatus' | 'pull';
@@ -167,14 +166,7 @@ describe('ebb daemon on a simulated node', () => {
 
   it('uses the credentials of the pull secret for its registry; a missing secret fails the image', async () => {
     const ns = await freshNamespace('daemon');
-    const config = { auths: { 'https://registry.example.com': { username: 'robot', password: 'pw-not-logged' } } };
-    await rest.create(core('secrets', ns), {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'regcred' },
-      type: 'kubernetes.io/dockerconfigjson',
-      data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
-    });
+    await createPullSecret(ns, 'regcred', { 'https://registry.example.com': { username: 'robot', password: 'pw-not-logged' } });
     await setImages([
       { image: image('private'), pullSecret: { namespace: ns, name: 'regcred' } },
       { image: image('nosecret'), pullSecret: { namespace: ns, name: 'missing' } },

@@ -18,10 +18,10 @@ import type { ImageList } from '../../../src/api/image-list.ts';
 import { parseImageReference } from '../../../src/api/image-ref.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { pullAuthFrom, restSecretReader } from '../../../src/daemon/secrets.ts';
-import { KubeError, isKubeError } from '../../../src/kube/errors.ts';
+import { isKubeError } from '../../../src/kube/errors.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { KubeRest, loadKubeConfig, PatchType } from '../../../src/kube/rest.ts';
-import { freshNamespace, sandbox } from '../support.ts';
+import { createPullSecret, freshNamespace, rejection, sandbox } from '../support.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const KUBECTL = join(ROOT, 'bin', 'kubectl');
@@ -34,17 +34,6 @@ const NODE_NAME_EXTRA = 'authentication.kubernetes.io/node-name';
 const WAIT = { timeoutMs: 30_000, intervalMs: 200 };
 
 type Manifest = { kind: string; metadata: { name: string; namespace?: string } } & Record<string, unknown>;
-
-/** Resolves to the KubeError the request failed with; fails the test when the request succeeds. */
-async function rejection(request: Promise<unknown>): Promise<KubeError> {
-  try {
-    await request;
-  } catch (err) {
-    if (err instanceof KubeError) return err;
-    throw err;
-  }
-  throw new Error('expected the apiserver to refuse the request, but it was accepted');
-}
 
 /** The claims of a JWT (no signature check: the apiserver made it, and the test only reads it). */
 function jwtClaims(token: string): Record<string, unknown> {
@@ -213,14 +202,7 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
 
   it('reads a pull Secret only once deploy/components/daemon-pull-secrets is installed, and lists none even then', async () => {
     const ns = await freshNamespace('pullsec');
-    const config = { auths: { 'registry.example.com': { username: 'robot', password: 'not-for-the-test-log' } } };
-    await rest.create(core('secrets', ns), {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'regcred' },
-      type: 'kubernetes.io/dockerconfigjson',
-      data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
-    });
+    await createPullSecret(ns, 'regcred', { 'registry.example.com': { username: 'robot', password: 'not-for-the-test-log' } });
     const parsed = parseImageReference(image);
     if (!parsed.ok) throw new Error(parsed.reason);
     // The daemon's own read of an entry's pull secret, with the daemon's token.
