@@ -11,7 +11,7 @@ import { CLI_SETTINGS } from './config.ts';
 export const CONFIG_BEGIN = '<!-- config:begin -->';
 export const CONFIG_END = '<!-- config:end -->';
 
-/** The processes in the order the reference lists them; `cli` is `ebb sandbox` and `ebb run --all`. */
+/** The processes in the order the reference lists them; `cli` is `ebb run --all` (and the development CLI). */
 export const PROCESS_SETTINGS: readonly ProcessEntries[] = [
   { process: 'watcher', entries: WATCHER_SETTINGS.entries },
   { process: 'worker', entries: WORKER_SETTINGS.entries },

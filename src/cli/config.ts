@@ -4,7 +4,7 @@ import { frozen, parseAll, parseSettings, table, type Env } from '../common/sett
 import { parseWatcherConfig, type WatcherConfig } from '../watcher/config.ts';
 import { parseWorkerConfig, type WorkerConfig } from '../workers/config.ts';
 
-/** The CLI's own settings (`ebb sandbox`, `ebb run`); the only CLI file that reads process.env. */
+/** The CLI's own settings (`ebb run`, and the development CLI in harness/); the only CLI file that reads process.env. */
 export interface CliConfig {
   readonly logLevel: LogLevel;
 }
