@@ -165,7 +165,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
         '--concurrent-statefulset-syncs=5',
       ]),
     );
-    children.push(await startComponent(opts, 'kube-scheduler', schedConfig, []));
+    // A pod the scheduler sees before its claim is bound ("unbound immediate PersistentVolumeClaims") is not
+    // requeued when the claim binds, only by the unschedulable-pods flush (5 min by default): retry after 10 s
+    // instead, so no test waits minutes on it. Clusters mostly avoid the race with WaitForFirstConsumer classes.
+    children.push(await startComponent(opts, 'kube-scheduler', schedConfig, ['--pod-max-in-unschedulable-pods-duration=10s']));
     const restartApiserver = async (): Promise<void> => {
       const i = children.findIndex((c) => c.name === 'kube-apiserver');
       await children[i]?.stop();
