@@ -16,17 +16,8 @@ import type { Pod, Stored } from '../../src/kube/types.ts';
 import { PodIPPool } from '../sandbox/node/addresses.ts';
 import { nextStep, type NodeCapacityView, type Step } from '../sandbox/node/plan.ts';
 import { buildPodStatus } from '../sandbox/node/pod-status.ts';
-import {
-  newPodRuntime,
-  withContainerExited,
-  withContainerStarted,
-  withResizeActuated,
-  withResizeAllocated,
-  withResizePending,
-  withSandbox,
-  withVolumesReady,
-  type PodRuntime,
-} from '../sandbox/node/runtime.ts';
+import { applyInstantStep } from '../sandbox/node/transition.ts';
+import { newPodRuntime, withContainerExited, withContainerStarted, type PodRuntime } from '../sandbox/node/runtime.ts';
 import { statusPatch } from '../sandbox/node/status-patch.ts';
 import { defaultFaults, defaultTimings } from '../sandbox/node/timings.ts';
 import type { Clock } from './clock.ts';
@@ -148,29 +139,9 @@ export class FakeKubelet {
   }
 
   private execute(pod: Stored<Pod>, rt: PodRuntime, step: Exclude<Step, { kind: 'wait' }>, now: number): PodRuntime {
-    switch (step.kind) {
-      case 'terminate':
-        throw new Error(`fake kubelet: pod ${key(pod)} is deleted; tick() ends it`);
-      case 'mountVolumes':
-        return withVolumesReady(rt, now);
-      case 'createSandbox':
-        return withSandbox(rt, this.ips.allocate(rt.uid), now);
-      case 'startContainer':
-        return this.start(rt, step, now);
-      case 'containerExited':
-        return withContainerExited(rt, step.container, {
-          exitCode: step.exitCode,
-          reason: step.exitCode === 0 ? 'Completed' : 'Error',
-          now,
-          crashed: step.exitCode !== 0,
-        });
-      case 'allocateResize':
-        return withResizeAllocated(rt, step.container, step.resources);
-      case 'actuateResize':
-        return withResizeActuated(rt, step.container);
-      case 'resizePending':
-        return withResizePending(rt, step.verdict);
-    }
+    if (step.kind === 'terminate') throw new Error(`fake kubelet: pod ${key(pod)} is deleted; tick() ends it`);
+    if (step.kind === 'startContainer') return this.start(rt, step, now);
+    return applyInstantStep(rt, step, now, () => this.ips.allocate(rt.uid));
   }
 
   /** Stops the running instance when it is replaced, then starts a new one: at once, its image always present. */

@@ -11,17 +11,8 @@ import type { Pod, Stored } from '../../../src/kube/types.ts';
 import type { NodeContext } from './node-context.ts';
 import { nextStep, type Step } from './plan.ts';
 import { buildPodStatus, KUBELET_CONDITIONS, type KubeletPodStatus } from './pod-status.ts';
-import {
-  newPodRuntime,
-  withAllStopped,
-  withContainerExited,
-  withResizeActuated,
-  withResizeAllocated,
-  withResizePending,
-  withSandbox,
-  withVolumesReady,
-  type PodRuntime,
-} from './runtime.ts';
+import { applyInstantStep } from './transition.ts';
+import { newPodRuntime, withAllStopped, type PodRuntime } from './runtime.ts';
 import { backOffEvents } from './status-events.ts';
 import { coreProjection, statusPatch } from './status-patch.ts';
 import { scaled } from './timings.ts';
@@ -174,34 +165,20 @@ export class PodWorker {
       case 'mountVolumes':
         await this.waitForClaims(step.claims, signal);
         if (step.claims.length > 0) await this.ctx.delay(scaled(timings.volumeAttachMs, faults), signal);
-        this.rt = withVolumesReady(this.rt, this.ctx.now());
-        return;
+        break;
       case 'createSandbox':
         await this.ctx.delay(scaled(timings.sandboxMs, faults), signal);
-        this.rt = withSandbox(this.rt, this.ctx.ips.allocate(this.uid), this.ctx.now());
-        return;
+        break;
       case 'startContainer':
         this.rt = await startContainer(this.pod, this.rt, step, this.ctx, signal);
         return;
-      case 'containerExited':
-        this.rt = withContainerExited(this.rt, step.container, {
-          exitCode: step.exitCode,
-          reason: step.exitCode === 0 ? 'Completed' : 'Error',
-          now: this.ctx.now(),
-          crashed: step.exitCode !== 0,
-        });
-        return;
-      case 'allocateResize':
-        this.rt = withResizeAllocated(this.rt, step.container, step.resources);
-        return;
       case 'actuateResize':
         await this.ctx.delay(scaled(timings.resizeMs, faults), signal);
-        this.rt = withResizeActuated(this.rt, step.container);
-        return;
-      case 'resizePending':
-        this.rt = withResizePending(this.rt, step.verdict);
-        return;
+        break;
+      default:
+        break;
     }
+    this.rt = applyInstantStep(this.rt, step, this.ctx.now(), () => this.ctx.ips.allocate(this.uid));
   }
 
   private async waitForClaims(claims: string[], signal: AbortSignal): Promise<void> {
