@@ -2,16 +2,11 @@
  * Reads which ImageList entries a field manager owns, from `metadata.managedFields`. A list-map entry appears
  * in `fieldsV1` as `"k:{\"image\":\"<ref>\"}"` under `f:spec` → `f:images`.
  */
-
-export interface ManagedFieldsEntry {
-  manager?: string;
-  operation?: string;
-  subresource?: string;
-  fieldsV1?: unknown;
-}
+import { isRecord } from '../../common/guards.ts';
+import type { ManagedFieldsEntry } from '../../kube/types.ts';
 
 function child(node: unknown, key: string): unknown {
-  return typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+  return isRecord(node) ? node[key] : undefined;
 }
 
 /** The image of a `k:{"image":…}` key, or undefined for any other key. */
@@ -32,7 +27,7 @@ export function imagesOwnedBy(managedFields: readonly ManagedFieldsEntry[] | und
   for (const mf of managedFields ?? []) {
     if (mf.manager !== manager || mf.operation !== 'Apply' || (mf.subresource ?? '') !== '') continue;
     const images = child(child(mf.fieldsV1, 'f:spec'), 'f:images');
-    if (typeof images !== 'object' || images === null) continue;
+    if (!isRecord(images)) continue;
     for (const key of Object.keys(images)) {
       const image = imageOfKey(key);
       if (image !== undefined) owned.add(image);

@@ -8,7 +8,8 @@ import type { ImageList } from '../../api/image-list.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import type { ObjectKey } from '../../queue/names.ts';
 import type { ReconcileContext, ReconcileResult } from '../types.ts';
-import { imagesOwnedBy, type ManagedFieldsEntry } from './managed-fields.ts';
+import type { ManagedFieldsEntry } from '../../kube/types.ts';
+import { imagesOwnedBy } from './managed-fields.ts';
 import { planRepull, REPULL_FIELD_MANAGER, type RepullEntry } from './repull-plan.ts';
 
 export const REPULL_WAIT_REASON = 'repull';
