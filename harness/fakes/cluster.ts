@@ -48,6 +48,11 @@ export class FakeCluster {
   readonly imageLists = new FakeImageLists();
   /** Called before a pod is stored: scenario tests check ordering invariants here. */
   beforeCreatePod: ((pod: Pod) => void) | undefined;
+  /**
+   * The cluster's admission, for pod and claim creates (dry runs included): returns the error to refuse
+   * `obj` with (a policy, a quota), or undefined to admit it.
+   */
+  admission: ((obj: Pod | PersistentVolumeClaim) => Error | undefined) | undefined;
   private seq = 0;
   private readonly now: () => Date;
 
@@ -135,6 +140,7 @@ export class FakeCluster {
         ...this.objectStore(this.pods, 'Pod', 'pods'),
         create: (ns, pod) =>
           this.guard('pods.create', () => {
+            this.admit(pod);
             this.beforeCreatePod?.(pod);
             return this.create(this.pods, 'Pod', ns, { ...pod, metadata: { ...pod.metadata, generation: 1 }, status: { phase: 'Pending' } });
           }),
@@ -144,7 +150,14 @@ export class FakeCluster {
       podPatches: {
         patch: <T>(ref: ResourceRef, body: unknown, type: PatchType) => this.guard(`pods.${podWrite(ref, type)}`, () => this.patchPod(ref, body, type) as T),
       },
-      claims: this.objectStore(this.claims, 'PersistentVolumeClaim', 'claims'),
+      claims: {
+        ...this.objectStore(this.claims, 'PersistentVolumeClaim', 'claims'),
+        create: (ns, claim) => this.guard('claims.create', () => (this.admit(claim), this.create(this.claims, 'PersistentVolumeClaim', ns, claim))),
+      },
+      dryRun: {
+        pod: (_ns, pod) => this.guard('pods.dryRun', () => this.dryRun(pod)),
+        claim: (_ns, claim) => this.guard('claims.dryRun', () => this.dryRun(claim)),
+      },
       revisions: {
         ...this.objectStore(this.revisions, 'ControllerRevision', 'revisions'),
         get: (ns, name) => this.guard('revisions.get', () => structuredClone(this.revisions.get(key(ns, name)))),
@@ -159,6 +172,17 @@ export class FakeCluster {
       },
       imageLists: this.imageLists.store((op, fn) => this.guard(op, fn)),
     };
+  }
+
+  private admit(obj: Pod | PersistentVolumeClaim): void {
+    const refusal = this.admission?.(obj);
+    if (refusal) throw refusal;
+  }
+
+  /** A dry run: admission only. Like the seam says, the object must come with generateName and no name. */
+  private dryRun(obj: Pod | PersistentVolumeClaim): void {
+    if (obj.metadata?.name || !obj.metadata?.generateName) throw new Error(`a dry run must use generateName, got name ${obj.metadata?.name ?? '(none)'}`);
+    this.admit(obj);
   }
 
   /** A pod write of the in-place update (see pod-patch.ts). */

@@ -43,6 +43,11 @@ export const ConditionType = {
   invalidSpec: 'InvalidSpec',
   failedCreatePod: 'FailedCreatePod',
   failedUpdatePod: 'FailedUpdatePod',
+  /**
+   * The apiserver would refuse the pods (or claims) of the update revision, as a dry run showed: no pod is
+   * deleted for recreation until the template is fixed or the cluster's admission accepts them.
+   */
+  rolloutHeld: 'RolloutHeld',
   /** An in-place update was not possible and the pod was recreated (InPlaceIfPossible) or left (InPlaceOnly). */
   inPlaceFallback: 'InPlaceFallback',
   /** Image pre-warming: True once every node requested so far reports the update revision's images pulled. */
@@ -73,6 +78,11 @@ export const Reason = {
   specInvalid: 'SpecInvalid',
   // FailedCreatePod / FailedUpdatePod (True while the last attempt failed, False once one succeeds)
   createPodFailed: 'CreatePodFailed',
+  /** FailedCreatePod: the refusal heals with time (quota, rate limit, a webhook down); retried with backoff. */
+  createPodRetrying: 'CreatePodRetrying',
+  // RolloutHeld
+  replacementRefused: 'ReplacementRefused',
+  replacementAccepted: 'ReplacementAccepted',
   updatePodFailed: 'UpdatePodFailed',
   podsCreated: 'PodsCreated',
   podsUpdated: 'PodsUpdated',
@@ -109,6 +119,7 @@ export const EventReason = {
   failedUpdate: 'FailedUpdate',
   inPlaceFallback: 'InPlaceFallback',
   invalidSpec: 'InvalidSpec',
+  rolloutHeld: 'RolloutHeld',
   canaryPaused: 'CanaryPaused',
   rolloutComplete: 'RolloutComplete',
 } as const;

@@ -1,11 +1,18 @@
 /**
- * The one place where apiserver responses become typed errors. Callers branch on `code`, never on messages,
- * and a KubeError never carries request headers or bodies, so it is safe to log.
+ * The one place where apiserver responses become typed errors. Callers branch on `code`, `permanent` and
+ * `heals`, never on messages, and a KubeError never carries request headers or bodies, so it is safe to log.
+ * Two refusals share a status with others and are told apart here, by the only signal the apiserver gives
+ * (the wording its admission plugins use): a ResourceQuota refusal (403, heals when usage drops or the quota
+ * is raised) and a dry run a webhook cannot take part in (400).
  */
 export type KubeErrorCode =
   | 'BadRequest'
   | 'Unauthorized'
   | 'Forbidden'
+  /** 403 from the ResourceQuota admission plugin: the namespace is out of quota now, not the request wrong. */
+  | 'QuotaExceeded'
+  /** 400 for a `dryRun` request: a webhook with side effects matches it, so the apiserver cannot dry-run it. */
+  | 'DryRunUnsupported'
   | 'NotFound'
   | 'Conflict'
   | 'AlreadyExists'
@@ -20,26 +27,42 @@ export class KubeError extends Error {
   readonly code: KubeErrorCode;
   readonly status: number;
   readonly reason: string | undefined;
-  constructor(code: KubeErrorCode, status: number, message: string, reason?: string) {
+  /** The apiserver's own message (the field and value it refused), without the request line `message` starts with. */
+  readonly detail: string;
+  constructor(code: KubeErrorCode, status: number, message: string, reason?: string, detail?: string) {
     super(message);
     this.code = code;
     this.status = status;
     this.reason = reason;
+    this.detail = detail ?? message;
   }
 
-  /** Errors that a retry cannot fix without a change of the request or of the object. */
+  /** Errors that a retry cannot fix without a change of the request or of the object (or of the cluster's policy). */
   get permanent(): boolean {
-    return this.code === 'BadRequest' || this.code === 'Forbidden' || this.code === 'Invalid' || this.code === 'Unauthorized';
+    return PERMANENT.has(this.code);
+  }
+
+  /** Refusals that time alone may lift: quota, rate limits, server errors (a webhook that is down), no apiserver. */
+  get heals(): boolean {
+    return HEALS.has(this.code);
   }
 }
+
+const PERMANENT: ReadonlySet<KubeErrorCode> = new Set(['BadRequest', 'Forbidden', 'Invalid', 'Unauthorized', 'DryRunUnsupported']);
+const HEALS: ReadonlySet<KubeErrorCode> = new Set(['QuotaExceeded', 'TooManyRequests', 'ServerError', 'Unavailable']);
 
 interface StatusBody {
   reason?: string;
   message?: string;
 }
 
-function codeFor(status: number, reason: string | undefined): KubeErrorCode {
+const QUOTA_REFUSAL = /\bexceeded quota: /;
+const DRY_RUN_REFUSAL = /\bdoes not support dry run\b/;
+
+function codeFor(status: number, reason: string | undefined, message: string): KubeErrorCode {
   if (status === 409) return reason === 'AlreadyExists' ? 'AlreadyExists' : 'Conflict';
+  if (status === 403 && QUOTA_REFUSAL.test(message)) return 'QuotaExceeded';
+  if (status === 400 && DRY_RUN_REFUSAL.test(message)) return 'DryRunUnsupported';
   const table: Record<number, KubeErrorCode> = {
     400: 'BadRequest',
     401: 'Unauthorized',
@@ -56,7 +79,7 @@ function codeFor(status: number, reason: string | undefined): KubeErrorCode {
 export function kubeErrorFromStatus(status: number, body: unknown, what: string): KubeError {
   const parsed: StatusBody = typeof body === 'object' && body !== null ? body : {};
   const message = typeof parsed.message === 'string' ? parsed.message : `HTTP ${status}`;
-  return new KubeError(codeFor(status, parsed.reason), status, `${what}: ${message}`, parsed.reason);
+  return new KubeError(codeFor(status, parsed.reason, message), status, `${what}: ${message}`, parsed.reason, message);
 }
 
 /** A network failure: the apiserver could not be reached at all. */

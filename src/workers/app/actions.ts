@@ -26,6 +26,17 @@ export interface FallbackNote {
   log: FallbackLog;
 }
 
+/**
+ * What a pod deleted for recreation is replaced with: the pod (and the claims of its ordinal) built from
+ * `revision`. Before the delete, the reconcile has the apiserver dry-run their creation, so a pod is never
+ * deleted when its replacement would be refused.
+ */
+export interface Replacement {
+  revision: string;
+  pod: Named<Pod>;
+  claims: Named<PersistentVolumeClaim>[];
+}
+
 export type Action =
   | { kind: 'createRevision'; revision: Named<ControllerRevision> }
   | { kind: 'renumberRevision'; name: string; resourceVersion: string | undefined; revision: number }
@@ -44,6 +55,8 @@ export type Action =
       cause: DeleteCause;
       revision: string | undefined;
       fallback?: FallbackNote | undefined;
+      /** For cause `update` and `failed`: what the pod is recreated as. */
+      replacement?: Replacement | undefined;
     }
   /**
    * One step of a pod's in-place update (docs/architecture.md), computed from `pod` as read: at most one write,

@@ -214,11 +214,14 @@ async function onFailure(run: Run, action: Action, err: unknown, status: AppStat
   const { code, message: detail } = errorSummary(err);
   const event = failureEvent(run.app, action, detail);
   if (event) await recordEvent(run, event);
-  const failed = statusAfterFailure(status, { action, code, detail, now: run.deps.now(), generation: run.app.metadata.generation });
+  const heals = isKubeError(err) && err.heals;
+  const failed = statusAfterFailure(status, { action, code, detail, heals, now: run.deps.now(), generation: run.app.metadata.generation });
   if (failed !== status) await writeStatusQuietly(run, failed);
   run.deps.log.warn({ action: action.kind, err: { code, detail } }, 'reconcile action failed');
   // The apiserver rejects this spec's pods: reported as InvalidSpec; retrying cannot help until the spec changes.
   if ((action.kind === 'createPod' || action.kind === 'createPvc') && code === 'Invalid') return {};
+  // Anything else goes to the queue's retry policy: what heals with time (quota, 429, 5xx) is retried with
+  // the capped per-object backoff; a permanent refusal is kept as failed, visible in the condition above.
   throw err;
 }
 

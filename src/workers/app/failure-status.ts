@@ -1,6 +1,6 @@
 /**
  * How a failed write changes the status the plan wanted to record (pure): the FailedCreatePod /
- * FailedUpdatePod condition, InvalidSpec when the apiserver rejected a pod as invalid, and a collision
+ * FailedUpdatePod condition (reason CreatePodRetrying while the refusal is one that heals with time), InvalidSpec when the apiserver rejected a pod as invalid, and a collision
  * count bumped past a revision name taken by other data.
  */
 import type { AppStatus } from '../../api/app-status.ts';
@@ -13,6 +13,8 @@ export interface FailureContext {
   /** The KubeError code, e.g. Invalid, Forbidden, ServerError. */
   code: string | undefined;
   detail: string;
+  /** The refusal heals with time (quota, rate limit, server error): the reconcile is retried with backoff. */
+  heals: boolean;
   now: Date;
   generation: number | undefined;
 }
@@ -24,9 +26,10 @@ export function statusAfterFailure(status: AppStatus, f: FailureContext): AppSta
   if (action.kind !== 'createPod' && action.kind !== 'createPvc' && !update) return status;
   if (action.kind === 'createPod' || action.kind === 'createPvc') {
     const what = action.kind === 'createPod' ? `Pod ${action.pod.metadata.name}` : `Claim ${action.pvc.metadata.name}`;
+    const [reason, retry] = f.heals ? [Reason.createPodRetrying, '; retrying with backoff'] : [Reason.createPodFailed, ''];
     conditions = setCondition(
       conditions,
-      { type: ConditionType.failedCreatePod, status: 'True', reason: Reason.createPodFailed, message: `create ${what} failed: ${f.detail}` },
+      { type: ConditionType.failedCreatePod, status: 'True', reason, message: `create ${what} failed: ${f.detail}${retry}` },
       f.now,
       f.generation,
     );

@@ -30,6 +30,7 @@ import { getPodRevision, isFailed, isSucceeded, isTerminating } from './pod-pred
 import type { Accumulator, PodSet } from './pod-set.ts';
 import { templateOf } from './revisions.ts';
 import { deletePod } from './scale-plan.ts';
+import { replacementFor } from './replacement.ts';
 import { decideUpdateMethod } from './update-method.ts';
 
 export interface UpdateContext {
@@ -85,7 +86,7 @@ function inPlaceStep(ctx: UpdateContext, acc: Accumulator, { pod, ordinal }: Rep
 
 /** Delete for recreation; a fallback from in place carries its Event and log line. */
 function recreate(ctx: UpdateContext, pod: Stored<Pod>, ordinal: number, decision: UpdateDecision): Action {
-  const action = deletePod(pod, ordinal, 'update');
+  const action = deletePod(pod, ordinal, 'update', replacementFor(ctx.set, ordinal));
   const texts = fallbackTexts(decision, { name: pod.metadata.name, uid: pod.metadata.uid }, updateRevision(ctx));
   return texts && action.kind === 'deletePod' ? { ...action, fallback: { event: texts.event, log: texts.log } } : action;
 }

@@ -3,7 +3,10 @@ import { Label, prewarmLabelKey } from '../../api/keys.ts';
 import type { App } from '../../api/app.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import type { ClusterStored, PersistentVolumeClaim, Stored } from '../../kube/types.ts';
+import type { Logger } from '../../common/log.ts';
+import { findRefusals, type AdmissionVerdicts } from './admission-check.ts';
 import { plan, type Observed, type Plan } from './planner.ts';
+import { replacementsToCheck } from './replacement.ts';
 import type { AppClient } from './seams.ts';
 import { selectorIsEmpty, selectorString } from './selector.ts';
 
@@ -50,15 +53,23 @@ export async function readObserved(
   return { app, pods, revisions, claims };
 }
 
+/** What the dry run before a delete needs: the verdicts remembered so far, and where to log. */
+export interface AdmissionContext {
+  verdicts: AdmissionVerdicts;
+  log: Logger;
+}
+
 /**
  * Read → plan, reading the claims and the pre-warm ImageLists only when the plan needs them (then planning
- * again with them).
+ * again with them). A plan that deletes pods to recreate them has their replacements dry-run first; when the
+ * apiserver would refuse some, the plan is made again knowing it (those deletes left out, the rollout held).
  */
 export async function observeAndPlan(
   client: AppClient,
   namespace: string,
   name: string,
   now: () => Date,
+  admission: AdmissionContext,
 ): Promise<{ observed: Observed; plan: Plan } | undefined> {
   let observed = await readObserved(client, namespace, name, { claims: 'lazy' });
   if (!observed) return undefined;
@@ -69,6 +80,13 @@ export async function observeAndPlan(
   }
   if (result.needsImageLists) {
     observed = { ...observed, imageLists: await readImageLists(client, namespace, name) };
+    result = plan(observed, now());
+  }
+  const replacements = replacementsToCheck(result.actions);
+  if (replacements.length === 0) return { observed, plan: result };
+  const refused = await findRefusals(client.dryRun, observed.app, replacements, admission.verdicts, admission.log);
+  if (refused) {
+    observed = { ...observed, refused };
     result = plan(observed, now());
   }
   return { observed, plan: result };

@@ -29,6 +29,8 @@ import { prewarmStep, withPrewarmStatus, type RolloutView } from './prewarm-targ
 import { planFallbackReport, planRollingUpdate } from './update-plan.ts';
 import { specProblems } from './validate.ts';
 import type { PrewarmOutcome } from './prewarm-plan.ts';
+import { type Hold, holdRefused, recreatesPods, type Refusals } from './replacement.ts';
+import { holdEvent, withHoldCondition, type HoldInput } from './hold-status.ts';
 
 export interface Observed {
   app: Stored<App>;
@@ -46,6 +48,11 @@ export interface Observed {
    * that needs them says so (`Plan.needsImageLists`) and is redone with them.
    */
   imageLists?: ClusterStored<ImageList>[] | undefined;
+  /**
+   * Revisions whose replacement pods a dry run found refused (`admission-check.ts`): their deletes are left out
+   * and the rollout is held. Undefined when no dry run was made (or none refused).
+   */
+  refused?: Refusals | undefined;
 }
 
 export interface Plan {
@@ -157,15 +164,34 @@ function invalidPlan(app: Stored<App>, pods: readonly Stored<Pod>[], problems: r
   return { actions: invalid.actions, status: invalid.status };
 }
 
-/** The status (as planned and as read), the rollout's end Event, pre-warming, and the earliest wait. */
-function completePlan(app: Stored<App>, input: StatusInput, acc: Accumulator, canary: CanaryOutcome, prewarm: PrewarmOutcome): Plan {
+/** The status (as planned and as read), the rollout's end Event, pre-warming, a hold, and the earliest wait. */
+function completePlan(
+  app: Stored<App>,
+  input: StatusInput,
+  acc: Accumulator,
+  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined },
+): Plan {
+  const { canary, prewarm, hold } = outcomes;
   const set = input.set;
-  const status = withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation);
+  const holding: HoldInput = {
+    hold,
+    recreates: recreatesPods(input.actions),
+    previous: app.status?.conditions,
+    generation: app.metadata.generation,
+    now: set.now,
+  };
+  const status = withHoldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), holding);
   // Pre-warm writes are best effort: as read, the status keeps what it said about them.
-  const statusAsRead = (): AppStatus => ({
-    ...planStatus({ ...input, projectWrites: false }),
-    ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
-  });
+  const statusAsRead = (): AppStatus =>
+    withHoldCondition(
+      {
+        ...planStatus({ ...input, projectWrites: false }),
+        ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
+      },
+      holding,
+    );
+  const held = holdEvent(holding);
+  if (held) acc.actions.push({ kind: 'event', event: held });
   const complete = rolloutCompleteEvent(app, status);
   if (complete) acc.actions.push({ kind: 'event', event: complete });
   acc.actions.push(...prewarm.actions);
@@ -203,6 +229,8 @@ export function plan(observed: Observed, now: Date): Plan {
   if (!blocked) planRollingUpdate(updates, acc, paused, inFlight);
   planFallbackReport(updates, acc);
   if (acc.needsClaims || claimsNeededForSpec(app, observed)) return { actions: [], status: app.status ?? {}, needsClaims: true };
+  const { actions: admitted, hold } = holdRefused(acc.actions, observed.refused);
+  acc.actions = admitted;
   const view: RolloutView = { set, specPartition, rolling: updates.rolling, paused, canary, actions: acc.actions };
   const prewarm = prewarmStep(app, view, observed.imageLists);
   if ('needsImageLists' in prewarm) return { actions: [], status: app.status ?? {}, needsImageLists: true };
@@ -216,5 +244,5 @@ export function plan(observed: Observed, now: Date): Plan {
     specValid: !set.createBlocked,
     fallbacks: acc.fallbacks ?? [],
   };
-  return completePlan(app, input, acc, canary, prewarm);
+  return completePlan(app, input, acc, { canary, prewarm, hold });
 }

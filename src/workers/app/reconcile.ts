@@ -5,17 +5,24 @@
  */
 import type { ObjectKey } from '../../queue/names.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler } from '../types.ts';
+import { AdmissionVerdicts } from './admission-check.ts';
 import { execute } from './executor.ts';
 import { observeAndPlan } from './observe.ts';
 import { clearDeletedApp } from './prewarm-apply.ts';
 import { restAppClient } from './rest-client.ts';
 import type { AppClient } from './seams.ts';
 
-/** A reconciler over a given client factory (the apiserver by default; a fake in tests). */
-export function appReconciler(clientFor: (ctx: ReconcileContext) => AppClient = (ctx) => restAppClient(ctx.rest, ctx.signal)): Reconciler {
+/**
+ * A reconciler over a given client factory (the apiserver by default; a fake in tests). The admission
+ * verdicts it remembers live as long as the reconciler: one worker process.
+ */
+export function appReconciler(
+  clientFor: (ctx: ReconcileContext) => AppClient = (ctx) => restAppClient(ctx.rest, ctx.signal),
+  verdicts = new AdmissionVerdicts(),
+): Reconciler {
   return async (key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> => {
     const client = clientFor(ctx);
-    const read = await observeAndPlan(client, key.namespace, key.name, () => ctx.now());
+    const read = await observeAndPlan(client, key.namespace, key.name, () => ctx.now(), { verdicts, log: ctx.log });
     if (!read) {
       await clearDeletedApp(client.imageLists, key.namespace, key.name, ctx.log);
       return {};

@@ -12,6 +12,7 @@ import type { ClusterStored, ControllerRevision, KubeObject, Pod, Stored } from 
 import type { AppClient, ObjectStore, RevisionStore } from './seams.ts';
 
 const WRITE = { fieldManager: FieldManager.ebb };
+const DRY_RUN = { ...WRITE, dryRun: 'All' };
 
 const revisionsRef = (namespace: string, name?: string): ResourceRef => ({ group: 'apps', version: 'v1', resource: 'controllerrevisions', namespace, name });
 const eventsRef = (namespace: string): ResourceRef => ({ group: 'events.k8s.io', version: 'v1', resource: 'events', namespace });
@@ -61,6 +62,14 @@ export function restAppClient(rest: KubeRest, signal: AbortSignal, instance = re
     events: {
       record: async (app: Stored<App>, event: EventSpec, now: Date) => {
         await rest.create(eventsRef(app.metadata.namespace), eventObject(app, event, now, instance), {}, signal);
+      },
+    },
+    dryRun: {
+      pod: async (ns, pod) => {
+        await rest.create(core('pods', ns), pod, DRY_RUN, signal);
+      },
+      claim: async (ns, claim) => {
+        await rest.create(core('persistentvolumeclaims', ns), claim, DRY_RUN, signal);
       },
     },
     imageLists: {

@@ -3,10 +3,8 @@
  * every step stops at the first pod that is not yet where it should be ("blocked"); in Parallel mode every
  * pod is handled at once.
  */
-import { withInPlaceReadinessGate } from '../inplace/index.ts';
-import type { Action } from './actions.ts';
+import type { Action, Replacement } from './actions.ts';
 import type { PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
-import { newPodForOrdinal } from './pod-builder.ts';
 import {
   getOrdinal,
   getPodRevision,
@@ -20,15 +18,15 @@ import {
   isTerminating,
   isUnavailable,
 } from './pod-predicates.ts';
-import { type Accumulator, type PodSet, revisionForOrdinal } from './pod-set.ts';
+import type { Accumulator, PodSet } from './pod-set.ts';
 import { claimsToCreate, retentionActions } from './pvc-retention.ts';
-import { templateOf } from './revisions.ts';
+import { podForOrdinal, replacementFor } from './replacement.ts';
 
 /** How long to look again while a claim of a missing pod is still being deleted (no watch on claims). */
 export const PVC_TERMINATING_RECHECK_MS = 1_000;
 
-function deletePod(pod: Stored<Pod>, ordinal: number, cause: 'condemned' | 'failed' | 'update'): Action {
-  return { kind: 'deletePod', name: pod.metadata.name, uid: pod.metadata.uid, ordinal, cause, revision: getPodRevision(pod) };
+function deletePod(pod: Stored<Pod>, ordinal: number, cause: 'condemned' | 'failed' | 'update', replacement?: Replacement): Action {
+  return { kind: 'deletePod', name: pod.metadata.name, uid: pod.metadata.uid, ordinal, cause, revision: getPodRevision(pod), replacement };
 }
 
 /**
@@ -51,16 +49,13 @@ function createReplica(set: PodSet, ordinal: number, acc: Accumulator): void {
     acc.waits.push({ reason: 'pvc-terminating', afterMs: PVC_TERMINATING_RECHECK_MS });
     return;
   }
-  const revision = revisionForOrdinal(set, ordinal);
-  // The gate goes on the pod, not into the revision: revisions do not change with the policy.
-  const template = withInPlaceReadinessGate(templateOf(revision) ?? set.app.spec.template, set.app.spec.updateStrategy?.rollingUpdate?.podUpdatePolicy);
-  const pod = newPodForOrdinal(set.app, template, revision.metadata.name, ordinal);
+  const { pod, revision } = podForOrdinal(set, ordinal);
   // Claims that already exist (kept from an earlier pod, or a migrated StatefulSet's) get the policy's owners.
   acc.actions.push(...claims.create, ...retentionActions(set.app, known, ordinal, undefined), {
     kind: 'createPod',
     pod,
     ordinal,
-    revision: revision.metadata.name,
+    revision,
   });
 }
 
@@ -83,7 +78,7 @@ function processReplica(set: PodSet, ordinal: number, acc: Accumulator): boolean
   }
   if (isFailed(pod) || isSucceeded(pod)) {
     // Replaced in a later pass, once the old pod is gone (same name).
-    if (!isTerminating(pod)) acc.actions.push(deletePod(pod, ordinal, 'failed'));
+    if (!isTerminating(pod)) acc.actions.push(deletePod(pod, ordinal, 'failed', replacementFor(set, ordinal)));
     return set.monotonic;
   }
   pendingPodClaims(set, pod, ordinal, acc);

@@ -53,6 +53,16 @@ export interface ImageListStore {
   apply(name: string, body: unknown, fieldManager: string): Promise<void>;
 }
 
+/**
+ * Creates with `dryRun=All`: the apiserver validates and admits the object (every admission plugin, policy and
+ * webhook) and stores nothing. Objects are sent with `generateName` and no name, so a dry run never collides
+ * with a live object. Throws KubeError as a real create would.
+ */
+export interface DryRunCreator {
+  pod(namespace: string, pod: Pod): Promise<void>;
+  claim(namespace: string, claim: PersistentVolumeClaim): Promise<void>;
+}
+
 export interface AppClient {
   apps: AppStore;
   pods: PodStore;
@@ -65,4 +75,5 @@ export interface AppClient {
   revisions: RevisionStore;
   events: EventRecorder;
   imageLists: ImageListStore;
+  dryRun: DryRunCreator;
 }

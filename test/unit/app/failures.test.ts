@@ -20,7 +20,7 @@ describe('failures', () => {
     const s = new Scenario({ replicas: 2, podManagementPolicy: 'Parallel' });
     s.cluster.calls.failNth('pods.create', 1, new KubeError('ServerError', 500, 'POST pods: etcd timeout'));
     await expect(s.reconcile()).rejects.toMatchObject({ code: 'ServerError' });
-    expect(condition(s, ConditionType.failedCreatePod)).toMatchObject({ status: 'True', reason: 'CreatePodFailed' });
+    expect(condition(s, ConditionType.failedCreatePod)).toMatchObject({ status: 'True', reason: 'CreatePodRetrying' });
     expect(s.cluster.events.map((e) => e.event.reason)).toContain(EventReason.failedCreate);
     await s.runUntil((x) => x.converged());
     expect(condition(s, ConditionType.failedCreatePod)).toMatchObject({ status: 'False', reason: 'PodsCreated' });

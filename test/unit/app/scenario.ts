@@ -11,6 +11,7 @@ import { timerId } from '../../../src/queue/names.ts';
 import { execute } from '../../../src/workers/app/executor.ts';
 import type { Pod } from '../../../src/kube/types.ts';
 import { observeAndPlan } from '../../../src/workers/app/observe.ts';
+import { AdmissionVerdicts } from '../../../src/workers/app/admission-check.ts';
 import type { Plan } from '../../../src/workers/app/planner.ts';
 import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating, isUnavailable } from '../../../src/workers/app/pod-predicates.ts';
 import { Clock } from '../../../harness/fakes/clock.ts';
@@ -58,6 +59,8 @@ export class Scenario {
   /** Reconcile errors are recorded (the queue would retry) instead of thrown. */
   tolerateErrors = false;
   readonly errors: unknown[] = [];
+  /** The worker's memory of accepted replacement revisions (one worker process for the whole scenario). */
+  readonly verdicts = new AdmissionVerdicts(() => this.clock.now().getTime());
 
   constructor(spec: Partial<AppSpec>, kubelet: Partial<KubeletOptions> = {}, name = 'web') {
     this.name = name;
@@ -120,7 +123,7 @@ export class Scenario {
   async reconcile(): Promise<Plan | undefined> {
     const client = this.cluster.client();
     // The worker's own read → plan path: claims are listed only when the plan needs them.
-    const read = await observeAndPlan(client, NS, this.name, this.clock.now);
+    const read = await observeAndPlan(client, NS, this.name, this.clock.now, { verdicts: this.verdicts, log: silent });
     if (!read) return undefined;
     const { observed, plan: p } = read;
     this.claimReads += observed.claims === undefined ? 0 : 1;
