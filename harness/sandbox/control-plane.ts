@@ -20,6 +20,8 @@ export const DEFAULT_CONTROLLERS = [
   'persistentvolumeclaim-protection-controller',
   'persistentvolume-protection-controller',
   'root-ca-certificate-publisher-controller',
+  // Namespace quotas are enforced by admission only once this controller has computed their usage.
+  'resourcequota-controller',
 ];
 
 export interface ControlPlaneOptions {

@@ -18,7 +18,7 @@ import { parseWatcherConfig } from '../../../src/watcher/config.ts';
 import { startWorker, type RunningWorker } from '../../../src/workers/worker.ts';
 import { parseWorkerConfig } from '../../../src/workers/config.ts';
 import { reconcilers } from '../../../src/workers/reconcilers.ts';
-import type { ControllerRevision, PersistentVolumeClaim, Pod } from '../../../src/kube/types.ts';
+import type { ControllerRevision, Event, PersistentVolumeClaim, Pod } from '../../../src/kube/types.ts';
 import { getOrdinal, getPodRevision, isRunningAndReady } from '../../../src/workers/app/pod-predicates.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import { errorMessage } from '../../../src/common/errors.ts';
@@ -31,6 +31,8 @@ export interface Controller {
 export interface ControllerOptions {
   /** The worker's and watcher's logger (default: JSON on stdout at warn). */
   log?: Logger;
+  /** Settings on top of the harness's own (e.g. a shorter retry backoff). */
+  env?: Record<string, string>;
 }
 
 /** Starts a watcher and a worker for a fresh namespace before the file's tests; stops them after. */
@@ -51,6 +53,7 @@ export function useController(prefix: string, opts: ControllerOptions = {}): { r
       EBB_HTTP_ADDRESS: '127.0.0.1',
       EBB_BOARD: 'false',
       EBB_LOG_LEVEL: 'warn',
+      ...opts.env,
     };
     state.env = env;
     const log = opts.log ?? createLogger('it-app', 'warn');
@@ -185,3 +188,12 @@ export function unavailable(s: Snapshot): number {
 }
 
 export const revisionOf = getPodRevision;
+
+/** An events.k8s.io Event as ebb writes it. */
+export type EventObject = Event & Required<Pick<Event, 'reason' | 'action' | 'note' | 'regarding'>>;
+
+/** The Events ebb recorded on App `app` with `reason`. */
+export async function eventsOf(ns: string, app: string, reason: string): Promise<EventObject[]> {
+  const list = await sandbox().rest.list<EventObject>({ group: 'events.k8s.io', version: 'v1', resource: 'events', namespace: ns });
+  return list.items.filter((e) => e.regarding.name === app && e.reason === reason);
+}

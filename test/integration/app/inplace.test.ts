@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { ConditionType, EventReason, Reason } from '../../../src/api/keys.ts';
-import type { Event, Pod } from '../../../src/kube/types.ts';
+import type { Pod } from '../../../src/kube/types.ts';
 import { sandbox } from '../support.ts';
-import { createApp, image, isSettled, patchApp, settled, template, uniqueName, unavailable, until, useController, type Snapshot } from './harness.ts';
+import { createApp, eventsOf, image, isSettled, patchApp, settled, template, uniqueName, unavailable, until, useController, type Snapshot } from './harness.ts';
 import { gateOf, imagesOf, isAnnotated, recordPods, statusesOf, type PodHistory } from './pod-history.ts';
 
 const ctl = useController('app-ip');
@@ -21,14 +21,6 @@ const appTemplate = (name: string, containers: Container[], labels: Record<strin
 });
 const inPlace = (policy = 'InPlaceIfPossible', extra: Record<string, unknown> = {}) =>
   ({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: policy, ...extra } } }) as Partial<AppSpec>;
-
-/** An events.k8s.io Event as ebb writes it. */
-type EventObject = Event & Required<Pick<Event, 'reason' | 'action' | 'note' | 'regarding'>>;
-
-async function eventsOf(ns: string, app: string, reason: string): Promise<EventObject[]> {
-  const list = await sandbox().rest.list<EventObject>({ group: 'events.k8s.io', version: 'v1', resource: 'events', namespace: ns });
-  return list.items.filter((e) => e.regarding.name === app && e.reason === reason);
-}
 
 /** Settled at the update revision of `generation`, with no in-place update left anywhere. */
 const done = (generation: number) => (s: Snapshot) =>
