@@ -8,7 +8,6 @@ import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { ConditionType, EventReason, Reason } from '../../../src/api/keys.ts';
 import type { Pod } from '../../../src/kube/types.ts';
-import { sandbox } from '../support.ts';
 import { createApp, eventsOf, image, isSettled, patchApp, settled, template, uniqueName, unavailable, until, useController, type Snapshot } from './harness.ts';
 import { gateOf, imagesOf, isAnnotated, recordPods, statusesOf, type PodHistory } from './pod-history.ts';
 
