@@ -5,6 +5,7 @@
  *
  * A key is `<VERB> <group/>resource</subresource>` with the apiserver's verb names (LIST vs GET, APPLY for
  * server-side apply, WATCH), e.g. `PATCH pods/status`, `POST events.k8s.io/events`, `PUT apps/statefulsets/status`.
+ * A dry run (`dryRun=All`) gets its own key, the same with ` dryRun` appended: `POST pods dryRun`.
  */
 import { PatchType, type KubeRest, type RequestOptions } from '../../src/kube/rest.ts';
 
@@ -12,8 +13,8 @@ export type Counts = Map<string, number>;
 
 const LABEL = /(\w+)="((?:[^"\\]|\\.)*)"/g;
 
-export function requestKey(verb: string, group: string, resource: string, subresource: string): string {
-  return `${verb} ${group ? `${group}/` : ''}${resource}${subresource ? `/${subresource}` : ''}`;
+export function requestKey(verb: string, group: string, resource: string, subresource: string, dryRun = false): string {
+  return `${verb} ${group ? `${group}/` : ''}${resource}${subresource ? `/${subresource}` : ''}${dryRun ? ' dryRun' : ''}`;
 }
 
 /** Parses `apiserver_request_total` (resource requests only) into counts by key, summed over codes and scopes. */
@@ -27,8 +28,8 @@ export function parseApiserverRequests(metricsText: string): { total: Counts; co
     const labels: Record<string, string> = {};
     for (const m of line.slice(0, close).matchAll(LABEL)) labels[m[1]!] = m[2]!;
     const resource = labels['resource'] ?? '';
-    if (!resource || labels['dry_run']) continue;
-    const key = requestKey(labels['verb'] ?? '?', labels['group'] ?? '', resource, labels['subresource'] ?? '');
+    if (!resource) continue;
+    const key = requestKey(labels['verb'] ?? '?', labels['group'] ?? '', resource, labels['subresource'] ?? '', Boolean(labels['dry_run']));
     add(total, key, value);
     if (labels['code'] === '409') add(conflicts, key, value);
   }
@@ -61,7 +62,7 @@ export function clientRequestKey(method: string, path: string, opts: RequestOpti
   if (verb === 'GET') verb = opts.query?.['watch'] ? 'WATCH' : named ? 'GET' : 'LIST';
   else if (verb === 'PATCH' && opts.contentType === PatchType.apply) verb = 'APPLY';
   else if (verb === 'DELETE' && !named) verb = 'DELETECOLLECTION';
-  return requestKey(verb, group, resource, subresource);
+  return requestKey(verb, group, resource, subresource, opts.query?.['dryRun'] !== undefined);
 }
 
 /**
