@@ -85,10 +85,11 @@ describe('App CRD', () => {
   it('types the pod template with the core/v1 schema: quantities, ports, probes, volumes', () => {
     const nodes = new Map(walk(schemaOf(crd)));
     const container = '.spec.template.spec.containers[]';
-    expect(nodes.get(`${container}.resources.requests{}`)).toMatchObject({
-      'x-kubernetes-int-or-string': true,
-      pattern: expect.stringMatching(/^\^.*\$$/),
-    });
+    const quantity = nodes.get(`${container}.resources.requests{}`);
+    expect(quantity).toMatchObject({ 'x-kubernetes-int-or-string': true });
+    const pattern = new RegExp(String(quantity?.['pattern']));
+    expect(['100m', '1.5', '64Mi', '1e3'].filter((q) => !pattern.test(q))).toEqual([]);
+    expect(['lots', '1 GB', '64MB'].filter((q) => pattern.test(q))).toEqual([]);
     expect(nodes.get(`${container}.ports[].containerPort`)).toMatchObject({ type: 'integer', format: 'int32' });
     expect(nodes.get(`${container}.ports`)).toMatchObject({ 'x-kubernetes-list-map-keys': ['containerPort', 'protocol'] });
     expect(nodes.get(`${container}.ports[].protocol`)).toMatchObject({ default: 'TCP' });

@@ -49,7 +49,7 @@ describe('overlaySchema', () => {
 
   it.each([
     ['a field upstream lacks', { properties: { imagePullPolizy: { type: 'string' } } }, '.c.imagePullPolizy: the upstream type has no such field'],
-    ['another type', { properties: { name: { type: 'integer' } } }, '.c.name: type integer differs from the upstream type string'],
+    ['another type', { properties: { name: { type: 'integer' } } }, '.c.name: type "integer" differs from the upstream type "string"'],
     ['items on a non-list', { properties: { name: { items: { type: 'string' } } } }, '.c.name: the upstream node has no items schema'],
   ])('refuses %s, naming the path', (_what, overlay, message) => {
     expect(() => overlaySchema(upstream, overlay, '.c')).toThrow(SchemaOverlayError);

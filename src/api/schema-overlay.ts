@@ -51,17 +51,18 @@ function mergeSchema(suffix: string): Merger {
   };
 }
 
+const list = (value: unknown): unknown[] => (Array.isArray(value) ? (value as unknown[]) : []);
+
 function mergeRequired(base: unknown, overlay: unknown): string[] {
-  const names = [...(Array.isArray(base) ? base : []), ...(Array.isArray(overlay) ? overlay : [])].map(String);
-  return [...new Set(names)];
+  return [...new Set([...list(base), ...list(overlay)].map(String))];
 }
 
 function mergeRules(base: unknown, overlay: unknown): unknown[] {
-  return [...(Array.isArray(base) ? base : []), ...(Array.isArray(overlay) ? overlay : [])].map((r: unknown) => structuredClone(r));
+  return [...list(base), ...list(overlay)].map((r) => structuredClone(r));
 }
 
 function mergeType(base: unknown, overlay: unknown, path: string): unknown {
-  if (base !== undefined && base !== overlay) fail(path, `type ${String(overlay)} differs from the upstream type ${String(base)}`);
+  if (base !== undefined && base !== overlay) fail(path, `type ${JSON.stringify(overlay)} differs from the upstream type ${JSON.stringify(base)}`);
   return overlay;
 }
 

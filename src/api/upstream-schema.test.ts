@@ -28,7 +28,10 @@ describe(UPSTREAM_SCHEMA_FILE, () => {
   it('comes from the k8s.io/api of the Kubernetes version the sandbox builds, through the pinned controller-gen', () => {
     const crdgen = read('hack/crdgen/go.mod');
     const kubernetes = goModVersion(read('hack/k8s/go.mod'), 'k8s.io/kubernetes');
-    expect(file.source).toEqual({ 'k8s.io/api': goModVersion(crdgen, 'k8s.io/api'), 'sigs.k8s.io/controller-tools': goModVersion(crdgen, 'sigs.k8s.io/controller-tools') });
+    expect(file.source).toEqual({
+      'k8s.io/api': goModVersion(crdgen, 'k8s.io/api'),
+      'sigs.k8s.io/controller-tools': goModVersion(crdgen, 'sigs.k8s.io/controller-tools'),
+    });
     expect(kubernetes).toMatch(/^v1\.\d+\.\d+$/);
     expect(file.source['k8s.io/api']).toBe(kubernetes!.replace(/^v1\./, 'v0.'));
     expect(file.descriptions).toEqual(DESCRIPTION_POLICY);
@@ -36,14 +39,24 @@ describe(UPSTREAM_SCHEMA_FILE, () => {
 
   it('holds the full PodSpec and PersistentVolumeClaim, with no free-form nodes', () => {
     const podSpec = (file.podTemplateSpec['properties'] as Record<string, Record<string, unknown>>)['spec']!;
-    expect(Object.keys(podSpec['properties'] as object)).toEqual(expect.arrayContaining(['containers', 'volumes', 'affinity', 'tolerations', 'securityContext']));
+    expect(Object.keys(podSpec['properties'] as object)).toEqual(
+      expect.arrayContaining(['containers', 'volumes', 'affinity', 'tolerations', 'securityContext']),
+    );
     expect(Object.keys(file.persistentVolumeClaim['properties'] as object).sort()).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
     expect(text).not.toContain('x-kubernetes-preserve-unknown-fields');
   });
 });
 
 describe('goModVersion', () => {
-  const goMod = ['module x', '', 'require k8s.io/kubernetes v1.34.4 // indirect', 'require (', '\tk8s.io/api v0.34.4', '\tk8s.io/apimachinery v0.34.4 // indirect', ')'].join('\n');
+  const goMod = [
+    'module x',
+    '',
+    'require k8s.io/kubernetes v1.34.4 // indirect',
+    'require (',
+    '\tk8s.io/api v0.34.4',
+    '\tk8s.io/apimachinery v0.34.4 // indirect',
+    ')',
+  ].join('\n');
 
   it('reads single-line and block requires', () => {
     expect(goModVersion(goMod, 'k8s.io/kubernetes')).toBe('v1.34.4');

@@ -111,7 +111,10 @@ export function renderUpstreamSchemas(schemas: UpstreamSchemas): string {
 /** The version a go.mod requires of a module (`require` line or block), or undefined. */
 export function goModVersion(goMod: string, module: string): string | undefined {
   for (const line of goMod.split('\n')) {
-    const words = line.replace(/\/\/.*$/, '').trim().split(/\s+/);
+    const words = line
+      .replace(/\/\/.*$/, '')
+      .trim()
+      .split(/\s+/);
     const at = words[0] === 'require' ? 1 : 0;
     if (words[at] === module && words[at + 1]?.startsWith('v')) return words[at + 1];
   }

@@ -73,7 +73,9 @@ function app(name: string, ns: string, patch: Obj = {}): Obj {
 }
 
 const strategy = (rollingUpdate: Obj): Obj => ({ spec: { updateStrategy: { type: 'RollingUpdate', rollingUpdate } } });
-const container = (fields: Obj): Obj => ({ spec: { template: { spec: { containers: [{ name: 'main', image: 'registry.example.com/team/web:v1', ...fields }] } } } });
+const container = (fields: Obj): Obj => ({
+  spec: { template: { spec: { containers: [{ name: 'main', image: 'registry.example.com/team/web:v1', ...fields }] } } },
+});
 const both = (a: Obj, b: Obj): Obj => mergePatch(a, b);
 
 describe('pod template schema at admission', () => {
@@ -106,11 +108,7 @@ describe('pod template schema at admission', () => {
       both(strategy({ podUpdatePolicy: 'ReCreate' }), container({ resources: { requests: { cpu: 'lots' } } })),
       [`${containerPath}.resources.requests.cpu: Invalid value: "lots"`, 'should match'],
     ],
-    [
-      'a memory limit of "1 GB"',
-      container({ resources: { limits: { memory: '1 GB' } } }),
-      [`${containerPath}.resources.limits.memory: Invalid value: "1 GB"`],
-    ],
+    ['a memory limit of "1 GB"', container({ resources: { limits: { memory: '1 GB' } } }), [`${containerPath}.resources.limits.memory: Invalid value: "1 GB"`]],
     [
       'a string containerPort (InPlaceIfPossible)',
       both(strategy({ podUpdatePolicy: 'InPlaceIfPossible' }), container({ ports: [{ containerPort: 'http' }] })),
@@ -121,9 +119,11 @@ describe('pod template schema at admission', () => {
       both(strategy({ podUpdatePolicy: 'InPlaceIfPossible', maxUnavailable: '50%' }), container({ ports: [{ containerPort: 'http' }] })),
       [`${containerPath}.ports[0].containerPort`, 'must be of type integer'],
     ],
-    ['a claim storage request of "big"', { spec: { volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { resources: { requests: { storage: 'big' } } } }] } }, [
-      'spec.volumeClaimTemplates[0].spec.resources.requests.storage: Invalid value: "big"',
-    ]],
+    [
+      'a claim storage request of "big"',
+      { spec: { volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { resources: { requests: { storage: 'big' } } } }] } },
+      ['spec.volumeClaimTemplates[0].spec.resources.requests.storage: Invalid value: "big"'],
+    ],
     ['a container field misspelled', container({ imagePullPolizy: 'Always' }), [`unknown field "${containerPath}.imagePullPolizy"`]],
     ['an unknown pod spec field', { spec: { template: { spec: { hostNetwrok: true } } } }, ['unknown field "spec.template.spec.hostNetwrok"']],
     [
