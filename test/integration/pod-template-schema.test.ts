@@ -151,6 +151,12 @@ describe('pod template schema at admission', () => {
     expect(result.stdout).toContain('Requests describes the minimum amount of compute resources required.');
   });
 
+  it('the sample App passes the typed schema (server dry run)', async () => {
+    const result = await kubectl(['apply', '--dry-run=server', '-f', join(ROOT, 'deploy', 'samples', 'app.yaml')]);
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toContain('app.apps.ebb.dev/web created (server dry run)');
+  });
+
   it('client-side kubectl apply of the CRDs fits the last-applied annotation (server dry run)', async () => {
     const result = await kubectl(['apply', '--dry-run=server', '-k', join(ROOT, 'deploy', 'crds')]);
     expect(result.stderr).not.toContain('Too long');
