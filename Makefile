@@ -56,7 +56,7 @@ lint: deps ## ESLint (typed rules: no floating promises, complexity limits) and 
 typecheck: deps ## tsc --noEmit over sources, tests and scripts.
 	npm run typecheck
 
-crds: deps ## Regenerate deploy/crds from the schemas in src/api.
+crds: deps ## Regenerate src/api/pod-template.schema.json (controller-gen, built on first use) and deploy/crds.
 	npm run gen:crds
 
 config-docs: deps ## Regenerate README.md's configuration reference from the settings tables.

@@ -10,6 +10,9 @@ import { toStructural, StructuralSchemaError, type JSONSchemaProps } from './str
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** The apiserver limits an object's annotations to 256 KiB in total; 32 KiB stay free for other annotations. */
+const CRD_APPLY_BUDGET_BYTES = 224 * 1024;
+
 describe('deploy/crds', () => {
   it.each([...renderCrdFiles().keys()])('%s matches the schemas in src/api (run `make crds` after changing them)', (file) => {
     const path = join(ROOT, CRD_DIR, file);
@@ -74,19 +77,61 @@ describe('App CRD', () => {
     }
   });
 
-  it('keeps unknown fields of containers, the pod spec and claim templates, and nowhere else', () => {
+  it('keeps unknown fields nowhere: the pod template and claim templates are typed field by field', () => {
     const preserved = [...walk(schemaOf(crd))].filter(([, n]) => n['x-kubernetes-preserve-unknown-fields'] === true).map(([p]) => p);
-    expect(preserved.sort()).toEqual(
-      [
-        '.spec.template.metadata',
-        '.spec.template.spec',
-        '.spec.template.spec.containers[]',
-        '.spec.template.spec.initContainers[]',
-        '.spec.volumeClaimTemplates[]',
-        '.spec.volumeClaimTemplates[].metadata',
-        '.spec.volumeClaimTemplates[].spec',
-      ].sort(),
-    );
+    expect(preserved).toEqual([]);
+  });
+
+  it('types the pod template with the core/v1 schema: quantities, ports, probes, volumes', () => {
+    const nodes = new Map(walk(schemaOf(crd)));
+    const container = '.spec.template.spec.containers[]';
+    const quantity = nodes.get(`${container}.resources.requests{}`);
+    expect(quantity).toMatchObject({ 'x-kubernetes-int-or-string': true });
+    const pattern = new RegExp(String(quantity?.['pattern']));
+    expect(['100m', '1.5', '64Mi', '1e3'].filter((q) => !pattern.test(q))).toEqual([]);
+    expect(['lots', '1 GB', '64MB'].filter((q) => pattern.test(q))).toEqual([]);
+    expect(nodes.get(`${container}.ports[].containerPort`)).toMatchObject({ type: 'integer', format: 'int32' });
+    expect(nodes.get(`${container}.ports`)).toMatchObject({ 'x-kubernetes-list-map-keys': ['containerPort', 'protocol'] });
+    expect(nodes.get(`${container}.ports[].protocol`)).toMatchObject({ default: 'TCP' });
+    expect(nodes.get(`${container}.livenessProbe.httpGet.port`)).toMatchObject({ 'x-kubernetes-int-or-string': true });
+    expect(nodes.get('.spec.template.spec.volumes[].persistentVolumeClaim.claimName')).toMatchObject({ type: 'string' });
+    expect(nodes.get('.spec.template.spec.securityContext.runAsUser')).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(nodes.get('.spec.volumeClaimTemplates[].spec.resources.requests{}')).toMatchObject({ 'x-kubernetes-int-or-string': true });
+    expect(nodes.get('.spec.volumeClaimTemplates[].spec.volumeMode')).toMatchObject({ type: 'string' });
+  });
+
+  it("keeps ebb's own rules on the upstream schema", () => {
+    const nodes = new Map(walk(schemaOf(crd)));
+    expect(nodes.get('.spec.template')?.['required']).toEqual(['spec']);
+    expect(nodes.get('.spec.template.spec')?.['required']).toEqual(['containers']);
+    expect(nodes.get('.spec.template.spec')?.['x-kubernetes-validations']).toEqual([
+      { rule: '!has(self.activeDeadlineSeconds)', message: 'activeDeadlineSeconds is not supported for App pods' },
+    ]);
+    expect(nodes.get('.spec.template.spec.restartPolicy')).toMatchObject({ type: 'string', enum: ['Always'] });
+    for (const list of ['containers', 'initContainers']) {
+      const items = nodes.get(`.spec.template.spec.${list}[]`);
+      expect(items?.['required'], list).toEqual(['name', 'image']);
+      expect(nodes.get(`.spec.template.spec.${list}[].image`)?.['pattern'], list).toMatch(/^\^.*\$$/);
+      expect(nodes.get(`.spec.template.spec.${list}[].name`), list).toMatchObject({ maxLength: 63, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$' });
+      expect(nodes.get(`.spec.template.spec.${list}`), list).toMatchObject({ maxItems: 64 });
+    }
+    expect(nodes.get('.spec.template.metadata.labels')).toMatchObject({ maxProperties: 256 });
+    expect(nodes.get('.spec.volumeClaimTemplates[].metadata')?.['required']).toEqual(['name']);
+    expect(nodes.get('.spec.volumeClaimTemplates[].metadata.name')).toMatchObject({ maxLength: 63, minLength: 1 });
+    expect(nodes.get('.spec.volumeClaimTemplates')).toMatchObject({ maxItems: 32 });
+    expect(nodes.get('.spec.volumeClaimTemplates[].spec.accessModes')).toMatchObject({ maxItems: 8 });
+  });
+
+  it('accepts creationTimestamp in template and claim metadata, which exported manifests carry', () => {
+    const nodes = new Map(walk(schemaOf(crd)));
+    for (const path of ['.spec.template.metadata.creationTimestamp', '.spec.volumeClaimTemplates[].metadata.creationTimestamp']) {
+      expect(nodes.get(path), path).toMatchObject({ type: 'string', format: 'date-time' });
+    }
+  });
+
+  it('fits the 256 KiB annotation budget of client-side kubectl apply, with room to spare', () => {
+    // kubectl apply stores the object as compact JSON in the last-applied-configuration annotation.
+    expect(JSON.stringify(crd).length).toBeLessThan(CRD_APPLY_BUDGET_BYTES);
   });
 
   it('declares StatefulSet defaults in the schema', () => {

@@ -20,6 +20,7 @@ import {
   VERSION,
 } from './group.ts';
 import { ImageListSpecSchema, ImageListStatusSchema } from './image-list.ts';
+import { withUpstreamTemplateSchemas } from './pod-template-crd.ts';
 import type { CelRule } from './schema-kit.ts';
 import { toStructural, type JSONSchemaProps } from './structural.ts';
 import type { TSchema } from '@sinclair/typebox';
@@ -59,6 +60,8 @@ interface RootParts {
   status: TSchema;
   specRequired: boolean;
   rules?: CelRule[];
+  /** Post-processes the structural spec schema (the App splices in the upstream pod template schema). */
+  refineSpec?: (spec: JSONSchemaProps) => JSONSchemaProps;
 }
 
 /** The root object schema: apiVersion/kind/metadata as the apiserver wants them, spec and status from TypeBox. */
@@ -71,7 +74,7 @@ function rootSchema(parts: RootParts): JSONSchemaProps {
       kind: { type: 'string', description: 'The REST resource this object represents.' },
       // A structural schema may only constrain metadata.name/generateName; declaring name lets CEL rules point at it.
       metadata: { type: 'object', properties: { name: { type: 'string' } } },
-      spec: toStructural(parts.spec, '.spec'),
+      spec: (parts.refineSpec ?? ((spec) => spec))(toStructural(parts.spec, '.spec')),
       status: toStructural(parts.status, '.status'),
     },
   };
@@ -132,6 +135,7 @@ export function appCrd(): CustomResourceDefinition {
               status: AppStatusSchema,
               specRequired: true,
               rules: appRootRules,
+              refineSpec: (spec) => withUpstreamTemplateSchemas(spec),
             }),
           },
           subresources: {

@@ -1,26 +1,39 @@
 /**
- * The pod template and volume claim templates of an App. Only what ebb itself reads or what is cheap to check
- * is typed; every other field of a container, a PodSpec or a PVC is kept as written
- * (`x-kubernetes-preserve-unknown-fields`), because the apiserver validates the full Pod and PVC when ebb
- * creates them, and a failure there is reported as condition FailedCreatePod.
+ * The pod template and volume claim templates of an App. Their CRD schema is the upstream core/v1 schema
+ * (PodTemplateSpec, PersistentVolumeClaim) generated from k8s.io/api (`upstream-schema.ts`), so the apiserver
+ * types every field at admission; the schemas here declare what ebb reads and what it constrains beyond
+ * upstream, and are laid over the upstream ones when the CRD is rendered (`pod-template-crd.ts`).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { imageReferenceSchema } from './image-ref.ts';
-import { dnsLabel, labelMap, listMap, openObject, stringEnum, stringMap } from './schema-kit.ts';
+import { dnsLabel, labelMap, listMap, stringEnum, stringMap, upstreamObject } from './schema-kit.ts';
 
 const MAX_CONTAINERS = 64;
 export const MAX_VOLUME_CLAIM_TEMPLATES = 32;
 
-export const ContainerSchema = openObject(
+/**
+ * Declared beyond upstream's embedded ObjectMeta (name, namespace, labels, annotations, finalizers): manifests
+ * exported from a cluster carry `creationTimestamp: null`, which would otherwise fail strict field validation.
+ */
+const creationTimestamp = () =>
+  Type.Optional(Type.String({ format: 'date-time', description: 'Ignored; accepted so that manifests exported from a cluster apply unchanged.' }));
+
+/** Fields ebb declares that the upstream schemas lack (paths relative to `spec`). */
+export const EXTRA_TEMPLATE_FIELDS: ReadonlySet<string> = new Set([
+  '.spec.template.metadata.creationTimestamp',
+  '.spec.volumeClaimTemplates[].metadata.creationTimestamp',
+]);
+
+export const ContainerSchema = upstreamObject(
   {
     name: dnsLabel('Container name, unique in the pod (a DNS label).'),
     image: imageReferenceSchema('Container image reference (OCI distribution grammar, as in ImageLists). Changing only images allows an in-place update.'),
   },
-  { description: 'A container (core/v1 Container). Fields other than name and image are validated when the pod is created.' },
+  { description: 'A container (core/v1 Container).' },
 );
 export type Container = Static<typeof ContainerSchema>;
 
-export const PodSpecSchema = openObject(
+export const PodSpecSchema = upstreamObject(
   {
     containers: listMap(ContainerSchema, ['name'], {
       description: 'Containers of the pod; at least one.',
@@ -40,10 +53,11 @@ export const PodSpecSchema = openObject(
 );
 export type PodSpec = Static<typeof PodSpecSchema>;
 
-export const PodTemplateMetadataSchema = openObject(
+export const PodTemplateMetadataSchema = upstreamObject(
   {
     labels: Type.Optional(labelMap('Pod labels; must satisfy spec.selector.')),
     annotations: Type.Optional(stringMap({ description: 'Pod annotations.' })),
+    creationTimestamp: creationTimestamp(),
   },
   { description: 'Pod metadata; ebb copies labels and annotations onto each pod.' },
 );
@@ -53,21 +67,22 @@ export const PodTemplateSpecSchema = Type.Object(
     metadata: Type.Optional(PodTemplateMetadataSchema),
     spec: PodSpecSchema,
   },
-  { description: 'The pod every ordinal is created from. A change of it is a new revision.' },
+  { description: 'The pod every ordinal is created from (core/v1 PodTemplateSpec). A change of it is a new revision.' },
 );
 export type PodTemplateSpec = Static<typeof PodTemplateSpecSchema>;
 
-export const PersistentVolumeClaimTemplateSchema = openObject(
+export const PersistentVolumeClaimTemplateSchema = upstreamObject(
   {
-    metadata: openObject(
+    metadata: upstreamObject(
       {
         name: dnsLabel('Claim name; each pod gets the PVC <name>-<app>-<ordinal> mounted as volume <name>.'),
         labels: Type.Optional(labelMap('PVC labels.')),
         annotations: Type.Optional(stringMap({ description: 'PVC annotations.' })),
+        creationTimestamp: creationTimestamp(),
       },
       { description: 'Claim metadata; name is required.' },
     ),
-    spec: openObject(
+    spec: upstreamObject(
       {
         accessModes: Type.Optional(Type.Array(Type.String(), { description: 'Access modes, e.g. ReadWriteOnce.', maxItems: 8 })),
         storageClassName: Type.Optional(Type.String({ description: 'StorageClass of the claims; the default class when unset.' })),

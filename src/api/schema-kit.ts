@@ -92,6 +92,15 @@ export function openObject<T extends TProperties>(properties: T, opts: ObjectOpt
   return Type.Object(properties, { ...opts, 'x-kubernetes-preserve-unknown-fields': true });
 }
 
+/**
+ * An object of a Kubernetes type whose full schema comes from k8s.io/api (`upstream-schema.ts`): the
+ * properties declare only what ebb reads or constrains further, and are laid over the upstream schema when
+ * the CRD is rendered. The static type carries the other fields through, as for `openObject`.
+ */
+export function upstreamObject<T extends TProperties>(properties: T, opts: ObjectOptions = {}): TOpenObject<T> {
+  return Type.Object(properties, opts);
+}
+
 /** A list-map: items are unique by the given scalar keys, and server-side apply merges by them. */
 export function listMap<T extends TSchema>(items: T, keys: string[], opts: ArrayOptions = {}): TArray<T> {
   return Type.Array(items, { ...opts, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': keys });

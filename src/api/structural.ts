@@ -122,7 +122,7 @@ function convertChild(key: string, value: unknown, path: string): unknown {
   }
 }
 
-/** The structural OpenAPI v3 form of a TypeBox schema. Throws StructuralSchemaError naming the offending path. */
-export function toStructural(schema: TSchema, path = ''): JSONSchemaProps {
+/** The structural OpenAPI v3 form of a TypeBox schema (or a plain schema, checked and key-sorted). Throws StructuralSchemaError naming the offending path. */
+export function toStructural(schema: TSchema | JSONSchemaProps, path = ''): JSONSchemaProps {
   return convertNode(schema, path);
 }

@@ -117,8 +117,8 @@ describe('CRDs in deploy/crds', () => {
       { replicas: '50%' },
       { pause: { duration: '90s' } },
     ]);
-    // Fields of a container the schema does not declare are kept as written.
-    expect(created.spec.template.spec.containers[0]).toMatchObject({ ports: [{ containerPort: 8080 }] });
+    // Every container field is typed with the core/v1 schema, and its defaults apply (protocol TCP).
+    expect(created.spec.template.spec.containers[0]).toMatchObject({ ports: [{ containerPort: 8080, protocol: 'TCP' }] });
   });
 
   it('defaults a minimal App', async () => {
