@@ -82,3 +82,25 @@ describe('truncateHistory', () => {
     expect(actions.map((a) => (a.kind === 'deleteRevision' ? a.uid : ''))).toEqual(deleted.map((t) => `rev-${t}`));
   });
 });
+
+describe('revisions made before a schema default existed', () => {
+  const withPort = (port: Record<string, unknown>) =>
+    makeApp('web', {
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: 'web:v1', ports: [{ containerPort: 80, ...port }] }] } },
+    });
+
+  it('still match the template the apiserver now returns defaulted: upgrading the CRD rolls no App', () => {
+    const old = stored<ControllerRevision>(newRevision(withPort({}), revisionData(withPort({})), 1, 0), 'rev-old', '9');
+    old.metadata.ownerReferences = [{ apiVersion: 'apps.ebb.dev/v1alpha1', kind: 'App', name: 'web', uid: app.metadata.uid, controller: true }];
+    const resolved = resolveRevisions(withPort({ protocol: 'TCP' }), [old]);
+    expect(resolved.actions).toEqual([]);
+    expect(resolved.update.metadata.name).toBe(old.metadata.name);
+  });
+
+  it('a real change is still a new revision', () => {
+    const old = stored<ControllerRevision>(newRevision(withPort({}), revisionData(withPort({})), 1, 0), 'rev-old', '9');
+    old.metadata.ownerReferences = [{ apiVersion: 'apps.ebb.dev/v1alpha1', kind: 'App', name: 'web', uid: app.metadata.uid, controller: true }];
+    const resolved = resolveRevisions(withPort({ protocol: 'UDP' }), [old]);
+    expect(resolved.actions.map((a) => a.kind)).toEqual(['createRevision']);
+  });
+});

@@ -10,6 +10,9 @@ import type { PodTemplateSpec } from '../../api/pod-template.ts';
 import type { Action } from './actions.ts';
 import type { ControllerRevision, Named, Stored } from '../../kube/types.ts';
 import { appControllerRef } from './owner.ts';
+import { isRecord } from '../../common/guards.ts';
+import { applyDefaults } from '../../api/schema-defaults.ts';
+import { upstreamSchemas } from '../../api/pod-template-crd.ts';
 import { controllerRef, isControlledBy } from './pod-predicates.ts';
 
 /** Label with the bare hash on every revision, as upstream's controller.kubernetes.io/hash. */
@@ -55,6 +58,19 @@ export function templateOf(revision: ControllerRevision): PodTemplateSpec | unde
 
 export function equalRevisionData(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
+}
+
+/**
+ * Whether stored revision data `stored` holds the template `data` holds, counting the pod template schema's
+ * defaults: a revision made before a default existed (e.g. ports without `protocol`, captured before the
+ * schema carried core/v1's defaults) still matches the template the apiserver now returns defaulted, so an
+ * upgrade of the CRD does not roll every App.
+ */
+export function sameTemplate(stored: unknown, data: RevisionData): boolean {
+  if (equalRevisionData(stored, data)) return true;
+  const template = isRecord(stored) && isRecord(stored['spec']) ? stored['spec']['template'] : undefined;
+  if (template === undefined) return false;
+  return equalRevisionData({ spec: { template: applyDefaults(upstreamSchemas().podTemplateSpec, template) } }, data);
 }
 
 /** Ascending by revision number, then by name for a stable order. */
@@ -116,7 +132,7 @@ function resolveUpdate(
   const data = revisionData(app);
   const next = (owned.at(-1)?.revision ?? 0) + 1;
   const startCount = app.status?.collisionCount ?? 0;
-  const equal = owned.filter((r) => equalRevisionData(r.data, data));
+  const equal = owned.filter((r) => sameTemplate(r.data, data));
   const newestEqual = equal.at(-1);
   if (newestEqual && newestEqual === owned.at(-1)) return { update: newestEqual, collisionCount: startCount, actions: [] };
   if (newestEqual) {
