@@ -92,6 +92,12 @@ export const appPrinterColumns: PrinterColumn[] = [
   { name: 'Available', type: 'integer', jsonPath: '.status.availableReplicas', description: 'Pods ready for minReadySeconds.' },
   { name: 'Revision', type: 'string', jsonPath: '.status.updateRevision', description: 'The update revision.' },
   { name: 'Paused', type: 'boolean', jsonPath: '.spec.updateStrategy.rollingUpdate.paused', description: 'Rollout paused.' },
+  {
+    name: 'Held',
+    type: 'string',
+    jsonPath: '.status.conditions[?(@.type=="RolloutHeld")].status',
+    description: 'True while the apiserver would refuse the replacement pods: no pod is deleted (condition RolloutHeld says why).',
+  },
   AGE,
 ];
 

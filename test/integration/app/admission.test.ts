@@ -73,6 +73,17 @@ async function refusePodsLabelled(ns: string, label: string): Promise<string> {
   return name;
 }
 
+/** The value of printer column `column` for App `name`, as `kubectl get ebapp` receives it (a Table). */
+async function printedColumn(ns: string, name: string, column: string): Promise<unknown> {
+  const table = await sandbox().rest.request<{ columnDefinitions: { name: string }[]; rows: { cells: unknown[] }[] }>(
+    'GET',
+    `/apis/apps.ebb.dev/v1alpha1/namespaces/${ns}/apps/${name}`,
+    { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+  );
+  const index = table.columnDefinitions.findIndex((c) => c.name === column);
+  return index < 0 ? `no column ${column}` : table.rows[0]?.cells[index];
+}
+
 const recreate = (extra: Record<string, unknown> = {}): Partial<AppSpec> => ({
   podManagementPolicy: 'Parallel',
   updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'ReCreate', maxUnavailable: '50%', ...extra } },
@@ -111,6 +122,8 @@ describe('a template the cluster admission refuses', () => {
     expect(after.map((p) => p.metadata.uid)).toEqual(uids);
     expect(after.every((p) => !p.metadata.deletionTimestamp)).toBe(true);
     expect(await eventsOf(ctl.ns, name, EventReason.rolloutHeld)).toHaveLength(1);
+    // What `kubectl get ebapp` prints: the HELD column.
+    expect(await printedColumn(ctl.ns, name, 'Held')).toBe('True');
 
     await sandbox().rest.patch(
       { group: 'apps.ebb.dev', version: 'v1alpha1', resource: 'apps', namespace: ctl.ns, name },
