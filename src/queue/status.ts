@@ -67,7 +67,7 @@ export async function readQueueStatus(queue: InspectedQueue, opts: ReadStatusOpt
     oldestWaitingAt: oldest([...waiting, ...prioritized].filter(Boolean)),
     failed: failed.filter(Boolean).map((j) => ({
       id: j.id ?? '',
-      data: j.data,
+      data: j.data as unknown,
       attempts: j.attemptsMade,
       failedAt: j.finishedOn,
       lastError: j.failedReason || (j.stacktrace?.at(-1) ?? ''),
