@@ -15,10 +15,15 @@ export interface CliResult {
 /** `ebb queue <args>` with exactly `env` (plus PATH); resolves with its exit code and output. */
 export function ebbQueue(args: string[], env: Record<string, string>, signal: AbortSignal = AbortSignal.timeout(30_000)): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, 'queue', ...args], { cwd: PROJECT_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env }, signal }, (err, stdout, stderr) => {
-      if (err && typeof err.code !== 'number') reject(err);
-      else resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, 'queue', ...args],
+      { cwd: PROJECT_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env }, signal },
+      (err, stdout, stderr) => {
+        if (err && typeof err.code !== 'number') reject(err);
+        else resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
+      },
+    );
   });
 }
 

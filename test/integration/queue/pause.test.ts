@@ -5,7 +5,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { freshNamespace, sandbox } from '../support.ts';
-import { createApps, deleteNamespace, ebbEnv, editApp, listApps, printLogsOnFailure, spawnEbb, uniquePrefix, waitAllObserved, type EbbProcess } from '../watcher/helpers.ts';
+import {
+  createApps,
+  deleteNamespace,
+  ebbEnv,
+  editApp,
+  listApps,
+  printLogsOnFailure,
+  spawnEbb,
+  uniquePrefix,
+  waitAllObserved,
+  type EbbProcess,
+} from '../watcher/helpers.ts';
 import { ebbQueueOk, queueEnv, queueStatus } from './helpers.ts';
 
 describe('ebb queue pause / resume', () => {
