@@ -20,8 +20,10 @@ export function ebbQueue(args: string[], env: Record<string, string>, signal: Ab
       [CLI, 'queue', ...args],
       { cwd: PROJECT_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env }, signal },
       (err, stdout, stderr) => {
-        if (err && typeof err.code !== 'number') reject(err);
-        else resolve({ code: typeof err?.code === 'number' ? err.code : 0, stdout, stderr });
+        // A number is the exit code; anything else (not started, aborted) is a failure of the test itself.
+        const code = err ? err.code : 0;
+        if (typeof code === 'number') resolve({ code, stdout, stderr });
+        else reject(new Error(`ebb queue ${args.join(' ')} did not run: ${err?.message ?? ''}`));
       },
     );
   });
