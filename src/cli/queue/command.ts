@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
-import { redisConnection } from '../../queue/connection.ts';
+import { errorMessage } from '../../common/errors.ts';
+import { sleep } from '../../common/wait.ts';
+import { redactRedisUrl, redisConnection } from '../../queue/connection.ts';
 import { changeLimit, retryFailed } from '../../queue/operator.ts';
 import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../queue/queues.ts';
 import type { QueueConfig } from '../../queue/settings.ts';
@@ -40,6 +42,25 @@ async function perform(args: Exclude<QueueArgs, { op: 'help' }>, h: Handles): Pr
   }
 }
 
+/** How long `ebb queue` waits for Redis to answer before it gives up. */
+const REDIS_DEADLINE_MS = 10_000;
+
+/** Resolves once Redis answers; otherwise fails naming it (redacted), after at most REDIS_DEADLINE_MS. */
+async function reachable(client: Redis, url: string): Promise<void> {
+  const ac = new AbortController();
+  const deadline = sleep(REDIS_DEADLINE_MS, ac.signal).then(
+    () => Promise.reject(new Error(`no answer within ${REDIS_DEADLINE_MS / 1000}s`)),
+    () => undefined,
+  );
+  try {
+    await Promise.race([client.ping(), deadline]);
+  } catch (err) {
+    throw new Error(`cannot reach Redis at ${redactRedisUrl(url)} (EBB_REDIS_URL): ${errorMessage(err)}`, { cause: err });
+  } finally {
+    ac.abort();
+  }
+}
+
 /**
  * `ebb queue <subcommand>`: inspect and steer the queues of the watcher and workers that share EBB_REDIS_URL
  * and EBB_QUEUE_PREFIX. Bad arguments throw UsageError (exit code 2), bad settings one ConfigError.
@@ -58,6 +79,7 @@ export async function queueCommand(argv: string[]): Promise<number> {
   // The connection reports its own failures through the commands that fail; nothing to print twice.
   for (const q of [reconcile, timers]) q.on('error', () => undefined);
   try {
+    await reachable(client, cfg.redisUrl);
     process.stdout.write(await perform(args, { cfg, client, reconcile, timers }));
     return 0;
   } finally {

@@ -2,7 +2,7 @@
  * `ebb queue status` and `retry-failed` with the real watcher and worker: the worker reaches the apiserver
  * through a proxy that resets every connection, so with one attempt per job both Apps' reconciles fail; status
  * lists them with their error; once the apiserver is reachable again, retry-failed reconciles both. Bad
- * arguments and bad settings end the CLI with a clear message and exit codes 2 and 1.
+ * arguments, bad settings and an unreachable Redis end the CLI with a clear message and exit codes 2, 1 and 1.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -77,7 +77,7 @@ describe('ebb queue status / retry-failed', () => {
     expect(await ebbQueueOk(['retry-failed'], cli)).toBe('no failed jobs\n');
   });
 
-  it('refuses bad arguments with the usage (exit 2) and bad settings with one configuration error (exit 1)', async () => {
+  it('refuses bad arguments with the usage (exit 2) bad settings with one configuration error and an unreachable Redis by name (exit 1)', async () => {
     const { redisUrl } = sandbox();
     const cli = queueEnv(redisUrl, uniquePrefix('qargs'));
     const bad = await ebbQueue(['concurrency', '0'], cli);
@@ -93,5 +93,10 @@ describe('ebb queue status / retry-failed', () => {
     expect(config.code).toBe(1);
     expect(config.stderr).toMatch(/^ebb queue: invalid configuration:\n/);
     for (const setting of ['EBB_REDIS_URL', 'EBB_QUEUE_PREFIX', 'EBB_QUEUE_ATTEMPTS']) expect(config.stderr).toContain(setting);
+
+    const down = await ebbQueue(['status'], { EBB_REDIS_URL: 'redis://ops:s3cret@127.0.0.1:1' });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toContain('ebb queue: cannot reach Redis at redis://ops:***@127.0.0.1:1 (EBB_REDIS_URL)');
+    expect(down.stderr).not.toContain('s3cret');
   });
 });
