@@ -77,5 +77,5 @@ test: tools lint typecheck ## Install what is missing, then lint, typecheck and 
 sandbox: tools ## Start a sandbox cluster in $(SANDBOX_DIR), an ebb daemon per node, and keep it running (Ctrl-C stops it).
 	node harness/cli/main.ts sandbox up --dir $(SANDBOX_DIR) --nodes $(NODES)
 
-run: tools ## Sandbox + node daemons + controller + a sample App; prints the Bull Board address.
+run: tools ## Sandbox + node daemons + controller + a sample App; prints the Bull Board address and login.
 	node harness/cli/main.ts run --all --dir $(SANDBOX_DIR) --nodes $(NODES) --sample

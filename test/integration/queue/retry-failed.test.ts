@@ -77,7 +77,7 @@ describe('ebb queue status / retry-failed', () => {
     expect(await ebbQueueOk(['retry-failed'], cli)).toBe('no failed jobs\n');
   });
 
-  it('refuses bad arguments with the usage (exit 2) bad settings with one configuration error and an unreachable Redis by name (exit 1)', async () => {
+  it('refuses bad arguments with the usage (exit 2), bad settings with one configuration error and an unreachable Redis by name (exit 1)', async () => {
     const { redisUrl } = sandbox();
     const cli = queueEnv(redisUrl, uniquePrefix('qargs'));
     const bad = await ebbQueue(['concurrency', '0'], cli);
