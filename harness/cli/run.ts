@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,6 +37,17 @@ function parseRunArgs(args: string[]): RunArgs {
   return { ...sandbox, sample: values.sample, daemons: values.daemons };
 }
 
+/**
+ * The sandbox serves Bull Board behind a login as a cluster does: unless the environment names credentials (or
+ * switches the board off), a user and a password are made up for this run and printed with the address.
+ */
+export function sandboxBoardLogin(env: Record<string, string | undefined>): string[] {
+  if (env['EBB_BOARD'] === 'false' || env['EBB_BOARD_TOKEN'] || env['EBB_BOARD_USER'] || env['EBB_BOARD_PASSWORD']) return [];
+  env['EBB_BOARD_USER'] = 'ebb';
+  env['EBB_BOARD_PASSWORD'] = randomBytes(12).toString('base64url');
+  return [`  Bull Board login: ebb / ${env['EBB_BOARD_PASSWORD']} (made up for this run; EBB_BOARD_USER and EBB_BOARD_PASSWORD choose them)`];
+}
+
 async function applySample(sandbox: Sandbox): Promise<void> {
   const doc = parse(await readFile(join(PROJECT_ROOT, 'deploy', 'samples', 'app.yaml'), 'utf8')) as { metadata: { name: string; namespace: string } };
   await sandbox.rest.apply(appRef(doc.metadata.namespace, doc.metadata.name), doc, 'ebb-sample', true);
@@ -57,12 +69,13 @@ export async function runCommand(args: string[]): Promise<number> {
   env['EBB_REDIS_URL'] = sandbox.redisUrl;
   env['EBB_HTTP_ADDRESS'] ??= '127.0.0.1';
   env['EBB_SCALER_PORT'] ??= '0';
+  const login = sandboxBoardLogin(env);
   const all = await startAll(env, log).catch(async (err: unknown) => {
     await cluster.stop();
     throw err;
   });
   if (opts.sample) await applySample(sandbox);
-  const notes = [...daemonBanner(cluster.daemons, all.host), ...(opts.sample ? ['  sample App:  kubectl get apps.apps.ebb.dev web -n default'] : [])];
+  const notes = [...login, ...daemonBanner(cluster.daemons, all.host), ...(opts.sample ? ['  sample App:  kubectl get apps.apps.ebb.dev web -n default'] : [])];
   process.stdout.write(runningBanner(all, env, notes));
   await untilSignal();
   await all.stop();

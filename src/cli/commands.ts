@@ -1,6 +1,7 @@
 import { versionCommand } from './version.ts';
 import { daemonCommand, watcherCommand, workerCommand } from './processes.ts';
 import { errorMessage } from '../common/errors.ts';
+import { UsageError } from './usage.ts';
 
 export type Command = (args: string[]) => Promise<number>;
 
@@ -14,6 +15,8 @@ export interface CommandSpec {
 
 // `ebb run` loads the watcher and the worker together only when it runs.
 const runAll: Command = async (args) => (await import('./run.ts')).runCommand(args);
+// `ebb queue` loads BullMQ and nothing of the processes.
+const queue: Command = async (args) => (await import('./queue/command.ts')).queueCommand(args);
 
 /** The commands of `ebb`. */
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
@@ -21,6 +24,10 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   worker: { run: workerCommand, help: 'worker                                       reconcile queued objects' },
   daemon: { run: daemonCommand, help: "daemon                                       pull the images of this node's ImageList (one per node)" },
   run: { run: runAll, flags: ['--all'], help: 'run --all                                    watcher and worker in one process' },
+  queue: {
+    run: queue,
+    help: 'queue status|pause|resume|concurrency|rate-limit|retry-failed  inspect and steer the queues (`ebb queue help`)',
+  },
   version: { run: versionCommand, help: 'version                                      print the ebb version' },
 };
 
@@ -44,6 +51,10 @@ export async function dispatch(program: string, commands: Record<string, Command
   try {
     return await cmd.run(rest);
   } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${program} ${name}: ${err.message}\n${err.usage}`);
+      return 2;
+    }
     process.stderr.write(`${program} ${name}: ${errorMessage(err)}\n`);
     return 1;
   }

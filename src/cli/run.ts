@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createLogger, type Logger } from '../common/log.ts';
+import type { BoardAuth } from '../watcher/board.ts';
 import { startWatcher } from '../watcher/watcher.ts';
 import { reconcilers } from '../workers/reconcilers.ts';
 import { startWorker } from '../workers/worker.ts';
@@ -14,7 +15,23 @@ export interface RunningAll {
   host: string;
   watcherPort: number;
   workerPort: number;
+  /** Bull Board's path and how to log in (undefined: no credentials needed); undefined when it is off. */
+  board: { path: string; login: string | undefined } | undefined;
+  /** Why the board is off although it was not switched off. */
+  boardNote: string | undefined;
   stop(): Promise<void>;
+}
+
+/** How to log in to Bull Board, naming where the secret is without showing it. */
+export function boardLogin(auth: BoardAuth): string | undefined {
+  switch (auth.kind) {
+    case 'none':
+      return undefined;
+    case 'basic':
+      return `user ${auth.user}, password of EBB_BOARD_PASSWORD`;
+    case 'token':
+      return 'Bearer token of EBB_BOARD_TOKEN (or HTTP Basic, any user, the token as password)';
+  }
 }
 
 /**
@@ -34,6 +51,8 @@ export async function startAll(env: Env, log: Logger): Promise<RunningAll> {
     host: address === undefined || address === '0.0.0.0' ? '127.0.0.1' : address,
     watcherPort: watcher.httpPort,
     workerPort: worker.httpPort,
+    board: cfg.watcher.board ? { path: cfg.watcher.board.basePath, login: boardLogin(cfg.watcher.board.auth) } : undefined,
+    boardNote: cfg.watcher.boardNote,
     stop: async () => {
       await worker.stop();
       await watcher.stop();
@@ -43,11 +62,14 @@ export async function startAll(env: Env, log: Logger): Promise<RunningAll> {
 
 /** What `ebb run --all` prints once everything runs; `notes` are extra lines before the last one. */
 export function runningBanner(all: RunningAll, env: Env, notes: string[] = []): string {
-  const { host } = all;
+  const { host, board } = all;
+  const boardLine = board
+    ? `  Bull Board:  http://${host}:${all.watcherPort}${board.path}${board.login ? ` (${board.login})` : ''}`
+    : `  Bull Board:  off${all.boardNote ? ` (${all.boardNote})` : ''}`;
   const lines = [
     'ebb is running',
     env['KUBECONFIG'] ? `  KUBECONFIG=${env['KUBECONFIG']}` : undefined,
-    `  Bull Board:  http://${host}:${all.watcherPort}/board`,
+    boardLine,
     `  metrics:     http://${host}:${all.watcherPort}/metrics (watcher), http://${host}:${all.workerPort}/metrics (worker)`,
     ...notes,
     '  Ctrl-C stops everything',

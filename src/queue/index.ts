@@ -27,5 +27,7 @@ export { QUEUE_STATES, queueCounts, registerQueueMetrics } from './metrics.ts';
 export type { CountableQueue, QueueState } from './metrics.ts';
 export { dueSoonBacklog } from './backlog.ts';
 export type { Backlog, BacklogQueue } from './backlog.ts';
-export { applyQueueKnobs } from './knobs.ts';
+export { applyLimitsWithOverrides, applyQueueKnobs } from './knobs.ts';
+export { decodeOverrides, effectiveLimits, encodeOverride, overridesKey, readOverrides, withLimitsLock, writeOverride } from './overrides.ts';
+export type { LimitName, LimitOverrides, Limits, RateLimit } from './overrides.ts';
 export type { AppliedKnobs, KnobbedQueue } from './knobs.ts';

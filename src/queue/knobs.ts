@@ -1,4 +1,6 @@
 import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { effectiveLimits, readOverrides, withLimitsLock } from './overrides.ts';
 import type { QueueConfig } from './settings.ts';
 
 /** What the knobs need of a queue; structural, so queues of any job type fit. */
@@ -24,4 +26,17 @@ export async function applyQueueKnobs(queue: KnobbedQueue, cfg: Pick<QueueConfig
   else await queue.setGlobalRateLimit(cfg.globalRateLimit.max, cfg.globalRateLimit.durationMs);
   const [globalConcurrency, globalRateLimit] = await Promise.all([queue.getGlobalConcurrency(), queue.getGlobalRateLimit()]);
   return { globalConcurrency, globalRateLimit };
+}
+
+/**
+ * What the watcher runs at start and at every resync: the limits of its configuration, except where an
+ * operator override (`ebb queue concurrency|rate-limit`, overrides.ts) says otherwise. Holds the limits lock
+ * so it never interleaves with an operator's change.
+ */
+export function applyLimitsWithOverrides(
+  queue: KnobbedQueue,
+  client: Redis,
+  cfg: Pick<QueueConfig, 'prefix' | 'globalConcurrency' | 'globalRateLimit'>,
+): Promise<AppliedKnobs> {
+  return withLimitsLock(client, cfg.prefix, async () => applyQueueKnobs(queue, effectiveLimits(cfg, await readOverrides(client, cfg.prefix))));
 }

@@ -54,14 +54,14 @@ export const QUEUE_SETTINGS = table(
       type: 'int',
       min: 1,
       max: 100_000,
-      doc: 'reconciles all workers together run at once (stored in Redis by the watcher); unset: no limit',
+      doc: 'reconciles all workers together run at once (stored in Redis by the watcher; `ebb queue concurrency` overrides it at runtime); unset: no limit',
     },
     rateLimitMax: {
       name: 'EBB_QUEUE_RATE_LIMIT_MAX',
       type: 'int',
       min: 1,
       max: 1_000_000,
-      doc: 'at most this many reconciles start per `EBB_QUEUE_RATE_LIMIT_DURATION`, cluster-wide (stored in Redis by the watcher); unset: no limit',
+      doc: 'at most this many reconciles start per `EBB_QUEUE_RATE_LIMIT_DURATION`, cluster-wide (stored in Redis by the watcher; `ebb queue rate-limit` overrides it at runtime); unset: no limit',
     },
     rateLimitDuration: {
       name: 'EBB_QUEUE_RATE_LIMIT_DURATION',
@@ -105,7 +105,7 @@ export const QUEUE_SETTINGS = table(
       min: '1s',
       max: '24h',
       zeroDisables: true,
-      doc: 'the watcher re-enqueues every known object this often, at low priority, and re-applies the global limits',
+      doc: 'the watcher re-enqueues every known object this often, at low priority, and re-applies the global limits not overridden with `ebb queue`',
     },
   },
   [

@@ -5,7 +5,7 @@ import { startOpsServer, type Handler } from '../common/http.ts';
 import { throttledWarn, type Logger } from '../common/log.ts';
 import { kubeClient } from '../kube/client.ts';
 import {
-  applyQueueKnobs,
+  applyLimitsWithOverrides,
   dueSoonBacklog,
   createReconcileQueue,
   createTimersQueue,
@@ -132,8 +132,11 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   for (const s of specs) states[s.name] = 'starting';
 
   // Not awaited: BullMQ waits for Redis to be ready, and a watcher started while Redis is down must still
-  // start (serve /readyz, watch, retry). The knobs are applied as soon as Redis answers, and again at resync.
-  void applyQueueKnobs(queue, cfg.queue).catch((err: unknown) => log.warn({ err: String(err) }, 'could not apply queue knobs yet; will retry at resync'));
+  // start (serve /readyz, watch, retry). The knobs are applied as soon as Redis answers, and again at resync;
+  // an operator's runtime override (`ebb queue concurrency|rate-limit`) wins over the configured value.
+  void applyLimitsWithOverrides(queue, producer, cfg.queue).catch((err: unknown) =>
+    log.warn({ err: String(err) }, 'could not apply queue knobs yet; will retry at resync'),
+  );
   const timersWorker = new Worker<TimerData, void, string>(timers.name, (job) => processTimer(job, queue), timersWorkerOptions(blocking, cfg.queue));
   timersWorker.on('error', throttledWarn(log, 'timers worker error'));
 
@@ -153,7 +156,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
       await sleep(cfg.queue.resyncPeriodMs, ac.signal).catch(() => undefined);
       if (ac.signal.aborted) break;
       try {
-        await applyQueueKnobs(queue, cfg.queue);
+        await applyLimitsWithOverrides(queue, producer, cfg.queue);
         const n = await resyncAll(sink, queue, metrics);
         log.info({ objects: n }, 'resync enqueued');
       } catch (err) {

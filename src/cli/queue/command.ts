@@ -1,0 +1,89 @@
+import type { Redis } from 'ioredis';
+import { errorMessage } from '../../common/errors.ts';
+import { sleep } from '../../common/wait.ts';
+import { redactRedisUrl, redisConnection } from '../../queue/connection.ts';
+import { changeLimit, retryFailed } from '../../queue/operator.ts';
+import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../queue/queues.ts';
+import type { QueueConfig } from '../../queue/settings.ts';
+import { readStatus } from '../../queue/status.ts';
+import { parseQueueArgs, QUEUE_USAGE, type QueueArgs } from './args.ts';
+import { formatRateLimit, formatRetryFailed, formatStatus, statusJson } from './format.ts';
+
+interface Handles {
+  cfg: QueueConfig;
+  client: Redis;
+  reconcile: ReconcileQueue;
+  timers: TimersQueue;
+}
+
+/** Runs one parsed subcommand against the queues; returns what to print. */
+async function perform(args: Exclude<QueueArgs, { op: 'help' }>, h: Handles): Promise<string> {
+  switch (args.op) {
+    case 'status': {
+      const status = await readStatus([h.reconcile, h.timers], h.client, h.cfg.prefix, { failedLimit: args.failed });
+      return args.json ? statusJson(status) : formatStatus(status);
+    }
+    case 'pause':
+      await h.reconcile.pause();
+      return 'reconcile paused: no reconcile starts until `ebb queue resume`; the watcher still records every event as a job\n';
+    case 'resume':
+      await h.reconcile.resume();
+      return 'reconcile resumed\n';
+    case 'concurrency':
+      await changeLimit(h.reconcile, h.client, h.cfg.prefix, { limit: 'globalConcurrency', value: args.value });
+      if (args.value === 'reset') return "global concurrency override removed: the watcher's setting applies at its next resync or start\n";
+      return `global concurrency ${args.value === null ? 'removed (no limit)' : `set to ${args.value}`}; running workers obey it at their next job\n`;
+    case 'rate-limit':
+      await changeLimit(h.reconcile, h.client, h.cfg.prefix, { limit: 'globalRateLimit', value: args.value });
+      if (args.value === 'reset') return "global rate limit override removed: the watcher's setting applies at its next resync or start\n";
+      return `global rate limit ${args.value === null ? 'removed (no limit)' : `set to ${formatRateLimit(args.value)}`}; running workers obey it at their next job\n`;
+    case 'retry-failed':
+      return formatRetryFailed(await retryFailed(h.reconcile, h.timers));
+  }
+}
+
+/** How long `ebb queue` waits for Redis to answer before it gives up. */
+const REDIS_DEADLINE_MS = 10_000;
+
+/** Resolves once Redis answers; otherwise fails naming it (redacted), after at most REDIS_DEADLINE_MS. */
+async function reachable(client: Redis, url: string): Promise<void> {
+  const ac = new AbortController();
+  const deadline = sleep(REDIS_DEADLINE_MS, ac.signal).then(
+    () => Promise.reject(new Error(`no answer within ${REDIS_DEADLINE_MS / 1000}s`)),
+    () => undefined,
+  );
+  try {
+    await Promise.race([client.ping(), deadline]);
+  } catch (err) {
+    throw new Error(`cannot reach Redis at ${redactRedisUrl(url)} (EBB_REDIS_URL): ${errorMessage(err)}`, { cause: err });
+  } finally {
+    ac.abort();
+  }
+}
+
+/**
+ * `ebb queue <subcommand>`: inspect and steer the queues of the watcher and workers that share EBB_REDIS_URL
+ * and EBB_QUEUE_PREFIX. Bad arguments throw UsageError (exit code 2), bad settings one ConfigError.
+ */
+export async function queueCommand(argv: string[]): Promise<number> {
+  const args = parseQueueArgs(argv);
+  if (args.op === 'help') {
+    process.stdout.write(QUEUE_USAGE);
+    return 0;
+  }
+  const { loadQueueCliConfig } = await import('./config.ts');
+  const cfg = loadQueueCliConfig();
+  const client = redisConnection(cfg.redisUrl, { forWorker: false, name: 'ebb-queue-cli' });
+  const reconcile = createReconcileQueue(client, cfg);
+  const timers = createTimersQueue(client, cfg);
+  // The connection reports its own failures through the commands that fail; nothing to print twice.
+  for (const q of [reconcile, timers]) q.on('error', () => undefined);
+  try {
+    await reachable(client, cfg.redisUrl);
+    process.stdout.write(await perform(args, { cfg, client, reconcile, timers }));
+    return 0;
+  } finally {
+    await Promise.all([reconcile.close(), timers.close()]).catch(() => undefined);
+    client.disconnect();
+  }
+}
