@@ -30,20 +30,12 @@ import { startDedicatedNode, type DedicatedNode } from '../imagelist/dedicated-n
 import { daemonPulls, deleteList, waitImageStatus } from '../imagelist/helpers.ts';
 import { freshNamespace, rejection, sandbox } from '../support.ts';
 import { httpGet, metricValue, printLogsOnFailure, spawnEbb, type EbbProcess } from '../watcher/helpers.ts';
-import { accessOf, clientOf, kubectlFor, NAMESPACE, nameOf, render, tokenKubeconfig, writeManifests, type Manifest } from './install.ts';
+import { accessOf, clientOf, CLUSTER_KINDS, kubectlFor, NAMESPACE, nameOf, render, tokenKubeconfig, writeManifests, type Manifest } from './install.ts';
 
 const ACCOUNT: Record<Component, string> = { watcher: 'ebb-watcher', worker: 'ebb-worker', daemon: 'ebb-daemon' };
 /** What a refused request leaves in a log: the apiserver's reason, or its HTTP status. */
 const REFUSED = /forbidden|"(?:status|statusCode|code)":\s*403\b/i;
 const POLICY_MESSAGE = 'the ebb daemon may only write the ImageList of its own node';
-const CLUSTER_KINDS = new Set([
-  'Namespace',
-  'CustomResourceDefinition',
-  'ClusterRole',
-  'ClusterRoleBinding',
-  'ValidatingAdmissionPolicy',
-  'ValidatingAdmissionPolicyBinding',
-]);
 const WAIT = { timeoutMs: 60_000, intervalMs: 250 };
 
 describe('deploy/ installed on the sandbox apiserver', () => {

@@ -16,6 +16,16 @@ const run = promisify(execFile);
 
 export const NAMESPACE = 'ebb-system';
 
+/** The kinds of deploy/ that are not namespaced. */
+export const CLUSTER_KINDS = new Set([
+  'Namespace',
+  'CustomResourceDefinition',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'ValidatingAdmissionPolicy',
+  'ValidatingAdmissionPolicyBinding',
+]);
+
 export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } } & Record<string, unknown>;
 
 /** Runs kubectl with the sandbox's admin kubeconfig; resolves with its stdout, rejects with its stderr. */
