@@ -46,7 +46,7 @@ control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-sche
 	@hack/control-plane.sh
 
 ##@ Develop
-.PHONY: build lint typecheck crds config-docs test test-unit test-integration test-runtime run sandbox
+.PHONY: build lint typecheck crds config-docs access-docs test test-unit test-integration test-runtime run sandbox
 build: deps ## Compile TypeScript to dist/.
 	npm run build
 
@@ -61,6 +61,9 @@ crds: deps ## Regenerate src/api/pod-template.schema.json (controller-gen, built
 
 config-docs: deps ## Regenerate README.md's configuration reference from the settings tables.
 	npm run gen:config-docs
+
+access-docs: deps ## Regenerate README.md's access table (install section) from test/unit/deploy/access.ts.
+	npm run gen:access-docs
 
 test-unit: deps ## Unit tests only.
 	npm run test:unit

@@ -19,7 +19,7 @@ import { WATCHER_SETTINGS } from '../../../src/watcher/config.ts';
 import { WORKER_SETTINGS } from '../../../src/workers/config.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
-/** The kustomizations a user applies (README: `kubectl apply -k deploy/`, then `deploy/keda`). */
+/** The kustomizations a user applies (README: `kubectl apply --server-side -k deploy/`, then `deploy/keda`). */
 const KUSTOMIZATIONS = ['deploy', 'deploy/keda'];
 /** The name the manifests give ebb's image (kustomization `images` maps it to a registry and tag). */
 const EBB_IMAGE = 'ebb';

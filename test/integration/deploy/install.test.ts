@@ -1,0 +1,292 @@
+/**
+ * deploy/ as the README installs it, on the sandbox apiserver: `kubectl kustomize` renders deploy/ and
+ * deploy/keda; deploy/ applies server-side, as a server dry run and then for real. The real `ebb watcher`,
+ * `ebb worker` and `ebb daemon` processes then run with the tokens of the installed ServiceAccounts (the
+ * daemon's bound to a daemon pod on its node, so it carries the node-name claim) and drive an App with claims
+ * through create, scale, an in-place image rollout with pre-warming and delete: no process is ever refused.
+ * Last, every row of the access table (test/unit/deploy/access.ts, also in the README) is asked of the
+ * apiserver with each account's own token.
+ *
+ * The sandbox runs no workload controllers, so the Deployments, the StatefulSet and the DaemonSet make no
+ * pods: the test's processes play them, and the daemon's token is bound to a pod made from the DaemonSet's
+ * template on the daemon's node. deploy/keda is rendered only: its ScaledObject needs KEDA's CRDs, which the
+ * sandbox does not serve, so not even a dry run is possible here.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppSpec } from '../../../src/api/app-spec.ts';
+import { API_VERSION, appRef, IMAGE_LIST_KIND, imageListRef } from '../../../src/api/group.ts';
+import { waitFor } from '../../../src/common/wait.ts';
+import { isKubeError } from '../../../src/kube/errors.ts';
+import { core, type ResourceRef } from '../../../src/kube/paths.ts';
+import { PatchType } from '../../../src/kube/rest.ts';
+import type { Pod, Stored } from '../../../src/kube/types.ts';
+import { ACCESS, resourceName, type AccessRow, type Component } from '../../unit/deploy/access.ts';
+import { claimsIn, createApp, image, patchApp, podsOf, settled } from '../app/harness.ts';
+import { startDedicatedNode, type DedicatedNode } from '../imagelist/dedicated-node.ts';
+import { daemonPulls, deleteList, waitImageStatus } from '../imagelist/helpers.ts';
+import { freshNamespace, rejection, sandbox } from '../support.ts';
+import { httpGet, metricValue, printLogsOnFailure, spawnEbb, type EbbProcess } from '../watcher/helpers.ts';
+import { accessOf, clientOf, CLUSTER_KINDS, kubectlFor, NAMESPACE, nameOf, render, tokenKubeconfig, writeManifests, type Manifest } from './install.ts';
+
+const ACCOUNT: Record<Component, string> = { watcher: 'ebb-watcher', worker: 'ebb-worker', daemon: 'ebb-daemon' };
+/** What a refused request leaves in a log: the apiserver's reason, or its HTTP status. */
+const REFUSED = /forbidden|"(?:status|statusCode|code)":\s*403\b/i;
+const POLICY_MESSAGE = 'the ebb daemon may only write the ImageList of its own node';
+const WAIT = { timeoutMs: 60_000, intervalMs: 250 };
+
+describe('deploy/ installed on the sandbox apiserver', () => {
+  const { rest, kubeconfig, redisUrl } = sandbox();
+  const signal = AbortSignal.timeout(900_000);
+  const kubectl = kubectlFor(kubeconfig, signal);
+  const suffix = randomBytes(3).toString('hex');
+  const otherList = `it-other-node-${suffix}`;
+  const tool = `registry.example.com/tools/debug:${suffix}`;
+  const procs: EbbProcess[] = [];
+  const kubeconfigs: Partial<Record<Component, string>> = {};
+  let dir = '';
+  let node: DedicatedNode | undefined;
+  let ns = '';
+  let objects: Manifest[] = [];
+  let applied = '';
+  let unboundDaemon = '';
+
+  const gone = (ref: ResourceRef) => async (): Promise<true | undefined> =>
+    rest.get(ref).then(
+      () => undefined,
+      (err: unknown) => {
+        if (isKubeError(err, 'NotFound')) return true;
+        throw err;
+      },
+    );
+  const kubeconfigOf = (c: Component): string => {
+    const file = kubeconfigs[c];
+    if (!file) throw new Error(`no token for the ${c} yet`);
+    return file;
+  };
+  const createToken = async (c: Component, ...bound: string[]): Promise<string> =>
+    tokenKubeconfig(
+      kubeconfig,
+      (await kubectl('create', 'token', ACCOUNT[c], '-n', NAMESPACE, '--duration', '1h', ...bound)).trim(),
+      join(dir, `${c}${bound.length ? '' : '-unbound'}.kubeconfig`),
+    );
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ebb-deploy-'));
+    // Another file's cleanup may have deleted ebb-system without waiting: it must be gone before it is made again.
+    await waitFor(gone(core('namespaces', undefined, NAMESPACE)), { ...WAIT, timeoutMs: 120_000, signal, what: `namespace ${NAMESPACE} gone` });
+    node = await startDedicatedNode({ prefix: 'it-deploy', index: 43, timings: { pullMs: 1_500 } });
+    ns = await freshNamespace('deploy');
+  });
+
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.stop()));
+    await rest.delete(core('namespaces', undefined, ns)).catch(() => undefined);
+    for (const list of [otherList, node?.name ?? '']) await deleteList(list).catch(() => undefined);
+    if (applied) {
+      // Everything but the CRDs (the sandbox's own) and the namespace, which goes last with what is left in it.
+      const installed = join(dir, 'installed.yaml');
+      await writeManifests(
+        installed,
+        objects.filter((o) => o.kind !== 'CustomResourceDefinition' && o.kind !== 'Namespace'),
+      );
+      await kubectl('delete', '--ignore-not-found', '--wait=false', '-f', installed).catch(() => undefined);
+      const pods = await rest.list<Stored<Pod>>(core('pods', NAMESPACE)).catch(() => ({ items: [] as Stored<Pod>[] }));
+      for (const p of pods.items) await rest.delete(core('pods', NAMESPACE, p.metadata.name), { gracePeriodSeconds: 0 }).catch(() => undefined);
+    }
+    await node?.stop();
+    await rest.delete(core('namespaces', undefined, NAMESPACE)).catch(() => undefined);
+    await waitFor(gone(core('namespaces', undefined, NAMESPACE)), { ...WAIT, timeoutMs: 120_000, what: `namespace ${NAMESPACE} gone` }).catch(() => undefined);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('kubectl kustomize renders deploy/ and deploy/keda', async () => {
+    objects = await render(kubectl, 'deploy');
+    expect(objects.map(nameOf)).toEqual(
+      expect.arrayContaining([
+        `Namespace/${NAMESPACE}`,
+        'CustomResourceDefinition/apps.apps.ebb.dev',
+        'CustomResourceDefinition/imagelists.apps.ebb.dev',
+        ...Object.values(ACCOUNT).flatMap((sa) => [`ServiceAccount/${sa}`, `ClusterRole/${sa}`, `ClusterRoleBinding/${sa}`]),
+        'ValidatingAdmissionPolicy/ebb-daemon-own-node',
+        'ValidatingAdmissionPolicyBinding/ebb-daemon-own-node',
+        'Deployment/ebb-watcher',
+        'Deployment/ebb-worker',
+        'DaemonSet/ebb-daemon',
+        'StatefulSet/ebb-redis',
+      ]),
+    );
+    expect(objects.filter((o) => !CLUSTER_KINDS.has(o.kind) && o.metadata.namespace !== NAMESPACE).map(nameOf)).toEqual([]);
+
+    const keda = await render(kubectl, 'deploy/keda');
+    expect(keda.filter((o) => o.metadata.namespace !== NAMESPACE).map(nameOf)).toEqual([]);
+    const scaled = keda.find((o) => o.kind === 'ScaledObject');
+    expect(scaled).toMatchObject({ apiVersion: 'keda.sh/v1alpha1', spec: { scaleTargetRef: { name: 'ebb-worker' } } });
+    // It scales the worker Deployment of deploy/, asking the watcher Service's scaler port.
+    expect(objects.map(nameOf)).toContain('Deployment/ebb-worker');
+    const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'ebb-watcher') as { spec?: { ports?: { name: string; port: number }[] } };
+    const scalerPort = service.spec?.ports?.find((p) => p.name === 'scaler')?.port;
+    const triggers = (scaled?.['spec'] as { triggers: { metadata?: { scalerAddress?: string } }[] }).triggers;
+    expect(triggers.map((t) => t.metadata?.scalerAddress)).toContain(`ebb-watcher.${NAMESPACE}.svc:${scalerPort}`);
+  });
+
+  it('applies server-side: as a server dry run, then for real', async () => {
+    const file = join(dir, 'deploy.yaml');
+    await writeManifests(file, objects);
+    // A dry run creates nothing, so the objects of ebb-system would find no namespace: the namespace comes first.
+    const namespaceFile = join(dir, 'namespace.yaml');
+    await writeManifests(
+      namespaceFile,
+      objects.filter((o) => o.kind === 'Namespace'),
+    );
+    await kubectl('apply', '--server-side', '-f', namespaceFile);
+
+    const dry = (await kubectl('apply', '--server-side', '--dry-run=server', '-f', file)).trim().split('\n');
+    expect(dry).toHaveLength(objects.length);
+    expect(dry.filter((l) => !l.endsWith('serverside-applied (server dry run)'))).toEqual([]);
+    await expect(gone(core('serviceaccounts', NAMESPACE, ACCOUNT.worker))()).resolves.toBe(true);
+
+    applied = file;
+    const real = (await kubectl('apply', '--server-side', '-f', file)).trim().split('\n');
+    expect(real.filter((l) => !l.endsWith(' serverside-applied'))).toEqual([]);
+    expect((await kubectl('get', '-f', file, '-o', 'name')).trim().split('\n')).toHaveLength(objects.length);
+  });
+
+  it('runs the watcher, worker and daemon with their own tokens through an App lifecycle, never refused', async () => {
+    const dedicated = node!;
+    kubeconfigs.watcher = await createToken('watcher');
+    kubeconfigs.worker = await createToken('worker');
+    // The daemon's pod on the node, made from the DaemonSet's template as its controller would (the sandbox runs
+    // no workload controllers); a token bound to it names the node.
+    const daemonSet = objects.find((o) => o.kind === 'DaemonSet' && o.metadata.name === ACCOUNT.daemon) as unknown as {
+      spec: { template: { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> } };
+    };
+    const { template: podTemplate } = daemonSet.spec;
+    expect(podTemplate.spec['serviceAccountName']).toBe(ACCOUNT.daemon);
+    const pod = await rest.create<Stored<Pod>>(core('pods', NAMESPACE), {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: `${ACCOUNT.daemon}-${suffix}`, labels: podTemplate.metadata.labels },
+      spec: { ...podTemplate.spec, nodeName: dedicated.name },
+    });
+    const boundTo = ['--bound-object-kind', 'Pod', '--bound-object-name', pod.metadata.name, '--bound-object-uid', pod.metadata.uid ?? ''];
+    kubeconfigs.daemon = await createToken('daemon', ...boundTo);
+    unboundDaemon = await createToken('daemon');
+
+    const queue = { EBB_REDIS_URL: redisUrl, EBB_QUEUE_PREFIX: `{ebb-deploy-${suffix}}`, EBB_LOG_LEVEL: 'info' };
+    procs.push(
+      spawnEbb('watcher', { ...queue, KUBECONFIG: kubeconfigOf('watcher'), EBB_NAMESPACES: ns, EBB_BOARD: 'false' }),
+      spawnEbb('worker', { ...queue, KUBECONFIG: kubeconfigOf('worker') }),
+      spawnEbb('daemon', {
+        KUBECONFIG: kubeconfigOf('daemon'),
+        EBB_LOG_LEVEL: 'info',
+        EBB_NODE_NAME: dedicated.name,
+        EBB_CRI_ENDPOINT: `unix://${dedicated.node.criSocket}`,
+        EBB_STATUS_FLUSH: '200ms',
+      }),
+    );
+    printLogsOnFailure(procs);
+    const [, , daemonPort] = await Promise.all(procs.map((p) => p.httpPort(60_000)));
+
+    // A person's entry in the node's ImageList: the daemon pulls it and reports it.
+    const entry = { apiVersion: API_VERSION, kind: IMAGE_LIST_KIND, metadata: { name: dedicated.name }, spec: { images: [{ image: tool }] } };
+    await rest.apply(imageListRef(dedicated.name), entry, 'it-person');
+    await waitImageStatus(dedicated.name, tool, (s) => s.phase === 'Pulled', 'Pulled by the daemon', 60_000);
+
+    const name = 'web';
+    const template = (tag: string): AppSpec['template'] => ({
+      metadata: { labels: { app: name } },
+      spec: { ...dedicated.placement, containers: [{ name: 'main', image: image(tag) }], terminationGracePeriodSeconds: 1 },
+    });
+    await createApp(ns, name, {
+      replicas: 2,
+      podManagementPolicy: 'Parallel',
+      template: template('v1'),
+      imagePrewarm: { enabled: true },
+      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } },
+    });
+    const created = await settled(ns, name, undefined, 90_000);
+    expect(created.pods.map((p) => p.spec?.['nodeName'])).toEqual([dedicated.name, dedicated.name]);
+
+    await patchApp(ns, name, { replicas: 3 });
+    const scaled = await settled(ns, name, undefined, 90_000);
+    expect(scaled.pods).toHaveLength(3);
+    expect((await claimsIn(ns)).map((c) => c.metadata.name).sort()).toEqual(['data-web-0', 'data-web-1', 'data-web-2']);
+
+    const pullsBefore = await daemonPulls(daemonPort ?? 0);
+    await patchApp(ns, name, { template: template('v2') });
+    const rolled = await settled(ns, name, undefined, 90_000);
+    expect(rolled.app.status?.updateRevision).not.toBe(scaled.app.status?.updateRevision);
+    // In place: the same pods, now running the new image.
+    expect(rolled.pods.map((p) => p.metadata.uid)).toEqual(scaled.pods.map((p) => p.metadata.uid));
+    expect(rolled.pods.map((p) => (p.spec?.['containers'] as { image: string }[])[0]?.image)).toEqual([image('v2'), image('v2'), image('v2')]);
+    // Pre-warmed: the worker listed the new image for the node, and the daemon pulled it.
+    expect(await daemonPulls(daemonPort ?? 0)).toBeGreaterThan(pullsBefore);
+    const metrics = (await httpGet(daemonPort ?? 0, '/metrics')).body;
+    expect(metricValue(metrics, 'ebb_daemon_status_writes_total', { result: 'ok' })).toBeGreaterThan(0);
+
+    await rest.delete(appRef(ns, name));
+    await waitFor(gone(appRef(ns, name)), { ...WAIT, signal, what: `App ${name} deleted` });
+    await waitFor(async () => ((await podsOf(ns, name)).length === 0 ? true : undefined), { ...WAIT, signal, what: `the pods of ${name} gone` });
+    // whenDeleted: Delete: the worker made the App the claims' owner, so they go with it.
+    await waitFor(async () => ((await claimsIn(ns)).length === 0 ? true : undefined), { ...WAIT, signal, what: `the claims of ${name} gone` });
+
+    for (const p of procs) {
+      expect(p.running(), `${p.name} still running`).toBe(true);
+      const refused = [...p.logs.map((l) => JSON.stringify(l)), ...p.rawStdout(), p.stderr()].filter((l) => REFUSED.test(l));
+      expect(refused, `${p.name} was refused`).toEqual([]);
+      expect(p.logs.length, `${p.name} logged`).toBeGreaterThan(0);
+    }
+  });
+
+  for (const row of ACCESS.filter((r) => r.by === 'rbac')) {
+    const group = row.on.group === '' ? 'core' : row.on.group;
+    it(`${row.component} ${row.allowed ? 'may' : 'may not'} ${row.verbs.join(', ')} ${resourceName(row.on)} (${group})`, async () => {
+      const client = clientOf(kubeconfigOf(row.component));
+      for (const verb of row.verbs) {
+        const scopes = await accessOf(client, verb, row.on, ns);
+        const expected = Object.fromEntries(Object.keys(scopes).map((s) => [s, row.allowed]));
+        expect(scopes, `${row.component} ${verb} ${resourceName(row.on)}`).toEqual(expected);
+      }
+    });
+  }
+
+  it('the admission rows: the daemon writes the status of its own node only', async () => {
+    const rows = ACCESS.filter((r) => r.by === 'admission');
+    expect(rows.map((r) => r.object).sort()).toEqual(['another node', 'any node, token bound to no pod', 'its own node']);
+    const own = node!.name;
+    await rest.create(imageListRef(), { apiVersion: API_VERSION, kind: IMAGE_LIST_KIND, metadata: { name: otherList }, spec: { images: [{ image: tool }] } });
+    const bound = clientOf(kubeconfigOf('daemon'));
+    const unbound = clientOf(unboundDaemon);
+    const patch = (list: string) => ({ status: { images: [{ image: tool, phase: 'Pulled' }] }, metadata: { name: list } });
+    const write = (client: typeof bound, list: string): Promise<unknown> =>
+      client.patch(imageListRef(list, 'status'), patch(list), PatchType.merge, { dryRun: 'All' });
+
+    // The policy is in force once the apiserver has loaded it (it was installed a while ago; this only guards a slow start).
+    await waitFor(async () => ((await rejection(write(bound, otherList)).catch(() => undefined))?.message.includes(POLICY_MESSAGE) ? true : undefined), {
+      ...WAIT,
+      signal,
+      what: 'the admission policy in force',
+    });
+    const request: Record<NonNullable<AccessRow['object']>, () => Promise<unknown>> = {
+      'its own node': () => write(bound, own),
+      'another node': () => write(bound, otherList),
+      'any node, token bound to no pod': () => write(unbound, own),
+    };
+    for (const row of rows) {
+      const send = request[row.object ?? 'its own node'];
+      if (row.allowed) {
+        await expect(send(), row.object).resolves.toBeDefined();
+        continue;
+      }
+      const err = await rejection(send());
+      expect(err.code, row.object).toBe('Forbidden');
+      expect(err.message).toContain(`ValidatingAdmissionPolicy 'ebb-daemon-own-node' with binding 'ebb-daemon-own-node' denied request: ${POLICY_MESSAGE}`);
+    }
+  });
+});

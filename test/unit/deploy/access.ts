@@ -1,0 +1,145 @@
+/**
+ * What each component's service account may and may not do once deploy/ is installed: one table, checked
+ * against the sandbox apiserver by test/integration/deploy/install.test.ts (SelfSubjectAccessReview with each
+ * account's own token, and real requests for the admission policy), and written into README.md's install
+ * section by `make access-docs` (a unit test fails when the README differs).
+ */
+
+export type Component = 'watcher' | 'worker' | 'daemon';
+
+/** A resource as RBAC names it: its API group ('' is the core group), plural name and subresource. */
+export interface Resource {
+  group: string;
+  resource: string;
+  subresource?: string;
+}
+
+/**
+ * One row: `verbs` on `on`, allowed or denied. `by: 'rbac'` rows are authorization (every verb is asked with
+ * a SelfSubjectAccessReview, in all namespaces and in one); `by: 'admission'` rows are the daemon's
+ * ValidatingAdmissionPolicy, which RBAC cannot express: `object` says whose ImageList is written.
+ */
+export interface AccessRow {
+  component: Component;
+  verbs: readonly string[];
+  on: Resource;
+  allowed: boolean;
+  by: 'rbac' | 'admission';
+  object?: 'its own node' | 'another node' | 'any node, token bound to no pod';
+  why: string;
+}
+
+const EBB = 'apps.ebb.dev';
+const app: Resource = { group: EBB, resource: 'apps' };
+const appStatus: Resource = { group: EBB, resource: 'apps', subresource: 'status' };
+const imageLists: Resource = { group: EBB, resource: 'imagelists' };
+const imageListStatus: Resource = { group: EBB, resource: 'imagelists', subresource: 'status' };
+const core = (resource: string, subresource?: string): Resource => ({ group: '', resource, ...(subresource ? { subresource } : {}) });
+const events: Resource = { group: 'events.k8s.io', resource: 'events' };
+const revisions: Resource = { group: 'apps', resource: 'controllerrevisions' };
+const WRITE = ['create', 'update', 'patch', 'delete'];
+const ALL = ['get', 'list', 'watch', ...WRITE];
+
+const rbac = (component: Component, verbs: readonly string[], on: Resource, allowed: boolean, why: string): AccessRow => ({
+  component,
+  verbs,
+  on,
+  allowed,
+  by: 'rbac',
+  why,
+});
+
+export const ACCESS: readonly AccessRow[] = [
+  rbac('watcher', ['get', 'list', 'watch'], app, true, 'lists and watches Apps, to enqueue them'),
+  rbac('watcher', ['get', 'list', 'watch'], core('pods'), true, 'maps pod events to their App'),
+  rbac('watcher', ['get', 'list', 'watch'], imageLists, true, 'pre-warm progress and re-pull timers'),
+  rbac('watcher', WRITE, app, false, 'the watcher writes nothing'),
+  rbac('watcher', ['update', 'patch'], appStatus, false, 'the watcher writes nothing'),
+  rbac('watcher', WRITE, core('pods'), false, 'the watcher writes nothing'),
+  rbac('watcher', WRITE, imageLists, false, 'the watcher writes nothing'),
+  rbac('watcher', ['create'], events, false, 'the watcher writes nothing'),
+  rbac('watcher', ['get', 'list'], core('secrets'), false, 'no Secrets'),
+
+  rbac('worker', ['get', 'patch'], app, true, 'reads the App it reconciles'),
+  rbac('worker', ['patch'], appStatus, true, 'writes the App status'),
+  rbac('worker', ['get', 'list', 'create', 'patch', 'delete'], core('pods'), true, "the App's pods"),
+  rbac('worker', ['patch'], core('pods', 'status'), true, 'in-place update state and readiness gate'),
+  rbac('worker', ['patch'], core('pods', 'resize'), true, 'in-place resource changes'),
+  rbac('worker', ['list', 'create', 'patch'], core('persistentvolumeclaims'), true, 'claims of volumeClaimTemplates'),
+  rbac('worker', ['get', 'list', 'create', 'patch', 'delete'], revisions, true, "the App's revisions"),
+  rbac('worker', ['create'], events, true, 'Events on the App'),
+  rbac('worker', ['get', 'list', 'create', 'patch'], imageLists, true, 'pre-warm entries (server-side apply) and re-pulls'),
+  rbac('worker', ['delete'], imageLists, false, 'ImageLists are per node: the worker removes only its entries'),
+  rbac('worker', ['update', 'patch'], imageListStatus, false, "the status is the daemon's"),
+  rbac('worker', ALL, core('secrets'), false, 'no Secrets'),
+  rbac('worker', ALL, core('configmaps'), false, 'a kind it does not own'),
+  rbac('worker', WRITE, { group: 'apps', resource: 'deployments' }, false, 'a kind it does not own'),
+  rbac('worker', WRITE, { group: 'apps', resource: 'statefulsets' }, false, 'a kind it does not own'),
+  rbac('worker', ['get', ...WRITE], core('nodes'), false, 'no nodes'),
+
+  rbac('daemon', ['get', 'list', 'watch'], imageLists, true, "watches its node's ImageList"),
+  rbac('daemon', ['patch'], imageListStatus, true, 'writes per-image status (own node only: see below)'),
+  rbac('daemon', [...WRITE, 'deletecollection'], imageLists, false, "the spec is the worker's; ImageLists are never deleted by it"),
+  rbac('daemon', ['get', 'list', 'watch'], core('secrets'), false, 'pull secrets are opt-in (deploy/components/daemon-pull-secrets)'),
+  rbac('daemon', ALL, core('pods'), false, 'nothing else'),
+  rbac('daemon', ALL, app, false, 'nothing else'),
+  rbac('daemon', ['get', 'update', 'patch'], core('nodes'), false, 'nothing else'),
+  rbac('daemon', ['create'], events, false, 'nothing else'),
+  rbac('daemon', ALL, core('configmaps'), false, 'nothing else'),
+  {
+    component: 'daemon',
+    verbs: ['patch'],
+    on: imageListStatus,
+    allowed: true,
+    by: 'admission',
+    object: 'its own node',
+    why: "token bound to a pod on node A, ImageList A: the token's node-name claim matches",
+  },
+  {
+    component: 'daemon',
+    verbs: ['patch'],
+    on: imageListStatus,
+    allowed: false,
+    by: 'admission',
+    object: 'another node',
+    why: 'token bound to a pod on node A, ImageList B: refused by the ValidatingAdmissionPolicy ebb-daemon-own-node',
+  },
+  {
+    component: 'daemon',
+    verbs: ['patch'],
+    on: imageListStatus,
+    allowed: false,
+    by: 'admission',
+    object: 'any node, token bound to no pod',
+    why: 'a token without a node-name claim writes no ImageList',
+  },
+];
+
+/** `imagelists/status` */
+export function resourceName(r: Resource): string {
+  return r.subresource ? `${r.resource}/${r.subresource}` : r.resource;
+}
+
+export const ACCESS_BEGIN = '<!-- access:begin -->';
+export const ACCESS_END = '<!-- access:end -->';
+
+function row(r: AccessRow): string {
+  const group = r.on.group === '' ? 'core' : r.on.group;
+  const resource = `\`${resourceName(r.on)}\`${r.object ? ` of ${r.object}` : ''}`;
+  const access = r.allowed ? 'allowed' : r.by === 'admission' ? '**denied** (admission)' : '**denied**';
+  return `| ${r.component} | ${r.verbs.join(', ')} | ${resource} | ${group} | ${access} | ${r.why.replaceAll('|', '\\|')} |`;
+}
+
+/** What goes between the markers. */
+export function renderAccessTable(rows: readonly AccessRow[] = ACCESS): string {
+  const head = ['| component | verbs | resource | group | access | why |', '|---|---|---|---|---|---|'];
+  return `\n<!-- generated by \`make access-docs\` from test/unit/deploy/access.ts: do not edit by hand -->\n\n${[...head, ...rows.map(row)].join('\n')}\n\n`;
+}
+
+/** `readme` with the region between the markers replaced by the generated table. */
+export function withAccessTable(readme: string): string {
+  const begin = readme.indexOf(ACCESS_BEGIN);
+  const end = readme.indexOf(ACCESS_END);
+  if (begin < 0 || end < begin) throw new Error(`README.md must contain ${ACCESS_BEGIN} followed by ${ACCESS_END}`);
+  return `${readme.slice(0, begin + ACCESS_BEGIN.length)}${renderAccessTable()}${readme.slice(end)}`;
+}
