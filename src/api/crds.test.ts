@@ -57,7 +57,7 @@ describe('App CRD', () => {
     });
   });
 
-  it('prints DESIRED, READY, UPDATED, AVAILABLE, REVISION, PAUSED, AGE', () => {
+  it('prints DESIRED, READY, UPDATED, AVAILABLE, REVISION, PAUSED, HELD, AGE', () => {
     expect(version.additionalPrinterColumns.map((c) => c.name.toUpperCase())).toEqual([
       'DESIRED',
       'READY',
@@ -65,6 +65,7 @@ describe('App CRD', () => {
       'AVAILABLE',
       'REVISION',
       'PAUSED',
+      'HELD',
       'AGE',
     ]);
   });
