@@ -21,6 +21,11 @@ export interface HoldInput {
   now: Date;
 }
 
+/** Whether the App's status says its rollout is held. */
+export function isHeld(app: { status?: AppStatus | undefined }): boolean {
+  return findCondition(app.status?.conditions, ConditionType.rolloutHeld)?.status === 'True';
+}
+
 export function holdMessage(hold: Hold): string {
   const pods = hold.pods.length === 1 ? `pod ${hold.pods[0] ?? ''} is` : `pods ${hold.pods.join(', ')} are`;
   return (

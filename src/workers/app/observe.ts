@@ -7,6 +7,7 @@ import type { Logger } from '../../common/log.ts';
 import { findRefusals, type AdmissionVerdicts } from './admission-check.ts';
 import { plan, type Observed, type Plan } from './planner.ts';
 import { replacementsToCheck } from './replacement.ts';
+import { isHeld } from './hold-status.ts';
 import type { AppClient } from './seams.ts';
 import { selectorIsEmpty, selectorString } from './selector.ts';
 
@@ -82,8 +83,14 @@ export async function observeAndPlan(
     observed = { ...observed, imageLists: await readImageLists(client, namespace, name) };
     result = plan(observed, now());
   }
-  const replacements = replacementsToCheck(result.actions);
+  let replacements = replacementsToCheck(result.actions);
   if (replacements.length === 0) return { observed, plan: result };
+  // A held rollout may be held by a claim its replacement lacks: that is only seen with the claims read.
+  if (observed.claims === undefined && (observed.app.spec.volumeClaimTemplates ?? []).length > 0 && isHeld(observed.app)) {
+    observed = { ...observed, claims: await readClaims(client, observed.app) };
+    result = plan(observed, now());
+    replacements = replacementsToCheck(result.actions);
+  }
   const refused = await findRefusals(client.dryRun, observed.app, replacements, admission.verdicts, admission.log);
   if (refused) {
     observed = { ...observed, refused };

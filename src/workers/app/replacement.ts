@@ -7,7 +7,8 @@
 import { withInPlaceReadinessGate } from '../inplace/index.ts';
 import type { Action, Replacement } from './actions.ts';
 import type { Named, Pod } from '../../kube/types.ts';
-import { newPodForOrdinal, newPvcForOrdinal } from './pod-builder.ts';
+import { newPodForOrdinal } from './pod-builder.ts';
+import { claimsToCreate } from './pvc-retention.ts';
 import { type PodSet, revisionForOrdinal } from './pod-set.ts';
 import { templateOf } from './revisions.ts';
 
@@ -36,10 +37,16 @@ export function podForOrdinal(set: PodSet, ordinal: number): { pod: Named<Pod>; 
   return { pod: newPodForOrdinal(set.app, template, revision.metadata.name, ordinal), revision: revision.metadata.name };
 }
 
-/** What a pod deleted at `ordinal` would be recreated as: its pod and the claims of its ordinal. */
+/**
+ * What a pod deleted at `ordinal` would be recreated as: its pod, and the claims of its ordinal that would be
+ * created with it. A pod being replaced almost always has its claims already (they outlive it), so only
+ * claims known to be missing are checked; when the claims were not read, none (the claim templates' schema is
+ * checked at admission, and a claim refused later is reported as FailedCreatePod).
+ */
 export function replacementFor(set: PodSet, ordinal: number): Replacement {
   const { pod, revision } = podForOrdinal(set, ordinal);
-  const claims = (set.app.spec.volumeClaimTemplates ?? []).map((claim) => newPvcForOrdinal(set.app, claim, ordinal, []));
+  const missing = set.claims ? claimsToCreate(set.app, set.claims, ordinal).create : [];
+  const claims = missing.flatMap((a) => (a.kind === 'createPvc' ? [a.pvc] : []));
   return { revision, pod, claims };
 }
 
