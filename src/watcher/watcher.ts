@@ -138,7 +138,11 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   void applyLimitsWithOverrides(queue, producer, cfg.queue).catch((err: unknown) =>
     log.warn({ err: String(err) }, 'could not apply queue knobs yet; will retry at resync'),
   );
-  const timersWorker = new Worker<TimerData, void, string>(timers.name, (job) => processTimer(job, queue, (key) => tenants.priorityFor(key.namespace)), timersWorkerOptions(blocking, cfg.queue));
+  const timersWorker = new Worker<TimerData, void, string>(
+    timers.name,
+    (job) => processTimer(job, queue, (key) => tenants.priorityFor(key.namespace)),
+    timersWorkerOptions(blocking, cfg.queue),
+  );
   timersWorker.on('error', throttledWarn(log, 'timers worker error'));
 
   const loops = specs.map((spec) =>

@@ -14,7 +14,18 @@ import { isKubeError } from '../../../src/kube/errors.ts';
 import { core, type ResourceRef } from '../../../src/kube/paths.ts';
 import type { KubeRest } from '../../../src/kube/rest.ts';
 import { listWatch } from '../../../src/kube/watch.ts';
-import { needsVolume, PROVISIONER, selectedNode, shouldDelete, storageClasses, volumeFor, volumeNameFor, type BindingMode, type Claim, type Volume } from './pv-plan.ts';
+import {
+  needsVolume,
+  PROVISIONER,
+  selectedNode,
+  shouldDelete,
+  storageClasses,
+  volumeFor,
+  volumeNameFor,
+  type BindingMode,
+  type Claim,
+  type Volume,
+} from './pv-plan.ts';
 
 export interface ProvisionerOptions {
   rest: KubeRest;

@@ -58,7 +58,9 @@ describe('provisioning decisions', () => {
 
   it('pins the volume of a claim with a selected node to that node', () => {
     expect(volumeFor(claim({}, 'Pending', false, 'sim-node-1'), '/sandbox/volumes')).toMatchObject({
-      spec: { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['sim-node-1'] }] }] } } },
+      spec: {
+        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['sim-node-1'] }] }] } },
+      },
     });
   });
 

@@ -31,13 +31,14 @@ async function startOrder(mode: Fairness): Promise<string[]> {
   const started: string[] = [];
   redis.worker(
     RECONCILE_QUEUE,
-    async (job: Job<ObjectKey, void, string>) => {
+    (job: Job<ObjectKey, void, string>) => {
       started.push(dedupId(job.data));
+      return Promise.resolve();
     },
     reconcileWorkerOptions(redis.connection(true), cfg),
   );
   await queue.resume();
-  await waitFor(async () => (started.length === FLOOD + 1 ? true : undefined), { timeoutMs: 30_000, intervalMs: 50, what: 'every job ran' });
+  await waitFor(() => Promise.resolve(started.length === FLOOD + 1 ? true : undefined), { timeoutMs: 30_000, intervalMs: 50, what: 'every job ran' });
   expect(new Set(started).size).toBe(FLOOD + 1);
   return started;
 }
