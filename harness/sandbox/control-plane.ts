@@ -167,10 +167,9 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
         '--concurrent-statefulset-syncs=5',
       ]),
     );
-    // A pod the scheduler sees before its claim is bound ("unbound immediate PersistentVolumeClaims") is not
-    // requeued when the claim binds, only by the unschedulable-pods flush (5 min by default): retry after 10 s
-    // instead, so no test waits minutes on it. Clusters mostly avoid the race with WaitForFirstConsumer classes.
-    children.push(await startComponent(opts, 'kube-scheduler', schedConfig, ['--pod-max-in-unschedulable-pods-duration=10s']));
+    // Default flags: the default StorageClass binds WaitForFirstConsumer, so a pod never waits in the
+    // unschedulable pool for a claim the binder has yet to bind (docs/decisions.md, "Sandbox scheduler").
+    children.push(await startComponent(opts, 'kube-scheduler', schedConfig, []));
     const restartApiserver = async (): Promise<void> => {
       const i = children.findIndex((c) => c.name === 'kube-apiserver');
       await children[i]?.stop();

@@ -4,13 +4,21 @@ import { dedupId, validateKey, type ObjectKey } from './names.ts';
 
 export interface EnqueueOptions {
   /**
-   * 0 (the default) is a change: it runs before any background job, and pulls a job that waits out a retry
-   * backoff forward to now (like client-go's Add of an item waiting in AddAfter). A positive value is
-   * background work (resync; larger = later): it never replaces or delays pending work, so it is skipped
-   * when the object already has a job.
+   * BullMQ priority, 0 (the default, the wait list) to MAX_PRIORITY; lower runs sooner. For a change it is
+   * the tenant tier (`fairness.ts`), always below RESYNC_PRIORITY.
    */
   priority?: number;
+  /**
+   * false (the default) is a change: it pulls a job that waits out a retry backoff forward to now (like
+   * client-go's Add of an item waiting in AddAfter), and raises a waiting job of the object to its priority.
+   * true is background work (resync): it never replaces or delays pending work, so it is skipped when the
+   * object already has a job.
+   */
+  background?: boolean;
 }
+
+/** The priority of background (resync) jobs: after every change, whatever its tenant tier. */
+export const RESYNC_PRIORITY = 1000;
 
 export type EnqueueResult =
   /** A new job was created. */
@@ -36,12 +44,13 @@ export const MAX_PRIORITY = 2_097_152;
  */
 export async function enqueue(queue: Queue<ObjectKey, unknown, string>, key: ObjectKey, opts: EnqueueOptions = {}): Promise<EnqueueResult> {
   const data = validateKey(key);
-  const priority = opts.priority ?? 0;
+  const background = opts.background ?? false;
+  const priority = opts.priority ?? (background ? RESYNC_PRIORITY : 0);
   if (!Number.isSafeInteger(priority) || priority < 0 || priority > MAX_PRIORITY) {
     throw new RangeError(`priority must be an integer from 0 to ${MAX_PRIORITY}, got ${priority}`);
   }
   const id = dedupId(data);
-  if (priority > 0) {
+  if (background) {
     const pending = await queue.getDeduplicationJobId(id);
     if (pending) return { outcome: 'skipped', jobId: pending };
   }
@@ -50,20 +59,23 @@ export async function enqueue(queue: Queue<ObjectKey, unknown, string>, key: Obj
   const job = await queue.add(data.kind, data, {
     jobId,
     priority,
-    deduplication: { id, keepLastIfActive: true, reschedule: priority === 0 },
+    deduplication: { id, keepLastIfActive: true, reschedule: !background },
   });
   if (job.id === jobId) return { outcome: 'added', jobId };
   const existing = job.id ?? '';
-  if (priority === 0) await promote(queue, existing);
+  if (!background) await promote(queue, existing, priority);
   return { outcome: 'merged', jobId: existing };
 }
 
-/** A change merged into a waiting background job must not wait behind other background jobs. */
-async function promote(queue: Queue<ObjectKey, unknown, string>, jobId: string): Promise<void> {
+/**
+ * A change merged into a waiting job of lower urgency (a resync job, or a job enqueued while its namespace
+ * was busier) takes the change's priority: it must not wait behind background work or an older burst.
+ */
+async function promote(queue: Queue<ObjectKey, unknown, string>, jobId: string, priority: number): Promise<void> {
   const job = await queue.getJob(jobId);
-  if (!job || !job.priority) return;
+  if (!job || (job.priority ?? 0) <= priority) return;
   try {
-    await job.changePriority({ priority: 0 });
+    await job.changePriority({ priority });
   } catch {
     // The job finished or was removed meanwhile: it started after this enqueue, or a newer one exists.
   }

@@ -21,6 +21,7 @@ describe('parseQueueConfig', () => {
       attempts: 20,
       backoff: { baseMs: 1_000, capMs: 300_000 },
       resyncPeriodMs: 600_000,
+      fairness: 'namespace',
     });
     expect(Object.isFrozen(cfg)).toBe(true);
     expect(Object.isFrozen(cfg.backoff)).toBe(true);
@@ -41,6 +42,8 @@ describe('parseQueueConfig', () => {
     [{ EBB_QUEUE_BACKOFF_BASE: '200ms', EBB_QUEUE_BACKOFF_MAX: '1m' }, { backoff: { baseMs: 200, capMs: 60_000 } }],
     [{ EBB_RESYNC_PERIOD: '0' }, { resyncPeriodMs: 0 }],
     [{ EBB_RESYNC_PERIOD: '1h' }, { resyncPeriodMs: 3_600_000 }],
+    [{ EBB_QUEUE_FAIRNESS: 'off' }, { fairness: 'off' }],
+    [{ EBB_QUEUE_FAIRNESS: 'namespace' }, { fairness: 'namespace' }],
     [{ EBB_REDIS_URL: 'rediss://:pw@redis:6380/1' }, { redisUrl: 'rediss://:pw@redis:6380/1' }],
     [{ EBB_QUEUE_PREFIX: '{ebb-staging}' }, { prefix: '{ebb-staging}' }],
     [{ EBB_WORKER_CONCURRENCY: ' 4 ' }, { workerConcurrency: 4 }],
@@ -62,6 +65,7 @@ describe('parseQueueConfig', () => {
     [{ EBB_QUEUE_LOCK_DURATION: '1s' }, 'EBB_QUEUE_LOCK_DURATION: must be between 5s and 10m (got "1s")'],
     [{ EBB_QUEUE_BACKOFF_BASE: '2m', EBB_QUEUE_BACKOFF_MAX: '1m' }, 'EBB_QUEUE_BACKOFF_BASE (2m) must not exceed EBB_QUEUE_BACKOFF_MAX (1m)'],
     [{ EBB_RESYNC_PERIOD: '500ms' }, 'EBB_RESYNC_PERIOD: must be 0 (off) or between 1s and 24h (got "500ms")'],
+    [{ EBB_QUEUE_FAIRNESS: 'tenant' }, 'EBB_QUEUE_FAIRNESS: must be one of namespace, off (got "tenant")'],
     [{ EBB_QUEUE_PREFIX: 'ebb' }, 'EBB_QUEUE_PREFIX: must contain a hash tag like {ebb} and no \':\' or spaces (got "ebb")'],
     [{ EBB_REDIS_URL: 'http://x' }, 'EBB_REDIS_URL: unsupported scheme "http:"; use redis: or rediss: (got "http://x")'],
     [{ EBB_REDIS_URL: 'redis//host' }, 'EBB_REDIS_URL: not a URL; expected redis://[user:password@]host[:port][/db] (got "redis//host")'],

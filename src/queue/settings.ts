@@ -1,6 +1,7 @@
 import { formatDuration } from '../common/duration.ts';
 import { frozen, parseSettings, table, type Env, type Values } from '../common/settings.ts';
 import { redisUrlProblem } from './connection.ts';
+import { FAIRNESS_MODES, type Fairness } from './fairness.ts';
 import { KEY_PREFIX } from './names.ts';
 
 /** The queue part of a process's configuration: validated once, frozen, passed down. */
@@ -25,6 +26,8 @@ export interface QueueConfig {
   readonly backoff: { readonly baseMs: number; readonly capMs: number };
   /** The watcher re-enqueues every known object this often (at low priority); 0 disables resync. */
   readonly resyncPeriodMs: number;
+  /** How the watcher orders changes of different namespaces: `namespace` (tenant tiers) or `off` (FIFO). */
+  readonly fairness: Fairness;
 }
 
 /** Every setting of the queue, read by the watcher and the worker alike. */
@@ -98,6 +101,13 @@ export const QUEUE_SETTINGS = table(
       doc: 'first retry delay of a failed reconcile; it doubles per attempt, with full jitter',
     },
     backoffMax: { name: 'EBB_QUEUE_BACKOFF_MAX', type: 'duration', default: '5m', min: '1ms', max: '24h', doc: 'cap of the retry delay' },
+    fairness: {
+      name: 'EBB_QUEUE_FAIRNESS',
+      type: 'enum',
+      values: FAIRNESS_MODES,
+      default: 'namespace',
+      doc: "`namespace`: a namespace that enqueues more than a burst of changes waits behind quieter namespaces' changes (BullMQ priorities from its recent enqueue rate); `off`: changes run in arrival order",
+    },
     resyncPeriod: {
       name: 'EBB_RESYNC_PERIOD',
       type: 'duration',
@@ -140,6 +150,7 @@ export function queueConfigOf(v: Values<typeof QUEUE_SETTINGS.entries>): QueueCo
     attempts: v.attempts,
     backoff: { baseMs: v.backoffBase, capMs: v.backoffMax },
     resyncPeriodMs: v.resyncPeriod,
+    fairness: v.fairness,
   });
 }
 

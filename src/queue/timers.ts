@@ -81,12 +81,18 @@ export async function cancelTimer(queue: TimersQueueLike, key: ObjectKey, reason
 /**
  * The timers Worker's processor (run by the watcher, so timers fire even with zero workers): releases the
  * timer's dedup slot first, so a timer set from now on creates a new job instead of merging into this
- * firing one, then enqueues a reconcile of the object (merged with any pending one, like any event).
+ * firing one, then enqueues a reconcile of the object (merged with any pending one, like any event), at the
+ * priority `priorityOf` gives its namespace (tenant fairness; 0 without it).
  */
-export async function processTimer(job: Job<TimerData, unknown, string>, reconcileQueue: ReconcileQueueLike): Promise<void> {
+export async function processTimer(
+  job: Job<TimerData, unknown, string>,
+  reconcileQueue: ReconcileQueueLike,
+  priorityOf: (key: ObjectKey) => number = () => 0,
+): Promise<void> {
   try {
     await job.removeDeduplicationKey();
-    await enqueue(reconcileQueue, job.data.key);
+    const key = validateKey(job.data.key);
+    await enqueue(reconcileQueue, key, { priority: priorityOf(key) });
   } catch (err) {
     // A malformed payload fails at once; a Redis hiccup is retried by the timers queue's job options.
     throw toJobError(err, job.attemptsMade + 1);

@@ -15,6 +15,7 @@ import {
   processTimer,
   redisConnection,
   registerQueueMetrics,
+  TenantRates,
   timersWorkerOptions,
   type ObjectKey,
   type ReconcileQueue,
@@ -27,8 +28,6 @@ import type { Queue } from 'bullmq';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 import { errorMessage } from '../common/errors.ts';
 
-/** Resync jobs are background work: they never delay or replace an event's job. */
-export const RESYNC_PRIORITY = 1000;
 const ENQUEUE_CHUNK = 64;
 
 /** Delayed jobs due within this window count as backlog for the KEDA scaler. */
@@ -43,11 +42,12 @@ export interface RunningWatcher {
   stop(): Promise<void>;
 }
 
-function makeSink(queue: ReconcileQueue, metrics: WatcherMetrics, log: Logger, onWork: () => void): Sink {
+function makeSink(queue: ReconcileQueue, tenants: TenantRates, metrics: WatcherMetrics, log: Logger, onWork: () => void): Sink {
   const known = new KnownKeys();
-  const one = async (key: ObjectKey, cause: string, priority: number): Promise<void> => {
+  const one = async (key: ObjectKey, cause: string): Promise<void> => {
     try {
-      const r = await enqueue(queue, key, { priority });
+      // Tenant fairness: a namespace that enqueues a flood waits behind quieter namespaces' changes.
+      const r = await enqueue(queue, key, { priority: tenants.priorityFor(key.namespace) });
       metrics.enqueued.inc({ cause, outcome: r.outcome });
       if (r.outcome !== 'skipped') onWork();
     } catch (err) {
@@ -60,7 +60,7 @@ function makeSink(queue: ReconcileQueue, metrics: WatcherMetrics, log: Logger, o
     known,
     enqueue: async (keys, cause) => {
       for (let i = 0; i < keys.length; i += ENQUEUE_CHUNK) {
-        await Promise.all(keys.slice(i, i + ENQUEUE_CHUNK).map((k) => one(k, cause, 0)));
+        await Promise.all(keys.slice(i, i + ENQUEUE_CHUNK).map((k) => one(k, cause)));
       }
       metrics.knownObjects.set(known.size);
     },
@@ -75,7 +75,7 @@ async function resyncAll(sink: Sink, queue: ReconcileQueue, metrics: WatcherMetr
   for (let i = 0; i < keys.length; i += ENQUEUE_CHUNK) {
     await Promise.all(
       keys.slice(i, i + ENQUEUE_CHUNK).map(async (k) => {
-        const r = await enqueue(queue, k, { priority: RESYNC_PRIORITY });
+        const r = await enqueue(queue, k, { background: true });
         metrics.enqueued.inc({ cause: 'resync', outcome: r.outcome });
       }),
     );
@@ -126,7 +126,8 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   registerQueueMetrics(metrics.registry, [queue, timers]);
   // Started after the watches; enqueues before that have no stream to notify.
   let scaler: ScalerServer | undefined = undefined;
-  const sink = makeSink(queue, metrics, log, () => scaler?.notify());
+  const tenants = new TenantRates(cfg.queue.fairness);
+  const sink = makeSink(queue, tenants, metrics, log, () => scaler?.notify());
   const states: Record<string, SourceState> = {};
   const specs = sourceSpecs(cfg.namespaces);
   for (const s of specs) states[s.name] = 'starting';
@@ -137,7 +138,11 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   void applyLimitsWithOverrides(queue, producer, cfg.queue).catch((err: unknown) =>
     log.warn({ err: String(err) }, 'could not apply queue knobs yet; will retry at resync'),
   );
-  const timersWorker = new Worker<TimerData, void, string>(timers.name, (job) => processTimer(job, queue), timersWorkerOptions(blocking, cfg.queue));
+  const timersWorker = new Worker<TimerData, void, string>(
+    timers.name,
+    (job) => processTimer(job, queue, (key) => tenants.priorityFor(key.namespace)),
+    timersWorkerOptions(blocking, cfg.queue),
+  );
   timersWorker.on('error', throttledWarn(log, 'timers worker error'));
 
   const loops = specs.map((spec) =>

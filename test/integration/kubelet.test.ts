@@ -157,16 +157,22 @@ describe('simulated kubelet', () => {
       containers: [{ name: 'app', image: 'nginx:1.25', volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
       volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
     });
-    await waitPod(ns, 'stateful', 'Ready', isReady);
-    const pvc = await rest.get<{ spec: { volumeName: string; storageClassName: string }; status: { phase: string; capacity: Record<string, string> } }>(
-      core('persistentvolumeclaims', ns, 'data'),
-    );
+    const running = await waitPod(ns, 'stateful', 'Ready', isReady);
+    const pvc = await rest.get<{
+      metadata: { annotations: Record<string, string> };
+      spec: { volumeName: string; storageClassName: string };
+      status: { phase: string; capacity: Record<string, string> };
+    }>(core('persistentvolumeclaims', ns, 'data'));
     expect(pvc.status.phase).toBe('Bound');
     expect(pvc.spec.storageClassName).toBe('standard');
     expect(pvc.status.capacity.storage).toBe('1Gi');
-    const pv = await rest.get<{ metadata: { annotations: Record<string, string> }; spec: { hostPath: { path: string } } }>(
-      core('persistentvolumes', undefined, pvc.spec.volumeName),
-    );
+    // WaitForFirstConsumer: the scheduler picked the node first, and the volume is made for that node.
+    expect(pvc.metadata.annotations['volume.kubernetes.io/selected-node']).toBe(running.spec.nodeName);
+    const pv = await rest.get<{
+      metadata: { annotations: Record<string, string> };
+      spec: { hostPath: { path: string }; nodeAffinity: { required: { nodeSelectorTerms: { matchExpressions: { values: string[] }[] }[] } } };
+    }>(core('persistentvolumes', undefined, pvc.spec.volumeName));
+    expect(pv.spec.nodeAffinity.required.nodeSelectorTerms[0]?.matchExpressions[0]?.values).toEqual([running.spec.nodeName]);
     expect(pv.metadata.annotations['pv.kubernetes.io/provisioned-by']).toBe('sandbox.ebb.dev/hostpath');
     expect(pv.spec.hostPath.path).toBe(join(sandbox().dir, 'volumes', pvc.spec.volumeName));
   });
@@ -178,7 +184,8 @@ describe('simulated kubelet', () => {
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
       metadata: { name: 'scratch' },
-      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } } },
+      // No pod uses it: only the Immediate class binds it (the default one waits for a consumer).
+      spec: { storageClassName: 'standard-immediate', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } } },
     });
     const bound = await waitFor(
       async () => {

@@ -1,8 +1,10 @@
 /**
- * The sandbox's dynamic provisioner: makes sure the default StorageClass `standard` exists, creates a
- * hostPath PV under `<dir>/volumes/` for every pending PVC of a class it provisions, and deletes released PVs
- * (reclaim policy Delete) together with their directories. kube-controller-manager's
- * persistentvolume-binder does the binding, as with any external provisioner.
+ * The sandbox's dynamic provisioner: makes sure its StorageClasses exist (the default `standard`, binding
+ * `WaitForFirstConsumer`, and `standard-immediate`), creates a hostPath PV under `<dir>/volumes/` for every
+ * pending PVC of a class it provisions (for a WaitForFirstConsumer class once kube-scheduler has written the
+ * selected node into the claim, pinning the PV to that node), and deletes released PVs (reclaim policy
+ * Delete) together with their directories. kube-controller-manager's persistentvolume-binder does the
+ * binding, as with any external provisioner.
  */
 import { mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -12,7 +14,18 @@ import { isKubeError } from '../../../src/kube/errors.ts';
 import { core, type ResourceRef } from '../../../src/kube/paths.ts';
 import type { KubeRest } from '../../../src/kube/rest.ts';
 import { listWatch } from '../../../src/kube/watch.ts';
-import { needsVolume, PROVISIONER, shouldDelete, storageClass, volumeFor, volumeNameFor, type Claim, type Volume } from './pv-plan.ts';
+import {
+  needsVolume,
+  PROVISIONER,
+  selectedNode,
+  shouldDelete,
+  storageClasses,
+  volumeFor,
+  volumeNameFor,
+  type BindingMode,
+  type Claim,
+  type Volume,
+} from './pv-plan.ts';
 
 export interface ProvisionerOptions {
   rest: KubeRest;
@@ -26,6 +39,7 @@ const classesRef: ResourceRef = { group: 'storage.k8s.io', version: 'v1', resour
 interface StorageClassObject {
   metadata: { name: string };
   provisioner?: string;
+  volumeBindingMode?: BindingMode;
 }
 
 export async function startProvisioner(opts: ProvisionerOptions): Promise<{ stop(): Promise<void> }> {
@@ -34,11 +48,13 @@ export async function startProvisioner(opts: ProvisionerOptions): Promise<{ stop
   await mkdir(volumesDir, { recursive: true });
   const abort = new AbortController();
   const signal = AbortSignal.any([opts.signal, abort.signal]);
-  await rest.create(classesRef, storageClass(), {}, signal).catch((err: unknown) => {
-    if (!isKubeError(err, 'AlreadyExists')) throw err;
-  });
+  for (const sc of storageClasses()) {
+    await rest.create(classesRef, sc, {}, signal).catch((err: unknown) => {
+      if (!isKubeError(err, 'AlreadyExists')) throw err;
+    });
+  }
 
-  const classes = new Set<string>();
+  const classes = new Map<string, BindingMode>();
   const pending = new Map<string, Claim>();
 
   const provision = async (claim: Claim): Promise<void> => {
@@ -47,7 +63,8 @@ export async function startProvisioner(opts: ProvisionerOptions): Promise<{ stop
     try {
       await mkdir(join(volumesDir, volumeNameFor(claim)), { recursive: true });
       await rest.create(core('persistentvolumes'), pv, {}, signal);
-      log.info({ claim: `${claim.metadata.namespace}/${claim.metadata.name}`, volume: volumeNameFor(claim) }, 'volume provisioned');
+      const node = selectedNode(claim);
+      log.info({ claim: `${claim.metadata.namespace}/${claim.metadata.name}`, volume: volumeNameFor(claim), node }, 'volume provisioned');
     } catch (err) {
       if (isKubeError(err, 'AlreadyExists') || signal.aborted) return;
       log.warn({ claim: claim.metadata.name, error: errorMessage(err) }, 'provisioning failed; will retry on the next claim update');
@@ -77,7 +94,7 @@ export async function startProvisioner(opts: ProvisionerOptions): Promise<{ stop
   const onClass = async (sc: StorageClassObject, deleted: boolean): Promise<void> => {
     if (deleted || sc.provisioner !== PROVISIONER) classes.delete(sc.metadata.name);
     else if (!classes.has(sc.metadata.name)) {
-      classes.add(sc.metadata.name);
+      classes.set(sc.metadata.name, sc.volumeBindingMode ?? 'Immediate');
       for (const claim of pending.values()) await provision(claim);
     }
   };

@@ -126,15 +126,30 @@ describe('reconcile queue deduplication (keepLastIfActive)', () => {
     const queue = redis.reconcileQueue(cfg);
     const key = appKey(2);
 
-    expect((await enqueue(queue, appKey(3), { priority: 100 })).outcome).toBe('added');
-    expect((await enqueue(queue, key, { priority: 100 })).outcome).toBe('added');
+    expect((await enqueue(queue, appKey(3), { background: true })).outcome).toBe('added');
+    expect((await enqueue(queue, key, { background: true })).outcome).toBe('added');
     expect(await queue.getJobCounts('wait', 'prioritized')).toEqual({ wait: 0, prioritized: 2 });
 
-    expect((await enqueue(queue, key, { priority: 100 })).outcome).toBe('skipped');
+    expect((await enqueue(queue, key, { background: true })).outcome).toBe('skipped');
     const merged = await enqueue(queue, key);
     expect(merged.outcome).toBe('merged');
     expect(await queue.getJobCounts('wait', 'prioritized')).toEqual({ wait: 1, prioritized: 1 });
     expect((await queue.getJob(merged.jobId))?.priority).toBe(0);
+  });
+
+  it('a change of a busy tenant is not skipped; a merged change raises a waiting job to its tier, never lowers it', async () => {
+    const cfg = redis.config();
+    const queue = redis.reconcileQueue(cfg);
+    const key = appKey(5);
+
+    const first = await enqueue(queue, key, { priority: 7 });
+    expect(first.outcome).toBe('added');
+    expect((await enqueue(queue, key, { priority: 9 })).outcome).toBe('merged');
+    expect((await queue.getJob(first.jobId))?.priority).toBe(7);
+    expect((await enqueue(queue, key, { priority: 3 })).outcome).toBe('merged');
+    expect((await queue.getJob(first.jobId))?.priority).toBe(3);
+    expect((await enqueue(queue, key, { background: true })).outcome).toBe('skipped');
+    expect(await queue.getJobCounts('wait', 'prioritized')).toEqual({ wait: 0, prioritized: 1 });
   });
 
   it('a change pulls a job out of its retry backoff (client-go Add bypasses AddAfter)', async () => {
