@@ -61,7 +61,23 @@ async function metricsServiceCerts(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   const [crt, key] = [join(dir, 'tls.crt'), join(dir, 'tls.key')];
   if (!existsSync(crt)) {
-    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', crt, '-days', '2', '-subj', '/CN=keda-operator', '-addext', 'subjectAltName=IP:127.0.0.1']);
+    await run('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      crt,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=keda-operator',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ]);
   }
   await copyFile(crt, join(dir, 'ca.crt'));
 }
@@ -71,7 +87,13 @@ async function metricsServiceCerts(dir: string): Promise<void> {
  * metrics, health and metrics-service listeners on free loopback ports, leader election off. Resolves once
  * /readyz answers.
  */
-export async function startKedaOperator(opts: { install: KedaInstall; rest: KubeRest; kubeconfig: string; dir: string; watchNamespace: string }): Promise<KedaOperator> {
+export async function startKedaOperator(opts: {
+  install: KedaInstall;
+  rest: KubeRest;
+  kubeconfig: string;
+  dir: string;
+  watchNamespace: string;
+}): Promise<KedaOperator> {
   const { install, rest } = opts;
   await installCrds(rest, install.crdDir);
   await rest.create(core('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: KEDA_NAMESPACE } }).catch((err: unknown) => {
@@ -80,6 +102,8 @@ export async function startKedaOperator(opts: { install: KedaInstall; rest: Kube
   await mkdir(opts.dir, { recursive: true });
   const certDir = join(opts.dir, 'certs');
   await metricsServiceCerts(certDir);
+  const caDir = join(opts.dir, 'custom-ca');
+  await mkdir(caDir, { recursive: true });
   const [metrics, health, metricsService] = [await freePort(), await freePort(), await freePort()];
   const logFile = join(opts.dir, 'keda-operator.log');
   const env: NodeJS.ProcessEnv = {
@@ -99,7 +123,8 @@ export async function startKedaOperator(opts: { install: KedaInstall; rest: Kube
       `--metrics-service-bind-address=127.0.0.1:${metricsService}`,
       '--leader-elect=false',
       `--cert-dir=${certDir}`,
-      `--ca-dir=${certDir}`,
+      // Custom CAs for scalers' TLS: none (an empty folder; the default is a path inside the image).
+      `--ca-dir=${caDir}`,
       '--zap-log-level=info',
       '--zap-encoder=console',
     ],

@@ -226,10 +226,19 @@ describe.skipIf('missing' in install)('scale to zero with the KEDA operator', ()
       await rest()
         .delete(scaledObjectRef(ns, WORKER))
         .catch(() => undefined);
-      await waitFor(() => rest().get(scaledObjectRef(ns, WORKER)).then(() => undefined, () => true), {
-        timeoutMs: 30_000,
-        what: 'the ScaledObject gone',
-      }).catch(() => undefined);
+      await waitFor(
+        () =>
+          rest()
+            .get(scaledObjectRef(ns, WORKER))
+            .then(
+              () => undefined,
+              () => true,
+            ),
+        {
+          timeoutMs: 30_000,
+          what: 'the ScaledObject gone',
+        },
+      ).catch(() => undefined);
     }
     await operator?.stop();
     await Promise.all(procs.map((p) => p.stop()));
@@ -255,11 +264,15 @@ describe.skipIf('missing' in install)('scale to zero with the KEDA operator', ()
   it('0 → 1 when a reconcile is enqueued, pushed through StreamIsActive (no poll for 300 s)', async () => {
     printLogsOnFailure(procs);
     expect(follower.replicas()).toBe(0);
+    // KEDA polls when a scale loop (re)starts, and every restart reopens the stream: none may happen here.
+    const streams = (): number => watcher.logs.filter((l) => l.msg === 'scaler stream opened').length;
+    const opened = streams();
     const t0 = Date.now();
     await rest().create(appRef(ns), appManifest('web'));
     const up = await waitReplicas(1, 15_000, 'KEDA to scale the worker to 1').catch(explain);
     process.stdout.write(`App created → Deployment at 1 replica in ${up.at - t0} ms\n`);
     expect(up.at - t0, 'far sooner than the next poll').toBeLessThan(10_000);
+    expect(streams(), 'the scale loop did not restart (which would have polled)').toBe(opened);
     await waitAllObserved(rest(), ns, 1, 30_000);
     expect(follower.workers.length).toBe(1);
   });
