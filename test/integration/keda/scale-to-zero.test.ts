@@ -284,7 +284,9 @@ describe.skipIf('missing' in install)('scale to zero with the KEDA operator', ()
     // KEDA scales to zero only from its polling: poll every second from now on (the scale loop restarts).
     await rest().patch(scaledObjectRef(ns, WORKER), { spec: { pollingInterval: FAST_POLL_S } }, PatchType.merge);
     const down = await waitReplicas(0, (COOLDOWN_S + 15) * 1000, 'KEDA to scale the worker to 0').catch(explain);
-    expect(down.at - up!.at, 'not before the cooldown').toBeGreaterThanOrEqual(COOLDOWN_S * 1000 - 100);
+    process.stdout.write(`Deployment back at 0 replicas ${down.at - up!.at} ms after the scale-up (cooldown ${COOLDOWN_S} s)\n`);
+    // Both times are when the follower saw the change (it reads every 50 ms): allow for a late first read.
+    expect(down.at - up!.at, 'not before the cooldown').toBeGreaterThanOrEqual(COOLDOWN_S * 1000 - 1000);
     expect(await reconcile.getJobCounts('wait', 'prioritized', 'active', 'delayed')).toEqual({ wait: 0, prioritized: 0, active: 0, delayed: 0 });
     await waitFor(() => (follower.workers.every((w) => !w.running()) ? true : undefined), { timeoutMs: 15_000, what: 'the worker stopped' });
   });
