@@ -1,7 +1,8 @@
 /**
  * Scale to zero: what an idle installation costs, and how fast it wakes up.
  *
- *   node bench/scale-to-zero.ts [--apps 100] [--idle-minutes 3] [--wakeups 20] [--cold-starts 5] [--poll-seconds 15] [--dist]
+ *   node bench/scale-to-zero.ts [--apps 100] [--idle-minutes 3] [--wakeups 20] [--cold-starts 5] [--poll-seconds 15]
+ *                               [--resync 10m] [--dist]
  *
  * A private control plane and Redis; `--apps` Apps (no pods) in one namespace; `ebb watcher` with its KEDA
  * scaler. A worker reconciles every App once and stops, so the queue is empty. KEDA is played by a client
@@ -9,7 +10,9 @@
  *
  *  1. Idle, zero workers, for `--idle-minutes`: the watcher's CPU share (CPU seconds / wall seconds), Redis
  *     commands/s (INFO stats, this script's own INFO calls excluded), apiserver requests/s (its
- *     apiserver_request_total, every client: the control plane's own lease renewals included, broken down).
+ *     apiserver_request_total, every client: the control plane's own lease renewals included, broken down),
+ *     and the scaler's pushes. The watcher's resync (EBB_RESYNC_PERIOD, 10 min by default, `--resync` sets
+ *     it) enqueues every App, which would wake a worker: the pushes and resyncs in the window are printed.
  *  2. Wake-up: an App edit (PATCH sent) → the scaler pushes "active" on the stream; the job is then removed
  *     and the next edit waits until the stream said "inactive" again. Goal ≤ 50 ms.
  *  3. Cold start: with one reconcile waiting, `ebb worker` is spawned → its first `reconcile finished`.
@@ -37,6 +40,8 @@ const { values: args } = parseArgs({
     wakeups: { type: 'string', default: '20' },
     'cold-starts': { type: 'string', default: '5' },
     'poll-seconds': { type: 'string', default: '15' },
+    /** EBB_RESYNC_PERIOD of the watcher; its default when empty. */
+    resync: { type: 'string', default: '' },
     dist: { type: 'boolean', default: false },
   },
 });
@@ -99,6 +104,7 @@ try {
   const names = Array.from({ length: APPS }, (_, i) => `app-${i}`);
   await inParallel(names, 16, (n) => rest.create(appRef(NS), appObject(n)));
   const env: Record<string, string> = { ...benchEbbEnv(cluster, [NS]), EBB_SCALER: 'true', EBB_LOG_LEVEL: 'info' };
+  if (args.resync) env['EBB_RESYNC_PERIOD'] = args.resync;
   const cfg = parseQueueConfig({ EBB_REDIS_URL: cluster.redisUrl, EBB_QUEUE_PREFIX: env['EBB_QUEUE_PREFIX']! });
   const redis = new Redis(cluster.redisUrl, { maxRetriesPerRequest: null });
   const queue = createReconcileQueue(redis, cfg);
@@ -110,7 +116,7 @@ try {
   const workerEnv = { ...env, EBB_LOG_LEVEL: 'debug' };
   const dist = { dist: args.dist };
 
-  const watcher = spawnEbb('watcher', env, (l) => l.msg === 'watcher started', dist);
+  const watcher = spawnEbb('watcher', env, (l) => l.msg === 'watcher started' || l.msg === 'resync enqueued', dist);
   procs.push(watcher);
   const scalerPort = (await watcher.waitForLog((l) => l.msg === 'watcher started', 60_000, 'watcher started'))['scalerPort'] as number;
   const client = scalerClient(scalerPort);
@@ -149,6 +155,7 @@ try {
   const cpuBefore = await cpuSeconds(watcher.pid);
   const pollsBefore = polls;
   const t0 = Date.now();
+  const pushesBefore = pushes.length;
   await sleep(IDLE_MS);
   const wall = (Date.now() - t0) / 1000;
   const cpu = (await cpuSeconds(watcher.pid)) - cpuBefore;
@@ -173,8 +180,18 @@ try {
   log(
     `idle ${wall.toFixed(0)} s: watcher CPU ${cpu.toFixed(2)} s (${((100 * cpu) / wall).toFixed(2)} % of one core); ` +
       `Redis ${(redisCmds / wall).toFixed(2)} commands/s (${topRedis}); apiserver ${(apiTotal / wall).toFixed(2)} requests/s (${top}); ` +
-      `scaler IsActive polls ${polls - pollsBefore}, pushes ${pushes.filter((p) => p.at >= t0).length}`,
+      `scaler IsActive polls ${polls - pollsBefore}; ` +
+      `pushes ${
+        pushes
+          .slice(pushesBefore)
+          .map((p) => `${p.active ? 'active' : 'inactive'} at +${((p.at - t0) / 1000).toFixed(0)} s`)
+          .join(', ') || 'none'
+      }; ` +
+      `resyncs ${watcher.logs.filter((l) => l.msg === 'resync enqueued' && l.time >= t0).length}`,
   );
+  // A resync in the window leaves jobs (no worker runs): start the next phase from an empty queue again.
+  await queue.drain();
+  await waitFor(() => (pushes.at(-1)?.active === false ? true : undefined), { timeoutMs: 10_000, what: 'the scaler to push inactive' });
 
   // 2. Wake-up latency: App edit sent → "active" pushed.
   const wake: number[] = [];
