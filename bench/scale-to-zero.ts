@@ -94,6 +94,8 @@ async function redisCommandStats(redis: Redis): Promise<Map<string, number>> {
   return new Map([...info.matchAll(/^cmdstat_(\S+):calls=(\d+)/gm)].map((m): [string, number] => [m[1]!, Number(m[2])]));
 }
 
+// Each spawned process adds an exit listener (watcher-lib); a run spawns up to a dozen.
+process.setMaxListeners(50);
 const cluster = await startBenchCluster();
 const procs: BenchProcess[] = [];
 const cleanups: (() => Promise<void> | void)[] = [];
