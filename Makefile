@@ -21,7 +21,7 @@ help: ## Show the targets.
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 ##@ Set-up (idempotent: each step does nothing when already done)
-.PHONY: tools node deps debs control-plane
+.PHONY: tools node deps debs control-plane keda
 tools: node deps debs control-plane ## Install everything the tests and the sandbox need.
 
 node: ## Node 24 from the npm registry, when the system Node is older than 22.19.
@@ -45,8 +45,13 @@ debs: ## Debian packages (redis-server, openssl; containerd, docker-registry, ap
 control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl once (cached).
 	@hack/control-plane.sh
 
+# Not part of `tools`: a cold build is long (docs/decisions.md). `make test` runs the KEDA test only when the
+# cache already holds the operator, and skips it with a printed reason otherwise.
+keda: ## Build the KEDA operator once (cached) and copy its CRDs, for the scale-to-zero test.
+	@hack/keda.sh >/dev/null
+
 ##@ Develop
-.PHONY: build lint typecheck crds config-docs access-docs test test-unit test-integration test-runtime run sandbox
+.PHONY: build lint typecheck crds config-docs access-docs test test-unit test-integration test-runtime test-keda run sandbox
 build: deps ## Compile TypeScript to dist/.
 	npm run build
 
@@ -73,6 +78,9 @@ test-runtime: deps debs ## CRI client against a real containerd and registry (De
 
 test-integration: tools ## Integration tests against a sandbox (real control plane, real Redis).
 	npm run test:integration
+
+test-keda: tools keda ## Scale to zero with the real KEDA operator against a sandbox (builds KEDA first when missing).
+	npx vitest run --project integration test/integration/keda
 
 test: tools lint typecheck ## Install what is missing, then lint, typecheck and run every test layer.
 	npx vitest run

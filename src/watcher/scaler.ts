@@ -30,7 +30,7 @@ function loadService(): ServiceDefinition {
 
 export interface ScalerServer {
   port: number;
-  /** Tells open StreamIsActive streams that work arrived (called on every enqueue). */
+  /** Tells open StreamIsActive streams that work arrived (called on every enqueue): each re-reads the backlog. */
   notify(): void;
   close(): Promise<void>;
 }
@@ -38,7 +38,8 @@ export interface ScalerServer {
 /**
  * The KEDA external-push scaler served by the always-on watcher. The backlog counts waiting, prioritized,
  * active and soon-due delayed jobs (so retries and timers are not stranded at zero workers) and is 0 while
- * the queue is paused. StreamIsActive pushes `true` the moment work is enqueued and re-checks every second.
+ * the queue is paused. StreamIsActive re-reads the backlog the moment work is enqueued (pushing `true` unless the
+ * queue is paused) and re-checks every second.
  */
 export async function startScaler(opts: { address: string; port: number; backlog: BacklogProbe; log: Logger; recheckMs?: number }): Promise<ScalerServer> {
   const server = new Server();
@@ -62,26 +63,49 @@ export async function startScaler(opts: { address: string; port: number; backlog
       return { metricValues: [{ metricName: METRIC_NAME, metricValue: value, metricValueFloat: value }] };
     }),
     StreamIsActive: (call: ServerWritableStream<ScaledObjectRef, { result: boolean }>) => {
+      const ref = `${call.request.namespace}/${call.request.name}`;
       let last: boolean | undefined;
+      let checking = false;
+      let again = false;
+      // One backlog read at a time; a notify() during a read re-reads after it, so an enqueue that lands
+      // after the read started is never missed. Writes only changes: KEDA acts on "active", and scales to
+      // zero from its own polling after the cooldown.
       const check = (): void => {
-        opts.backlog().then(
-          (n) => {
-            const active = n > 0;
-            if (active !== last) call.write({ result: active });
-            last = active;
-          },
-          (err: unknown) => opts.log.debug({ err: String(err) }, 'scaler backlog check failed'),
-        );
-      };
-      const pushActive = (): void => {
-        if (last !== true) call.write({ result: true });
-        last = true;
+        if (checking) {
+          again = true;
+          return;
+        }
+        checking = true;
+        opts
+          .backlog()
+          .then(
+            (n) => {
+              const active = n > 0;
+              if (active !== last && !call.cancelled) call.write({ result: active });
+              last = active;
+            },
+            (err: unknown) => opts.log.debug({ err: String(err) }, 'scaler backlog check failed'),
+          )
+          .finally(() => {
+            checking = false;
+            if (again) {
+              again = false;
+              check();
+            }
+          });
       };
       const timer = setInterval(check, opts.recheckMs ?? 1000);
-      streams.add(pushActive);
+      // An enqueue re-reads the backlog at once instead of pushing "active" blindly: a paused queue (0)
+      // must not wake a worker.
+      streams.add(check);
+      opts.log.info({ scaledObject: ref }, 'scaler stream opened');
+      let ended = false;
       const end = (): void => {
+        if (ended) return;
+        ended = true;
         clearInterval(timer);
-        streams.delete(pushActive);
+        streams.delete(check);
+        opts.log.info({ scaledObject: ref }, 'scaler stream closed');
       };
       call.on('cancelled', end);
       call.on('close', end);

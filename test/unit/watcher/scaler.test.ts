@@ -80,4 +80,37 @@ describe('KEDA external scaler', () => {
       await scaler.close();
     }
   });
+  it('pushes nothing on an enqueue while the queue is paused (the backlog is 0), and active once it is not', async () => {
+    const queue = redis.reconcileQueue(redis.config());
+    const scaler = await startScaler({
+      address: '127.0.0.1',
+      port: 0,
+      backlog: async () => (await dueSoonBacklog(queue, 30_000)).total,
+      log,
+      recheckMs: 600_000,
+    });
+    const c = client(scaler.port);
+    const seen: boolean[] = [];
+    const stream = c.StreamIsActive(ref);
+    try {
+      const first = new Promise<void>((resolve) => stream.once('data', () => resolve()));
+      stream.on('data', (m: { result: boolean }) => seen.push(m.result));
+      stream.on('error', () => undefined);
+      await first;
+      await queue.pause();
+      await enqueue(queue, { kind: 'App', namespace: 'ns', name: 'a' });
+      scaler.notify();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(seen, 'no wake-up for a paused queue').toEqual([false]);
+      await queue.resume();
+      const pushed = new Promise<void>((resolve) => stream.once('data', () => resolve()));
+      scaler.notify();
+      await pushed;
+      expect(seen).toEqual([false, true]);
+    } finally {
+      stream.cancel();
+      c.close();
+      await scaler.close();
+    }
+  });
 });

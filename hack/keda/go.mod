@@ -1,0 +1,9 @@
+// Tools module: builds the KEDA operator for the scale-to-zero test.
+// The replace below repeats the one in KEDA's own go.mod (replace directives only apply in the main module).
+module ebb.dev/hack/keda
+
+go 1.26.0
+
+require github.com/kedacore/keda/v2 v2.21.0
+
+replace github.com/nexus-rpc/nexus-proto-annotations v0.1.0 => github.com/nexus-rpc/nexus-proto-annotations v0.1.1-0.20260629224316-835bd8d49cb4
