@@ -87,8 +87,10 @@ describe('in-place grace period', () => {
     const finished = mine.filter((r) => r.msg === 'reconcile finished');
     const inGrace = finished.filter((r) => r.time > out.at + 100 && r.time < startedAt + 5000);
     expect(inGrace.every((r) => r.result === 'wait' && r.wait?.reason === GRACE_PERIOD_WAIT)).toBe(true);
-    expect(finished.every((r) => (r.ms ?? 0) < 1000)).toBe(true);
-    expect(finished.reduce((sum, r) => sum + (r.ms ?? 0), 0)).toBeLessThan(1500);
+    // A worker that slept through the grace period would spend it (5 s) in one job; these bounds leave room for
+    // a loaded machine and still tell the two apart.
+    expect(finished.every((r) => (r.ms ?? 0) < 2500)).toBe(true);
+    expect(finished.reduce((sum, r) => sum + (r.ms ?? 0), 0)).toBeLessThan(5000);
     const woken = mine.filter((r) => r.msg === 'reconcile started' && r.time >= startedAt + 5000);
     expect(woken.length).toBeGreaterThan(0);
     expect(mine.some((r) => r.msg === 'reconcile failed')).toBe(false);
