@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import { ACCESS, ACCESS_BEGIN, ACCESS_END, renderAccessTable, withAccessTable } from './access.ts';
 
 const README = new URL('../../../README.md', import.meta.url);
@@ -43,5 +44,32 @@ describe('the access table', () => {
       r.verbs.map((v) => `${r.component} ${v} ${r.on.group}/${r.on.resource}/${r.on.subresource ?? ''} ${r.by} ${r.object ?? ''}`),
     );
     expect(keys).toEqual([...new Set(keys)]);
+  });
+});
+
+/** `group/resource[/subresource] verb` for every grant of a ClusterRole's rules. */
+function grants(rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[]): Set<string> {
+  const out = new Set<string>();
+  for (const r of rules) for (const g of r.apiGroups) for (const res of r.resources) for (const v of r.verbs) out.add(`${g}/${res} ${v}`);
+  return out;
+}
+
+/** Grants beyond the table that a component needs and no access review can ask about usefully. */
+const EXTRA_GRANTS: Record<string, string[]> = { worker: ['apps.ebb.dev/apps/finalizers update'] };
+
+describe('the ClusterRoles', () => {
+  it.each(['watcher', 'worker', 'daemon'] as const)('of the %s grant exactly the allowed rows of the table', (component) => {
+    const docs = parseAllDocuments(readFileSync(new URL(`../../../deploy/rbac/${component}.yaml`, import.meta.url), 'utf8')).map((d) => d.toJS() as unknown);
+    const role = docs.find(
+      (d): d is { kind: string; rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[] } =>
+        typeof d === 'object' && d !== null && (d as { kind?: string }).kind === 'ClusterRole',
+    );
+    expect(role, `deploy/rbac/${component}.yaml has a ClusterRole`).toBeDefined();
+    const allowed = new Set<string>(EXTRA_GRANTS[component] ?? []);
+    for (const row of ACCESS.filter((r) => r.component === component && r.allowed && r.by === 'rbac')) {
+      const res = `${row.on.group}/${row.on.resource}${row.on.subresource ? `/${row.on.subresource}` : ''}`;
+      for (const verb of row.verbs) allowed.add(`${res} ${verb}`);
+    }
+    expect([...grants(role?.rules ?? [])].sort()).toEqual([...allowed].sort());
   });
 });
