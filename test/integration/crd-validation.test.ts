@@ -221,7 +221,24 @@ describe('CRDs in deploy/crds', () => {
       'spec.template.spec.containers[1]: Duplicate value',
     ],
     ['restartPolicy Never', podSpec({ restartPolicy: 'Never' }), 'restartPolicy: Unsupported value: "Never"'],
-    ['activeDeadlineSeconds', podSpec({ activeDeadlineSeconds: 10 }), 'activeDeadlineSeconds is not supported for App pods'],
+    [
+      'activeDeadlineSeconds',
+      podSpec({ activeDeadlineSeconds: 10 }),
+      'spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds is not supported for App pods',
+    ],
+    // Label keys the apiserver refuses on the pods, claims and revisions ebb makes (found by the spec fuzz).
+    ...(['ünï', 'a/b/c', 'x'.repeat(64), '-lead', 'Upper.Case/x', `${'a'.repeat(254)}/x`] as const).map(
+      (key): [string, Obj, string] => [
+        `a template label key ${JSON.stringify(key.length > 20 ? `${key.slice(0, 20)}…` : key)}`,
+        spec({ template: { metadata: { labels: { [key]: 'v' } } } }),
+        'spec.template.metadata.labels: Invalid value: "object": label keys must be',
+      ],
+    ),
+    [
+      'a claim template label key with two slashes',
+      spec({ volumeClaimTemplates: [{ ...claim, metadata: { name: 'data', labels: { 'a/b/c': 'v' } } }] }),
+      'spec.volumeClaimTemplates[0].metadata.labels: Invalid value: "object": label keys must be',
+    ],
     ['negative partition', rollingUpdate({ partition: -1 }), 'partition in body should be greater than or equal to 0'],
     ['negative ordinals.start', spec({ ordinals: { start: -1 } }), 'spec.ordinals.start in body should be greater than or equal to 0'],
     ['negative revisionHistoryLimit', spec({ revisionHistoryLimit: -1 }), 'spec.revisionHistoryLimit in body should be greater than or equal to 0'],

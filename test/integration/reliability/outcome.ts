@@ -1,0 +1,25 @@
+/** What became of a created App: Ready, or a condition that explains why not (pure, for the fuzz's bookkeeping). */
+import type { App } from '../../../src/api/app.ts';
+import { ConditionType } from '../../../src/api/keys.ts';
+
+/** Conditions that explain an App that does not reach Ready. */
+export const EXPLAINING: readonly string[] = [ConditionType.invalidSpec, ConditionType.failedCreatePod, ConditionType.failedUpdatePod, ConditionType.rolloutHeld];
+
+/** `Ready`, the type of a True explaining condition, or undefined while neither holds. */
+export function outcomeOf(app: App): string | undefined {
+  const st = app.status;
+  if (!st) return undefined;
+  const explained = st.conditions?.find((c) => c.status === 'True' && EXPLAINING.includes(c.type));
+  if (explained) return explained.type;
+  const want = app.spec.replicas ?? 1;
+  const ready =
+    st.observedGeneration === app.metadata.generation && st.replicas === want && (st.readyReplicas ?? 0) === want && (st.updatedReplicas ?? 0) === want;
+  return ready ? 'Ready' : undefined;
+}
+
+/** Counts by key, sorted by key, for a summary line. */
+export function tally(keys: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const k of [...keys].sort()) counts[k] = (counts[k] ?? 0) + 1;
+  return counts;
+}

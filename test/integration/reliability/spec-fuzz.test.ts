@@ -1,0 +1,132 @@
+/**
+ * Spec fuzzing against the real apiserver: over a thousand generated Apps (valid, edge, invalid) and a few
+ * hundred ImageLists from a seeded generator (`EBB_FUZZ_SEED` replays a run; the seed is in every failure).
+ * Each is refused at admission naming the field, or accepted; a sample of the accepted Apps is created for real
+ * and the worker must bring each to Ready or to a condition that explains why not, without reconciling in a
+ * loop, without a reconcile failing on something other than an apiserver answer, and with flat memory.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { App } from '../../../src/api/app.ts';
+import { appRef, imageListRef } from '../../../src/api/group.ts';
+import { waitFor } from '../../../src/common/wait.ts';
+import { sandbox } from '../support.ts';
+import { createApp, settled, uniqueName, useController } from '../app/harness.ts';
+import { mapLimit, submit, verdictProblem, type Verdict } from './admission.ts';
+import { generateAppCases, type SpecCase } from './app-cases.ts';
+import { generateImageListCases } from './image-list-cases.ts';
+import { memorySample, type MemorySample } from './memory.ts';
+import { outcomeOf, tally } from './outcome.ts';
+import { fuzzSeed, rng } from './prng.ts';
+import { reconcileLog } from './reconcile-log.ts';
+
+const APP_CASES = 1_100;
+const IMAGE_LIST_CASES = 300;
+/** Apps created for real (the rest are server-side dry runs). */
+const REAL_APPS = 60;
+/** A quiet window after every created App has its outcome: no App may reconcile more often than this in it. */
+const QUIET_WINDOW_MS = 15_000;
+const MAX_RECONCILES_IN_QUIET_WINDOW = 3;
+/** Heap growth allowed over the whole run, after full collections (the cases themselves are a few MiB). */
+const MAX_HEAP_GROWTH_MIB = 48;
+
+const seed = fuzzSeed();
+const at = `(seed ${seed}: replay with EBB_FUZZ_SEED=${seed})`;
+process.stdout.write(`spec fuzz seed ${seed}\n`);
+const logs = reconcileLog();
+const ctl = useController('fuzz', { log: logs.log, env: { EBB_QUEUE_BACKOFF_BASE: '200ms', EBB_QUEUE_BACKOFF_MAX: '2s' } });
+const figures: Record<string, unknown> = { seed };
+afterAll(() => process.stdout.write(`spec fuzz figures ${JSON.stringify(figures)}\n`));
+
+const summary = (c: SpecCase, v: Verdict): string => `#${c.id} ${c.category} ${c.what} -> ${v.accepted ? 'accepted' : `refused: ${v.message.slice(0, 300)}`}`;
+
+describe('spec fuzz', () => {
+  let before: MemorySample;
+  const real: SpecCase[] = [];
+
+  it('refuses every invalid App naming the field, accepts every valid one', async () => {
+    const { rest } = sandbox();
+    // Warm-up: one App to Ready, so the worker's one-time allocations are in the baseline.
+    const warm = uniqueName('warm');
+    await createApp(ctl.ns, warm, { replicas: 1 });
+    await settled(ctl.ns, warm);
+    before = memorySample();
+    const cases = generateAppCases(rng(seed), APP_CASES, `fz${(seed % 1_000_000).toString(36)}`);
+    const started = Date.now();
+    const verdicts = await mapLimit(cases, 6, (c) => submit(rest, appRef(ctl.ns), c.body, true));
+    figures['appDryRunMs'] = Date.now() - started;
+    const problems: string[] = [];
+    cases.forEach((c, i) => {
+      const v = verdicts[i] as Verdict;
+      const problem = verdictProblem(c.expect, v);
+      if (problem) problems.push(`${summary(c, v)}: ${problem}`);
+      if (v.accepted && c.realizable && c.category !== 'invalid') real.push(c);
+    });
+    figures['apps'] = tally(cases.map((c, i) => `${c.category}/${(verdicts[i] as Verdict).accepted ? 'accepted' : 'refused'}`));
+    expect(problems, at).toEqual([]);
+    expect(cases.length).toBeGreaterThanOrEqual(1_000);
+  });
+
+  it('reconciles a sample of the accepted Apps to Ready or to a condition that says why not, without loops', async () => {
+    const { rest } = sandbox();
+    // Edge cases first: they are the ones most likely to surprise the worker.
+    const sample = [...real.filter((c) => c.category === 'edge'), ...real.filter((c) => c.category === 'valid')].slice(0, REAL_APPS);
+    for (const c of sample) {
+      const v = await submit(rest, appRef(ctl.ns), c.body, false);
+      expect(v.accepted, `${at} #${c.id} ${c.what}: ${v.accepted ? '' : v.message}`).toBe(true);
+    }
+    const names = new Map(sample.map((c) => [(c.body['metadata'] as { name: string }).name, c]));
+    const outcomes = new Map<string, string>();
+    const list = async (): Promise<App[]> => (await rest.list<App>(appRef(ctl.ns))).items.filter((a) => names.has(a.metadata.name ?? ''));
+    try {
+      await waitFor(
+        async () => {
+          for (const app of await list()) {
+            const o = outcomeOf(app);
+            if (o) outcomes.set(app.metadata.name ?? '', o);
+          }
+          return outcomes.size === names.size ? true : undefined;
+        },
+        { timeoutMs: 90_000, intervalMs: 1_000, what: 'every created App Ready or explained' },
+      );
+    } catch (err) {
+      const open = (await list()).filter((a) => !outcomes.has(a.metadata.name ?? ''));
+      const detail = open.map((a) => `#${names.get(a.metadata.name ?? '')?.id} ${names.get(a.metadata.name ?? '')?.what}: ${JSON.stringify(a.status)}`);
+      throw new Error(`${at} ${String(err)}; not Ready and not explained: ${detail.join('\n')}`);
+    }
+    figures['created'] = tally([...outcomes.values()]);
+    figures['createdByCase'] = Object.fromEntries([...outcomes].map(([n, o]) => [`#${names.get(n)?.id} ${names.get(n)?.what}`, o]));
+
+    const quietFrom = Date.now();
+    await new Promise((r) => setTimeout(r, QUIET_WINDOW_MS));
+    const busy = [...names.keys()].map((n) => [n, logs.startsBetween(n, quietFrom)] as const).filter(([, n]) => n > MAX_RECONCILES_IN_QUIET_WINDOW);
+    expect(busy, `${at} Apps reconciled more than ${MAX_RECONCILES_IN_QUIET_WINDOW} times in ${QUIET_WINDOW_MS} ms once settled`).toEqual([]);
+    const perApp = [...names.keys()].map((n) => logs.startsBetween(n, 0));
+    figures['reconcilesPerCreatedApp'] = { max: Math.max(...perApp), total: perApp.reduce((a, b) => a + b, 0) };
+    // A failed reconcile carries the apiserver's error code; one without threw a bug of the worker.
+    const bugs = logs.failures.filter((f) => f.code === undefined);
+    expect(bugs, at).toEqual([]);
+    figures['failedReconciles'] = tally(logs.failures.map((f) => f.code ?? 'none'));
+  }, 180_000);
+
+  it('refuses every invalid ImageList entry naming the field', async () => {
+    const { rest } = sandbox();
+    const cases = generateImageListCases(rng(seed ^ 0x5eed), IMAGE_LIST_CASES, `fz${(seed % 1_000_000).toString(36)}`);
+    const verdicts = await mapLimit(cases, 6, (c) => submit(rest, imageListRef(), c.body, true));
+    const problems = cases.flatMap((c, i) => {
+      const v = verdicts[i] as Verdict;
+      const p = verdictProblem(c.expect, v);
+      return p ? [`#${c.id} ${c.what}: ${p}`] : [];
+    });
+    figures['imageLists'] = tally(cases.map((c, i) => `${c.what === 'valid' ? 'valid' : 'invalid'}/${(verdicts[i] as Verdict).accepted ? 'accepted' : 'refused'}`));
+    expect(problems, at).toEqual([]);
+  });
+
+  it('keeps the worker alive and its memory flat', async () => {
+    const name = uniqueName('alive');
+    await createApp(ctl.ns, name, { replicas: 1 });
+    await settled(ctl.ns, name);
+    const after = memorySample();
+    figures['memory'] = { before, after };
+    expect(after.heapMiB - before.heapMiB, at).toBeLessThan(MAX_HEAP_GROWTH_MIB);
+  });
+});
