@@ -159,6 +159,7 @@ describe('CRDs in deploy/crds', () => {
   /** [what, JSON merge patch onto a valid App, expected message substring] */
   const invalidApps: Array<[string, Obj, string]> = [
     ['negative replicas', spec({ replicas: -1 }), 'spec.replicas in body should be greater than or equal to 0'],
+    ['more than 10000 replicas', spec({ replicas: 2 ** 31 - 1 }), 'spec.replicas in body should be less than or equal to 10000'],
     ['maxUnavailable 0', rollingUpdate({ maxUnavailable: 0 }), mustBeIntOrPercent],
     ['maxUnavailable "0%"', rollingUpdate({ maxUnavailable: '0%' }), mustBeIntOrPercent],
     ['maxUnavailable "150%"', rollingUpdate({ maxUnavailable: '150%' }), mustBeIntOrPercent],

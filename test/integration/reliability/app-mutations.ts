@@ -3,6 +3,7 @@
  * `field`; an edge one (`either`) may be accepted, and then the worker must reconcile it to Ready or explain why
  * not. `huge` marks a spec that must never be created for real in the sandbox (it asks for too many pods).
  */
+import { MAX_REPLICAS } from '../../../src/api/app-spec.ts';
 import type { Rng } from './prng.ts';
 
 export type Obj = Record<string, unknown>;
@@ -57,6 +58,7 @@ const nested = (depth: number): Obj => {
 export const INVALID_MUTATIONS: Mutation[] = [
   setter('spec.replicas', (b) => [spec(b), 'replicas'], (r) => -r.int(1, 2 ** 31)),
   setter('spec.replicas', (b) => [spec(b), 'replicas'], (r) => r.pick(['three', '3', true, [], {}, 1.5])),
+  setter('spec.replicas', (b) => [spec(b), 'replicas'], (r) => r.pick([MAX_REPLICAS + 1, 2 ** 31 - 1, 2 ** 31, 10 ** 12, r.int(MAX_REPLICAS + 1, 2 ** 31)])),
   setter(MU, (b) => [rollingUpdate(b), 'maxUnavailable'], (r) => r.pick([0, -1, '0%', '101%', '150%', '-5%', '3', 'abc', '', '1000%', 2.5, '50 %'])),
   setter(PARTITION, (b) => [rollingUpdate(b), 'partition'], (r) => r.pick([-1, -(2 ** 31), 'x', '1', 1.5])),
   setter('spec.podManagementPolicy', (b) => [spec(b), 'podManagementPolicy'], (r) => r.pick(['Sequential', 'parallel', '', 'OrderedReady '])),
@@ -102,7 +104,7 @@ export const INVALID_MUTATIONS: Mutation[] = [
 ];
 
 export const EDGE_MUTATIONS: Mutation[] = [
-  setter('spec.replicas', (b) => [spec(b), 'replicas'], (r) => r.pick([2 ** 31 - 1, 2 ** 31, 10 ** 6, 10 ** 12]), { either: true, huge: true }),
+  setter('spec.replicas', (b) => [spec(b), 'replicas'], (r) => r.pick([MAX_REPLICAS, r.int(100, MAX_REPLICAS)]), { either: true, huge: true }),
   setter('spec.ordinals.start', (b) => [spec(b), 'ordinals'], (r) => ({ start: r.pick([2 ** 31 - 1, 2 ** 31 - 2, 10 ** 9]) }), { either: true }),
   setter(MU, (b) => [rollingUpdate(b), 'maxUnavailable'], (r) => r.pick(['100%', '1%', 1, 2 ** 31 - 1, '99%']), { either: true }),
   setter(PARTITION, (b) => [rollingUpdate(b), 'partition'], (r) => r.pick([0, 2 ** 31 - 1, 1000]), { either: true }),
@@ -121,7 +123,8 @@ export const EDGE_MUTATIONS: Mutation[] = [
       const labels = ((spec(b)['template'] as Obj)['metadata'] as Obj)['labels'] as Obj;
       const key = r.pick(['ünï', 'a/b/c', 'x'.repeat(70), 'ok']);
       labels[key] = r.pick(['v', 'x'.repeat(64), 'ünï', '-lead']);
-      return { what: `template label ${JSON.stringify(key)}=${JSON.stringify(labels[key])}`, field: 'spec.template.metadata.labels', either: true };
+      const shown = (v: unknown): string => (JSON.stringify(v) ?? '').slice(0, 20);
+      return { what: `template label ${shown(key)}=${shown(labels[key])}`, field: 'spec.template.metadata.labels', either: true };
     },
   },
   setter('spec.template.metadata.annotations', (b) => [(spec(b)['template'] as Obj)['metadata'] as Obj, 'annotations'], (r) => ({
