@@ -23,3 +23,12 @@ export function tally(keys: readonly string[]): Record<string, number> {
   for (const k of [...keys].sort()) counts[k] = (counts[k] ?? 0) + 1;
   return counts;
 }
+
+/** The gaps between consecutive times (ms). */
+export function intervals(times: readonly number[]): number[] {
+  return times.slice(1).map((t, i) => t - (times[i] ?? t));
+}
+
+export function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
+}
