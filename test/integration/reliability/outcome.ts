@@ -17,6 +17,29 @@ export function outcomeOf(app: App): string | undefined {
   return ready ? 'Ready' : undefined;
 }
 
+/** How many of an App's replicas a rollout updates: none with OnDelete, else the ordinals at or above the partition. */
+export function expectedUpdated(app: App): number {
+  const want = app.spec.replicas ?? 1;
+  if (app.spec.updateStrategy?.type === 'OnDelete') return 0;
+  const start = app.spec.ordinals?.start ?? 0;
+  const partition = app.spec.updateStrategy?.rollingUpdate?.partition ?? 0;
+  return Math.max(0, Math.min(want, start + want - partition));
+}
+
+/**
+ * After a template change: `Rolled` once every replica is ready and as many are updated as the strategy
+ * allows; a True explaining condition or `Paused` (a canary pause, `paused: true`) explains a rollout that stops.
+ */
+export function rolloutOutcomeOf(app: App): string | undefined {
+  const st = app.status;
+  if (!st || st.observedGeneration !== app.metadata.generation) return undefined;
+  const explained = st.conditions?.find((c) => c.status === 'True' && [...EXPLAINING, ConditionType.paused].includes(c.type));
+  if (explained) return explained.type;
+  const want = app.spec.replicas ?? 1;
+  const done = st.replicas === want && (st.readyReplicas ?? 0) === want && (st.updatedReplicas ?? 0) === expectedUpdated(app);
+  return done ? 'Rolled' : undefined;
+}
+
 /** Counts by key, sorted by key, for a summary line. */
 export function tally(keys: readonly string[]): Record<string, number> {
   const counts: Record<string, number> = {};

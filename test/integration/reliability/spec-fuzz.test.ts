@@ -9,13 +9,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../src/api/app.ts';
 import { appRef, imageListRef } from '../../../src/api/group.ts';
 import { waitFor } from '../../../src/common/wait.ts';
+import { PatchType } from '../../../src/kube/rest.ts';
 import { sandbox } from '../support.ts';
 import { createApp, settled, uniqueName, useController } from '../app/harness.ts';
 import { mapLimit, submit, verdictProblem, type Verdict } from './admission.ts';
 import { generateAppCases, type SpecCase } from './app-cases.ts';
 import { generateImageListCases } from './image-list-cases.ts';
 import { memorySample, type MemorySample } from './memory.ts';
-import { outcomeOf, tally } from './outcome.ts';
+import { outcomeOf, rolloutOutcomeOf, tally } from './outcome.ts';
 import { fuzzSeed, rng } from './prng.ts';
 import { reconcileLog } from './reconcile-log.ts';
 
@@ -36,6 +37,33 @@ const logs = reconcileLog();
 const ctl = useController('fuzz', { log: logs.log, env: { EBB_QUEUE_BACKOFF_BASE: '200ms', EBB_QUEUE_BACKOFF_MAX: '2s' } });
 const figures: Record<string, unknown> = { seed };
 afterAll(() => process.stdout.write(`spec fuzz figures ${JSON.stringify(figures)}\n`));
+
+/** Polls until `judge` gives every listed App an outcome; the Apps without one fail the test, described. */
+async function outcomesOf(
+  list: () => Promise<App[]>,
+  count: number,
+  judge: (a: App) => string | undefined,
+  describe: (a: App) => string,
+  what: string,
+): Promise<Map<string, string>> {
+  const outcomes = new Map<string, string>();
+  try {
+    await waitFor(
+      async () => {
+        for (const app of await list()) {
+          const o = judge(app);
+          if (o) outcomes.set(app.metadata.name ?? '', o);
+        }
+        return outcomes.size === count ? true : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 1_000, what },
+    );
+  } catch (err) {
+    const open = (await list()).filter((a) => !outcomes.has(a.metadata.name ?? ''));
+    throw new Error(`${at} ${String(err)}; no outcome: ${open.map(describe).join('\n')}`);
+  }
+  return outcomes;
+}
 
 const summary = (c: SpecCase, v: Verdict): string => `#${c.id} ${c.category} ${c.what} -> ${v.accepted ? 'accepted' : `refused: ${v.message.slice(0, 300)}`}`;
 
@@ -80,26 +108,22 @@ describe('spec fuzz', () => {
       expect(v.accepted, `${at} #${c.id} ${c.what}: ${v.accepted ? '' : v.message}`).toBe(true);
     }
     const names = new Map(sample.map((c) => [(c.body['metadata'] as { name: string }).name, c]));
-    const outcomes = new Map<string, string>();
     const list = async (): Promise<App[]> => (await rest.list<App>(appRef(ctl.ns))).items.filter((a) => names.has(a.metadata.name ?? ''));
-    try {
-      await waitFor(
-        async () => {
-          for (const app of await list()) {
-            const o = outcomeOf(app);
-            if (o) outcomes.set(app.metadata.name ?? '', o);
-          }
-          return outcomes.size === names.size ? true : undefined;
-        },
-        { timeoutMs: 90_000, intervalMs: 1_000, what: 'every created App Ready or explained' },
-      );
-    } catch (err) {
-      const open = (await list()).filter((a) => !outcomes.has(a.metadata.name ?? ''));
-      const detail = open.map((a) => `#${names.get(a.metadata.name ?? '')?.id} ${names.get(a.metadata.name ?? '')?.what}: ${JSON.stringify(a.status)}`);
-      throw new Error(`${at} ${String(err)}; not Ready and not explained: ${detail.join('\n')}`);
-    }
+    const describeApp = (a: App): string => `#${names.get(a.metadata.name ?? '')?.id} ${names.get(a.metadata.name ?? '')?.what}: ${JSON.stringify(a.status)}`;
+    const outcomes = await outcomesOf(list, names.size, outcomeOf, describeApp, 'every created App Ready or explained');
     figures['created'] = tally([...outcomes.values()]);
     figures['createdByCase'] = Object.fromEntries([...outcomes].map(([n, o]) => [`#${names.get(n)?.id} ${names.get(n)?.what}`, o]));
+
+    // A new image for every App that got Ready: rolling, in-place, canary (steps in any order), partitions, OnDelete.
+    const ready = (await list()).filter((a) => outcomes.get(a.metadata.name ?? '') === 'Ready');
+    for (const app of ready) {
+      const containers = app.spec.template.spec.containers.map((c, i) => (i === 0 ? { ...c, image: 'registry.example.com/team/web:rollout' } : c));
+      await rest.patch(appRef(ctl.ns, app.metadata.name), { spec: { template: { spec: { containers } } } }, PatchType.merge);
+    }
+    const rolledNames = new Set(ready.map((a) => a.metadata.name ?? ''));
+    const listRolled = async (): Promise<App[]> => (await list()).filter((a) => rolledNames.has(a.metadata.name ?? ''));
+    const rolled = await outcomesOf(listRolled, rolledNames.size, rolloutOutcomeOf, describeApp, 'every edited App rolled out or explained');
+    figures['rolledOut'] = tally([...rolled.values()]);
 
     const quietFrom = Date.now();
     await new Promise((r) => setTimeout(r, QUIET_WINDOW_MS));
@@ -111,7 +135,7 @@ describe('spec fuzz', () => {
     const bugs = logs.failures.filter((f) => f.code === undefined);
     expect(bugs, at).toEqual([]);
     figures['failedReconciles'] = tally(logs.failures.map((f) => f.code ?? 'none'));
-  }, 180_000);
+  }, 240_000);
 
   it('refuses every invalid ImageList entry naming the field', async () => {
     const { rest } = sandbox();
