@@ -22,9 +22,15 @@ export interface FailureContext {
 
 export function statusAfterFailure(status: AppStatus, f: FailureContext): AppStatus {
   const { action } = f;
+  if (action.kind === 'createRevision') return f.code === 'Invalid' ? invalidRevision(status, f, action.revision.metadata.name) : status;
+  return afterPodOrClaimFailure(status, f);
+}
+
+/** A pod or claim write failed. */
+function afterPodOrClaimFailure(status: AppStatus, f: FailureContext): AppStatus {
+  const { action } = f;
   let conditions = status.conditions;
   const update = (action.kind === 'deletePod' && action.cause === 'update') || action.kind === 'inPlaceStep';
-  if (action.kind === 'createRevision') return f.code === 'Invalid' ? invalidRevision(status, f, action.revision.metadata.name) : status;
   if (action.kind !== 'createPod' && action.kind !== 'createPvc' && !update) return status;
   if (action.kind === 'createPod' || action.kind === 'createPvc') {
     const what = action.kind === 'createPod' ? `Pod ${action.pod.metadata.name}` : `Claim ${action.pvc.metadata.name}`;
@@ -56,7 +62,12 @@ export function statusAfterFailure(status: AppStatus, f: FailureContext): AppSta
  */
 function invalidRevision(status: AppStatus, f: FailureContext, name: string): AppStatus {
   const message = `the apiserver rejects the revision of this spec (ControllerRevision ${name}): ${f.detail}`;
-  const conditions = setCondition(status.conditions, { type: ConditionType.invalidSpec, status: 'True', reason: Reason.specInvalid, message }, f.now, f.generation);
+  const conditions = setCondition(
+    status.conditions,
+    { type: ConditionType.invalidSpec, status: 'True', reason: Reason.specInvalid, message },
+    f.now,
+    f.generation,
+  );
   return { ...status, conditions };
 }
 

@@ -5,7 +5,8 @@
  */
 import { API_VERSION, APP_KIND } from '../../../src/api/group.ts';
 import type { Rng } from './prng.ts';
-import { EDGE_MUTATIONS, INVALID_MUTATIONS, type Mutation, type Obj } from './app-mutations.ts';
+import { EDGE_MUTATIONS } from './app-edge-mutations.ts';
+import { INVALID_MUTATIONS, type Mutation, type Obj } from './app-mutations.ts';
 
 export type Expectation = { outcome: 'accepted' } | { outcome: 'refused'; field: string } | { outcome: 'either'; field: string };
 

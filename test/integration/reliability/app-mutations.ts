@@ -20,19 +20,19 @@ export interface Mutation {
   apply(body: Obj, r: Rng): Applied;
 }
 
-const spec = (b: Obj): Obj => b['spec'] as Obj;
-const podSpec = (b: Obj): Obj => (spec(b)['template'] as Obj)['spec'] as Obj;
-const container0 = (b: Obj): Obj => (podSpec(b)['containers'] as Obj[])[0] as Obj;
-const rollingUpdate = (b: Obj): Obj => {
+export const spec = (b: Obj): Obj => b['spec'] as Obj;
+export const podSpec = (b: Obj): Obj => (spec(b)['template'] as Obj)['spec'] as Obj;
+export const container0 = (b: Obj): Obj => (podSpec(b)['containers'] as Obj[])[0] as Obj;
+export const rollingUpdate = (b: Obj): Obj => {
   spec(b)['updateStrategy'] = { type: 'RollingUpdate', rollingUpdate: {} };
   return (spec(b)['updateStrategy'] as Obj)['rollingUpdate'] as Obj;
 };
-const claim = (b: Obj, storage: unknown): void => {
+export const claim = (b: Obj, storage: unknown): void => {
   spec(b)['volumeClaimTemplates'] = [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } } }];
 };
 
 /** A mutation that sets one value; `value` may draw from the PRNG. */
-function setter(field: string, at: (b: Obj) => [Obj, string], values: (r: Rng) => unknown, opts: Omit<Applied, 'what' | 'field'> = {}): Mutation {
+export function setter(field: string, at: (b: Obj) => [Obj, string], values: (r: Rng) => unknown, opts: Omit<Applied, 'what' | 'field'> = {}): Mutation {
   return {
     apply(b, r) {
       const [parent, key] = at(b);
@@ -44,10 +44,10 @@ function setter(field: string, at: (b: Obj) => [Obj, string], values: (r: Rng) =
   };
 }
 
-const MU = 'spec.updateStrategy.rollingUpdate.maxUnavailable';
-const PARTITION = 'spec.updateStrategy.rollingUpdate.partition';
-const C0 = 'spec.template.spec.containers[0]';
-const STORAGE = 'spec.volumeClaimTemplates[0].spec.resources.requests.storage';
+export const MU = 'spec.updateStrategy.rollingUpdate.maxUnavailable';
+export const PARTITION = 'spec.updateStrategy.rollingUpdate.partition';
+export const C0 = 'spec.template.spec.containers[0]';
+export const STORAGE = 'spec.volumeClaimTemplates[0].spec.resources.requests.storage';
 
 const nested = (depth: number): Obj => {
   let node: Obj = { leaf: 'x' };
@@ -56,94 +56,151 @@ const nested = (depth: number): Obj => {
 };
 
 export const INVALID_MUTATIONS: Mutation[] = [
-  setter('spec.replicas', (b) => [spec(b), 'replicas'], (r) => -r.int(1, 2 ** 31)),
-  setter('spec.replicas', (b) => [spec(b), 'replicas'], (r) => r.pick(['three', '3', true, [], {}, 1.5])),
-  setter('spec.replicas', (b) => [spec(b), 'replicas'], (r) => r.pick([MAX_REPLICAS + 1, 2 ** 31 - 1, 2 ** 31, 10 ** 12, r.int(MAX_REPLICAS + 1, 2 ** 31)])),
-  setter(MU, (b) => [rollingUpdate(b), 'maxUnavailable'], (r) => r.pick([0, -1, '0%', '101%', '150%', '-5%', '3', 'abc', '', '1000%', 2.5, '50 %'])),
-  setter(PARTITION, (b) => [rollingUpdate(b), 'partition'], (r) => r.pick([-1, -(2 ** 31), 'x', '1', 1.5])),
-  setter('spec.podManagementPolicy', (b) => [spec(b), 'podManagementPolicy'], (r) => r.pick(['Sequential', 'parallel', '', 'OrderedReady '])),
-  setter(`${C0}.name`, (b) => [container0(b), 'name'], (r) => r.pick([r.string(r.int(64, 300)), 'wéb', 'UPPER', 'has space', '-lead', ''])),
-  setter(`${C0}.image`, (b) => [container0(b), 'image'], (r) => r.pick(['', 'has space:v1', 'Registry.Example/UP:v1', 'ünï:v1', `r/${r.string(5000)}`])),
-  setter(`${C0}.resources.requests.cpu`, (b) => [container0(b), 'resources'], (r) => ({ requests: { cpu: r.pick(['lots', '1.2.3', '--1', '1 m']) } })),
-  setter(`${C0}.ports[0].containerPort`, (b) => [container0(b), 'ports'], (r) => [{ containerPort: r.pick(['http', '80', null, 1.5]) }]),
-  setter('spec.template', (b) => [spec(b), 'template'], (r) => r.pick(['a string', 42, [], null])),
-  setter('spec.template.spec.containers', (b) => [podSpec(b), 'containers'], (r) => r.pick([[], {}, 'c', null])),
-  setter('spec.template.spec.restartPolicy', (b) => [podSpec(b), 'restartPolicy'], (r) => r.pick(['Never', 'OnFailure'])),
-  setter('spec.template.spec.activeDeadlineSeconds', (b) => [podSpec(b), 'activeDeadlineSeconds'], (r) => r.int(1, 1000)),
-  setter('spec.selector', (b) => [spec(b), 'selector'], (r) => r.pick([[], 'app=x', { matchLabels: {} }, null])),
-  setter('spec.template.metadata.labels', (b) => [spec(b), 'selector'], (r) => ({ matchLabels: { app: `other-${r.string(4)}` } })),
-  setter('spec.bogus', (b) => [spec(b), 'bogus'], (r) => r.pick([1, 'x', nested(r.int(1, 60))])),
-  setter(`${C0}.bogus`, (b) => [container0(b), 'bogus'], () => true),
-  setter('spec.extra', (b) => [spec(b), 'extra'], (r) => nested(r.int(50, 90))),
-  setter('metadata.name', (b) => [b['metadata'] as Obj, 'name'], (r) => r.pick([`a${r.string(r.int(52, 200))}`, 'Upper-Case', 'dot.ted', 'ünicode'])),
+  setter(
+    'spec.replicas',
+    (b) => [spec(b), 'replicas'],
+    (r) => -r.int(1, 2 ** 31),
+  ),
+  setter(
+    'spec.replicas',
+    (b) => [spec(b), 'replicas'],
+    (r) => r.pick(['three', '3', true, [], {}, 1.5]),
+  ),
+  setter(
+    'spec.replicas',
+    (b) => [spec(b), 'replicas'],
+    (r) => r.pick([MAX_REPLICAS + 1, 2 ** 31 - 1, 2 ** 31, 10 ** 12, r.int(MAX_REPLICAS + 1, 2 ** 31)]),
+  ),
+  setter(
+    MU,
+    (b) => [rollingUpdate(b), 'maxUnavailable'],
+    (r) => r.pick([0, -1, '0%', '101%', '150%', '-5%', '3', 'abc', '', '1000%', 2.5, '50 %']),
+  ),
+  setter(
+    PARTITION,
+    (b) => [rollingUpdate(b), 'partition'],
+    (r) => r.pick([-1, -(2 ** 31), 'x', '1', 1.5]),
+  ),
+  setter(
+    'spec.podManagementPolicy',
+    (b) => [spec(b), 'podManagementPolicy'],
+    (r) => r.pick(['Sequential', 'parallel', '', 'OrderedReady ']),
+  ),
+  setter(
+    `${C0}.name`,
+    (b) => [container0(b), 'name'],
+    (r) => r.pick([r.string(r.int(64, 300)), 'wéb', 'UPPER', 'has space', '-lead', '']),
+  ),
+  setter(
+    `${C0}.image`,
+    (b) => [container0(b), 'image'],
+    (r) => r.pick(['', 'has space:v1', 'Registry.Example/UP:v1', 'ünï:v1', `r/${r.string(5000)}`]),
+  ),
+  setter(
+    `${C0}.resources.requests.cpu`,
+    (b) => [container0(b), 'resources'],
+    (r) => ({ requests: { cpu: r.pick(['lots', '1.2.3', '--1', '1 m']) } }),
+  ),
+  setter(
+    `${C0}.ports[0].containerPort`,
+    (b) => [container0(b), 'ports'],
+    (r) => [{ containerPort: r.pick(['http', '80', null, 1.5]) }],
+  ),
+  setter(
+    'spec.template',
+    (b) => [spec(b), 'template'],
+    (r) => r.pick(['a string', 42, [], null]),
+  ),
+  setter(
+    'spec.template.spec.containers',
+    (b) => [podSpec(b), 'containers'],
+    (r) => r.pick([[], {}, 'c', null]),
+  ),
+  setter(
+    'spec.template.spec.restartPolicy',
+    (b) => [podSpec(b), 'restartPolicy'],
+    (r) => r.pick(['Never', 'OnFailure']),
+  ),
+  setter(
+    'spec.template.spec.activeDeadlineSeconds',
+    (b) => [podSpec(b), 'activeDeadlineSeconds'],
+    (r) => r.int(1, 1000),
+  ),
+  setter(
+    'spec.selector',
+    (b) => [spec(b), 'selector'],
+    (r) => r.pick([[], 'app=x', { matchLabels: {} }, null]),
+  ),
+  setter(
+    'spec.template.metadata.labels',
+    (b) => [spec(b), 'selector'],
+    (r) => ({ matchLabels: { app: `other-${r.string(4)}` } }),
+  ),
+  setter(
+    'spec.bogus',
+    (b) => [spec(b), 'bogus'],
+    (r) => r.pick([1, 'x', nested(r.int(1, 60))]),
+  ),
+  setter(
+    `${C0}.bogus`,
+    (b) => [container0(b), 'bogus'],
+    () => true,
+  ),
+  setter(
+    'spec.extra',
+    (b) => [spec(b), 'extra'],
+    (r) => nested(r.int(50, 90)),
+  ),
+  setter(
+    'metadata.name',
+    (b) => [b['metadata'] as Obj, 'name'],
+    (r) => r.pick([`a${r.string(r.int(52, 200))}`, 'Upper-Case', 'dot.ted', 'ünicode']),
+  ),
   setter(
     'spec.updateStrategy.rollingUpdate.canary.steps[0]',
     (b) => [rollingUpdate(b), 'canary'],
     (r) => ({ steps: [r.pick([{}, { replicas: 1, pause: {} }, { replicas: '0%' }, { replicas: 0 }, { pause: { duration: r.pick(['soon', '-5s', '5']) } }])] }),
   ),
-  setter('spec.updateStrategy.rollingUpdate.canary.steps', (b) => [rollingUpdate(b), 'canary'], (r) => ({
-    steps: Array.from({ length: r.int(33, 60) }, (_, i) => ({ replicas: i + 1 })),
-  })),
-  setter('spec.updateStrategy.rollingUpdate.inPlaceUpdateStrategy.gracePeriodSeconds', (b) => [rollingUpdate(b), 'inPlaceUpdateStrategy'], (r) => ({
-    gracePeriodSeconds: r.pick([301, -1, 10 ** 6]),
-  })),
-  setter('spec.updateStrategy.rollingUpdate', (b) => [spec(b), 'updateStrategy'], () => ({ type: 'OnDelete', rollingUpdate: { partition: 1 } })),
-  setter(STORAGE, (b) => [spec(b), 'volumeClaimTemplates'], (r) => [
-    { metadata: { name: 'data' }, spec: { resources: { requests: { storage: r.pick(['lots', '1.5.5Gi', '', 'Gi', '1 Gi', true]) } } } },
-  ]),
-  setter('spec.volumeClaimTemplates', (b) => [spec(b), 'volumeClaimTemplates'], () => [{ metadata: { name: 'd' } }, { metadata: { name: 'd' } }]),
-  setter('spec.imagePrewarm.enabled', (b) => [spec(b), 'imagePrewarm'], () => ({})),
+  setter(
+    'spec.updateStrategy.rollingUpdate.canary.steps',
+    (b) => [rollingUpdate(b), 'canary'],
+    (r) => ({
+      steps: Array.from({ length: r.int(33, 60) }, (_, i) => ({ replicas: i + 1 })),
+    }),
+  ),
+  setter(
+    'spec.updateStrategy.rollingUpdate.inPlaceUpdateStrategy.gracePeriodSeconds',
+    (b) => [rollingUpdate(b), 'inPlaceUpdateStrategy'],
+    (r) => ({
+      gracePeriodSeconds: r.pick([301, -1, 10 ** 6]),
+    }),
+  ),
+  setter(
+    'spec.updateStrategy.rollingUpdate',
+    (b) => [spec(b), 'updateStrategy'],
+    () => ({ type: 'OnDelete', rollingUpdate: { partition: 1 } }),
+  ),
+  setter(
+    STORAGE,
+    (b) => [spec(b), 'volumeClaimTemplates'],
+    (r) => [{ metadata: { name: 'data' }, spec: { resources: { requests: { storage: r.pick(['lots', '1.5.5Gi', '', 'Gi', '1 Gi', true]) } } } }],
+  ),
+  setter(
+    'spec.volumeClaimTemplates',
+    (b) => [spec(b), 'volumeClaimTemplates'],
+    () => [{ metadata: { name: 'd' } }, { metadata: { name: 'd' } }],
+  ),
+  setter(
+    'spec.imagePrewarm.enabled',
+    (b) => [spec(b), 'imagePrewarm'],
+    () => ({}),
+  ),
   {
     apply(b, r) {
       const containers = podSpec(b)['containers'] as Obj[];
       const first = containers[0] as Obj;
       containers.push({ ...first, image: r.pick(['nginx:1', 'registry.example.com/x:y']) });
       return { what: 'duplicate container names', field: 'spec.template.spec.containers' };
-    },
-  },
-];
-
-export const EDGE_MUTATIONS: Mutation[] = [
-  setter('spec.replicas', (b) => [spec(b), 'replicas'], (r) => r.pick([MAX_REPLICAS, r.int(100, MAX_REPLICAS)]), { either: true, huge: true }),
-  setter('spec.ordinals.start', (b) => [spec(b), 'ordinals'], (r) => ({ start: r.pick([2 ** 31 - 1, 2 ** 31 - 2, 10 ** 9]) }), { either: true }),
-  setter(MU, (b) => [rollingUpdate(b), 'maxUnavailable'], (r) => r.pick(['100%', '1%', 1, 2 ** 31 - 1, '99%']), { either: true }),
-  setter(PARTITION, (b) => [rollingUpdate(b), 'partition'], (r) => r.pick([0, 2 ** 31 - 1, 1000]), { either: true }),
-  setter(
-    'spec.updateStrategy.rollingUpdate.canary.steps',
-    (b) => [rollingUpdate(b), 'canary'],
-    (r) => ({ steps: r.pick([[{ replicas: '50%' }, { replicas: 1 }], [{ replicas: 3 }, { pause: {} }, { replicas: 1 }], [{ replicas: '100%' }, { replicas: '10%' }]]) }),
-    { either: true },
-  ),
-  setter(`${C0}.env[0].name`, (b) => [container0(b), 'env'], (r) => [{ name: r.pick(['has space', '', '1=2', 'é']), value: 'x' }], { either: true }),
-  setter(`${C0}.resources`, (b) => [container0(b), 'resources'], () => ({ requests: { cpu: '2' }, limits: { cpu: '1' } }), { either: true }),
-  setter(`${C0}.ports[0].containerPort`, (b) => [container0(b), 'ports'], (r) => [{ containerPort: r.pick([0, 70000, -1]) }], { either: true }),
-  setter(`${C0}.volumeMounts[0].name`, (b) => [container0(b), 'volumeMounts'], () => [{ name: 'nowhere', mountPath: '/x' }], { either: true }),
-  {
-    apply(b, r) {
-      const labels = ((spec(b)['template'] as Obj)['metadata'] as Obj)['labels'] as Obj;
-      const key = r.pick(['ünï', 'a/b/c', 'x'.repeat(70), 'ok']);
-      labels[key] = r.pick(['v', 'x'.repeat(64), 'ünï', '-lead']);
-      const shown = (v: unknown): string => (JSON.stringify(v) ?? '').slice(0, 20);
-      return { what: `template label ${shown(key)}=${shown(labels[key])}`, field: 'spec.template.metadata.labels', either: true };
-    },
-  },
-  setter('spec.template.metadata.annotations', (b) => [(spec(b)['template'] as Obj)['metadata'] as Obj, 'annotations'], (r) => ({
-    [r.pick(['ünï', 'ok', 'a/b/c'])]: r.string(r.int(10_000, 200_000), 'ab 🌊é'),
-  }), { either: true }),
-  setter('spec.template.spec.terminationGracePeriodSeconds', (b) => [podSpec(b), 'terminationGracePeriodSeconds'], (r) => r.pick([-1, 0, 2 ** 40]), { either: true }),
-  setter('spec.template.spec.affinity', (b) => [podSpec(b), 'affinity'], (r) => ({
-    nodeAffinity: {
-      preferredDuringSchedulingIgnoredDuringExecution: Array.from({ length: r.int(1, 40) }, (_, i) => ({
-        weight: r.int(1, 100),
-        preference: { matchExpressions: [{ key: `k${i}`, operator: 'In', values: [r.string(5)] }] },
-      })),
-    },
-  }), { either: true }),
-  {
-    apply(b, r) {
-      claim(b, r.pick(['-1Gi', '0', '1Zi', '0.0001m', '1e30']));
-      const requests = (((spec(b)['volumeClaimTemplates'] as Obj[])[0] as Obj)['spec'] as Obj)['resources'] as Obj;
-      return { what: `claim storage ${JSON.stringify((requests['requests'] as Obj)['storage'])}`, field: STORAGE, either: true };
     },
   },
 ];

@@ -30,13 +30,21 @@ type EntryMutation = [what: string, field: (i: number) => string, mutate: (e: Ob
 
 const at = (i: number) => `spec.images[${i}]`;
 const ENTRY_MUTATIONS: EntryMutation[] = [
-  ['bad image reference', (i) => `${at(i)}.image`, (e, r) => (e['image'] = r.pick(['', 'team/UPPER:v1', 'a b:c', 'ünï:1', 'x@sha256:short', `r/${r.string(5000)}`, ':tag']))],
+  [
+    'bad image reference',
+    (i) => `${at(i)}.image`,
+    (e, r) => (e['image'] = r.pick(['', 'team/UPPER:v1', 'a b:c', 'ünï:1', 'x@sha256:short', `r/${r.string(5000)}`, ':tag'])),
+  ],
   ['image of another type', (i) => `${at(i)}.image`, (e, r) => (e['image'] = r.pick([1, true, { a: 1 }]))],
   ['repull interval under the minimum', (i) => `${at(i)}.repullIntervalSeconds`, (e, r) => (e['repullIntervalSeconds'] = r.pick([59, 0, -1, -(2 ** 31)]))],
   ['repull interval of another type', (i) => `${at(i)}.repullIntervalSeconds`, (e, r) => (e['repullIntervalSeconds'] = r.pick(['60', 1.5, true]))],
   ['alwaysPull not a boolean', (i) => `${at(i)}.alwaysPull`, (e, r) => (e['alwaysPull'] = r.pick(['yes', 1, 'true']))],
   ['pullRequestedAt not a date-time', (i) => `${at(i)}.pullRequestedAt`, (e, r) => (e['pullRequestedAt'] = r.pick(['yesterday', '2024-13-01T00:00:00Z', '']))],
-  ['pull secret namespace', (i) => `${at(i)}.pullSecret.namespace`, (e, r) => (e['pullSecret'] = { namespace: r.pick(['', 'Ns', 'a.b', 'x'.repeat(64)]), name: 's' })],
+  [
+    'pull secret namespace',
+    (i) => `${at(i)}.pullSecret.namespace`,
+    (e, r) => (e['pullSecret'] = { namespace: r.pick(['', 'Ns', 'a.b', 'x'.repeat(64)]), name: 's' }),
+  ],
   ['pull secret name', (i) => `${at(i)}.pullSecret.name`, (e, r) => (e['pullSecret'] = { namespace: 'ns', name: r.pick(['', 'UP', 'a..b', 'x'.repeat(254)]) })],
   ['unknown entry field', (i) => `${at(i)}.bogus`, (e) => (e['bogus'] = 1)],
 ];

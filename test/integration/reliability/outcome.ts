@@ -3,7 +3,12 @@ import type { App } from '../../../src/api/app.ts';
 import { ConditionType } from '../../../src/api/keys.ts';
 
 /** Conditions that explain an App that does not reach Ready. */
-export const EXPLAINING: readonly string[] = [ConditionType.invalidSpec, ConditionType.failedCreatePod, ConditionType.failedUpdatePod, ConditionType.rolloutHeld];
+export const EXPLAINING: readonly string[] = [
+  ConditionType.invalidSpec,
+  ConditionType.failedCreatePod,
+  ConditionType.failedUpdatePod,
+  ConditionType.rolloutHeld,
+];
 
 /** `Ready`, the type of a True explaining condition, or undefined while neither holds. */
 export function outcomeOf(app: App): string | undefined {

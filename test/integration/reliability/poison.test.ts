@@ -53,7 +53,8 @@ async function refusingQuota(ns: string): Promise<string> {
   const spec = { hard: { pods: '0' }, scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: [name] }] } };
   await rest.create(core('resourcequotas', ns), { apiVersion: 'v1', kind: 'ResourceQuota', metadata: { name }, spec });
   await waitFor(
-    async () => ((await rest.get<{ status?: { hard?: Record<string, string> } }>(core('resourcequotas', ns, name))).status?.hard?.['pods'] === '0' ? true : undefined),
+    async () =>
+      (await rest.get<{ status?: { hard?: Record<string, string> } }>(core('resourcequotas', ns, name))).status?.hard?.['pods'] === '0' ? true : undefined,
     { timeoutMs: 30_000, what: 'quota status' },
   );
   return name;
@@ -82,7 +83,9 @@ async function healthyTimes(ns: string): Promise<{ createMs: number; rolloutMs: 
   await settled(ns, name);
   const createMs = Date.now() - t;
   t = Date.now();
-  await patchApp(ns, name, { template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: image('v2') }], terminationGracePeriodSeconds: 1 } } });
+  await patchApp(ns, name, {
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: image('v2') }], terminationGracePeriodSeconds: 1 } },
+  });
   await settled(ns, name, undefined, 90_000).then(async (s) => {
     if (s.pods.some((p) => p.spec?.containers[0]?.image !== image('v2'))) await settled(ns, name);
   });
@@ -113,7 +116,9 @@ describe('poison Apps', () => {
     const stuck = uniqueName('unbound');
     await createApp(ctl.ns, stuck, {
       replicas: 1,
-      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { storageClassName, accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+      volumeClaimTemplates: [
+        { metadata: { name: 'data' }, spec: { storageClassName, accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } },
+      ],
     });
 
     // Visible in status: FailedCreatePod, retrying, with the apiserver's reason.
@@ -127,10 +132,11 @@ describe('poison Apps', () => {
     );
     expect(failedCreate.message).toContain('exceeded quota');
     // Among the retrying (delayed) jobs, with the refusal as the last error.
-    const retrying = await waitFor(
-      async () => (await queue.getJobs(['delayed'])).find((j) => j.data.name === first && j.attemptsMade >= 3),
-      { timeoutMs: 30_000, intervalMs: 200, what: 'the poison job among the delayed jobs' },
-    );
+    const retrying = await waitFor(async () => (await queue.getJobs(['delayed'])).find((j) => j.data.name === first && j.attemptsMade >= 3), {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      what: 'the poison job among the delayed jobs',
+    });
     expect(retrying.failedReason).toContain('exceeded quota');
 
     const withPoison = await healthyTimes(ctl.ns);

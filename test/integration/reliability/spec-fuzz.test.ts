@@ -90,7 +90,9 @@ describe('spec fuzz', () => {
       if (v.accepted && c.realizable && c.category !== 'invalid') real.push(c);
     });
     figures['apps'] = tally(cases.map((c, i) => `${c.category}/${(verdicts[i] as Verdict).accepted ? 'accepted' : 'refused'}`));
-    const edges = cases.flatMap((c, i) => (c.category === 'edge' ? [`${c.what.split(' = ')[0] ?? ''}: ${(verdicts[i] as Verdict).accepted ? 'accepted' : 'refused'}`] : []));
+    const edges = cases.flatMap((c, i) =>
+      c.category === 'edge' ? [`${c.what.split(' = ')[0] ?? ''}: ${(verdicts[i] as Verdict).accepted ? 'accepted' : 'refused'}`] : [],
+    );
     figures['edges'] = tally(edges);
     expect(problems, at).toEqual([]);
     expect(cases.length).toBeGreaterThanOrEqual(1_000);
@@ -146,7 +148,9 @@ describe('spec fuzz', () => {
       const p = verdictProblem(c.expect, v);
       return p ? [`#${c.id} ${c.what}: ${p}`] : [];
     });
-    figures['imageLists'] = tally(cases.map((c, i) => `${c.what === 'valid' ? 'valid' : 'invalid'}/${(verdicts[i] as Verdict).accepted ? 'accepted' : 'refused'}`));
+    figures['imageLists'] = tally(
+      cases.map((c, i) => `${c.what === 'valid' ? 'valid' : 'invalid'}/${(verdicts[i] as Verdict).accepted ? 'accepted' : 'refused'}`),
+    );
     expect(problems, at).toEqual([]);
   });
 
