@@ -81,7 +81,7 @@ describe('CRDs in deploy/crds', () => {
       // The category `ebb` also lists ImageLists (cluster-scoped), as a second table with its own header.
       const lines = stdout.trim().split('\n');
       const header = lines.find((l) => l.startsWith('NAME') && l.includes('DESIRED'));
-      expect(header?.trim().split(/\s+/)).toEqual(['NAME', 'DESIRED', 'READY', 'UPDATED', 'AVAILABLE', 'REVISION', 'PAUSED', 'AGE']);
+      expect(header?.trim().split(/\s+/)).toEqual(['NAME', 'DESIRED', 'READY', 'UPDATED', 'AVAILABLE', 'REVISION', 'PAUSED', 'HELD', 'AGE']);
       const row = lines.find((l) => l.split(/\s+/)[0]?.endsWith(name));
       expect(row?.trim().split(/\s+/).slice(1, 3)).toEqual(['3', 'false']);
     }
