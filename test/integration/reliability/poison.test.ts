@@ -5,7 +5,9 @@
  * the same namespace is created and rolled out about as fast as before the poison Apps existed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_REPLICAS } from '../../../src/api/app-spec.ts';
 import { ConditionType, Reason } from '../../../src/api/keys.ts';
+import { isKubeError } from '../../../src/kube/errors.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { createLogger } from '../../../src/common/log.ts';
 import { core } from '../../../src/kube/paths.ts';
@@ -57,6 +59,25 @@ async function refusingQuota(ns: string): Promise<string> {
       (await rest.get<{ status?: { hard?: Record<string, string> } }>(core('resourcequotas', ns, name))).status?.hard?.['pods'] === '0' ? true : undefined,
     { timeoutMs: 30_000, what: 'quota status' },
   );
+  // In force once a dry-run pod of the class is refused by it (no App may create pods before that).
+  const probe = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { generateName: 'probe-' },
+    spec: { priorityClassName: name, containers: [{ name: 'c', image: image('probe') }] },
+  };
+  await waitFor(
+    () =>
+      rest.create(core('pods', ns), probe, { dryRun: 'All' }).then(
+        () => undefined,
+        (err: unknown) => (isKubeError(err, 'QuotaExceeded') ? true : undefined),
+      ),
+    {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      what: `quota ${name} in force`,
+    },
+  );
   return name;
 }
 
@@ -102,9 +123,10 @@ describe('poison Apps', () => {
     const priorityClass = await refusingQuota(ctl.ns);
     const poison = Array.from({ length: POISON_APPS }, () => uniqueName('poison'));
     const poisonStart = Date.now();
-    for (const name of poison) {
+    for (const [i, name] of poison.entries()) {
       await createApp(ctl.ns, name, {
-        replicas: 2,
+        // The last one asks for the most pods an App may have: each of its plans holds that many creates.
+        replicas: i === POISON_APPS - 1 ? MAX_REPLICAS : 2,
         podManagementPolicy: 'Parallel',
         template: {
           metadata: { labels: { app: name } },
@@ -173,6 +195,7 @@ describe('poison Apps', () => {
       meanWaitAtCapMs: Math.round(mean(waits)),
       maxWaitMs: Math.max(...waits),
       sinceCreateS: Math.round((gaveUpAt - poisonStart) / 100) / 10,
+      maxReplicasAppAttempts: logs.startsBetween(poison.at(-1) ?? '', 0),
     };
 
     // The App whose claim never binds: not available, and reconciled only when something changes.
