@@ -106,3 +106,20 @@ export function generateAppCases(r: Rng, count: number, prefix: string): SpecCas
   }
   return cases;
 }
+
+/**
+ * The case as it is created for real: at least one pod for an edge (with none it is Ready whatever its template
+ * says), and in-place grace periods and timed canary pauses cut to a second or two, so a rollout ends within the
+ * test. Admission saw the case unchanged.
+ */
+export function forRealCreation(c: SpecCase): Obj {
+  const body = structuredClone(c.body);
+  const spec = body['spec'] as Obj & { replicas?: number };
+  if (c.category === 'edge' && !spec.replicas) spec.replicas = 1;
+  const rolling = (spec['updateStrategy'] as Obj | undefined)?.['rollingUpdate'] as
+    { inPlaceUpdateStrategy?: { gracePeriodSeconds?: number }; canary?: { steps?: { pause?: { duration?: string } }[] } } | undefined;
+  const grace = rolling?.inPlaceUpdateStrategy;
+  if (grace?.gracePeriodSeconds !== undefined) grace.gracePeriodSeconds = Math.min(grace.gracePeriodSeconds, 2);
+  for (const step of rolling?.canary?.steps ?? []) if (step.pause?.duration !== undefined) step.pause.duration = '1s';
+  return body;
+}

@@ -1,6 +1,6 @@
 /** What became of a created App: Ready, or a condition that explains why not (pure, for the fuzz's bookkeeping). */
 import type { App } from '../../../src/api/app.ts';
-import { ConditionType } from '../../../src/api/keys.ts';
+import { ConditionType, Reason } from '../../../src/api/keys.ts';
 
 /** Conditions that explain an App that does not reach Ready. */
 export const EXPLAINING: readonly string[] = [
@@ -33,13 +33,17 @@ export function expectedUpdated(app: App): number {
 
 /**
  * After a template change: `Rolled` once every replica is ready and as many are updated as the strategy
- * allows; a True explaining condition or `Paused` (a canary pause, `paused: true`) explains a rollout that stops.
+ * allows; a True explaining condition or an indefinite pause (a canary pause step, `paused: true`) explains a
+ * rollout that stops.
  */
 export function rolloutOutcomeOf(app: App): string | undefined {
   const st = app.status;
   if (!st || st.observedGeneration !== app.metadata.generation) return undefined;
-  const explained = st.conditions?.find((c) => c.status === 'True' && [...EXPLAINING, ConditionType.paused].includes(c.type));
+  const explained = st.conditions?.find((c) => c.status === 'True' && EXPLAINING.includes(c.type));
   if (explained) return explained.type;
+  // Paused until someone resumes it; a timed canary pause goes on by itself, so it is no outcome yet.
+  const paused = st.conditions?.find((c) => c.type === ConditionType.paused && c.status === 'True');
+  if (paused && paused.reason !== Reason.canaryTimedPause) return `Paused (${paused.reason})`;
   const want = app.spec.replicas ?? 1;
   const done = st.replicas === want && (st.readyReplicas ?? 0) === want && (st.updatedReplicas ?? 0) === expectedUpdated(app);
   return done ? 'Rolled' : undefined;

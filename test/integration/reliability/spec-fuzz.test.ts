@@ -13,7 +13,7 @@ import { PatchType } from '../../../src/kube/rest.ts';
 import { sandbox } from '../support.ts';
 import { createApp, settled, uniqueName, useController } from '../app/harness.ts';
 import { mapLimit, submit, verdictProblem, type Verdict } from './admission.ts';
-import { generateAppCases, type SpecCase } from './app-cases.ts';
+import { forRealCreation, generateAppCases, type SpecCase } from './app-cases.ts';
 import { generateImageListCases } from './image-list-cases.ts';
 import { memorySample, type MemorySample } from './memory.ts';
 import { outcomeOf, rolloutOutcomeOf, tally } from './outcome.ts';
@@ -103,10 +103,7 @@ describe('spec fuzz', () => {
     // Edge cases first: they are the ones most likely to surprise the worker.
     const sample = [...real.filter((c) => c.category === 'edge'), ...real.filter((c) => c.category === 'valid')].slice(0, REAL_APPS);
     for (const c of sample) {
-      // An edge with no pods would be Ready whatever its template says.
-      const spec = c.body['spec'] as { replicas?: number };
-      if (c.category === 'edge' && !spec.replicas) spec.replicas = 1;
-      const v = await submit(rest, appRef(ctl.ns), c.body, false);
+      const v = await submit(rest, appRef(ctl.ns), forRealCreation(c), false);
       expect(v.accepted, `${at} #${c.id} ${c.what}: ${v.accepted ? '' : v.message}`).toBe(true);
     }
     const names = new Map(sample.map((c) => [(c.body['metadata'] as { name: string }).name, c]));
