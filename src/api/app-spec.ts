@@ -4,7 +4,7 @@ import { labelSelector } from './meta.ts';
 import { PodTemplateSpecSchema, volumeClaimTemplates } from './pod-template.ts';
 import { dnsLabel, int32, stringEnum } from './schema-kit.ts';
 import { UpdateStrategySchema } from './update-strategy.ts';
-import { selectorMatchesTemplateRules, immutableSpecRules } from './app-rules.ts';
+import { selectorMatchesTemplateRules, immutableSpecRules, ordinalRangeRules } from './app-rules.ts';
 
 export const DEFAULT_REPLICAS = 1;
 /**
@@ -81,7 +81,7 @@ export const AppSpecSchema = Type.Object(
   },
   {
     description: 'Desired state of the App.',
-    'x-kubernetes-validations': [...selectorMatchesTemplateRules, ...immutableSpecRules],
+    'x-kubernetes-validations': [...selectorMatchesTemplateRules, ...immutableSpecRules, ...ordinalRangeRules],
   },
 );
 export type AppSpec = Static<typeof AppSpecSchema>;

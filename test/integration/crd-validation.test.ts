@@ -149,6 +149,14 @@ describe('CRDs in deploy/crds', () => {
     expect(scale).toMatchObject({ spec: { replicas: 5 }, status: { replicas: 2, selector: `app=${name}` } });
   });
 
+  it('refuses more than 10000 replicas through the scale subresource too', async () => {
+    const name = uniqueName('scale');
+    await rest().create(appRef(ns), validApp(name));
+    const err = await rejection(rest().patch(appRef(ns, name, 'scale'), { spec: { replicas: 10_001 } }, PatchType.merge));
+    expect(err.message).toContain('spec.replicas');
+    expect(err.message).toContain('less than or equal to 10000');
+  });
+
   const spec = (patch: Obj): Obj => ({ spec: patch });
   const rollingUpdate = (patch: Obj): Obj => spec({ updateStrategy: { rollingUpdate: patch } });
   const podSpec = (patch: Obj): Obj => spec({ template: { spec: patch } });
@@ -160,6 +168,11 @@ describe('CRDs in deploy/crds', () => {
   const invalidApps: Array<[string, Obj, string]> = [
     ['negative replicas', spec({ replicas: -1 }), 'spec.replicas in body should be greater than or equal to 0'],
     ['more than 10000 replicas', spec({ replicas: 2 ** 31 - 1 }), 'spec.replicas in body should be less than or equal to 10000'],
+    [
+      'a highest ordinal above 2^31 - 1',
+      spec({ replicas: 2, ordinals: { start: 2 ** 31 - 1 } }),
+      'spec.ordinals.start: Invalid value: "object": ordinals.start + replicas - 1, the highest pod ordinal, must be at most 2147483647',
+    ],
     ['maxUnavailable 0', rollingUpdate({ maxUnavailable: 0 }), mustBeIntOrPercent],
     ['maxUnavailable "0%"', rollingUpdate({ maxUnavailable: '0%' }), mustBeIntOrPercent],
     ['maxUnavailable "150%"', rollingUpdate({ maxUnavailable: '150%' }), mustBeIntOrPercent],

@@ -34,6 +34,15 @@ describe('specProblems', () => {
     ]);
   });
 
+  // Found by the spec fuzz: the pod past ordinal 2^31 - 1 was created, then not recognised as a replica, so a
+  // rollout waited for it forever without a word.
+  it('refuses a highest ordinal above 2^31 - 1', () => {
+    expect(specProblems(makeApp('web', { replicas: 1, ordinals: { start: 2 ** 31 - 1 } }))).toEqual([]);
+    expect(specProblems(makeApp('web', { replicas: 2, ordinals: { start: 2 ** 31 - 1 } }))).toEqual([
+      'spec.ordinals.start: the highest pod ordinal, 2147483648, is above 2147483647',
+    ]);
+  });
+
   // An App stored with replicas 2^31 - 1 (int32 allowed it) made the planner build one pod per missing
   // replica: every attempt ran the worker out of memory. It is now InvalidSpec at once.
   it('plans an App with int32-max replicas as InvalidSpec, without walking its ordinals', () => {

@@ -8,6 +8,7 @@ import { parseDuration } from '../../api/duration.ts';
 import { canaryReplicasOf, maxUnavailableOf } from '../../api/int-or-percent.ts';
 import { selectorIsEmpty, selectorMatches } from './selector.ts';
 import { MAX_REPLICAS } from '../../api/app-spec.ts';
+import { MAX_ORDINAL } from '../../api/app-rules.ts';
 import { LABEL_KEY_CEL_PATTERN, LABEL_KEY_MAX_LENGTH } from '../../api/schema-kit.ts';
 
 const LABEL_KEY = new RegExp(LABEL_KEY_CEL_PATTERN);
@@ -61,6 +62,8 @@ export function specProblems(app: Stored<App>): string[] {
   const replicas = spec.replicas ?? 1;
   // Checked before anything walks the ordinal range (Apps stored before the CRD had this bound).
   if (replicas > MAX_REPLICAS) problems.push(`spec.replicas: ${replicas} is more than the ${MAX_REPLICAS} pods an App may have`);
+  const start = spec.ordinals?.start ?? 0;
+  if (start + replicas - 1 > MAX_ORDINAL) problems.push(`spec.ordinals.start: the highest pod ordinal, ${start + replicas - 1}, is above ${MAX_ORDINAL}`);
   problems.push(...labelProblems(app));
   const mu = maxUnavailableOf(spec.updateStrategy?.rollingUpdate?.maxUnavailable, replicas);
   if (!mu.ok) problems.push(`spec.updateStrategy.rollingUpdate.maxUnavailable: ${mu.reason}`);

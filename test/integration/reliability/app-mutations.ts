@@ -56,6 +56,14 @@ const nested = (depth: number): Obj => {
 };
 
 export const INVALID_MUTATIONS: Mutation[] = [
+  {
+    apply(b, r) {
+      const replicas = r.int(2, 100);
+      spec(b)['replicas'] = replicas;
+      spec(b)['ordinals'] = { start: 2 ** 31 - r.int(1, replicas - 1) };
+      return { what: `highest ordinal past 2^31 - 1 (${replicas} replicas)`, field: 'spec.ordinals.start' };
+    },
+  },
   setter(
     'spec.replicas',
     (b) => [spec(b), 'replicas'],
