@@ -2,12 +2,14 @@
  * Spec fuzzing against the real apiserver: over a thousand generated Apps (valid, edge, invalid) and a few
  * hundred ImageLists from a seeded generator (`EBB_FUZZ_SEED` replays a run; the seed is in every failure).
  * Each is refused at admission naming the field, or accepted; a sample of the accepted Apps is created for real
- * and the worker must bring each to Ready or to a condition that explains why not, without reconciling in a
- * loop, without a reconcile failing on something other than an apiserver answer, and with flat memory.
+ * and the worker must bring each to Ready or to a condition that explains why not, then roll out a new image
+ * the same way, without reconciling in a loop, without a reconcile failing on something other than an
+ * apiserver answer, and with flat memory. Edits of their immutable fields are refused naming the field.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { App } from '../../../src/api/app.ts';
 import { appRef, imageListRef } from '../../../src/api/group.ts';
+import { errorMessage } from '../../../src/common/errors.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
 import { sandbox } from '../support.ts';
@@ -75,6 +77,7 @@ const summary = (c: SpecCase, v: Verdict): string => `#${c.id} ${c.category} ${c
 describe('spec fuzz', () => {
   let before: MemorySample;
   const real: SpecCase[] = [];
+  const created: SpecCase[] = [];
 
   it('refuses every invalid App naming the field, accepts every valid one', async () => {
     const { rest } = sandbox();
@@ -107,6 +110,7 @@ describe('spec fuzz', () => {
     const { rest } = sandbox();
     // Edge cases first: they are the ones most likely to surprise the worker.
     const sample = [...real.filter((c) => c.category === 'edge'), ...real.filter((c) => c.category === 'valid')].slice(0, REAL_APPS);
+    created.push(...sample);
     for (const c of sample) {
       const v = await submit(rest, appRef(ctl.ns), forRealCreation(c), false);
       expect(v.accepted, `${at} #${c.id} ${c.what}: ${v.accepted ? '' : v.message}`).toBe(true);
@@ -140,6 +144,32 @@ describe('spec fuzz', () => {
     expect(bugs, at).toEqual([]);
     figures['failedReconciles'] = tally(logs.failures.map((f) => f.code ?? 'none'));
   }, 240_000);
+
+  it('refuses edits of immutable fields of the created Apps naming the field (dry run)', async () => {
+    const { rest } = sandbox();
+    const r = rng(seed ^ 0xed17);
+    const edits: [field: string, patch: (name: string) => Record<string, unknown>][] = [
+      ['spec.selector', (name) => ({ selector: { matchLabels: { app: name, extra: 'x' } } })],
+      ['spec.serviceName', () => ({ serviceName: `other-${r.string(6)}` })],
+      ['spec.podManagementPolicy', () => ({ podManagementPolicy: r.pick(['OrderedReady', 'Parallel']) })],
+      ['spec.volumeClaimTemplates', () => ({ volumeClaimTemplates: [{ metadata: { name: `d${r.string(4)}` }, spec: { accessModes: ['ReadWriteOnce'] } }] })],
+    ];
+    const problems: string[] = [];
+    for (const c of created) {
+      const name = (c.body['metadata'] as { name: string }).name;
+      const app = await rest.get<App>(appRef(ctl.ns, name));
+      const [field, patch] = r.pick(edits);
+      const body = patch(name);
+      // A policy edit that keeps the value is no change: pick the other value.
+      if (field === 'spec.podManagementPolicy') body['podManagementPolicy'] = app.spec.podManagementPolicy === 'Parallel' ? 'OrderedReady' : 'Parallel';
+      const verdict = await rest.patch(appRef(ctl.ns, name), { spec: body }, PatchType.merge, { dryRun: 'All', fieldValidation: 'Strict' }).then(
+        () => 'accepted',
+        (err: unknown) => errorMessage(err),
+      );
+      if (!verdict.includes(field) || !verdict.includes('immutable')) problems.push(`#${c.id} edit of ${field}: ${verdict}`);
+    }
+    expect(problems, at).toEqual([]);
+  });
 
   it('refuses every invalid ImageList entry naming the field', async () => {
     const { rest } = sandbox();
