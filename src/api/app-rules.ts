@@ -26,6 +26,19 @@ export const selectorMatchesTemplateRules: CelRule[] = [
   },
 ];
 
+/** The highest pod ordinal: ordinals are int32, as on StatefulSets (a pod named past it is not the App's replica). */
+export const MAX_ORDINAL = 2_147_483_647;
+
+/** The last ordinal, `ordinals.start + replicas - 1`, stays an int32 (CEL integers are 64-bit: no overflow here). */
+export const ordinalRangeRules: CelRule[] = [
+  {
+    rule: `(has(self.ordinals) && has(self.ordinals.start) ? self.ordinals.start : 0) + (has(self.replicas) ? self.replicas : 1) - 1 <= ${MAX_ORDINAL}`,
+    message: `ordinals.start + replicas - 1, the highest pod ordinal, must be at most ${MAX_ORDINAL}`,
+    fieldPath: '.ordinals.start',
+    reason: 'FieldValueInvalid',
+  },
+];
+
 /** Fields immutable like on a StatefulSet, where presence can change too (required fields use `self == oldSelf`). */
 function immutableOptional(field: string): CelRule {
   return {

@@ -4,9 +4,14 @@ import { labelSelector } from './meta.ts';
 import { PodTemplateSpecSchema, volumeClaimTemplates } from './pod-template.ts';
 import { dnsLabel, int32, stringEnum } from './schema-kit.ts';
 import { UpdateStrategySchema } from './update-strategy.ts';
-import { selectorMatchesTemplateRules, immutableSpecRules } from './app-rules.ts';
+import { selectorMatchesTemplateRules, immutableSpecRules, ordinalRangeRules } from './app-rules.ts';
 
 export const DEFAULT_REPLICAS = 1;
+/**
+ * The most pods one App may ask for. A plan holds one action (with its pod) per missing replica and walks the
+ * ordinal range, so an unbounded int32 (2^31 - 1) would exhaust a worker's memory on every attempt.
+ */
+export const MAX_REPLICAS = 10_000;
 export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
 export const DEFAULT_PREWARM_PARALLELISM = 1;
 export const DEFAULT_PREWARM_LOOKAHEAD = 1;
@@ -31,7 +36,7 @@ export type ImagePrewarm = Static<typeof ImagePrewarmSchema>;
 
 export const AppSpecSchema = Type.Object(
   {
-    replicas: Type.Optional(int32({ description: 'Desired number of pods.', minimum: 0, default: DEFAULT_REPLICAS })),
+    replicas: Type.Optional(int32({ description: 'Desired number of pods.', minimum: 0, maximum: MAX_REPLICAS, default: DEFAULT_REPLICAS })),
     selector: labelSelector({
       description: 'Selects the pods of the App; must match template labels and must not be empty. Immutable.',
       'x-kubernetes-validations': [
@@ -76,7 +81,7 @@ export const AppSpecSchema = Type.Object(
   },
   {
     description: 'Desired state of the App.',
-    'x-kubernetes-validations': [...selectorMatchesTemplateRules, ...immutableSpecRules],
+    'x-kubernetes-validations': [...selectorMatchesTemplateRules, ...immutableSpecRules, ...ordinalRangeRules],
   },
 );
 export type AppSpec = Static<typeof AppSpecSchema>;

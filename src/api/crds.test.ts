@@ -106,7 +106,12 @@ describe('App CRD', () => {
     expect(nodes.get('.spec.template')?.['required']).toEqual(['spec']);
     expect(nodes.get('.spec.template.spec')?.['required']).toEqual(['containers']);
     expect(nodes.get('.spec.template.spec')?.['x-kubernetes-validations']).toEqual([
-      { rule: '!has(self.activeDeadlineSeconds)', message: 'activeDeadlineSeconds is not supported for App pods' },
+      {
+        rule: '!has(self.activeDeadlineSeconds)',
+        message: 'activeDeadlineSeconds is not supported for App pods',
+        fieldPath: '.activeDeadlineSeconds',
+        reason: 'FieldValueForbidden',
+      },
     ]);
     expect(nodes.get('.spec.template.spec.restartPolicy')).toMatchObject({ type: 'string', enum: ['Always'] });
     for (const list of ['containers', 'initContainers']) {

@@ -48,7 +48,16 @@ export const PodSpecSchema = upstreamObject(
   },
   {
     description: 'The pod spec (core/v1 PodSpec); hostname and subdomain are set by ebb.',
-    'x-kubernetes-validations': [{ rule: '!has(self.activeDeadlineSeconds)', message: 'activeDeadlineSeconds is not supported for App pods' }],
+    // The rule sits on the pod spec (a CEL rule on an optional field runs only when it is set, which is the
+    // point) and names the field, so the refusal reads spec.template.spec.activeDeadlineSeconds.
+    'x-kubernetes-validations': [
+      {
+        rule: '!has(self.activeDeadlineSeconds)',
+        message: 'activeDeadlineSeconds is not supported for App pods',
+        fieldPath: '.activeDeadlineSeconds',
+        reason: 'FieldValueForbidden',
+      },
+    ],
   },
 );
 export type PodSpec = Static<typeof PodSpecSchema>;

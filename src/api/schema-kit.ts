@@ -72,9 +72,28 @@ export function stringMap(opts: ObjectOptions = {}, values: TString = Type.Strin
   return Type.Record(Type.String(), values, opts);
 }
 
-/** Label map (keys are validated by the apiserver on the objects ebb creates; values here). */
+/** A label key's name part (after the optional `prefix/`): 1..63 alphanumerics with `-`, `_`, `.` inside. */
+const LABEL_NAME_PATTERN = '[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?';
+// `[.]`, not an escaped dot: the pattern sits in a CEL string literal, where `\.` is no valid escape.
+const DNS_SUBDOMAIN_PATTERN = '[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*';
+/** CEL `matches` pattern for a label key: an optional DNS subdomain and `/`, then the name. */
+export const LABEL_KEY_CEL_PATTERN = `^(${DNS_SUBDOMAIN_PATTERN}/)?${LABEL_NAME_PATTERN}$`;
+/** The CEL rule a label map's keys obey (the apiserver's own rule for labels): keys are not otherwise typed. */
+export const labelKeysRule: CelRule = {
+  rule: `self.all(k, k.size() <= ${LABEL_KEY_MAX_LENGTH} && k.matches('${LABEL_KEY_CEL_PATTERN}') && k.indexOf('/') <= 253)`,
+  message:
+    "label keys must be an optional DNS subdomain prefix of at most 253 characters and '/', then a name of at most 63 letters, digits, '-', '_' or '.' that starts and ends with a letter or digit",
+};
+
+/**
+ * Label map: values by pattern, keys by a CEL rule, so a label the apiserver would refuse on the pods, claims
+ * or revisions ebb makes from it is refused when the App is written instead.
+ */
 export function labelMap(description: string): TRecord<TString, TString> {
-  return stringMap({ description, maxProperties: LABELS_MAX_PROPERTIES }, Type.String({ maxLength: DNS_LABEL_MAX_LENGTH, pattern: LABEL_VALUE_PATTERN }));
+  return stringMap(
+    { description, maxProperties: LABELS_MAX_PROPERTIES, 'x-kubernetes-validations': [labelKeysRule] },
+    Type.String({ maxLength: DNS_LABEL_MAX_LENGTH, pattern: LABEL_VALUE_PATTERN }),
+  );
 }
 
 /** Kubernetes `IntOrString`: `anyOf: [integer, string]` with `x-kubernetes-int-or-string: true`. */

@@ -149,6 +149,14 @@ describe('CRDs in deploy/crds', () => {
     expect(scale).toMatchObject({ spec: { replicas: 5 }, status: { replicas: 2, selector: `app=${name}` } });
   });
 
+  it('refuses more than 10000 replicas through the scale subresource too', async () => {
+    const name = uniqueName('scale');
+    await rest().create(appRef(ns), validApp(name));
+    const err = await rejection(rest().patch(appRef(ns, name, 'scale'), { spec: { replicas: 10_001 } }, PatchType.merge));
+    expect(err.message).toContain('spec.replicas');
+    expect(err.message).toContain('less than or equal to 10000');
+  });
+
   const spec = (patch: Obj): Obj => ({ spec: patch });
   const rollingUpdate = (patch: Obj): Obj => spec({ updateStrategy: { rollingUpdate: patch } });
   const podSpec = (patch: Obj): Obj => spec({ template: { spec: patch } });
@@ -159,6 +167,12 @@ describe('CRDs in deploy/crds', () => {
   /** [what, JSON merge patch onto a valid App, expected message substring] */
   const invalidApps: Array<[string, Obj, string]> = [
     ['negative replicas', spec({ replicas: -1 }), 'spec.replicas in body should be greater than or equal to 0'],
+    ['more than 10000 replicas', spec({ replicas: 2 ** 31 - 1 }), 'spec.replicas in body should be less than or equal to 10000'],
+    [
+      'a highest ordinal above 2^31 - 1',
+      spec({ replicas: 2, ordinals: { start: 2 ** 31 - 1 } }),
+      'spec.ordinals.start: Invalid value: "object": ordinals.start + replicas - 1, the highest pod ordinal, must be at most 2147483647',
+    ],
     ['maxUnavailable 0', rollingUpdate({ maxUnavailable: 0 }), mustBeIntOrPercent],
     ['maxUnavailable "0%"', rollingUpdate({ maxUnavailable: '0%' }), mustBeIntOrPercent],
     ['maxUnavailable "150%"', rollingUpdate({ maxUnavailable: '150%' }), mustBeIntOrPercent],
@@ -221,7 +235,22 @@ describe('CRDs in deploy/crds', () => {
       'spec.template.spec.containers[1]: Duplicate value',
     ],
     ['restartPolicy Never', podSpec({ restartPolicy: 'Never' }), 'restartPolicy: Unsupported value: "Never"'],
-    ['activeDeadlineSeconds', podSpec({ activeDeadlineSeconds: 10 }), 'activeDeadlineSeconds is not supported for App pods'],
+    [
+      'activeDeadlineSeconds',
+      podSpec({ activeDeadlineSeconds: 10 }),
+      'spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds is not supported for App pods',
+    ],
+    // Label keys the apiserver refuses on the pods, claims and revisions ebb makes (found by the spec fuzz).
+    ...(['ünï', 'a/b/c', 'x'.repeat(64), '-lead', 'Upper.Case/x', `${'a'.repeat(254)}/x`] as const).map((key): [string, Obj, string] => [
+      `a template label key ${JSON.stringify(key.length > 20 ? `${key.slice(0, 20)}…` : key)}`,
+      spec({ template: { metadata: { labels: { [key]: 'v' } } } }),
+      'spec.template.metadata.labels: Invalid value: "object": label keys must be',
+    ]),
+    [
+      'a claim template label key with two slashes',
+      spec({ volumeClaimTemplates: [{ ...claim, metadata: { name: 'data', labels: { 'a/b/c': 'v' } } }] }),
+      'spec.volumeClaimTemplates[0].metadata.labels: Invalid value: "object": label keys must be',
+    ],
     ['negative partition', rollingUpdate({ partition: -1 }), 'partition in body should be greater than or equal to 0'],
     ['negative ordinals.start', spec({ ordinals: { start: -1 } }), 'spec.ordinals.start in body should be greater than or equal to 0'],
     ['negative revisionHistoryLimit', spec({ revisionHistoryLimit: -1 }), 'spec.revisionHistoryLimit in body should be greater than or equal to 0'],

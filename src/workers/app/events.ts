@@ -100,6 +100,13 @@ export function failureEvent(app: Stored<App>, action: Action, detail: string): 
         message: `create Pod ${action.pod.metadata.name} in App ${appName(app)} failed: ${detail}`,
         related: { kind: 'Pod', name: action.pod.metadata.name },
       };
+    case 'createRevision':
+      return {
+        type: 'Warning',
+        reason: EventReason.failedCreate,
+        action: 'Create',
+        message: `create ControllerRevision ${action.revision.metadata.name} in App ${appName(app)} failed: ${detail}`,
+      };
     case 'createPvc':
       return {
         type: 'Warning',

@@ -1,7 +1,8 @@
 /**
  * How a failed write changes the status the plan wanted to record (pure): the FailedCreatePod /
- * FailedUpdatePod condition (reason CreatePodRetrying while the refusal is one that heals with time), InvalidSpec when the apiserver rejected a pod as invalid, and a collision
- * count bumped past a revision name taken by other data.
+ * FailedUpdatePod condition (reason CreatePodRetrying while the refusal is one that heals with time),
+ * InvalidSpec when the apiserver rejected a pod, a claim or the revision as invalid, and a collision count
+ * bumped past a revision name taken by other data.
  */
 import type { AppStatus } from '../../api/app-status.ts';
 import { ConditionType, Reason } from '../../api/keys.ts';
@@ -20,6 +21,13 @@ export interface FailureContext {
 }
 
 export function statusAfterFailure(status: AppStatus, f: FailureContext): AppStatus {
+  const { action } = f;
+  if (action.kind === 'createRevision') return f.code === 'Invalid' ? invalidRevision(status, f, action.revision.metadata.name) : status;
+  return afterPodOrClaimFailure(status, f);
+}
+
+/** A pod or claim write failed. */
+function afterPodOrClaimFailure(status: AppStatus, f: FailureContext): AppStatus {
   const { action } = f;
   let conditions = status.conditions;
   const update = (action.kind === 'deletePod' && action.cause === 'update') || action.kind === 'inPlaceStep';
@@ -45,6 +53,21 @@ export function statusAfterFailure(status: AppStatus, f: FailureContext): AppSta
       f.generation,
     );
   }
+  return { ...status, conditions };
+}
+
+/**
+ * The apiserver refused the revision of this spec as invalid: the template carries something no object may
+ * (the CRD lets through what it cannot check). Nothing can be created from it until the spec changes.
+ */
+function invalidRevision(status: AppStatus, f: FailureContext, name: string): AppStatus {
+  const message = `the apiserver rejects the revision of this spec (ControllerRevision ${name}): ${f.detail}`;
+  const conditions = setCondition(
+    status.conditions,
+    { type: ConditionType.invalidSpec, status: 'True', reason: Reason.specInvalid, message },
+    f.now,
+    f.generation,
+  );
   return { ...status, conditions };
 }
 

@@ -3,6 +3,7 @@
  * revision, lifecycle phase, readiness and availability, identity.
  */
 import type { App } from '../../api/app.ts';
+import { MAX_ORDINAL } from '../../api/app-rules.ts';
 import { Label } from '../../api/keys.ts';
 import { podIsUpdatingInPlace } from '../inplace/index.ts';
 import type { ObjectMeta, OwnerReference, Pod, PodCondition, Stored } from '../../kube/types.ts';
@@ -15,7 +16,7 @@ export function getOrdinal(appName: string, podName: string | undefined): number
   const m = ORDINAL_SUFFIX.exec(podName ?? '');
   if (!m || m[1] !== appName) return -1;
   const n = Number(m[2]);
-  return Number.isSafeInteger(n) && n <= 2_147_483_647 ? n : -1;
+  return Number.isSafeInteger(n) && n <= MAX_ORDINAL ? n : -1;
 }
 
 export function podName(appName: string, ordinal: number): string {

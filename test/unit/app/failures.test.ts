@@ -46,6 +46,20 @@ describe('failures', () => {
     expect(condition(s, ConditionType.invalidSpec)).toMatchObject({ status: 'False', reason: 'SpecValid' });
   });
 
+  it('a revision the apiserver rejects as invalid → InvalidSpec and a FailedCreate Event, not retried', async () => {
+    const s = new Scenario({ replicas: 1 });
+    s.cluster.calls.failNth('revisions.create', 1, new KubeError('Invalid', 422, 'ControllerRevision "web-1" is invalid: metadata.labels: Invalid value'));
+    const failed = await s.reconcile().then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(failed).toMatchObject({ code: 'Invalid', permanent: true });
+    expect(condition(s, ConditionType.invalidSpec)).toMatchObject({ status: 'True', reason: 'SpecInvalid' });
+    expect(condition(s, ConditionType.invalidSpec)?.message).toContain('metadata.labels: Invalid value');
+    expect(s.cluster.events.map((e) => e.event.reason)).toContain(EventReason.failedCreate);
+    expect(s.pods()).toEqual([]);
+  });
+
   it('two workers acting on the same stale read: creates are idempotent, deletes are UID-guarded', async () => {
     const s = new Scenario({ replicas: 3, podManagementPolicy: 'Parallel' });
     const client = s.cluster.client();
