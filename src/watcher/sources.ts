@@ -154,7 +154,15 @@ export async function runSource(
   let listed = new Map<string, number>();
   let objects = 0;
   await listWatch<KubeObject>(
-    { rest: deps.rest, ref: spec.ref, labelSelector: spec.labelSelector, signal: deps.signal, log: deps.log, watchdogMs: deps.watchdogMs, metadataOnly: spec.settledOf === undefined },
+    {
+      rest: deps.rest,
+      ref: spec.ref,
+      labelSelector: spec.labelSelector,
+      signal: deps.signal,
+      log: deps.log,
+      watchdogMs: deps.watchdogMs,
+      metadataOnly: spec.settledOf === undefined,
+    },
     {
       onState: (state) => deps.setState(state),
       onListPage: async (items, page) => {

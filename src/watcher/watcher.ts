@@ -90,7 +90,13 @@ async function enqueueResync(keys: readonly string[], queue: ReconcileQueue, met
 }
 
 /** One periodic resync (`resync.ts`): full, or light (unsettled objects and those whose job failed since `since`). */
-async function periodicResync(sink: Sink, queue: ReconcileQueue, metrics: WatcherMetrics, round: number, since: number): Promise<{ objects: number; full: boolean; known: number }> {
+async function periodicResync(
+  sink: Sink,
+  queue: ReconcileQueue,
+  metrics: WatcherMetrics,
+  round: number,
+  since: number,
+): Promise<{ objects: number; full: boolean; known: number }> {
   const redis = connectionOf(queue);
   const marker = queue.toKey(RESYNC_MARKER);
   const full = resyncIsFull(round, redis ? await markerPresent(redis, marker) : false);
