@@ -50,8 +50,9 @@ export async function failedJobIdsSince(redis: Redis, failedKey: string, since: 
 }
 
 /**
- * The Redis-loss marker: written after every resync (and at start); a resync that finds it gone knows that
- * Redis lost its data (a flush, or a restart without persistence) and with it perhaps jobs, so it runs full.
+ * The Redis-loss marker: written at start and after every full resync; a resync that finds it gone knows
+ * that Redis lost its data (a flush, or a restart without persistence) and with it perhaps jobs, so it runs
+ * full.
  */
 export async function markerPresent(redis: Redis, key: string): Promise<boolean> {
   return (await redis.exists(key)) === 1;

@@ -141,9 +141,9 @@ function trackEvent(spec: SourceSpec, known: KnownKeys, ev: WatchEvent<KubeObjec
 
 /**
  * Runs one supervised list→watch loop and feeds its keys to the sink. After every (re)list all keys are
- * enqueued, because events may have been missed while the watch was down. Only object metadata is listed
- * and watched (Apps in full, for their settled bit), page by page, so memory stays flat however many
- * objects exist.
+ * enqueued, because events may have been missed while the watch was down. Pods and ImageLists are listed
+ * and watched as metadata only, Apps in full (for their settled bit), page by page; only a number per key
+ * is kept, so memory stays flat however many objects exist.
  */
 export async function runSource(
   spec: SourceSpec,

@@ -108,7 +108,8 @@ async function periodicResync(
     failedJobIds: full || !redis ? [] : await failedJobIdsSince(redis, queue.toKey('failed'), since),
   });
   const objects = await enqueueResync(keys, queue, metrics);
-  if (redis) await writeMarker(redis, marker);
+  // Written only after a full resync: one written after a light one could hide a loss during that resync.
+  if (redis && full) await writeMarker(redis, marker);
   return { objects, full, known: all.length };
 }
 
