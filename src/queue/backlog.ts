@@ -1,7 +1,8 @@
 import type { Queue } from 'bullmq';
+import { connectionOf } from './queues.ts';
 
 /** What the backlog needs of a queue; structural, so queues of any job type fit. */
-export type BacklogQueue = Pick<Queue, 'isPaused' | 'getJobCounts' | 'getDelayedCount'>;
+export type BacklogQueue = Pick<Queue, 'isPaused' | 'getJobCounts' | 'getDelayedCount' | 'toKey'>;
 
 export interface Backlog {
   wait: number;
@@ -12,6 +13,25 @@ export interface Backlog {
   paused: boolean;
   /** What the KEDA scaler reports: the sum of the above, or 0 when the queue is paused. */
   total: number;
+  /**
+   * When the backlog grows without any enqueue: the time (epoch ms) the earliest delayed job not yet due
+   * soon enters the window. Undefined when there is none, when the queue is paused, or when the queue's
+   * Redis client is unknown (a queue not made by createReconcileQueue).
+   */
+  growsAt?: number;
+}
+
+/** BullMQ scores a delayed job `dueAt * 0x1000 + counter` (its getDelayedScore.lua). */
+export function delayedDueAt(score: number): number {
+  return Math.floor(score / 0x1000);
+}
+
+/** The earliest due time of a delayed job strictly after `after` (epoch ms), from the delayed set's scores. */
+async function nextDelayedAfter(queue: BacklogQueue, after: number): Promise<number | undefined> {
+  const redis = connectionOf(queue);
+  if (!redis) return undefined;
+  const [, score] = await redis.zrangebyscore(queue.toKey('delayed'), (after + 1) * 0x1000, '+inf', 'WITHSCORES', 'LIMIT', 0, 1);
+  return score === undefined ? undefined : delayedDueAt(Number(score));
 }
 
 /**
@@ -20,15 +40,18 @@ export interface Backlog {
  * `windowMs` count too. A paused queue reports 0 so KEDA scales its workers to zero.
  */
 export async function dueSoonBacklog(queue: BacklogQueue, windowMs: number, now: number = Date.now()): Promise<Backlog> {
-  const [paused, counts, delayedDueSoon] = await Promise.all([
+  const cutoff = Math.floor(now + Math.max(0, windowMs));
+  const [paused, counts, delayedDueSoon, nextDue] = await Promise.all([
     queue.isPaused(),
     queue.getJobCounts('wait', 'prioritized', 'active'),
     // Counts jobs scheduled strictly before the cutoff.
-    queue.getDelayedCount(Math.floor(now + Math.max(0, windowMs)) + 1),
+    queue.getDelayedCount(cutoff + 1),
+    nextDelayedAfter(queue, cutoff),
   ]);
   const wait = counts.wait ?? 0;
   const prioritized = counts.prioritized ?? 0;
   const active = counts.active ?? 0;
   const total = paused ? 0 : wait + prioritized + active + delayedDueSoon;
-  return { wait, prioritized, active, delayedDueSoon, paused, total };
+  const growsAt = paused || nextDue === undefined ? undefined : nextDue - Math.max(0, windowMs);
+  return { wait, prioritized, active, delayedDueSoon, paused, total, growsAt };
 }

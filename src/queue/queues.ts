@@ -72,6 +72,14 @@ export function reconcileWorkerOptions(connection: Redis, cfg: QueueConfig): Wor
   };
 }
 
+/**
+ * How long the idle timers Worker blocks on its queue's marker before it polls again, in seconds. BullMQ's
+ * default is 5; 10 is the longest block it allows itself when a delayed job waits (longer blocking commands
+ * risk trouble on reconnection). A timer still fires on time: adding a delayed job wakes the block, which
+ * then lasts until the job is due.
+ */
+export const TIMERS_DRAIN_DELAY_S = 10;
+
 /** Options for the timers Worker (in `ebb watcher`): cheap jobs, so a fixed generous concurrency. */
 export function timersWorkerOptions(connection: Redis, cfg: QueueConfig): WorkerOptions {
   return {
@@ -79,5 +87,6 @@ export function timersWorkerOptions(connection: Redis, cfg: QueueConfig): Worker
     prefix: cfg.prefix,
     concurrency: 16,
     lockDuration: cfg.lockDurationMs,
+    drainDelay: TIMERS_DRAIN_DELAY_S,
   };
 }

@@ -24,7 +24,10 @@ export interface QueueConfig {
   /** Attempts per job, the first included; retries use `backoff`. */
   readonly attempts: number;
   readonly backoff: { readonly baseMs: number; readonly capMs: number };
-  /** The watcher re-enqueues every known object this often (at low priority); 0 disables resync. */
+  /**
+   * The watcher re-enqueues the objects that are not settled or whose job failed this often (at low
+   * priority), and every known object every FULL_RESYNC_EVERY-th time; 0 disables resync.
+   */
   readonly resyncPeriodMs: number;
   /** How the watcher orders changes of different namespaces: `namespace` (tenant tiers) or `off` (FIFO). */
   readonly fairness: Fairness;
@@ -115,7 +118,7 @@ export const QUEUE_SETTINGS = table(
       min: '1s',
       max: '24h',
       zeroDisables: true,
-      doc: 'the watcher re-enqueues every known object this often, at low priority, and re-applies the global limits not overridden with `ebb queue`',
+      doc: 'the watcher re-enqueues, at low priority, the objects that are not settled or whose job failed this often, and every known object every sixth time (and after Redis lost its data), and re-applies the global limits not overridden with `ebb queue`',
     },
   },
   [

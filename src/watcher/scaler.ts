@@ -3,6 +3,7 @@ import { Server, ServerCredentials, status, type ServerWritableStream, type Serv
 import { loadSync } from '@grpc/proto-loader';
 import type { Logger } from '../common/log.ts';
 import { errorMessage } from '../common/errors.ts';
+import { recheckDelay } from './recheck.ts';
 
 const PROTO_PATH = path.join(import.meta.dirname, 'externalscaler.proto');
 export const METRIC_NAME = 'ebb-reconcile-backlog';
@@ -14,8 +15,16 @@ interface ScaledObjectRef {
   scalerMetadata: Record<string, string>;
 }
 
+/** A backlog reading: how much reconcile work is due, and when it grows by itself (`Backlog.growsAt`). */
+export interface BacklogReading {
+  total: number;
+  growsAt?: number;
+}
+
 /** How much reconcile work is due: KEDA scales workers on it (0 → scale to zero). */
-export type BacklogProbe = () => Promise<number>;
+export type BacklogProbe = () => Promise<number | BacklogReading>;
+
+const reading = (r: number | BacklogReading): BacklogReading => (typeof r === 'number' ? { total: r } : r);
 
 /** `jobsPerWorker` from the ScaledObject's trigger metadata: the HPA target per worker replica. */
 export function jobsPerWorker(meta: Record<string, string> | undefined): number {
@@ -39,9 +48,20 @@ export interface ScalerServer {
  * The KEDA external-push scaler served by the always-on watcher. The backlog counts waiting, prioritized,
  * active and soon-due delayed jobs (so retries and timers are not stranded at zero workers) and is 0 while
  * the queue is paused. StreamIsActive re-reads the backlog the moment work is enqueued (pushing `true` unless the
- * queue is paused) and re-checks every second.
+ * queue is paused) and re-checks by itself (`recheckDelay`): every `recheckMs` (1 s) while active; while
+ * inactive when a delayed job enters the due window, else every `idleRecheckMs` (15 s).
  */
-export async function startScaler(opts: { address: string; port: number; backlog: BacklogProbe; log: Logger; recheckMs?: number }): Promise<ScalerServer> {
+export async function startScaler(opts: {
+  address: string;
+  port: number;
+  backlog: BacklogProbe;
+  log: Logger;
+  recheckMs?: number;
+  idleRecheckMs?: number;
+}): Promise<ScalerServer> {
+  const activeMs = opts.recheckMs ?? 1000;
+  const idleMs = opts.idleRecheckMs ?? 15_000;
+  const total = async (): Promise<number> => reading(await opts.backlog()).total;
   const server = new Server();
   const streams = new Set<() => void>();
   const unary =
@@ -53,13 +73,13 @@ export async function startScaler(opts: { address: string; port: number; backlog
       );
     };
   server.addService(loadService(), {
-    IsActive: unary(async () => ({ result: (await opts.backlog()) > 0 })),
+    IsActive: unary(async () => ({ result: (await total()) > 0 })),
     GetMetricSpec: unary((ref: ScaledObjectRef) => {
       const target = jobsPerWorker(ref.scalerMetadata);
       return Promise.resolve({ metricSpecs: [{ metricName: METRIC_NAME, targetSize: target, targetSizeFloat: target }] });
     }),
     GetMetrics: unary(async () => {
-      const value = await opts.backlog();
+      const value = await total();
       return { metricValues: [{ metricName: METRIC_NAME, metricValue: value, metricValueFloat: value }] };
     }),
     StreamIsActive: (call: ServerWritableStream<ScaledObjectRef, { result: boolean }>) => {
@@ -67,6 +87,8 @@ export async function startScaler(opts: { address: string; port: number; backlog
       let last: boolean | undefined;
       let checking = false;
       let again = false;
+      let timer: NodeJS.Timeout | undefined;
+      let ended = false;
       // One backlog read at a time; a notify() during a read re-reads after it, so an enqueue that lands
       // after the read started is never missed. Writes only changes: KEDA acts on "active", and scales to
       // zero from its own polling after the cooldown.
@@ -76,13 +98,19 @@ export async function startScaler(opts: { address: string; port: number; backlog
           return;
         }
         checking = true;
+        clearTimeout(timer);
+        let growsAt: number | undefined;
+        let soon = true;
         opts
           .backlog()
           .then(
-            (n) => {
+            (r) => {
+              const { total: n, growsAt: g } = reading(r);
               const active = n > 0;
               if (active !== last && !call.cancelled) call.write({ result: active });
               last = active;
+              growsAt = g;
+              soon = active;
             },
             (err: unknown) => opts.log.debug({ err: String(err) }, 'scaler backlog check failed'),
           )
@@ -91,19 +119,20 @@ export async function startScaler(opts: { address: string; port: number; backlog
             if (again) {
               again = false;
               check();
+            } else if (!ended) {
+              // A failed read is retried as soon as an active stream's.
+              timer = setTimeout(check, recheckDelay({ active: soon, now: Date.now(), growsAt, activeMs, idleMs }));
             }
           });
       };
-      const timer = setInterval(check, opts.recheckMs ?? 1000);
       // An enqueue re-reads the backlog at once instead of pushing "active" blindly: a paused queue (0)
       // must not wake a worker.
       streams.add(check);
       opts.log.info({ scaledObject: ref }, 'scaler stream opened');
-      let ended = false;
       const end = (): void => {
         if (ended) return;
         ended = true;
-        clearInterval(timer);
+        clearTimeout(timer);
         streams.delete(check);
         opts.log.info({ scaledObject: ref }, 'scaler stream closed');
       };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatKey } from '../queue/names.ts';
-import { KnownKeys } from './sources.ts';
+import { KnownKeys, knownValue } from './sources.ts';
 
 describe('KnownKeys', () => {
   const key = { kind: 'App' as const, namespace: 'a', name: 'web' };
@@ -22,5 +22,17 @@ describe('KnownKeys', () => {
     known.replace('apps', new Map([[formatKey(other), 5]]));
     expect(known.all()).toEqual([formatKey(other)]);
     expect(known.record('apps', other, 5)).toBe(false);
+  });
+
+  it('keeps a settled bit next to the fingerprint; a change of it alone is not a change', () => {
+    const known = new KnownKeys();
+    expect(known.record('apps', key, 0xffffffff, false)).toBe(true);
+    expect(known.unsettled()).toEqual([formatKey(key)]);
+    expect(known.record('apps', key, 0xffffffff, true)).toBe(false);
+    expect(known.unsettled()).toEqual([]);
+    expect(known.record('apps', key, 7, true)).toBe(true);
+    known.replace('imagelists', new Map([[formatKey(other), knownValue(9, false)]]));
+    expect(known.unsettled()).toEqual([formatKey(other)]);
+    expect(known.all().sort()).toEqual([formatKey(key), formatKey(other)].sort());
   });
 });

@@ -7,6 +7,7 @@ import { listWatch, type WatchEvent } from '../kube/watch.ts';
 import { formatKey, type ObjectKey } from '../queue/names.ts';
 import { metaFingerprint } from './fingerprint.ts';
 import { appKey, imageListKey, podOwnerKey, prewarmAppKeys } from './keys.ts';
+import { appSettled } from './settled.ts';
 import type { KubeObject } from '../kube/types.ts';
 
 export type SourceState = 'starting' | 'listing' | 'watching' | 'backoff';
@@ -21,26 +22,39 @@ export interface Sink {
   onRestart(resource: string): void;
 }
 
+/** The bit above a 32-bit fingerprint that marks an object not settled (`appSettled`); 2^33 is still exact. */
+const UNSETTLED = 2 ** 32;
+
+/** One number per known key: the metadata fingerprint, plus UNSETTLED when the object was not settled. */
+export function knownValue(fingerprint: number, settled: boolean): number {
+  return (fingerprint >>> 0) + (settled ? 0 : UNSETTLED);
+}
+
 /**
  * The keys of Apps and ImageLists that exist, per source, each with the fingerprint of its metadata
- * (`metaFingerprint`): the key's `formatKey` form → a number, no objects.
+ * (`metaFingerprint`) and whether it was settled when last seen, packed in one number (`knownValue`): the
+ * key's `formatKey` form → a number, no objects.
  */
 export class KnownKeys {
   private readonly bySource = new Map<string, Map<string, number>>();
 
-  /** What a complete list found; the map is taken over, not copied. */
+  /** What a complete list found (values from `knownValue`); the map is taken over, not copied. */
   replace(source: string, entries: Map<string, number>): void {
     this.bySource.set(source, entries);
   }
 
-  /** Records `key` with `fingerprint`; false when it was known with that same fingerprint already. */
-  record(source: string, key: ObjectKey, fingerprint: number): boolean {
+  /**
+   * Records `key` with `fingerprint` and its settled bit; false when it was known with that same fingerprint
+   * already (a change of the settled bit alone is a status change: recorded, not reported).
+   */
+  record(source: string, key: ObjectKey, fingerprint: number, settled = true): boolean {
     let map = this.bySource.get(source);
     if (!map) this.bySource.set(source, (map = new Map<string, number>()));
     const k = formatKey(key);
-    const changed = map.get(k) !== fingerprint;
-    map.set(k, fingerprint);
-    return changed;
+    const value = knownValue(fingerprint, settled);
+    const before = map.get(k);
+    map.set(k, value);
+    return before === undefined || before % UNSETTLED !== value % UNSETTLED;
   }
 
   delete(source: string, key: ObjectKey): void {
@@ -49,6 +63,13 @@ export class KnownKeys {
 
   all(): string[] {
     return [...this.bySource.values()].flatMap((m) => [...m.keys()]);
+  }
+
+  /** The keys last seen not settled. */
+  unsettled(): string[] {
+    const keys: string[] = [];
+    for (const m of this.bySource.values()) for (const [k, v] of m) if (v >= UNSETTLED) keys.push(k);
+    return keys;
   }
 
   get size(): number {
@@ -74,6 +95,11 @@ export interface SourceSpec {
    * update) is not enqueued. Apps: their status is ebb's own output, and a resync still covers the rest.
    */
   ignoreStatusOnly?: boolean;
+  /**
+   * Tracked sources only: whether an object is settled (nothing left to do), from its full object. A source
+   * with it is listed and watched in full instead of metadata only; one without counts as always settled.
+   */
+  settledOf?: (obj: KubeObject) => boolean;
 }
 
 /** The watch sources for a namespace set (empty = all namespaces). */
@@ -82,7 +108,7 @@ export function sourceSpecs(namespaces: readonly string[]): SourceSpec[] {
   const specs: SourceSpec[] = [];
   for (const ns of scopes) {
     const suffix = ns ? `/${ns}` : '';
-    specs.push({ name: `apps${suffix}`, ref: appRef(ns), keyOf: appKey, tracked: true, ignoreStatusOnly: true });
+    specs.push({ name: `apps${suffix}`, ref: appRef(ns), keyOf: appKey, tracked: true, ignoreStatusOnly: true, settledOf: appSettled });
     specs.push({ name: `pods${suffix}`, ref: core('pods', ns), labelSelector: Label.app, keyOf: podOwnerKey, tracked: false });
   }
   specs.push({ name: 'imagelists', ref: imageListRef(), keyOf: imageListKey, tracked: true, relatedKeys: (o) => prewarmAppKeys(o, namespaces) });
@@ -98,7 +124,7 @@ function pageKeys(objs: KubeObject[], spec: SourceSpec, listed: Map<string, numb
     if (!k) continue;
     const ks = formatKey(k);
     seen.set(ks, k);
-    if (spec.tracked) listed.set(ks, metaFingerprint(o));
+    if (spec.tracked) listed.set(ks, knownValue(metaFingerprint(o), spec.settledOf?.(o) ?? true));
   }
   return [...seen.values()];
 }
@@ -109,14 +135,15 @@ function trackEvent(spec: SourceSpec, known: KnownKeys, ev: WatchEvent<KubeObjec
     known.delete(spec.name, key);
     return true;
   }
-  const changed = known.record(spec.name, key, metaFingerprint(ev.object));
+  const changed = known.record(spec.name, key, metaFingerprint(ev.object), spec.settledOf?.(ev.object) ?? true);
   return changed || ev.type !== 'MODIFIED' || spec.ignoreStatusOnly !== true;
 }
 
 /**
  * Runs one supervised list→watch loop and feeds its keys to the sink. After every (re)list all keys are
- * enqueued, because events may have been missed while the watch was down. Only object metadata is listed
- * and watched, page by page, so memory stays flat however many objects exist.
+ * enqueued, because events may have been missed while the watch was down. Pods and ImageLists are listed
+ * and watched as metadata only, Apps in full (for their settled bit), page by page; only a number per key
+ * is kept, so memory stays flat however many objects exist.
  */
 export async function runSource(
   spec: SourceSpec,
@@ -127,7 +154,15 @@ export async function runSource(
   let listed = new Map<string, number>();
   let objects = 0;
   await listWatch<KubeObject>(
-    { rest: deps.rest, ref: spec.ref, labelSelector: spec.labelSelector, signal: deps.signal, log: deps.log, watchdogMs: deps.watchdogMs, metadataOnly: true },
+    {
+      rest: deps.rest,
+      ref: spec.ref,
+      labelSelector: spec.labelSelector,
+      signal: deps.signal,
+      log: deps.log,
+      watchdogMs: deps.watchdogMs,
+      metadataOnly: spec.settledOf === undefined,
+    },
     {
       onState: (state) => deps.setState(state),
       onListPage: async (items, page) => {

@@ -6,6 +6,7 @@ import { throttledWarn, type Logger } from '../common/log.ts';
 import { kubeClient } from '../kube/client.ts';
 import {
   applyLimitsWithOverrides,
+  connectionOf,
   dueSoonBacklog,
   createReconcileQueue,
   createTimersQueue,
@@ -23,12 +24,16 @@ import {
 } from '../queue/index.ts';
 import type { WatcherConfig } from './config.ts';
 import { watcherMetrics, type WatcherMetrics } from './metrics.ts';
-import type { ScalerServer } from './scaler.ts';
+import type { BacklogReading, ScalerServer } from './scaler.ts';
 import type { Queue } from 'bullmq';
+import { failedJobIdsSince, markerPresent, resyncIsFull, resyncKeys, writeMarker } from './resync.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 import { errorMessage } from '../common/errors.ts';
 
 const ENQUEUE_CHUNK = 64;
+
+/** The Redis-loss marker's key within the reconcile queue's keys (`resync.ts`). */
+const RESYNC_MARKER = 'ebb-resync-marker';
 
 /** Delayed jobs due within this window count as backlog for the KEDA scaler. */
 const SCALER_DUE_WINDOW_MS = 30_000;
@@ -37,7 +42,7 @@ export interface RunningWatcher {
   httpPort: number;
   scalerPort: number | undefined;
   states(): Record<string, SourceState>;
-  /** Enqueues every known object now (what the periodic resync does). */
+  /** Enqueues every known object now (what a full periodic resync does). */
   resync(): Promise<number>;
   stop(): Promise<void>;
 }
@@ -70,18 +75,42 @@ function makeSink(queue: ReconcileQueue, tenants: TenantRates, metrics: WatcherM
   };
 }
 
-async function resyncAll(sink: Sink, queue: ReconcileQueue, metrics: WatcherMetrics): Promise<number> {
-  const keys = sink.known.all().map(parseKey);
-  for (let i = 0; i < keys.length; i += ENQUEUE_CHUNK) {
+async function enqueueResync(keys: readonly string[], queue: ReconcileQueue, metrics: WatcherMetrics): Promise<number> {
+  const parsed = keys.map(parseKey);
+  for (let i = 0; i < parsed.length; i += ENQUEUE_CHUNK) {
     await Promise.all(
-      keys.slice(i, i + ENQUEUE_CHUNK).map(async (k) => {
+      parsed.slice(i, i + ENQUEUE_CHUNK).map(async (k) => {
         const r = await enqueue(queue, k, { background: true });
         metrics.enqueued.inc({ cause: 'resync', outcome: r.outcome });
       }),
     );
   }
   metrics.resyncs.inc();
-  return keys.length;
+  return parsed.length;
+}
+
+/** One periodic resync (`resync.ts`): full, or light (unsettled objects and those whose job failed since `since`). */
+async function periodicResync(
+  sink: Sink,
+  queue: ReconcileQueue,
+  metrics: WatcherMetrics,
+  round: number,
+  since: number,
+): Promise<{ objects: number; full: boolean; known: number }> {
+  const redis = connectionOf(queue);
+  const marker = queue.toKey(RESYNC_MARKER);
+  const full = resyncIsFull(round, redis ? await markerPresent(redis, marker) : false);
+  const all = sink.known.all();
+  const keys = resyncKeys({
+    full,
+    all,
+    unsettled: full ? [] : sink.known.unsettled(),
+    failedJobIds: full || !redis ? [] : await failedJobIdsSince(redis, queue.toKey('failed'), since),
+  });
+  const objects = await enqueueResync(keys, queue, metrics);
+  // Written only after a full resync: one written after a light one could hide a loss during that resync.
+  if (redis && full) await writeMarker(redis, marker);
+  return { objects, full, known: all.length };
 }
 
 async function redisProblem(redis: Redis): Promise<string | undefined> {
@@ -104,7 +133,7 @@ async function boardMounts(cfg: WatcherConfig, queues: readonly unknown[]): Prom
 async function startScalerIfOn(cfg: WatcherConfig, queue: ReconcileQueue, log: Logger): Promise<ScalerServer | undefined> {
   if (cfg.scalerPort === undefined) return undefined;
   const { startScaler } = await import('./scaler.ts');
-  const backlog = async (): Promise<number> => (await dueSoonBacklog(queue, SCALER_DUE_WINDOW_MS)).total;
+  const backlog = (): Promise<BacklogReading> => dueSoonBacklog(queue, SCALER_DUE_WINDOW_MS);
   return startScaler({ address: cfg.httpAddress, port: cfg.scalerPort, backlog, log });
 }
 
@@ -144,6 +173,8 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     timersWorkerOptions(blocking, cfg.queue),
   );
   timersWorker.on('error', throttledWarn(log, 'timers worker error'));
+  // A fired timer enqueued a reconcile: the scaler re-reads the backlog now, not at its next idle re-check.
+  timersWorker.on('completed', () => scaler?.notify());
 
   const loops = specs.map((spec) =>
     runSource(spec, {
@@ -157,13 +188,19 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   );
   const resyncLoop = (async () => {
     if (cfg.queue.resyncPeriodMs <= 0) return;
-    while (!ac.signal.aborted) {
+    // The Redis-loss marker, once Redis answers (a start while Redis is down makes the first resync full).
+    const producerRedis = connectionOf(queue);
+    if (producerRedis) void writeMarker(producerRedis, queue.toKey(RESYNC_MARKER)).catch(() => undefined);
+    let since = Date.now();
+    for (let round = 1; !ac.signal.aborted; round++) {
       await sleep(cfg.queue.resyncPeriodMs, ac.signal).catch(() => undefined);
       if (ac.signal.aborted) break;
+      const startedAt = Date.now();
       try {
         await applyLimitsWithOverrides(queue, producer, cfg.queue);
-        const n = await resyncAll(sink, queue, metrics);
-        log.info({ objects: n }, 'resync enqueued');
+        const r = await periodicResync(sink, queue, metrics, round, since);
+        since = startedAt;
+        log.info({ objects: r.objects, full: r.full, known: r.known }, 'resync enqueued');
       } catch (err) {
         log.warn({ err: errorMessage(err) }, 'resync failed; next period retries');
       }
@@ -203,7 +240,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     httpPort: ops.port,
     scalerPort: scaler?.port,
     states: () => ({ ...states }),
-    resync: () => resyncAll(sink, queue, metrics),
+    resync: () => enqueueResync(sink.known.all(), queue, metrics),
     stop: async () => {
       ac.abort();
       await Promise.all([...loops, resyncLoop]);

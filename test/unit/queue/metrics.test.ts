@@ -75,6 +75,13 @@ describe('queue metrics', () => {
     expect((await dueSoonBacklog(timers, 5_000, now)).total).toBe(0);
     expect((await dueSoonBacklog(timers, 15_000, now)).total).toBe(1);
     expect((await dueSoonBacklog(timers, 120_000, now)).total).toBe(2);
+    // The backlog grows by itself when the next delayed job beyond the window enters it.
+    expect((await dueSoonBacklog(timers, 5_000, now)).growsAt).toBe(now + 10_000 - 5_000);
+    expect((await dueSoonBacklog(timers, 15_000, now)).growsAt).toBe(now + 60_000 - 15_000);
+    expect((await dueSoonBacklog(timers, 120_000, now)).growsAt).toBeUndefined();
+    await timers.pause();
+    expect(await dueSoonBacklog(timers, 5_000, now)).toMatchObject({ paused: true, total: 0, growsAt: undefined });
+    await timers.resume();
 
     await reconcile.pause();
     expect(await dueSoonBacklog(reconcile, 30_000, now)).toMatchObject({ paused: true, total: 0 });

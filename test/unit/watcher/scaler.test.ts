@@ -80,6 +80,34 @@ describe('KEDA external scaler', () => {
       await scaler.close();
     }
   });
+  it('re-checks by itself when a delayed job enters the due window, not on every tick', async () => {
+    let reads = 0;
+    let growsAt = Date.now() + 400;
+    // Inactive until growsAt, active from then on; the idle tick is far away.
+    const backlog = (): Promise<{ total: number; growsAt?: number }> => {
+      reads++;
+      return Promise.resolve(Date.now() >= growsAt ? { total: 1 } : { total: 0, growsAt });
+    };
+    const scaler = await startScaler({ address: '127.0.0.1', port: 0, backlog, log, recheckMs: 50, idleRecheckMs: 600_000 });
+    const c = client(scaler.port);
+    const seen: boolean[] = [];
+    const stream = c.StreamIsActive(ref);
+    try {
+      const active = new Promise<number>((resolve) => stream.on('data', (m: { result: boolean }) => (seen.push(m.result), m.result && resolve(Date.now()))));
+      stream.on('error', () => undefined);
+      const at = await active;
+      expect(seen).toEqual([false, true]);
+      expect(at).toBeGreaterThanOrEqual(growsAt);
+      expect(at - growsAt, 'pushed when the job entered the window').toBeLessThan(300);
+      expect(reads, 'one read at open, one when the job entered the window').toBeLessThanOrEqual(3);
+      growsAt = Infinity;
+    } finally {
+      stream.cancel();
+      c.close();
+      await scaler.close();
+    }
+  });
+
   it('pushes nothing on an enqueue while the queue is paused (the backlog is 0), and active once it is not', async () => {
     const queue = redis.reconcileQueue(redis.config());
     const scaler = await startScaler({
