@@ -5,6 +5,7 @@
  *   node bench/soak.ts [--apps 200] [--minutes 60] [--seed 1] [--nodes 8] [--namespaces 4]
  *                      [--edits-per-minute 30] [--kill-every 300] [--redis-every 420] [--settle 720]
  *                      [--json out.json] [--keep]
+ *   node bench/soak.ts --report out.json      (prints the report of a saved run again)
  *
  * Quick check of the program itself: `node bench/soak.ts --apps 20 --minutes 3` (the kill and Redis
  * intervals shrink with a short run). One sandbox (control plane, simulated kubelets with the default fast
@@ -16,7 +17,7 @@
  * and errors of the processes' JSON logs by kind, and the Apps not yet converged. Exit status 1 when an App
  * did not converge within `--settle` seconds, a process crashed, or memory was not flat.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -31,9 +32,9 @@ import { startSoakRedis } from './lib/soak-redis.ts';
 import { ErrorTally } from './lib/soak-procs.ts';
 import { Fleet } from './lib/soak-fleet.ts';
 import { planApps, rng } from './lib/soak-apps.ts';
-import { createAll, editPhase, ensureNamespaces, settle, type Timeline } from './lib/soak-phases.ts';
+import { createAll, editPhase, editStats, ensureNamespaces, settle, type Timeline } from './lib/soak-phases.ts';
 import { sampleLine, sampleMemory, sampleQueue, sampleRedis, type Sample } from './lib/soak-report.ts';
-import { finalReport } from './lib/soak-final.ts';
+import { finalReport, type SoakResult } from './lib/soak-final.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -50,6 +51,7 @@ const { values: opt } = parseArgs({
     'remove-on-fail': { type: 'string', default: '200' },
     json: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    report: { type: 'string' },
   },
 });
 const MINUTES = Number(opt.minutes);
@@ -163,13 +165,16 @@ async function main(): Promise<number> {
       created,
       boot,
       samples,
-      timeline,
-      fleet,
-      tally,
-      settled,
+      timeline: timeline.events,
+      kills: fleet.kills,
+      crashes: fleet.crashes,
+      edits: editStats,
+      errors: Object.fromEntries(tally.counts),
+      errorExamples: Object.fromEntries(tally.firstSeen),
+      settle: { ms: settled.ms, resumed: settled.resumed, remaining: Object.fromEntries(settled.remaining) },
     });
     process.stdout.write(result.text);
-    if (opt.json) await writeFile(opt.json, JSON.stringify({ ...result.json, samples }, null, 1));
+    if (opt.json) await writeFile(opt.json, JSON.stringify(result.json, null, 1));
     code = result.ok ? 0 : 1;
   } finally {
     await fleet.stop().catch(() => undefined);
@@ -184,4 +189,10 @@ async function main(): Promise<number> {
   return code;
 }
 
-process.exitCode = await main();
+if (opt.report) {
+  const result = finalReport(JSON.parse(await readFile(opt.report, 'utf8')) as SoakResult);
+  process.stdout.write(result.text);
+  process.exitCode = result.ok ? 0 : 1;
+} else {
+  process.exitCode = await main();
+}

@@ -1,10 +1,10 @@
 /** The soak's final report: text for stdout (and BENCHMARKS.md) and the same figures as JSON. */
-import type { Fleet } from './soak-fleet.ts';
-import type { ErrorTally } from './soak-procs.ts';
-import { editStats, type Timeline } from './soak-phases.ts';
+import type { Crash } from './soak-fleet.ts';
+import type { EditStats } from './soak-phases.ts';
 import { errorTable, flatness, mb, type Flatness, type Sample } from './soak-report.ts';
 
-export interface FinalInput {
+/** Everything the final report is computed from; saved as JSON (`--json`), re-printed with `--report`. */
+export interface SoakResult {
   meta: {
     command: string;
     started: string;
@@ -17,38 +17,45 @@ export interface FinalInput {
     removeOnFail: number;
   };
   created: { ms: number };
-  boot: Sample;
+  boot?: Sample | undefined;
   samples: Sample[];
-  timeline: Timeline;
-  fleet: Fleet;
-  tally: ErrorTally;
-  settled: { ms: number; remaining: Map<string, string[]>; resumed: number };
+  timeline: { at: number; what: string }[];
+  kills: number;
+  crashes: Crash[];
+  edits: EditStats;
+  /** Warning and error log lines by kind (`ErrorTally`). */
+  errors: Record<string, number>;
+  errorExamples?: Record<string, string> | undefined;
+  settle: { ms: number; resumed: number; remaining: Record<string, string[]> };
 }
 
 const loads = (l: number[]): string => l.map((n) => n.toFixed(2)).join(' ');
 const mem = (m: { rssBytes: number; heapUsedBytes: number } | undefined): string => (m ? `${mb(m.rssBytes)} / ${mb(m.heapUsedBytes)}` : '-');
 
-function flatRow(f: Flatness, boot: Sample): string {
+function flatRow(f: Flatness, boot: Sample | undefined): string {
   const slope = (n: number): string => (Number.isNaN(n) ? '-' : `${n >= 0 ? '+' : ''}${n.toFixed(1)}`);
-  return `  ${f.name.padEnd(10)} ${mem(boot.memory[f.name]).padStart(15)} ${mem(f.start).padStart(15)} ${mem(f.end).padStart(15)} ${slope(f.rssSlope).padStart(8)} ${slope(f.heapSlope).padStart(8)}   ${f.flat ? 'flat' : 'GREW'}\n`;
+  const cells = [mem(boot?.memory[f.name]), mem(f.start), mem(f.early), mem(f.late), mem(f.end)].map((c) => c.padStart(15)).join(' ');
+  return `  ${f.name.padEnd(10)} ${cells} ${slope(f.rssSlope).padStart(8)} ${slope(f.heapSlope).padStart(8)}   ${f.flat ? 'flat' : 'GREW'}\n`;
 }
 
-function memorySection(input: FinalInput, flats: Flatness[]): string {
-  const { samples, fleet } = input;
+function memorySection(input: SoakResult, flats: Flatness[]): string {
+  const { samples } = input;
   // The killed-and-replaced worker: each incarnation's last sample (its memory shortly before its SIGKILL).
-  const victimLast = fleet.all
-    .filter((c) => c.name.startsWith('worker-b'))
-    .map((c) => [...samples].reverse().find((s) => s.memory[c.name])?.memory[c.name])
+  const victims = [...new Set(samples.flatMap((s) => Object.keys(s.memory)).filter((n) => n.startsWith('worker-b')))];
+  const victimLast = victims
+    .map((name) => [...samples].reverse().find((s) => s.memory[name])?.memory[name])
     .filter((m): m is NonNullable<typeof m> => m !== undefined);
-  let t = '\nmemory, RSS / V8 heap used (MB): at boot, after the Apps converged (start), at the end; slope over the run (MB/h)\n';
-  t += `  ${'process'.padEnd(10)} ${'boot'.padStart(15)} ${'start'.padStart(15)} ${'end'.padStart(15)} ${'RSS/h'.padStart(8)} ${'heap/h'.padStart(8)}\n`;
+  let t = '\nmemory, RSS / V8 heap used (MB): at boot; after the Apps converged (start); early and late quarter of the run';
+  t += ' (RSS median / heap floor); at the end; slope over the second half (MB/h)\n';
+  const heads = ['boot', 'start', 'early', 'late', 'end'].map((h) => h.padStart(15)).join(' ');
+  t += `  ${'process'.padEnd(10)} ${heads} ${'RSS/h'.padStart(8)} ${'heap/h'.padStart(8)}\n`;
   for (const f of flats) t += flatRow(f, input.boot);
   if (victimLast.length > 0) {
     const rss = victimLast.map((m) => m.rssBytes).sort((a, b) => a - b);
     const heap = victimLast.map((m) => m.heapUsedBytes).sort((a, b) => a - b);
     t += `  killed worker, ${victimLast.length} incarnations, each one's last sample: RSS ${mb(rss[0])}–${mb(rss.at(-1))}, heap ${mb(heap[0])}–${mb(heap.at(-1))}\n`;
   }
-  return `${t}  (flat: end within 25 % of start, with at least 24 MB RSS / 8 MB heap of slack)\n`;
+  return `${t}  (flat: late within 25 % of early, with at least 24 MB RSS / 8 MB heap of slack)\n`;
 }
 
 function redisSection(samples: Sample[], apps: number): string {
@@ -63,7 +70,7 @@ function redisSection(samples: Sample[], apps: number): string {
   );
 }
 
-function queueSection(input: FinalInput): { text: string; ok: boolean } {
+function queueSection(input: SoakResult): { text: string; ok: boolean } {
   const { meta, samples } = input;
   const series = samples.map((s) => s.queue).filter((q): q is NonNullable<typeof q> => q !== undefined);
   const maxCompleted = Math.max(0, ...series.map((q) => q.completed));
@@ -78,47 +85,35 @@ function queueSection(input: FinalInput): { text: string; ok: boolean } {
   return { text, ok };
 }
 
-function convergenceSection(settled: FinalInput['settled']): string {
+function convergenceSection(settled: SoakResult['settle']): string {
+  const remaining = Object.entries(settled.remaining);
   let t = `\nconvergence: ${settled.resumed} paused Apps resumed at the end of the edit phase; `;
-  if (settled.remaining.size === 0) return `${t}every App converged ${(settled.ms / 1000).toFixed(1)} s after the last edit\n`;
-  t += `${settled.remaining.size} Apps NOT converged after ${(settled.ms / 1000).toFixed(0)} s:\n`;
-  for (const [k, why] of settled.remaining) t += `  ${k}: ${why.join('; ')}\n`;
+  if (remaining.length === 0) return `${t}every App converged ${(settled.ms / 1000).toFixed(1)} s after the last edit\n`;
+  t += `${remaining.length} Apps NOT converged after ${(settled.ms / 1000).toFixed(0)} s:\n`;
+  for (const [k, why] of remaining) t += `  ${k}: ${why.join('; ')}\n`;
   return t;
 }
 
-export function finalReport(input: FinalInput): { text: string; json: Record<string, unknown>; ok: boolean } {
-  const { meta, samples, fleet, tally, settled } = input;
+export function finalReport(input: SoakResult): { text: string; json: Record<string, unknown>; ok: boolean } {
+  const { meta, samples, settle } = input;
   const flats = ['watcher', 'worker-a'].map((n) => flatness(n, samples)).filter((f): f is Flatness => f !== undefined);
   const queue = queueSection(input);
-  const restarts = input.timeline.events.filter((e) => e.what.startsWith('Redis restarted')).length;
-  const ok = settled.remaining.size === 0 && fleet.crashes.length === 0 && flats.every((f) => f.flat) && queue.ok;
+  const restarts = input.timeline.filter((e) => e.what.startsWith('Redis restarted')).length;
+  const notConverged = Object.keys(settle.remaining).length;
+  const ok = notConverged === 0 && input.crashes.length === 0 && flats.every((f) => f.flat) && queue.ok;
+  const lines = Object.values(input.errors).reduce((a, b) => a + b, 0);
 
   let t = '\n== Soak results ==\n';
   t += `command: ${meta.command}\nstarted ${meta.started}, finished ${meta.finished}; load average (1/5/15 min) at start ${loads(meta.load.start)}, at end ${loads(meta.load.end)}\n`;
   t += `${meta.apps} Apps, ${meta.minutes} min of edits, seed ${meta.seed}; all created and converged in ${(input.created.ms / 1000).toFixed(1)} s\n`;
-  t += `edits: ${JSON.stringify(editStats.byKind)} (${editStats.failedPatches} patches failed)\n`;
-  t += `chaos: ${fleet.kills} worker SIGKILLs, ${restarts} Redis restarts; unexpected process exits: ${fleet.crashes.length}\n`;
-  for (const c of fleet.crashes) t += `  CRASH ${c.name} at ${new Date(c.at).toISOString()} code ${c.code ?? '-'} signal ${c.signal ?? '-'}\n`;
+  t += `edits: ${JSON.stringify(input.edits.byKind)} (${input.edits.failedPatches} patches failed)\n`;
+  t += `chaos: ${input.kills} worker SIGKILLs, ${restarts} Redis restarts; unexpected process exits: ${input.crashes.length}\n`;
+  for (const c of input.crashes) t += `  CRASH ${c.name} at ${new Date(c.at).toISOString()} code ${c.code ?? '-'} signal ${c.signal ?? '-'}\n`;
   t += memorySection(input, flats);
   t += redisSection(samples, meta.apps);
   t += queue.text;
-  t += `\nwarnings and errors in the processes' logs, by kind (${tally.total()} lines):\n${errorTable(tally)}`;
-  t += convergenceSection(settled);
+  t += `\nwarnings and errors in the processes' logs, by kind (${lines} lines):\n${errorTable(input.errors)}`;
+  t += convergenceSection(settle);
   t += `\nverdict: ${ok ? 'PASS' : 'FAIL'}\n`;
-
-  const json = {
-    meta,
-    created: input.created,
-    edits: editStats,
-    kills: fleet.kills,
-    redisRestarts: restarts,
-    crashes: fleet.crashes,
-    timeline: input.timeline.events,
-    flatness: flats,
-    errors: Object.fromEntries(tally.counts),
-    errorExamples: Object.fromEntries(tally.firstSeen),
-    settle: { ms: settled.ms, resumed: settled.resumed, remaining: Object.fromEntries(settled.remaining) },
-    ok,
-  };
-  return { text: t, json, ok };
+  return { text: t, json: { ...input, redisRestarts: restarts, flatness: flats, ok }, ok };
 }

@@ -1,7 +1,7 @@
 /** Samples the soak takes (process memory, Redis, queue counts) and the text it prints from them. */
 import type { Redis } from 'ioredis';
 import type { Queue } from 'bullmq';
-import type { EbbChild, ErrorTally, Memory } from './soak-procs.ts';
+import type { EbbChild, Memory } from './soak-procs.ts';
 
 export interface QueueCounts {
   completed: number;
@@ -78,8 +78,8 @@ export function sampleLine(s: Sample): string {
   return `t+${s.minute.toFixed(1)} min load ${s.load.toFixed(2)}; RSS/heap MB: ${mem}; ${redis}; ${queue}; warn+error lines ${s.errors}${conv}`;
 }
 
-export function errorTable(tally: ErrorTally): string {
-  const rows = [...tally.counts.entries()].sort((a, b) => b[1] - a[1]);
+export function errorTable(counts: Record<string, number>): string {
+  const rows = Object.entries(counts).sort((a, b) => b[1] - a[1]);
   if (rows.length === 0) return '  (none)\n';
   return rows.map(([k, n]) => `  ${String(n).padStart(6)}  ${k}\n`).join('');
 }
@@ -103,29 +103,48 @@ export interface Flatness {
   name: string;
   start: Memory;
   end: Memory;
-  /** Heap used, MB per hour, over the samples of the edit phase. */
+  /** Lowest heap used and median RSS over the first and over the last quarter of the samples (at least 3 each). */
+  early: Memory;
+  late: Memory;
+  /** MB per hour over the second half of the samples. */
   heapSlope: number;
   rssSlope: number;
   flat: boolean;
 }
 
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? Number.NaN;
+};
+
+/** Heap floor (V8's heap in use goes up and down with each collection; its low points follow the live set) and RSS median. */
+function level(ms: Memory[]): Memory {
+  return { heapUsedBytes: Math.min(...ms.map((m) => m.heapUsedBytes)), rssBytes: median(ms.map((m) => m.rssBytes)) };
+}
+
 /**
- * Flat: heap at the end within 25 % (and at least 8 MB) of the start, and RSS within 25 % (at least 24 MB):
- * a leak of the objects one reconcile or one watch event touches would show far beyond either over an hour.
+ * Flat: the late heap floor within 25 % (at least 8 MB) of the early one, and the late RSS median within 25 %
+ * (at least 24 MB) of the early one. A leak of what one reconcile or one watch event touches would go far
+ * beyond either over an hour of steady edits.
  */
 export function flatness(name: string, samples: Sample[]): Flatness | undefined {
   const mine = samples.filter((s) => s.memory[name] !== undefined);
-  const first = mine[0]?.memory[name];
-  const last = mine.at(-1)?.memory[name];
-  if (!first || !last) return undefined;
+  const ms = mine.map((s) => s.memory[name]!);
+  if (ms.length < 2) return undefined;
+  const w = Math.min(ms.length, Math.max(3, Math.floor(ms.length / 4)));
+  const early = level(ms.slice(0, w));
+  const late = level(ms.slice(-w));
   const within = (a: number, b: number, floor: number): boolean => b - a <= Math.max(floor, a * 0.25);
-  const hours = (s: Sample): number => (s.at - mine[0]!.at) / 3_600_000;
+  const half = mine.slice(Math.floor(mine.length / 2));
+  const hours = (s: Sample): number => (s.at - half[0]!.at) / 3_600_000;
   return {
     name,
-    start: first,
-    end: last,
-    heapSlope: slope(mine.map((s) => [hours(s), s.memory[name]!.heapUsedBytes / MB])),
-    rssSlope: slope(mine.map((s) => [hours(s), s.memory[name]!.rssBytes / MB])),
-    flat: within(first.heapUsedBytes, last.heapUsedBytes, 8 * MB) && within(first.rssBytes, last.rssBytes, 24 * MB),
+    start: ms[0]!,
+    end: ms.at(-1)!,
+    early,
+    late,
+    heapSlope: slope(half.map((s) => [hours(s), s.memory[name]!.heapUsedBytes / MB])),
+    rssSlope: slope(half.map((s) => [hours(s), s.memory[name]!.rssBytes / MB])),
+    flat: within(early.heapUsedBytes, late.heapUsedBytes, 8 * MB) && within(early.rssBytes, late.rssBytes, 24 * MB),
   };
 }
