@@ -4,6 +4,7 @@
  * lose the last second of AOF) and started again on the same port, reloading its append-only file.
  */
 import { mkdir } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { answersAs } from '../../harness/sandbox/redis.ts';
 import { startChild, type Child } from '../../harness/sandbox/process.ts';
@@ -14,7 +15,10 @@ export interface SoakRedis {
   readonly url: string;
   readonly port: number;
   pid(): number;
-  /** Stops the server (SIGTERM, or SIGKILL when `hard`) and starts it again on the same port and data dir. */
+  /**
+   * Stops the server (SIGTERM, or SIGKILL when `hard`) and starts it again on the same port and data dir;
+   * `downMs` runs from the signal until the new server has loaded its AOF and serves commands.
+   */
   restart(hard: boolean, signal?: AbortSignal): Promise<{ downMs: number }>;
   stop(): Promise<void>;
 }
@@ -27,13 +31,35 @@ function spawn(dir: string, port: number, gen: number): Child {
   return startChild(`redis-${gen}`, 'redis-server', args, join(dir, 'redis.log'));
 }
 
+/** `INFO persistence` over a raw socket: true once the server has finished loading its AOF (`loading:0`). */
+function loaded(port: number, timeoutMs = 1_000): Promise<boolean> {
+  return new Promise((resolveCheck) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let reply = '';
+    const done = (ok: boolean): void => {
+      socket.destroy();
+      resolveCheck(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('error', () => done(false));
+    socket.once('connect', () => socket.write('*2\r\n$4\r\nINFO\r\n$11\r\npersistence\r\n'));
+    socket.on('data', (chunk: Buffer) => {
+      reply += chunk.toString('utf8');
+      if (reply.startsWith('-')) return done(false);
+      const match = /loading:(\d)\r\n/.exec(reply);
+      if (match) done(match[1] === '0');
+    });
+  });
+}
+
+/** Waits until the new server is ours (PID) and serves commands: INFO answers while the AOF loads, so both. */
 async function ready(child: Child, port: number, signal?: AbortSignal): Promise<void> {
   const deadline = Date.now() + 60_000;
   let exited: string | undefined;
   void child.exited.then((how) => (exited = how));
   for (;;) {
     if (exited !== undefined) throw new Error(`redis-server on port ${port} exited (${exited}); see ${child.logFile}`);
-    if (await answersAs(port, child.pid)) return;
+    if ((await answersAs(port, child.pid)) && (await loaded(port))) return;
     if (Date.now() > deadline) throw new Error(`redis-server on port ${port} did not answer in time`);
     await sleep(50, signal);
   }
