@@ -31,7 +31,7 @@ import { startSandbox } from '../harness/sandbox/sandbox.ts';
 import { startSoakRedis } from './lib/soak-redis.ts';
 import { ErrorTally } from './lib/soak-procs.ts';
 import { Fleet } from './lib/soak-fleet.ts';
-import { planApps, rng } from './lib/soak-apps.ts';
+import { planApps, podsPerNode, rng } from './lib/soak-apps.ts';
 import { createAll, editPhase, editStats, ensureNamespaces, settle, type Timeline } from './lib/soak-phases.ts';
 import { sampleLine, sampleMemory, sampleQueue, sampleRedis, type Sample } from './lib/soak-report.ts';
 import { finalReport, type SoakResult } from './lib/soak-final.ts';
@@ -145,6 +145,7 @@ async function main(): Promise<number> {
       },
     );
     const settled = await settle(rest, apps, Number(opt.settle) * 1000, say, signal);
+    const pods = await podsPerNode(rest, namespaces);
     await fleet.reapCrashes(signal);
     // A quiet minute after the last change, so the end sample is not caught mid-burst.
     await sleep(Math.min(60_000, SAMPLE_MS), signal);
@@ -163,6 +164,7 @@ async function main(): Promise<number> {
         removeOnFail: Number(opt['remove-on-fail']),
       },
       created,
+      pods,
       boot,
       samples,
       timeline: timeline.events,

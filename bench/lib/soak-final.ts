@@ -17,6 +17,8 @@ export interface SoakResult {
     removeOnFail: number;
   };
   created: { ms: number };
+  /** Pods per node once every App converged (the spread over the simulated nodes). */
+  pods?: Record<string, number> | undefined;
   boot?: Sample | undefined;
   samples: Sample[];
   timeline: { at: number; what: string }[];
@@ -106,6 +108,11 @@ export function finalReport(input: SoakResult): { text: string; json: Record<str
   let t = '\n== Soak results ==\n';
   t += `command: ${meta.command}\nstarted ${meta.started}, finished ${meta.finished}; load average (1/5/15 min) at start ${loads(meta.load.start)}, at end ${loads(meta.load.end)}\n`;
   t += `${meta.apps} Apps, ${meta.minutes} min of edits, seed ${meta.seed}; all created and converged in ${(input.created.ms / 1000).toFixed(1)} s\n`;
+  if (input.pods)
+    t += `pods per node at the end: ${Object.entries(input.pods)
+      .sort()
+      .map(([n, c]) => `${n} ${c}`)
+      .join(', ')}\n`;
   t += `edits: ${JSON.stringify(input.edits.byKind)} (${input.edits.failedPatches} patches failed)\n`;
   t += `chaos: ${input.kills} worker SIGKILLs, ${restarts} Redis restarts; unexpected process exits: ${input.crashes.length}\n`;
   for (const c of input.crashes) t += `  CRASH ${c.name} at ${new Date(c.at).toISOString()} code ${c.code ?? '-'} signal ${c.signal ?? '-'}\n`;
