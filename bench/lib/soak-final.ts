@@ -1,7 +1,7 @@
 /** The soak's final report: text for stdout (and BENCHMARKS.md) and the same figures as JSON. */
 import type { Crash } from './soak-fleet.ts';
 import type { EditStats } from './soak-phases.ts';
-import { errorTable, flatness, mb, type Flatness, type Sample } from './soak-report.ts';
+import { errorTable, flatness, mb, MIN_JUDGED_MINUTES, type Flatness, type Sample } from './soak-report.ts';
 
 /** Everything the final report is computed from; saved as JSON (`--json`), re-printed with `--report`. */
 export interface SoakResult {
@@ -37,7 +37,7 @@ const mem = (m: { rssBytes: number; heapUsedBytes: number } | undefined): string
 function flatRow(f: Flatness, boot: Sample | undefined): string {
   const slope = (n: number): string => (Number.isNaN(n) ? '-' : `${n >= 0 ? '+' : ''}${n.toFixed(1)}`);
   const cells = [mem(boot?.memory[f.name]), mem(f.start), mem(f.early), mem(f.late), mem(f.end)].map((c) => c.padStart(15)).join(' ');
-  return `  ${f.name.padEnd(10)} ${cells} ${slope(f.rssSlope).padStart(8)} ${slope(f.heapSlope).padStart(8)}   ${f.flat ? 'flat' : 'GREW'}\n`;
+  return `  ${f.name.padEnd(10)} ${cells} ${slope(f.rssSlope).padStart(8)} ${slope(f.heapSlope).padStart(8)}   ${f.flat === undefined ? 'run too short to judge' : f.flat ? 'flat' : 'GREW'}\n`;
 }
 
 function memorySection(input: SoakResult, flats: Flatness[]): string {
@@ -57,7 +57,7 @@ function memorySection(input: SoakResult, flats: Flatness[]): string {
     const heap = victimLast.map((m) => m.heapUsedBytes).sort((a, b) => a - b);
     t += `  killed worker, ${victimLast.length} incarnations, each one's last sample: RSS ${mb(rss[0])}–${mb(rss.at(-1))}, heap ${mb(heap[0])}–${mb(heap.at(-1))}\n`;
   }
-  return `${t}  (flat: late within 25 % of early, with at least 24 MB RSS / 8 MB heap of slack)\n`;
+  return `${t}  (flat: late within 25 % of early, with at least 24 MB RSS / 8 MB heap of slack; judged on runs of ${MIN_JUDGED_MINUTES} min or more)\n`;
 }
 
 function redisSection(samples: Sample[], apps: number): string {
@@ -102,7 +102,7 @@ export function finalReport(input: SoakResult): { text: string; json: Record<str
   const queue = queueSection(input);
   const restarts = input.timeline.filter((e) => e.what.startsWith('Redis restarted')).length;
   const notConverged = Object.keys(settle.remaining).length;
-  const ok = notConverged === 0 && input.crashes.length === 0 && flats.every((f) => f.flat) && queue.ok;
+  const ok = notConverged === 0 && input.crashes.length === 0 && flats.every((f) => f.flat !== false) && queue.ok;
   const lines = Object.values(input.errors).reduce((a, b) => a + b, 0);
 
   let t = '\n== Soak results ==\n';

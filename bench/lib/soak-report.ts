@@ -109,8 +109,12 @@ export interface Flatness {
   /** MB per hour over the second half of the samples. */
   heapSlope: number;
   rssSlope: number;
-  flat: boolean;
+  /** Undefined when the run is shorter than `MIN_JUDGED_MINUTES`: warm-up would dominate both quarters. */
+  flat: boolean | undefined;
 }
+
+/** Memory is judged flat or not only over a run at least this long. */
+export const MIN_JUDGED_MINUTES = 20;
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -145,6 +149,9 @@ export function flatness(name: string, samples: Sample[]): Flatness | undefined 
     late,
     heapSlope: slope(half.map((s) => [hours(s), s.memory[name]!.heapUsedBytes / MB])),
     rssSlope: slope(half.map((s) => [hours(s), s.memory[name]!.rssBytes / MB])),
-    flat: within(early.heapUsedBytes, late.heapUsedBytes, 8 * MB) && within(early.rssBytes, late.rssBytes, 24 * MB),
+    flat:
+      mine.at(-1)!.at - mine[0]!.at < MIN_JUDGED_MINUTES * 60_000
+        ? undefined
+        : within(early.heapUsedBytes, late.heapUsedBytes, 8 * MB) && within(early.rssBytes, late.rssBytes, 24 * MB),
   };
 }
