@@ -4,7 +4,7 @@
  *
  *   node bench/soak.ts [--apps 200] [--minutes 60] [--seed 1] [--nodes 8] [--namespaces 4]
  *                      [--edits-per-minute 30] [--kill-every 300] [--redis-every 420] [--settle 720]
- *                      [--json out.json] [--keep]
+ *                      [--remove-on-complete 500] [--remove-on-fail 200] [--json out.json] [--keep]
  *   node bench/soak.ts --report out.json      (prints the report of a saved run again)
  *
  * Quick check of the program itself: `node bench/soak.ts --apps 20 --minutes 3` (the kill and Redis
@@ -15,7 +15,8 @@
  * the caps are visible). Reported every sample interval and at the end: RSS (/proc) and V8 heap used
  * (/metrics) of each process, Redis used_memory and key count, the reconcile queue's job counts, warnings
  * and errors of the processes' JSON logs by kind, and the Apps not yet converged. Exit status 1 when an App
- * did not converge within `--settle` seconds, a process crashed, or memory was not flat.
+ * did not converge within `--settle` seconds, a process crashed, memory grew (judged on runs of 20 minutes
+ * or more) or more jobs were kept than the retention settings allow.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
