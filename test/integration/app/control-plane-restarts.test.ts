@@ -1,0 +1,109 @@
+/**
+ * The control plane restarted at random (seeded) points of a rollout: kube-apiserver, etcd (data kept) or
+ * both, each kept down longer than the worker's retry budget, during an in-place (`InPlaceIfPossible`, image
+ * change) and a recreate (`ReCreate`) rollout; then Redis stopped for longer than the retry budget and
+ * started again empty. Every rollout completes, no pod is left with the in-place gate False, in-place
+ * rollouts recreate no pod, and the watcher and worker (in-process) ride it all out without a restart.
+ * The file starts its own sandbox and Redis. EBB_RESTART_TRIALS sets the number of trials (spread over the
+ * six combinations in turn; the acceptance run uses 60, ten per combination), EBB_RESTART_SEED the seed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PatchType } from '../../../src/kube/rest.ts';
+import { appRef } from '../../../src/api/group.ts';
+import { sleep } from '../../../src/common/wait.ts';
+import { between, seededRandom, type RestartTarget } from '../../../harness/sandbox/faults.ts';
+import { startRedis } from '../../../harness/sandbox/redis.ts';
+import { template } from './harness.ts';
+import { createRolloutApp, rolledOut, startRig, view, type Rig, type UpdatePolicy } from './restart-trials.ts';
+
+const TRIALS = Number(process.env['EBB_RESTART_TRIALS'] ?? '12');
+const SEED = Number(process.env['EBB_RESTART_SEED'] ?? '1125');
+const TARGETS: RestartTarget[][] = [['kube-apiserver'], ['etcd'], ['etcd', 'kube-apiserver']];
+const POLICIES: UpdatePolicy[] = ['InPlaceIfPossible', 'ReCreate'];
+/** Attempts × backoff: 3 attempts, 100–400 ms apart, give up within about a second; every outage is longer. */
+const RETRY_ENV = { EBB_QUEUE_ATTEMPTS: '3', EBB_QUEUE_BACKOFF_BASE: '100ms', EBB_QUEUE_BACKOFF_MAX: '400ms' };
+const RETRY_BUDGET_MS = 1_000;
+
+interface Outcome {
+  trial: number;
+  target: string;
+  policy: UpdatePolicy;
+  atMs: number;
+  downMs: number;
+  outageMs: number;
+  recoverMs: number;
+}
+
+const appName = (policy: UpdatePolicy): string => (policy === 'ReCreate' ? 'recreate' : 'inplace');
+
+describe('control plane and Redis restarts during rollouts', () => {
+  let rig: Rig;
+  const outcomes: Outcome[] = [];
+  const random = seededRandom(SEED);
+
+  beforeAll(async () => {
+    rig = await startRig({ ...RETRY_ENV, EBB_LOG_LEVEL: 'debug' });
+    for (const p of POLICIES) await createRolloutApp(rig.rest, rig.ns, appName(p), p);
+    for (const p of POLICIES) await rolledOut(rig.rest, rig.ns, appName(p), 'v0', 90_000);
+  });
+
+  afterAll(async () => {
+    const byCombo = new Map<string, Outcome[]>();
+    for (const o of outcomes) byCombo.set(`${o.target} ${o.policy}`, [...(byCombo.get(`${o.target} ${o.policy}`) ?? []), o]);
+    const lines = [...byCombo].map(([combo, os]) => {
+      const rec = os.map((o) => o.recoverMs).sort((a, b) => a - b);
+      return `  ${combo}: ${os.length} trials, all completed; recover ms median ${rec[Math.floor(rec.length / 2)]} max ${rec[rec.length - 1]}`;
+    });
+    const gaveUp = rig?.logs.count('reconcile gave up') ?? 0;
+    const failed = rig?.logs.count('reconcile failed') ?? 0;
+    process.stdout.write(`control-plane restarts (seed ${SEED}): ${outcomes.length} trials\n${lines.join('\n')}\n  reconcile failed ${failed}, gave up ${gaveUp}\n`);
+    await rig?.stop();
+  });
+
+  it.each(Array.from({ length: TRIALS }, (_, i) => [i + 1, TARGETS[i % 3] ?? [], POLICIES[Math.floor(i / 3) % 2] ?? 'ReCreate'] as const))(
+    'trial %d: %j restarted during a %s rollout: it completes, nothing left mid-update',
+    async (trial, target, policy) => {
+      const name = appName(policy);
+      const tag = `t${trial}`;
+      const before = await view(rig.rest, rig.ns, name);
+      const atMs = between(random, 0, 2_500);
+      const downMs = between(random, RETRY_BUDGET_MS + 500, 4_000);
+      await rig.rest.patch(appRef(rig.ns, name), { spec: { template: template(name, tag) } }, PatchType.merge);
+      await sleep(atMs);
+      const down = Date.now();
+      await rig.sb.controlPlane.restart(target, downMs);
+      const back = Date.now();
+      const done = await rolledOut(rig.rest, rig.ns, name, tag, 90_000);
+      outcomes.push({ trial, target: target.join('+'), policy, atMs, downMs, outageMs: back - down, recoverMs: Date.now() - back });
+      if (policy === 'InPlaceIfPossible') {
+        expect(done.pods.map((p) => p.metadata.uid), 'in-place recreated no pod').toEqual(before.pods.map((p) => p.metadata.uid));
+      }
+      expect(done.app.status).toMatchObject({ replicas: 3, readyReplicas: 3, updatedReplicas: 3 });
+    },
+    120_000,
+  );
+
+  it('Redis down longer than the retry budget, started again empty: the rollout completes', async () => {
+    const name = appName('InPlaceIfPossible');
+    const before = await view(rig.rest, rig.ns, name);
+    const since = Date.now();
+    await rig.rest.patch(appRef(rig.ns, name), { spec: { template: template(name, 'redis') } }, PatchType.merge);
+    await sleep(between(random, 200, 1_500));
+    await rig.redis.stop();
+    await sleep(4 * RETRY_BUDGET_MS);
+    rig.redis = await startRedis({ dir: rig.redisDir, port: rig.redis.port });
+    const back = Date.now();
+    const done = await rolledOut(rig.rest, rig.ns, name, 'redis', 60_000);
+    process.stdout.write(`redis outage: rollout completed ${Date.now() - back} ms after Redis came back\n`);
+    expect(done.pods.map((p) => p.metadata.uid)).toEqual(before.pods.map((p) => p.metadata.uid));
+    expect(rig.logs.count('redis connection error', since), 'the outage was seen').toBeGreaterThan(0);
+  });
+
+  it('the watcher and worker ran throughout and are ready', async () => {
+    for (const port of [rig.watcher.httpPort, rig.worker.httpPort]) {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(res.status, `readyz on ${port}`).toBe(200);
+    }
+    expect(outcomes).toHaveLength(TRIALS);
+  });
+});
