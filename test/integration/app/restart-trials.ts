@@ -48,7 +48,7 @@ export interface Rig {
  */
 export async function startRig(env: Record<string, string>): Promise<Rig> {
   const dir = await mkdtemp(join(tmpdir(), 'ebb-cp-'));
-  const sb = await startSandbox({ dir, nodes: 2, log: createLogger('restart-sandbox', 'warn') });
+  const sb = await startSandbox({ dir, nodes: 2, log: createLogger('restart-sandbox', process.env['EBB_RESTART_SANDBOX_LOG'] ?? 'error') });
   const redisDir = join(dir, 'own-redis');
   const redis = await startRedis({ dir: redisDir });
   const rest = sb.rest;
@@ -83,19 +83,19 @@ export async function startRig(env: Record<string, string>): Promise<Rig> {
       await watcher.stop();
       await rig.redis.stop();
       await sb.stop();
-      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      if (!process.env['EBB_RESTART_KEEP']) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     },
   };
   return rig;
 }
 
-export async function createRolloutApp(rest: KubeRest, ns: string, name: string, policy: UpdatePolicy): Promise<void> {
+export async function createRolloutApp(rest: KubeRest, ns: string, name: string, policy: UpdatePolicy, gracePeriodSeconds = 0): Promise<void> {
   const spec: Partial<AppSpec> = {
-    replicas: 3,
+    replicas: gracePeriodSeconds > 0 ? 2 : 3,
     selector: { matchLabels: { app: name } },
     serviceName: name,
     template: template(name, 'v0'),
-    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: policy, maxUnavailable: 1 } },
+    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: policy, maxUnavailable: 1, inPlaceUpdateStrategy: { gracePeriodSeconds } } },
   } as Partial<AppSpec>;
   await rest.create<App>(appRef(ns), { apiVersion: API_VERSION, kind: APP_KIND, metadata: { name, namespace: ns }, spec });
 }
@@ -119,7 +119,8 @@ export function rolloutGaps(v: View, tag: string): string[] {
   if (v.pods.length !== want) gaps.push(`${v.pods.length} pods`);
   for (const p of v.pods) {
     const n = p.metadata.name ?? '';
-    if (p.metadata.deletionTimestamp) gaps.push(`${n} terminating`);
+    if (p.metadata.deletionTimestamp)
+      gaps.push(`${n} terminating since ${p.metadata.deletionTimestamp} on ${p.spec.nodeName ?? '?'} (${p.status?.phase ?? '?'}, finalizers ${JSON.stringify(p.metadata.finalizers ?? [])})`);
     if (imagesOf(p)[0] !== image(tag)) gaps.push(`${n} runs ${imagesOf(p)[0] ?? '?'}`);
     if (!isRunningAndReady(p)) gaps.push(`${n} not ready`);
     if (getPodRevision(p) !== st?.updateRevision) gaps.push(`${n} at ${getPodRevision(p) ?? '?'}`);
