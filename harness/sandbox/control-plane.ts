@@ -197,7 +197,11 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       if (downMs > 0) await sleep(downMs, signal);
       for (const name of order.start) {
         const next = run(commands[name]);
-        children.splice(children.findIndex((c) => c.name === name), 1, next);
+        children.splice(
+          children.findIndex((c) => c.name === name),
+          1,
+          next,
+        );
         logExit(next, opts.log);
       }
       const watched = children.filter((c) => c.name === 'etcd' || c.name === 'kube-apiserver');

@@ -62,12 +62,16 @@ describe('control plane and Redis restarts during rollouts', () => {
     });
     const gaveUp = rig?.logs.count('reconcile gave up') ?? 0;
     const failed = rig?.logs.count('reconcile failed') ?? 0;
-    process.stdout.write(`control-plane restarts (seed ${SEED}): ${outcomes.length} trials\n${lines.join('\n')}\n  reconcile failed ${failed}, gave up ${gaveUp}; Redis outage: rollout completed ${redisRecoverMs ?? '-'} ms after Redis was back\n`);
+    process.stdout.write(
+      `control-plane restarts (seed ${SEED}): ${outcomes.length} trials\n${lines.join('\n')}\n  reconcile failed ${failed}, gave up ${gaveUp}; Redis outage: rollout completed ${redisRecoverMs ?? '-'} ms after Redis was back\n`,
+    );
     if (process.env['EBB_RESTART_KEEP'] && rig) await writeFile(join(rig.sb.dir, 'ebb.log'), rig.logs.lines.map((l) => JSON.stringify(l)).join('\n'));
     await rig?.stop();
   });
 
-  it.each(Array.from({ length: TRIALS }, (_, n) => n + FIRST - 1).map((i) => [i + 1, TARGETS[i % 3] ?? [], POLICIES[Math.floor(i / 3) % 2] ?? 'ReCreate'] as const))(
+  it.each(
+    Array.from({ length: TRIALS }, (_, n) => n + FIRST - 1).map((i) => [i + 1, TARGETS[i % 3] ?? [], POLICIES[Math.floor(i / 3) % 2] ?? 'ReCreate'] as const),
+  )(
     'trial %d: %j restarted during a %s rollout: it completes, nothing left mid-update',
     async (trial, target, policy) => {
       const name = appName(policy);
@@ -84,7 +88,10 @@ describe('control plane and Redis restarts during rollouts', () => {
       const done = await rolledOut(rig.rest, rig.ns, name, tag, 90_000);
       outcomes.push({ trial, target: target.join('+'), policy, atMs, downMs, outageMs: back - down, recoverMs: Date.now() - back });
       if (policy === 'InPlaceIfPossible') {
-        expect(done.pods.map((p) => p.metadata.uid), 'in-place recreated no pod').toEqual(before.pods.map((p) => p.metadata.uid));
+        expect(
+          done.pods.map((p) => p.metadata.uid),
+          'in-place recreated no pod',
+        ).toEqual(before.pods.map((p) => p.metadata.uid));
       }
       expect(done.app.status).toMatchObject({ replicas: 3, readyReplicas: 3, updatedReplicas: 3 });
     },

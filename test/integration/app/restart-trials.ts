@@ -7,7 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { App } from '../../../src/api/app.ts';
-import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { API_VERSION, APP_KIND, appRef } from '../../../src/api/group.ts';
 import { Label } from '../../../src/api/keys.ts';
 import { createLogger } from '../../../src/common/log.ts';
@@ -90,13 +89,13 @@ export async function startRig(env: Record<string, string>): Promise<Rig> {
 }
 
 export async function createRolloutApp(rest: KubeRest, ns: string, name: string, policy: UpdatePolicy, gracePeriodSeconds = 0): Promise<void> {
-  const spec: Partial<AppSpec> = {
+  const spec = {
     replicas: gracePeriodSeconds > 0 ? 2 : 3,
     selector: { matchLabels: { app: name } },
     serviceName: name,
     template: template(name, 'v0'),
     updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: policy, maxUnavailable: 1, inPlaceUpdateStrategy: { gracePeriodSeconds } } },
-  } as Partial<AppSpec>;
+  };
   await rest.create<App>(appRef(ns), { apiVersion: API_VERSION, kind: APP_KIND, metadata: { name, namespace: ns }, spec });
 }
 
@@ -110,24 +109,34 @@ export async function view(rest: KubeRest, ns: string, name: string): Promise<Vi
   return { app, pods: list.items.sort((a, b) => getOrdinal(name, a.metadata.name) - getOrdinal(name, b.metadata.name)) };
 }
 
+/** What keeps pod `p` from being done with the rollout to `tag` at `revision`. */
+function podGaps(p: Pod, tag: string, revision: string | undefined): string[] {
+  const n = p.metadata.name ?? '';
+  const checks: [boolean, () => string][] = [
+    [
+      p.metadata.deletionTimestamp !== undefined,
+      () =>
+        `${n} terminating since ${p.metadata.deletionTimestamp ?? ''} on ${p.spec.nodeName ?? '?'} (finalizers ${JSON.stringify(p.metadata.finalizers ?? [])})`,
+    ],
+    [imagesOf(p)[0] !== image(tag), () => `${n} runs ${imagesOf(p)[0] ?? '?'}`],
+    [!isRunningAndReady(p), () => `${n} not ready`],
+    [getPodRevision(p) !== revision, () => `${n} at ${getPodRevision(p) ?? '?'}`],
+    [gateOf(p)?.status === 'False', () => `${n} gate False`],
+    [isAnnotated(p), () => `${n} in-place state annotation`],
+  ];
+  return checks.filter(([bad]) => bad).map(([, what]) => what());
+}
+
 /** What keeps the rollout to `tag` from being complete; empty when it is. */
 export function rolloutGaps(v: View, tag: string): string[] {
   const st = v.app.status;
   const want = v.app.spec.replicas ?? 1;
   const gaps: string[] = [];
-  if (!st || st.observedGeneration !== v.app.metadata.generation) gaps.push('status not observed');
+  if (st?.observedGeneration !== v.app.metadata.generation) gaps.push('status not observed');
   if (v.pods.length !== want) gaps.push(`${v.pods.length} pods`);
-  for (const p of v.pods) {
-    const n = p.metadata.name ?? '';
-    if (p.metadata.deletionTimestamp)
-      gaps.push(`${n} terminating since ${p.metadata.deletionTimestamp} on ${p.spec.nodeName ?? '?'} (${p.status?.phase ?? '?'}, finalizers ${JSON.stringify(p.metadata.finalizers ?? [])})`);
-    if (imagesOf(p)[0] !== image(tag)) gaps.push(`${n} runs ${imagesOf(p)[0] ?? '?'}`);
-    if (!isRunningAndReady(p)) gaps.push(`${n} not ready`);
-    if (getPodRevision(p) !== st?.updateRevision) gaps.push(`${n} at ${getPodRevision(p) ?? '?'}`);
-    if (gateOf(p)?.status === 'False') gaps.push(`${n} gate False`);
-    if (isAnnotated(p)) gaps.push(`${n} in-place state annotation`);
-  }
-  if (st && (st.currentRevision !== st.updateRevision || st.updatedReplicas !== want || st.readyReplicas !== want)) gaps.push('status not at the update revision');
+  for (const p of v.pods) gaps.push(...podGaps(p, tag, st?.updateRevision));
+  const statusDone = st?.currentRevision === st?.updateRevision && st?.updatedReplicas === want && st?.readyReplicas === want;
+  if (!statusDone) gaps.push('status not at the update revision');
   return gaps;
 }
 

@@ -59,7 +59,14 @@ describe('a job that gave up on an error that may heal', () => {
     redis.worker<TimerData>(timers.name, (job) => processTimer(job, queue), timersWorkerOptions(redis.connection(true), cfg));
     let calls = 0;
     const app = (): Promise<Record<string, never>> => (++calls <= 2 ? Promise.reject(error) : Promise.resolve({}));
-    const workerCfg = parseWorkerConfig({ ...env, KUBECONFIG: kubeconfig, EBB_REDIS_URL: redis.url(), EBB_QUEUE_PREFIX: cfg.prefix, EBB_HTTP_PORT: '0', EBB_HTTP_ADDRESS: '127.0.0.1' });
+    const workerCfg = parseWorkerConfig({
+      ...env,
+      KUBECONFIG: kubeconfig,
+      EBB_REDIS_URL: redis.url(),
+      EBB_QUEUE_PREFIX: cfg.prefix,
+      EBB_HTTP_PORT: '0',
+      EBB_HTTP_ADDRESS: '127.0.0.1',
+    });
     worker = await startWorker(workerCfg, createLogger('give-up', 'silent'), { App: app });
     await enqueue(queue, key);
     await waitFor(async () => ((await queue.getFailedCount()) >= 1 ? true : undefined), { timeoutMs: 5_000, what: 'the job to give up' });
