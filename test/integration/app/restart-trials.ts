@@ -119,7 +119,7 @@ function podGaps(p: Pod, tag: string, revision: string | undefined): string[] {
         `${n} terminating since ${p.metadata.deletionTimestamp ?? ''} on ${p.spec.nodeName ?? '?'} (finalizers ${JSON.stringify(p.metadata.finalizers ?? [])})`,
     ],
     [imagesOf(p)[0] !== image(tag), () => `${n} runs ${imagesOf(p)[0] ?? '?'}`],
-    [!isRunningAndReady(p), () => `${n} not ready`],
+    [!isRunningAndReady(p), () => `${n} not ready (${p.status?.phase ?? '?'} on ${p.spec.nodeName ?? 'no node'})`],
     [getPodRevision(p) !== revision, () => `${n} at ${getPodRevision(p) ?? '?'}`],
     [gateOf(p)?.status === 'False', () => `${n} gate False`],
     [isAnnotated(p), () => `${n} in-place state annotation`],
@@ -155,4 +155,19 @@ export async function rolledOut(rest: KubeRest, ns: string, name: string, tag: s
   } catch (err) {
     throw new Error(`${String(err)}; still: ${gaps.join(', ')}`);
   }
+}
+
+const conditionAt = (p: Pod, type: string): number => Date.parse(p.status?.conditions?.find((c) => c.type === type)?.lastTransitionTime ?? '');
+
+/**
+ * The slowest pod's lags, in seconds (the apiserver's 1 s resolution): creation → scheduled (the
+ * scheduler) and scheduled → Ready (the kubelet); tells whose reconnect after a restart was slow.
+ */
+export function podLags(pods: Pod[]): { scheduleS: number; readyS: number } {
+  const lags = pods.map((p) => {
+    const created = Date.parse(p.metadata.creationTimestamp ?? '');
+    const scheduled = conditionAt(p, 'PodScheduled');
+    return { scheduleS: (scheduled - created) / 1000, readyS: (conditionAt(p, 'Ready') - scheduled) / 1000 };
+  });
+  return { scheduleS: Math.max(0, ...lags.map((l) => l.scheduleS)), readyS: Math.max(0, ...lags.map((l) => l.readyS)) };
 }
