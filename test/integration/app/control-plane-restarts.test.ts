@@ -1,11 +1,13 @@
 /**
  * The control plane restarted at random (seeded) points of a rollout: kube-apiserver, etcd (data kept) or
  * both, each kept down longer than the worker's retry budget, during an in-place (`InPlaceIfPossible`, image
- * change) and a recreate (`ReCreate`) rollout; then Redis stopped for longer than the retry budget and
- * started again empty. Every rollout completes, no pod is left with the in-place gate False, in-place
- * rollouts recreate no pod, and the watcher and worker (in-process) ride it all out without a restart.
- * The file starts its own sandbox and Redis. EBB_RESTART_TRIALS sets the number of trials (spread over the
- * six combinations in turn; the acceptance run uses 60, ten per combination), EBB_RESTART_SEED the seed.
+ * change) and a recreate (`ReCreate`) rollout. Then two outages longer than the retry budget while a pod
+ * waits out its in-place grace period (only a timer wakes the App then): the worker cut off from the
+ * apiserver, and Redis stopped and started again empty. Every rollout completes, no pod is left with the
+ * in-place gate False, in-place rollouts recreate no pod, and the watcher and worker (in-process) ride it all
+ * out without a restart. The file starts its own sandbox and Redis. EBB_RESTART_TRIALS sets the number of
+ * trials (spread over the six combinations in turn; the acceptance run uses 60, ten per combination),
+ * EBB_RESTART_SEED the seed.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -108,6 +110,28 @@ describe('control plane and Redis restarts during rollouts', () => {
     },
     240_000,
   );
+
+  it('the worker cut off from the apiserver longer than its retry budget during a grace period: the rollout completes', async () => {
+    // The grace timer fires while the worker cannot reach the apiserver: the reconcile uses all its attempts
+    // and gives up. Nothing changes in the cluster meanwhile, so no watch event follows: only the worker
+    // bringing the object back after giving up can finish the rollout.
+    const name = 'grace-cut';
+    await createRolloutApp(rig.rest, rig.ns, name, 'InPlaceIfPossible', 2);
+    const before = await rolledOut(rig.rest, rig.ns, name, 'v0', 90_000);
+    const since = Date.now();
+    await rig.rest.patch(appRef(rig.ns, name), { spec: { template: template(name, 'cut') } }, PatchType.merge);
+    await waitFor(async () => ((await view(rig.rest, rig.ns, name)).pods.some(isAnnotated) ? true : undefined), {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      what: 'a pod in its in-place grace period',
+    });
+    rig.workerLink.setTarget(undefined);
+    rig.workerLink.resetAll();
+    await waitFor(() => (rig.logs.count('reconcile gave up', since) > 0 ? true : undefined), { timeoutMs: 30_000, what: 'a reconcile to give up' });
+    rig.workerLink.setTarget(rig.apiserver);
+    const done = await rolledOut(rig.rest, rig.ns, name, 'cut', 60_000);
+    expect(done.pods.map((p) => p.metadata.uid)).toEqual(before.pods.map((p) => p.metadata.uid));
+  });
 
   it('Redis down longer than the retry budget while a pod waits out its in-place grace period: the rollout completes', async () => {
     // During the grace period nothing but the worker's timer brings the App back: Redis restarted empty

@@ -23,6 +23,7 @@ import { startWorker, type RunningWorker } from '../../../src/workers/worker.ts'
 import { startSandbox, type Sandbox } from '../../../harness/sandbox/sandbox.ts';
 import { startRedis, type RedisServer } from '../../../harness/sandbox/redis.ts';
 import { captureLog, type CapturedLog } from './log-capture.ts';
+import { kubeconfigServer, proxiedKubeconfig, startTcpProxy, type TcpProxy } from '../watcher/helpers.ts';
 import { gateOf, imagesOf, isAnnotated } from './pod-history.ts';
 import { image, template } from './harness.ts';
 
@@ -37,6 +38,9 @@ export interface Rig {
   redisDir: string;
   watcher: RunningWatcher;
   worker: RunningWorker;
+  /** The worker's only way to the apiserver (the watcher connects directly): cut it to isolate the worker. */
+  workerLink: TcpProxy;
+  apiserver: { host: string; port: number };
   logs: CapturedLog;
   stop(): Promise<void>;
 }
@@ -66,8 +70,11 @@ export async function startRig(env: Record<string, string>): Promise<Rig> {
     ...env,
   };
   const logs = captureLog('it-restarts');
+  const apiserver = await kubeconfigServer(sb.kubeconfig);
+  const workerLink = await startTcpProxy(apiserver);
+  const viaLink = await proxiedKubeconfig(sb.kubeconfig, join(dir, 'worker.kubeconfig'), workerLink.port);
   const watcher = await startWatcher(parseWatcherConfig(all), logs.log);
-  const worker = await startWorker(parseWorkerConfig(all), logs.log, reconcilers());
+  const worker = await startWorker(parseWorkerConfig({ ...all, KUBECONFIG: viaLink }), logs.log, reconcilers());
   const rig: Rig = {
     sb,
     rest,
@@ -76,10 +83,13 @@ export async function startRig(env: Record<string, string>): Promise<Rig> {
     redisDir,
     watcher,
     worker,
+    workerLink,
+    apiserver: { host: apiserver.host, port: apiserver.port },
     logs,
     stop: async () => {
       await worker.stop();
       await watcher.stop();
+      await workerLink.stop();
       await rig.redis.stop();
       await sb.stop();
       if (!process.env['EBB_RESTART_KEEP']) await rm(dir, { recursive: true, force: true }).catch(() => undefined);
