@@ -17,9 +17,9 @@ import { appRef } from '../../../src/api/group.ts';
 import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { between, seededRandom, type RestartTarget } from '../../../harness/sandbox/faults.ts';
 import { startRedis } from '../../../harness/sandbox/redis.ts';
-import { template } from './harness.ts';
-import { isAnnotated } from './pod-history.ts';
-import { createRolloutApp, podLags, rolledOut, startRig, view, type Rig, type UpdatePolicy } from './restart-trials.ts';
+import { image, template } from './harness.ts';
+import { imagesOf, isAnnotated } from './pod-history.ts';
+import { createRolloutApp, podLags, rolledOut, rolloutGaps, startRig, view, type Rig, type UpdatePolicy } from './restart-trials.ts';
 
 const TRIALS = Number(process.env['EBB_RESTART_TRIALS'] ?? '6');
 const FIRST = Number(process.env['EBB_RESTART_FIRST'] ?? '1');
@@ -34,7 +34,11 @@ interface Outcome {
   trial: number;
   target: string;
   policy: UpdatePolicy;
+  /** Pods at the new image when the fault began (0 to 2 of 3), then a random delay (ms). */
+  afterPods: number;
   atMs: number;
+  /** The rollout was still incomplete when the fault began. */
+  mid: boolean;
   downMs: number;
   outageMs: number;
   recoverMs: number;
@@ -64,10 +68,13 @@ describe('control plane and Redis restarts during rollouts', () => {
       const rec = os.map((o) => o.recoverMs).sort((a, b) => a - b);
       const worst = (f: (o: Outcome) => number): number => Math.max(...os.map(f));
       const outage = os.map((o) => o.outageMs).sort((a, b) => a - b);
+      const lags =
+        os[0]?.policy === 'ReCreate'
+          ? `; slowest new pod: created→scheduled ${worst((o) => o.lags.scheduleS)} s, scheduled→Ready ${worst((o) => o.lags.readyS)} s`
+          : '';
       return (
-        `  ${combo}: ${os.length} trials, all completed; outage ms median ${outage[Math.floor((outage.length - 1) / 2)]}; ` +
-        `recover ms min ${rec[0]} median ${rec[Math.floor((rec.length - 1) / 2)]} max ${rec[rec.length - 1]}; ` +
-        `worst pod lag: created→scheduled ${worst((o) => o.lags.scheduleS)} s, scheduled→Ready ${worst((o) => o.lags.readyS)} s`
+        `  ${combo}: ${os.length} trials (${os.filter((o) => o.mid).length} mid-rollout), all completed; outage ms median ${outage[Math.floor((outage.length - 1) / 2)]}; ` +
+        `recover ms min ${rec[0]} median ${rec[Math.floor((rec.length - 1) / 2)]} max ${rec[rec.length - 1]}${lags}`
       );
     });
     const gaveUp = rig?.logs.count('reconcile gave up') ?? 0;
@@ -87,17 +94,39 @@ describe('control plane and Redis restarts during rollouts', () => {
       const name = appName(policy);
       const tag = `t${trial}`;
       const before = await view(rig.rest, rig.ns, name);
-      const atMs = between(random, 0, 2_500);
+      // The fault lands mid-rollout: after 0 to 2 of the 3 pods run the new image, plus up to 300 ms.
+      const afterPods = between(random, 0, 2);
+      const atMs = between(random, 0, 300);
       const downMs = between(random, RETRY_BUDGET_MS + 500, 4_000);
       await rig.rest.patch(appRef(rig.ns, name), { spec: { template: template(name, tag) } }, PatchType.merge);
+      await waitFor(
+        async () => ((await view(rig.rest, rig.ns, name)).pods.filter((p) => imagesOf(p)[0] === image(tag)).length >= afterPods ? true : undefined),
+        {
+          timeoutMs: 60_000,
+          intervalMs: 50,
+          what: `${afterPods} pods at ${tag}`,
+        },
+      );
       await sleep(atMs);
+      const mid = rolloutGaps(await view(rig.rest, rig.ns, name), tag).length > 0;
       const down = Date.now();
       await rig.sb.controlPlane.restart(target, downMs);
       const back = Date.now();
       rig.logs.log.warn({ trial, target, policy, atMs, downMs, down, back }, 'test: fault over');
       // Generous: a new pod waits for kube-scheduler, whose watches come back with client-go's growing backoff.
       const done = await rolledOut(rig.rest, rig.ns, name, tag, 150_000);
-      const outcome = { trial, target: target.join('+'), policy, atMs, downMs, outageMs: back - down, recoverMs: Date.now() - back, lags: podLags(done.pods) };
+      const outcome = {
+        trial,
+        target: target.join('+'),
+        policy,
+        afterPods,
+        atMs,
+        mid,
+        downMs,
+        outageMs: back - down,
+        recoverMs: Date.now() - back,
+        lags: podLags(done.pods),
+      };
       outcomes.push(outcome);
       process.stdout.write(`restart trial ${JSON.stringify(outcome)}\n`);
       if (policy === 'InPlaceIfPossible') {
@@ -162,5 +191,9 @@ describe('control plane and Redis restarts during rollouts', () => {
       expect(res.status, `readyz on ${port}`).toBe(200);
     }
     expect(outcomes).toHaveLength(TRIALS);
+    expect(
+      outcomes.filter((o) => !o.mid),
+      'faults that landed after the rollout had finished',
+    ).toEqual([]);
   });
 });
