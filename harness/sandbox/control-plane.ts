@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { waitFor } from '../../src/common/wait.ts';
+import { sleep, waitFor } from '../../src/common/wait.ts';
 import type { Logger } from '../../src/common/log.ts';
 import { KubeRest, loadKubeConfig } from '../../src/kube/rest.ts';
 import { ensurePki, type Pki } from './pki.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import { startChild, type Child } from './process.ts';
 import { freePort } from './ports.ts';
+import { restartOrder, type RestartTarget } from './faults.ts';
 
 /** kube-controller-manager controllers the sandbox runs by default. */
 export const DEFAULT_CONTROLLERS = [
@@ -43,6 +44,12 @@ export interface ControlPlane {
   etcdUrl: string;
   /** Stops kube-apiserver and starts it again with the same flags and port; resolves when ready. */
   restartApiserver(): Promise<void>;
+  /**
+   * Stops `targets` by PID (the apiserver before etcd), keeps them down `downMs`, and starts them again with
+   * the same flags, ports and etcd data directory (etcd before the apiserver); resolves once the apiserver
+   * answers /readyz again (which needs etcd).
+   */
+  restart(targets: readonly RestartTarget[], downMs?: number, signal?: AbortSignal): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -58,14 +65,23 @@ function logExit(child: Child, log: Logger): void {
   void child.exited.then((how) => log.debug({ child: child.name, pid: child.pid, how }, 'process exited'));
 }
 
-async function startEtcd(opts: ControlPlaneOptions): Promise<{ child: Child; url: string }> {
+interface Command {
+  name: RestartTarget;
+  binary: string;
+  args: string[];
+  log: string;
+}
+
+const run = (c: Command): Child => startChild(c.name, c.binary, c.args, c.log);
+
+async function etcdCommand(opts: ControlPlaneOptions): Promise<{ command: Command; url: string }> {
   const [clientPort, peerPort] = [await freePort(), await freePort()];
   const url = `http://127.0.0.1:${clientPort}`;
   const dataDir = join(opts.dir, 'etcd');
-  const child = startChild(
-    'etcd',
-    await requireBinary(opts.binDir, 'etcd'),
-    [
+  const command: Command = {
+    name: 'etcd',
+    binary: await requireBinary(opts.binDir, 'etcd'),
+    args: [
       `--data-dir=${dataDir}`,
       `--listen-client-urls=${url}`,
       `--advertise-client-urls=${url}`,
@@ -76,9 +92,9 @@ async function startEtcd(opts: ControlPlaneOptions): Promise<{ child: Child; url
       '--quota-backend-bytes=4294967296',
       '--log-level=warn',
     ],
-    join(opts.dir, 'logs', 'etcd.log'),
-  );
-  return { child, url };
+    log: join(opts.dir, 'logs', 'etcd.log'),
+  };
+  return { command, url };
 }
 
 function apiserverArgs(opts: ControlPlaneOptions, pki: Pki, etcdUrl: string, port: number): string[] {
@@ -140,14 +156,17 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     for (const child of [...children].reverse()) await child.stop();
   };
   try {
-    const etcd = await startEtcd(opts);
-    children.push(etcd.child);
+    const etcd = await etcdCommand(opts);
+    children.push(run(etcd.command));
     const port = await freePort();
     const server = `https://127.0.0.1:${port}`;
-    const apiBinary = await requireBinary(opts.binDir, 'kube-apiserver');
-    const apiArgs = apiserverArgs(opts, pki, etcd.url, port);
-    const apiLog = join(opts.dir, 'logs', 'kube-apiserver.log');
-    children.push(startChild('kube-apiserver', apiBinary, apiArgs, apiLog));
+    const api: Command = {
+      name: 'kube-apiserver',
+      binary: await requireBinary(opts.binDir, 'kube-apiserver'),
+      args: apiserverArgs(opts, pki, etcd.url, port),
+      log: join(opts.dir, 'logs', 'kube-apiserver.log'),
+    };
+    children.push(run(api));
     for (const c of children) logExit(c, opts.log);
     const kubeconfig = join(opts.dir, 'kubeconfig');
     await writeKubeconfig(kubeconfig, server, pki.caCert, pki.clients.admin, 'admin');
@@ -170,15 +189,25 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     // Default flags: the default StorageClass binds WaitForFirstConsumer, so a pod never waits in the
     // unschedulable pool for a claim the binder has yet to bind (docs/decisions.md, "Sandbox scheduler").
     children.push(await startComponent(opts, 'kube-scheduler', schedConfig, []));
-    const restartApiserver = async (): Promise<void> => {
-      const i = children.findIndex((c) => c.name === 'kube-apiserver');
-      await children[i]?.stop();
-      const next = startChild('kube-apiserver', apiBinary, apiArgs, apiLog);
-      children.splice(i, 1, next);
-      logExit(next, opts.log);
-      await waitReady(rest, [next], opts.signal);
+    const commands = { etcd: etcd.command, 'kube-apiserver': api };
+    const restart = async (targets: readonly RestartTarget[], downMs = 0, signal?: AbortSignal): Promise<void> => {
+      const order = restartOrder(targets);
+      for (const name of order.stop) await children.find((c) => c.name === name)?.stop();
+      if (downMs > 0) await sleep(downMs, signal);
+      for (const name of order.start) {
+        const next = run(commands[name]);
+        children.splice(
+          children.findIndex((c) => c.name === name),
+          1,
+          next,
+        );
+        logExit(next, opts.log);
+      }
+      const watched = children.filter((c) => c.name === 'etcd' || c.name === 'kube-apiserver');
+      await waitReady(rest, watched, signal ? AbortSignal.any([signal, ...(opts.signal ? [opts.signal] : [])]) : opts.signal);
     };
-    return { server, kubeconfig, pki, children, rest, etcdUrl: etcd.url, restartApiserver, stop };
+    const restartApiserver = (): Promise<void> => restart(['kube-apiserver']);
+    return { server, kubeconfig, pki, children, rest, etcdUrl: etcd.url, restartApiserver, restart, stop };
   } catch (err) {
     await stop();
     throw err;

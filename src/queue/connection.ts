@@ -60,6 +60,8 @@ export interface RedisConnectionOptions {
   /** Shown in `CLIENT LIST`; helps on-call people find who is connected. */
   name?: string;
   log?: Logger;
+  /** Called each time the connection is ready again after it was lost (Redis back, maybe empty); not at the first connect. */
+  onRestored?: () => void;
 }
 
 const RECONNECT_BASE_MS = 100;
@@ -100,7 +102,17 @@ export function redisConnection(url: string, opts: RedisConnectionOptions): Redi
     if (errors.pass(err.message) === undefined) return;
     opts.log?.warn({ redis: target, connection: opts.name, err: err.message }, 'redis connection error');
   });
+  // Ready again after a close (with or without errors in between, however short): a reconnect.
+  let readyBefore = false;
+  let closed = false;
+  client.on('close', () => {
+    closed = true;
+  });
   client.on('ready', () => {
+    const reconnect = readyBefore && closed;
+    readyBefore = true;
+    closed = false;
+    if (reconnect) opts.onRestored?.();
     if (!failing) return;
     failing = false;
     errors.reset();

@@ -23,7 +23,16 @@ export type { Fairness, FairnessPolicy } from './fairness.ts';
 export type { EnqueueOptions, EnqueueResult } from './enqueue.ts';
 export { cancelTimer, processTimer, setTimer } from './timers.ts';
 export type { SetTimerResult, TimerData } from './timers.ts';
-export { DEFAULT_RETRY_POLICY, RECONCILE_BACKOFF_TYPE, backoffStrategy, retryDecision, toJobError, withRetryPolicy } from './retry.ts';
+export {
+  DEFAULT_RETRY_POLICY,
+  RECONCILE_BACKOFF_TYPE,
+  RETRY_AFTER_GIVING_UP,
+  backoffStrategy,
+  retryAfterGivingUp,
+  retryDecision,
+  toJobError,
+  withRetryPolicy,
+} from './retry.ts';
 export type { RetryDecision, RetryPolicy } from './retry.ts';
 export { QUEUE_STATES, queueCounts, registerQueueMetrics } from './metrics.ts';
 export type { CountableQueue, QueueState } from './metrics.ts';

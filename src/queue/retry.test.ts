@@ -2,7 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { KubeError, type KubeErrorCode } from '../kube/errors.ts';
 import { InvalidKeyError } from './names.ts';
-import { backoffStrategy, retryDecision, toJobError } from './retry.ts';
+import { backoffStrategy, retryAfterGivingUp, retryDecision, toJobError } from './retry.ts';
 
 const kube = (code: KubeErrorCode, status: number): KubeError => new KubeError(code, status, `${code} happened`);
 const policy = { baseMs: 100, capMs: 10_000 };
@@ -83,5 +83,28 @@ describe('toJobError', () => {
     const original = kube('Conflict', 409);
     expect(toJobError(original, 1)).toBe(original);
     expect(toJobError('boom', 1)).toBeInstanceOf(Error);
+  });
+});
+
+describe('retryAfterGivingUp', () => {
+  it.each<[string, unknown]>([
+    ['503 (apiserver unreachable)', kube('Unavailable', 503)],
+    ['500', kube('ServerError', 500)],
+    ['409 Conflict', kube('Conflict', 409)],
+    ['a plain Error', new Error('socket hang up')],
+  ])('brings the object back after the capped backoff for %s', (_what, error) => {
+    const top = { ...policy, random: () => 1 };
+    expect(retryAfterGivingUp(error, 20, top)).toBe(policy.capMs);
+    expect(retryAfterGivingUp(error, 1, top)).toBe(200);
+    expect(retryAfterGivingUp(error, 3, { ...policy, random: () => 0 })).toBe(policy.baseMs);
+  });
+
+  it.each<[string, unknown]>([
+    ['403 Forbidden', kube('Forbidden', 403)],
+    ['422 Invalid', kube('Invalid', 422)],
+    ['UnrecoverableError', new UnrecoverableError('bad spec')],
+    ['a malformed job payload', new InvalidKeyError('bad key')],
+  ])('leaves the object to its next change for %s', (_what, error) => {
+    expect(retryAfterGivingUp(error, 20, policy)).toBeUndefined();
   });
 });

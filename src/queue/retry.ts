@@ -41,6 +41,20 @@ function isPermanent(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { permanent?: unknown }).permanent === true;
 }
 
+/** The timer reason of an object whose job used all its attempts on errors that may heal. */
+export const RETRY_AFTER_GIVING_UP = 'retry-after-giving-up';
+
+/**
+ * When an object whose job used all its attempts is reconciled again, or undefined for errors a retry cannot
+ * fix (those wait for a change of the object). An error that may heal (the apiserver unreachable longer than
+ * the retry budget, a conflict streak) is never final for the object: like client-go's rate-limited requeue,
+ * it comes back after the capped backoff, without waiting for a watch event that may never come. The failed
+ * job itself stays failed, for Bull Board and `ebb queue`.
+ */
+export function retryAfterGivingUp(error: unknown, attemptsMade: number, policy: RetryPolicy = DEFAULT_RETRY_POLICY): number | undefined {
+  return retryDecision(error, attemptsMade, policy).retry ? backoffMs(attemptsMade, policy.baseMs, policy.capMs, policy.random) : undefined;
+}
+
 /** The backoff type name the reconcile jobs carry; BullMQ calls the Worker's backoffStrategy for it. */
 export const RECONCILE_BACKOFF_TYPE = 'ebb-retry';
 

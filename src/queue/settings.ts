@@ -93,7 +93,7 @@ export const QUEUE_SETTINGS = table(
       default: 20,
       min: 1,
       max: 1_000,
-      doc: 'attempts per reconcile job, the first included, before it is kept as failed',
+      doc: 'attempts per reconcile job, the first included, before it is kept as failed (after an error that may heal, its object is reconciled again after `EBB_QUEUE_BACKOFF_MAX` at most)',
     },
     backoffBase: {
       name: 'EBB_QUEUE_BACKOFF_BASE',

@@ -144,7 +144,11 @@ async function startScalerIfOn(cfg: WatcherConfig, queue: ReconcileQueue, log: L
 export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<RunningWatcher> {
   const ac = new AbortController();
   const rest = await kubeClient(cfg.kube);
-  const producer = redisConnection(cfg.queue.redisUrl, { forWorker: false, name: 'ebb-watcher', log });
+  // Redis holds only intent, and a Redis that comes back may have lost it (a restart without persistence, a
+  // failover to a replica behind): the jobs and timers of objects nothing else will wake (a pod waiting out
+  // its in-place grace period). Everything known is enqueued again as soon as Redis answers, as a resync.
+  let onRedisRestored = (): void => undefined;
+  const producer = redisConnection(cfg.queue.redisUrl, { forWorker: false, name: 'ebb-watcher', log, onRestored: () => onRedisRestored() });
   const blocking = redisConnection(cfg.queue.redisUrl, { forWorker: true, name: 'ebb-watcher-timers', log });
   const queue = createReconcileQueue(producer, cfg.queue);
   const timers = createTimersQueue(producer, cfg.queue);
@@ -186,6 +190,12 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
       setState: (s) => (states[spec.name] = s),
     }).catch(() => undefined),
   );
+  onRedisRestored = () => {
+    enqueueResync(sink.known.all(), queue, metrics).then(
+      (n) => log.info({ objects: n }, 'redis back: resync enqueued'),
+      (err: unknown) => log.warn({ err: errorMessage(err) }, 'resync after the Redis outage failed; the next period retries'),
+    );
+  };
   const resyncLoop = (async () => {
     if (cfg.queue.resyncPeriodMs <= 0) return;
     // The Redis-loss marker, once Redis answers (a start while Redis is down makes the first resync full).

@@ -9,10 +9,12 @@ import {
   formatKey,
   reconcileWorkerOptions,
   redisConnection,
+  retryAfterGivingUp,
   setTimer,
   validateKey,
   withRetryPolicy,
   RECONCILE_QUEUE,
+  RETRY_AFTER_GIVING_UP,
   type ObjectKey,
   type ObjectKind,
 } from '../queue/index.ts';
@@ -86,8 +88,16 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
   );
   worker.on('error', throttledWarn(log, 'worker error'));
   worker.on('failed', (job, err) => {
-    if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) log.error({ key: formatKey(job.data), err: err.message }, 'reconcile gave up');
+    if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) void gaveUp(job.data, job.attemptsMade, err);
   });
+  const gaveUp = async (key: ObjectKey, attemptsMade: number, err: Error): Promise<void> => {
+    const retryInMs = retryAfterGivingUp(err, attemptsMade, cfg.queue.backoff);
+    log.error({ key: formatKey(key), err: err.message, ...(retryInMs === undefined ? {} : { retryInMs }) }, 'reconcile gave up');
+    if (retryInMs === undefined) return;
+    await setTimer(timers, key, RETRY_AFTER_GIVING_UP, Date.now() + retryInMs).catch((timerErr: unknown) =>
+      log.warn({ key: formatKey(key), err: errorSummary(timerErr) }, 'could not set the retry timer; the next event or resync reconciles'),
+    );
+  };
   const ops = await startOpsServer({
     address: cfg.httpAddress,
     port: cfg.httpPort,
