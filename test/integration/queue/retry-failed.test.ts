@@ -43,7 +43,9 @@ describe('ebb queue status / retry-failed', () => {
     const { rest, kubeconfig, redisUrl, dir } = sandbox();
     printLogsOnFailure(procs);
     const prefix = uniquePrefix('qretry');
-    const attempts = { EBB_QUEUE_ATTEMPTS: '1' };
+    // One attempt, and a backoff longer than the test: a job that gives up on an error that heals comes back by
+    // itself after the backoff (the give-up timer), so only `retry-failed` can bring these back in time.
+    const attempts = { EBB_QUEUE_ATTEMPTS: '1', EBB_QUEUE_BACKOFF_BASE: '10m', EBB_QUEUE_BACKOFF_MAX: '10m' };
     const env = ebbEnv({ kubeconfig, redisUrl, prefix, namespaces: [ns] }, { EBB_RESYNC_PERIOD: '0', ...attempts });
     const cli = queueEnv(redisUrl, prefix, attempts);
     const apiserver = await kubeconfigServer(kubeconfig);
