@@ -29,17 +29,8 @@ export interface SoakApp {
   metaEdit: number;
 }
 
-/** A small seeded PRNG (mulberry32), so a run's Apps and edits can be replayed with `--seed`. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded PRNG, so a run's Apps and edits can be replayed with `--seed`. */
+export { seededRandom as rng } from '../../harness/seeded-random.ts';
 
 export const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 

@@ -15,17 +15,7 @@ export function restartOrder(targets: readonly RestartTarget[]): { stop: Restart
   return { stop: [...start].reverse(), start };
 }
 
-/** A small deterministic PRNG (mulberry32): the same seed gives the same sequence in [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+export { seededRandom } from '../seeded-random.ts';
 
 /** An integer in [min, max] from `random`. */
 export function between(random: () => number, min: number, max: number): number {

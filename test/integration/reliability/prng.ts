@@ -1,3 +1,5 @@
+import { seededRandom } from '../../../harness/seeded-random.ts';
+
 /** A small seeded PRNG (mulberry32) and the picks the spec generators make with it: the same seed, the same specs. */
 export interface Rng {
   /** A float in [0, 1). */
@@ -14,14 +16,7 @@ export interface Rng {
 const LOWER = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
 export function rng(seed: number): Rng {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const int = (min: number, max: number): number => min + Math.floor(next() * (max - min + 1));
   return {
     next,

@@ -1,0 +1,11 @@
+/** A small deterministic PRNG (mulberry32): the same seed gives the same sequence in [0, 1). Shared by the fault plans, the spec fuzz and the soak, so a printed seed replays a run. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
