@@ -4,9 +4,8 @@
  * lose the last second of AOF) and started again on the same port, reloading its append-only file.
  */
 import { mkdir } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
-import { answersAs } from '../../harness/sandbox/redis.ts';
+import { answersAs, infoField } from '../../harness/sandbox/redis.ts';
 import { startChild, type Child } from '../../harness/sandbox/process.ts';
 import { freePort } from '../../harness/sandbox/ports.ts';
 import { sleep } from '../../src/common/wait.ts';
@@ -31,25 +30,9 @@ function spawn(dir: string, port: number, gen: number): Child {
   return startChild(`redis-${gen}`, 'redis-server', args, join(dir, 'redis.log'));
 }
 
-/** `INFO persistence` over a raw socket: true once the server has finished loading its AOF (`loading:0`). */
-function loaded(port: number, timeoutMs = 1_000): Promise<boolean> {
-  return new Promise((resolveCheck) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    let reply = '';
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolveCheck(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('*2\r\n$4\r\nINFO\r\n$11\r\npersistence\r\n'));
-    socket.on('data', (chunk: Buffer) => {
-      reply += chunk.toString('utf8');
-      if (reply.startsWith('-')) return done(false);
-      const match = /loading:(\d)\r\n/.exec(reply);
-      if (match) done(match[1] === '0');
-    });
-  });
+/** True once the server has finished loading its AOF (`INFO persistence` says `loading:0`). */
+async function loaded(port: number): Promise<boolean> {
+  return (await infoField(port, 'persistence', 'loading')) === '0';
 }
 
 /** Waits until the new server is ours (PID) and serves commands: INFO answers while the AOF loads, so both. */

@@ -96,27 +96,35 @@ async function waitUntilReady(child: RedisChild, port: number, opts: StartRedisO
 }
 
 /**
+ * One field of `INFO <section>` from the server on `port`, over a raw socket (no client library, no
+ * retries): undefined when nothing answers in time, the server refuses, or the field is absent.
+ */
+export function infoField(port: number, section: string, field: string, timeoutMs = 1_000): Promise<string | undefined> {
+  return new Promise((resolveField) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let reply = '';
+    const done = (value: string | undefined): void => {
+      socket.destroy();
+      resolveField(value);
+    };
+    socket.setTimeout(timeoutMs, () => done(undefined));
+    socket.once('error', () => done(undefined));
+    socket.once('connect', () => socket.write(`*2\r\n$4\r\nINFO\r\n$${Buffer.byteLength(section)}\r\n${section}\r\n`));
+    socket.on('data', (chunk: Buffer) => {
+      reply += chunk.toString('utf8');
+      if (reply.startsWith('-')) return done(undefined);
+      const match = new RegExp(`(?:^|\r\n)${field}:([^\r]*)\r\n`).exec(reply);
+      if (match) done(match[1]);
+    });
+  });
+}
+
+/**
  * True when the server on `port` answers and is the expected process: `INFO server` reports its
  * process_id, so a server another process already runs on that port is never mistaken for ours.
  */
-export function answersAs(port: number, pid: number, timeoutMs = 1_000): Promise<boolean> {
-  return new Promise((resolveCheck) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    let reply = '';
-    const done = (ok: boolean): void => {
-      socket.destroy();
-      resolveCheck(ok);
-    };
-    socket.setTimeout(timeoutMs, () => done(false));
-    socket.once('error', () => done(false));
-    socket.once('connect', () => socket.write('*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n'));
-    socket.on('data', (chunk: Buffer) => {
-      reply += chunk.toString('utf8');
-      if (reply.startsWith('-')) return done(false);
-      const match = /process_id:(\d+)\r\n/.exec(reply);
-      if (match) done(Number(match[1]) === pid);
-    });
-  });
+export async function answersAs(port: number, pid: number, timeoutMs = 1_000): Promise<boolean> {
+  return (await infoField(port, 'server', 'process_id', timeoutMs)) === String(pid);
 }
 
 async function logTail(child: RedisChild): Promise<string> {
