@@ -17,11 +17,11 @@
  *     own events), which is what `ebb_event_to_reconcile_seconds` measures.
  */
 import { parseArgs } from 'node:util';
-import { API_VERSION, APP_KIND, appRef } from '../src/api/group.ts';
+import { appRef } from '../src/api/group.ts';
 import { sleep, waitFor } from '../src/common/wait.ts';
 import { PatchType, type KubeRest } from '../src/kube/rest.ts';
 import { availableParallelism, loadavg } from 'node:os';
-import { cpuMeter, createNamespace, inParallel, metric, spawnEbb, startBenchCluster, summary, type LogLine } from './watcher-lib.ts';
+import { cpuMeter, createNamespace, inParallel, podlessApp, metric, spawnEbb, startBenchCluster, summary, type LogLine } from './watcher-lib.ts';
 import { errorMessage } from '../src/common/errors.ts';
 
 const { values: args } = parseArgs({
@@ -51,20 +51,6 @@ interface Run {
   app: string;
   enqueuedAt: number;
   startedAt: number;
-}
-
-function app(name: string): Record<string, unknown> {
-  return {
-    apiVersion: API_VERSION,
-    kind: APP_KIND,
-    metadata: { name },
-    spec: {
-      replicas: 0,
-      serviceName: name,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'registry.example.com/web:1' }] } },
-    },
-  };
 }
 
 async function allObserved(rest: KubeRest): Promise<true | undefined> {
@@ -116,7 +102,7 @@ async function main(): Promise<void> {
     const { rest } = cluster;
     await createNamespace(rest, NS);
     const names = Array.from({ length: APPS }, (_, i) => `app-${i}`);
-    await inParallel(names, 16, (n) => rest.create(appRef(NS), app(n)));
+    await inParallel(names, 16, (n) => rest.create(appRef(NS), podlessApp(n)));
     const env = { KUBECONFIG: cluster.kubeconfig, EBB_REDIS_URL: cluster.redisUrl, EBB_NAMESPACES: NS, EBB_RESYNC_PERIOD: '0' };
     const watcher = spawnEbb('watcher', env, () => false);
     const worker = spawnEbb(

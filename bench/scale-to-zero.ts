@@ -23,7 +23,7 @@ import { parseArgs } from 'node:util';
 import { credentials, loadPackageDefinition, type Client, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { Redis } from 'ioredis';
-import { API_VERSION, APP_KIND, appRef } from '../src/api/group.ts';
+import { appRef } from '../src/api/group.ts';
 import { sleep, waitFor } from '../src/common/wait.ts';
 import { PatchType } from '../src/kube/rest.ts';
 import { createReconcileQueue } from '../src/queue/queues.ts';
@@ -31,7 +31,7 @@ import { parseQueueConfig } from '../src/queue/settings.ts';
 import { PROJECT_ROOT } from '../harness/sandbox/paths.ts';
 import { diff, readApiserverRequests, sum } from './lib/requests.ts';
 import { benchEbbEnv } from './lib/ebb-env.ts';
-import { cpuSeconds, createNamespace, inParallel, quantile, spawnEbb, startBenchCluster, summary, type BenchProcess } from './watcher-lib.ts';
+import { cpuSeconds, createNamespace, inParallel, podlessApp, quantile, spawnEbb, startBenchCluster, summary, type BenchProcess } from './watcher-lib.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -55,20 +55,6 @@ const SO_REF = { name: 'ebb-worker', namespace: 'ebb-system', scalerMetadata: { 
 
 function log(text: string): void {
   process.stdout.write(`${new Date().toISOString()} ${text}\n`);
-}
-
-function appObject(name: string): Record<string, unknown> {
-  return {
-    apiVersion: API_VERSION,
-    kind: APP_KIND,
-    metadata: { name },
-    spec: {
-      replicas: 0,
-      serviceName: name,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'registry.example.com/web:1' }] } },
-    },
-  };
 }
 
 interface ScalerClient extends Client {
@@ -104,7 +90,7 @@ try {
   const { rest } = cluster;
   await createNamespace(rest, NS);
   const names = Array.from({ length: APPS }, (_, i) => `app-${i}`);
-  await inParallel(names, 16, (n) => rest.create(appRef(NS), appObject(n)));
+  await inParallel(names, 16, (n) => rest.create(appRef(NS), podlessApp(n)));
   const env: Record<string, string> = { ...benchEbbEnv(cluster, [NS]), EBB_SCALER: 'true', EBB_LOG_LEVEL: 'info' };
   if (args.resync) env['EBB_RESYNC_PERIOD'] = args.resync;
   const cfg = parseQueueConfig({ EBB_REDIS_URL: cluster.redisUrl, EBB_QUEUE_PREFIX: env['EBB_QUEUE_PREFIX']! });

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { API_VERSION, APP_KIND } from '../src/api/group.ts';
 import { waitFor } from '../src/common/wait.ts';
 import { createLogger } from '../src/common/log.ts';
 import { core } from '../src/kube/paths.ts';
@@ -173,4 +174,19 @@ export function metric(text: string, name: string): number {
     if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return sum;
+}
+
+/** An App with no pods (`replicas: 0`): what the watcher benchmarks create by the hundred. */
+export function podlessApp(name: string): Record<string, unknown> {
+  return {
+    apiVersion: API_VERSION,
+    kind: APP_KIND,
+    metadata: { name },
+    spec: {
+      replicas: 0,
+      serviceName: name,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'registry.example.com/web:1' }] } },
+    },
+  };
 }

@@ -15,12 +15,12 @@
  * TypeScript sources run through Node's type stripping, which costs about 20 MiB more.
  */
 import { parseArgs } from 'node:util';
-import { API_VERSION, APP_KIND, appRef } from '../src/api/group.ts';
+import { appRef } from '../src/api/group.ts';
 import { Label } from '../src/api/keys.ts';
 import { sleep, waitFor } from '../src/common/wait.ts';
 import { core } from '../src/kube/paths.ts';
 import { PatchType } from '../src/kube/rest.ts';
-import { createNamespace, inParallel, memoryOf, metric, spawnEbb, startBenchCluster, type BenchProcess } from './watcher-lib.ts';
+import { createNamespace, inParallel, podlessApp, memoryOf, metric, spawnEbb, startBenchCluster, type BenchProcess } from './watcher-lib.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -45,20 +45,6 @@ const RESYNC_S = 20;
 interface Target {
   ns: string;
   app: string;
-}
-
-function appObject(name: string): Record<string, unknown> {
-  return {
-    apiVersion: API_VERSION,
-    kind: APP_KIND,
-    metadata: { name },
-    spec: {
-      replicas: 0,
-      serviceName: name,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'registry.example.com/web:1' }] } },
-    },
-  };
 }
 
 function podObject(app: string, i: number): Record<string, unknown> {
@@ -109,7 +95,7 @@ async function main(): Promise<void> {
     for (const ns of namespaces) await createNamespace(rest, ns);
     const targets: Target[] = Array.from({ length: APPS }, (_, i) => ({ ns: namespaces[i % NAMESPACES]!, app: `app-${i}` }));
     let t = Date.now();
-    await inParallel(targets, PARALLEL, ({ ns, app }) => rest.create(appRef(ns), appObject(app)));
+    await inParallel(targets, PARALLEL, ({ ns, app }) => rest.create(appRef(ns), podlessApp(app)));
     log(`created ${APPS} Apps in ${((Date.now() - t) / 1000).toFixed(1)} s`);
     t = Date.now();
     const pods = targets.flatMap((x) => Array.from({ length: PODS_PER_APP }, (_, i) => ({ ...x, i })));
