@@ -4,6 +4,7 @@ import { labelSelector } from './meta.ts';
 import { PodTemplateSpecSchema, volumeClaimTemplates } from './pod-template.ts';
 import { dnsLabel, int32, stringEnum } from './schema-kit.ts';
 import { UpdateStrategySchema } from './update-strategy.ts';
+import { LifecycleSchema } from './lifecycle.ts';
 import { selectorMatchesTemplateRules, immutableSpecRules, ordinalRangeRules } from './app-rules.ts';
 
 export const DEFAULT_REPLICAS = 1;
@@ -78,6 +79,7 @@ export const AppSpecSchema = Type.Object(
     ),
     updateStrategy: Type.Optional(UpdateStrategySchema),
     imagePrewarm: Type.Optional(ImagePrewarmSchema),
+    lifecycle: Type.Optional(LifecycleSchema),
   },
   {
     description: 'Desired state of the App.',

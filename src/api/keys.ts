@@ -17,10 +17,35 @@ export const Label = {
   podName: 'statefulset.kubernetes.io/pod-name',
 } as const;
 
+/** Pod label: the pod's lifecycle state (`LifecycleState`), present only on pods of Apps with `spec.lifecycle`. */
+export const LIFECYCLE_STATE_LABEL = `lifecycle.${GROUP}/state`;
+
+/** Values of the pod label `lifecycle.apps.ebb.dev/state`. */
+export const LifecycleState = {
+  /** Created or updated in place; waits until the preNormal handlers ebb put on it are removed. */
+  preparingNormal: 'PreparingNormal',
+  normal: 'Normal',
+  /** ebb is about to update the pod in place; waits until the inPlaceUpdate handlers are removed. */
+  preparingUpdate: 'PreparingUpdate',
+  /** The inPlaceUpdate hook is passed: the in-place update may run (or runs). */
+  updating: 'Updating',
+  /** ebb is about to delete the pod; waits until the preDelete handlers are removed. */
+  preparingDelete: 'PreparingDelete',
+} as const;
+export type LifecycleState = (typeof LifecycleState)[keyof typeof LifecycleState];
+
+/**
+ * Pod condition ebb sets False when a hook with `markPodNotReady` starts and True when the pod is back in
+ * service; it takes the pod out of Service endpoints when the template lists it in readinessGates.
+ */
+export const POD_CONDITION_LIFECYCLE_READY = `${GROUP}/lifecycle-ready`;
+
 /** Pod annotations. */
 export const Annotation = {
   /** JSON of the in-place update in progress: `{revision, startedAt, oldImageIDs, oldContainerIDs, newImages}`. */
   inPlaceUpdateState: `${GROUP}/inplace-update-state`,
+  /** When the pod entered its current lifecycle state (RFC 3339): how long it has waited on a hook. */
+  lifecycleSince: `lifecycle.${GROUP}/since`,
   /**
    * Pod template annotation: JSON object from container name to integer launch priority, e.g.
    * `{"envoy": 100, "app": 0}`; in-place updates patch containers in batches, highest priority first.
@@ -52,6 +77,11 @@ export const ConditionType = {
   inPlaceFallback: 'InPlaceFallback',
   /** Image pre-warming: True once every node requested so far reports the update revision's images pulled. */
   imagesPrewarmed: 'ImagesPrewarmed',
+  /**
+   * True while any pod waits on a lifecycle hook (spec.lifecycle); the message names the pods, the hooks and
+   * how long they have waited.
+   */
+  lifecycleHookWaiting: 'LifecycleHookWaiting',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -102,6 +132,16 @@ export const Reason = {
   imagePullFailed: 'ImagePullFailed',
   /** False: writing an ImageList failed (retried; the rollout goes on). */
   prewarmRequestFailed: 'PrewarmRequestFailed',
+  // LifecycleHookWaiting
+  waitingForPreDelete: 'WaitingForPreDelete',
+  waitingForInPlaceUpdate: 'WaitingForInPlaceUpdate',
+  waitingForPreNormal: 'WaitingForPreNormal',
+  /** LifecycleHookWaiting False: no pod waits on a hook. */
+  noHookPending: 'NoHookPending',
+  // Pod condition apps.ebb.dev/lifecycle-ready
+  preparingDelete: 'PreparingDelete',
+  preparingUpdate: 'PreparingUpdate',
+  backInService: 'BackInService',
   // Pod condition InPlaceUpdateReady
   startInPlaceUpdate: 'StartInPlaceUpdate',
   inPlaceUpdateDone: 'InPlaceUpdateDone',
@@ -122,6 +162,7 @@ export const EventReason = {
   rolloutHeld: 'RolloutHeld',
   canaryPaused: 'CanaryPaused',
   rolloutComplete: 'RolloutComplete',
+  lifecycleHookWaiting: 'LifecycleHookWaiting',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 
