@@ -1,6 +1,6 @@
 /**
  * How the in-memory apiserver applies pod writes (the in-place update's and the kubelet's), as the real one
- * does: pods/status strategic merge (annotations merged, null removes; conditions merged by type, `$patch:
+ * does: pods/status strategic merge (labels and annotations merged, null removes; finalizers added; conditions merged by type, `$patch:
  * delete` drops one; other status fields replaced, lists included; a `metadata.uid` precondition), the spec JSON
  * patch (with `replace /metadata/resourceVersion` as the optimistic-concurrency precondition), and pods/resize
  * (container resources merged by name).
@@ -25,6 +25,20 @@ export function applyStatusPatch<P extends Pod>(pod: P, body: unknown): P {
       else annotations[k] = typeof v === 'string' ? v : JSON.stringify(v);
     }
     next.metadata.annotations = annotations;
+  }
+  if (isRecord(meta.labels)) {
+    const labels = { ...(next.metadata.labels ?? {}) };
+    for (const [k, v] of Object.entries(meta.labels)) {
+      if (v === null) delete labels[k];
+      else if (typeof v === 'string') labels[k] = v;
+    }
+    next.metadata.labels = labels;
+  }
+  // Finalizers merge (their patch strategy): the patch's entries are added to the pod's list.
+  if (Array.isArray(meta.finalizers)) {
+    const finalizers = [...(next.metadata.finalizers ?? [])];
+    for (const f of meta.finalizers) if (typeof f === 'string' && !finalizers.includes(f)) finalizers.push(f);
+    next.metadata.finalizers = finalizers;
   }
   const { conditions, ...fields } = isRecord(b.status) ? b.status : {};
   const list = mergeConditions(next.status?.conditions ?? [], Array.isArray(conditions) ? (conditions as Json[]) : []);

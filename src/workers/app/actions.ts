@@ -3,9 +3,9 @@
  * own preconditions (UID for deletes, resourceVersion for updates) and, for pod writes, the Event to record
  * once it succeeded.
  */
-import type { EventReason } from '../../api/keys.ts';
+import type { EventReason, LifecycleState } from '../../api/keys.ts';
 import type { FallbackLog, InPlaceStep } from '../inplace/index.ts';
-import type { ControllerRevision, Named, OwnerReference, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
+import type { ControllerRevision, Named, OwnerReference, PersistentVolumeClaim, Pod, PodCondition, Stored } from '../../kube/types.ts';
 
 export interface EventSpec {
   type: 'Normal' | 'Warning';
@@ -65,6 +65,22 @@ export type Action =
   | { kind: 'inPlaceStep'; name: string; uid: string | undefined; ordinal: number; revision: string; pod: Stored<Pod>; step: InPlaceStep }
   /** Set readiness gate InPlaceUpdateReady True on a pod that has the gate and no update in progress (a new pod). */
   | { kind: 'markGateReady'; name: string; uid: string | undefined; pod: Stored<Pod> }
+  /**
+   * Lifecycle hooks: move the pod to lifecycle state `state` (label, and `since` in an annotation), adding
+   * `labels` and `finalizers` (the preNormal handlers ebb arms) and setting `condition` (lifecycle-ready), in one
+   * pods/status write with the pod's resourceVersion as precondition.
+   */
+  | {
+      kind: 'podLifecycle';
+      name: string;
+      uid: string | undefined;
+      pod: Stored<Pod>;
+      state: LifecycleState;
+      since: string;
+      labels?: Record<string, string>;
+      finalizers?: string[];
+      condition?: PodCondition;
+    }
   /** Canary `pause: {}`: set spec.updateStrategy.rollingUpdate.paused = true (resourceVersion precondition). */
   | { kind: 'pauseRollout'; resourceVersion: string | undefined; step: number }
   /** An Event on the App, with a log line when the Event reports a decision (an in-place update refused). */

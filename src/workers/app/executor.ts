@@ -22,6 +22,7 @@ import { applyInPlaceStep, completesUpdate, markGateReady, needsGateReady, type 
 import { mergeDiff } from './merge-diff.ts';
 import { appControllerRef } from './owner.ts';
 import { controllerRef } from './pod-predicates.ts';
+import { applyLifecycle } from './lifecycle-apply.ts';
 import { afterPrewarm, isPrewarmAction, performPrewarm } from './prewarm-apply.ts';
 import { errorSummary } from '../../common/errors.ts';
 
@@ -65,10 +66,13 @@ async function performPodAction(run: Run, action: Extract<Action, { kind: PodAct
     case 'markGateReady':
       await markGateReady(client.podPatches, action.pod, run.deps.now());
       break;
+    case 'podLifecycle':
+      await applyLifecycle(client.podPatches, action);
+      break;
   }
 }
 
-const POD_ACTIONS = ['adoptPod', 'fixPodIdentity', 'createPod', 'deletePod', 'inPlaceStep', 'markGateReady'] as const;
+const POD_ACTIONS = ['adoptPod', 'fixPodIdentity', 'createPod', 'deletePod', 'inPlaceStep', 'markGateReady', 'podLifecycle'] as const;
 type PodActionKind = (typeof POD_ACTIONS)[number];
 const isPodAction = (a: Action): a is Extract<Action, { kind: PodActionKind }> => (POD_ACTIONS as readonly string[]).includes(a.kind);
 
@@ -160,7 +164,7 @@ async function recordEvent(run: Run, event: EventSpec): Promise<void> {
 function alreadyDone(action: Action, err: unknown): boolean {
   if (isKubeError(err, 'AlreadyExists')) return action.kind === 'createPod' || action.kind === 'createPvc';
   // A pod gone meanwhile needs no in-place step or gate any more (the next plan recreates it).
-  if (isKubeError(err, 'NotFound')) return ['deletePod', 'deleteRevision', 'inPlaceStep', 'markGateReady'].includes(action.kind);
+  if (isKubeError(err, 'NotFound')) return ['deletePod', 'deleteRevision', 'inPlaceStep', 'markGateReady', 'podLifecycle'].includes(action.kind);
   return false;
 }
 

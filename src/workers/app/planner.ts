@@ -25,6 +25,8 @@ import { resolveRevisions, truncateHistory, type ResolvedRevisions } from './rev
 import { planCondemned, planReplicas } from './scale-plan.ts';
 import { availabilityWait } from './status.ts';
 import { planInFlight, updateContext } from './inplace-plan.ts';
+import { gateLifecycle, planPrepared } from './lifecycle-plan.ts';
+import { reportLifecycle } from './lifecycle-status.ts';
 import { prewarmStep, withPrewarmStatus, type RolloutView } from './prewarm-targets.ts';
 import { planFallbackReport, planRollingUpdate } from './update-plan.ts';
 import { specProblems } from './validate.ts';
@@ -226,8 +228,10 @@ export function plan(observed: Observed, now: Date): Plan {
   const paused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
   const updates = updateContext(set, revs.owned);
   const inFlight = planInFlight(updates, acc, paused);
+  planPrepared(updates, acc, paused, inFlight);
   if (!blocked) planRollingUpdate(updates, acc, paused, inFlight);
   planFallbackReport(updates, acc);
+  gateLifecycle(set, acc);
   if (acc.needsClaims || claimsNeededForSpec(app, observed)) return { actions: [], status: app.status ?? {}, needsClaims: true };
   const { actions: admitted, hold } = holdRefused(acc.actions, observed.refused);
   acc.actions = admitted;
@@ -244,5 +248,5 @@ export function plan(observed: Observed, now: Date): Plan {
     specValid: !set.createBlocked,
     fallbacks: acc.fallbacks ?? [],
   };
-  return completePlan(app, input, acc, { canary, prewarm, hold });
+  return reportLifecycle(completePlan(app, input, acc, { canary, prewarm, hold }), app, adopted.owned, now);
 }
