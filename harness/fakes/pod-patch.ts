@@ -18,32 +18,27 @@ export function applyStatusPatch<P extends Pod>(pod: P, body: unknown): P {
   const b = isRecord(body) ? body : {};
   const meta = isRecord(b.metadata) ? b.metadata : {};
   checkUid(pod, meta.uid);
-  if (isRecord(meta.annotations)) {
-    const annotations = { ...(next.metadata.annotations ?? {}) };
-    for (const [k, v] of Object.entries(meta.annotations)) {
-      if (v === null) delete annotations[k];
-      else annotations[k] = typeof v === 'string' ? v : JSON.stringify(v);
-    }
-    next.metadata.annotations = annotations;
-  }
-  if (isRecord(meta.labels)) {
-    const labels = { ...(next.metadata.labels ?? {}) };
-    for (const [k, v] of Object.entries(meta.labels)) {
-      if (v === null) delete labels[k];
-      else if (typeof v === 'string') labels[k] = v;
-    }
-    next.metadata.labels = labels;
-  }
+  if (isRecord(meta.annotations)) next.metadata.annotations = mergeStrings(next.metadata.annotations, meta.annotations);
+  if (isRecord(meta.labels)) next.metadata.labels = mergeStrings(next.metadata.labels, meta.labels);
   // Finalizers merge (their patch strategy): the patch's entries are added to the pod's list.
   if (Array.isArray(meta.finalizers)) {
-    const finalizers = [...(next.metadata.finalizers ?? [])];
-    for (const f of meta.finalizers) if (typeof f === 'string' && !finalizers.includes(f)) finalizers.push(f);
-    next.metadata.finalizers = finalizers;
+    const add = meta.finalizers.filter((f): f is string => typeof f === 'string');
+    next.metadata.finalizers = [...new Set([...(next.metadata.finalizers ?? []), ...add])];
   }
   const { conditions, ...fields } = isRecord(b.status) ? b.status : {};
   const list = mergeConditions(next.status?.conditions ?? [], Array.isArray(conditions) ? (conditions as Json[]) : []);
   next.status = { ...setFields(next.status ?? {}, fields), conditions: list };
   return next;
+}
+
+/** A string map merged with `patch`: null removes a key, other values are set (non-strings as JSON). */
+function mergeStrings(current: Record<string, string> | undefined, patch: Json): Record<string, string> {
+  const out = { ...(current ?? {}) };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  return out;
 }
 
 /** The `metadata.uid` precondition a status patch may carry (the kubelet's always does). */

@@ -53,8 +53,7 @@ export const LifecycleHookSchema = Type.Object(
 export type LifecycleHook = Static<typeof LifecycleHookSchema>;
 
 export const PreNormalHookSchema = Type.Object(handlers, {
-  description:
-    'A hook ebb arms by putting its labels and finalizers on the pod (state PreparingNormal); the pod becomes Normal once they are all removed.',
+  description: 'A hook ebb arms by putting its labels and finalizers on the pod (state PreparingNormal); the pod becomes Normal once they are all removed.',
   'x-kubernetes-validations': [handlersRule],
 });
 

@@ -84,12 +84,7 @@ describe('lifecycle hooks in the plan', () => {
       [ready(0, 'new'), ready(1, 'new', { labels: TRAFFIC })],
       ['web-1 → PreparingDelete (False)'],
     ],
-    [
-      'scale-down of a pod preDelete does not hold: deleted at once',
-      { replicas: 1, ...preDelete() },
-      [ready(0, 'new'), ready(1, 'new')],
-      ['delete web-1'],
-    ],
+    ['scale-down of a pod preDelete does not hold: deleted at once', { replicas: 1, ...preDelete() }, [ready(0, 'new'), ready(1, 'new')], ['delete web-1']],
     [
       'PreparingDelete still held: nothing',
       { replicas: 1, ...preDelete() },
@@ -144,12 +139,7 @@ describe('lifecycle hooks in the plan', () => {
       [ready(0, 'new', { state: 'failed', labels: TRAFFIC })],
       ['web-0 → PreparingDelete'],
     ],
-    [
-      'new pods carry their state: Normal',
-      { replicas: 1, ...preDelete() },
-      [],
-      ['create web-0 Normal'],
-    ],
+    ['new pods carry their state: Normal', { replicas: 1, ...preDelete() }, [], ['create web-0 Normal']],
     [
       'new pods carry their state: PreparingNormal with preNormal',
       { replicas: 1, lifecycle: { preNormal: { labelsHandler: { 'traffic.example/register': 'pending' } } } },
@@ -174,12 +164,7 @@ describe('lifecycle hooks in the plan', () => {
       [ready(0, 'old', { lifecycle: 'PreparingUpdate' })],
       ['web-0 → Updating'],
     ],
-    [
-      'in place, not held: Updating first',
-      { replicas: 1, ...inPlace({ inPlaceUpdate: { labelsHandler: TRAFFIC } }) },
-      [ready(0, 'old')],
-      ['web-0 → Updating'],
-    ],
+    ['in place, not held: Updating first', { replicas: 1, ...inPlace({ inPlaceUpdate: { labelsHandler: TRAFFIC } }) }, [ready(0, 'old')], ['web-0 → Updating']],
     [
       'in place, Updating: the in-place update runs (here one patch: the fixture pod already has the new image)',
       { replicas: 1, ...inPlace({ inPlaceUpdate: { labelsHandler: TRAFFIC } }) },
@@ -262,7 +247,10 @@ describe('lifecycle hooks in the plan', () => {
     expect(plan(observed, NOW).actions.filter((a) => a.kind === 'event')).toEqual([]);
     const cleared = { ...observed, pods: observed.pods.map((pod): Stored<Pod> => ({ ...pod, metadata: { ...pod.metadata, labels: { app: 'web' } } })) };
     const after = plan(cleared, NOW);
-    expect(after.status.conditions?.find((c) => c.type === ConditionType.lifecycleHookWaiting)).toMatchObject({ status: 'False', reason: Reason.noHookPending });
+    expect(after.status.conditions?.find((c) => c.type === ConditionType.lifecycleHookWaiting)).toMatchObject({
+      status: 'False',
+      reason: Reason.noHookPending,
+    });
   });
 
   it('without spec.lifecycle the status gets no LifecycleHookWaiting condition', () => {

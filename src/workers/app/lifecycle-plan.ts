@@ -29,8 +29,17 @@ function allPods(set: PodSet): Stored<Pod>[] {
   return [...set.replicas.values(), ...set.condemned];
 }
 
-/** One replica in a prepared state: drive it, hold it (paused), or return it to service. */
-function planPreparedReplica(ctx: UpdateContext, acc: Accumulator, lifecycle: Lifecycle, pod: Stored<Pod>, ordinal: number, paused: boolean): boolean {
+interface Prepared {
+  pod: Stored<Pod>;
+  ordinal: number;
+  lifecycle: Lifecycle;
+}
+
+/**
+ * One replica in a prepared state: drive it, hold it (paused), or return it to service. Returns whether the
+ * rolling update must leave it alone.
+ */
+function planPreparedReplica(ctx: UpdateContext, acc: Accumulator, { pod, ordinal, lifecycle }: Prepared, paused: boolean): boolean {
   const { set } = ctx;
   const outdated = getPodRevision(pod) !== set.update.metadata.name;
   if (!outdated || !ctx.rolling || ordinal < set.partition) {
@@ -42,6 +51,12 @@ function planPreparedReplica(ctx: UpdateContext, acc: Accumulator, lifecycle: Li
   return true;
 }
 
+/** Without `spec.lifecycle`: pods still in a lifecycle state (the hooks were removed from the spec) go back to Normal. */
+function releaseAll(set: PodSet, acc: Accumulator): void {
+  for (const pod of allPods(set))
+    if (lifecycleHolds(pod) && !isSettledPhase(pod) && !podIsUpdatingInPlace(pod)) acc.actions.push(backToService(pod, {}, set.now));
+}
+
 /**
  * Drives the pods in a lifecycle state; returns nothing but adds the ordinals the rolling update must leave
  * alone (held or driven here) to `inFlight`.
@@ -49,18 +64,14 @@ function planPreparedReplica(ctx: UpdateContext, acc: Accumulator, lifecycle: Li
 export function planPrepared(ctx: UpdateContext, acc: Accumulator, paused: boolean, inFlight: Set<number>): void {
   const { set } = ctx;
   const lifecycle = lifecycleOf(set.app);
-  if (!lifecycle) {
-    for (const pod of allPods(set))
-      if (lifecycleHolds(pod) && !isSettledPhase(pod) && !podIsUpdatingInPlace(pod)) acc.actions.push(backToService(pod, {}, set.now));
-    return;
-  }
+  if (!lifecycle) return releaseAll(set, acc);
   for (let ordinal = set.end - 1; ordinal >= set.start; ordinal--) {
     const pod = set.replicas.get(ordinal);
     if (!pod || isSettledPhase(pod) || inFlight.has(ordinal) || podIsUpdatingInPlace(pod)) continue;
     const state = lifecycleState(pod);
     if (state === LifecycleState.preparingNormal) {
       if (!hookHolds(lifecycle.preNormal, pod)) acc.actions.push(moveTo(pod, LifecycleState.normal, set.now));
-    } else if (state !== undefined && PREPARED.has(state) && planPreparedReplica(ctx, acc, lifecycle, pod, ordinal, paused)) {
+    } else if (state !== undefined && PREPARED.has(state) && planPreparedReplica(ctx, acc, { pod, ordinal, lifecycle }, paused)) {
       inFlight.add(ordinal);
     }
   }
@@ -79,7 +90,8 @@ function gateInPlace(lifecycle: Lifecycle, pod: Stored<Pod>, action: Action, now
   const state = lifecycleState(pod);
   if (state === LifecycleState.updating || podIsUpdatingInPlace(pod)) return action;
   const hook = lifecycle.inPlaceUpdate;
-  if (hook && hookHolds(hook, pod)) return state === LifecycleState.preparingUpdate ? undefined : moveTo(pod, LifecycleState.preparingUpdate, now, hook.markPodNotReady === true);
+  if (hook && hookHolds(hook, pod))
+    return state === LifecycleState.preparingUpdate ? undefined : moveTo(pod, LifecycleState.preparingUpdate, now, hook.markPodNotReady === true);
   return moveTo(pod, LifecycleState.updating, now);
 }
 

@@ -87,7 +87,12 @@ export function withLifecycleWaiting(
   const before = findCondition(previous, ConditionType.lifecycleHookWaiting);
   if (waits.length === 0) {
     if (before?.status !== 'True') return { status };
-    const condition = { type: ConditionType.lifecycleHookWaiting, status: 'False' as const, reason: Reason.noHookPending, message: 'no pod waits on a lifecycle hook' };
+    const condition = {
+      type: ConditionType.lifecycleHookWaiting,
+      status: 'False' as const,
+      reason: Reason.noHookPending,
+      message: 'no pod waits on a lifecycle hook',
+    };
     return { status: { ...status, conditions: setCondition(status.conditions, condition, now, generation) } };
   }
   const first = ordered(waits, now)[0];

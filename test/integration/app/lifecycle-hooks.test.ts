@@ -40,6 +40,15 @@ async function labelPod(name: string, labels: Record<string, string | null>): Pr
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('lifecycle hooks with the watcher and worker', () => {
+  it('admission refuses a hook without handlers', async () => {
+    const err: unknown = await createApp(ctl.ns, uniqueName('hk'), { lifecycle: { preDelete: { markPodNotReady: true } } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isKubeError(err, 'Invalid')).toBe(true);
+    expect(String(err)).toContain('a lifecycle hook needs at least one entry in labelsHandler or finalizersHandler');
+  });
+
   it('scale-down waits on preDelete: PreparingDelete with the condition False first, deleted once the label is removed', async () => {
     const name = uniqueName('hk');
     await createApp(ctl.ns, name, {
