@@ -71,9 +71,14 @@ async function rollout(spec: Partial<AppSpec>, check: (s: Scenario) => void): Pr
 
 describe.each(['OrderedReady', 'Parallel'] as const)('lifecycle hooks, %s', (podManagementPolicy) => {
   it('recreation waits on preDelete for every pod, one at a time', async () => {
+    // The traffic manager acts between steps only: the labels before a step are the ones the reconcile read.
+    let labelled = new Set<string>();
+    let deletions = 0;
     const deletedWhileHeld: string[] = [];
     const { s } = await rollout({ podManagementPolicy, lifecycle: { preDelete: { labelsHandler: { [TRAFFIC]: 'yes' }, markPodNotReady: true } } }, (x) => {
-      for (const p of x.pods()) if (p.metadata.deletionTimestamp && p.metadata.labels?.[TRAFFIC] === 'yes') deletedWhileHeld.push(p.metadata.name ?? '');
+      for (const name of x.cluster.podDeletions.slice(deletions)) if (labelled.has(name)) deletedWhileHeld.push(name);
+      deletions = x.cluster.podDeletions.length;
+      labelled = new Set(x.pods().flatMap((p) => (p.metadata.labels?.[TRAFFIC] === 'yes' ? [p.metadata.name ?? ''] : [])));
     });
     expect(deletedWhileHeld).toEqual([]);
     expect(s.violations).toEqual([]);
@@ -81,6 +86,9 @@ describe.each(['OrderedReady', 'Parallel'] as const)('lifecycle hooks, %s', (pod
   });
 
   it('in place waits on inPlaceUpdate and returns through preNormal; pods keep their identity', async () => {
+    const imageOf = (p: Pod): string | undefined => (p.spec?.['containers'] as { image: string }[] | undefined)?.[0]?.image;
+    // Image and serving label per pod before each step (the traffic manager acts between steps).
+    let before = new Map<string, { image: string | undefined; serving: boolean }>();
     const imagesWhileHeld: string[] = [];
     const { s } = await rollout(
       {
@@ -90,10 +98,10 @@ describe.each(['OrderedReady', 'Parallel'] as const)('lifecycle hooks, %s', (pod
       },
       (x) => {
         for (const p of x.pods()) {
-          const image = (p.spec?.['containers'] as { image: string }[] | undefined)?.[0]?.image;
-          if (p.metadata.labels?.[TRAFFIC] === 'yes' && image?.endsWith(':v2') && stateOf(p) !== 'Normal' && stateOf(p) !== 'PreparingNormal')
-            imagesWhileHeld.push(p.metadata.name ?? '');
+          const was = before.get(p.metadata.uid ?? '');
+          if (was?.serving === true && was.image !== imageOf(p)) imagesWhileHeld.push(p.metadata.name ?? '');
         }
+        before = new Map(x.pods().map((p) => [p.metadata.uid ?? '', { image: imageOf(p), serving: p.metadata.labels?.[TRAFFIC] === 'yes' }]));
       },
     );
     expect(imagesWhileHeld).toEqual([]);
