@@ -32,9 +32,10 @@ const readyOf = (p: Pod | undefined) => p?.status?.conditions?.find((c) => c.typ
 const podNamed = (s: Snapshot, name: string): Pod | undefined => s.pods.find((p) => p.metadata.name === name);
 const hookCondition = (s: Snapshot) => s.app.status?.conditions?.find((c) => c.type === ConditionType.lifecycleHookWaiting);
 
-/** Plays the owner of a handler: sets (a value) or removes (null) pod labels. */
-async function labelPod(name: string, labels: Record<string, string | null>): Promise<void> {
-  await sandbox().rest.patch(core('pods', ctl.ns, name), { metadata: { labels } }, PatchType.merge);
+/** Plays the owner of a handler: sets (a value) or removes (null) pod labels; `finalizers: null` drops them all. */
+async function labelPod(name: string, labels: Record<string, string | null>, finalizers?: null): Promise<void> {
+  const metadata = finalizers === null ? { labels, finalizers } : { labels };
+  await sandbox().rest.patch(core('pods', ctl.ns, name), { metadata }, PatchType.merge);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -86,7 +87,10 @@ describe('lifecycle hooks with the watcher and worker', () => {
     const uid = before.pods[0]?.metadata.uid;
 
     await patchApp(ctl.ns, name, { template: appTemplate(name, 'v2') });
-    await until(ctl.ns, name, (s) => stateOf(s.pods[0]) === 'PreparingDelete');
+    await until(ctl.ns, name, (s) => stateOf(s.pods[0]) === 'PreparingDelete' && hookCondition(s)?.status === 'True');
+    // Waiting on the label: the old pod stays.
+    await sleep(2_000);
+    expect((await podsOf(ctl.ns, name)).map((p) => [p.metadata.uid, p.metadata.deletionTimestamp])).toEqual([[uid, undefined]]);
     await patchApp(ctl.ns, name, { updateStrategy: { rollingUpdate: { paused: true } } });
     await until(ctl.ns, name, (s) => s.app.status?.observedGeneration === s.app.metadata.generation);
     await labelPod(`${name}-0`, { [TRAFFIC]: null });
@@ -114,14 +118,19 @@ describe('lifecycle hooks with the watcher and worker', () => {
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } },
       lifecycle: {
         inPlaceUpdate: { labelsHandler: { [TRAFFIC]: 'yes' }, markPodNotReady: true },
-        preNormal: { labelsHandler: { [REGISTER]: 'pending' } },
+        preNormal: { labelsHandler: { [REGISTER]: 'pending' }, finalizersHandler: [REGISTER] },
       },
     });
     const pod = `${name}-0`;
     // A new pod starts PreparingNormal with the preNormal label armed; removing it makes the pod Normal.
     const created = await until(ctl.ns, name, (s) => stateOf(s.pods[0]) === 'PreparingNormal' && hookCondition(s)?.reason === Reason.waitingForPreNormal);
     expect(created.pods[0]?.metadata.labels?.[REGISTER]).toBe('pending');
+    expect(created.pods[0]?.metadata.finalizers).toEqual([REGISTER]);
     await labelPod(pod, { [REGISTER]: null });
+    // One handler left (the finalizer): still PreparingNormal.
+    await sleep(1_500);
+    expect(stateOf((await podsOf(ctl.ns, name))[0])).toBe('PreparingNormal');
+    await labelPod(pod, {}, null);
     const before = await settled(ctl.ns, name);
     expect(stateOf(before.pods[0])).toBe('Normal');
     const uid = before.pods[0]?.metadata.uid;
@@ -138,10 +147,11 @@ describe('lifecycle hooks with the watcher and worker', () => {
     expect(updated.pods[0]?.metadata.uid).toBe(uid);
     expect(updated.pods[0]?.spec?.containers[0]?.image).toBe(image('v2'));
     expect(updated.pods[0]?.metadata.labels?.[REGISTER]).toBe('pending');
+    expect(updated.pods[0]?.metadata.finalizers).toEqual([REGISTER]);
     expect(readyOf(updated.pods[0])).toMatchObject({ status: 'True', reason: Reason.backInService });
 
     // The traffic manager puts the pod back and says so.
-    await labelPod(pod, { [REGISTER]: null, [TRAFFIC]: 'yes' });
+    await labelPod(pod, { [REGISTER]: null, [TRAFFIC]: 'yes' }, null);
     const after = await settled(ctl.ns, name);
     expect(after.pods[0]?.metadata.uid).toBe(uid);
     expect(stateOf(after.pods[0])).toBe('Normal');
