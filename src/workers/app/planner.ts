@@ -3,7 +3,8 @@
  * selector matches, its ControllerRevisions and claims) to the writes to make, the status to record, and
  * when to look again. Follows the upstream StatefulSet controller (stateful_set_control.go): revisions
  * first, then replicas ascending, then condemned pods descending, then the rolling update. In-place updates
- * already under way get their next step even when the rest is blocked (OrderedReady waits on those very pods).
+ * already under way get their next step even when the rest is blocked (OrderedReady waits on those very pods);
+ * so do pods in a lifecycle state, and the lifecycle hooks put their writes in front of deletes and in-place updates.
  */
 import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
