@@ -186,6 +186,7 @@ describe('viewRollout', () => {
 describe('summarizePods', () => {
   const pod = (name: string, over: Partial<Pod> = {}): Pod => ({
     metadata: { name, ...over.metadata },
+    spec: { containers: [{ name: 'main', image: 'web:2' }] },
     status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], ...over.status },
   });
   it('sorts pods by what they are doing, in ordinal order', () => {
