@@ -136,7 +136,7 @@ function completion(app: App): string {
   const revision = app.status?.updateRevision ?? '';
   return partition > 0 && partition < want
     ? `app "${name}" partitioned rollout complete: ${app.status?.updatedReplicas ?? 0} of ${want} pods at revision ${revision} (partition ${partition})`
-    : `app "${name}" rolled out: ${want} pods at revision ${revision}`;
+    : `app "${name}" rolled out: ${want} pod${want === 1 ? '' : 's'} at revision ${revision}`;
 }
 
 /** The final state and its sentence, or undefined while the rollout goes on. */
