@@ -12,12 +12,10 @@ import { templateOf } from '../../workers/app/revisions.ts';
 import { parseRolloutArgs, ROLLOUT_USAGE, RolloutExit, type RolloutArgs } from './args.ts';
 import { followRollout, StatusPrinter } from './follow.ts';
 import { chooseUndo, formatHistory } from './history.ts';
+import { planRestart } from './restart.ts';
 import { summarizePods, viewRollout, type RolloutState } from './view.ts';
 import { core } from '../../kube/paths.ts';
 import type { Pod } from '../../kube/types.ts';
-
-/** The annotation `rollout restart` stamps on the pod template, the one kubectl uses for Deployments and StatefulSets. */
-export const RESTARTED_AT_ANNOTATION = 'kubectl.kubernetes.io/restartedAt';
 
 const EXIT_OF: Record<RolloutState, number> = {
   done: RolloutExit.done,
@@ -74,14 +72,11 @@ async function history(rest: KubeRest, app: Stored<App>, revision: number): Prom
   };
 }
 
-async function restart(rest: KubeRest, app: Stored<App>, now: Date): Promise<string> {
-  const at = now.toISOString().replace(/\.\d+Z$/, 'Z');
-  const patch = { spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: at } } } } };
-  await rest.patch(appRef(app.metadata.namespace, app.metadata.name), patch, PatchType.merge);
-  const notes: string[] = [];
-  if (app.spec.updateStrategy?.rollingUpdate?.paused) notes.push('the rollout is paused: pods are replaced after `rollout resume`');
-  if ((app.spec.updateStrategy?.type ?? 'RollingUpdate') !== 'RollingUpdate') notes.push('the OnDelete strategy replaces a pod only when it is deleted');
-  return `${kind}/${app.metadata.name} restarted${notes.length > 0 ? ` (${notes.join('; ')})` : ''}\n`;
+async function restart(rest: KubeRest, app: Stored<App>, now: Date): Promise<{ text: string; code: number }> {
+  const plan = planRestart(app, now);
+  if (plan.kind === 'refuse') return { text: `ebb rollout restart: ${plan.message}\n`, code: RolloutExit.failed };
+  await rest.patch(appRef(app.metadata.namespace, app.metadata.name), plan.patch, PatchType.merge);
+  return { text: `${kind}/${app.metadata.name} restarted${plan.notes.length > 0 ? ` (${plan.notes.join('; ')})` : ''}\n`, code: RolloutExit.done };
 }
 
 async function status(rest: KubeRest, args: Extract<Target, { op: 'status' }>, namespace: string): Promise<number> {
@@ -152,7 +147,7 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
       out = await history(rest, app, args.revision);
       break;
     case 'restart':
-      out = { text: await restart(rest, app, new Date()), code: RolloutExit.done };
+      out = await restart(rest, app, new Date());
       break;
   }
   (out.code === RolloutExit.done ? process.stdout : process.stderr).write(out.text);
