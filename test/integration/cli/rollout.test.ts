@@ -186,13 +186,18 @@ describe('ebb rollout pause, resume, history, undo, restart', () => {
 
   it('works as the kubectl plugin: kubectl ebb rollout ...', async () => {
     const name = uniqueName('plug');
-    await createApp(ctl.ns, name, { replicas: 1 });
+    await createApp(ctl.ns, name, { replicas: 1, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } } });
     await settled(ctl.ns, name);
     const env = cliEnv(await pluginDir());
     const status = await run(KUBECTL, ['ebb', 'rollout', 'status', `app/${name}`, '-n', ctl.ns], env);
     expect(status.stderr).toBe('');
     expect(status.stdout).toMatch(new RegExp(`app "${name}" rolled out: 1 pod at revision`));
     expect(status.code).toBe(0);
+    // In place, a template annotation restarts nothing: restart says so and writes nothing.
+    const restart = await run(KUBECTL, ['ebb', 'rollout', 'restart', `app/${name}`, '-n', ctl.ns], env);
+    expect(restart.code).toBe(1);
+    expect(restart.stderr).toContain(`app "${name}" updates pods in place (podUpdatePolicy InPlaceIfPossible)`);
+    expect((await getApp(ctl.ns, name)).metadata.generation).toBe(1);
     const usage = await run(KUBECTL, ['ebb', 'rollout'], env);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('kubectl ebb rollout: ebb rollout needs a subcommand');
