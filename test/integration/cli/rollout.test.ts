@@ -23,23 +23,29 @@ describe('ebb rollout status', () => {
     const name = uniqueName('tty');
     await createApp(ctl.ns, name, { replicas: 3 });
     await settled(ctl.ns, name);
-    await patchApp(ctl.ns, name, { template: template(name, 'v2') });
+    // Paused with a new template, so the command surely starts before the rollout and sees it move.
+    await patchApp(ctl.ns, name, { template: template(name, 'v2'), updateStrategy: { rollingUpdate: { paused: true } } });
     const { kubeconfig } = sandbox();
     const command = `'${process.execPath}' '${MAIN}' rollout status app/${name} -n ${ctl.ns}; echo "EXIT=$?"; sleep 300`;
     await tmux.start(name, command, { KUBECONFIG: kubeconfig });
     const panes: string[] = [];
-    const final = await waitFor(
-      async () => {
-        const pane = await tmux.capture(name);
-        panes.push(pane);
-        return pane.includes('EXIT=') ? pane : undefined;
-      },
-      { timeoutMs: 90_000, intervalMs: 150, what: 'the rollout status to exit in tmux' },
-    );
+    const capture = async (until: (pane: string) => boolean, what: string): Promise<string> =>
+      waitFor(
+        async () => {
+          const pane = await tmux.capture(name);
+          panes.push(pane);
+          return until(pane) ? pane : undefined;
+        },
+        { timeoutMs: 90_000, intervalMs: 150, what },
+      );
+    const first = await capture((p) => p.includes(' · paused'), 'the paused rollout in the tmux pane');
+    expect(first).toContain(`${name}: rolling update · updated 0/3 · ready 3/3 · available 3/3 · paused`);
+    await patchApp(ctl.ns, name, { updateStrategy: { rollingUpdate: { paused: false } } });
+    const final = await capture((p) => p.includes('EXIT='), 'the rollout status to exit in tmux');
     const statusLines = (pane: string): string[] => pane.split('\n').filter((l) => l.startsWith(`${name}: `));
-    // While it ran, the pane showed progress, never more than one status line (redrawn in place).
+    // While it ran, the pane showed the rollout move, never more than one status line (redrawn in place).
     const during = panes.filter((p) => !p.includes('EXIT='));
-    expect(during.some((p) => /updated [0-2]\/3/.test(p))).toBe(true);
+    expect(during.some((p) => /updated [1-3]\/3/.test(p) && !p.includes(' · paused'))).toBe(true);
     for (const p of during) expect(statusLines(p).length).toBeLessThanOrEqual(1);
     expect(statusLines(final)).toHaveLength(1);
     expect(final).toMatch(new RegExp(`app "${name}" rolled out: 3 pods at revision ${name}-\\w+`));
@@ -51,8 +57,12 @@ describe('ebb rollout status', () => {
     const name = uniqueName('pipe');
     await createApp(ctl.ns, name, { replicas: 3 });
     await settled(ctl.ns, name);
-    await patchApp(ctl.ns, name, { template: template(name, 'v2') });
-    const res = await ebb(['rollout', 'status', `app/${name}`, '-n', ctl.ns]);
+    await patchApp(ctl.ns, name, { template: template(name, 'v2'), updateStrategy: { rollingUpdate: { paused: true } } });
+    let resumed: Promise<unknown> | undefined;
+    const res = await ebb(['rollout', 'status', `app/${name}`, '-n', ctl.ns], (out) => {
+      if (out.includes('paused')) resumed ??= patchApp(ctl.ns, name, { updateStrategy: { rollingUpdate: { paused: false } } });
+    });
+    await resumed;
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     expect(res.stdout).not.toContain('\r');
@@ -60,12 +70,14 @@ describe('ebb rollout status', () => {
     const lines = res.stdout.trimEnd().split('\n');
     expect(lines.at(-1)).toMatch(new RegExp(`^app "${name}" rolled out: 3 pods at revision ${name}-\\w+$`));
     const progress = lines.slice(0, -1);
-    expect(progress.length).toBeGreaterThanOrEqual(2);
+    expect(progress).toContain(`${name}: rolling update · updated 0/3 · ready 3/3 · available 3/3 · paused`);
+    expect(progress.length).toBeGreaterThanOrEqual(3);
     for (const l of progress)
       expect(l).toMatch(
-        new RegExp(`^${name}: (rolling update|scaling|waiting for generation 2 to be observed) · updated \\d/3 · ready \\d/3 · available \\d/3`),
+        new RegExp(`^${name}: (rolling update|scaling|waiting for generation \\d to be observed) · updated \\d/3 · ready \\d/3 · available \\d/3`),
       );
-    expect(new Set(progress).size).toBe(progress.length);
+    // A line is printed only when it changed.
+    for (let i = 1; i < progress.length; i++) expect(progress[i]).not.toBe(progress[i - 1]);
   });
 
   it('exits 3 past the progress deadline and 1 on an invalid spec, and shows pods waiting on a hook', async () => {
