@@ -122,6 +122,8 @@ export const EventReason = {
   rolloutHeld: 'RolloutHeld',
   canaryPaused: 'CanaryPaused',
   rolloutComplete: 'RolloutComplete',
+  /** A pod the App controlled no longer matches its selector: its controller reference was removed. */
+  releasedPod: 'ReleasedPod',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 
