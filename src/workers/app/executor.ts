@@ -158,6 +158,13 @@ async function recordEvent(run: Run, event: EventSpec): Promise<void> {
   }
 }
 
+/** A pod create that found its name taken: undefined when the App's own pod holds it, else the error to report. */
+async function judgeNameTaken(run: Run, action: Action, err: unknown): Promise<unknown> {
+  if (action.kind !== 'createPod' || !isKubeError(err, 'AlreadyExists')) return err;
+  const deps = { pods: run.deps.client.pods, app: run.app, log: run.deps.log, record: (e: EventSpec) => recordEvent(run, e) };
+  return podNameTaken(deps, action.pod.metadata.name);
+}
+
 /** Outcomes that mean the write is already in effect (a pod's name taken is judged by `podNameTaken`). */
 function alreadyDone(action: Action, err: unknown): boolean {
   if (isKubeError(err, 'AlreadyExists')) return action.kind === 'createPvc';
@@ -250,10 +257,7 @@ export async function execute(plan: Plan, app: Stored<App>, deps: ExecuteDeps): 
     } catch (caught) {
       // After a failed write the pods are not as planned: the failure status counts them as read.
       const asRead = plan.statusAsRead?.() ?? plan.status;
-      const err =
-        action.kind === 'createPod' && isKubeError(caught, 'AlreadyExists')
-          ? await podNameTaken({ pods: run.deps.client.pods, app: run.app, log: run.deps.log, record: (e) => recordEvent(run, e) }, action.pod.metadata.name)
-          : caught;
+      const err = await judgeNameTaken(run, action, caught);
       if (err === undefined || (await recovered(run, action, err, asRead))) continue;
       return onFailure(run, action, err, asRead);
     }

@@ -56,7 +56,12 @@ describe('the claim owner is its controller', () => {
     ['no references, in range', [], false, [{ uid: app.metadata.uid, controller: true, blockOwnerDeletion: true }]],
     ['the App reference with controller cleared', [appRef], false, [{ uid: app.metadata.uid, controller: true, blockOwnerDeletion: true }]],
     ['the App as controller already', [{ ...appRef, controller: true }], false, [{ uid: app.metadata.uid, controller: true, blockOwnerDeletion: undefined }]],
-    ['condemned: the App reference goes, the pod controls', [{ ...appRef, controller: true }], true, [{ uid: pod.metadata.uid, controller: true, blockOwnerDeletion: true }]],
+    [
+      'condemned: the App reference goes, the pod controls',
+      [{ ...appRef, controller: true }],
+      true,
+      [{ uid: pod.metadata.uid, controller: true, blockOwnerDeletion: true }],
+    ],
     ['condemned: the pod reference with controller cleared', [podRef], true, [{ uid: pod.metadata.uid, controller: true, blockOwnerDeletion: true }]],
     ['another controller: ours removed, none added', [foreign, appRef], false, [{ uid: 'k1', controller: true, blockOwnerDeletion: true }]],
   ] as const)('%s', (_, existing, condemned, want) => {

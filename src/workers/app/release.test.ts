@@ -29,11 +29,9 @@ describe('nameHolder (who holds the name of a pod the App creates)', () => {
   it('a release removes only the App reference, on the pod as read, and says so in an Event', () => {
     const pod = withMeta(ours, { app: 'elsewhere' }, [other, ...ourRef]);
     const holder = nameHolder(app, pod);
-    expect(holder).toEqual({
-      kind: 'release',
-      patch: { metadata: { uid: pod.metadata.uid, resourceVersion: pod.metadata.resourceVersion, ownerReferences: [other] } },
-      event: expect.objectContaining({ type: 'Normal', reason: EventReason.releasedPod, related: { kind: 'Pod', name: 'web-1', uid: pod.metadata.uid } }),
-    });
+    if (holder.kind !== 'release') throw new Error(`expected a release, got ${holder.kind}`);
+    expect(holder.patch).toEqual({ metadata: { uid: pod.metadata.uid, resourceVersion: pod.metadata.resourceVersion, ownerReferences: [other] } });
+    expect(holder.event).toMatchObject({ type: 'Normal', reason: EventReason.releasedPod, related: { kind: 'Pod', name: 'web-1', uid: pod.metadata.uid } });
   });
 
   it('an App being deleted keeps its pods (the garbage collector takes them with it)', () => {
