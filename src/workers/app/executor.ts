@@ -24,7 +24,7 @@ import { mergeDiff } from './merge-diff.ts';
 import { appControllerRef } from './owner.ts';
 import { controllerRef } from './pod-predicates.ts';
 import { afterPrewarm, isPrewarmAction, performPrewarm } from './prewarm-apply.ts';
-import { podNameTaken } from './release-apply.ts';
+import { judgeNameTaken } from './release-apply.ts';
 import { errorSummary } from '../../common/errors.ts';
 
 export interface ExecuteDeps {
@@ -158,13 +158,6 @@ async function recordEvent(run: Run, event: EventSpec): Promise<void> {
   }
 }
 
-/** A pod create that found its name taken: undefined when the App's own pod holds it, else the error to report. */
-async function judgeNameTaken(run: Run, action: Action, err: unknown): Promise<unknown> {
-  if (action.kind !== 'createPod' || !isKubeError(err, 'AlreadyExists')) return err;
-  const deps = { pods: run.deps.client.pods, app: run.app, log: run.deps.log, record: (e: EventSpec) => recordEvent(run, e) };
-  return podNameTaken(deps, action.pod.metadata.name);
-}
-
 /** Outcomes that mean the write is already in effect (a pod's name taken is judged by `podNameTaken`). */
 function alreadyDone(action: Action, err: unknown): boolean {
   if (isKubeError(err, 'AlreadyExists')) return action.kind === 'createPvc';
@@ -257,9 +250,9 @@ export async function execute(plan: Plan, app: Stored<App>, deps: ExecuteDeps): 
     } catch (caught) {
       // After a failed write the pods are not as planned: the failure status counts them as read.
       const asRead = plan.statusAsRead?.() ?? plan.status;
-      const err = await judgeNameTaken(run, action, caught);
-      if (err === undefined || (await recovered(run, action, err, asRead))) continue;
-      return onFailure(run, action, err, asRead);
+      const judged = await judgeNameTaken(action, caught, { pods: deps.client.pods, app: run.app, log: deps.log, record: (e) => recordEvent(run, e) });
+      if ('done' in judged || (await recovered(run, action, judged.error, asRead))) continue;
+      return onFailure(run, action, judged.error, asRead);
     }
     const event = successEvent(run.app, action);
     if (event) await recordEvent(run, event);

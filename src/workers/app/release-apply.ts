@@ -1,9 +1,9 @@
 /** Performs the judgement of `release.ts` when a pod to create exists already. */
 import type { App } from '../../api/app.ts';
 import type { Logger } from '../../common/log.ts';
-import { KubeError } from '../../kube/errors.ts';
+import { isKubeError, KubeError } from '../../kube/errors.ts';
 import type { Stored } from '../../kube/types.ts';
-import type { EventSpec } from './actions.ts';
+import type { Action, EventSpec } from './actions.ts';
 import { nameHolder, PodNameTakenError } from './release.ts';
 import type { PodStore } from './seams.ts';
 
@@ -36,4 +36,14 @@ export async function podNameTaken(deps: NameTakenDeps, name: string): Promise<E
       await deps.record(holder.event);
       return new PodNameTakenError(name, true);
   }
+}
+
+/**
+ * A failed write as the executor handles it: a pod create that found its name taken is judged first, and is
+ * done when the App's own pod holds the name; any other failure is passed on as it is.
+ */
+export async function judgeNameTaken(action: Action, err: unknown, deps: NameTakenDeps): Promise<{ done: true } | { error: unknown }> {
+  if (action.kind !== 'createPod' || !isKubeError(err, 'AlreadyExists')) return { error: err };
+  const error = await podNameTaken(deps, action.pod.metadata.name);
+  return error ? { error } : { done: true };
 }
