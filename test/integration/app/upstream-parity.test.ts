@@ -80,7 +80,9 @@ function readyPodOf(w: Workload, ordinal: number, notUid?: string): Promise<Pod>
 }
 
 interface ReleaseOutcome {
-  released: boolean;
+  /** The released pod's controller (none) and how many owner references it kept. */
+  releasedController: string | undefined;
+  releasedOwners: number;
   replicasWhileReleased: number | undefined;
   replacedSameOrdinal: boolean;
 }
@@ -102,7 +104,12 @@ async function relabelOutOfSelector(kind: Kind): Promise<ReleaseOutcome> {
   }, `${kind} ${w.name}: status counts the pods it controls`);
   await sandbox().rest.delete(core('pods', ctl.ns, podName));
   const replacement = await readyPodOf(w, 1, released.metadata.uid);
-  return { released: true, replicasWhileReleased, replacedSameOrdinal: replacement.metadata.name === podName };
+  return {
+    releasedController: controllerOf(released.metadata.ownerReferences),
+    releasedOwners: released.metadata.ownerReferences?.length ?? 0,
+    replicasWhileReleased,
+    replacedSameOrdinal: replacement.metadata.name === podName,
+  };
 }
 
 interface ClaimOwnership {
@@ -169,7 +176,7 @@ describe('upstream parity: owner references', () => {
   it('a pod relabelled out of the selector is released by both and its ordinal created anew once it is gone', async () => {
     const [sts, app] = await Promise.all(KINDS.map(relabelOutOfSelector));
     expect(app).toEqual(sts);
-    expect(app).toEqual({ released: true, replicasWhileReleased: 1, replacedSameOrdinal: true });
+    expect(app).toEqual({ releasedController: undefined, releasedOwners: 0, replicasWhileReleased: 1, replacedSameOrdinal: true });
   });
 
   it('whenDeleted: Delete: the claims are controlled by their workload on both, and a cleared controller flag comes back', async () => {
