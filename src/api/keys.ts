@@ -163,6 +163,8 @@ export const EventReason = {
   canaryPaused: 'CanaryPaused',
   rolloutComplete: 'RolloutComplete',
   lifecycleHookWaiting: 'LifecycleHookWaiting',
+  /** A pod the App controlled no longer matches its selector: its controller reference was removed. */
+  releasedPod: 'ReleasedPod',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

@@ -1,6 +1,7 @@
 /**
  * Performs a plan: each action in order, stopping at the first failure, then writes the status. Writes are
- * safe against races by construction: creates use deterministic names (AlreadyExists = someone did it),
+ * safe against races by construction: creates use deterministic names (AlreadyExists = someone did it, or
+ * a pod that left the selector holds the name: `release.ts`),
  * deletes carry a UID precondition (NotFound = already gone), updates carry the resourceVersion read
  * (Conflict = re-read and plan again: thrown, and the queue retries at once). In-place steps are performed by
  * the in-place executor, one write each with the pod's resourceVersion as precondition. Pre-warm ImageList
@@ -24,6 +25,7 @@ import { appControllerRef } from './owner.ts';
 import { controllerRef } from './pod-predicates.ts';
 import { applyLifecycle } from './lifecycle-apply.ts';
 import { afterPrewarm, isPrewarmAction, performPrewarm } from './prewarm-apply.ts';
+import { judgeNameTaken } from './release-apply.ts';
 import { errorSummary } from '../../common/errors.ts';
 
 export interface ExecuteDeps {
@@ -160,9 +162,9 @@ async function recordEvent(run: Run, event: EventSpec): Promise<void> {
   }
 }
 
-/** Outcomes that mean the write is already in effect. */
+/** Outcomes that mean the write is already in effect (a pod's name taken is judged by `podNameTaken`). */
 function alreadyDone(action: Action, err: unknown): boolean {
-  if (isKubeError(err, 'AlreadyExists')) return action.kind === 'createPod' || action.kind === 'createPvc';
+  if (isKubeError(err, 'AlreadyExists')) return action.kind === 'createPvc';
   // A pod gone meanwhile needs no in-place step or gate any more (the next plan recreates it).
   if (isKubeError(err, 'NotFound')) return ['deletePod', 'deleteRevision', 'inPlaceStep', 'markGateReady', 'podLifecycle'].includes(action.kind);
   return false;
@@ -218,7 +220,7 @@ async function onFailure(run: Run, action: Action, err: unknown, status: AppStat
   const { code, message: detail } = errorSummary(err);
   const event = failureEvent(run.app, action, detail);
   if (event) await recordEvent(run, event);
-  const heals = isKubeError(err) && err.heals;
+  const heals = typeof err === 'object' && err !== null && (err as { heals?: unknown }).heals === true;
   const failed = statusAfterFailure(status, { action, code, detail, heals, now: run.deps.now(), generation: run.app.metadata.generation });
   if (failed !== status) await writeStatusQuietly(run, failed);
   run.deps.log.warn({ action: action.kind, err: { code, detail } }, 'reconcile action failed');
@@ -249,11 +251,12 @@ export async function execute(plan: Plan, app: Stored<App>, deps: ExecuteDeps): 
   for (const action of plan.actions.filter((a) => !isPrewarmAction(a))) {
     try {
       run.app = await perform(run, action);
-    } catch (err) {
+    } catch (caught) {
       // After a failed write the pods are not as planned: the failure status counts them as read.
       const asRead = plan.statusAsRead?.() ?? plan.status;
-      if (await recovered(run, action, err, asRead)) continue;
-      return onFailure(run, action, err, asRead);
+      const judged = await judgeNameTaken(action, caught, { pods: deps.client.pods, app: run.app, log: deps.log, record: (e) => recordEvent(run, e) });
+      if ('done' in judged || (await recovered(run, action, judged.error, asRead))) continue;
+      return onFailure(run, action, judged.error, asRead);
     }
     const event = successEvent(run.app, action);
     if (event) await recordEvent(run, event);
