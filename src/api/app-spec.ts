@@ -5,6 +5,9 @@ import { PodTemplateSpecSchema, volumeClaimTemplates } from './pod-template.ts';
 import { dnsLabel, int32, stringEnum } from './schema-kit.ts';
 import { UpdateStrategySchema } from './update-strategy.ts';
 import { selectorMatchesTemplateRules, immutableSpecRules, ordinalRangeRules } from './app-rules.ts';
+import { ReserveOrdinalsSchema } from './reserve-ordinals.ts';
+import { ScaleStrategySchema, scaleStrategyRules } from './scale-strategy.ts';
+import { specifiedDeleteRules } from './specified-delete.ts';
 
 export const DEFAULT_REPLICAS = 1;
 /**
@@ -78,10 +81,12 @@ export const AppSpecSchema = Type.Object(
     ),
     updateStrategy: Type.Optional(UpdateStrategySchema),
     imagePrewarm: Type.Optional(ImagePrewarmSchema),
+    reserveOrdinals: Type.Optional(ReserveOrdinalsSchema),
+    scaleStrategy: Type.Optional(ScaleStrategySchema),
   },
   {
     description: 'Desired state of the App.',
-    'x-kubernetes-validations': [...selectorMatchesTemplateRules, ...immutableSpecRules, ...ordinalRangeRules],
+    'x-kubernetes-validations': [...selectorMatchesTemplateRules, ...immutableSpecRules, ...ordinalRangeRules, ...scaleStrategyRules, ...specifiedDeleteRules],
   },
 );
 export type AppSpec = Static<typeof AppSpecSchema>;

@@ -65,6 +65,10 @@ export const Reason = {
   scaling: 'Scaling',
   rolloutComplete: 'RolloutComplete',
   canaryStep: 'CanaryStep',
+  /** Progressing: pods are missing and scaleStrategy.maxUnavailable holds their creation back. */
+  scaleUpLimited: 'ScaleUpLimited',
+  /** Progressing: a pod labelled specified-delete waits (maxUnavailable budget, pause, OnDelete, ordering). */
+  specifiedDeletePending: 'SpecifiedDeletePending',
   // Available
   minimumReplicasAvailable: 'MinimumReplicasAvailable',
   minimumReplicasUnavailable: 'MinimumReplicasUnavailable',
@@ -116,6 +120,8 @@ export const EventReason = {
   successfulDelete: 'SuccessfulDelete',
   failedDelete: 'FailedDelete',
   recreatingFailedPod: 'RecreatingFailedPod',
+  scaleUpLimited: 'ScaleUpLimited',
+  specifiedDeletePending: 'SpecifiedDeletePending',
   failedUpdate: 'FailedUpdate',
   inPlaceFallback: 'InPlaceFallback',
   invalidSpec: 'InvalidSpec',
