@@ -28,14 +28,11 @@ const entryRules = [
   },
 ];
 
-export const ReserveOrdinalsSchema = Type.Array(
-  intOrString({ maxLength: 21, 'x-kubernetes-validations': entryRules }),
-  {
-    description:
-      'Ordinals no pod may hold: integers, or inclusive ranges such as "5-7" (overlaps are merged). A pod at a reserved ordinal is deleted; replicas still counts the pods that run, so the App takes the next free ordinals instead (replicas 4 with [1] runs pods 0, 2, 3 and 4).',
-    maxItems: MAX_RESERVE_ORDINALS,
-  },
-);
+export const ReserveOrdinalsSchema = Type.Array(intOrString({ maxLength: 21, 'x-kubernetes-validations': entryRules }), {
+  description:
+    'Ordinals no pod may hold: integers, or inclusive ranges such as "5-7" (overlaps are merged). A pod at a reserved ordinal is deleted; replicas still counts the pods that run, so the App takes the next free ordinals instead (replicas 4 with [1] runs pods 0, 2, 3 and 4).',
+  maxItems: MAX_RESERVE_ORDINALS,
+});
 export type ReserveOrdinals = Static<typeof ReserveOrdinalsSchema>;
 
 /** Inclusive ranges, sorted and merged (overlapping or adjacent ranges become one). */

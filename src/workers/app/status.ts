@@ -58,8 +58,7 @@ export function availabilityWait(pods: readonly Pod[], minReadySeconds: number, 
 }
 
 export type Progress =
-  | { state: 'complete'; message: string }
-  | { state: 'scaling' | 'rollingUpdate' | 'canary' | 'scaleUpLimited' | 'specifiedDeletePending'; message: string };
+  { state: 'complete'; message: string } | { state: 'scaling' | 'rollingUpdate' | 'canary' | 'scaleUpLimited' | 'specifiedDeletePending'; message: string };
 
 export type PauseState = 'spec' | 'canaryManual' | 'canaryTimed' | undefined;
 
