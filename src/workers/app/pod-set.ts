@@ -62,7 +62,7 @@ export interface OrdinalRange {
 }
 
 /** The replica ordinals; a malformed `reserveOrdinals` (refused by the planner as an invalid spec) reserves nothing. */
-export function ordinalRange(app: Stored<App>): OrdinalRange {
+export function ordinalRange(app: Pick<App, 'spec'>): OrdinalRange {
   const start = app.spec.ordinals?.start ?? 0;
   const parsed = parseReserveOrdinals(app.spec.reserveOrdinals);
   const reserved = parsed.ok ? parsed.ranges : [];

@@ -12,6 +12,11 @@ import { Scenario } from './scenario.ts';
 const policies = ['OrderedReady', 'Parallel'] as const;
 const names = (s: Scenario): string[] => s.pods().map((p) => p.metadata.name ?? '');
 
+function revisionAt(s: Scenario, pod: string): string | undefined {
+  const p = s.cluster.pods.get(`${NS}/${pod}`);
+  return p && getPodRevision(p);
+}
+
 function label(s: Scenario, pod: string): string {
   const key = `${NS}/${pod}`;
   const p = s.cluster.pods.get(key);
@@ -65,13 +70,13 @@ describe('specified-delete below the partition', () => {
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 2 } },
       template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: 'registry.example/web:v2' }] } },
     });
-    await s.runUntil((x) => getPodRevision(x.cluster.pods.get(`${NS}/web-2`) ?? { metadata: {} }) === x.app().status?.updateRevision && x.pods().length === 3);
+    await s.runUntil((x) => revisionAt(x, 'web-2') === x.app().status?.updateRevision && x.pods().length === 3);
     const old = label(s, 'web-0');
     await s.runUntil((x) => {
       const p = x.cluster.pods.get(`${NS}/web-0`);
       return p !== undefined && p.metadata.uid !== old && !isUnavailable(p, 0, x.clock.now());
     });
-    expect(getPodRevision(s.cluster.pods.get(`${NS}/web-0`) ?? { metadata: {} })).toBe(v1);
+    expect(revisionAt(s, 'web-0')).toBe(v1);
   });
 });
 
