@@ -3,7 +3,7 @@
  * real planner and executor with the in-memory cluster and kubelet.
  */
 import { describe, expect, it } from 'vitest';
-import { EventReason } from '../../../src/api/keys.ts';
+import { Annotation, EventReason } from '../../../src/api/keys.ts';
 import { SPECIFIED_DELETE_LABEL } from '../../../src/api/specified-delete.ts';
 import { getPodRevision, isUnavailable } from '../../../src/workers/app/pod-predicates.ts';
 import { NS } from './fixtures.ts';
@@ -101,5 +101,24 @@ describe('scaleStrategy.maxUnavailable', () => {
     s.edit({ replicas: 7 });
     await s.step();
     expect(s.pods().filter((p) => isUnavailable(p, 0, s.clock.now()))).toHaveLength(6);
+  });
+});
+
+describe('specified-delete during an in-place update', () => {
+  it('the pod being updated in place is deleted, and its in-place step is dropped', async () => {
+    const s = new Scenario({
+      replicas: 2,
+      podManagementPolicy: 'Parallel',
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } },
+    });
+    await s.runUntil((x) => x.converged());
+    s.edit({ template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: 'registry.example/web:v2' }] } } });
+    await s.runUntil((x) => x.cluster.pods.get(`${NS}/web-1`)?.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined);
+    const old = label(s, 'web-1');
+    const p = await s.step();
+    const about = (p?.actions ?? []).filter((a) => 'name' in a && a.name === 'web-1').map((a) => (a.kind === 'deletePod' ? `${a.kind}:${a.cause}` : a.kind));
+    expect(about).toEqual(['deletePod:specified']);
+    await s.runUntil((x) => x.converged() && x.cluster.pods.get(`${NS}/web-1`)?.metadata.uid !== old);
+    expect(s.violations).toEqual([]);
   });
 });
