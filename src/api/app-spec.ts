@@ -6,6 +6,9 @@ import { dnsLabel, int32, stringEnum } from './schema-kit.ts';
 import { UpdateStrategySchema } from './update-strategy.ts';
 import { LifecycleSchema } from './lifecycle.ts';
 import { selectorMatchesTemplateRules, immutableSpecRules, ordinalRangeRules } from './app-rules.ts';
+import { ReserveOrdinalsSchema } from './reserve-ordinals.ts';
+import { ScaleStrategySchema, scaleStrategyRules } from './scale-strategy.ts';
+import { specifiedDeleteRules } from './specified-delete.ts';
 
 export const DEFAULT_REPLICAS = 1;
 /**
@@ -80,10 +83,12 @@ export const AppSpecSchema = Type.Object(
     updateStrategy: Type.Optional(UpdateStrategySchema),
     imagePrewarm: Type.Optional(ImagePrewarmSchema),
     lifecycle: Type.Optional(LifecycleSchema),
+    reserveOrdinals: Type.Optional(ReserveOrdinalsSchema),
+    scaleStrategy: Type.Optional(ScaleStrategySchema),
   },
   {
     description: 'Desired state of the App.',
-    'x-kubernetes-validations': [...selectorMatchesTemplateRules, ...immutableSpecRules, ...ordinalRangeRules],
+    'x-kubernetes-validations': [...selectorMatchesTemplateRules, ...immutableSpecRules, ...ordinalRangeRules, ...scaleStrategyRules, ...specifiedDeleteRules],
   },
 );
 export type AppSpec = Static<typeof AppSpecSchema>;

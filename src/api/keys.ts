@@ -95,6 +95,10 @@ export const Reason = {
   scaling: 'Scaling',
   rolloutComplete: 'RolloutComplete',
   canaryStep: 'CanaryStep',
+  /** Progressing: pods are missing and scaleStrategy.maxUnavailable holds their creation back. */
+  scaleUpLimited: 'ScaleUpLimited',
+  /** Progressing: a pod labelled specified-delete waits (maxUnavailable budget, pause, OnDelete, ordering). */
+  specifiedDeletePending: 'SpecifiedDeletePending',
   // Available
   minimumReplicasAvailable: 'MinimumReplicasAvailable',
   minimumReplicasUnavailable: 'MinimumReplicasUnavailable',
@@ -156,6 +160,8 @@ export const EventReason = {
   successfulDelete: 'SuccessfulDelete',
   failedDelete: 'FailedDelete',
   recreatingFailedPod: 'RecreatingFailedPod',
+  scaleUpLimited: 'ScaleUpLimited',
+  specifiedDeletePending: 'SpecifiedDeletePending',
   failedUpdate: 'FailedUpdate',
   inPlaceFallback: 'InPlaceFallback',
   invalidSpec: 'InvalidSpec',

@@ -17,8 +17,11 @@ export interface EventSpec {
   related?: { kind: 'Pod' | 'PersistentVolumeClaim'; name: string; uid?: string | undefined };
 }
 
-/** Why a pod is deleted: scale-down, failed-pod replacement, or an update by recreation. */
-export type DeleteCause = 'condemned' | 'failed' | 'update';
+/**
+ * Why a pod is deleted: scale-down, failed-pod replacement, an update by recreation, its ordinal reserved
+ * (`spec.reserveOrdinals`), or its specified-delete label (recreated with the same identity).
+ */
+export type DeleteCause = 'condemned' | 'failed' | 'update' | 'reserved' | 'specified';
 
 /** An in-place update that fell back to recreation: the Event and log line recorded when the pod is deleted. */
 export interface FallbackNote {
@@ -55,7 +58,7 @@ export type Action =
       cause: DeleteCause;
       revision: string | undefined;
       fallback?: FallbackNote | undefined;
-      /** For cause `update` and `failed`: what the pod is recreated as. */
+      /** For causes `update`, `failed` and `specified`: what the pod is recreated as. */
       replacement?: Replacement | undefined;
     }
   /**

@@ -128,7 +128,7 @@ const isSettledPhase = (pod: Stored<Pod>): boolean => isTerminating(pod) || isFa
  */
 export function planInFlight(ctx: UpdateContext, acc: Accumulator, paused: boolean): Set<number> {
   const inFlight = new Set<number>();
-  for (let ordinal = ctx.set.end - 1; ordinal >= ctx.set.start; ordinal--) {
+  for (const ordinal of [...ctx.set.ordinals].reverse()) {
     const pod = ctx.set.replicas.get(ordinal);
     if (!pod || isSettledPhase(pod)) continue;
     if (podIsUpdatingInPlace(pod)) {
@@ -146,7 +146,8 @@ export function collectFallbacks(ctx: UpdateContext, acc: Accumulator): void {
   const { set } = ctx;
   acc.fallbacks = [];
   if (!ctx.rolling) return;
-  for (let ordinal = set.end - 1; ordinal >= Math.max(set.start, set.partition); ordinal--) {
+  for (const ordinal of [...set.ordinals].reverse()) {
+    if (ordinal < set.partition) break;
     const pod = set.replicas.get(ordinal);
     if (!pod || isTerminating(pod) || getPodRevision(pod) === updateRevision(ctx)) continue;
     const texts = fallbackTexts(ctx.decide(getPodRevision(pod)), { name: pod.metadata.name, uid: pod.metadata.uid }, updateRevision(ctx));

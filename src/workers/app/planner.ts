@@ -21,7 +21,7 @@ import { isTrueFor } from './conditions.ts';
 import type { ClusterStored, ControllerRevision, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 import { invalidSpecStatus, passiveStatus, planStatus, type StatusInput } from './plan-status.ts';
 import { getPodRevision, isRunningAndAvailable, isTerminating } from './pod-predicates.ts';
-import { type Accumulator, isMonotonic, ordinalRange, type PodSet, splitPods } from './pod-set.ts';
+import { type Accumulator, floorForTop, isMonotonic, ordinalRange, type PodSet, splitPods } from './pod-set.ts';
 import { resolveRevisions, truncateHistory, type ResolvedRevisions } from './revisions.ts';
 import { planCondemned, planReplicas } from './scale-plan.ts';
 import { availabilityWait } from './status.ts';
@@ -31,6 +31,8 @@ import { reportLifecycle } from './lifecycle-status.ts';
 import { prewarmStep, withPrewarmStatus, type RolloutView } from './prewarm-targets.ts';
 import { planFallbackReport, planRollingUpdate } from './update-plan.ts';
 import { specProblems } from './validate.ts';
+import { planSpecifiedDeletes } from './specified-delete.ts';
+import { heldEvent } from './held-work.ts';
 import type { PrewarmOutcome } from './prewarm-plan.ts';
 import { type Hold, holdRefused, recreatesPods, type Refusals } from './replacement.ts';
 import { holdEvent, withHoldCondition, type HoldInput } from './hold-status.ts';
@@ -80,7 +82,9 @@ function earliest(waits: readonly (Wait | undefined)[]): Wait | undefined {
 /** Whether the `target` highest-ordinal replicas (not below the partition) run the update revision and are available. */
 function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target: number) => boolean {
   return (target) => {
-    for (let ord = Math.max(set.start, partition, set.end - target); ord < set.end; ord++) {
+    const floor = Math.max(partition, floorForTop(set, target));
+    for (const ord of set.ordinals) {
+      if (ord < floor) continue;
       const pod = set.replicas.get(ord);
       if (!pod || isTerminating(pod) || getPodRevision(pod) !== set.update.metadata.name || !isRunningAndAvailable(pod, set.minReadySeconds, set.now))
         return false;
@@ -94,7 +98,7 @@ function canaryFor(app: Stored<App>, base: Omit<PodSet, 'partition'>, specPartit
   const rollingUpdate = app.spec.updateStrategy?.rollingUpdate;
   return canaryProgress({
     steps: rolling ? (rollingUpdate?.canary?.steps ?? []) : [],
-    replicas: base.end - base.start,
+    replicas: base.ordinals.length,
     active: base.current.metadata.name !== base.update.metadata.name,
     sameRevision: app.status?.updateRevision === base.update.metadata.name,
     status: app.status?.canary,
@@ -111,7 +115,7 @@ function podSetFor(
   revs: ResolvedRevisions,
   now: Date,
 ): { set: PodSet; canary: CanaryOutcome; specPartition: number } {
-  const { start, end } = ordinalRange(app);
+  const { start, end, ordinals } = ordinalRange(app);
   const { replicas, condemned } = splitPods(app, owned);
   const generation = app.metadata.generation;
   const base: Omit<PodSet, 'partition'> = {
@@ -121,6 +125,7 @@ function podSetFor(
     monotonic: isMonotonic(app),
     start,
     end,
+    ordinals,
     replicas,
     condemned,
     claims: observed.claims && new Map(observed.claims.map((c) => [c.metadata.name, c])),
@@ -132,7 +137,7 @@ function podSetFor(
   const rolling = (app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) === UpdateStrategyType.rollingUpdate;
   const specPartition = rolling ? (app.spec.updateStrategy?.rollingUpdate?.partition ?? 0) : 0;
   const canary = canaryFor(app, base, specPartition);
-  const partition = canary.target === undefined ? specPartition : Math.max(specPartition, end - canary.target);
+  const partition = canary.target === undefined ? specPartition : Math.max(specPartition, floorForTop(base, canary.target));
   return { set: { ...base, partition }, canary, specPartition };
 }
 
@@ -195,6 +200,8 @@ function completePlan(
     );
   const held = holdEvent(holding);
   if (held) acc.actions.push({ kind: 'event', event: held });
+  const waiting = heldEvent(app.status?.conditions, status.conditions);
+  if (waiting) acc.actions.push({ kind: 'event', event: waiting });
   const complete = rolloutCompleteEvent(app, status);
   if (complete) acc.actions.push({ kind: 'event', event: complete });
   acc.actions.push(...prewarm.actions);
@@ -230,7 +237,8 @@ export function plan(observed: Observed, now: Date): Plan {
   const updates = updateContext(set, revs.owned);
   const inFlight = planInFlight(updates, acc, paused);
   planPrepared(updates, acc, paused, inFlight);
-  if (!blocked) planRollingUpdate(updates, acc, paused, inFlight);
+  const specified = planSpecifiedDeletes(updates, acc, paused, blocked);
+  if (!blocked) planRollingUpdate(updates, acc, paused, inFlight, specified);
   planFallbackReport(updates, acc);
   gateLifecycle(set, acc);
   if (acc.needsClaims || claimsNeededForSpec(app, observed)) return { actions: [], status: app.status ?? {}, needsClaims: true };
@@ -248,6 +256,7 @@ export function plan(observed: Observed, now: Date): Plan {
     actions: acc.actions,
     specValid: !set.createBlocked,
     fallbacks: acc.fallbacks ?? [],
+    held: acc.held,
   };
   return reportLifecycle(completePlan(app, input, acc, { canary, prewarm, hold }), app, adopted.owned, now);
 }
