@@ -4,6 +4,7 @@ import { labelSelector } from './meta.ts';
 import { PodTemplateSpecSchema, volumeClaimTemplates } from './pod-template.ts';
 import { dnsLabel, int32, stringEnum } from './schema-kit.ts';
 import { UpdateStrategySchema } from './update-strategy.ts';
+import { VolumeClaimUpdateStrategySchema } from './volume-claim-update.ts';
 import { selectorMatchesTemplateRules, immutableSpecRules, ordinalRangeRules } from './app-rules.ts';
 
 export const DEFAULT_REPLICAS = 1;
@@ -77,6 +78,7 @@ export const AppSpecSchema = Type.Object(
       ),
     ),
     updateStrategy: Type.Optional(UpdateStrategySchema),
+    volumeClaimUpdateStrategy: Type.Optional(VolumeClaimUpdateStrategySchema),
     imagePrewarm: Type.Optional(ImagePrewarmSchema),
   },
   {

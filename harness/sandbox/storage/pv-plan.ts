@@ -12,12 +12,16 @@
 export const PROVISIONER = 'sandbox.ebb.dev/hostpath';
 export const STORAGE_CLASS = 'standard';
 export const IMMEDIATE_STORAGE_CLASS = 'standard-immediate';
+/** Like `standard` but without allowVolumeExpansion: the apiserver refuses to grow its claims. */
+export const FIXED_SIZE_STORAGE_CLASS = 'standard-fixed-size';
 export const PROVISIONED_BY = 'pv.kubernetes.io/provisioned-by';
 export const DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
 /** Set by kube-scheduler on a claim of a WaitForFirstConsumer class once it has picked the pod's node. */
 export const SELECTED_NODE_ANNOTATION = 'volume.kubernetes.io/selected-node';
 /** The node label a node-local volume's affinity matches (the kubelet sets it to the node name). */
 export const HOSTNAME_LABEL = 'kubernetes.io/hostname';
+
+import { parseQuantity } from '../../../src/common/quantity.ts';
 
 export type BindingMode = 'Immediate' | 'WaitForFirstConsumer';
 
@@ -30,7 +34,7 @@ export interface Claim {
     volumeMode?: string;
     resources?: { requests?: Record<string, string> };
   };
-  status?: { phase?: string };
+  status?: { phase?: string; capacity?: Record<string, string> };
 }
 
 export interface Volume {
@@ -39,7 +43,7 @@ export interface Volume {
   status?: { phase?: string };
 }
 
-function storageClass(name: string, mode: BindingMode, isDefault: boolean): Record<string, unknown> {
+function storageClass(name: string, mode: BindingMode, isDefault: boolean, expandable = true): Record<string, unknown> {
   return {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
@@ -47,13 +51,18 @@ function storageClass(name: string, mode: BindingMode, isDefault: boolean): Reco
     provisioner: PROVISIONER,
     reclaimPolicy: 'Delete',
     volumeBindingMode: mode,
-    allowVolumeExpansion: true,
+    allowVolumeExpansion: expandable,
   };
 }
 
 /** The classes the sandbox installs: the default binds on the first consumer, the other at once. */
 export function storageClasses(): Record<string, unknown>[] {
   return [storageClass(STORAGE_CLASS, 'WaitForFirstConsumer', true), storageClass(IMMEDIATE_STORAGE_CLASS, 'Immediate', false)];
+}
+
+/** A class whose claims cannot grow (no allowVolumeExpansion), for tests of volume growth refused. */
+export function fixedSizeStorageClass(): Record<string, unknown> {
+  return storageClass(FIXED_SIZE_STORAGE_CLASS, 'WaitForFirstConsumer', false, false);
 }
 
 export function volumeNameFor(claim: Claim): string {
@@ -114,4 +123,36 @@ export function shouldDelete(pv: Volume): boolean {
     (pv.status?.phase === 'Released' || pv.status?.phase === 'Failed') &&
     pv.metadata.deletionTimestamp === undefined
   );
+}
+
+/**
+ * The size a bound claim of one of our classes asks to grow to, when its request exceeds the capacity it
+ * reports (the apiserver admitted the larger request, so the class allows expansion). Undefined otherwise.
+ */
+export function pendingResize(claim: Claim, classes: ReadonlyMap<string, BindingMode>): string | undefined {
+  const cls = claim.spec.storageClassName;
+  if (cls === undefined || !classes.has(cls) || !claim.spec.volumeName || claim.status?.phase !== 'Bound' || claim.metadata.deletionTimestamp) return undefined;
+  const want = claim.spec.resources?.requests?.['storage'];
+  const have = parseQuantity(claim.status.capacity?.['storage']);
+  const wanted = parseQuantity(want);
+  return want !== undefined && wanted !== undefined && have !== undefined && wanted > have ? want : undefined;
+}
+
+/**
+ * The claim status writes of a resize that needs no node expansion, as the external resizer makes them: first
+ * in progress (the size allocated, `ControllerResizeInProgress`, condition Resizing), then, once the volume
+ * has grown, finished (the new capacity, no resize status or condition left).
+ */
+export function resizeStarted(size: string): Record<string, unknown> {
+  return {
+    status: {
+      allocatedResources: { storage: size },
+      allocatedResourceStatuses: { storage: 'ControllerResizeInProgress' },
+      conditions: [{ type: 'Resizing', status: 'True', lastTransitionTime: new Date().toISOString() }],
+    },
+  };
+}
+
+export function resizeFinished(size: string): Record<string, unknown> {
+  return { status: { capacity: { storage: size }, allocatedResources: { storage: size }, allocatedResourceStatuses: null, conditions: null } };
 }
