@@ -52,6 +52,8 @@ export const ConditionType = {
   inPlaceFallback: 'InPlaceFallback',
   /** Image pre-warming: True once every node requested so far reports the update revision's images pulled. */
   imagesPrewarmed: 'ImagesPrewarmed',
+  /** OnPodRollingUpdate: the apiserver refused to grow a claim (its StorageClass does not allow expansion); its pod waits. */
+  volumeExpansionRefused: 'VolumeExpansionRefused',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -100,6 +102,9 @@ export const Reason = {
   imagesPulled: 'ImagesPulled',
   /** False: no node is pulling any more and some reported a failed pull. */
   imagePullFailed: 'ImagePullFailed',
+  // VolumeExpansionRefused
+  expansionRefused: 'ExpansionRefused',
+  noExpansionRefused: 'NoExpansionRefused',
   /** False: writing an ImageList failed (retried; the rollout goes on). */
   prewarmRequestFailed: 'PrewarmRequestFailed',
   // Pod condition InPlaceUpdateReady
@@ -122,6 +127,9 @@ export const EventReason = {
   rolloutHeld: 'RolloutHeld',
   canaryPaused: 'CanaryPaused',
   rolloutComplete: 'RolloutComplete',
+  /** A claim's storage request raised to its template's (OnPodRollingUpdate). */
+  expandingClaim: 'ExpandingClaim',
+  claimExpansionRefused: 'ClaimExpansionRefused',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

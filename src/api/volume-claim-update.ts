@@ -19,7 +19,8 @@ export const VolumeClaimUpdateStrategySchema = Type.Object(
       }),
     ),
   },
-  { description: 'How existing claims follow a larger storage request in volumeClaimTemplates.', default: {} },
+  // Not defaulted as an object: an App without it reads as before (OnDelete).
+  { description: 'How existing claims follow a larger storage request in volumeClaimTemplates (OnDelete when unset).' },
 );
 export type VolumeClaimUpdateStrategy = Static<typeof VolumeClaimUpdateStrategySchema>;
 

@@ -13,6 +13,7 @@ import { collectFallbacks, updateAction, type UpdateContext } from './inplace-pl
 import { getPodRevision, isTerminating, isUnavailable } from './pod-predicates.ts';
 import type { Accumulator, PodSet } from './pod-set.ts';
 import type { Pod } from '../../kube/types.ts';
+import { claimsGrownFor } from './volume-growth.ts';
 
 export function unavailableReplicas(set: PodSet): number {
   let n = 0;
@@ -37,7 +38,9 @@ export function planRollingUpdate(ctx: UpdateContext, acc: Accumulator, paused: 
     if (budget <= 0) break;
     const pod = set.replicas.get(ordinal);
     if (!pod || inFlight.has(ordinal)) continue;
-    if (updateAction(ctx, acc, pod, ordinal)) budget--;
+    // OnPodRollingUpdate: its claims grow first; the pod waits (holding its place in the budget) until they have.
+    if (!claimsGrownFor(set, acc, pod, ordinal)) budget--;
+    else if (updateAction(ctx, acc, pod, ordinal)) budget--;
   }
 }
 

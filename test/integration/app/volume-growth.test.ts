@@ -66,7 +66,7 @@ describe('volumeClaimTemplates at admission', () => {
     await replaceTemplates(ctl.ns, name, [claimTemplate('3Gi')]);
     const app = await getApp(ctl.ns, name);
     expect(app.spec.volumeClaimTemplates?.[0]?.spec['resources']).toEqual({ requests: { storage: '3Gi' } });
-    expect(app.spec.volumeClaimUpdateStrategy).toEqual({ type: 'OnDelete' });
+    expect(app.spec.volumeClaimUpdateStrategy).toBeUndefined();
 
     const none = uniqueName('adm-none');
     await createApp(ctl.ns, none, { replicas: 0 });
