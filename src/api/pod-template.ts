@@ -119,8 +119,7 @@ export type PersistentVolumeClaimTemplate = Static<typeof PersistentVolumeClaimT
 
 export function volumeClaimTemplates() {
   return Type.Array(PersistentVolumeClaimTemplateSchema, {
-    description:
-      'Claims each pod gets, one PVC per template and ordinal. Only a storage request may change, and only grow (see volumeClaimUpdateStrategy).',
+    description: 'Claims each pod gets, one PVC per template and ordinal. Only a storage request may change, and only grow (see volumeClaimUpdateStrategy).',
     maxItems: MAX_VOLUME_CLAIM_TEMPLATES,
     'x-kubernetes-validations': [
       { rule: 'self.all(t, self.exists_one(u, u.metadata.name == t.metadata.name))', message: 'volumeClaimTemplates names must be unique' },

@@ -85,8 +85,7 @@ export function volumeClaimTemplateUpdateRules(): CelRule[] {
     },
     {
       rule: againstEarlier(sameButStorage('t', 'o')),
-      message:
-        'only spec.resources.requests.storage of a volumeClaimTemplate may change (and only grow); every other field of a claim template is immutable',
+      message: 'only spec.resources.requests.storage of a volumeClaimTemplate may change (and only grow); every other field of a claim template is immutable',
     },
     {
       rule: againstEarlier(`${storage('t')}.compareTo(${storage('o')}) >= 0`),

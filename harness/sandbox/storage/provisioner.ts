@@ -9,6 +9,7 @@
  * capacity raised and then its status written as for a volume that needs no node expansion.
  */
 import { mkdir, rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { join, resolve } from 'node:path';
 import { errorMessage } from '../../../src/common/errors.ts';
 import type { Logger } from '../../../src/common/log.ts';
@@ -39,6 +40,9 @@ export interface ProvisionerOptions {
   log: Logger;
   signal: AbortSignal;
 }
+
+/** How long the simulated volume expansion takes: longer than the worker's recheck of a resizing claim, so the wait is exercised. */
+const RESIZE_MS = 5_000;
 
 const classesRef: ResourceRef = { group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses' };
 
@@ -90,20 +94,26 @@ export async function startProvisioner(opts: ProvisionerOptions): Promise<{ stop
     }
   };
 
+  const resizing = new Set<string>();
   const resize = async (claim: Claim): Promise<void> => {
     const size = pendingResize(claim, classes);
     const volume = claim.spec.volumeName;
-    if (size === undefined || volume === undefined) return;
+    if (size === undefined || volume === undefined || resizing.has(claim.metadata.uid)) return;
+    resizing.add(claim.metadata.uid);
     const { namespace, name } = claim.metadata;
     const status = core('persistentvolumeclaims', namespace, name, 'status');
     try {
       await rest.patch(status, resizeStarted(size), PatchType.merge, {}, signal);
+      // A resize takes a while on real storage: long enough that tests see a claim asking for more than it has.
+      await sleep(RESIZE_MS, undefined, { signal });
       await rest.patch(core('persistentvolumes', undefined, volume), { spec: { capacity: { storage: size } } }, PatchType.merge, {}, signal);
       await rest.patch(status, resizeFinished(size), PatchType.merge, {}, signal);
       log.info({ claim: `${namespace}/${name}`, volume, size }, 'volume expanded');
     } catch (err) {
       if (signal.aborted) return;
       log.warn({ claim: name, error: errorMessage(err) }, 'expanding a volume failed; will retry on the next claim update');
+    } finally {
+      resizing.delete(claim.metadata.uid);
     }
   };
 
@@ -113,7 +123,8 @@ export async function startProvisioner(opts: ProvisionerOptions): Promise<{ stop
     else pending.set(key, claim);
     if (!deleted) {
       await provision(claim);
-      await resize(claim);
+      // In the background: a resize takes a while and must not hold up other claims.
+      void resize(claim);
     }
   };
 

@@ -100,8 +100,16 @@ describe('volume growth in the rolling update', () => {
       { spec: rolling({ maxUnavailable: 2 }) },
       ['expand data-web-2 to 2Gi (rv rv-2)', 'expand data-web-1 to 2Gi (rv rv-1)'],
     ],
-    ['a claim larger than the template already (grown by hand) counts as grown', { claims: [claim(0, '1Gi', '1Gi'), claim(1, '1Gi', '1Gi'), claim(2, '3Gi', '3Gi')] }, ['relabel web-2 (patchSpec)']],
-    ['an unbound claim cannot be expanded: it counts as grown', { claims: [claim(0, '1Gi', '1Gi'), claim(1, '1Gi', '1Gi'), claim(2, '1Gi', undefined, false)] }, ['relabel web-2 (patchSpec)']],
+    [
+      'a claim larger than the template already (grown by hand) counts as grown',
+      { claims: [claim(0, '1Gi', '1Gi'), claim(1, '1Gi', '1Gi'), claim(2, '3Gi', '3Gi')] },
+      ['relabel web-2 (patchSpec)'],
+    ],
+    [
+      'an unbound claim cannot be expanded: it counts as grown',
+      { claims: [claim(0, '1Gi', '1Gi'), claim(1, '1Gi', '1Gi'), claim(2, '1Gi', undefined, false)] },
+      ['relabel web-2 (patchSpec)'],
+    ],
     ['the partition holds the pods below it (and their claims)', { spec: rolling({ partition: 3 }) }, []],
     ['paused: no claim is expanded', { spec: rolling({ paused: true }) }, []],
     ['OnDelete pods: no rolling update, no expansion', { spec: { updateStrategy: { type: 'OnDelete' } } }, []],
@@ -112,8 +120,16 @@ describe('volume growth in the rolling update', () => {
       ['delete web-2'],
     ],
     ['a refusal less than a minute old is not retried', { conditions: [refused('data-web-2', new Date(NOW.getTime() - 10_000))] }, []],
-    ['a refusal older than a minute is retried', { conditions: [refused('data-web-2', new Date(NOW.getTime() - 61_000))] }, ['expand data-web-2 to 2Gi (rv rv-2)']],
-    ['a refusal of an earlier generation is retried at once', { conditions: [refused('data-web-2', new Date(NOW.getTime() - 10_000), 0)] }, ['expand data-web-2 to 2Gi (rv rv-2)']],
+    [
+      'a refusal older than a minute is retried',
+      { conditions: [refused('data-web-2', new Date(NOW.getTime() - 61_000))] },
+      ['expand data-web-2 to 2Gi (rv rv-2)'],
+    ],
+    [
+      'a refusal of an earlier generation is retried at once',
+      { conditions: [refused('data-web-2', new Date(NOW.getTime() - 10_000), 0)] },
+      ['expand data-web-2 to 2Gi (rv rv-2)'],
+    ],
   ])('%s', (_name, w, expected) => {
     const p = plan(world(w), NOW);
     expect(p.needsClaims).toBeUndefined();
