@@ -81,16 +81,17 @@ export function volumeClaimTemplateUpdateRules(): CelRule[] {
   return [
     {
       rule: 'self.map(t, t.metadata.name) == oldSelf.map(t, t.metadata.name)',
-      message: 'volumeClaimTemplates cannot be added, removed, renamed or reordered: the claims of existing pods are named after them',
+      message:
+        'volumeClaimTemplates is immutable but for a storage request that grows: templates cannot be added, removed, renamed or reordered (the claims of existing pods are named after them)',
     },
     {
       rule: againstEarlier(sameButStorage('t', 'o')),
-      message: 'only spec.resources.requests.storage of a volumeClaimTemplate may change (and only grow); every other field of a claim template is immutable',
+      message: 'volumeClaimTemplates is immutable but for a storage request that grows: only spec.resources.requests.storage of a claim template may change',
     },
     {
       rule: againstEarlier(`${storage('t')}.compareTo(${storage('o')}) >= 0`),
       message:
-        'the storage request of a volumeClaimTemplate cannot shrink: a volume can only grow (to use smaller volumes, create a new App and move the data)',
+        'the storage request of a volumeClaimTemplate cannot shrink: a volume can only grow (to use smaller volumes, create a new App and move the data); volumeClaimTemplates is immutable otherwise',
     },
   ];
 }
@@ -102,6 +103,6 @@ export const MAX_QUANTITY_LENGTH = 64;
 /** `volumeClaimTemplates` is present after an update exactly when it was before. */
 export const volumeClaimTemplatesPresenceRule: CelRule = {
   rule: 'has(self.volumeClaimTemplates) == has(oldSelf.volumeClaimTemplates)',
-  message: 'volumeClaimTemplates cannot be added or removed after creation',
+  message: 'volumeClaimTemplates is immutable: it cannot be added or removed after creation',
   fieldPath: '.volumeClaimTemplates',
 };

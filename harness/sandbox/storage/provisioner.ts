@@ -20,9 +20,6 @@ import { listWatch } from '../../../src/kube/watch.ts';
 import {
   fixedSizeStorageClass,
   needsVolume,
-  pendingResize,
-  resizeFinished,
-  resizeStarted,
   PROVISIONER,
   selectedNode,
   shouldDelete,
@@ -33,6 +30,7 @@ import {
   type Claim,
   type Volume,
 } from './pv-plan.ts';
+import { pendingResize, resizeFinished, resizeStarted } from './resize-plan.ts';
 
 export interface ProvisionerOptions {
   rest: KubeRest;

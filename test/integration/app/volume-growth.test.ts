@@ -49,20 +49,26 @@ describe('volumeClaimTemplates at admission', () => {
     const other = await rejection(
       replaceTemplates(ctl.ns, name, [{ ...claimTemplate('1Gi'), spec: { ...claimTemplate('1Gi').spec, accessModes: ['ReadWriteMany'] } }]),
     );
-    expect(other.message).toContain('only spec.resources.requests.storage of a volumeClaimTemplate may change');
+    expect(other.message).toContain('only spec.resources.requests.storage of a claim template may change');
     const otherClass = await rejection(replaceTemplates(ctl.ns, name, [claimTemplate('2Gi', 'standard-immediate')]));
     expect(otherClass.message).toContain('only spec.resources.requests.storage');
     const label = await rejection(replaceTemplates(ctl.ns, name, [{ ...claimTemplate('1Gi'), metadata: { name: 'data', labels: { a: 'b' } } }]));
     expect(label.message).toContain('only spec.resources.requests.storage');
 
+    // As before volume growth: a claim template changed in another field than its storage is refused as immutable.
+    const accessModesDropped = await rejection(
+      replaceTemplates(ctl.ns, name, [{ metadata: { name: 'data' }, spec: { resources: { requests: { storage: '2Gi' } } } }]),
+    );
+    expect(accessModesDropped.message).toContain('volumeClaimTemplates is immutable');
+
     const added = await rejection(replaceTemplates(ctl.ns, name, [claimTemplate('1Gi'), { ...claimTemplate('1Gi'), metadata: { name: 'logs' } }]));
-    expect(added.message).toContain('cannot be added, removed, renamed or reordered');
+    expect(added.message).toContain('templates cannot be added, removed, renamed or reordered');
     const renamed = await rejection(replaceTemplates(ctl.ns, name, [{ ...claimTemplate('1Gi'), metadata: { name: 'logs' } }]));
-    expect(renamed.message).toContain('cannot be added, removed, renamed or reordered');
+    expect(renamed.message).toContain('templates cannot be added, removed, renamed or reordered');
     const emptied = await rejection(replaceTemplates(ctl.ns, name, []));
-    expect(emptied.message).toContain('cannot be added, removed');
+    expect(emptied.message).toContain('templates cannot be added, removed');
     const removed = await rejection(sandbox().rest.patch(appRef(ctl.ns, name), [{ op: 'remove', path: '/spec/volumeClaimTemplates' }], PatchType.json));
-    expect(removed.message).toContain('volumeClaimTemplates cannot be added or removed');
+    expect(removed.message).toContain('volumeClaimTemplates is immutable: it cannot be added or removed');
 
     // Same value in another unit is no shrink; a larger one is accepted.
     await replaceTemplates(ctl.ns, name, [claimTemplate('1024Mi')]);
@@ -74,7 +80,7 @@ describe('volumeClaimTemplates at admission', () => {
     const none = uniqueName('adm-none');
     await createApp(ctl.ns, none, { replicas: 0 });
     const addedLater = await rejection(sandbox().rest.patch(appRef(ctl.ns, none), { spec: { volumeClaimTemplates: [claimTemplate('1Gi')] } }, PatchType.merge));
-    expect(addedLater.message).toContain('volumeClaimTemplates cannot be added or removed');
+    expect(addedLater.message).toContain('volumeClaimTemplates is immutable: it cannot be added or removed');
   });
 });
 
