@@ -50,7 +50,7 @@ function world(w: World = {}): Observed {
   const oldRev = revisionFor({ ...spec, template: v('v1'), volumeClaimTemplates: templates('1Gi') }, 1);
   const newRev = revisionFor({ ...spec, template: v(w.tag ?? 'v1'), volumeClaimTemplates: templates('2Gi') }, 2);
   const app = makeApp('web', { ...spec, template: v(w.tag ?? 'v1'), volumeClaimTemplates: templates('2Gi') });
-  app.status = { currentRevision: oldRev.metadata.name, updateRevision: newRev.metadata.name, conditions: w.conditions ?? [] };
+  app.status = { observedGeneration: 1, currentRevision: oldRev.metadata.name, updateRevision: newRev.metadata.name, conditions: w.conditions ?? [] };
   const pods = (w.pods ?? ['old', 'old', 'old']).map((r, o) => podFor(app, o, (r === 'old' ? oldRev : newRev).metadata.name));
   const claims = 'claims' in w ? w.claims : [0, 1, 2].map((o) => claim(o, '1Gi', '1Gi'));
   return { app, pods, revisions: [oldRev, newRev], claims };
@@ -154,6 +154,13 @@ describe('volume growth in the rolling update', () => {
     expect(held.status.conditions?.find((c) => c.type === 'VolumeExpansionRefused')).toEqual(condition);
     const grown = plan(world({ conditions: [condition], claims: [claim(0, '1Gi', '1Gi'), claim(1, '1Gi', '1Gi'), claim(2, '2Gi', '2Gi')] }), NOW);
     expect(grown.status.conditions?.find((c) => c.type === 'VolumeExpansionRefused')).toMatchObject({ status: 'False', reason: 'NoExpansionRefused' });
+    const deleted = plan(world({ conditions: [condition], claims: [claim(0, '1Gi', '1Gi'), claim(1, '1Gi', '1Gi')] }), NOW);
+    expect(deleted.status.conditions?.find((c) => c.type === 'VolumeExpansionRefused')).toMatchObject({ status: 'False' });
+    const respecified = plan(world({ conditions: [refused('data-web-2', new Date(NOW.getTime() - 10_000), 0)] }), NOW);
+    expect(respecified.status.conditions?.find((c) => c.type === 'VolumeExpansionRefused')).toMatchObject({ status: 'False' });
+    const unread = plan(world({ conditions: [condition], spec: rolling({ partition: 3 }), claims: undefined }), NOW);
+    expect(unread.needsClaims).toBeUndefined();
+    expect(unread.status.conditions?.find((c) => c.type === 'VolumeExpansionRefused')).toEqual(condition);
   });
 });
 

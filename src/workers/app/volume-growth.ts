@@ -161,11 +161,8 @@ function stillRefused(set: PodSet, name: string): boolean {
   const claim = set.claims?.get(name);
   if (!claim || claim.metadata.deletionTimestamp) return false;
   const app = set.app;
-  for (const t of app.spec.volumeClaimTemplates ?? []) {
-    const storage = storageOf(t);
-    if (storage === undefined) continue;
-    const prefix = `${t.metadata.name}-${app.metadata.name}-`;
-    if (name.startsWith(prefix) && claimGrowth(claim, storage).kind === 'expand') return true;
-  }
-  return false;
+  const ordinal = Number(name.slice(name.lastIndexOf('-') + 1));
+  const template = (app.spec.volumeClaimTemplates ?? []).find((t) => claimName(t.metadata.name, app.metadata.name, ordinal) === name);
+  const storage = template && storageOf(template);
+  return storage !== undefined && claimGrowth(claim, storage).kind === 'expand';
 }
