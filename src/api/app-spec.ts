@@ -5,6 +5,7 @@ import { PodTemplateSpecSchema, volumeClaimTemplates } from './pod-template.ts';
 import { dnsLabel, int32, stringEnum } from './schema-kit.ts';
 import { UpdateStrategySchema } from './update-strategy.ts';
 import { LifecycleSchema } from './lifecycle.ts';
+import { VolumeClaimUpdateStrategySchema } from './volume-claim-update.ts';
 import { selectorMatchesTemplateRules, immutableSpecRules, ordinalRangeRules } from './app-rules.ts';
 import { ReserveOrdinalsSchema } from './reserve-ordinals.ts';
 import { ScaleStrategySchema, scaleStrategyRules } from './scale-strategy.ts';
@@ -81,6 +82,7 @@ export const AppSpecSchema = Type.Object(
       ),
     ),
     updateStrategy: Type.Optional(UpdateStrategySchema),
+    volumeClaimUpdateStrategy: Type.Optional(VolumeClaimUpdateStrategySchema),
     imagePrewarm: Type.Optional(ImagePrewarmSchema),
     lifecycle: Type.Optional(LifecycleSchema),
     reserveOrdinals: Type.Optional(ReserveOrdinalsSchema),

@@ -82,6 +82,8 @@ export const ConditionType = {
    * how long they have waited.
    */
   lifecycleHookWaiting: 'LifecycleHookWaiting',
+  /** OnPodRollingUpdate: the apiserver refused to grow a claim (its StorageClass does not allow expansion); its pod waits. */
+  volumeExpansionRefused: 'VolumeExpansionRefused',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -134,6 +136,9 @@ export const Reason = {
   imagesPulled: 'ImagesPulled',
   /** False: no node is pulling any more and some reported a failed pull. */
   imagePullFailed: 'ImagePullFailed',
+  // VolumeExpansionRefused
+  expansionRefused: 'ExpansionRefused',
+  noExpansionRefused: 'NoExpansionRefused',
   /** False: writing an ImageList failed (retried; the rollout goes on). */
   prewarmRequestFailed: 'PrewarmRequestFailed',
   // LifecycleHookWaiting
@@ -171,6 +176,9 @@ export const EventReason = {
   lifecycleHookWaiting: 'LifecycleHookWaiting',
   /** A pod the App controlled no longer matches its selector: its controller reference was removed. */
   releasedPod: 'ReleasedPod',
+  /** A claim's storage request raised to its template's (OnPodRollingUpdate). */
+  expandingClaim: 'ExpandingClaim',
+  claimExpansionRefused: 'ClaimExpansionRefused',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

@@ -49,6 +49,8 @@ export type Action =
   | { kind: 'fixPodIdentity'; name: string; resourceVersion: string | undefined; labels: Record<string, string> }
   | { kind: 'createPvc'; pvc: Named<PersistentVolumeClaim>; ordinal: number }
   | { kind: 'setPvcOwners'; name: string; resourceVersion: string | undefined; ownerReferences: OwnerReference[] }
+  /** OnPodRollingUpdate: raise claim `name`'s storage request to `storage` before Pod `pod` is updated (resourceVersion precondition). */
+  | { kind: 'expandPvc'; name: string; resourceVersion: string | undefined; storage: string; from: string | undefined; pod: string; ordinal: number }
   | { kind: 'createPod'; pod: Named<Pod>; ordinal: number; revision: string }
   | {
       kind: 'deletePod';

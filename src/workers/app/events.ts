@@ -92,6 +92,14 @@ export function successEvent(app: Stored<App>, action: Action): EventSpec | unde
         related: { kind: 'Pod', name: action.name, uid: action.uid },
       };
     }
+    case 'expandPvc':
+      return {
+        type: 'Normal',
+        reason: EventReason.expandingClaim,
+        action: 'Expand',
+        message: `expand Claim ${action.name} from ${action.from ?? '(unset)'} to ${action.storage} before updating Pod ${action.pod} in App ${appName(app)}`,
+        related: { kind: 'PersistentVolumeClaim', name: action.name },
+      };
     default:
       return undefined;
   }
@@ -129,6 +137,14 @@ export function failureEvent(app: Stored<App>, action: Action, detail: string): 
         action: 'Delete',
         message: `delete Pod ${action.name} in App ${appName(app)} failed: ${detail}`,
         related: { kind: 'Pod', name: action.name, uid: action.uid },
+      };
+    case 'expandPvc':
+      return {
+        type: 'Warning',
+        reason: EventReason.claimExpansionRefused,
+        action: 'Expand',
+        message: `expand Claim ${action.name} to ${action.storage} in App ${appName(app)} failed: ${detail}; Pod ${action.pod} is not updated until it can grow`,
+        related: { kind: 'PersistentVolumeClaim', name: action.name },
       };
     case 'inPlaceStep':
       return {

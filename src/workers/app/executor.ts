@@ -27,6 +27,8 @@ import { applyLifecycle } from './lifecycle-apply.ts';
 import { afterPrewarm, isPrewarmAction, performPrewarm } from './prewarm-apply.ts';
 import { judgeNameTaken } from './release-apply.ts';
 import { errorSummary } from '../../common/errors.ts';
+import { EXPANSION_RETRY_MS, EXPANSION_RETRY_WAIT } from './volume-growth.ts';
+import { repeatsRefusal } from './failure-status.ts';
 
 export interface ExecuteDeps {
   client: AppClient;
@@ -109,6 +111,9 @@ async function perform(run: Run, action: Action): Promise<Stored<App>> {
     case 'setPvcOwners':
       await client.claims.patch(ns, action.name, rvPatch(action.resourceVersion, { ownerReferences: action.ownerReferences }));
       break;
+    case 'expandPvc':
+      await client.claims.patch(ns, action.name, rvPatch(action.resourceVersion, {}, { spec: { resources: { requests: { storage: action.storage } } } }));
+      break;
     case 'pauseRollout':
       return client.apps.patch(
         ns,
@@ -166,7 +171,7 @@ async function recordEvent(run: Run, event: EventSpec): Promise<void> {
 function alreadyDone(action: Action, err: unknown): boolean {
   if (isKubeError(err, 'AlreadyExists')) return action.kind === 'createPvc';
   // A pod gone meanwhile needs no in-place step or gate any more (the next plan recreates it).
-  if (isKubeError(err, 'NotFound')) return ['deletePod', 'deleteRevision', 'inPlaceStep', 'markGateReady', 'podLifecycle'].includes(action.kind);
+  if (isKubeError(err, 'NotFound')) return ['deletePod', 'deleteRevision', 'inPlaceStep', 'markGateReady', 'podLifecycle', 'expandPvc'].includes(action.kind);
   return false;
 }
 
@@ -218,12 +223,14 @@ async function recovered(run: Run, action: Action, err: unknown, status: AppStat
 async function onFailure(run: Run, action: Action, err: unknown, status: AppStatus): Promise<ReconcileResult> {
   if (isKubeError(err, 'Conflict')) throw err;
   const { code, message: detail } = errorSummary(err);
+  const heals = isKubeError(err) && err.heals;
   const event = failureEvent(run.app, action, detail);
-  if (event) await recordEvent(run, event);
-  const heals = typeof err === 'object' && err !== null && (err as { heals?: unknown }).heals === true;
+  if (event && !repeatsRefusal(run.app, action, detail, heals)) await recordEvent(run, event);
   const failed = statusAfterFailure(status, { action, code, detail, heals, now: run.deps.now(), generation: run.app.metadata.generation });
   if (failed !== status) await writeStatusQuietly(run, failed);
   run.deps.log.warn({ action: action.kind, err: { code, detail } }, 'reconcile action failed');
+  // A claim that may not grow is left alone; its pod waits and the expansion is tried again later.
+  if (action.kind === 'expandPvc' && !heals) return { wait: { reason: EXPANSION_RETRY_WAIT, afterMs: EXPANSION_RETRY_MS } };
   // The apiserver rejects this spec's pods: reported as InvalidSpec; retrying cannot help until the spec changes.
   if ((action.kind === 'createPod' || action.kind === 'createPvc') && code === 'Invalid') return {};
   // Anything else goes to the queue's retry policy: what heals with time (quota, 429, 5xx) is retried with

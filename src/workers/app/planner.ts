@@ -36,6 +36,7 @@ import { heldEvent } from './held-work.ts';
 import type { PrewarmOutcome } from './prewarm-plan.ts';
 import { type Hold, holdRefused, recreatesPods, type Refusals } from './replacement.ts';
 import { holdEvent, withHoldCondition, type HoldInput } from './hold-status.ts';
+import { withExpansionCondition } from './volume-growth.ts';
 
 export interface Observed {
   app: Stored<App>;
@@ -188,15 +189,18 @@ function completePlan(
     generation: app.metadata.generation,
     now: set.now,
   };
-  const status = withHoldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), holding);
+  const status = withExpansionCondition(withHoldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), holding), set);
   // Pre-warm writes are best effort: as read, the status keeps what it said about them.
   const statusAsRead = (): AppStatus =>
-    withHoldCondition(
-      {
-        ...planStatus({ ...input, projectWrites: false }),
-        ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
-      },
-      holding,
+    withExpansionCondition(
+      withHoldCondition(
+        {
+          ...planStatus({ ...input, projectWrites: false }),
+          ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
+        },
+        holding,
+      ),
+      set,
     );
   const held = holdEvent(holding);
   if (held) acc.actions.push({ kind: 'event', event: held });

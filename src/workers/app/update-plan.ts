@@ -14,6 +14,7 @@ import { getPodRevision, isTerminating, isUnavailable } from './pod-predicates.t
 import type { Accumulator, PodSet } from './pod-set.ts';
 import type { Pod } from '../../kube/types.ts';
 import type { SpecifiedDeletes } from './specified-delete.ts';
+import { claimsGrownFor } from './volume-growth.ts';
 
 export function unavailableReplicas(set: PodSet): number {
   let n = 0;
@@ -45,7 +46,9 @@ export function planRollingUpdate(
     if (budget <= 0) break;
     const pod = set.replicas.get(ordinal);
     if (!pod || inFlight.has(ordinal) || specified.ordinals.has(ordinal)) continue;
-    if (updateAction(ctx, acc, pod, ordinal)) budget--;
+    // OnPodRollingUpdate: its claims grow first; the pod waits (holding its place in the budget) until they have.
+    if (!claimsGrownFor(set, acc, pod, ordinal)) budget--;
+    else if (updateAction(ctx, acc, pod, ordinal)) budget--;
   }
 }
 
