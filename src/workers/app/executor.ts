@@ -223,7 +223,7 @@ async function recovered(run: Run, action: Action, err: unknown, status: AppStat
 async function onFailure(run: Run, action: Action, err: unknown, status: AppStatus): Promise<ReconcileResult> {
   if (isKubeError(err, 'Conflict')) throw err;
   const { code, message: detail } = errorSummary(err);
-  const heals = isKubeError(err) && err.heals;
+  const heals = typeof err === 'object' && err !== null && (err as { heals?: unknown }).heals === true;
   const event = failureEvent(run.app, action, detail);
   if (event && !repeatsRefusal(run.app, action, detail, heals)) await recordEvent(run, event);
   const failed = statusAfterFailure(status, { action, code, detail, heals, now: run.deps.now(), generation: run.app.metadata.generation });
