@@ -51,6 +51,11 @@ export const Annotation = {
    * `{"envoy": 100, "app": 0}`; in-place updates patch containers in batches, highest priority first.
    */
   containerPriority: `${GROUP}/container-priority`,
+  /**
+   * Pod template annotation `kubectl rollout restart` (and `ebb rollout restart`) stamps with the time. A change
+   * of it asks for new containers, so it is never applied in place: the pod is recreated.
+   */
+  restartedAt: 'kubectl.kubernetes.io/restartedAt',
 } as const;
 
 /** Pod readiness gate set when `podUpdatePolicy` is not ReCreate; ebb sets it True as soon as the pod exists. */

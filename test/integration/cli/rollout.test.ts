@@ -205,11 +205,15 @@ describe('ebb rollout pause, resume, history, undo, restart', () => {
     expect(status.stderr).toBe('');
     expect(status.stdout).toMatch(new RegExp(`app "${name}" rolled out: 1 pod at revision`));
     expect(status.code).toBe(0);
-    // In place, a template annotation restarts nothing: restart says so and writes nothing.
+    // In place a restart stamp is never applied in place: every pod is recreated, and the command says so.
+    const before = (await podsOf(ctl.ns, name)).map((p) => p.metadata.uid);
     const restart = await run(KUBECTL, ['ebb', 'rollout', 'restart', `app/${name}`, '-n', ctl.ns], env);
-    expect(restart.code).toBe(1);
-    expect(restart.stderr).toContain(`app "${name}" updates pods in place (podUpdatePolicy InPlaceIfPossible)`);
-    expect((await getApp(ctl.ns, name)).metadata.generation).toBe(1);
+    expect(restart.stderr).toBe('');
+    expect(restart.stdout).toBe(`app.apps.ebb.dev/${name} restarted (pods are recreated: a restart is never done in place)\n`);
+    expect(restart.code).toBe(0);
+    const after = await settled(ctl.ns, name);
+    expect(after.pods.map((p) => p.metadata.uid)).not.toEqual(before);
+    expect(after.pods.map((p) => p.metadata.uid).filter((uid) => before.includes(uid))).toEqual([]);
     const usage = await run(KUBECTL, ['ebb', 'rollout'], env);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('kubectl ebb rollout: ebb rollout needs a subcommand');
