@@ -5,6 +5,8 @@ import { PodTemplateSpecSchema, volumeClaimTemplates } from './pod-template.ts';
 import { dnsLabel, int32, stringEnum } from './schema-kit.ts';
 import { UpdateStrategySchema } from './update-strategy.ts';
 import { selectorMatchesTemplateRules, immutableSpecRules, ordinalRangeRules } from './app-rules.ts';
+import { priorityRules } from './priority.ts';
+import { progressDeadlineRules, progressDeadlineSeconds } from './progress-deadline.ts';
 
 export const DEFAULT_REPLICAS = 1;
 /**
@@ -78,10 +80,11 @@ export const AppSpecSchema = Type.Object(
     ),
     updateStrategy: Type.Optional(UpdateStrategySchema),
     imagePrewarm: Type.Optional(ImagePrewarmSchema),
+    progressDeadlineSeconds: progressDeadlineSeconds(),
   },
   {
     description: 'Desired state of the App.',
-    'x-kubernetes-validations': [...selectorMatchesTemplateRules, ...immutableSpecRules, ...ordinalRangeRules],
+    'x-kubernetes-validations': [...selectorMatchesTemplateRules, ...immutableSpecRules, ...ordinalRangeRules, ...priorityRules, ...progressDeadlineRules],
   },
 );
 export type AppSpec = Static<typeof AppSpecSchema>;

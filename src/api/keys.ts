@@ -52,6 +52,8 @@ export const ConditionType = {
   inPlaceFallback: 'InPlaceFallback',
   /** Image pre-warming: True once every node requested so far reports the update revision's images pulled. */
   imagesPrewarmed: 'ImagesPrewarmed',
+  /** orderPriority: True while some pod still to update carries an ordered key whose value ends in no digit (ignored). */
+  priorityLabelIgnored: 'PriorityLabelIgnored',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -65,6 +67,8 @@ export const Reason = {
   scaling: 'Scaling',
   rolloutComplete: 'RolloutComplete',
   canaryStep: 'CanaryStep',
+  /** Progressing False (and Paused True when pauseOnProgressDeadline paused it): no progress for progressDeadlineSeconds. */
+  progressDeadlineExceeded: 'ProgressDeadlineExceeded',
   // Available
   minimumReplicasAvailable: 'MinimumReplicasAvailable',
   minimumReplicasUnavailable: 'MinimumReplicasUnavailable',
@@ -102,6 +106,9 @@ export const Reason = {
   imagePullFailed: 'ImagePullFailed',
   /** False: writing an ImageList failed (retried; the rollout goes on). */
   prewarmRequestFailed: 'PrewarmRequestFailed',
+  // PriorityLabelIgnored
+  nonNumericPriority: 'NonNumericPriority',
+  priorityLabelsNumeric: 'PriorityLabelsNumeric',
   // Pod condition InPlaceUpdateReady
   startInPlaceUpdate: 'StartInPlaceUpdate',
   inPlaceUpdateDone: 'InPlaceUpdateDone',
@@ -122,6 +129,8 @@ export const EventReason = {
   rolloutHeld: 'RolloutHeld',
   canaryPaused: 'CanaryPaused',
   rolloutComplete: 'RolloutComplete',
+  progressDeadlineExceeded: 'ProgressDeadlineExceeded',
+  priorityLabelIgnored: 'PriorityLabelIgnored',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

@@ -16,6 +16,7 @@ import type { PodSet } from './pod-set.ts';
 import { selectorString } from './selector.ts';
 import { appConditions, replicaCounts, type PauseState, type Progress, type ReplicaCounts } from './status.ts';
 import { maxUnavailable } from './update-plan.ts';
+import { mayRunUpdate } from './priority.ts';
 import { UpdateStrategyType } from '../../api/update-strategy.ts';
 
 function countsStatus(c: ReplicaCounts): Pick<AppStatus, keyof ReplicaCounts> {
@@ -36,9 +37,9 @@ function outdatedReplicas(set: PodSet): number {
   if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate) return 0;
   const update = set.update.metadata.name;
   let outdated = 0;
-  for (let ord = Math.max(set.start, strategy?.rollingUpdate?.partition ?? 0); ord < set.end; ord++) {
+  for (let ord = set.start; ord < set.end; ord++) {
     const pod = set.replicas.get(ord);
-    if (pod && (getPodRevision(pod) !== update || podIsUpdatingInPlace(pod))) outdated++;
+    if (pod && mayRunUpdate(set, ord, strategy?.rollingUpdate?.partition ?? 0) && (getPodRevision(pod) !== update || podIsUpdatingInPlace(pod))) outdated++;
   }
   return outdated;
 }

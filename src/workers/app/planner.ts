@@ -31,6 +31,8 @@ import { specProblems } from './validate.ts';
 import type { PrewarmOutcome } from './prewarm-plan.ts';
 import { type Hold, holdRefused, recreatesPods, type Refusals } from './replacement.ts';
 import { holdEvent, withHoldCondition, type HoldInput } from './hold-status.ts';
+import { priorityReached, priorityStrategyOf } from './priority.ts';
+import { planGuards, withGuardStatus, type Guards } from './rollout-guards.ts';
 
 export interface Observed {
   app: Stored<App>;
@@ -76,6 +78,7 @@ function earliest(waits: readonly (Wait | undefined)[]): Wait | undefined {
 
 /** Whether the `target` highest-ordinal replicas (not below the partition) run the update revision and are available. */
 function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target: number) => boolean {
+  if (priorityStrategyOf(set.app)) return priorityReached(set, set.minReadySeconds, set.now, partition);
   return (target) => {
     for (let ord = Math.max(set.start, partition, set.end - target); ord < set.end; ord++) {
       const pod = set.replicas.get(ord);
@@ -169,9 +172,9 @@ function completePlan(
   app: Stored<App>,
   input: StatusInput,
   acc: Accumulator,
-  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined },
+  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined; guards: Guards },
 ): Plan {
-  const { canary, prewarm, hold } = outcomes;
+  const { canary, prewarm, hold, guards } = outcomes;
   const set = input.set;
   const holding: HoldInput = {
     hold,
@@ -180,15 +183,18 @@ function completePlan(
     generation: app.metadata.generation,
     now: set.now,
   };
-  const status = withHoldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), holding);
+  const guarded = (s: AppStatus): AppStatus => withGuardStatus(s, guards, set.now, app.metadata.generation);
+  const status = guarded(withHoldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), holding));
   // Pre-warm writes are best effort: as read, the status keeps what it said about them.
   const statusAsRead = (): AppStatus =>
-    withHoldCondition(
+    guarded(
+      withHoldCondition(
       {
         ...planStatus({ ...input, projectWrites: false }),
-        ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
-      },
-      holding,
+          ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
+        },
+        holding,
+      ),
     );
   const held = holdEvent(holding);
   if (held) acc.actions.push({ kind: 'event', event: held });
@@ -221,9 +227,11 @@ export function plan(observed: Observed, now: Date): Plan {
 
   const revs = resolveRevisions(app, observed.revisions);
   const { set, canary, specPartition } = podSetFor(app, adopted.owned, observed, revs, now);
-  const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...canaryActions(app, canary)], waits: [] };
+  const specPaused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
+  const guards = planGuards(set, { active: revs.current.metadata.name !== revs.update.metadata.name, paused: specPaused, canary });
+  const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...canaryActions(app, canary), ...guards.actions], waits: guards.waits };
   const blocked = planReplicas(set, acc) || planCondemned(set, acc);
-  const paused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
+  const paused = specPaused || guards.deadline.pauseSpec;
   const updates = updateContext(set, revs.owned);
   const inFlight = planInFlight(updates, acc, paused);
   if (!blocked) planRollingUpdate(updates, acc, paused, inFlight);
@@ -244,5 +252,5 @@ export function plan(observed: Observed, now: Date): Plan {
     specValid: !set.createBlocked,
     fallbacks: acc.fallbacks ?? [],
   };
-  return completePlan(app, input, acc, { canary, prewarm, hold });
+  return completePlan(app, input, acc, { canary, prewarm, hold, guards });
 }

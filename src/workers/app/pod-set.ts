@@ -9,6 +9,7 @@ import type { FallbackTexts } from '../inplace/index.ts';
 import type { Action } from './actions.ts';
 import type { ControllerRevision, Named, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 import { getOrdinal } from './pod-predicates.ts';
+import { mayRunUpdate } from './priority.ts';
 import type { Wait } from '../types.ts';
 
 export interface PodSet {
@@ -72,5 +73,5 @@ export function isMonotonic(app: Stored<App>): boolean {
 
 /** The revision a new pod at `ordinal` is created from (upstream newVersionedStatefulSetPod). */
 export function revisionForOrdinal(set: PodSet, ordinal: number): Named<ControllerRevision> {
-  return ordinal < set.partition ? set.current : set.update;
+  return mayRunUpdate(set, ordinal) ? set.update : set.current;
 }

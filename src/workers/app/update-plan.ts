@@ -13,6 +13,7 @@ import { collectFallbacks, updateAction, type UpdateContext } from './inplace-pl
 import { getPodRevision, isTerminating, isUnavailable } from './pod-predicates.ts';
 import type { Accumulator, PodSet } from './pod-set.ts';
 import type { Pod } from '../../kube/types.ts';
+import { priorityStrategyOf, priorityView } from './priority.ts';
 
 export function unavailableReplicas(set: PodSet): number {
   let n = 0;
@@ -44,12 +45,14 @@ export function planRollingUpdate(ctx: UpdateContext, acc: Accumulator, paused: 
 /**
  * The update order: ordinals from the highest down to the partition (`floor`, by default the one in force)
  * whose live pod does not run the update revision. Pre-warming follows the same order, down to the spec
- * partition (a canary step only holds pods back for a while).
+ * partition (a canary step only holds pods back for a while). With a priority strategy, its order (`priority.ts`).
  */
 export function outdatedOrdinals(
-  set: Pick<PodSet, 'start' | 'end' | 'partition' | 'update'> & { replicas: ReadonlyMap<number, Pod> },
+  set: Pick<PodSet, 'app' | 'start' | 'end' | 'partition' | 'update'> & { replicas: ReadonlyMap<number, Pod> },
   floor: number = set.partition,
 ): number[] {
+  const strategy = priorityStrategyOf(set.app);
+  if (strategy) return [...priorityView(set, strategy, floor).outdated];
   const out: number[] = [];
   for (let ordinal = set.end - 1; ordinal >= Math.max(set.start, floor); ordinal--) {
     const pod = set.replicas.get(ordinal);
