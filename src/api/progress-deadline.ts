@@ -20,7 +20,8 @@ export const progressDeadlineSeconds = () =>
 export const pauseOnProgressDeadline = () =>
   Type.Optional(
     Type.Boolean({
-      description: 'When the progress deadline is exceeded, also set paused to true, so the rollout stops until resumed. Requires spec.progressDeadlineSeconds.',
+      description:
+        'When the progress deadline is exceeded, also set paused to true, so the rollout stops until resumed. Requires spec.progressDeadlineSeconds.',
     }),
   );
 
@@ -49,8 +50,7 @@ export const RolloutProgressSchema = Type.Object(
     lastProgressTime: dateTime({ description: 'When updatedAvailableReplicas last grew (or the rollout started or resumed).' }),
   },
   {
-    description:
-      'The progress clock of spec.progressDeadlineSeconds; absent without a deadline, without a rollout under way, and while the rollout is paused.',
+    description: 'The progress clock of spec.progressDeadlineSeconds; absent without a deadline, without a rollout under way, and while the rollout is paused.',
   },
 );
 export type RolloutProgress = Static<typeof RolloutProgressSchema>;

@@ -189,8 +189,8 @@ function completePlan(
   const statusAsRead = (): AppStatus =>
     guarded(
       withHoldCondition(
-      {
-        ...planStatus({ ...input, projectWrites: false }),
+        {
+          ...planStatus({ ...input, projectWrites: false }),
           ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
         },
         holding,
@@ -227,11 +227,10 @@ export function plan(observed: Observed, now: Date): Plan {
 
   const revs = resolveRevisions(app, observed.revisions);
   const { set, canary, specPartition } = podSetFor(app, adopted.owned, observed, revs, now);
-  const specPaused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
-  const guards = planGuards(set, { active: revs.current.metadata.name !== revs.update.metadata.name, paused: specPaused, canary });
+  const guards = planGuards(set, { active: revs.current.metadata.name !== revs.update.metadata.name, canary });
   const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...canaryActions(app, canary), ...guards.actions], waits: guards.waits };
   const blocked = planReplicas(set, acc) || planCondemned(set, acc);
-  const paused = specPaused || guards.deadline.pauseSpec;
+  const paused = guards.paused;
   const updates = updateContext(set, revs.owned);
   const inFlight = planInFlight(updates, acc, paused);
   if (!blocked) planRollingUpdate(updates, acc, paused, inFlight);

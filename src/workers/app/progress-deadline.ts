@@ -63,6 +63,12 @@ function wasExceeded(app: Stored<App>, revision: string): string | undefined {
   return c?.status === 'False' && c.reason === Reason.progressDeadlineExceeded && app.status?.updateRevision === revision ? c.message : undefined;
 }
 
+/** The clock after this observation: kept, or restarted now (first look, new revision, or more pods updated and available). */
+function nextRecord(prior: RolloutProgress | undefined, revision: string, have: number, now: Date): RolloutProgress {
+  if (prior && prior.revision === revision && have <= prior.updatedAvailableReplicas) return prior;
+  return { revision, updatedAvailableReplicas: have, lastProgressTime: now.toISOString() };
+}
+
 export function progressDeadline(input: DeadlineInput): DeadlineOutcome {
   const { set } = input;
   const app = set.app;
@@ -74,14 +80,18 @@ export function progressDeadline(input: DeadlineInput): DeadlineOutcome {
   const previous = wasExceeded(app, revision);
   const pauseOn = app.spec.updateStrategy?.rollingUpdate?.pauseOnProgressDeadline === true;
   if (input.paused) return previous === undefined ? NONE : { ...NONE, exceeded: { message: previous, paused: pauseOn } };
-  const prior = app.status?.rolloutProgress;
-  const fresh = !prior || prior.revision !== revision || have > prior.updatedAvailableReplicas;
-  const record: RolloutProgress = fresh ? { revision, updatedAvailableReplicas: have, lastProgressTime: set.now.toISOString() } : prior;
+  const record = nextRecord(app.status?.rolloutProgress, revision, have, set.now);
   const remaining = Date.parse(record.lastProgressTime) + seconds * 1000 - set.now.getTime();
   if (remaining > 0) return { ...NONE, record, wait: { reason: 'progress-deadline', afterMs: remaining } };
+  return exceededOutcome(input, { record, previous, pauseOn, text: `${seconds}s (${have} of ${wanted})` });
+}
 
+function exceededOutcome(input: DeadlineInput, o: { record: RolloutProgress; previous: string | undefined; pauseOn: boolean; text: string }): DeadlineOutcome {
+  const { record, previous, pauseOn } = o;
+  const app = input.set.app;
+  const revision = record.revision;
   const message =
-    `revision ${revision}: no further pod became updated and available for ${seconds}s (${have} of ${wanted})` +
+    `revision ${revision}: no further pod became updated and available for ${o.text}` +
     (pauseOn ? '; rollout paused: set spec.updateStrategy.rollingUpdate.paused to false to retry' : '');
   const actions: Action[] = [];
   if (pauseOn) actions.push({ kind: 'pauseRollout', resourceVersion: app.metadata.resourceVersion, step: input.step });

@@ -19,20 +19,25 @@ export interface Guards {
   /** Events and the deadline's pause, to run before the rollout's own actions. */
   actions: Action[];
   waits: Wait[];
+  /** No pod is started: spec paused, a canary `pause: {}` entered now, or the deadline pausing the rollout now. */
+  paused: boolean;
 }
 
-export function planGuards(set: PodSet, rollout: { active: boolean; paused: boolean; canary: CanaryOutcome }): Guards {
+/** `active`: a rollout is under way (the current and update revisions differ). */
+export function planGuards(set: PodSet, rollout: { active: boolean; canary: CanaryOutcome }): Guards {
   const rolling = (set.app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) === UpdateStrategyType.rollingUpdate;
+  const specPaused = set.app.spec.updateStrategy?.rollingUpdate?.paused === true || rollout.canary.pauseSpec;
   const deadline = progressDeadline({
     set,
     rolling,
     active: rollout.active,
-    paused: rollout.paused || rollout.canary.pause !== undefined,
+    paused: specPaused || rollout.canary.pause !== undefined,
     step: rollout.canary.status?.step ?? 0,
   });
   const report = priorityReport(set, findCondition(set.app.status?.conditions, ConditionType.priorityLabelIgnored));
   const actions = [...deadline.actions, ...(report.event ? [{ kind: 'event' as const, event: report.event }] : [])];
-  return { deadline, priorityCondition: report.condition, actions, waits: deadline.wait ? [deadline.wait] : [] };
+  const waits = deadline.wait ? [deadline.wait] : [];
+  return { deadline, priorityCondition: report.condition, actions, waits, paused: specPaused || deadline.pauseSpec };
 }
 
 export function withGuardStatus(status: AppStatus, guards: Guards, now: Date, generation: number | undefined): AppStatus {
