@@ -10,6 +10,8 @@ import { selectorMatchesTemplateRules, immutableSpecRules, ordinalRangeRules } f
 import { ReserveOrdinalsSchema } from './reserve-ordinals.ts';
 import { ScaleStrategySchema, scaleStrategyRules } from './scale-strategy.ts';
 import { specifiedDeleteRules } from './specified-delete.ts';
+import { priorityRules } from './priority.ts';
+import { progressDeadlineRules, progressDeadlineSeconds } from './progress-deadline.ts';
 
 export const DEFAULT_REPLICAS = 1;
 /**
@@ -87,10 +89,19 @@ export const AppSpecSchema = Type.Object(
     lifecycle: Type.Optional(LifecycleSchema),
     reserveOrdinals: Type.Optional(ReserveOrdinalsSchema),
     scaleStrategy: Type.Optional(ScaleStrategySchema),
+    progressDeadlineSeconds: progressDeadlineSeconds(),
   },
   {
     description: 'Desired state of the App.',
-    'x-kubernetes-validations': [...selectorMatchesTemplateRules, ...immutableSpecRules, ...ordinalRangeRules, ...scaleStrategyRules, ...specifiedDeleteRules],
+    'x-kubernetes-validations': [
+      ...selectorMatchesTemplateRules,
+      ...immutableSpecRules,
+      ...ordinalRangeRules,
+      ...scaleStrategyRules,
+      ...specifiedDeleteRules,
+      ...priorityRules,
+      ...progressDeadlineRules,
+    ],
   },
 );
 export type AppSpec = Static<typeof AppSpecSchema>;

@@ -89,6 +89,8 @@ export const ConditionType = {
   lifecycleHookWaiting: 'LifecycleHookWaiting',
   /** OnPodRollingUpdate: the apiserver refused to grow a claim (its StorageClass does not allow expansion); its pod waits. */
   volumeExpansionRefused: 'VolumeExpansionRefused',
+  /** orderPriority: True while some pod still to update carries an ordered key whose value ends in no digit (ignored). */
+  priorityLabelIgnored: 'PriorityLabelIgnored',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -106,6 +108,8 @@ export const Reason = {
   scaleUpLimited: 'ScaleUpLimited',
   /** Progressing: a pod labelled specified-delete waits (maxUnavailable budget, pause, OnDelete, ordering). */
   specifiedDeletePending: 'SpecifiedDeletePending',
+  /** Progressing False (and Paused True when pauseOnProgressDeadline paused it): no progress for progressDeadlineSeconds. */
+  progressDeadlineExceeded: 'ProgressDeadlineExceeded',
   // Available
   minimumReplicasAvailable: 'MinimumReplicasAvailable',
   minimumReplicasUnavailable: 'MinimumReplicasUnavailable',
@@ -156,6 +160,9 @@ export const Reason = {
   preparingDelete: 'PreparingDelete',
   preparingUpdate: 'PreparingUpdate',
   backInService: 'BackInService',
+  // PriorityLabelIgnored
+  nonNumericPriority: 'NonNumericPriority',
+  priorityLabelsNumeric: 'PriorityLabelsNumeric',
   // Pod condition InPlaceUpdateReady
   startInPlaceUpdate: 'StartInPlaceUpdate',
   inPlaceUpdateDone: 'InPlaceUpdateDone',
@@ -184,6 +191,8 @@ export const EventReason = {
   /** A claim's storage request raised to its template's (OnPodRollingUpdate). */
   expandingClaim: 'ExpandingClaim',
   claimExpansionRefused: 'ClaimExpansionRefused',
+  progressDeadlineExceeded: 'ProgressDeadlineExceeded',
+  priorityLabelIgnored: 'PriorityLabelIgnored',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

@@ -17,6 +17,7 @@ import { selectorString } from './selector.ts';
 import { appConditions, replicaCounts, type PauseState, type Progress, type ReplicaCounts } from './status.ts';
 import { maxUnavailable } from './update-plan.ts';
 import { heldProgress, type HeldWork } from './held-work.ts';
+import { mayRunUpdate } from './priority.ts';
 import { UpdateStrategyType } from '../../api/update-strategy.ts';
 
 function countsStatus(c: ReplicaCounts): Pick<AppStatus, keyof ReplicaCounts> {
@@ -37,11 +38,9 @@ function outdatedReplicas(set: PodSet): number {
   if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate) return 0;
   const update = set.update.metadata.name;
   let outdated = 0;
-  const partition = strategy?.rollingUpdate?.partition ?? 0;
   for (const ord of set.ordinals) {
-    if (ord < partition) continue;
     const pod = set.replicas.get(ord);
-    if (pod && (getPodRevision(pod) !== update || podIsUpdatingInPlace(pod))) outdated++;
+    if (pod && mayRunUpdate(set, ord, strategy?.rollingUpdate?.partition ?? 0) && (getPodRevision(pod) !== update || podIsUpdatingInPlace(pod))) outdated++;
   }
   return outdated;
 }

@@ -37,6 +37,8 @@ import type { PrewarmOutcome } from './prewarm-plan.ts';
 import { type Hold, holdRefused, recreatesPods, type Refusals } from './replacement.ts';
 import { holdEvent, withHoldCondition, type HoldInput } from './hold-status.ts';
 import { withExpansionCondition } from './volume-growth.ts';
+import { priorityReached, priorityStrategyOf } from './priority.ts';
+import { planGuards, withGuardStatus, type Guards } from './rollout-guards.ts';
 
 export interface Observed {
   app: Stored<App>;
@@ -82,6 +84,7 @@ function earliest(waits: readonly (Wait | undefined)[]): Wait | undefined {
 
 /** Whether the `target` highest-ordinal replicas (not below the partition) run the update revision and are available. */
 function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target: number) => boolean {
+  if (priorityStrategyOf(set.app)) return priorityReached(set, set.minReadySeconds, set.now, partition);
   return (target) => {
     const floor = Math.max(partition, floorForTop(set, target));
     for (const ord of set.ordinals) {
@@ -178,9 +181,9 @@ function completePlan(
   app: Stored<App>,
   input: StatusInput,
   acc: Accumulator,
-  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined },
+  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined; guards: Guards },
 ): Plan {
-  const { canary, prewarm, hold } = outcomes;
+  const { canary, prewarm, hold, guards } = outcomes;
   const set = input.set;
   const holding: HoldInput = {
     hold,
@@ -189,18 +192,23 @@ function completePlan(
     generation: app.metadata.generation,
     now: set.now,
   };
-  const status = withExpansionCondition(withHoldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), holding), set);
+  const guarded = (s: AppStatus): AppStatus => withGuardStatus(s, guards, set.now, app.metadata.generation);
+  const status = guarded(
+    withExpansionCondition(withHoldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), holding), set),
+  );
   // Pre-warm writes are best effort: as read, the status keeps what it said about them.
   const statusAsRead = (): AppStatus =>
-    withExpansionCondition(
-      withHoldCondition(
-        {
-          ...planStatus({ ...input, projectWrites: false }),
-          ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
-        },
-        holding,
+    guarded(
+      withExpansionCondition(
+        withHoldCondition(
+          {
+            ...planStatus({ ...input, projectWrites: false }),
+            ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
+          },
+          holding,
+        ),
+        set,
       ),
-      set,
     );
   const held = holdEvent(holding);
   if (held) acc.actions.push({ kind: 'event', event: held });
@@ -235,9 +243,10 @@ export function plan(observed: Observed, now: Date): Plan {
 
   const revs = resolveRevisions(app, observed.revisions);
   const { set, canary, specPartition } = podSetFor(app, adopted.owned, observed, revs, now);
-  const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...canaryActions(app, canary)], waits: [] };
+  const guards = planGuards(set, { active: revs.current.metadata.name !== revs.update.metadata.name, canary });
+  const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...canaryActions(app, canary), ...guards.actions], waits: guards.waits };
   const blocked = planReplicas(set, acc) || planCondemned(set, acc);
-  const paused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
+  const paused = guards.paused;
   const updates = updateContext(set, revs.owned);
   const inFlight = planInFlight(updates, acc, paused);
   planPrepared(updates, acc, paused, inFlight);
@@ -262,5 +271,5 @@ export function plan(observed: Observed, now: Date): Plan {
     fallbacks: acc.fallbacks ?? [],
     held: acc.held,
   };
-  return reportLifecycle(completePlan(app, input, acc, { canary, prewarm, hold }), app, adopted.owned, now);
+  return reportLifecycle(completePlan(app, input, acc, { canary, prewarm, hold, guards }), app, adopted.owned, now);
 }

@@ -10,6 +10,7 @@ import type { Action } from './actions.ts';
 import type { ControllerRevision, Named, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 import { getOrdinal } from './pod-predicates.ts';
 import { isReserved, parseReserveOrdinals, replicaOrdinals, type OrdinalRanges } from '../../api/reserve-ordinals.ts';
+import { mayRunUpdate } from './priority.ts';
 import type { Wait } from '../types.ts';
 import type { HeldWork } from './held-work.ts';
 
@@ -92,7 +93,7 @@ export function isMonotonic(app: Stored<App>): boolean {
 
 /** The revision a new pod at `ordinal` is created from (upstream newVersionedStatefulSetPod). */
 export function revisionForOrdinal(set: PodSet, ordinal: number): Named<ControllerRevision> {
-  return ordinal < set.partition ? set.current : set.update;
+  return mayRunUpdate(set, ordinal) ? set.update : set.current;
 }
 
 /** The lowest ordinal of the `count` highest replica ordinals (`end` when count is 0): a canary step's partition. */

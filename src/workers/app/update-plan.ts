@@ -15,6 +15,7 @@ import type { Accumulator, PodSet } from './pod-set.ts';
 import type { Pod } from '../../kube/types.ts';
 import type { SpecifiedDeletes } from './specified-delete.ts';
 import { claimsGrownFor } from './volume-growth.ts';
+import { priorityStrategyOf, priorityView } from './priority.ts';
 
 export function unavailableReplicas(set: PodSet): number {
   let n = 0;
@@ -55,12 +56,14 @@ export function planRollingUpdate(
 /**
  * The update order: ordinals from the highest down to the partition (`floor`, by default the one in force)
  * whose live pod does not run the update revision. Pre-warming follows the same order, down to the spec
- * partition (a canary step only holds pods back for a while).
+ * partition (a canary step only holds pods back for a while). With a priority strategy, its order (`priority.ts`).
  */
 export function outdatedOrdinals(
-  set: Pick<PodSet, 'ordinals' | 'partition' | 'update'> & { replicas: ReadonlyMap<number, Pod> },
+  set: Pick<PodSet, 'app' | 'start' | 'end' | 'ordinals' | 'partition' | 'update'> & { replicas: ReadonlyMap<number, Pod> },
   floor: number = set.partition,
 ): number[] {
+  const strategy = priorityStrategyOf(set.app);
+  if (strategy) return [...priorityView(set, strategy, floor).outdated];
   const out: number[] = [];
   for (let i = set.ordinals.length - 1; i >= 0; i--) {
     const ordinal = set.ordinals[i] ?? -1;
