@@ -110,6 +110,21 @@ describe('lifecycle hooks with the watcher and worker', () => {
     expect(after.pods[0]?.metadata.labels?.[TRAFFIC]).toBe('yes');
   });
 
+  /** A new pod starts PreparingNormal with the preNormal label and finalizer armed; removing both makes it Normal. Its UID. */
+  async function armedUntilAnswered(name: string, pod: string): Promise<string | undefined> {
+    const created = await until(ctl.ns, name, (s) => stateOf(s.pods[0]) === 'PreparingNormal' && hookCondition(s)?.reason === Reason.waitingForPreNormal);
+    expect(created.pods[0]?.metadata.labels?.[REGISTER]).toBe('pending');
+    expect(created.pods[0]?.metadata.finalizers).toEqual([REGISTER]);
+    await labelPod(pod, { [REGISTER]: null });
+    // One handler left (the finalizer): still PreparingNormal.
+    await sleep(1_500);
+    expect(stateOf((await podsOf(ctl.ns, name))[0])).toBe('PreparingNormal');
+    await labelPod(pod, {}, null);
+    const before = await settled(ctl.ns, name);
+    expect(stateOf(before.pods[0])).toBe('Normal');
+    return before.pods[0]?.metadata.uid;
+  }
+
   it('in place: waits on inPlaceUpdate (condition False first), updates, comes back to Normal through preNormal', async () => {
     const name = uniqueName('hk');
     await createApp(ctl.ns, name, {
@@ -122,18 +137,7 @@ describe('lifecycle hooks with the watcher and worker', () => {
       },
     });
     const pod = `${name}-0`;
-    // A new pod starts PreparingNormal with the preNormal label armed; removing it makes the pod Normal.
-    const created = await until(ctl.ns, name, (s) => stateOf(s.pods[0]) === 'PreparingNormal' && hookCondition(s)?.reason === Reason.waitingForPreNormal);
-    expect(created.pods[0]?.metadata.labels?.[REGISTER]).toBe('pending');
-    expect(created.pods[0]?.metadata.finalizers).toEqual([REGISTER]);
-    await labelPod(pod, { [REGISTER]: null });
-    // One handler left (the finalizer): still PreparingNormal.
-    await sleep(1_500);
-    expect(stateOf((await podsOf(ctl.ns, name))[0])).toBe('PreparingNormal');
-    await labelPod(pod, {}, null);
-    const before = await settled(ctl.ns, name);
-    expect(stateOf(before.pods[0])).toBe('Normal');
-    const uid = before.pods[0]?.metadata.uid;
+    const uid = await armedUntilAnswered(name, pod);
 
     await patchApp(ctl.ns, name, { template: appTemplate(name, 'v2') });
     const preparing = await until(ctl.ns, name, (s) => stateOf(s.pods[0]) === 'PreparingUpdate' && hookCondition(s)?.status === 'True');
