@@ -75,10 +75,22 @@ const log = (text: string): void => void process.stderr.write(`[${new Date().toI
 /** The workload of one step: an App (rollout paused) or a StatefulSet (partition = replicas). */
 function workload(side: Side, name: string): Record<string, unknown> {
   // The controller may create a pod before the benchmark does: it then stays Pending just the same.
-  const template = { metadata: { labels: { app: name } }, spec: { schedulerName: UNSERVED_SCHEDULER, containers: [{ name: 'web', image: 'registry.example.com/web:1' }] } };
+  const template = {
+    metadata: { labels: { app: name } },
+    spec: { schedulerName: UNSERVED_SCHEDULER, containers: [{ name: 'web', image: 'registry.example.com/web:1' }] },
+  };
   if (side === 'ebb') {
     const app = podlessApp(name) as { spec: Record<string, unknown> };
-    return { ...app, spec: { ...app.spec, replicas: PODS, podManagementPolicy: 'Parallel', template, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { paused: true } } } };
+    return {
+      ...app,
+      spec: {
+        ...app.spec,
+        replicas: PODS,
+        podManagementPolicy: 'Parallel',
+        template,
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { paused: true } },
+      },
+    };
   }
   return {
     apiVersion: 'apps/v1',
@@ -134,7 +146,9 @@ async function addStep(cluster: BenchCluster, side: Side, namespaces: string[], 
       if (!isKubeError(err, 'AlreadyExists')) throw err;
     }),
   );
-  log(`${side}: created ${owners.length} workloads in ${((t1 - t0) / 1000).toFixed(0)} s and ${pods.length} pods in ${((Date.now() - t1) / 1000).toFixed(0)} s`);
+  log(
+    `${side}: created ${owners.length} workloads in ${((t1 - t0) / 1000).toFixed(0)} s and ${pods.length} pods in ${((Date.now() - t1) / 1000).toFixed(0)} s`,
+  );
 }
 
 /** Waits until the processes together used less than 0.3 CPU-seconds in 10 s (every event handled). */
@@ -225,7 +239,13 @@ async function runSide(side: Side): Promise<Reading[]> {
 
 function report(readings: Reading[]): string {
   const names = [...new Set(readings.flatMap((r) => Object.keys(r.rss)))];
-  const rows = readings.map((r) => [`${r.side}`, String(r.apps), String(r.pods), ...names.map((n) => (n in r.rss ? (r.rss[n] ?? 0).toFixed(1) : '–')), r.settleS.toFixed(0)]);
+  const rows = readings.map((r) => [
+    `${r.side}`,
+    String(r.apps),
+    String(r.pods),
+    ...names.map((n) => (n in r.rss ? (r.rss[n] ?? 0).toFixed(1) : '–')),
+    r.settleS.toFixed(0),
+  ]);
   const out = [table(['Side', 'Workloads', 'Pods', ...names.map((n) => `${n} RSS MiB`), 'settle s'], rows), ''];
   // Cost per additional watched object (workloads + pods) between consecutive steps.
   const perObject: string[][] = [];

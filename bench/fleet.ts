@@ -34,7 +34,6 @@ import {
   benchImage,
   createWorkload,
   deleteWorkloadObjects,
-  readWorkload,
   setImage,
   SET_LABEL,
   statusSettled,
@@ -42,6 +41,7 @@ import {
   type ControllerKind,
   type Policy,
   type Workload,
+  type WorkloadObject,
 } from './lib/workloads.ts';
 import { cpuMeter, createNamespace, inParallel, memoryOf, rssSampler, spawnEbb, type BenchProcess } from './watcher-lib.ts';
 
@@ -112,11 +112,10 @@ function fleetAt(total: number, image: string): (pods: BenchPod[]) => boolean {
 async function waitFleetSettled(env: Env, side: Side): Promise<void> {
   const sample = side.workloads[0];
   if (!sample) return;
-  type Listed = Awaited<ReturnType<typeof readWorkload>>;
   await waitFor(
     async () => {
       for (const ns of env.namespaces) {
-        const { items } = await env.rest.list<Listed>({ ...workloadRef({ ...sample, namespace: ns }), name: undefined });
+        const { items } = await env.rest.list<WorkloadObject>({ ...workloadRef({ ...sample, namespace: ns }), name: undefined });
         if (!items.every((o) => statusSettled(o, REPLICAS))) return undefined;
       }
       return true;
@@ -239,10 +238,22 @@ async function setup(dir: string): Promise<Env> {
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'ebb-fleet-'));
   const loadStart = loadavg();
-  progress(`sandbox in ${dir}; ${APPS} workloads × ${REPLICAS}, ${NAMESPACES} namespaces, ${NODES} nodes; load ${loadStart.map((n) => n.toFixed(2)).join(' ')}`);
+  progress(
+    `sandbox in ${dir}; ${APPS} workloads × ${REPLICAS}, ${NAMESPACES} namespaces, ${NODES} nodes; load ${loadStart.map((n) => n.toFixed(2)).join(' ')}`,
+  );
   const env = await setup(dir);
   const saved: FleetSaved = {
-    meta: { apps: APPS, replicas: REPLICAS, namespaces: NAMESPACES, nodes: NODES, policy: POLICY, profile: opt.profile, steadyMinutes: STEADY_MS / 60_000, started: new Date().toISOString(), load: { start: loadStart, end: [] } },
+    meta: {
+      apps: APPS,
+      replicas: REPLICAS,
+      namespaces: NAMESPACES,
+      nodes: NODES,
+      policy: POLICY,
+      profile: opt.profile,
+      steadyMinutes: STEADY_MS / 60_000,
+      started: new Date().toISOString(),
+      load: { start: loadStart, end: [] },
+    },
     sides: [],
   };
   let finished = false;
@@ -261,7 +272,13 @@ async function main(): Promise<void> {
   }, DEADLINE - Date.now());
   try {
     for (const kind of SIDES) {
-      const workloads = Array.from({ length: APPS }, (_, i): Workload => ({ kind, policy: POLICY, namespace: env.namespaces[i % NAMESPACES] ?? 'default', name: `${kind}-${i}`, replicas: REPLICAS }));
+      const workloads = Array.from({ length: APPS }, (_, i): Workload => ({
+        kind,
+        policy: POLICY,
+        namespace: env.namespaces[i % NAMESPACES] ?? 'default',
+        name: `${kind}-${i}`,
+        replicas: REPLICAS,
+      }));
       const timeline = new PodTimeline(env.rest, '', SET_LABEL);
       await timeline.start();
       const ebb = kind === 'ebb' ? await startEbb(env) : {};
@@ -290,7 +307,7 @@ async function main(): Promise<void> {
 
 /** Maps (request counts) as plain objects in the JSON file. */
 function replacer(_key: string, value: unknown): unknown {
-  return value instanceof Map ? { $map: Object.fromEntries(value) } : value;
+  return value instanceof Map ? { $map: Object.fromEntries(value as Map<string, number>) } : value;
 }
 
 function reviver(_key: string, value: unknown): unknown {
@@ -298,5 +315,7 @@ function reviver(_key: string, value: unknown): unknown {
   return value;
 }
 
-if (opt.report) process.stdout.write(fleetReport(JSON.parse(await readFile(opt.report, 'utf8'), reviver) as FleetSaved));
-else await main();
+if (opt.report) {
+  const parsed: unknown = JSON.parse(await readFile(opt.report, 'utf8'), reviver);
+  process.stdout.write(fleetReport(parsed as FleetSaved));
+} else await main();

@@ -31,7 +31,12 @@ export interface BenchCluster {
 export async function startBenchCluster(opts: { extraControllers?: string[] } = {}): Promise<BenchCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'ebb-bench-'));
   const [cp, redis] = await Promise.all([
-    startControlPlane({ dir, binDir: DEFAULT_BIN_DIR, log: createLogger('bench', 'warn'), ...(opts.extraControllers ? { extraControllers: opts.extraControllers } : {}) }),
+    startControlPlane({
+      dir,
+      binDir: DEFAULT_BIN_DIR,
+      log: createLogger('bench', 'warn'),
+      ...(opts.extraControllers ? { extraControllers: opts.extraControllers } : {}),
+    }),
     startRedis({ dir: join(dir, 'redis') }),
   ]);
   await installCrds(cp.rest, CRD_DIR);

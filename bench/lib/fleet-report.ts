@@ -173,4 +173,3 @@ export function fleetReport(saved: FleetSaved): string {
   ];
   return `${out.join('\n')}\n`;
 }
-

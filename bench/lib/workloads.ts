@@ -97,7 +97,7 @@ export async function touch(rest: KubeRest, w: Workload, value: string): Promise
   await rest.patch(workloadRef(w), { metadata: { annotations: { 'bench.ebb.dev/touch': value } } }, PatchType.merge);
 }
 
-interface WorkloadObject {
+export interface WorkloadObject {
   metadata: { generation?: number };
   spec: { updateStrategy?: { rollingUpdate?: { maxUnavailable?: unknown } } };
   status?: {
