@@ -5,7 +5,6 @@
  * acceptance run uses 20; the default keeps CI short).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +13,8 @@ import { createLogger } from '../../../src/common/log.ts';
 import { sleep } from '../../../src/common/wait.ts';
 import { parseWatcherConfig } from '../../../src/watcher/config.ts';
 import { startWatcher, type RunningWatcher } from '../../../src/watcher/watcher.ts';
-import { freshNamespace, sandbox } from '../support.ts';
-import { createApp, patchApp, revisionOf, settled, template, uniqueName, until, type Snapshot } from './harness.ts';
+import { freshNamespace } from '../support.ts';
+import { controllerEnv, createApp, patchApp, revisionOf, settled, template, uniqueName, until, type Snapshot } from './harness.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const TRIALS = Number(process.env['EBB_CHAOS_TRIALS'] ?? '4');
@@ -38,20 +37,8 @@ function kill(child: ChildProcess | undefined): void {
 
 beforeAll(async () => {
   ns = await freshNamespace('app-chaos');
-  const { kubeconfig, redisUrl } = sandbox();
-  env = {
-    KUBECONFIG: kubeconfig,
-    EBB_REDIS_URL: redisUrl,
-    EBB_NAMESPACES: ns,
-    EBB_QUEUE_PREFIX: `{ebb-${randomBytes(4).toString('hex')}}`,
-    EBB_HTTP_PORT: '0',
-    EBB_SCALER_PORT: '0',
-    EBB_HTTP_ADDRESS: '127.0.0.1',
-    EBB_BOARD: 'false',
-    EBB_LOG_LEVEL: 'error',
-    // A killed worker's job is retried once its lock expires: keep that short.
-    EBB_QUEUE_LOCK_DURATION: '5s',
-  };
+  // A killed worker's job is retried once its lock expires: keep that short.
+  env = controllerEnv(ns, { EBB_LOG_LEVEL: 'error', EBB_QUEUE_LOCK_DURATION: '5s' });
   watcher = await startWatcher(parseWatcherConfig(env), createLogger('it-chaos', 'warn'));
 });
 

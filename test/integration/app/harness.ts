@@ -35,6 +35,23 @@ export interface ControllerOptions {
   env?: Record<string, string>;
 }
 
+/** The settings of an in-process watcher and worker for namespace `ns` on the sandbox, with a queue prefix of their own. */
+export function controllerEnv(ns: string, extra: Record<string, string> = {}): Record<string, string> {
+  const { kubeconfig, redisUrl } = sandbox();
+  return {
+    KUBECONFIG: kubeconfig,
+    EBB_REDIS_URL: redisUrl,
+    EBB_NAMESPACES: ns,
+    EBB_QUEUE_PREFIX: `{ebb-${randomBytes(4).toString('hex')}}`,
+    EBB_HTTP_PORT: '0',
+    EBB_SCALER_PORT: '0',
+    EBB_HTTP_ADDRESS: '127.0.0.1',
+    EBB_BOARD: 'false',
+    EBB_LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
 /** Starts a watcher and a worker for a fresh namespace before the file's tests; stops them after. */
 export function useController(prefix: string, opts: ControllerOptions = {}): { readonly ns: string; readonly env: Record<string, string> } {
   let watcher: RunningWatcher | undefined;
@@ -42,19 +59,7 @@ export function useController(prefix: string, opts: ControllerOptions = {}): { r
   const state = { ns: '', env: {} as Record<string, string> };
   beforeAll(async () => {
     state.ns = await freshNamespace(prefix);
-    const { kubeconfig, redisUrl } = sandbox();
-    const env = {
-      KUBECONFIG: kubeconfig,
-      EBB_REDIS_URL: redisUrl,
-      EBB_NAMESPACES: state.ns,
-      EBB_QUEUE_PREFIX: `{ebb-${randomBytes(4).toString('hex')}}`,
-      EBB_HTTP_PORT: '0',
-      EBB_SCALER_PORT: '0',
-      EBB_HTTP_ADDRESS: '127.0.0.1',
-      EBB_BOARD: 'false',
-      EBB_LOG_LEVEL: 'warn',
-      ...opts.env,
-    };
+    const env = controllerEnv(state.ns, opts.env);
     state.env = env;
     const log = opts.log ?? createLogger('it-app', 'warn');
     watcher = await startWatcher(parseWatcherConfig(env), log);

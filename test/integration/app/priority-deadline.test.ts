@@ -5,7 +5,6 @@
  * users get wrong; the progress deadline stops a canary whose new pod never becomes ready, its clock on the
  * App (a worker stopped past the deadline does not lose it) and its check a timer (the stuck pod sends no event).
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { appRef } from '../../../src/api/group.ts';
@@ -21,7 +20,7 @@ import { parseWorkerConfig } from '../../../src/workers/config.ts';
 import { reconcilers } from '../../../src/workers/reconcilers.ts';
 import { startWorker, type RunningWorker } from '../../../src/workers/worker.ts';
 import { freshNamespace, rejection, sandbox } from '../support.ts';
-import { createApp, eventsOf, patchApp, revisionOf, settled, template, uniqueName, until, unavailable, type Snapshot } from './harness.ts';
+import { controllerEnv, createApp, eventsOf, patchApp, revisionOf, settled, template, uniqueName, until, unavailable, type Snapshot } from './harness.ts';
 
 let ns = '';
 let env: Record<string, string> = {};
@@ -34,18 +33,7 @@ const startTheWorker = async () => {
 
 beforeAll(async () => {
   ns = await freshNamespace('app-prio');
-  const { kubeconfig, redisUrl } = sandbox();
-  env = {
-    KUBECONFIG: kubeconfig,
-    EBB_REDIS_URL: redisUrl,
-    EBB_NAMESPACES: ns,
-    EBB_QUEUE_PREFIX: `{ebb-${randomBytes(4).toString('hex')}}`,
-    EBB_HTTP_PORT: '0',
-    EBB_SCALER_PORT: '0',
-    EBB_HTTP_ADDRESS: '127.0.0.1',
-    EBB_BOARD: 'false',
-    EBB_LOG_LEVEL: 'warn',
-  };
+  env = controllerEnv(ns);
   watcher = await startWatcher(parseWatcherConfig(env), log);
   await startTheWorker();
 });
