@@ -2,21 +2,15 @@ import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../api/app-spec.ts';
 import { Annotation, ConditionType, EventReason, LIFECYCLE_STATE_LABEL, POD_CONDITION_LIFECYCLE_READY, Reason } from '../../api/keys.ts';
 import type { Lifecycle } from '../../api/lifecycle.ts';
-import { makeApp, podFor, stored, type PodState } from '../../../test/unit/app/fixtures.ts';
-import type { ControllerRevision, Pod, Stored } from '../../kube/types.ts';
+import type { PodState } from '../../../test/unit/app/fixtures.ts';
+import { world as tableWorld } from '../../../test/unit/app/plan-table.ts';
+import type { Pod, Stored } from '../../kube/types.ts';
 import type { Action } from './actions.ts';
 import { plan, type Observed } from './planner.ts';
-import { newRevision, revisionData } from './revisions.ts';
 
 const NOW = new Date('2025-06-01T00:00:00Z');
 const SINCE = '2025-05-31T23:58:00Z';
-const v = (tag: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: `web:${tag}` }] } });
 const TRAFFIC = { 'traffic.example/serving': 'yes' };
-
-function revisionOf(spec: Partial<AppSpec>, n: number): Stored<ControllerRevision> {
-  const app = makeApp('web', spec);
-  return stored<ControllerRevision>(newRevision(app, revisionData(app), n, 0), `rev-${n}`);
-}
 
 interface PodSketch {
   ordinal: number;
@@ -30,24 +24,20 @@ interface PodSketch {
 
 /** An App at template v2 whose pods are at v1 (`old`) or v2 (`new`), with lifecycle labels and finalizers. */
 function world(spec: Partial<AppSpec>, pods: PodSketch[]): Observed {
-  const oldRev = revisionOf({ ...spec, template: v('v1') }, 1);
-  const newRev = revisionOf({ ...spec, template: v('v2') }, 2);
-  const app = makeApp('web', { ...spec, template: v('v2') });
-  app.status = { currentRevision: oldRev.metadata.name, updateRevision: newRev.metadata.name };
-  return {
-    app,
-    pods: pods.map((p) => {
-      const pod = podFor(app, p.ordinal, (p.rev === 'old' ? oldRev : newRev).metadata.name, p.state ?? 'ready');
-      pod.metadata.labels = { ...pod.metadata.labels, ...p.labels, ...(p.lifecycle ? { [LIFECYCLE_STATE_LABEL]: p.lifecycle } : {}) };
-      if (p.lifecycle) pod.metadata.annotations = { [Annotation.lifecycleSince]: SINCE };
-      if (p.finalizers) pod.metadata.finalizers = p.finalizers;
-      if (p.notReady)
-        pod.status?.conditions?.push({ type: POD_CONDITION_LIFECYCLE_READY, status: 'False', reason: Reason.preparingDelete, lastTransitionTime: SINCE });
-      return pod;
-    }),
-    revisions: [oldRev, newRev],
-    claims: [],
-  };
+  const observed = tableWorld(
+    spec,
+    pods.map((p) => [p.ordinal, p.state ?? 'ready', p.rev]),
+  );
+  observed.pods.forEach((pod, i) => {
+    const p = pods[i];
+    if (!p) return;
+    pod.metadata.labels = { ...pod.metadata.labels, ...p.labels, ...(p.lifecycle ? { [LIFECYCLE_STATE_LABEL]: p.lifecycle } : {}) };
+    if (p.lifecycle) pod.metadata.annotations = { [Annotation.lifecycleSince]: SINCE };
+    if (p.finalizers) pod.metadata.finalizers = p.finalizers;
+    if (p.notReady)
+      pod.status?.conditions?.push({ type: POD_CONDITION_LIFECYCLE_READY, status: 'False', reason: Reason.preparingDelete, lastTransitionTime: SINCE });
+  });
+  return observed;
 }
 
 function summary(actions: Action[]): string[] {
