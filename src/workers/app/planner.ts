@@ -21,7 +21,7 @@ import type { ClusterStored, ControllerRevision, PersistentVolumeClaim, Pod, Sto
 import { invalidSpecStatus, passiveStatus, planStatus, type StatusInput } from './plan-status.ts';
 import { getPodRevision, isRunningAndAvailable, isTerminating } from './pod-predicates.ts';
 import { type Accumulator, isMonotonic, ordinalRange, type PodSet, splitPods } from './pod-set.ts';
-import { resolveRevisions, truncateHistory, type ResolvedRevisions } from './revisions.ts';
+import { derivedRevisions, resolveRevisions, truncateHistory, type ResolvedRevisions } from './revisions.ts';
 import { planCondemned, planReplicas } from './scale-plan.ts';
 import { availabilityWait } from './status.ts';
 import { planInFlight, updateContext } from './inplace-plan.ts';
@@ -36,8 +36,11 @@ export interface Observed {
   app: Stored<App>;
   /** Pods matching the App's selector (any owner). */
   pods: Stored<Pod>[];
-  /** ControllerRevisions matching the App's selector (any owner). */
-  revisions: Stored<ControllerRevision>[];
+  /**
+   * ControllerRevisions matching the App's selector (any owner). Undefined when not read: the plan takes them
+   * from the App's status (`derivedRevisions`) or says it needs them (`Plan.needsRevisions`).
+   */
+  revisions: Stored<ControllerRevision>[] | undefined;
   /**
    * Claims that may belong to the App (by the selector's matchLabels, else the App label); looked up by name.
    * Undefined when not read: a plan that needs them says so (`Plan.needsClaims`) and is redone with them.
@@ -65,6 +68,8 @@ export interface Plan {
   needsClaims?: boolean;
   /** The ImageLists were not read and pre-warming needs them: read them and plan again; do not execute this one. */
   needsImageLists?: boolean;
+  /** The revisions were not read and this plan needs them: read them and plan again; do not execute this one. */
+  needsRevisions?: boolean;
   wait?: Wait | undefined;
 }
 
@@ -144,8 +149,8 @@ function canaryActions(app: Stored<App>, canary: CanaryOutcome): Action[] {
   return actions;
 }
 
-function liveRevisions(owned: readonly Stored<Pod>[], revs: ResolvedRevisions): Set<string> {
-  const live = new Set([revs.current.metadata.name, revs.update.metadata.name]);
+function liveRevisions(owned: readonly Stored<Pod>[], revs: ResolvedRevisions, current: string | undefined): Set<string> {
+  const live = new Set([current ?? revs.current.metadata.name, revs.update.metadata.name]);
   for (const pod of owned) {
     const r = getPodRevision(pod);
     if (r) live.add(r);
@@ -219,7 +224,8 @@ export function plan(observed: Observed, now: Date): Plan {
   if (problems.length > 0) return invalidPlan(app, observed.pods, problems, now);
   if (app.metadata.deletionTimestamp) return deletingPlan(app, adopted.owned, observed, now);
 
-  const revs = resolveRevisions(app, observed.revisions);
+  const revs = observed.revisions ? resolveRevisions(app, observed.revisions) : derivedRevisions(app);
+  if (!revs) return { actions: [], status: app.status ?? {}, needsRevisions: true };
   const { set, canary, specPartition } = podSetFor(app, adopted.owned, observed, revs, now);
   const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...canaryActions(app, canary)], waits: [] };
   const blocked = planReplicas(set, acc) || planCondemned(set, acc);
@@ -234,7 +240,6 @@ export function plan(observed: Observed, now: Date): Plan {
   const view: RolloutView = { set, specPartition, rolling: updates.rolling, paused, canary, actions: acc.actions };
   const prewarm = prewarmStep(app, view, observed.imageLists);
   if ('needsImageLists' in prewarm) return { actions: [], status: app.status ?? {}, needsImageLists: true };
-  acc.actions.push(...truncateHistory(revs.owned, liveRevisions(adopted.owned, revs), app.spec.revisionHistoryLimit ?? 10));
   const input: StatusInput = {
     set,
     owned: adopted.owned,
@@ -244,5 +249,11 @@ export function plan(observed: Observed, now: Date): Plan {
     specValid: !set.createBlocked,
     fallbacks: acc.fallbacks ?? [],
   };
-  return completePlan(app, input, acc, { canary, prewarm, hold });
+  const result = completePlan(app, input, acc, { canary, prewarm, hold });
+  // The rollout completes (the current revision moves): history is truncated, from the revisions read.
+  if (!observed.revisions && result.status.currentRevision !== app.status?.currentRevision) return { actions: [], status: app.status ?? {}, needsRevisions: true };
+  // The revision this status makes current is the one kept live (a completing rollout frees the previous one).
+  const live = liveRevisions(adopted.owned, revs, result.status.currentRevision);
+  result.actions.push(...truncateHistory(revs.owned, live, app.spec.revisionHistoryLimit ?? 10));
+  return result;
 }

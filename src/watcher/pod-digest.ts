@@ -1,0 +1,96 @@
+/**
+ * What an App's plan reads of a pod, folded into one number per pod, so that a pod watch event enqueues the
+ * App only when one of those things changed. The kubelet's intermediate status patches (scheduled, sandbox
+ * ready, containers created, running but not yet ready), resourceVersion-only updates and managed-fields
+ * bookkeeping leave the digest as it was. The watcher keeps the number, never the pod.
+ *
+ * A plan reads of a pod: its identity (uid), labels (revision, identity) and annotations (in-place state),
+ * its controller, whether it is terminating, whether it failed or succeeded, whether it is running and
+ * Ready (and since when, for minReadySeconds). A pod being updated in place (it carries the in-place state
+ * annotation) is read in full by the in-place steps: its containers' images and resources and its whole
+ * status count then.
+ */
+import { Annotation } from '../api/keys.ts';
+import { fnv1a32 } from '../common/hash.ts';
+import type { KubeObject } from '../kube/types.ts';
+
+/** Bits above the 32-bit hash: exact in a double (below 2^53). */
+const TERMINATING = 2 ** 32;
+const READY = 2 ** 33;
+
+interface PodLike {
+  spec?: { containers?: unknown[]; initContainers?: unknown[] };
+  status?: {
+    phase?: string;
+    conditions?: { type?: string; status?: string; lastTransitionTime?: string }[];
+  };
+}
+
+function sorted(map: Record<string, string> | undefined): [string, string][] {
+  return Object.entries(map ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Phase Running and condition Ready=True (the plan's "running and ready"), with the Ready transition time. */
+function readiness(pod: PodLike): { ready: boolean; since: string } {
+  const cond = pod.status?.conditions?.find((c) => c.type === 'Ready');
+  const ready = pod.status?.phase === 'Running' && cond?.status === 'True';
+  return { ready, since: ready ? (cond?.lastTransitionTime ?? '') : '' };
+}
+
+/** Failed and Succeeded pods are replaced; Pending, Running and Unknown differ to a plan only through readiness. */
+function phaseClass(pod: PodLike): string {
+  const phase = pod.status?.phase;
+  return phase === 'Failed' || phase === 'Succeeded' ? phase : '';
+}
+
+/** The fields the in-place steps read of a pod they are updating: its containers and its status, in full. */
+function inPlaceDetail(obj: KubeObject): unknown {
+  const pod = obj as PodLike;
+  return [pod.spec?.containers ?? [], pod.spec?.initContainers ?? [], pod.status ?? {}];
+}
+
+/**
+ * The digest of `obj` (a pod): a 32-bit hash of what plans read, plus a terminating and a ready bit. A
+ * terminating pod is only counted (replicas, readyReplicas) until it is gone: its digest is the uid and the
+ * two bits.
+ */
+export function podDigest(obj: KubeObject): number {
+  const m = obj.metadata ?? {};
+  const pod = obj as PodLike;
+  const { ready, since } = readiness(pod);
+  const flags = (m.deletionTimestamp ? TERMINATING : 0) + (ready ? READY : 0);
+  if (m.deletionTimestamp) return fnv1a32(m.uid ?? '') + flags;
+  const annotations = m.annotations ?? {};
+  const inPlace = annotations[Annotation.inPlaceUpdateState] !== undefined;
+  const hash = fnv1a32(
+    JSON.stringify([
+      m.uid ?? '',
+      sorted(m.labels),
+      sorted(annotations),
+      (m.ownerReferences ?? []).map((r) => [r.uid ?? '', r.controller === true]),
+      phaseClass(pod),
+      since,
+      inPlace ? inPlaceDetail(obj) : 0,
+    ]),
+  );
+  return hash + flags;
+}
+
+const terminating = (d: number): boolean => Math.floor(d / TERMINATING) % 2 === 1;
+const ready = (d: number): boolean => Math.floor(d / READY) % 2 === 1;
+
+/**
+ * Whether a pod event whose digest went from `before` (undefined: a pod not seen so far) to `after` needs a
+ * reconcile. Besides an unchanged digest, two transitions are ebb's own writes that the status written with
+ * them already counts (`projected` in the planner's status): a pod controlled by an App appearing (the
+ * App's create; it shows as created, not ready) and a pod becoming terminating with its readiness unchanged
+ * (the App's delete; a terminating pod still counts in replicas and, while Ready, in readyReplicas). What
+ * follows them (Ready, the kubelet's not-ready on termination, the pod gone) is a change again.
+ */
+export function podEventNeedsReconcile(type: string, before: number | undefined, after: number, controlledByApp: boolean): boolean {
+  if (type === 'DELETED') return true;
+  if (before === undefined) return !(type === 'ADDED' && controlledByApp && !terminating(after) && !ready(after));
+  if (before === after) return false;
+  if (!terminating(before) && terminating(after) && ready(before) === ready(after)) return false;
+  return true;
+}
