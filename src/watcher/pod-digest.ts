@@ -51,15 +51,16 @@ function inPlaceDetail(obj: KubeObject): unknown {
 
 /**
  * The digest of `obj` (a pod): a 32-bit hash of what plans read, plus a terminating and a ready bit. A
- * terminating pod is only counted (replicas, readyReplicas) until it is gone: its digest is the uid and the
- * two bits.
+ * terminating pod is its uid and the terminating bit until it is gone: no plan acts on it but by waiting
+ * (it counts as unavailable whatever its readiness), and only the status counts it (replicas, readyReplicas),
+ * which the reconcile at its removal brings up to date.
  */
 export function podDigest(obj: KubeObject): number {
   const m = obj.metadata ?? {};
+  if (m.deletionTimestamp) return fnv1a32(m.uid ?? '') + TERMINATING;
   const pod = obj as PodLike;
   const { ready, since } = readiness(pod);
-  const flags = (m.deletionTimestamp ? TERMINATING : 0) + (ready ? READY : 0);
-  if (m.deletionTimestamp) return fnv1a32(m.uid ?? '') + flags;
+  const flags = ready ? READY : 0;
   const annotations = m.annotations ?? {};
   const inPlace = annotations[Annotation.inPlaceUpdateState] !== undefined;
   const hash = fnv1a32(
@@ -81,16 +82,15 @@ const ready = (d: number): boolean => Math.floor(d / READY) % 2 === 1;
 
 /**
  * Whether a pod event whose digest went from `before` (undefined: a pod not seen so far) to `after` needs a
- * reconcile. Besides an unchanged digest, two transitions are ebb's own writes that the status written with
- * them already counts (`projected` in the planner's status): a pod controlled by an App appearing (the
- * App's create; it shows as created, not ready) and a pod becoming terminating with its readiness unchanged
- * (the App's delete; a terminating pod still counts in replicas and, while Ready, in readyReplicas). What
- * follows them (Ready, the kubelet's not-ready on termination, the pod gone) is a change again.
+ * reconcile. Besides an unchanged digest, two transitions are what ebb's own writes look like, and the status
+ * written with those writes already counts them (the planner projects its writes into the status): a pod
+ * controlled by an App appearing (the App's create; created, not ready) and a pod becoming terminating (the
+ * App's delete). What follows them (Ready; the pod gone) is a change again. A pod deleted by someone else
+ * is seen by its App when it is gone; until then the plan would only wait on it.
  */
 export function podEventNeedsReconcile(type: string, before: number | undefined, after: number, controlledByApp: boolean): boolean {
   if (type === 'DELETED') return true;
   if (before === undefined) return !(type === 'ADDED' && controlledByApp && !terminating(after) && !ready(after));
   if (before === after) return false;
-  if (!terminating(before) && terminating(after) && ready(before) === ready(after)) return false;
-  return true;
+  return !(!terminating(before) && terminating(after));
 }

@@ -163,6 +163,16 @@ function claimsNeededForSpec(app: Stored<App>, observed: Observed): boolean {
   return observed.claims === undefined && (app.spec.volumeClaimTemplates ?? []).length > 0 && app.status?.observedGeneration !== app.metadata.generation;
 }
 
+/** The claims are needed by a step of the plan or by a spec change. */
+function claimsNeeded(acc: Accumulator, app: Stored<App>, observed: Observed): boolean {
+  return acc.needsClaims === true || claimsNeededForSpec(app, observed);
+}
+
+/** The revisions as read, or (not read) from the App's status; undefined when they must be read. */
+function revisionsOf(app: Stored<App>, observed: Observed): ResolvedRevisions | undefined {
+  return observed.revisions ? resolveRevisions(app, observed.revisions) : derivedRevisions(app);
+}
+
 function invalidPlan(app: Stored<App>, pods: readonly Stored<Pod>[], problems: readonly string[], now: Date): Plan {
   const owned = pods.filter((p) => p.metadata.ownerReferences?.some((r) => r.controller === true && r.uid === app.metadata.uid));
   const invalid = invalidSpecStatus(app, owned, problems, now);
@@ -224,7 +234,7 @@ export function plan(observed: Observed, now: Date): Plan {
   if (problems.length > 0) return invalidPlan(app, observed.pods, problems, now);
   if (app.metadata.deletionTimestamp) return deletingPlan(app, adopted.owned, observed, now);
 
-  const revs = observed.revisions ? resolveRevisions(app, observed.revisions) : derivedRevisions(app);
+  const revs = revisionsOf(app, observed);
   if (!revs) return { actions: [], status: app.status ?? {}, needsRevisions: true };
   const { set, canary, specPartition } = podSetFor(app, adopted.owned, observed, revs, now);
   const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...canaryActions(app, canary)], waits: [] };
@@ -234,7 +244,7 @@ export function plan(observed: Observed, now: Date): Plan {
   const inFlight = planInFlight(updates, acc, paused);
   if (!blocked) planRollingUpdate(updates, acc, paused, inFlight);
   planFallbackReport(updates, acc);
-  if (acc.needsClaims || claimsNeededForSpec(app, observed)) return { actions: [], status: app.status ?? {}, needsClaims: true };
+  if (claimsNeeded(acc, app, observed)) return { actions: [], status: app.status ?? {}, needsClaims: true };
   const { actions: admitted, hold } = holdRefused(acc.actions, observed.refused);
   acc.actions = admitted;
   const view: RolloutView = { set, specPartition, rolling: updates.rolling, paused, canary, actions: acc.actions };
@@ -249,11 +259,18 @@ export function plan(observed: Observed, now: Date): Plan {
     specValid: !set.createBlocked,
     fallbacks: acc.fallbacks ?? [],
   };
-  const result = completePlan(app, input, acc, { canary, prewarm, hold });
-  // The rollout completes (the current revision moves): history is truncated, from the revisions read.
-  if (!observed.revisions && result.status.currentRevision !== app.status?.currentRevision) return { actions: [], status: app.status ?? {}, needsRevisions: true };
-  // The revision this status makes current is the one kept live (a completing rollout frees the previous one).
-  const live = liveRevisions(adopted.owned, revs, result.status.currentRevision);
+  return withHistory(app, observed, completePlan(app, input, acc, { canary, prewarm, hold }), adopted.owned, revs);
+}
+
+/**
+ * History truncated once the plan is made: the revision its status makes current is the one kept live (a
+ * completing rollout frees the previous one). A plan made without the revisions (`derivedRevisions`) needs
+ * them when its status moves the current revision.
+ */
+function withHistory(app: Stored<App>, observed: Observed, result: Plan, owned: readonly Stored<Pod>[], revs: ResolvedRevisions): Plan {
+  if (!observed.revisions && result.status.currentRevision !== app.status?.currentRevision)
+    return { actions: [], status: app.status ?? {}, needsRevisions: true };
+  const live = liveRevisions(owned, revs, result.status.currentRevision);
   result.actions.push(...truncateHistory(revs.owned, live, app.spec.revisionHistoryLimit ?? 10));
   return result;
 }

@@ -178,6 +178,12 @@ export function truncateHistory(owned: readonly Stored<ControllerRevision>[], li
   return history.slice(0, history.length - limit).map((r) => ({ kind: 'deleteRevision', name: r.metadata.name, uid: r.metadata.uid }));
 }
 
+/** Whether a plan may read the current revision's template: pods created below a partition, or diffed for in place. */
+function currentTemplateMayBeRead(app: Stored<App>): boolean {
+  const rolling = app.spec.updateStrategy?.rollingUpdate;
+  return (rolling?.podUpdatePolicy ?? 'ReCreate') !== 'ReCreate' || (rolling?.partition ?? 0) !== 0 || (rolling?.canary?.steps ?? []).length > 0;
+}
+
 /**
  * The revisions a plan needs, from the App alone (no LIST), or undefined when they cannot be: the status
  * describes this generation, names as update revision the one this template hashes to (with the status's
@@ -195,11 +201,7 @@ export function derivedRevisions(app: Stored<App>): ResolvedRevisions | undefine
   const data = revisionData(app);
   const collisionCount = status.collisionCount ?? 0;
   if (updateName !== `${app.metadata.name}-${revisionHash(data, collisionCount)}`) return undefined;
-  if (currentName !== updateName) {
-    const rolling = app.spec.updateStrategy?.rollingUpdate;
-    const policy = rolling?.podUpdatePolicy ?? 'ReCreate';
-    if (policy !== 'ReCreate' || (rolling?.partition ?? 0) !== 0 || (rolling?.canary?.steps ?? []).length > 0) return undefined;
-  }
+  if (currentName !== updateName && currentTemplateMayBeRead(app)) return undefined;
   const named = (name: string, revisionData: unknown): Named<ControllerRevision> => ({
     apiVersion: 'apps/v1',
     kind: 'ControllerRevision',
