@@ -3,7 +3,11 @@ import { Annotation } from '../api/keys.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { podDigest, podEventNeedsReconcile } from './pod-digest.ts';
 
-type PodStatus = { phase?: string; conditions?: { type: string; status: string; lastTransitionTime?: string }[]; [k: string]: unknown };
+type PodStatus = {
+  phase?: string;
+  conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[];
+  [k: string]: unknown;
+};
 type TestPod = KubeObject & { spec?: Record<string, unknown>; status?: PodStatus };
 
 const owner = [{ apiVersion: 'apps.ebb.dev/v1alpha1', kind: 'App', name: 'web', uid: 'app-1', controller: true }];
@@ -38,6 +42,12 @@ describe('podDigest', () => {
     ['a label change (revision)', with_({ metadata: { labels: { 'apps.ebb.dev/app': 'web', 'apps.ebb.dev/revision': 'web-2' } } })],
     ['an annotation change', with_({ metadata: { annotations: { x: 'y' } } })],
     ['a new controller', with_({ metadata: { ownerReferences: [] } })],
+    [
+      'the scheduler failing to place it',
+      with_({
+        status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: 'pvc "data-web-0" not found' }] },
+      }),
+    ],
     ['another pod of the same name', with_({ metadata: { uid: 'p2' } })],
     ['being deleted', with_({ metadata: { deletionTimestamp: 't' } })],
   ])('changes on %s', (_, pod) => {

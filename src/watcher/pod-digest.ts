@@ -6,7 +6,7 @@
  *
  * A plan reads of a pod: its identity (uid), labels (revision, identity) and annotations (in-place state),
  * its controller, whether it is terminating, whether it failed or succeeded, whether it is running and
- * Ready (and since when, for minReadySeconds). A pod being updated in place (it carries the in-place state
+ * Ready (and since when, for minReadySeconds), and whether it is unschedulable (its claims are checked then). A pod being updated in place (it carries the in-place state
  * annotation) is read in full by the in-place steps: its containers' images and resources and its whole
  * status count then.
  */
@@ -19,10 +19,10 @@ const TERMINATING = 2 ** 32;
 const READY = 2 ** 33;
 
 interface PodLike {
-  spec?: { containers?: unknown[]; initContainers?: unknown[] };
+  spec?: { containers?: unknown[]; initContainers?: unknown[]; nodeName?: string };
   status?: {
     phase?: string;
-    conditions?: { type?: string; status?: string; lastTransitionTime?: string }[];
+    conditions?: { type?: string; status?: string; reason?: string; message?: string; lastTransitionTime?: string }[];
   };
 }
 
@@ -41,6 +41,16 @@ function readiness(pod: PodLike): { ready: boolean; since: string } {
 function phaseClass(pod: PodLike): string {
   const phase = pod.status?.phase;
   return phase === 'Failed' || phase === 'Succeeded' ? phase : '';
+}
+
+/**
+ * A pod the scheduler could not place (PodScheduled=False), with the scheduler's reason: a plan creates the
+ * missing claims of an unscheduled pod (they may have been deleted after it was created).
+ */
+function unschedulable(pod: PodLike): string {
+  if (pod.spec?.nodeName) return '';
+  const cond = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+  return cond?.status === 'False' ? `${cond.reason ?? ''}/${cond.message ?? ''}` : '';
 }
 
 /** The fields the in-place steps read of a pod they are updating: its containers and its status, in full. */
@@ -71,6 +81,7 @@ export function podDigest(obj: KubeObject): number {
       (m.ownerReferences ?? []).map((r) => [r.uid ?? '', r.controller === true]),
       phaseClass(pod),
       since,
+      unschedulable(pod),
       inPlace ? inPlaceDetail(obj) : 0,
     ]),
   );
