@@ -5,6 +5,8 @@
  * once the previous one is Ready), a recreate rollout (a pod gone, then Ready), and an in-place update (each
  * step waits on the pod's container restart and readiness). Meanwhile the watcher did leave out pod events
  * (the kubelet's intermediate status patches, ebb's own creates and deletes), which the metric shows.
+ * A pod recreated without a claim read (its claims are taken as kept) whose claim was deleted meanwhile is
+ * unschedulable; that brings its App back, which creates the claim.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +19,8 @@ import { reconcilers } from '../../../src/workers/reconcilers.ts';
 import { startWorker, type RunningWorker } from '../../../src/workers/worker.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import { httpGet, metricValue } from '../watcher/helpers.ts';
-import { createApp, image, isSettled, patchApp, settled, template, uniqueName, until, type Snapshot } from './harness.ts';
+import { claimsIn, createApp, image, isSettled, patchApp, settled, template, uniqueName, until, type Snapshot } from './harness.ts';
+import { core } from '../../../src/kube/paths.ts';
 import { imagesOf, statusesOf } from './pod-history.ts';
 import type { Pod } from '../../../src/kube/types.ts';
 
@@ -100,5 +103,26 @@ describe('pod events left out by the watcher', () => {
       expect(restartsOf(pod)).toBe(restartsOf(old.pods[i]) + 1);
       expect(imagesOf(pod)).toEqual([image('v2')]);
     }
+  });
+
+  it('a claim deleted while its pod ran: the replacement is unschedulable until its App creates the claim again', async () => {
+    const name = uniqueName('pvc');
+    const volumeClaimTemplates = [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }];
+    await createApp(ns, name, { replicas: 1, volumeClaimTemplates } as Partial<AppSpec>);
+    const old = await settled(ns, name);
+    const { rest } = sandbox();
+    const claim = `data-${name}-0`;
+    const oldClaim = (await claimsIn(ns)).find((c) => c.metadata.name === claim);
+    // The claim is in use: it stays (terminating) until its pod is gone, then goes.
+    await rest.delete(core('persistentvolumeclaims', ns, claim));
+    await rest.delete(core('pods', ns, `${name}-0`));
+    const s = await until(ns, name, (x) => isSettled(x) && x.pods[0]?.metadata.uid !== old.pods[0]?.metadata.uid, {
+      timeoutMs: 60_000,
+      what: 'the pod recreated with a new claim',
+    });
+    const newClaim = (await claimsIn(ns)).find((c) => c.metadata.name === claim);
+    expect(newClaim?.metadata.uid).toBeDefined();
+    expect(newClaim?.metadata.uid).not.toBe(oldClaim?.metadata.uid);
+    expect(s.pods[0]?.spec?.['nodeName']).toBeTruthy();
   });
 });
