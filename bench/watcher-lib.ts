@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { API_VERSION, APP_KIND } from '../src/api/group.ts';
-import { waitFor } from '../src/common/wait.ts';
+import { sleep, waitFor } from '../src/common/wait.ts';
 import { createLogger } from '../src/common/log.ts';
 import { core } from '../src/kube/paths.ts';
 import type { KubeRest } from '../src/kube/rest.ts';
@@ -27,11 +27,16 @@ export interface BenchCluster {
   stop(): Promise<void>;
 }
 
-/** etcd + kube-apiserver + controller-manager + scheduler and a Redis, in a temporary directory. */
-export async function startBenchCluster(): Promise<BenchCluster> {
+/** etcd + kube-apiserver + controller-manager (plus `extraControllers`) + scheduler and a Redis, in a temporary directory. */
+export async function startBenchCluster(opts: { extraControllers?: string[] } = {}): Promise<BenchCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'ebb-bench-'));
   const [cp, redis] = await Promise.all([
-    startControlPlane({ dir, binDir: DEFAULT_BIN_DIR, log: createLogger('bench', 'warn') }),
+    startControlPlane({
+      dir,
+      binDir: DEFAULT_BIN_DIR,
+      log: createLogger('bench', 'warn'),
+      ...(opts.extraControllers ? { extraControllers: opts.extraControllers } : {}),
+    }),
     startRedis({ dir: join(dir, 'redis') }),
   ]);
   await installCrds(cp.rest, CRD_DIR);
@@ -133,6 +138,21 @@ export async function memoryOf(pid: number): Promise<{ rssMiB: number; peakMiB: 
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rssMiB: kb('VmRSS') / 1024, peakMiB: kb('VmHWM') / 1024 };
+}
+
+/** Samples the RSS of each named process every `everyMs` until `stop`; keeps the maximum seen per name (MiB). */
+export function rssSampler(pids: Record<string, number>, everyMs = 250): { max(): Record<string, number>; stop(): void } {
+  const max: Record<string, number> = Object.fromEntries(Object.keys(pids).map((name) => [name, 0]));
+  let running = true;
+  void (async () => {
+    while (running) {
+      for (const [name, pid] of Object.entries(pids)) {
+        max[name] = Math.max(max[name] ?? 0, (await memoryOf(pid).catch(() => ({ rssMiB: 0 }))).rssMiB);
+      }
+      await sleep(everyMs);
+    }
+  })();
+  return { max: () => ({ ...max }), stop: () => (running = false) };
 }
 
 /** CPU time (user + system, seconds) a process has used so far, from /proc/<pid>/stat. */

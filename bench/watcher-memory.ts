@@ -20,7 +20,7 @@ import { Label } from '../src/api/keys.ts';
 import { sleep, waitFor } from '../src/common/wait.ts';
 import { core } from '../src/kube/paths.ts';
 import { PatchType } from '../src/kube/rest.ts';
-import { createNamespace, inParallel, podlessApp, memoryOf, metric, spawnEbb, startBenchCluster, type BenchProcess } from './watcher-lib.ts';
+import { createNamespace, inParallel, podlessApp, memoryOf, metric, rssSampler, spawnEbb, startBenchCluster, type BenchProcess } from './watcher-lib.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -65,19 +65,6 @@ function log(text: string): void {
   process.stdout.write(`${new Date().toISOString()} ${text}\n`);
 }
 
-/** Samples the process's memory until `stop` is set; keeps the maximum RSS seen. */
-function sampler(pid: number): { max(): number; stop(): void } {
-  let max = 0;
-  let running = true;
-  void (async () => {
-    while (running) {
-      max = Math.max(max, (await memoryOf(pid).catch(() => ({ rssMiB: 0 }))).rssMiB);
-      await sleep(250);
-    }
-  })();
-  return { max: () => max, stop: () => (running = false) };
-}
-
 async function phase(watcher: BenchProcess, port: number, name: string, since: number): Promise<void> {
   const mem = await memoryOf(watcher.pid);
   const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -112,7 +99,7 @@ async function main(): Promise<void> {
     };
     const started = Date.now();
     const watcher = spawnEbb('watcher', env, (l) => l.msg === 'listed' || l.msg === 'resync enqueued', { dist: args.dist });
-    const sample = sampler(watcher.pid);
+    const sample = rssSampler({ watcher: watcher.pid });
     const port = (await watcher.waitForLog((l) => l.msg === 'watcher started', 30_000, 'watcher started'))['port'] as number;
     await phase(
       watcher,
@@ -142,7 +129,7 @@ async function main(): Promise<void> {
     await sleep(5_000);
     await phase(watcher, port, 'settled 5 s later', started);
     sample.stop();
-    log(`max sampled RSS ${sample.max().toFixed(1)} MiB`);
+    log(`max sampled RSS ${(sample.max()['watcher'] ?? 0).toFixed(1)} MiB`);
     await watcher.stop();
   } finally {
     await cluster.stop();

@@ -33,6 +33,8 @@ export interface TemplateOptions {
   image: string;
   /** Pod terminationGracePeriodSeconds; the realistic kubelet profile honours it in full. */
   graceSeconds: number;
+  /** One volumeClaimTemplate `data` mounted at /data (the default); false: pods without claims. */
+  claims?: boolean;
 }
 
 export function podTemplate(w: Workload, t: TemplateOptions): Record<string, unknown> {
@@ -48,7 +50,7 @@ export function podTemplate(w: Workload, t: TemplateOptions): Record<string, unk
           // A probe makes the simulated kubelet charge its readiness delay, as a real one would.
           readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 },
           resources: { requests: { cpu: '100m', memory: '64Mi' } },
-          volumeMounts: [{ name: 'data', mountPath: '/data' }],
+          ...(t.claims === false ? {} : { volumeMounts: [{ name: 'data', mountPath: '/data' }] }),
         },
       ],
     },
@@ -63,7 +65,9 @@ function spec(w: Workload, t: TemplateOptions): Record<string, unknown> {
     podManagementPolicy: w.policy,
     updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0, maxUnavailable: 1 } },
     template: podTemplate(w, t),
-    volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+    ...(t.claims === false
+      ? {}
+      : { volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }] }),
   };
 }
 
@@ -93,7 +97,7 @@ export async function touch(rest: KubeRest, w: Workload, value: string): Promise
   await rest.patch(workloadRef(w), { metadata: { annotations: { 'bench.ebb.dev/touch': value } } }, PatchType.merge);
 }
 
-interface WorkloadObject {
+export interface WorkloadObject {
   metadata: { generation?: number };
   spec: { updateStrategy?: { rollingUpdate?: { maxUnavailable?: unknown } } };
   status?: {
@@ -134,13 +138,18 @@ export async function waitStatusSettled(rest: KubeRest, w: Workload, timeoutMs: 
   });
 }
 
-/** Deletes the workload, its Service, its pods and its claims, and waits until pods and claims are gone. */
-export async function deleteWorkload(rest: KubeRest, w: Workload, timeoutMs: number): Promise<void> {
+/** Deletes the workload (background propagation: the garbage collector removes its pods) and its Service; does not wait. */
+export async function deleteWorkloadObjects(rest: KubeRest, w: Workload): Promise<void> {
   const ignoreGone = (err: unknown): void => {
     if (!isKubeError(err, 'NotFound')) throw err;
   };
   await rest.delete(workloadRef(w), { propagationPolicy: 'Background' }).catch(ignoreGone);
   await rest.delete(core('services', w.namespace, w.name)).catch(ignoreGone);
+}
+
+/** Deletes the workload, its Service, its pods and its claims, and waits until pods and claims are gone. */
+export async function deleteWorkload(rest: KubeRest, w: Workload, timeoutMs: number): Promise<void> {
+  await deleteWorkloadObjects(rest, w);
   const selector = selectorOf(w);
   await waitFor(async () => ((await rest.list(core('pods', w.namespace), { labelSelector: selector })).items.length === 0 ? true : undefined), {
     timeoutMs,

@@ -1,6 +1,6 @@
 /**
  * How the in-memory apiserver applies pod writes (the in-place update's and the kubelet's), as the real one
- * does: pods/status strategic merge (annotations merged, null removes; conditions merged by type, `$patch:
+ * does: pods/status strategic merge (labels and annotations merged, null removes; finalizers added; conditions merged by type, `$patch:
  * delete` drops one; other status fields replaced, lists included; a `metadata.uid` precondition), the spec JSON
  * patch (with `replace /metadata/resourceVersion` as the optimistic-concurrency precondition), and pods/resize
  * (container resources merged by name).
@@ -18,18 +18,27 @@ export function applyStatusPatch<P extends Pod>(pod: P, body: unknown): P {
   const b = isRecord(body) ? body : {};
   const meta = isRecord(b.metadata) ? b.metadata : {};
   checkUid(pod, meta.uid);
-  if (isRecord(meta.annotations)) {
-    const annotations = { ...(next.metadata.annotations ?? {}) };
-    for (const [k, v] of Object.entries(meta.annotations)) {
-      if (v === null) delete annotations[k];
-      else annotations[k] = typeof v === 'string' ? v : JSON.stringify(v);
-    }
-    next.metadata.annotations = annotations;
+  if (isRecord(meta.annotations)) next.metadata.annotations = mergeStrings(next.metadata.annotations, meta.annotations);
+  if (isRecord(meta.labels)) next.metadata.labels = mergeStrings(next.metadata.labels, meta.labels);
+  // Finalizers merge (their patch strategy): the patch's entries are added to the pod's list.
+  if (Array.isArray(meta.finalizers)) {
+    const add = meta.finalizers.filter((f): f is string => typeof f === 'string');
+    next.metadata.finalizers = [...new Set([...(next.metadata.finalizers ?? []), ...add])];
   }
   const { conditions, ...fields } = isRecord(b.status) ? b.status : {};
   const list = mergeConditions(next.status?.conditions ?? [], Array.isArray(conditions) ? (conditions as Json[]) : []);
   next.status = { ...setFields(next.status ?? {}, fields), conditions: list };
   return next;
+}
+
+/** A string map merged with `patch`: null removes a key, other values are set (non-strings as JSON). */
+function mergeStrings(current: Record<string, string> | undefined, patch: Json): Record<string, string> {
+  const out = { ...(current ?? {}) };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  }
+  return out;
 }
 
 /** The `metadata.uid` precondition a status patch may carry (the kubelet's always does). */

@@ -26,6 +26,8 @@ export interface Sandbox {
   dir: string;
   kubeconfig: string;
   redisUrl: string;
+  /** The sandbox Redis's process id (for CPU and memory readings). */
+  redisPid: number;
   rest: KubeRest;
   nodeNames: string[];
   registry: SimRegistry;
@@ -74,7 +76,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const env = `KUBECONFIG=${controlPlane.kubeconfig}\nEBB_REDIS_URL=${redis.url}\n`;
     await writeFile(join(dir, 'env'), env);
     opts.log.info({ ms: Date.now() - t0, nodes: names.length }, 'sandbox ready');
-    return { dir, kubeconfig: controlPlane.kubeconfig, redisUrl: redis.url, rest, nodeNames: names, registry, sim, controlPlane, stop };
+    return { dir, kubeconfig: controlPlane.kubeconfig, redisUrl: redis.url, redisPid: redis.pid, rest, nodeNames: names, registry, sim, controlPlane, stop };
   } catch (err) {
     await stop();
     throw err;

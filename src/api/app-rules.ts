@@ -3,6 +3,7 @@
  * rule reads several fields; every rule is bounded by the maxItems/maxLength/maxProperties of what it walks.
  */
 import type { CelRule } from './schema-kit.ts';
+import { volumeClaimTemplatesPresenceRule } from './volume-claim-update.ts';
 
 const LABELS = 'self.template.metadata.labels';
 const HAS_LABELS = `(has(self.template.metadata) && has(${LABELS}))`;
@@ -48,7 +49,8 @@ function immutableOptional(field: string): CelRule {
   };
 }
 
-export const immutableSpecRules: CelRule[] = [immutableOptional('serviceName'), immutableOptional('volumeClaimTemplates')];
+/** volumeClaimTemplates: present or absent for good; what may change inside is said by its own rules (volume-claim-update.ts). */
+export const immutableSpecRules: CelRule[] = [immutableOptional('serviceName'), volumeClaimTemplatesPresenceRule];
 
 /**
  * App names become pod names (`<app>-<ordinal>`), pod hostnames (DNS labels) and the revision label value

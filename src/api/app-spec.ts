@@ -4,7 +4,14 @@ import { labelSelector } from './meta.ts';
 import { PodTemplateSpecSchema, volumeClaimTemplates } from './pod-template.ts';
 import { dnsLabel, int32, stringEnum } from './schema-kit.ts';
 import { UpdateStrategySchema } from './update-strategy.ts';
+import { LifecycleSchema } from './lifecycle.ts';
+import { VolumeClaimUpdateStrategySchema } from './volume-claim-update.ts';
 import { selectorMatchesTemplateRules, immutableSpecRules, ordinalRangeRules } from './app-rules.ts';
+import { ReserveOrdinalsSchema } from './reserve-ordinals.ts';
+import { ScaleStrategySchema, scaleStrategyRules } from './scale-strategy.ts';
+import { specifiedDeleteRules } from './specified-delete.ts';
+import { priorityRules } from './priority.ts';
+import { progressDeadlineRules, progressDeadlineSeconds } from './progress-deadline.ts';
 
 export const DEFAULT_REPLICAS = 1;
 /**
@@ -77,11 +84,24 @@ export const AppSpecSchema = Type.Object(
       ),
     ),
     updateStrategy: Type.Optional(UpdateStrategySchema),
+    volumeClaimUpdateStrategy: Type.Optional(VolumeClaimUpdateStrategySchema),
     imagePrewarm: Type.Optional(ImagePrewarmSchema),
+    lifecycle: Type.Optional(LifecycleSchema),
+    reserveOrdinals: Type.Optional(ReserveOrdinalsSchema),
+    scaleStrategy: Type.Optional(ScaleStrategySchema),
+    progressDeadlineSeconds: progressDeadlineSeconds(),
   },
   {
     description: 'Desired state of the App.',
-    'x-kubernetes-validations': [...selectorMatchesTemplateRules, ...immutableSpecRules, ...ordinalRangeRules],
+    'x-kubernetes-validations': [
+      ...selectorMatchesTemplateRules,
+      ...immutableSpecRules,
+      ...ordinalRangeRules,
+      ...scaleStrategyRules,
+      ...specifiedDeleteRules,
+      ...priorityRules,
+      ...progressDeadlineRules,
+    ],
   },
 );
 export type AppSpec = Static<typeof AppSpecSchema>;

@@ -2,6 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { conditionList } from './meta.ts';
 import { dateTime, int32, int64 } from './schema-kit.ts';
+import { RolloutProgressSchema } from './progress-deadline.ts';
 
 const count = (description: string) => Type.Optional(int32({ description, minimum: 0 }));
 
@@ -39,6 +40,7 @@ export const AppStatusSchema = Type.Object(
     labelSelector: Type.Optional(Type.String({ description: 'spec.selector as a string, for the scale subresource (HPA).' })),
     canary: Type.Optional(CanaryStatusSchema),
     prewarm: Type.Optional(PrewarmStatusSchema),
+    rolloutProgress: Type.Optional(RolloutProgressSchema),
     conditions: Type.Optional(conditionList('Latest observations of the state of the App.')),
   },
   { description: 'Observed state of the App, written by ebb.' },

@@ -17,15 +17,45 @@ export const Label = {
   podName: 'statefulset.kubernetes.io/pod-name',
 } as const;
 
+/** Pod label: the pod's lifecycle state (`LifecycleState`), present only on pods of Apps with `spec.lifecycle`. */
+export const LIFECYCLE_STATE_LABEL = `lifecycle.${GROUP}/state`;
+
+/** Values of the pod label `lifecycle.apps.ebb.dev/state`. */
+export const LifecycleState = {
+  /** Created or updated in place; waits until the preNormal handlers ebb put on it are removed. */
+  preparingNormal: 'PreparingNormal',
+  normal: 'Normal',
+  /** ebb is about to update the pod in place; waits until the inPlaceUpdate handlers are removed. */
+  preparingUpdate: 'PreparingUpdate',
+  /** The inPlaceUpdate hook is passed: the in-place update may run (or runs). */
+  updating: 'Updating',
+  /** ebb is about to delete the pod; waits until the preDelete handlers are removed. */
+  preparingDelete: 'PreparingDelete',
+} as const;
+export type LifecycleState = (typeof LifecycleState)[keyof typeof LifecycleState];
+
+/**
+ * Pod condition ebb sets False when a hook with `markPodNotReady` starts and True when the pod is back in
+ * service; it takes the pod out of Service endpoints when the template lists it in readinessGates.
+ */
+export const POD_CONDITION_LIFECYCLE_READY = `${GROUP}/lifecycle-ready`;
+
 /** Pod annotations. */
 export const Annotation = {
   /** JSON of the in-place update in progress: `{revision, startedAt, oldImageIDs, oldContainerIDs, newImages}`. */
   inPlaceUpdateState: `${GROUP}/inplace-update-state`,
+  /** When the pod entered its current lifecycle state (RFC 3339): how long it has waited on a hook. */
+  lifecycleSince: `lifecycle.${GROUP}/since`,
   /**
    * Pod template annotation: JSON object from container name to integer launch priority, e.g.
    * `{"envoy": 100, "app": 0}`; in-place updates patch containers in batches, highest priority first.
    */
   containerPriority: `${GROUP}/container-priority`,
+  /**
+   * Pod template annotation `kubectl rollout restart` (and `ebb rollout restart`) stamps with the time. A change
+   * of it asks for new containers, so it is never applied in place: the pod is recreated.
+   */
+  restartedAt: 'kubectl.kubernetes.io/restartedAt',
 } as const;
 
 /** Pod readiness gate set when `podUpdatePolicy` is not ReCreate; ebb sets it True as soon as the pod exists. */
@@ -52,6 +82,15 @@ export const ConditionType = {
   inPlaceFallback: 'InPlaceFallback',
   /** Image pre-warming: True once every node requested so far reports the update revision's images pulled. */
   imagesPrewarmed: 'ImagesPrewarmed',
+  /**
+   * True while any pod waits on a lifecycle hook (spec.lifecycle); the message names the pods, the hooks and
+   * how long they have waited.
+   */
+  lifecycleHookWaiting: 'LifecycleHookWaiting',
+  /** OnPodRollingUpdate: the apiserver refused to grow a claim (its StorageClass does not allow expansion); its pod waits. */
+  volumeExpansionRefused: 'VolumeExpansionRefused',
+  /** orderPriority: True while some pod still to update carries an ordered key whose value ends in no digit (ignored). */
+  priorityLabelIgnored: 'PriorityLabelIgnored',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -65,6 +104,12 @@ export const Reason = {
   scaling: 'Scaling',
   rolloutComplete: 'RolloutComplete',
   canaryStep: 'CanaryStep',
+  /** Progressing: pods are missing and scaleStrategy.maxUnavailable holds their creation back. */
+  scaleUpLimited: 'ScaleUpLimited',
+  /** Progressing: a pod labelled specified-delete waits (maxUnavailable budget, pause, OnDelete, ordering). */
+  specifiedDeletePending: 'SpecifiedDeletePending',
+  /** Progressing False (and Paused True when pauseOnProgressDeadline paused it): no progress for progressDeadlineSeconds. */
+  progressDeadlineExceeded: 'ProgressDeadlineExceeded',
   // Available
   minimumReplicasAvailable: 'MinimumReplicasAvailable',
   minimumReplicasUnavailable: 'MinimumReplicasUnavailable',
@@ -100,8 +145,24 @@ export const Reason = {
   imagesPulled: 'ImagesPulled',
   /** False: no node is pulling any more and some reported a failed pull. */
   imagePullFailed: 'ImagePullFailed',
+  // VolumeExpansionRefused
+  expansionRefused: 'ExpansionRefused',
+  noExpansionRefused: 'NoExpansionRefused',
   /** False: writing an ImageList failed (retried; the rollout goes on). */
   prewarmRequestFailed: 'PrewarmRequestFailed',
+  // LifecycleHookWaiting
+  waitingForPreDelete: 'WaitingForPreDelete',
+  waitingForInPlaceUpdate: 'WaitingForInPlaceUpdate',
+  waitingForPreNormal: 'WaitingForPreNormal',
+  /** LifecycleHookWaiting False: no pod waits on a hook. */
+  noHookPending: 'NoHookPending',
+  // Pod condition apps.ebb.dev/lifecycle-ready
+  preparingDelete: 'PreparingDelete',
+  preparingUpdate: 'PreparingUpdate',
+  backInService: 'BackInService',
+  // PriorityLabelIgnored
+  nonNumericPriority: 'NonNumericPriority',
+  priorityLabelsNumeric: 'PriorityLabelsNumeric',
   // Pod condition InPlaceUpdateReady
   startInPlaceUpdate: 'StartInPlaceUpdate',
   inPlaceUpdateDone: 'InPlaceUpdateDone',
@@ -116,12 +177,22 @@ export const EventReason = {
   successfulDelete: 'SuccessfulDelete',
   failedDelete: 'FailedDelete',
   recreatingFailedPod: 'RecreatingFailedPod',
+  scaleUpLimited: 'ScaleUpLimited',
+  specifiedDeletePending: 'SpecifiedDeletePending',
   failedUpdate: 'FailedUpdate',
   inPlaceFallback: 'InPlaceFallback',
   invalidSpec: 'InvalidSpec',
   rolloutHeld: 'RolloutHeld',
   canaryPaused: 'CanaryPaused',
   rolloutComplete: 'RolloutComplete',
+  lifecycleHookWaiting: 'LifecycleHookWaiting',
+  /** A pod the App controlled no longer matches its selector: its controller reference was removed. */
+  releasedPod: 'ReleasedPod',
+  /** A claim's storage request raised to its template's (OnPodRollingUpdate). */
+  expandingClaim: 'ExpandingClaim',
+  claimExpansionRefused: 'ClaimExpansionRefused',
+  progressDeadlineExceeded: 'ProgressDeadlineExceeded',
+  priorityLabelIgnored: 'PriorityLabelIgnored',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

@@ -6,7 +6,8 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { imageReferenceSchema } from './image-ref.ts';
-import { dnsLabel, labelMap, listMap, stringEnum, stringMap, upstreamObject } from './schema-kit.ts';
+import { MAX_CLAIM_REQUESTS, MAX_QUANTITY_LENGTH, volumeClaimTemplateUpdateRules } from './volume-claim-update.ts';
+import { dnsLabel, intOrString, labelMap, listMap, stringEnum, stringMap, upstreamObject } from './schema-kit.ts';
 
 const MAX_CONTAINERS = 64;
 export const MAX_VOLUME_CLAIM_TEMPLATES = 32;
@@ -95,6 +96,19 @@ export const PersistentVolumeClaimTemplateSchema = upstreamObject(
       {
         accessModes: Type.Optional(Type.Array(Type.String(), { description: 'Access modes, e.g. ReadWriteOnce.', maxItems: 8 })),
         storageClassName: Type.Optional(Type.String({ description: 'StorageClass of the claims; the default class when unset.' })),
+        resources: Type.Optional(
+          upstreamObject(
+            {
+              requests: Type.Optional(
+                Type.Record(Type.String(), intOrString({ maxLength: MAX_QUANTITY_LENGTH }), {
+                  description: 'Requested resources, e.g. storage: 10Gi. The storage request may grow after creation (see volumeClaimUpdateStrategy).',
+                  maxProperties: MAX_CLAIM_REQUESTS,
+                }),
+              ),
+            },
+            { description: 'The minimum resources each claim should have.' },
+          ),
+        ),
       },
       { description: 'The claim spec (core/v1 PersistentVolumeClaimSpec).' },
     ),
@@ -105,10 +119,11 @@ export type PersistentVolumeClaimTemplate = Static<typeof PersistentVolumeClaimT
 
 export function volumeClaimTemplates() {
   return Type.Array(PersistentVolumeClaimTemplateSchema, {
-    description: 'Claims each pod gets, one PVC per template and ordinal. Immutable.',
+    description: 'Claims each pod gets, one PVC per template and ordinal. Only a storage request may change, and only grow (see volumeClaimUpdateStrategy).',
     maxItems: MAX_VOLUME_CLAIM_TEMPLATES,
     'x-kubernetes-validations': [
       { rule: 'self.all(t, self.exists_one(u, u.metadata.name == t.metadata.name))', message: 'volumeClaimTemplates names must be unique' },
+      ...volumeClaimTemplateUpdateRules(),
     ],
   });
 }

@@ -1,6 +1,8 @@
 /** `spec.updateStrategy`: how a new template revision reaches the pods (rolling, in place, canary, paused). */
 import { Type, type Static } from '@sinclair/typebox';
 import { int32, intOrString, PERCENT_1_TO_100_CEL, stringEnum } from './schema-kit.ts';
+import { UnorderedUpdateSchema } from './priority.ts';
+import { pauseOnProgressDeadline } from './progress-deadline.ts';
 
 export const DEFAULT_MAX_UNAVAILABLE = 1;
 export const MAX_GRACE_PERIOD_SECONDS = 300;
@@ -92,6 +94,8 @@ export const RollingUpdateSchema = Type.Object(
       ),
     ),
     canary: Type.Optional(CanarySchema),
+    unorderedUpdate: Type.Optional(UnorderedUpdateSchema),
+    pauseOnProgressDeadline: pauseOnProgressDeadline(),
   },
   { description: 'Parameters of the RollingUpdate strategy.' },
 );

@@ -17,6 +17,8 @@ export interface CommandSpec {
 const runAll: Command = async (args) => (await import('./run.ts')).runCommand(args);
 // `ebb queue` loads BullMQ and nothing of the processes.
 const queue: Command = async (args) => (await import('./queue/command.ts')).queueCommand(args);
+// `ebb rollout` loads the kube client and nothing of the queues.
+const rollout: Command = async (args) => (await import('./rollout/command.ts')).rolloutCommand(args);
 
 /** The commands of `ebb`. */
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
@@ -27,6 +29,10 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   queue: {
     run: queue,
     help: 'queue status|pause|resume|concurrency|rate-limit|retry-failed  inspect and steer the queues (`ebb queue help`)',
+  },
+  rollout: {
+    run: rollout,
+    help: "rollout status|pause|resume|undo|history|restart app/NAME  follow and steer an App's rollout (`ebb rollout help`)",
   },
   version: { run: versionCommand, help: 'version                                      print the ebb version' },
 };
@@ -60,7 +66,10 @@ export async function dispatch(program: string, commands: Record<string, Command
   }
 }
 
-/** Dispatches `ebb <command> ...`; returns the process exit code. Errors are printed, never thrown. */
-export function runCommand(argv: string[]): Promise<number> {
-  return dispatch('ebb', COMMANDS, argv);
+/**
+ * Dispatches `ebb <command> ...` (or, installed as the kubectl plugin `kubectl-ebb`, `kubectl ebb <command> ...`);
+ * returns the process exit code. Errors are printed, never thrown.
+ */
+export function runCommand(argv: string[], program = 'ebb'): Promise<number> {
+  return dispatch(program, COMMANDS, argv);
 }

@@ -8,17 +8,19 @@ import { WATCHER_SETTINGS } from '../watcher/config.ts';
 import { WORKER_SETTINGS } from '../workers/config.ts';
 import { CLI_SETTINGS } from './config.ts';
 import { QUEUE_CLI_SETTINGS } from './queue/config.ts';
+import { ROLLOUT_CLI_SETTINGS } from './rollout/config.ts';
 
 export const CONFIG_BEGIN = '<!-- config:begin -->';
 export const CONFIG_END = '<!-- config:end -->';
 
-/** The processes in the order the reference lists them; `cli` is `ebb run --all` (and the development CLI), `queue` is `ebb queue`. */
+/** The processes in the order the reference lists them; `cli` is `ebb run --all` (and the development CLI), `queue` is `ebb queue`, `rollout` is `ebb rollout`. */
 export const PROCESS_SETTINGS: readonly ProcessEntries[] = [
   { process: 'watcher', entries: WATCHER_SETTINGS.entries },
   { process: 'worker', entries: WORKER_SETTINGS.entries },
   { process: 'daemon', entries: DAEMON_SETTINGS.entries },
   { process: 'cli', entries: CLI_SETTINGS.entries },
   { process: 'queue', entries: QUEUE_CLI_SETTINGS.entries },
+  { process: 'rollout', entries: ROLLOUT_CLI_SETTINGS.entries },
 ];
 
 /** What goes between the markers. */

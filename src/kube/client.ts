@@ -1,5 +1,5 @@
 import type { KubeEnv } from '../common/process-settings.ts';
-import { loadKubeConfig } from './kubeconfig.ts';
+import { loadKubeConfig, type KubeConfig } from './kubeconfig.ts';
 import { KubeRest } from './rest.ts';
 import { errorFirstLine } from '../common/errors.ts';
 
@@ -9,11 +9,17 @@ import { errorFirstLine } from '../common/errors.ts';
  * plugin stops the process at start with one line naming the setting and the file.
  */
 export async function kubeClient(env: KubeEnv): Promise<KubeRest> {
+  return (await kubeConnection(env)).rest;
+}
+
+/** kubeClient, with the kubeconfig it was built from (a command reads the context's namespace from it). */
+export async function kubeConnection(env: KubeEnv): Promise<{ rest: KubeRest; config: KubeConfig }> {
   const path = env.KUBECONFIG;
   try {
-    const rest = new KubeRest(loadKubeConfig(undefined, { env }));
+    const config = loadKubeConfig(undefined, { env });
+    const rest = new KubeRest(config);
     await rest.credentials();
-    return rest;
+    return { rest, config };
   } catch (err) {
     const why = errorFirstLine(err);
     const where = path ? `KUBECONFIG=${path}` : 'KUBECONFIG unset (default kubeconfig or in-cluster config)';

@@ -46,6 +46,8 @@ export interface KubeConfig {
   readonly server: string;
   readonly tls: KubeTls;
   readonly proxyUrl: string | undefined;
+  /** The current context's namespace (kubectl's default namespace for commands); undefined when it names none. */
+  readonly namespace?: string | undefined;
   /** Current credentials; called again at every refresh (token files are re-read, exec plugins re-run). */
   credentials(): Promise<Credentials>;
 }
@@ -108,6 +110,7 @@ function fromMerged(m: MergedKubeConfig): KubeConfig {
     server: serverOf(cluster),
     tls: { ...clusterTls(cluster), ...(user && !plugin ? clientCertificate(user) : {}) },
     proxyUrl: proxyOf(cluster),
+    namespace: stringField(ctx, 'context', 'namespace'),
     credentials: !user ? () => Promise.resolve({ headers: {} }) : plugin ? pluginCredentials({ context: ctx, cluster, user }) : userCredentials(user),
   };
 }

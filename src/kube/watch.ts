@@ -217,6 +217,8 @@ async function watchOnce<T extends KubeObject>(opts: ListWatchOptions, startRv: 
   const conn = new AbortController();
   const onAbort = (): void => conn.abort();
   opts.signal.addEventListener('abort', onAbort, { once: true });
+  // A handler may abort the signal while the list is delivered (a consumer that has seen enough): no watch then.
+  if (opts.signal.aborted) conn.abort();
   const watchdogMs = opts.watchdogMs ?? (timeoutSeconds + 30) * 1000;
   let silent: NodeJS.Timeout | undefined;
   const arm = (): void => {

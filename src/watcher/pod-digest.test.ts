@@ -28,6 +28,18 @@ describe('podDigest', () => {
     ],
     ['running but not ready', with_({ status: { phase: 'Running', podIP: '10.0.0.1', conditions: [{ type: 'Ready', status: 'False' }] } })],
     [
+      'Initialized and ContainersReady',
+      with_({
+        status: {
+          phase: 'Pending',
+          conditions: [
+            { type: 'Initialized', status: 'True' },
+            { type: 'ContainersReady', status: 'False' },
+          ],
+        },
+      }),
+    ],
+    [
       'container statuses of a pod not updated in place',
       with_({ status: { phase: 'Pending', containerStatuses: [{ name: 'main', ready: false, restartCount: 0 }] } }),
     ],
@@ -42,6 +54,12 @@ describe('podDigest', () => {
     ['a label change (revision)', with_({ metadata: { labels: { 'apps.ebb.dev/app': 'web', 'apps.ebb.dev/revision': 'web-2' } } })],
     ['an annotation change', with_({ metadata: { annotations: { x: 'y' } } })],
     ['a new controller', with_({ metadata: { ownerReferences: [] } })],
+    ['a finalizer (a lifecycle handler) added', with_({ metadata: { finalizers: ['example.com/drain'] } })],
+    ['a specified-delete label', with_({ metadata: { labels: { 'apps.ebb.dev/app': 'web', 'apps.ebb.dev/specified-delete': 'true' } } })],
+    [
+      'a condition the kubelet does not own (lifecycle-ready, a readiness gate)',
+      with_({ status: { phase: 'Pending', conditions: [{ type: 'apps.ebb.dev/lifecycle-ready', status: 'False', reason: 'PreparingDelete' }] } }),
+    ],
     [
       'the scheduler failing to place it',
       with_({

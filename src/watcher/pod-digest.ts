@@ -4,11 +4,14 @@
  * ready, containers created, running but not yet ready), resourceVersion-only updates and managed-fields
  * bookkeeping leave the digest as it was. The watcher keeps the number, never the pod.
  *
- * A plan reads of a pod: its identity (uid), labels (revision, identity) and annotations (in-place state),
- * its controller, whether it is terminating, whether it failed or succeeded, whether it is running and
- * Ready (and since when, for minReadySeconds), and whether it is unschedulable (its claims are checked then). A pod being updated in place (it carries the in-place state
- * annotation) is read in full by the in-place steps: its containers' images and resources and its whole
- * status count then.
+ * A plan reads of a pod: its identity (uid), all its labels (revision, identity, lifecycle state and hook
+ * handlers, specified-delete, priority) and annotations (in-place state, lifecycle), its finalizers (a
+ * lifecycle hook's handlers), its owners (controller; release of a pod that left the selector), whether it is
+ * terminating, whether it failed or succeeded, whether it is running and Ready (and since when, for
+ * minReadySeconds), whether it is unschedulable (its claims are checked then), and the conditions other than
+ * the kubelet's own (the lifecycle-ready condition, readiness gates). A pod being updated in place (it carries
+ * the in-place state annotation) is read in full by the in-place steps: its containers' images and resources
+ * and its whole status count then.
  */
 import { Annotation } from '../api/keys.ts';
 import { fnv1a32 } from '../common/hash.ts';
@@ -17,6 +20,9 @@ import type { KubeObject } from '../kube/types.ts';
 /** Bits above the 32-bit hash: exact in a double (below 2^53). */
 const TERMINATING = 2 ** 32;
 const READY = 2 ** 33;
+
+/** The conditions the kubelet and the scheduler maintain: what plans read of them is readiness and scheduling. */
+const SYSTEM_CONDITIONS = new Set(['PodScheduled', 'Initialized', 'ContainersReady', 'Ready', 'PodReadyToStartContainers', 'DisruptionTarget']);
 
 interface PodLike {
   spec?: { containers?: unknown[]; initContainers?: unknown[]; nodeName?: string };
@@ -53,6 +59,14 @@ function unschedulable(pod: PodLike): string {
   return cond?.status === 'False' ? `${cond.reason ?? ''}/${cond.message ?? ''}` : '';
 }
 
+/** Conditions set by others than the kubelet and the scheduler (the lifecycle-ready condition, readiness gates). */
+function otherConditions(pod: PodLike): [string, string, string, string][] {
+  return (pod.status?.conditions ?? [])
+    .filter((c) => !SYSTEM_CONDITIONS.has(c.type ?? ''))
+    .map((c): [string, string, string, string] => [c.type ?? '', c.status ?? '', c.reason ?? '', c.message ?? ''])
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 /** The fields the in-place steps read of a pod they are updating: its containers and its status, in full. */
 function inPlaceDetail(obj: KubeObject): unknown {
   const pod = obj as PodLike;
@@ -78,10 +92,12 @@ export function podDigest(obj: KubeObject): number {
       m.uid ?? '',
       sorted(m.labels),
       sorted(annotations),
+      [...(m.finalizers ?? [])].sort(),
       (m.ownerReferences ?? []).map((r) => [r.uid ?? '', r.controller === true]),
       phaseClass(pod),
       since,
       unschedulable(pod),
+      otherConditions(pod),
       inPlace ? inPlaceDetail(obj) : 0,
     ]),
   );

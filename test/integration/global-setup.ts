@@ -21,7 +21,8 @@ export async function setup(project: TestProject): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'ebb-it-'));
   const log = createLogger('sandbox', 'warn');
   const started = Date.now();
-  sandbox = await startSandbox({ dir, nodes: 3, log });
+  // The StatefulSet controller runs too: the upstream-parity tests compare an App with a StatefulSet.
+  sandbox = await startSandbox({ dir, nodes: 3, log, extraControllers: ['statefulset-controller'] });
   process.stdout.write(`sandbox ready in ${Date.now() - started} ms (${dir})\n`);
   project.provide('kubeconfig', sandbox.kubeconfig);
   project.provide('redisUrl', sandbox.redisUrl);

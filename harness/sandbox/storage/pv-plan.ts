@@ -12,6 +12,8 @@
 export const PROVISIONER = 'sandbox.ebb.dev/hostpath';
 export const STORAGE_CLASS = 'standard';
 export const IMMEDIATE_STORAGE_CLASS = 'standard-immediate';
+/** Like `standard` but without allowVolumeExpansion: the apiserver refuses to grow its claims. */
+export const FIXED_SIZE_STORAGE_CLASS = 'standard-fixed-size';
 export const PROVISIONED_BY = 'pv.kubernetes.io/provisioned-by';
 export const DEFAULT_CLASS_ANNOTATION = 'storageclass.kubernetes.io/is-default-class';
 /** Set by kube-scheduler on a claim of a WaitForFirstConsumer class once it has picked the pod's node. */
@@ -30,7 +32,7 @@ export interface Claim {
     volumeMode?: string;
     resources?: { requests?: Record<string, string> };
   };
-  status?: { phase?: string };
+  status?: { phase?: string; capacity?: Record<string, string> };
 }
 
 export interface Volume {
@@ -39,7 +41,7 @@ export interface Volume {
   status?: { phase?: string };
 }
 
-function storageClass(name: string, mode: BindingMode, isDefault: boolean): Record<string, unknown> {
+function storageClass(name: string, mode: BindingMode, isDefault: boolean, expandable = true): Record<string, unknown> {
   return {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
@@ -47,13 +49,18 @@ function storageClass(name: string, mode: BindingMode, isDefault: boolean): Reco
     provisioner: PROVISIONER,
     reclaimPolicy: 'Delete',
     volumeBindingMode: mode,
-    allowVolumeExpansion: true,
+    allowVolumeExpansion: expandable,
   };
 }
 
 /** The classes the sandbox installs: the default binds on the first consumer, the other at once. */
 export function storageClasses(): Record<string, unknown>[] {
   return [storageClass(STORAGE_CLASS, 'WaitForFirstConsumer', true), storageClass(IMMEDIATE_STORAGE_CLASS, 'Immediate', false)];
+}
+
+/** A class whose claims cannot grow (no allowVolumeExpansion), for tests of volume growth refused. */
+export function fixedSizeStorageClass(): Record<string, unknown> {
+  return storageClass(FIXED_SIZE_STORAGE_CLASS, 'WaitForFirstConsumer', false, false);
 }
 
 export function volumeNameFor(claim: Claim): string {

@@ -3,9 +3,9 @@
  * own preconditions (UID for deletes, resourceVersion for updates) and, for pod writes, the Event to record
  * once it succeeded.
  */
-import type { EventReason } from '../../api/keys.ts';
+import type { EventReason, LifecycleState } from '../../api/keys.ts';
 import type { FallbackLog, InPlaceStep } from '../inplace/index.ts';
-import type { ControllerRevision, Named, OwnerReference, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
+import type { ControllerRevision, Named, OwnerReference, PersistentVolumeClaim, Pod, PodCondition, Stored } from '../../kube/types.ts';
 
 export interface EventSpec {
   type: 'Normal' | 'Warning';
@@ -17,8 +17,11 @@ export interface EventSpec {
   related?: { kind: 'Pod' | 'PersistentVolumeClaim'; name: string; uid?: string | undefined };
 }
 
-/** Why a pod is deleted: scale-down, failed-pod replacement, or an update by recreation. */
-export type DeleteCause = 'condemned' | 'failed' | 'update';
+/**
+ * Why a pod is deleted: scale-down, failed-pod replacement, an update by recreation, its ordinal reserved
+ * (`spec.reserveOrdinals`), or its specified-delete label (recreated with the same identity).
+ */
+export type DeleteCause = 'condemned' | 'failed' | 'update' | 'reserved' | 'specified';
 
 /** An in-place update that fell back to recreation: the Event and log line recorded when the pod is deleted. */
 export interface FallbackNote {
@@ -46,6 +49,8 @@ export type Action =
   | { kind: 'fixPodIdentity'; name: string; resourceVersion: string | undefined; labels: Record<string, string> }
   | { kind: 'createPvc'; pvc: Named<PersistentVolumeClaim>; ordinal: number }
   | { kind: 'setPvcOwners'; name: string; resourceVersion: string | undefined; ownerReferences: OwnerReference[] }
+  /** OnPodRollingUpdate: raise claim `name`'s storage request to `storage` before Pod `pod` is updated (resourceVersion precondition). */
+  | { kind: 'expandPvc'; name: string; resourceVersion: string | undefined; storage: string; from: string | undefined; pod: string; ordinal: number }
   | { kind: 'createPod'; pod: Named<Pod>; ordinal: number; revision: string }
   | {
       kind: 'deletePod';
@@ -55,7 +60,7 @@ export type Action =
       cause: DeleteCause;
       revision: string | undefined;
       fallback?: FallbackNote | undefined;
-      /** For cause `update` and `failed`: what the pod is recreated as. */
+      /** For causes `update`, `failed` and `specified`: what the pod is recreated as. */
       replacement?: Replacement | undefined;
     }
   /**
@@ -65,6 +70,22 @@ export type Action =
   | { kind: 'inPlaceStep'; name: string; uid: string | undefined; ordinal: number; revision: string; pod: Stored<Pod>; step: InPlaceStep }
   /** Set readiness gate InPlaceUpdateReady True on a pod that has the gate and no update in progress (a new pod). */
   | { kind: 'markGateReady'; name: string; uid: string | undefined; pod: Stored<Pod> }
+  /**
+   * Lifecycle hooks: move the pod to lifecycle state `state` (label, and `since` in an annotation), adding
+   * `labels` and `finalizers` (the preNormal handlers ebb arms) and setting `condition` (lifecycle-ready), in one
+   * pods/status write with the pod's resourceVersion as precondition.
+   */
+  | {
+      kind: 'podLifecycle';
+      name: string;
+      uid: string | undefined;
+      pod: Stored<Pod>;
+      state: LifecycleState;
+      since: string;
+      labels?: Record<string, string>;
+      finalizers?: string[];
+      condition?: PodCondition;
+    }
   /** Canary `pause: {}`: set spec.updateStrategy.rollingUpdate.paused = true (resourceVersion precondition). */
   | { kind: 'pauseRollout'; resourceVersion: string | undefined; step: number }
   /** An Event on the App, with a log line when the Event reports a decision (an in-place update refused). */

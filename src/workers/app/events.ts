@@ -9,7 +9,7 @@ import type { Stored } from '../../kube/types.ts';
 import { API_VERSION, APP_KIND, GROUP } from '../../api/group.ts';
 import { EventReason } from '../../api/keys.ts';
 import type { AppStatus } from '../../api/app-status.ts';
-import type { Action, EventSpec } from './actions.ts';
+import type { Action, DeleteCause, EventSpec } from './actions.ts';
 
 export const REPORTING_CONTROLLER = `${GROUP}/ebb`;
 const NOTE_MAX = 1024;
@@ -51,6 +51,14 @@ export function eventObject(app: Stored<App>, spec: EventSpec, now: Date, instan
 
 const appName = (app: Stored<App>): string => app.metadata.name;
 
+const DELETE_WHY: Record<DeleteCause, string> = {
+  condemned: 'scale down',
+  failed: 'failed',
+  update: 'update',
+  reserved: 'reserved ordinal',
+  specified: 'specified-delete label: recreated with the same identity',
+};
+
 /** The Event recorded after `action` succeeded, if it deserves one. */
 export function successEvent(app: Stored<App>, action: Action): EventSpec | undefined {
   switch (action.kind) {
@@ -75,7 +83,7 @@ export function successEvent(app: Stored<App>, action: Action): EventSpec | unde
       const message =
         action.cause === 'failed'
           ? `App ${appName(app)} is recreating failed Pod ${action.name}`
-          : `delete Pod ${action.name} in App ${appName(app)} successful (${action.cause === 'update' ? 'update' : 'scale down'})`;
+          : `delete Pod ${action.name} in App ${appName(app)} successful (${DELETE_WHY[action.cause]})`;
       return {
         type: action.cause === 'failed' ? 'Warning' : 'Normal',
         reason,
@@ -84,6 +92,14 @@ export function successEvent(app: Stored<App>, action: Action): EventSpec | unde
         related: { kind: 'Pod', name: action.name, uid: action.uid },
       };
     }
+    case 'expandPvc':
+      return {
+        type: 'Normal',
+        reason: EventReason.expandingClaim,
+        action: 'Expand',
+        message: `expand Claim ${action.name} from ${action.from ?? '(unset)'} to ${action.storage} before updating Pod ${action.pod} in App ${appName(app)}`,
+        related: { kind: 'PersistentVolumeClaim', name: action.name },
+      };
     default:
       return undefined;
   }
@@ -121,6 +137,14 @@ export function failureEvent(app: Stored<App>, action: Action, detail: string): 
         action: 'Delete',
         message: `delete Pod ${action.name} in App ${appName(app)} failed: ${detail}`,
         related: { kind: 'Pod', name: action.name, uid: action.uid },
+      };
+    case 'expandPvc':
+      return {
+        type: 'Warning',
+        reason: EventReason.claimExpansionRefused,
+        action: 'Expand',
+        message: `expand Claim ${action.name} to ${action.storage} in App ${appName(app)} failed: ${detail}; Pod ${action.pod} is not updated until it can grow`,
+        related: { kind: 'PersistentVolumeClaim', name: action.name },
       };
     case 'inPlaceStep':
       return {

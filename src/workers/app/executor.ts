@@ -1,6 +1,7 @@
 /**
  * Performs a plan: each action in order, stopping at the first failure, then writes the status. Writes are
- * safe against races by construction: creates use deterministic names (AlreadyExists = someone did it),
+ * safe against races by construction: creates use deterministic names (AlreadyExists = someone did it, or
+ * a pod that left the selector holds the name: `release.ts`),
  * deletes carry a UID precondition (NotFound = already gone), updates carry the resourceVersion read
  * (Conflict = re-read and plan again: thrown, and the queue retries at once). In-place steps are performed by
  * the in-place executor, one write each with the pod's resourceVersion as precondition. Pre-warm ImageList
@@ -22,8 +23,12 @@ import { applyInPlaceStep, completesUpdate, markGateReady, needsGateReady, type 
 import { mergeDiff } from './merge-diff.ts';
 import { appControllerRef } from './owner.ts';
 import { controllerRef } from './pod-predicates.ts';
+import { applyLifecycle } from './lifecycle-apply.ts';
 import { afterPrewarm, isPrewarmAction, performPrewarm } from './prewarm-apply.ts';
+import { judgeNameTaken } from './release-apply.ts';
 import { errorSummary } from '../../common/errors.ts';
+import { EXPANSION_RETRY_MS, EXPANSION_RETRY_WAIT } from './volume-growth.ts';
+import { repeatsRefusal } from './failure-status.ts';
 
 export interface ExecuteDeps {
   client: AppClient;
@@ -65,10 +70,13 @@ async function performPodAction(run: Run, action: Extract<Action, { kind: PodAct
     case 'markGateReady':
       await markGateReady(client.podPatches, action.pod, run.deps.now());
       break;
+    case 'podLifecycle':
+      await applyLifecycle(client.podPatches, action);
+      break;
   }
 }
 
-const POD_ACTIONS = ['adoptPod', 'fixPodIdentity', 'createPod', 'deletePod', 'inPlaceStep', 'markGateReady'] as const;
+const POD_ACTIONS = ['adoptPod', 'fixPodIdentity', 'createPod', 'deletePod', 'inPlaceStep', 'markGateReady', 'podLifecycle'] as const;
 type PodActionKind = (typeof POD_ACTIONS)[number];
 const isPodAction = (a: Action): a is Extract<Action, { kind: PodActionKind }> => (POD_ACTIONS as readonly string[]).includes(a.kind);
 
@@ -102,6 +110,9 @@ async function perform(run: Run, action: Action): Promise<Stored<App>> {
       break;
     case 'setPvcOwners':
       await client.claims.patch(ns, action.name, rvPatch(action.resourceVersion, { ownerReferences: action.ownerReferences }));
+      break;
+    case 'expandPvc':
+      await client.claims.patch(ns, action.name, rvPatch(action.resourceVersion, {}, { spec: { resources: { requests: { storage: action.storage } } } }));
       break;
     case 'pauseRollout':
       return client.apps.patch(
@@ -156,11 +167,11 @@ async function recordEvent(run: Run, event: EventSpec): Promise<void> {
   }
 }
 
-/** Outcomes that mean the write is already in effect. */
+/** Outcomes that mean the write is already in effect (a pod's name taken is judged by `podNameTaken`). */
 function alreadyDone(action: Action, err: unknown): boolean {
-  if (isKubeError(err, 'AlreadyExists')) return action.kind === 'createPod' || action.kind === 'createPvc';
+  if (isKubeError(err, 'AlreadyExists')) return action.kind === 'createPvc';
   // A pod gone meanwhile needs no in-place step or gate any more (the next plan recreates it).
-  if (isKubeError(err, 'NotFound')) return ['deletePod', 'deleteRevision', 'inPlaceStep', 'markGateReady'].includes(action.kind);
+  if (isKubeError(err, 'NotFound')) return ['deletePod', 'deleteRevision', 'inPlaceStep', 'markGateReady', 'podLifecycle', 'expandPvc'].includes(action.kind);
   return false;
 }
 
@@ -212,12 +223,14 @@ async function recovered(run: Run, action: Action, err: unknown, status: AppStat
 async function onFailure(run: Run, action: Action, err: unknown, status: AppStatus): Promise<ReconcileResult> {
   if (isKubeError(err, 'Conflict')) throw err;
   const { code, message: detail } = errorSummary(err);
+  const heals = typeof err === 'object' && err !== null && (err as { heals?: unknown }).heals === true;
   const event = failureEvent(run.app, action, detail);
-  if (event) await recordEvent(run, event);
-  const heals = isKubeError(err) && err.heals;
+  if (event && !repeatsRefusal(run.app, action, detail, heals)) await recordEvent(run, event);
   const failed = statusAfterFailure(status, { action, code, detail, heals, now: run.deps.now(), generation: run.app.metadata.generation });
   if (failed !== status) await writeStatusQuietly(run, failed);
   run.deps.log.warn({ action: action.kind, err: { code, detail } }, 'reconcile action failed');
+  // A claim that may not grow is left alone; its pod waits and the expansion is tried again later.
+  if (action.kind === 'expandPvc' && !heals) return { wait: { reason: EXPANSION_RETRY_WAIT, afterMs: EXPANSION_RETRY_MS } };
   // The apiserver rejects this spec's pods: reported as InvalidSpec; retrying cannot help until the spec changes.
   if ((action.kind === 'createPod' || action.kind === 'createPvc') && code === 'Invalid') return {};
   // Anything else goes to the queue's retry policy: what heals with time (quota, 429, 5xx) is retried with
@@ -245,11 +258,12 @@ export async function execute(plan: Plan, app: Stored<App>, deps: ExecuteDeps): 
   for (const action of plan.actions.filter((a) => !isPrewarmAction(a))) {
     try {
       run.app = await perform(run, action);
-    } catch (err) {
+    } catch (caught) {
       // After a failed write the pods are not as planned: the failure status counts them as read.
       const asRead = plan.statusAsRead?.() ?? plan.status;
-      if (await recovered(run, action, err, asRead)) continue;
-      return onFailure(run, action, err, asRead);
+      const judged = await judgeNameTaken(action, caught, { pods: deps.client.pods, app: run.app, log: deps.log, record: (e) => recordEvent(run, e) });
+      if ('done' in judged || (await recovered(run, action, judged.error, asRead))) continue;
+      return onFailure(run, action, judged.error, asRead);
     }
     const event = successEvent(run.app, action);
     if (event) await recordEvent(run, event);

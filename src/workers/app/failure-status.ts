@@ -7,7 +7,10 @@
 import type { AppStatus } from '../../api/app-status.ts';
 import { ConditionType, Reason } from '../../api/keys.ts';
 import type { Action } from './actions.ts';
-import { setCondition } from './conditions.ts';
+import { findCondition, setCondition } from './conditions.ts';
+import type { App } from '../../api/app.ts';
+import type { Stored } from '../../kube/types.ts';
+import { refusalMessage } from './volume-growth.ts';
 
 export interface FailureContext {
   action: Action;
@@ -22,6 +25,7 @@ export interface FailureContext {
 
 export function statusAfterFailure(status: AppStatus, f: FailureContext): AppStatus {
   const { action } = f;
+  if (action.kind === 'expandPvc') return f.heals ? status : expansionRefused(status, f, action);
   if (action.kind === 'createRevision') return f.code === 'Invalid' ? invalidRevision(status, f, action.revision.metadata.name) : status;
   return afterPodOrClaimFailure(status, f);
 }
@@ -69,6 +73,25 @@ function invalidRevision(status: AppStatus, f: FailureContext, name: string): Ap
     f.generation,
   );
   return { ...status, conditions };
+}
+
+/** A claim may not grow (e.g. its StorageClass does not allow expansion): VolumeExpansionRefused names it. */
+function expansionRefused(status: AppStatus, f: FailureContext, action: Extract<Action, { kind: 'expandPvc' }>): AppStatus {
+  const message = refusalMessage(action.name, action.storage, action.pod, f.detail);
+  const conditions = setCondition(
+    status.conditions,
+    { type: ConditionType.volumeExpansionRefused, status: 'True', reason: Reason.expansionRefused, message },
+    f.now,
+    f.generation,
+  );
+  return { ...status, conditions };
+}
+
+/** The same expansion refused again for the same reason: the condition says so already, so no new Event. */
+export function repeatsRefusal(app: Stored<App>, action: Action, detail: string, heals: boolean): boolean {
+  if (action.kind !== 'expandPvc' || heals) return false;
+  const c = findCondition(app.status?.conditions, ConditionType.volumeExpansionRefused);
+  return c?.status === 'True' && c.message === refusalMessage(action.name, action.storage, action.pod, detail);
 }
 
 export function statusAfterCollision(status: AppStatus): AppStatus {

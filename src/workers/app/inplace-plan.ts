@@ -32,6 +32,7 @@ import { templateOf } from './revisions.ts';
 import { deletePod } from './scale-plan.ts';
 import { replacementFor } from './replacement.ts';
 import { decideUpdateMethod } from './update-method.ts';
+import { mayRunUpdate } from './priority.ts';
 
 export interface UpdateContext {
   set: PodSet;
@@ -108,7 +109,7 @@ function driveInFlight(ctx: UpdateContext, acc: Accumulator, pod: Stored<Pod>, o
   const label = getPodRevision(pod);
   const update = updateRevision(ctx);
   // Paused: an update to the update revision that has started completes; none is started or redirected.
-  const mayUpdate = ctx.rolling && ordinal >= ctx.set.partition && (!paused || readState(pod)?.revision === update);
+  const mayUpdate = ctx.rolling && mayRunUpdate(ctx.set, ordinal) && (!paused || readState(pod)?.revision === update);
   if (label === undefined || label === update || !mayUpdate) {
     inPlaceStep(ctx, acc, { pod, ordinal }, label ?? update, EMPTY_PLAN);
     return;
@@ -128,7 +129,7 @@ const isSettledPhase = (pod: Stored<Pod>): boolean => isTerminating(pod) || isFa
  */
 export function planInFlight(ctx: UpdateContext, acc: Accumulator, paused: boolean): Set<number> {
   const inFlight = new Set<number>();
-  for (let ordinal = ctx.set.end - 1; ordinal >= ctx.set.start; ordinal--) {
+  for (const ordinal of [...ctx.set.ordinals].reverse()) {
     const pod = ctx.set.replicas.get(ordinal);
     if (!pod || isSettledPhase(pod)) continue;
     if (podIsUpdatingInPlace(pod)) {
@@ -141,14 +142,14 @@ export function planInFlight(ctx: UpdateContext, acc: Accumulator, paused: boole
   return inFlight;
 }
 
-/** Outdated pods (at or above the partition, RollingUpdate) the policy cannot update in place, highest first. */
+/** Outdated pods that may be updated (partition, priority; RollingUpdate) the policy cannot update in place, highest first. */
 export function collectFallbacks(ctx: UpdateContext, acc: Accumulator): void {
   const { set } = ctx;
   acc.fallbacks = [];
   if (!ctx.rolling) return;
-  for (let ordinal = set.end - 1; ordinal >= Math.max(set.start, set.partition); ordinal--) {
+  for (const ordinal of [...set.ordinals].reverse()) {
     const pod = set.replicas.get(ordinal);
-    if (!pod || isTerminating(pod) || getPodRevision(pod) === updateRevision(ctx)) continue;
+    if (!pod || isTerminating(pod) || getPodRevision(pod) === updateRevision(ctx) || !mayRunUpdate(set, ordinal)) continue;
     const texts = fallbackTexts(ctx.decide(getPodRevision(pod)), { name: pod.metadata.name, uid: pod.metadata.uid }, updateRevision(ctx));
     if (texts) acc.fallbacks.push(texts);
   }

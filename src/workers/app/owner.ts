@@ -8,14 +8,12 @@ export function appControllerRef(app: Stored<App>): OwnerReference {
   return { apiVersion: API_VERSION, kind: APP_KIND, name: app.metadata.name, uid: app.metadata.uid, controller: true, blockOwnerDeletion: true };
 }
 
-/** A non-controller reference to the App: PVCs under `whenDeleted: Delete`. */
-export function appOwnerRef(app: Stored<App>): OwnerReference {
-  return { apiVersion: API_VERSION, kind: APP_KIND, name: app.metadata.name, uid: app.metadata.uid };
-}
-
-/** A non-controller reference to a pod: the PVCs of a condemned pod under `whenScaled: Delete`. */
-export function podOwnerRef(pod: Stored<Pod>): OwnerReference {
-  return { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid };
+/**
+ * The controller reference of a condemned pod on its claims under `whenScaled: Delete`, as the StatefulSet
+ * controller sets it (controller and blockOwnerDeletion true): the claim goes when the pod goes.
+ */
+export function podControllerRef(pod: Stored<Pod>): OwnerReference {
+  return { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid, controller: true, blockOwnerDeletion: true };
 }
 
 export function sameOwner(a: OwnerReference, b: OwnerReference): boolean {

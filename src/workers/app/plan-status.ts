@@ -16,6 +16,8 @@ import type { PodSet } from './pod-set.ts';
 import { selectorString } from './selector.ts';
 import { appConditions, replicaCounts, type PauseState, type Progress, type ReplicaCounts } from './status.ts';
 import { maxUnavailable } from './update-plan.ts';
+import { heldProgress, type HeldWork } from './held-work.ts';
+import { mayRunUpdate } from './priority.ts';
 import { UpdateStrategyType } from '../../api/update-strategy.ts';
 
 function countsStatus(c: ReplicaCounts): Pick<AppStatus, keyof ReplicaCounts> {
@@ -36,15 +38,15 @@ function outdatedReplicas(set: PodSet): number {
   if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate) return 0;
   const update = set.update.metadata.name;
   let outdated = 0;
-  for (let ord = Math.max(set.start, strategy?.rollingUpdate?.partition ?? 0); ord < set.end; ord++) {
+  for (const ord of set.ordinals) {
     const pod = set.replicas.get(ord);
-    if (pod && (getPodRevision(pod) !== update || podIsUpdatingInPlace(pod))) outdated++;
+    if (pod && mayRunUpdate(set, ord, strategy?.rollingUpdate?.partition ?? 0) && (getPodRevision(pod) !== update || podIsUpdatingInPlace(pod))) outdated++;
   }
   return outdated;
 }
 
-function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, ownedCount: number): Progress {
-  const want = set.end - set.start;
+function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, ownedCount: number, held: HeldWork | undefined): Progress {
+  const want = set.ordinals.length;
   const update = set.update.metadata.name;
   if (outdatedReplicas(set) > 0) {
     const updated = `${counts.updatedReplicas} of ${want} pods at revision ${update}`;
@@ -53,6 +55,8 @@ function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, o
     if (step < steps) return { state: 'canary', message: `canary step ${step + 1} of ${steps}: ${updated}` };
     return { state: 'rollingUpdate', message: `rolling update: ${updated}` };
   }
+  const waiting = heldProgress(held, want, ownedCount);
+  if (waiting) return waiting;
   if (ownedCount !== want || set.replicas.size !== want) return { state: 'scaling', message: `scaling to ${want} pods: ${ownedCount} exist` };
   if (counts.availableReplicas < want) return { state: 'scaling', message: `${counts.availableReplicas} of ${want} pods available` };
   return { state: 'complete', message: `${want} pods available at revision ${update}` };
@@ -83,6 +87,8 @@ export interface StatusInput {
   fallbacks: readonly FallbackTexts[];
   /** Count the pods as `actions` leave them (default) or as read. */
   projectWrites?: boolean;
+  /** Work held back on purpose (scale-up limit, specified deletes waiting). */
+  held?: HeldWork | undefined;
 }
 
 /** InPlaceFallback: True while an outdated pod cannot be updated in place; False once none is left (when it was set). */
@@ -160,10 +166,10 @@ export function planStatus(input: StatusInput): AppStatus {
   let conditions = appConditions(
     app.status?.conditions,
     {
-      specReplicas: set.end - set.start,
+      specReplicas: set.ordinals.length,
       maxUnavailable: maxUnavailable(set),
       counts: done.counts,
-      progress: progressOf(set, done.counts, canary, owned.length),
+      progress: progressOf(set, done.counts, canary, owned.length, input.held),
       pause: paused.pause,
       pauseMessage: paused.message,
       createsPlanned: actions.some((a) => a.kind === 'createPod'),

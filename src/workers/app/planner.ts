@@ -3,7 +3,8 @@
  * selector matches, its ControllerRevisions and claims) to the writes to make, the status to record, and
  * when to look again. Follows the upstream StatefulSet controller (stateful_set_control.go): revisions
  * first, then replicas ascending, then condemned pods descending, then the rolling update. In-place updates
- * already under way get their next step even when the rest is blocked (OrderedReady waits on those very pods).
+ * already under way get their next step even when the rest is blocked (OrderedReady waits on those very pods);
+ * so do pods in a lifecycle state, and the lifecycle hooks put their writes in front of deletes and in-place updates.
  */
 import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
@@ -20,17 +21,24 @@ import { isTrueFor } from './conditions.ts';
 import type { ClusterStored, ControllerRevision, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 import { invalidSpecStatus, passiveStatus, planStatus, type StatusInput } from './plan-status.ts';
 import { getPodRevision, isRunningAndAvailable, isTerminating } from './pod-predicates.ts';
-import { type Accumulator, isMonotonic, ordinalRange, type PodSet, splitPods } from './pod-set.ts';
+import { type Accumulator, floorForTop, isMonotonic, ordinalRange, type PodSet, splitPods } from './pod-set.ts';
 import { derivedRevisions, resolveRevisions, truncateHistory, type ResolvedRevisions } from './revisions.ts';
 import { planCondemned, planReplicas } from './scale-plan.ts';
 import { availabilityWait } from './status.ts';
 import { planInFlight, updateContext } from './inplace-plan.ts';
+import { gateLifecycle, planPrepared } from './lifecycle-plan.ts';
+import { reportLifecycle } from './lifecycle-status.ts';
 import { prewarmStep, withPrewarmStatus, type RolloutView } from './prewarm-targets.ts';
 import { planFallbackReport, planRollingUpdate } from './update-plan.ts';
 import { specProblems } from './validate.ts';
+import { planSpecifiedDeletes } from './specified-delete.ts';
+import { heldEvent } from './held-work.ts';
 import type { PrewarmOutcome } from './prewarm-plan.ts';
 import { type Hold, holdRefused, recreatesPods, type Refusals } from './replacement.ts';
 import { holdEvent, withHoldCondition, type HoldInput } from './hold-status.ts';
+import { withExpansionCondition } from './volume-growth.ts';
+import { priorityReached, priorityStrategyOf } from './priority.ts';
+import { planGuards, withGuardStatus, type Guards } from './rollout-guards.ts';
 
 export interface Observed {
   app: Stored<App>;
@@ -81,8 +89,11 @@ function earliest(waits: readonly (Wait | undefined)[]): Wait | undefined {
 
 /** Whether the `target` highest-ordinal replicas (not below the partition) run the update revision and are available. */
 function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target: number) => boolean {
+  if (priorityStrategyOf(set.app)) return priorityReached(set, set.minReadySeconds, set.now, partition);
   return (target) => {
-    for (let ord = Math.max(set.start, partition, set.end - target); ord < set.end; ord++) {
+    const floor = Math.max(partition, floorForTop(set, target));
+    for (const ord of set.ordinals) {
+      if (ord < floor) continue;
       const pod = set.replicas.get(ord);
       if (!pod || isTerminating(pod) || getPodRevision(pod) !== set.update.metadata.name || !isRunningAndAvailable(pod, set.minReadySeconds, set.now))
         return false;
@@ -96,7 +107,7 @@ function canaryFor(app: Stored<App>, base: Omit<PodSet, 'partition'>, specPartit
   const rollingUpdate = app.spec.updateStrategy?.rollingUpdate;
   return canaryProgress({
     steps: rolling ? (rollingUpdate?.canary?.steps ?? []) : [],
-    replicas: base.end - base.start,
+    replicas: base.ordinals.length,
     active: base.current.metadata.name !== base.update.metadata.name,
     sameRevision: app.status?.updateRevision === base.update.metadata.name,
     status: app.status?.canary,
@@ -113,7 +124,7 @@ function podSetFor(
   revs: ResolvedRevisions,
   now: Date,
 ): { set: PodSet; canary: CanaryOutcome; specPartition: number } {
-  const { start, end } = ordinalRange(app);
+  const { start, end, ordinals } = ordinalRange(app);
   const { replicas, condemned } = splitPods(app, owned);
   const generation = app.metadata.generation;
   const base: Omit<PodSet, 'partition'> = {
@@ -123,6 +134,7 @@ function podSetFor(
     monotonic: isMonotonic(app),
     start,
     end,
+    ordinals,
     replicas,
     condemned,
     claims: observed.claims && new Map(observed.claims.map((c) => [c.metadata.name, c])),
@@ -134,7 +146,7 @@ function podSetFor(
   const rolling = (app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) === UpdateStrategyType.rollingUpdate;
   const specPartition = rolling ? (app.spec.updateStrategy?.rollingUpdate?.partition ?? 0) : 0;
   const canary = canaryFor(app, base, specPartition);
-  const partition = canary.target === undefined ? specPartition : Math.max(specPartition, end - canary.target);
+  const partition = canary.target === undefined ? specPartition : Math.max(specPartition, floorForTop(base, canary.target));
   return { set: { ...base, partition }, canary, specPartition };
 }
 
@@ -184,9 +196,9 @@ function completePlan(
   app: Stored<App>,
   input: StatusInput,
   acc: Accumulator,
-  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined },
+  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined; guards: Guards },
 ): Plan {
-  const { canary, prewarm, hold } = outcomes;
+  const { canary, prewarm, hold, guards } = outcomes;
   const set = input.set;
   const holding: HoldInput = {
     hold,
@@ -195,18 +207,28 @@ function completePlan(
     generation: app.metadata.generation,
     now: set.now,
   };
-  const status = withHoldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), holding);
+  const guarded = (s: AppStatus): AppStatus => withGuardStatus(s, guards, set.now, app.metadata.generation);
+  const status = guarded(
+    withExpansionCondition(withHoldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), holding), set),
+  );
   // Pre-warm writes are best effort: as read, the status keeps what it said about them.
   const statusAsRead = (): AppStatus =>
-    withHoldCondition(
-      {
-        ...planStatus({ ...input, projectWrites: false }),
-        ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
-      },
-      holding,
+    guarded(
+      withExpansionCondition(
+        withHoldCondition(
+          {
+            ...planStatus({ ...input, projectWrites: false }),
+            ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
+          },
+          holding,
+        ),
+        set,
+      ),
     );
   const held = holdEvent(holding);
   if (held) acc.actions.push({ kind: 'event', event: held });
+  const waiting = heldEvent(app.status?.conditions, status.conditions);
+  if (waiting) acc.actions.push({ kind: 'event', event: waiting });
   const complete = rolloutCompleteEvent(app, status);
   if (complete) acc.actions.push({ kind: 'event', event: complete });
   acc.actions.push(...prewarm.actions);
@@ -237,13 +259,17 @@ export function plan(observed: Observed, now: Date): Plan {
   const revs = revisionsOf(app, observed);
   if (!revs) return { actions: [], status: app.status ?? {}, needsRevisions: true };
   const { set, canary, specPartition } = podSetFor(app, adopted.owned, observed, revs, now);
-  const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...canaryActions(app, canary)], waits: [] };
+  const guards = planGuards(set, { active: revs.current.metadata.name !== revs.update.metadata.name, canary });
+  const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...canaryActions(app, canary), ...guards.actions], waits: guards.waits };
   const blocked = planReplicas(set, acc) || planCondemned(set, acc);
-  const paused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
+  const paused = guards.paused;
   const updates = updateContext(set, revs.owned);
   const inFlight = planInFlight(updates, acc, paused);
-  if (!blocked) planRollingUpdate(updates, acc, paused, inFlight);
+  planPrepared(updates, acc, paused, inFlight);
+  const specified = planSpecifiedDeletes(updates, acc, paused, blocked);
+  if (!blocked) planRollingUpdate(updates, acc, paused, inFlight, specified);
   planFallbackReport(updates, acc);
+  gateLifecycle(set, acc);
   if (claimsNeeded(acc, app, observed)) return { actions: [], status: app.status ?? {}, needsClaims: true };
   const { actions: admitted, hold } = holdRefused(acc.actions, observed.refused);
   acc.actions = admitted;
@@ -258,8 +284,10 @@ export function plan(observed: Observed, now: Date): Plan {
     actions: acc.actions,
     specValid: !set.createBlocked,
     fallbacks: acc.fallbacks ?? [],
+    held: acc.held,
   };
-  return withHistory(app, observed, completePlan(app, input, acc, { canary, prewarm, hold }), adopted.owned, revs);
+  const result = reportLifecycle(completePlan(app, input, acc, { canary, prewarm, hold, guards }), app, adopted.owned, now);
+  return withHistory(app, observed, result, adopted.owned, revs);
 }
 
 /**

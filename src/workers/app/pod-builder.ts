@@ -4,6 +4,7 @@
  */
 import type { App } from '../../api/app.ts';
 import { Label } from '../../api/keys.ts';
+import { withoutSpecifiedDelete } from '../../api/specified-delete.ts';
 import type { PersistentVolumeClaimTemplate, PodTemplateSpec } from '../../api/pod-template.ts';
 import type { Named, OwnerReference, PersistentVolumeClaim, Pod, PodSpec, Stored, Volume } from '../../kube/types.ts';
 import { appControllerRef } from './owner.ts';
@@ -41,7 +42,7 @@ export function newPodForOrdinal(app: Stored<App>, template: PodTemplateSpec, re
     metadata: {
       name,
       namespace: app.metadata.namespace,
-      labels: { ...(meta.labels ?? {}), ...identityLabels(appName, ordinal), [Label.revision]: revisionName },
+      labels: { ...withoutSpecifiedDelete(meta.labels ?? {}), ...identityLabels(appName, ordinal), [Label.revision]: revisionName },
       ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
       ...(finalizers ? { finalizers: [...finalizers] } : {}),
       ownerReferences: [appControllerRef(app)],

@@ -6,6 +6,7 @@ import type { App } from '../../api/app.ts';
 import { MAX_ORDINAL } from '../../api/app-rules.ts';
 import { Label } from '../../api/keys.ts';
 import { podIsUpdatingInPlace } from '../inplace/index.ts';
+import { lifecycleHolds } from './lifecycle-hooks.ts';
 import type { ObjectMeta, OwnerReference, Pod, PodCondition, Stored } from '../../kube/types.ts';
 import { PodPhase } from '../../kube/types.ts';
 
@@ -55,11 +56,12 @@ export function availableAtMs(pod: Pod, minReadySeconds: number): number | undef
 }
 
 /**
- * Running, ready, ready for at least minReadySeconds at `now`, and not being updated in place (such a pod is
- * about to restart containers, or does: it counts as unavailable like a pod being recreated).
+ * Running, ready, ready for at least minReadySeconds at `now`, not being updated in place (such a pod is
+ * about to restart containers, or does: it counts as unavailable like a pod being recreated), and in no
+ * lifecycle state other than Normal (`spec.lifecycle`: out of service, or about to be).
  */
 export function isRunningAndAvailable(pod: Pod, minReadySeconds: number, now: Date): boolean {
-  if (podIsUpdatingInPlace(pod)) return false;
+  if (podIsUpdatingInPlace(pod) || lifecycleHolds(pod)) return false;
   const at = availableAtMs(pod, minReadySeconds);
   return at !== undefined && at <= now.getTime();
 }

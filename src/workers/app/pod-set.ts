@@ -1,6 +1,6 @@
 /**
- * The view of an App's pods the planner works on: replicas by ordinal in [start, start+replicas), condemned
- * pods outside that range (highest ordinal first), the claims by name, the two revisions, and the partition
+ * The view of an App's pods the planner works on: replicas by ordinal (the first `replicas` ordinals from
+ * `ordinals.start` that are not reserved), condemned pods at any other ordinal (highest first), the claims by name, the two revisions, and the partition
  * in force. Plus the accumulator the planning steps write into.
  */
 import type { App } from '../../api/app.ts';
@@ -9,7 +9,10 @@ import type { FallbackTexts } from '../inplace/index.ts';
 import type { Action } from './actions.ts';
 import type { ControllerRevision, Named, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 import { getOrdinal } from './pod-predicates.ts';
+import { isReserved, parseReserveOrdinals, replicaOrdinals, type OrdinalRanges } from '../../api/reserve-ordinals.ts';
+import { mayRunUpdate } from './priority.ts';
 import type { Wait } from '../types.ts';
+import type { HeldWork } from './held-work.ts';
 
 export interface PodSet {
   app: Stored<App>;
@@ -20,8 +23,10 @@ export interface PodSet {
   start: number;
   /** One past the last replica ordinal. */
   end: number;
+  /** The replica ordinals, ascending: [start, end) without the reserved ones (`spec.reserveOrdinals`). */
+  ordinals: readonly number[];
   replicas: ReadonlyMap<number, Stored<Pod>>;
-  /** Pods with an ordinal outside [start, end), descending. */
+  /** Pods at any other ordinal (outside [start, end) or reserved), descending. */
   condemned: readonly Stored<Pod>[];
   /** Claims by name; undefined when they were not read (only reconciles that need them list them). */
   claims: ReadonlyMap<string, Stored<PersistentVolumeClaim>> | undefined;
@@ -43,22 +48,38 @@ export interface Accumulator {
   fallbacks?: FallbackTexts[];
   /** Set when a step needs the claims and they were not read: the plan is redone after reading them. */
   needsClaims?: boolean;
+  /** Work the plan holds back on purpose (scale-up limit, specified deletes waiting): shown in Progressing. */
+  held?: HeldWork;
 }
 
-export function ordinalRange(app: Stored<App>): { start: number; end: number } {
+export interface OrdinalRange {
+  start: number;
+  /** One past the last replica ordinal. */
+  end: number;
+  /** The replica ordinals, ascending. */
+  ordinals: number[];
+  /** Reserved ordinals (`spec.reserveOrdinals`), merged. */
+  reserved: OrdinalRanges;
+}
+
+/** The replica ordinals; a malformed `reserveOrdinals` (refused by the planner as an invalid spec) reserves nothing. */
+export function ordinalRange(app: Pick<App, 'spec'>): OrdinalRange {
   const start = app.spec.ordinals?.start ?? 0;
-  return { start, end: start + (app.spec.replicas ?? 1) };
+  const parsed = parseReserveOrdinals(app.spec.reserveOrdinals);
+  const reserved = parsed.ok ? parsed.ranges : [];
+  const ordinals = replicaOrdinals(start, app.spec.replicas ?? 1, reserved);
+  return { start, end: (ordinals[ordinals.length - 1] ?? start - 1) + 1, ordinals, reserved };
 }
 
 /** Replicas by ordinal and condemned pods (descending); pods whose name has no ordinal are ignored. */
 export function splitPods(app: Stored<App>, owned: readonly Stored<Pod>[]): { replicas: Map<number, Stored<Pod>>; condemned: Stored<Pod>[] } {
-  const { start, end } = ordinalRange(app);
+  const { start, end, reserved } = ordinalRange(app);
   const replicas = new Map<number, Stored<Pod>>();
   const condemned: Stored<Pod>[] = [];
   for (const pod of owned) {
     const ord = getOrdinal(app.metadata.name, pod.metadata.name);
     if (ord < 0) continue;
-    if (ord >= start && ord < end) replicas.set(ord, pod);
+    if (ord >= start && ord < end && !isReserved(reserved, ord)) replicas.set(ord, pod);
     else condemned.push(pod);
   }
   const name = app.metadata.name;
@@ -72,5 +93,11 @@ export function isMonotonic(app: Stored<App>): boolean {
 
 /** The revision a new pod at `ordinal` is created from (upstream newVersionedStatefulSetPod). */
 export function revisionForOrdinal(set: PodSet, ordinal: number): Named<ControllerRevision> {
-  return ordinal < set.partition ? set.current : set.update;
+  return mayRunUpdate(set, ordinal) ? set.update : set.current;
+}
+
+/** The lowest ordinal of the `count` highest replica ordinals (`end` when count is 0): a canary step's partition. */
+export function floorForTop(set: Pick<PodSet, 'ordinals' | 'end' | 'start'>, count: number): number {
+  if (count <= 0) return set.end;
+  return set.ordinals[set.ordinals.length - count] ?? set.start;
 }

@@ -2,6 +2,7 @@
  * persistentVolumeClaimRetentionPolicy through owner references (upstream claimOwnerMatchesSetAndPod):
  * `whenDeleted: Delete` → the App owns the claim, so the garbage collector deletes it with the App;
  * `whenScaled: Delete` → a condemned pod (alone) owns its claims, so they go when the scale-down deletes the pod.
+ * Either owner is the claim's controller, as the StatefulSet controller makes it.
  * Only references to this App and to the ordinal's own pod are managed; others are left alone.
  */
 import type { App } from '../../api/app.ts';
@@ -9,7 +10,7 @@ import { RetentionPolicy } from '../../api/app-spec.ts';
 import type { PersistentVolumeClaimTemplate } from '../../api/pod-template.ts';
 import type { Action } from './actions.ts';
 import type { OwnerReference, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
-import { appOwnerRef, podOwnerRef } from './owner.ts';
+import { appControllerRef, podControllerRef } from './owner.ts';
 import { claimName, newPvcForOrdinal } from './pod-builder.ts';
 import { podName } from './pod-predicates.ts';
 
@@ -18,7 +19,12 @@ function isManagedRef(app: Stored<App>, ordinal: number, ref: OwnerReference): b
   return ref.kind === 'Pod' && ref.apiVersion === 'v1' && ref.name === podName(app.metadata.name, ordinal);
 }
 
-/** The owner references the claim of `ordinal` should carry. `pod` is the ordinal's pod when it is condemned. */
+/**
+ * The owner references the claim of `ordinal` should carry. `pod` is the ordinal's pod when it is condemned.
+ * The owner the policy names is the claim's controller (controller and blockOwnerDeletion true); a reference
+ * to it whose controller flag was cleared is replaced, so the flag comes back. A claim controlled by anything
+ * else keeps that controller alone: this App's references are removed and none added.
+ */
 export function desiredClaimOwners(
   app: Stored<App>,
   existing: readonly OwnerReference[],
@@ -27,14 +33,20 @@ export function desiredClaimOwners(
 ): OwnerReference[] {
   const policy = app.spec.persistentVolumeClaimRetentionPolicy ?? {};
   const kept = existing.filter((r) => !isManagedRef(app, ordinal, r));
+  if (kept.some((r) => r.controller === true)) return kept;
   // The garbage collector deletes a dependent only once all its owners are gone, so a condemned claim under
-  // whenScaled: Delete is owned by its pod alone (upstream does the same).
-  if (policy.whenScaled === RetentionPolicy.delete && condemnedPod?.metadata.uid) return [...kept, podOwnerRef(condemnedPod)];
-  if (policy.whenDeleted === RetentionPolicy.delete) return [...kept, existing.find((r) => r.uid === app.metadata.uid) ?? appOwnerRef(app)];
-  return kept;
+  // whenScaled: Delete is owned by its pod alone.
+  const owner =
+    policy.whenScaled === RetentionPolicy.delete && condemnedPod?.metadata.uid
+      ? podControllerRef(condemnedPod)
+      : policy.whenDeleted === RetentionPolicy.delete
+        ? appControllerRef(app)
+        : undefined;
+  if (!owner) return kept;
+  return [...kept, existing.find((r) => r.uid === owner.uid && r.controller === true) ?? owner];
 }
 
-const refKey = (r: OwnerReference): string => `${r.kind}/${r.uid}`;
+const refKey = (r: OwnerReference): string => `${r.kind}/${r.uid}/${r.controller === true ? 'controller' : ''}`;
 
 function sameRefs(a: readonly OwnerReference[], b: readonly OwnerReference[]): boolean {
   const ka = a.map(refKey).sort();

@@ -14,12 +14,14 @@ import { isRecord } from '../../common/guards.ts';
 import { applyDefaults } from '../../api/schema-defaults.ts';
 import { upstreamSchemas } from '../../api/pod-template-crd.ts';
 import { controllerRef, isControlledBy } from './pod-predicates.ts';
+import { revisionClaims, type ClaimStorage } from './volume-growth.ts';
 
 /** Label with the bare hash on every revision, as upstream's controller.kubernetes.io/hash. */
 export const REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
 
 export interface RevisionData {
-  spec: { template: PodTemplateSpec };
+  /** `volumeClaimTemplates`: the claims' storage requests, under volumeClaimUpdateStrategy OnPodRollingUpdate only. */
+  spec: { template: PodTemplateSpec; volumeClaimTemplates?: ClaimStorage[] };
 }
 
 /** JSON with object keys sorted at every level: equal data gives equal text whatever the key order. */
@@ -48,7 +50,7 @@ export function revisionHash(data: RevisionData, collisionCount: number): string
 }
 
 export function revisionData(app: Stored<App>): RevisionData {
-  return { spec: { template: structuredClone(app.spec.template) } };
+  return { spec: { template: structuredClone(app.spec.template), ...revisionClaims(app) } };
 }
 
 export function templateOf(revision: ControllerRevision): PodTemplateSpec | undefined {
@@ -68,9 +70,9 @@ export function equalRevisionData(a: unknown, b: unknown): boolean {
  */
 export function sameTemplate(stored: unknown, data: RevisionData): boolean {
   if (equalRevisionData(stored, data)) return true;
-  const template = isRecord(stored) && isRecord(stored['spec']) ? stored['spec']['template'] : undefined;
-  if (template === undefined) return false;
-  return equalRevisionData({ spec: { template: applyDefaults(upstreamSchemas().podTemplateSpec, template) } }, data);
+  const spec = isRecord(stored) && isRecord(stored['spec']) ? stored['spec'] : undefined;
+  if (spec?.['template'] === undefined) return false;
+  return equalRevisionData({ spec: { ...spec, template: applyDefaults(upstreamSchemas().podTemplateSpec, spec['template']) } }, data);
 }
 
 /** Ascending by revision number, then by name for a stable order. */

@@ -3,7 +3,7 @@
  * every step stops at the first pod that is not yet where it should be ("blocked"); in Parallel mode every
  * pod is handled at once.
  */
-import type { Action, Replacement } from './actions.ts';
+import type { Action, DeleteCause, Replacement } from './actions.ts';
 import type { PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 import {
   getOrdinal,
@@ -22,11 +22,12 @@ import type { Accumulator, PodSet } from './pod-set.ts';
 import { claimsToCreate, retentionActions } from './pvc-retention.ts';
 import { RetentionPolicy } from '../../api/app-spec.ts';
 import { podForOrdinal, replacementFor } from './replacement.ts';
+import { scaleUpGate } from './scale-limit.ts';
 
 /** How long to look again while a claim of a missing pod is still being deleted (no watch on claims). */
 export const PVC_TERMINATING_RECHECK_MS = 1_000;
 
-function deletePod(pod: Stored<Pod>, ordinal: number, cause: 'condemned' | 'failed' | 'update', replacement?: Replacement): Action {
+function deletePod(pod: Stored<Pod>, ordinal: number, cause: DeleteCause, replacement?: Replacement): Action {
   return { kind: 'deletePod', name: pod.metadata.name, uid: pod.metadata.uid, ordinal, cause, revision: getPodRevision(pod), replacement };
 }
 
@@ -120,7 +121,9 @@ function processReplica(set: PodSet, ordinal: number, acc: Accumulator): boolean
 
 /** Every replica, ascending. Returns true when blocked (OrderedReady). */
 export function planReplicas(set: PodSet, acc: Accumulator): boolean {
-  for (let ordinal = set.start; ordinal < set.end; ordinal++) {
+  const gate = scaleUpGate(set, acc);
+  for (const ordinal of set.ordinals) {
+    if (gate && !set.createBlocked && !set.replicas.has(ordinal) && !gate.admit()) continue;
     if (processReplica(set, ordinal, acc)) return true;
   }
   return false;
@@ -133,6 +136,9 @@ function firstUnavailableCondemned(set: PodSet): Pod | undefined {
   }
   return undefined;
 }
+
+/** A condemned pod inside [start, end) is there because its ordinal is reserved; any other, because of a scale-down. */
+const condemnedCause = (set: PodSet, ordinal: number): DeleteCause => (ordinal >= set.start && ordinal < set.end ? 'reserved' : 'condemned');
 
 /**
  * Condemned pods, highest ordinal first. Claims are given their retention owners before any pod goes, so the
@@ -152,7 +158,8 @@ export function planCondemned(set: PodSet, acc: Accumulator): boolean {
     // OrderedReady scales down only through healthy pods, except the lowest unhealthy one (upstream).
     if (set.monotonic && !isRunningAndReady(pod) && pod !== firstUnavailable) return true;
     if (set.monotonic && !isRunningAndAvailable(pod, set.minReadySeconds, set.now) && pod !== firstUnavailable) return true;
-    acc.actions.push(deletePod(pod, getOrdinal(name, pod.metadata.name), 'condemned'));
+    const ordinal = getOrdinal(name, pod.metadata.name);
+    acc.actions.push(deletePod(pod, ordinal, condemnedCause(set, ordinal)));
     if (set.monotonic) return true;
   }
   return false;

@@ -57,7 +57,8 @@ export function availabilityWait(pods: readonly Pod[], minReadySeconds: number, 
   return Number.isFinite(soonest) ? { reason: 'min-ready-seconds', afterMs: soonest - now.getTime() } : undefined;
 }
 
-export type Progress = { state: 'complete'; message: string } | { state: 'scaling' | 'rollingUpdate' | 'canary'; message: string };
+export type Progress =
+  { state: 'complete'; message: string } | { state: 'scaling' | 'rollingUpdate' | 'canary' | 'scaleUpLimited' | 'specifiedDeletePending'; message: string };
 
 export type PauseState = 'spec' | 'canaryManual' | 'canaryTimed' | undefined;
 
@@ -72,7 +73,14 @@ export interface ConditionFacts {
   updatesPlanned: boolean;
 }
 
-const progressReason = { complete: Reason.rolloutComplete, scaling: Reason.scaling, rollingUpdate: Reason.rollingUpdate, canary: Reason.canaryStep } as const;
+const progressReason = {
+  complete: Reason.rolloutComplete,
+  scaling: Reason.scaling,
+  rollingUpdate: Reason.rollingUpdate,
+  canary: Reason.canaryStep,
+  scaleUpLimited: Reason.scaleUpLimited,
+  specifiedDeletePending: Reason.specifiedDeletePending,
+} as const;
 
 function pausedCondition(facts: ConditionFacts): ConditionInput {
   const reasons = { spec: Reason.pausedBySpec, canaryManual: Reason.canaryPause, canaryTimed: Reason.canaryTimedPause } as const;

@@ -5,7 +5,8 @@
  * recreated under InPlaceIfPossible and refused under InPlaceOnly.
  */
 import type { PodTemplateSpec } from '../../api/pod-template.ts';
-import { canUpdateInPlace, decideUpdate, UpdatePolicy, type DiffResult, type UpdateDecision } from '../inplace/index.ts';
+import { canUpdateInPlace, decideUpdate, EMPTY_PLAN, UpdatePolicy, type DiffResult, type UpdateDecision } from '../inplace/index.ts';
+import { canonicalJson } from './revisions.ts';
 
 export type { UpdateDecision };
 
@@ -19,6 +20,9 @@ export interface UpdateDecisionInput {
 }
 
 export function decideUpdateMethod(input: UpdateDecisionInput): UpdateDecision {
+  // Revisions that differ only in their claims (volume growth): the pod itself does not change, so it is
+  // relabelled in place whatever the policy, without a restart.
+  if (input.from && canonicalJson(input.from) === canonicalJson(input.to)) return { mode: 'inPlace', plan: EMPTY_PLAN };
   // ReCreate (the default) needs no diff.
   if (input.podUpdatePolicy !== UpdatePolicy.inPlaceIfPossible && input.podUpdatePolicy !== UpdatePolicy.inPlaceOnly) return { mode: 'recreate' };
   const diff: DiffResult = input.from

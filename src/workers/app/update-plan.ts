@@ -13,45 +13,61 @@ import { collectFallbacks, updateAction, type UpdateContext } from './inplace-pl
 import { getPodRevision, isTerminating, isUnavailable } from './pod-predicates.ts';
 import type { Accumulator, PodSet } from './pod-set.ts';
 import type { Pod } from '../../kube/types.ts';
+import type { SpecifiedDeletes } from './specified-delete.ts';
+import { claimsGrownFor } from './volume-growth.ts';
+import { priorityStrategyOf, priorityView } from './priority.ts';
 
 export function unavailableReplicas(set: PodSet): number {
   let n = 0;
-  for (let ordinal = set.start; ordinal < set.end; ordinal++) if (isUnavailable(set.replicas.get(ordinal), set.minReadySeconds, set.now)) n++;
+  for (const ordinal of set.ordinals) if (isUnavailable(set.replicas.get(ordinal), set.minReadySeconds, set.now)) n++;
   return n;
 }
 
 export function maxUnavailable(set: PodSet): number {
-  const r = maxUnavailableOf(set.app.spec.updateStrategy?.rollingUpdate?.maxUnavailable, set.end - set.start);
+  const r = maxUnavailableOf(set.app.spec.updateStrategy?.rollingUpdate?.maxUnavailable, set.ordinals.length);
   return r.ok ? r.value : 1;
 }
 
 /**
  * `paused`: spec paused, or a canary pause being entered now. `inFlight`: ordinals whose in-place update is
- * under way (driven elsewhere; they already count as unavailable). A pod InPlaceOnly refuses spends no budget.
+ * under way (driven elsewhere; they already count as unavailable). `specified`: pods deleted for their
+ * specified-delete label, and the budget they spent. A pod InPlaceOnly refuses spends no budget.
  */
-export function planRollingUpdate(ctx: UpdateContext, acc: Accumulator, paused: boolean, inFlight: ReadonlySet<number>): void {
+export function planRollingUpdate(
+  ctx: UpdateContext,
+  acc: Accumulator,
+  paused: boolean,
+  inFlight: ReadonlySet<number>,
+  specified: SpecifiedDeletes = { ordinals: new Set(), spent: 0 },
+): void {
   const { set } = ctx;
   if (!ctx.rolling || paused) return;
-  let budget = maxUnavailable(set) - unavailableReplicas(set);
+  let budget = maxUnavailable(set) - unavailableReplicas(set) - specified.spent;
   for (const ordinal of outdatedOrdinals(set)) {
     if (budget <= 0) break;
     const pod = set.replicas.get(ordinal);
-    if (!pod || inFlight.has(ordinal)) continue;
-    if (updateAction(ctx, acc, pod, ordinal)) budget--;
+    if (!pod || inFlight.has(ordinal) || specified.ordinals.has(ordinal)) continue;
+    // OnPodRollingUpdate: its claims grow first; the pod waits (holding its place in the budget) until they have.
+    if (!claimsGrownFor(set, acc, pod, ordinal)) budget--;
+    else if (updateAction(ctx, acc, pod, ordinal)) budget--;
   }
 }
 
 /**
  * The update order: ordinals from the highest down to the partition (`floor`, by default the one in force)
  * whose live pod does not run the update revision. Pre-warming follows the same order, down to the spec
- * partition (a canary step only holds pods back for a while).
+ * partition (a canary step only holds pods back for a while). With a priority strategy, its order (`priority.ts`).
  */
 export function outdatedOrdinals(
-  set: Pick<PodSet, 'start' | 'end' | 'partition' | 'update'> & { replicas: ReadonlyMap<number, Pod> },
+  set: Pick<PodSet, 'app' | 'start' | 'end' | 'ordinals' | 'partition' | 'update'> & { replicas: ReadonlyMap<number, Pod> },
   floor: number = set.partition,
 ): number[] {
+  const strategy = priorityStrategyOf(set.app);
+  if (strategy) return [...priorityView(set, strategy, floor).outdated];
   const out: number[] = [];
-  for (let ordinal = set.end - 1; ordinal >= Math.max(set.start, floor); ordinal--) {
+  for (let i = set.ordinals.length - 1; i >= 0; i--) {
+    const ordinal = set.ordinals[i] ?? -1;
+    if (ordinal < floor) break;
     const pod = set.replicas.get(ordinal);
     if (pod && !isTerminating(pod) && getPodRevision(pod) !== set.update.metadata.name) out.push(ordinal);
   }

@@ -9,6 +9,7 @@ import { canaryReplicasOf, maxUnavailableOf } from '../../api/int-or-percent.ts'
 import { selectorIsEmpty, selectorMatches } from './selector.ts';
 import { MAX_REPLICAS } from '../../api/app-spec.ts';
 import { MAX_ORDINAL } from '../../api/app-rules.ts';
+import { advancedSpecProblems } from './advanced-spec.ts';
 import { LABEL_KEY_CEL_PATTERN, LABEL_KEY_MAX_LENGTH } from '../../api/schema-kit.ts';
 
 const LABEL_KEY = new RegExp(LABEL_KEY_CEL_PATTERN);
@@ -68,5 +69,6 @@ export function specProblems(app: Stored<App>): string[] {
   const mu = maxUnavailableOf(spec.updateStrategy?.rollingUpdate?.maxUnavailable, replicas);
   if (!mu.ok) problems.push(`spec.updateStrategy.rollingUpdate.maxUnavailable: ${mu.reason}`);
   problems.push(...canaryProblems(app, replicas));
+  problems.push(...advancedSpecProblems(app, replicas));
   return problems;
 }

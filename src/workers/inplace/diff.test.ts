@@ -106,6 +106,12 @@ describe('canUpdateInPlace', () => {
     ['tolerations', edit((t) => (t.spec.tolerations = [{ key: 'k', operator: 'Exists' }])), '/spec/tolerations', /./],
     ['other template metadata', edit((t) => (t.metadata!.finalizers = ['x'])), '/metadata/finalizers', /metadata\.finalizers added/],
     [
+      'a restart stamp added',
+      edit((t) => (t.metadata!.annotations = { note: 'a', 'kubectl.kubernetes.io/restartedAt': '2026-11-25T05:00:00Z' })),
+      '/metadata/annotations/kubectl.kubernetes.io~1restartedAt',
+      /^a restart was asked \(kubectl\.kubernetes\.io\/restartedAt added\)/,
+    ],
+    [
       'an init container resource',
       edit((t) => (t.spec.initContainers[0]!.resources = { limits: { cpu: '1' } })),
       '/spec/initContainers/0/resources/limits/cpu',

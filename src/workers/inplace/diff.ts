@@ -10,6 +10,7 @@ import { isRecord } from '../../common/guards.ts';
 import { effectiveRequests, qosClass, RESIZABLE, resizableOf, sameResizable } from '../../common/quantity.ts';
 import type { DiffResult, InPlacePlan, TemplateLike } from './types.ts';
 import type { ResourceRequirements } from '../../kube/types.ts';
+import { Annotation } from '../../api/keys.ts';
 
 export interface DiffOptions {
   /** The apiserver serves the pods/resize subresource (Kubernetes ≥ 1.33 with InPlacePodVerticalScaling). */
@@ -49,8 +50,11 @@ function stripResizable(container: Json): void {
 function stripMutable(template: TemplateLike, opts: DiffOptions): Json {
   const t = structuredClone(template) as unknown as Json;
   if (isRecord(t.metadata)) {
+    // A restart stamp stays: a changed one asks for new containers, which only a new pod gives.
+    const restartedAt = isRecord(t.metadata.annotations) ? t.metadata.annotations[Annotation.restartedAt] : undefined;
     delete t.metadata.labels;
     delete t.metadata.annotations;
+    if (restartedAt !== undefined) t.metadata.annotations = { [Annotation.restartedAt]: restartedAt };
     deleteIfEmpty(t, 'metadata');
   }
   const spec = isRecord(t.spec) ? t.spec : {};
@@ -73,6 +77,8 @@ export function displayPath(pointer: string): string {
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   return parts.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc === '' ? p : `${acc}.${p}`), '');
 }
+
+const RESTART_POINTER = `/metadata/annotations/${Annotation.restartedAt.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
 const VERB: Record<string, string> = { add: 'added', remove: 'removed', replace: 'changed', move: 'moved', copy: 'copied' };
 
@@ -98,6 +104,8 @@ function firstOffending(old: TemplateLike, next: TemplateLike, opts: DiffOptions
   const removed: unknown = first.op === 'remove' ? fjp.getValueByPointer(before, first.path) : undefined;
   const value: unknown = first.op === 'add' ? first.value : removed;
   const path = leafPath(first.path, value);
+  if (path === RESTART_POINTER)
+    return { reason: `a restart was asked (${Annotation.restartedAt} ${VERB[first.op] ?? first.op}): containers restart only in a new pod`, path };
   return { reason: `${displayPath(path)} ${VERB[first.op] ?? first.op}: only images, labels, annotations and container cpu/memory change in place`, path };
 }
 

@@ -108,7 +108,7 @@ describe('pod events left out by the watcher', () => {
   it('a claim deleted while its pod ran: the replacement is unschedulable until its App creates the claim again', async () => {
     const name = uniqueName('pvc');
     const volumeClaimTemplates = [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }];
-    await createApp(ns, name, { replicas: 1, volumeClaimTemplates } as Partial<AppSpec>);
+    await createApp(ns, name, { replicas: 1, volumeClaimTemplates });
     const old = await settled(ns, name);
     const { rest } = sandbox();
     const claim = `data-${name}-0`;

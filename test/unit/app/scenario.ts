@@ -18,6 +18,7 @@ import { Clock } from '../../../harness/fakes/clock.ts';
 import { FakeCluster } from '../../../harness/fakes/cluster.ts';
 import { FakeKubelet, type KubeletOptions } from '../../../harness/fakes/kubelet.ts';
 import { makeApp, NS } from './fixtures.ts';
+import { ordinalRange } from '../../../src/workers/app/pod-set.ts';
 
 const silent = pino({ level: 'silent' });
 
@@ -113,7 +114,8 @@ export class Scenario {
     const ordinal = getOrdinal(this.name, pod.metadata.name);
     if (app.spec.podManagementPolicy !== 'OrderedReady') return;
     const minReady = app.spec.minReadySeconds ?? 0;
-    for (let o = app.spec.ordinals?.start ?? 0; o < ordinal; o++) {
+    for (const o of ordinalRange(app).ordinals) {
+      if (o >= ordinal) break;
       const p = this.cluster.pods.get(`${NS}/${this.name}-${o}`);
       if (!p || isTerminating(p) || !isRunningAndAvailable(p, minReady, this.clock.now()))
         this.violations.push(`created ${pod.metadata.name} while ${this.name}-${o} is not available`);

@@ -12,6 +12,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { COMMANDS } from '../../../src/cli/commands.ts';
 import { CLI_SETTINGS } from '../../../src/cli/config.ts';
 import { QUEUE_CLI_SETTINGS } from '../../../src/cli/queue/config.ts';
+import { ROLLOUT_CLI_SETTINGS } from '../../../src/cli/rollout/config.ts';
 import { isRecord } from '../../../src/common/guards.ts';
 import type { Entries } from '../../../src/common/settings.ts';
 import { DAEMON_SETTINGS } from '../../../src/daemon/config.ts';
@@ -31,6 +32,7 @@ const SETTINGS_OF: Record<string, readonly Entries[]> = {
   daemon: [DAEMON_SETTINGS.entries],
   run: [WATCHER_SETTINGS.entries, WORKER_SETTINGS.entries, CLI_SETTINGS.entries],
   queue: [QUEUE_CLI_SETTINGS.entries],
+  rollout: [ROLLOUT_CLI_SETTINGS.entries],
   version: [],
 };
 

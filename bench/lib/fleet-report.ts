@@ -1,0 +1,175 @@
+/** The tables of the fleet benchmark (bench/fleet.ts): wall time, requests, CPU and RSS per phase and side. */
+import { attribute } from './attribution.ts';
+import { table } from './report.ts';
+import { sum, type RequestWindow } from './requests.ts';
+
+export interface PhaseResult {
+  phase: string;
+  /** Phase start → the pod watch event after which the fleet was where the phase takes it. */
+  ms: number;
+  /** Phase start → every workload's status says it is done (create and rollout). */
+  statusMs?: number;
+  window: RequestWindow;
+  /** CPU-seconds per process over the phase (its quiet tail included). */
+  cpu: Record<string, number>;
+  /** RSS at the end of the phase and the maximum sampled (once a second), MiB. */
+  rssEnd: Record<string, number>;
+  rssMax: Record<string, number>;
+  /** 1-minute load average at the start and the end of the phase. */
+  load: [number, number];
+  /** ebb only: App reconciles the worker ran in the phase. */
+  reconciles?: number;
+}
+
+export interface SideResult {
+  kind: string;
+  phases: PhaseResult[];
+}
+
+export interface FleetSaved {
+  meta: {
+    apps: number;
+    replicas: number;
+    namespaces: number;
+    nodes: number;
+    policy: string;
+    profile: string;
+    steadyMinutes: number;
+    started: string;
+    finished?: string;
+    load: { start: number[]; end: number[] };
+    incomplete?: string;
+  };
+  sides: SideResult[];
+}
+
+const f = (n: number | undefined, digits = 1): string => (n !== undefined && Number.isFinite(n) ? n.toFixed(digits) : '–');
+const label = (kind: string): string => (kind === 'ebb' ? 'ebb (watcher + worker)' : 'StatefulSet (kube-controller-manager)');
+const CONTROLLER_PROCS: Record<string, string[]> = { ebb: ['ebb watcher', 'ebb worker'], sts: ['kube-controller-manager'] };
+const CPU_PROCS = ['kube-apiserver', 'etcd', 'kube-controller-manager', 'kube-scheduler', 'ebb watcher', 'ebb worker', 'redis'];
+
+function phasesByName(saved: FleetSaved): string[] {
+  return [...new Set(saved.sides.flatMap((s) => s.phases.map((p) => p.phase)))];
+}
+
+function find(saved: FleetSaved, kind: string, phase: string): PhaseResult | undefined {
+  return saved.sides.find((s) => s.kind === kind)?.phases.find((p) => p.phase === phase);
+}
+
+function controllerCpu(kind: string, p: PhaseResult): number {
+  return (CONTROLLER_PROCS[kind] ?? []).reduce((a, name) => a + (p.cpu[name] ?? 0), 0);
+}
+
+function wallTable(saved: FleetSaved): string {
+  const rows = phasesByName(saved).map((phase) => {
+    const e = find(saved, 'ebb', phase);
+    const s = find(saved, 'sts', phase);
+    const ratio = e && s && phase !== 'steady state' ? `${f(e.ms / s.ms, 2)}` : '–';
+    const cell = (p: PhaseResult | undefined): string => (p ? `${f(p.ms / 1000)}${p.statusMs !== undefined ? ` (status ${f(p.statusMs / 1000)})` : ''}` : '–');
+    return [phase, cell(e), cell(s), ratio, `${f(e?.load[0], 2)}→${f(e?.load[1], 2)} / ${f(s?.load[0], 2)}→${f(s?.load[1], 2)}`];
+  });
+  return table(['Phase', 'ebb s', 'StatefulSet s', 'ebb / StatefulSet', 'load ebb / sts'], rows);
+}
+
+function requestsTable(saved: FleetSaved, phase: string): string {
+  const sides = saved.sides.map((s) => ({ kind: s.kind, p: s.phases.find((x) => x.phase === phase) }));
+  const attributed = sides.map((s) => (s.p ? attribute(s.p.window.residual) : undefined));
+  const keys = [...new Set(attributed.flatMap((a) => (a ? [...a.controller.keys()] : [])))].sort();
+  const backgroundKeys = [...new Set(attributed.flatMap((a) => (a ? [...a.background.keys()] : [])))].sort();
+  const row = (name: string, pick: (i: number) => number | undefined): string[] => [name, ...sides.map((_, i) => f(pick(i), 0))];
+  const rows = [
+    ...keys.map((k) => row(k, (i) => attributed[i]?.controller.get(k) ?? 0)),
+    row('**controller total**', (i) => (attributed[i] ? sum(attributed[i].controller) : undefined)),
+    row('scheduler', (i) => (attributed[i] ? sum(attributed[i].scheduler) : undefined)),
+    row('background (leases, nodes, …)', (i) => (attributed[i] ? sum(attributed[i].background) : undefined)),
+    ...backgroundKeys.map((k) => row(`  background: ${k}`, (i) => attributed[i]?.background.get(k) ?? 0)),
+    row('WATCH closed', (i) => (attributed[i] ? sum(attributed[i].watch) : undefined)),
+    row('simulated kubelets (subtracted)', (i) => (sides[i]?.p ? sum(sides[i].p.window.kubelet) : undefined)),
+    row('benchmark (subtracted)', (i) => (sides[i]?.p ? sum(sides[i].p.window.bench) : undefined)),
+    row('conflicts (409)', (i) => (sides[i]?.p ? sum(sides[i].p.window.conflicts) : undefined)),
+  ];
+  return table([`${phase}: requests`, ...sides.map((s) => s.kind)], rows);
+}
+
+function cpuTable(saved: FleetSaved): string {
+  const rows: string[][] = [];
+  for (const phase of phasesByName(saved)) {
+    for (const s of saved.sides) {
+      const p = s.phases.find((x) => x.phase === phase);
+      if (p) rows.push([phase, s.kind, ...CPU_PROCS.map((name) => (name in p.cpu ? f(p.cpu[name]) : '–')), f(controllerCpu(s.kind, p))]);
+    }
+  }
+  return table(['Phase', 'Side', ...CPU_PROCS, 'controller'], rows);
+}
+
+function rssTable(saved: FleetSaved): string {
+  const rows: string[][] = [];
+  for (const phase of phasesByName(saved)) {
+    for (const s of saved.sides) {
+      const p = s.phases.find((x) => x.phase === phase);
+      if (!p) continue;
+      const procs = CONTROLLER_PROCS[s.kind] ?? [];
+      const end = procs.reduce((a, n) => a + (p.rssEnd[n] ?? 0), 0);
+      const max = procs.reduce((a, n) => a + (p.rssMax[n] ?? 0), 0);
+      rows.push([phase, label(s.kind), procs.map((n) => `${n}: ${f(p.rssEnd[n])} (max ${f(p.rssMax[n])})`).join('; '), f(end), f(max)]);
+    }
+  }
+  return table(['Phase', 'Controller', 'RSS per process at the end (max) MiB', 'controller RSS at the end MiB', 'Σ of per-process maxima MiB'], rows);
+}
+
+function goalsTable(saved: FleetSaved): string {
+  const pods = saved.meta.apps * saved.meta.replicas;
+  const rows: string[][] = [];
+  for (const s of saved.sides) {
+    const ro = s.phases.find((p) => p.phase === 'rollout wave');
+    const st = s.phases.find((p) => p.phase === 'steady state');
+    const steadySeconds = st ? st.ms / 1000 : Number.NaN;
+    const perK = (n: number): number => n / steadySeconds / (saved.meta.apps / 1000);
+    const attributedSteady = st ? attribute(st.window.residual) : undefined;
+    rows.push([
+      label(s.kind),
+      f(ro ? (ro.cpu['kube-apiserver'] ?? Number.NaN) / pods : undefined, 4),
+      f(ro ? controllerCpu(s.kind, ro) / pods : undefined, 4),
+      f(attributedSteady ? perK(sum(attributedSteady.controller)) : undefined, 3),
+      f(st ? perK(sum(st.window.residual)) : undefined, 3),
+      f(st ? perK(sum(st.window.apiserver)) : undefined, 3),
+      st?.reconciles !== undefined ? String(st.reconciles) : '–',
+    ]);
+  }
+  return table(
+    [
+      'Controller',
+      'rollout: apiserver CPU-s per pod updated',
+      'rollout: controller CPU-s per pod updated',
+      'steady: controller req/s per 1,000 workloads',
+      'steady: all but kubelets and benchmark, req/s per 1,000',
+      'steady: every apiserver request, req/s per 1,000',
+      'steady: ebb reconciles',
+    ],
+    rows,
+  );
+}
+
+export function fleetReport(saved: FleetSaved): string {
+  const m = saved.meta;
+  const out = [
+    `Fleet: ${m.apps} workloads × ${m.replicas} replicas (${m.policy}), ${m.namespaces} namespaces, ${m.nodes} simulated nodes (${m.profile} kubelet timings), steady state ${m.steadyMinutes} min.`,
+    `Started ${m.started}, finished ${m.finished ?? '–'}; 1-minute load ${m.load.start.map((n) => f(n, 2)).join(' ')} → ${m.load.end.map((n) => f(n, 2)).join(' ')}.`,
+    ...(m.incomplete ? [`**Incomplete:** ${m.incomplete}.`] : []),
+    '',
+    '### Wall time (s)',
+    wallTable(saved),
+    '',
+    '### Goals',
+    goalsTable(saved),
+    '',
+    '### CPU-seconds per phase',
+    cpuTable(saved),
+    '',
+    '### Controller RSS',
+    rssTable(saved),
+    '',
+    ...phasesByName(saved).flatMap((p) => [`### Requests: ${p}`, requestsTable(saved, p), '']),
+  ];
+  return `${out.join('\n')}\n`;
+}

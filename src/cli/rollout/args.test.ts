@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../usage.ts';
+import { parseRolloutArgs, ROLLOUT_USAGE } from './args.ts';
+
+function usageError(args: string[]): UsageError {
+  try {
+    parseRolloutArgs(args);
+  } catch (err) {
+    if (err instanceof UsageError) return err;
+    throw err;
+  }
+  throw new Error(`expected a UsageError for ${JSON.stringify(args)}`);
+}
+
+describe('parseRolloutArgs', () => {
+  it.each([
+    [['status', 'app/web'], { op: 'status', name: 'web', namespace: undefined, timeoutMs: undefined, watch: true }],
+    [['status', 'web', '-n', 'shop', '--timeout', '5m'], { op: 'status', name: 'web', namespace: 'shop', timeoutMs: 300_000, watch: true }],
+    [['status', 'ebapp/web', '--namespace=shop', '--watch=false'], { op: 'status', name: 'web', namespace: 'shop', timeoutMs: undefined, watch: false }],
+    [['status', 'app.apps.ebb.dev/web', '--timeout=0'], { op: 'status', name: 'web', namespace: undefined, timeoutMs: undefined, watch: true }],
+    [['pause', 'apps/web'], { op: 'pause', name: 'web', namespace: undefined }],
+    [['resume', 'app/web', '-n', 'a'], { op: 'resume', name: 'web', namespace: 'a' }],
+    [['restart', 'app/web'], { op: 'restart', name: 'web', namespace: undefined }],
+    [['undo', 'app/web'], { op: 'undo', name: 'web', namespace: undefined, toRevision: 0 }],
+    [['undo', 'app/web', '--to-revision', '3'], { op: 'undo', name: 'web', namespace: undefined, toRevision: 3 }],
+    [['history', 'app/web', '--revision=2'], { op: 'history', name: 'web', namespace: undefined, revision: 2 }],
+    [['help'], { op: 'help' }],
+  ])('%j', (args, want) => {
+    expect(parseRolloutArgs(args)).toEqual(want);
+  });
+
+  it.each([
+    [[], 'needs a subcommand'],
+    [['rollback', 'app/web'], 'unknown subcommand "rollback"'],
+    [['status'], 'takes one App (app/NAME), got 0'],
+    [['status', 'app/a', 'app/b'], 'takes one App (app/NAME), got 2'],
+    [['status', 'statefulset/web'], 'not on "statefulset"'],
+    [['status', 'app/Web'], 'is not an App name'],
+    [['status', 'app/web', '--timeout', 'soon'], '--timeout must be a duration'],
+    [['status', 'app/web', '--timeout', '500ms'], '--timeout must be a duration'],
+    [['status', 'app/web', '--watch=maybe'], '--watch is true or false'],
+    [['status', 'app/web', '-n'], '--namespace needs a value'],
+    [['status', 'app/web', '-n', 'Bad_NS'], 'is not a namespace name'],
+    [['undo', 'app/web', '--to-revision', '-1'], '--to-revision needs a whole number'],
+    [['undo', 'app/web', '--to-revision', 'x'], '--to-revision needs a whole number'],
+    [['pause', 'app/web', '--force'], 'unknown argument "--force"'],
+  ])('%j is a usage error: %s', (args, message) => {
+    const err = usageError(args);
+    expect(err.message).toContain(message);
+    expect(err.usage).toBe(ROLLOUT_USAGE);
+  });
+
+  it('documents every subcommand and the exit codes in its usage', () => {
+    for (const op of ['status', 'pause', 'resume', 'undo', 'history', 'restart']) expect(ROLLOUT_USAGE).toContain(`ebb rollout ${op} app/NAME`);
+    expect(ROLLOUT_USAGE).toContain('3 progress deadline exceeded');
+  });
+});

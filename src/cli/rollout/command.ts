@@ -1,0 +1,155 @@
+/** `ebb rollout ...` (also `kubectl ebb rollout ...`): steer and follow an App's rollout from a terminal. */
+import { stringify } from 'yaml';
+import type { App } from '../../api/app.ts';
+import { appRef, GROUP } from '../../api/group.ts';
+import { Label } from '../../api/keys.ts';
+import { formatDuration } from '../../common/duration.ts';
+import { kubeConnection } from '../../kube/client.ts';
+import { PatchType, type KubeRest } from '../../kube/rest.ts';
+import type { ControllerRevision, Stored } from '../../kube/types.ts';
+import { isControlledBy } from '../../workers/app/pod-predicates.ts';
+import { templateOf } from '../../workers/app/revisions.ts';
+import { parseRolloutArgs, ROLLOUT_USAGE, RolloutExit, type RolloutArgs } from './args.ts';
+import { followRollout, StatusPrinter } from './follow.ts';
+import { chooseUndo, formatHistory } from './history.ts';
+import { planRestart } from './restart.ts';
+import { summarizePods, viewRollout, type RolloutState } from './view.ts';
+import { core } from '../../kube/paths.ts';
+import type { Pod } from '../../kube/types.ts';
+
+const EXIT_OF: Record<RolloutState, number> = {
+  done: RolloutExit.done,
+  progressing: RolloutExit.done,
+  failed: RolloutExit.failed,
+  deadline: RolloutExit.deadline,
+};
+
+type Target = Exclude<RolloutArgs, { op: 'help' }>;
+
+const kind = `app.${GROUP}`;
+
+/** The App's own ControllerRevisions (by the App label, then by controller reference). */
+async function revisionsOf(rest: KubeRest, app: Stored<App>): Promise<Stored<ControllerRevision>[]> {
+  const list = await rest.list<Stored<ControllerRevision>>(
+    { group: 'apps', version: 'v1', resource: 'controllerrevisions', namespace: app.metadata.namespace },
+    { labelSelector: `${Label.app}=${app.metadata.name}` },
+  );
+  return list.items.filter((r) => isControlledBy(r.metadata, app.metadata.uid));
+}
+
+async function setPaused(rest: KubeRest, app: Stored<App>, paused: boolean): Promise<string> {
+  const name = app.metadata.name;
+  if ((app.spec.updateStrategy?.rollingUpdate?.paused ?? false) === paused) return `${kind}/${name} already ${paused ? 'paused' : 'resumed'}\n`;
+  const patch = { spec: { updateStrategy: { rollingUpdate: { paused } } } };
+  await rest.patch(appRef(app.metadata.namespace, name), patch, PatchType.merge);
+  return `${kind}/${name} ${paused ? 'paused' : 'resumed'}\n`;
+}
+
+async function undo(rest: KubeRest, app: Stored<App>, toRevision: number): Promise<{ text: string; code: number }> {
+  const choice = chooseUndo(app, await revisionsOf(rest, app), toRevision);
+  if (choice.kind === 'error') return { text: `ebb rollout undo: ${choice.message}\n`, code: RolloutExit.failed };
+  if (choice.kind === 'skip') return { text: `${kind}/${app.metadata.name} ${choice.message}\n`, code: RolloutExit.done };
+  // The resourceVersion test makes the write fail rather than undo a template someone changed meanwhile.
+  const patch = [
+    { op: 'test', path: '/metadata/resourceVersion', value: app.metadata.resourceVersion },
+    { op: 'replace', path: '/spec/template', value: choice.template },
+  ];
+  await rest.patch(appRef(app.metadata.namespace, app.metadata.name), patch, PatchType.json);
+  return {
+    text: `${kind}/${app.metadata.name} rolled back to revision ${choice.revision.revision} (${choice.revision.metadata.name})\n`,
+    code: RolloutExit.done,
+  };
+}
+
+async function history(rest: KubeRest, app: Stored<App>, revision: number): Promise<{ text: string; code: number }> {
+  const revisions = await revisionsOf(rest, app);
+  if (revision === 0) return { text: formatHistory(app, revisions), code: RolloutExit.done };
+  const found = revisions.find((r) => r.revision === revision);
+  if (!found) return { text: `ebb rollout history: app "${app.metadata.name}" has no revision ${revision}\n`, code: RolloutExit.failed };
+  return {
+    text: `${kind}/${app.metadata.name} revision ${revision} (${found.metadata.name})\n${stringify({ template: templateOf(found) })}`,
+    code: RolloutExit.done,
+  };
+}
+
+async function restart(rest: KubeRest, app: Stored<App>, now: Date): Promise<{ text: string; code: number }> {
+  const plan = planRestart(app, now);
+  if (plan.kind === 'refuse') return { text: `ebb rollout restart: ${plan.message}\n`, code: RolloutExit.failed };
+  await rest.patch(appRef(app.metadata.namespace, app.metadata.name), plan.patch, PatchType.merge);
+  return { text: `${kind}/${app.metadata.name} restarted${plan.notes.length > 0 ? ` (${plan.notes.join('; ')})` : ''}\n`, code: RolloutExit.done };
+}
+
+async function status(rest: KubeRest, args: Extract<Target, { op: 'status' }>, namespace: string): Promise<number> {
+  const printer = new StatusPrinter(process.stdout);
+  if (!args.watch) {
+    const [app, pods] = await Promise.all([
+      rest.get<App>(appRef(namespace, args.name)),
+      rest.list<Pod>(core('pods', namespace), { labelSelector: `${Label.app}=${args.name}` }),
+    ]);
+    const view = viewRollout(app, summarizePods(pods.items));
+    new StatusPrinter(process.stdout, false).show(view);
+    if (view.final) printer.finish(view.final);
+    return EXIT_OF[view.state];
+  }
+  await rest.get<App>(appRef(namespace, args.name)); // fails at once, with the apiserver's words, when there is no such App
+  const deadline = args.timeoutMs === undefined ? undefined : AbortSignal.timeout(args.timeoutMs);
+  const interrupted = new AbortController();
+  const onSigint = (): void => interrupted.abort();
+  process.once('SIGINT', onSigint);
+  try {
+    const signal = deadline ? AbortSignal.any([deadline, interrupted.signal]) : interrupted.signal;
+    const result = await followRollout({ rest, namespace, name: args.name, signal, onView: (v) => printer.show(v) });
+    if (result.kind === 'final') {
+      printer.finish(result.view.final ?? '');
+      return EXIT_OF[result.view.state];
+    }
+    if (result.kind === 'deleted') {
+      printer.finish(`app "${args.name}" was deleted`);
+      return RolloutExit.failed;
+    }
+    if (deadline?.aborted) {
+      printer.finish(`timed out after ${formatDuration(args.timeoutMs ?? 0)} waiting for app "${args.name}" to roll out`);
+      return RolloutExit.timeout;
+    }
+    printer.finish('interrupted');
+    return 130;
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+/**
+ * `ebb rollout <subcommand> app/NAME`: the kubeconfig as every ebb command reads it (KUBECONFIG, else
+ * ~/.kube/config, else in-cluster). Bad arguments throw UsageError (exit code 2); apiserver errors are thrown
+ * and printed by the dispatcher (exit code 1).
+ */
+export async function rolloutCommand(argv: string[]): Promise<number> {
+  const args = parseRolloutArgs(argv);
+  if (args.op === 'help') {
+    process.stdout.write(ROLLOUT_USAGE);
+    return 0;
+  }
+  const { loadRolloutCliConfig } = await import('./config.ts');
+  const { rest, config } = await kubeConnection(loadRolloutCliConfig());
+  const namespace = args.namespace ?? config.namespace ?? 'default';
+  if (args.op === 'status') return status(rest, args, namespace);
+  const app = await rest.get<Stored<App>>(appRef(namespace, args.name));
+  let out: { text: string; code: number };
+  switch (args.op) {
+    case 'pause':
+    case 'resume':
+      out = { text: await setPaused(rest, app, args.op === 'pause'), code: RolloutExit.done };
+      break;
+    case 'undo':
+      out = await undo(rest, app, args.toRevision);
+      break;
+    case 'history':
+      out = await history(rest, app, args.revision);
+      break;
+    case 'restart':
+      out = await restart(rest, app, new Date());
+      break;
+  }
+  (out.code === RolloutExit.done ? process.stdout : process.stderr).write(out.text);
+  return out.code;
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { App } from '../../api/app.ts';
+import type { ControllerRevision, Named } from '../../kube/types.ts';
+import { chooseUndo, formatHistory } from './history.ts';
+
+const tpl = (tag: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: `web:${tag}` }] } });
+
+function app(tag: string, status: App['status'] = {}): App {
+  return {
+    apiVersion: 'apps.ebb.dev/v1alpha1',
+    kind: 'App',
+    metadata: { name: 'web', namespace: 'shop' },
+    spec: { selector: { matchLabels: { app: 'web' } }, template: tpl(tag) },
+    status,
+  };
+}
+
+function rev(revision: number, tag: string): Named<ControllerRevision> {
+  return { metadata: { name: `web-${tag}`, namespace: 'shop' }, revision, data: { spec: { template: tpl(tag) } } };
+}
+
+// Out of order on purpose: the choice sorts by revision number.
+const history = [rev(3, 'v3'), rev(1, 'v1'), rev(2, 'v2')];
+
+describe('chooseUndo', () => {
+  it.each([
+    ['the previous revision by default', app('v3'), history, 0, { kind: 'rollback', revision: 2 }],
+    ['a named revision', app('v3'), history, 1, { kind: 'rollback', revision: 1 }],
+    ['nothing when the template already is that revision', app('v2'), history, 2, { kind: 'skip', revision: 2 }],
+    ['the previous one even while an undo to it is rolling', app('v2'), history, 0, { kind: 'skip', revision: 2 }],
+  ])('picks %s', (_, a, revisions, to, want) => {
+    const choice = chooseUndo(a, revisions, to);
+    expect(choice.kind).toBe(want.kind);
+    if (choice.kind === 'error') throw new Error(choice.message);
+    expect(choice.revision.revision).toBe(want.revision);
+    if (choice.kind === 'rollback') expect(choice.template).toEqual(tpl(`v${want.revision}`));
+    else expect(choice.message).toBe(`skipped rollback (current template already matches revision ${want.revision})`);
+  });
+
+  it.each([
+    ['no history', [], 0, 'no rollout history found for app "web"'],
+    ['a single revision', [rev(1, 'v1')], 0, 'no previous revision of app "web" to go back to (only revision 1)'],
+    ['an unknown revision', history, 7, 'unable to find revision 7 in the history of app "web" (revisions: 1, 2, 3)'],
+    [
+      'a revision without a template',
+      [rev(1, 'v1'), { metadata: { name: 'web-x', namespace: 'shop' }, revision: 2, data: {} }, rev(3, 'v3')],
+      2,
+      'revision 2 (web-x) holds no pod template',
+    ],
+  ])('refuses %s', (_, revisions, to, message) => {
+    expect(chooseUndo(app('v3'), revisions, to)).toEqual({ kind: 'error', message });
+  });
+
+  it('counts a revision stored before the schema defaults existed as the same template', () => {
+    const defaulted = {
+      metadata: { labels: { app: 'web' } },
+      spec: { containers: [{ name: 'main', image: 'web:v1', ports: [{ containerPort: 80, protocol: 'TCP' }] }] },
+    };
+    const bare = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: 'web:v1', ports: [{ containerPort: 80 }] }] } };
+    const a = { ...app('v2'), spec: { ...app('v2').spec, template: defaulted } };
+    const choice = chooseUndo(a, [{ ...rev(1, 'v1'), data: { spec: { template: bare } } }, rev(2, 'v2')], 1);
+    expect(choice.kind).toBe('skip');
+  });
+});
+
+describe('formatHistory', () => {
+  it('lists revisions oldest first with their images and which one is current and which is rolling out', () => {
+    const text = formatHistory(app('v3', { currentRevision: 'web-v2', updateRevision: 'web-v3' }), history);
+    expect(text.split('\n')).toEqual([
+      'REVISION  NAME    STATUS                   IMAGES',
+      '1         web-v1                           web:v1',
+      '2         web-v2  current (updating from)  web:v2',
+      '3         web-v3  updating to              web:v3',
+      '',
+    ]);
+  });
+
+  it('says current once the rollout is done, and when there is no revision yet', () => {
+    expect(formatHistory(app('v3', { currentRevision: 'web-v3', updateRevision: 'web-v3' }), history)).toContain('3         web-v3  current  web:v3');
+    expect(formatHistory(app('v1'), [])).toBe('app "web" has no revisions yet\n');
+  });
+});
