@@ -27,8 +27,19 @@ describe('recreating a replica the status counted', () => {
     expect(p.actions.some((a) => a.kind === 'createPvc')).toBe(false);
   });
 
+  it('counts the replica ordinals, not the ordinal numbers, past a reserved ordinal', () => {
+    const app = makeApp('web', { replicas: 3, volumeClaimTemplates: claimTemplates, podManagementPolicy: 'Parallel', reserveOrdinals: [1] });
+    app.metadata.generation = 2;
+    const update = `web-${revisionHash(revisionData(app), 0)}`;
+    app.status = { replicas: 3, observedGeneration: 2, updateRevision: update, currentRevision: update, collisionCount: 0 };
+    const p = plan({ app, pods: [podFor(app, 0, update), podFor(app, 2, update)], revisions: undefined, claims: undefined }, NOW);
+    expect(p.needsClaims).toBeUndefined();
+    expect(p.actions.map((a) => (a.kind === 'createPod' ? `create ${a.pod.metadata.name}` : a.kind))).toContain('create web-3');
+  });
+
   it.each<[string, { replicas: number; observedGeneration: number }, Partial<AppSpec>]>([
     ['the status did not count it (a scale-up)', { replicas: 1, observedGeneration: 2 }, {}],
+    ['the status counted fewer replicas than the reserved ordinal skips', { replicas: 2, observedGeneration: 2 }, { reserveOrdinals: [1] }],
     ['the status is of an older generation', { replicas: 3, observedGeneration: 1 }, {}],
     ['scaling deletes claims (whenScaled Delete)', { replicas: 3, observedGeneration: 2 }, { persistentVolumeClaimRetentionPolicy: { whenScaled: 'Delete' } }],
   ])('reads first (the claims, or the revisions and then the claims) when %s', (_, status, spec) => {

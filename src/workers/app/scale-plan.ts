@@ -55,7 +55,8 @@ function claimsKept(set: PodSet, ordinal: number): boolean {
   const status = app.status;
   if (set.claims || !status || status.observedGeneration !== app.metadata.generation) return false;
   if (app.spec.persistentVolumeClaimRetentionPolicy?.whenScaled === RetentionPolicy.delete) return false;
-  return ordinal - set.start < (status.replicas ?? 0);
+  const index = set.ordinals.indexOf(ordinal);
+  return index >= 0 && index < (status.replicas ?? 0);
 }
 
 function createReplica(set: PodSet, ordinal: number, acc: Accumulator): void {
