@@ -7,6 +7,7 @@ import { listWatch, type WatchEvent } from '../kube/watch.ts';
 import { formatKey, type ObjectKey } from '../queue/names.ts';
 import { metaFingerprint } from './fingerprint.ts';
 import { appKey, imageListKey, podOwnerKey, prewarmAppKeys } from './keys.ts';
+import { podDigest, podEventNeedsReconcile } from './pod-digest.ts';
 import { appSettled } from './settled.ts';
 import type { KubeObject } from '../kube/types.ts';
 
@@ -100,6 +101,12 @@ export interface SourceSpec {
    * with it is listed and watched in full instead of metadata only; one without counts as always settled.
    */
   settledOf?: (obj: KubeObject) => boolean;
+  /**
+   * Untracked sources only: a number per object of what plans read of it (`podDigest`). A source with it is
+   * listed and watched in full, keeps the number per object, and enqueues an event only when
+   * `podEventNeedsReconcile` says so.
+   */
+  digestOf?: (obj: KubeObject) => number;
 }
 
 /** The watch sources for a namespace set (empty = all namespaces). */
@@ -109,19 +116,28 @@ export function sourceSpecs(namespaces: readonly string[]): SourceSpec[] {
   for (const ns of scopes) {
     const suffix = ns ? `/${ns}` : '';
     specs.push({ name: `apps${suffix}`, ref: appRef(ns), keyOf: appKey, tracked: true, ignoreStatusOnly: true, settledOf: appSettled });
-    specs.push({ name: `pods${suffix}`, ref: core('pods', ns), labelSelector: Label.app, keyOf: podOwnerKey, tracked: false });
+    specs.push({ name: `pods${suffix}`, ref: core('pods', ns), labelSelector: Label.app, keyOf: podOwnerKey, tracked: false, digestOf: podDigest });
   }
   specs.push({ name: 'imagelists', ref: imageListRef(), keyOf: imageListKey, tracked: true, relatedKeys: (o) => prewarmAppKeys(o, namespaces) });
   return specs;
 }
 
-/** The distinct keys of a list page, in one pass; a tracked source also records each key's fingerprint. */
-function pageKeys(objs: KubeObject[], spec: SourceSpec, listed: Map<string, number>): ObjectKey[] {
+/** An object's own identity in a digest map (namespace/name). */
+function objectId(obj: KubeObject): string {
+  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+}
+
+/**
+ * The distinct keys of a list page, in one pass; a tracked source also records each key's fingerprint, a
+ * digesting source each object's digest.
+ */
+function pageKeys(objs: KubeObject[], spec: SourceSpec, listed: Map<string, number>, digests: Map<string, number>): ObjectKey[] {
   const seen = new Map<string, ObjectKey>();
   for (const o of objs) {
     for (const r of spec.relatedKeys?.(o) ?? []) seen.set(formatKey(r), r);
     const k = spec.keyOf(o);
     if (!k) continue;
+    if (spec.digestOf) digests.set(objectId(o), spec.digestOf(o));
     const ks = formatKey(k);
     seen.set(ks, k);
     if (spec.tracked) listed.set(ks, knownValue(metaFingerprint(o), spec.settledOf?.(o) ?? true));
@@ -139,11 +155,21 @@ function trackEvent(spec: SourceSpec, known: KnownKeys, ev: WatchEvent<KubeObjec
   return changed || ev.type !== 'MODIFIED' || spec.ignoreStatusOnly !== true;
 }
 
+/** Updates the digest of a digesting source's object; false when the event changes nothing a plan reads. */
+function digestEvent(digestOf: (obj: KubeObject) => number, digests: Map<string, number>, ev: WatchEvent<KubeObject>, key: ObjectKey): boolean {
+  const id = objectId(ev.object);
+  const before = digests.get(id);
+  const after = digestOf(ev.object);
+  if (ev.type === 'DELETED') digests.delete(id);
+  else digests.set(id, after);
+  return podEventNeedsReconcile(ev.type, before, after, key.kind === 'App' && ev.object.metadata?.ownerReferences?.some((r) => r.controller === true) === true);
+}
+
 /**
  * Runs one supervised list→watch loop and feeds its keys to the sink. After every (re)list all keys are
- * enqueued, because events may have been missed while the watch was down. Pods and ImageLists are listed
- * and watched as metadata only, Apps in full (for their settled bit), page by page; only a number per key
- * is kept, so memory stays flat however many objects exist.
+ * enqueued, because events may have been missed while the watch was down. ImageLists are listed and watched
+ * as metadata only, Apps in full (for their settled bit), pods in full (for their digest), page by page;
+ * only a number per key (and per pod) is kept, never the objects.
  */
 export async function runSource(
   spec: SourceSpec,
@@ -152,6 +178,9 @@ export async function runSource(
   const { sink } = deps;
   let lists = 0;
   let listed = new Map<string, number>();
+  // Digesting sources: the digest per object, as of the last list and the events since.
+  let digests = new Map<string, number>();
+  let listedDigests = new Map<string, number>();
   let objects = 0;
   await listWatch<KubeObject>(
     {
@@ -161,7 +190,7 @@ export async function runSource(
       signal: deps.signal,
       log: deps.log,
       watchdogMs: deps.watchdogMs,
-      metadataOnly: spec.settledOf === undefined,
+      metadataOnly: spec.settledOf === undefined && spec.digestOf === undefined,
     },
     {
       onState: (state) => deps.setState(state),
@@ -169,23 +198,33 @@ export async function runSource(
         if (page.first) {
           if (lists++ > 0) sink.onRestart(spec.name);
           listed = new Map();
+          listedDigests = new Map();
           objects = 0;
         }
-        const keys = pageKeys(items, spec, listed);
+        const keys = pageKeys(items, spec, listed, listedDigests);
         objects += items.length;
         await sink.enqueue(keys, 'list');
         if (!page.last) return;
         if (spec.tracked) sink.known.replace(spec.name, listed);
+        if (spec.digestOf) digests = listedDigests;
         deps.log.info({ objects, keys: spec.tracked ? listed.size : undefined }, 'listed');
         listed = new Map();
+        listedDigests = new Map();
       },
       onEvent: async (ev: WatchEvent<KubeObject>) => {
         const resource = spec.name.split('/')[0] ?? spec.name;
         sink.onWatchEvent(resource, ev.type);
         const key = spec.keyOf(ev.object);
-        if (!key) return;
+        if (!key) {
+          digests.delete(objectId(ev.object));
+          return;
+        }
         if (spec.tracked && !trackEvent(spec, sink.known, ev, key)) {
           sink.onIgnored(resource, 'status-only');
+          return;
+        }
+        if (spec.digestOf && !digestEvent(spec.digestOf, digests, ev, key)) {
+          sink.onIgnored(resource, 'unread-fields');
           return;
         }
         await sink.enqueue([key, ...(spec.relatedKeys?.(ev.object) ?? [])], 'event');

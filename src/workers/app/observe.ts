@@ -10,6 +10,7 @@ import { replacementsToCheck } from './replacement.ts';
 import { isHeld } from './hold-status.ts';
 import type { AppClient } from './seams.ts';
 import { selectorIsEmpty, selectorString } from './selector.ts';
+import { derivedRevisions } from './revisions.ts';
 
 /**
  * Claims carry the selector's matchLabels (as upstream StatefulSet claims do, so claims of a StatefulSet
@@ -33,13 +34,14 @@ export function readImageLists(client: AppClient, namespace: string, name: strin
 
 /**
  * The App and the objects it may own, or undefined when the App is gone. With `claims: 'lazy'` the claims
- * are left unread (`undefined`): most reconciles do not need them, and a plan that does asks for them.
+ * are left unread (`undefined`): most reconciles do not need them, and a plan that does asks for them. With
+ * `revisions: 'lazy'` the revisions are left unread when the App's status names them (`derivedRevisions`).
  */
 export async function readObserved(
   client: AppClient,
   namespace: string,
   name: string,
-  opts: { claims: 'always' | 'lazy' } = { claims: 'always' },
+  opts: { claims: 'always' | 'lazy'; revisions?: 'always' | 'lazy' } = { claims: 'always' },
 ): Promise<Observed | undefined> {
   const app = await client.apps.get(namespace, name);
   if (!app) return undefined;
@@ -48,7 +50,7 @@ export async function readObserved(
   const selector = selectorString(app.spec.selector);
   const [pods, revisions, claims] = await Promise.all([
     client.pods.list(namespace, selector),
-    client.revisions.list(namespace, selector),
+    opts.revisions === 'lazy' && derivedRevisions(app) ? Promise.resolve(undefined) : client.revisions.list(namespace, selector),
     opts.claims === 'always' ? readClaims(client, app) : Promise.resolve(undefined),
   ]);
   return { app, pods, revisions, claims };
@@ -61,7 +63,7 @@ export interface AdmissionContext {
 }
 
 /**
- * Read → plan, reading the claims and the pre-warm ImageLists only when the plan needs them (then planning
+ * Read → plan, reading the revisions, the claims and the pre-warm ImageLists only when the plan needs them (then planning
  * again with them). A plan that deletes pods to recreate them has their replacements dry-run first; when the
  * apiserver would refuse some, the plan is made again knowing it (those deletes left out, the rollout held).
  */
@@ -72,9 +74,13 @@ export async function observeAndPlan(
   now: () => Date,
   admission: AdmissionContext,
 ): Promise<{ observed: Observed; plan: Plan } | undefined> {
-  let observed = await readObserved(client, namespace, name, { claims: 'lazy' });
+  let observed = await readObserved(client, namespace, name, { claims: 'lazy', revisions: 'lazy' });
   if (!observed) return undefined;
   let result = plan(observed, now());
+  if (result.needsRevisions) {
+    observed = { ...observed, revisions: await client.revisions.list(namespace, selectorString(observed.app.spec.selector)) };
+    result = plan(observed, now());
+  }
   if (result.needsClaims) {
     observed = { ...observed, claims: await readClaims(client, observed.app) };
     result = plan(observed, now());

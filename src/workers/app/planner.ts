@@ -22,7 +22,7 @@ import type { ClusterStored, ControllerRevision, PersistentVolumeClaim, Pod, Sto
 import { invalidSpecStatus, passiveStatus, planStatus, type StatusInput } from './plan-status.ts';
 import { getPodRevision, isRunningAndAvailable, isTerminating } from './pod-predicates.ts';
 import { type Accumulator, floorForTop, isMonotonic, ordinalRange, type PodSet, splitPods } from './pod-set.ts';
-import { resolveRevisions, truncateHistory, type ResolvedRevisions } from './revisions.ts';
+import { derivedRevisions, resolveRevisions, truncateHistory, type ResolvedRevisions } from './revisions.ts';
 import { planCondemned, planReplicas } from './scale-plan.ts';
 import { availabilityWait } from './status.ts';
 import { planInFlight, updateContext } from './inplace-plan.ts';
@@ -44,8 +44,11 @@ export interface Observed {
   app: Stored<App>;
   /** Pods matching the App's selector (any owner). */
   pods: Stored<Pod>[];
-  /** ControllerRevisions matching the App's selector (any owner). */
-  revisions: Stored<ControllerRevision>[];
+  /**
+   * ControllerRevisions matching the App's selector (any owner). Undefined when not read: the plan takes them
+   * from the App's status (`derivedRevisions`) or says it needs them (`Plan.needsRevisions`).
+   */
+  revisions: Stored<ControllerRevision>[] | undefined;
   /**
    * Claims that may belong to the App (by the selector's matchLabels, else the App label); looked up by name.
    * Undefined when not read: a plan that needs them says so (`Plan.needsClaims`) and is redone with them.
@@ -73,6 +76,8 @@ export interface Plan {
   needsClaims?: boolean;
   /** The ImageLists were not read and pre-warming needs them: read them and plan again; do not execute this one. */
   needsImageLists?: boolean;
+  /** The revisions were not read and this plan needs them: read them and plan again; do not execute this one. */
+  needsRevisions?: boolean;
   wait?: Wait | undefined;
 }
 
@@ -156,8 +161,8 @@ function canaryActions(app: Stored<App>, canary: CanaryOutcome): Action[] {
   return actions;
 }
 
-function liveRevisions(owned: readonly Stored<Pod>[], revs: ResolvedRevisions): Set<string> {
-  const live = new Set([revs.current.metadata.name, revs.update.metadata.name]);
+function liveRevisions(owned: readonly Stored<Pod>[], revs: ResolvedRevisions, current: string | undefined): Set<string> {
+  const live = new Set([current ?? revs.current.metadata.name, revs.update.metadata.name]);
   for (const pod of owned) {
     const r = getPodRevision(pod);
     if (r) live.add(r);
@@ -168,6 +173,16 @@ function liveRevisions(owned: readonly Stored<Pod>[], revs: ResolvedRevisions): 
 /** A spec change may change the retention policy: the claims' owners are brought in line with it then. */
 function claimsNeededForSpec(app: Stored<App>, observed: Observed): boolean {
   return observed.claims === undefined && (app.spec.volumeClaimTemplates ?? []).length > 0 && app.status?.observedGeneration !== app.metadata.generation;
+}
+
+/** The claims are needed by a step of the plan or by a spec change. */
+function claimsNeeded(acc: Accumulator, app: Stored<App>, observed: Observed): boolean {
+  return acc.needsClaims === true || claimsNeededForSpec(app, observed);
+}
+
+/** The revisions as read, or (not read) from the App's status; undefined when they must be read. */
+function revisionsOf(app: Stored<App>, observed: Observed): ResolvedRevisions | undefined {
+  return observed.revisions ? resolveRevisions(app, observed.revisions) : derivedRevisions(app);
 }
 
 function invalidPlan(app: Stored<App>, pods: readonly Stored<Pod>[], problems: readonly string[], now: Date): Plan {
@@ -241,7 +256,8 @@ export function plan(observed: Observed, now: Date): Plan {
   if (problems.length > 0) return invalidPlan(app, observed.pods, problems, now);
   if (app.metadata.deletionTimestamp) return deletingPlan(app, adopted.owned, observed, now);
 
-  const revs = resolveRevisions(app, observed.revisions);
+  const revs = revisionsOf(app, observed);
+  if (!revs) return { actions: [], status: app.status ?? {}, needsRevisions: true };
   const { set, canary, specPartition } = podSetFor(app, adopted.owned, observed, revs, now);
   const guards = planGuards(set, { active: revs.current.metadata.name !== revs.update.metadata.name, canary });
   const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...canaryActions(app, canary), ...guards.actions], waits: guards.waits };
@@ -254,13 +270,12 @@ export function plan(observed: Observed, now: Date): Plan {
   if (!blocked) planRollingUpdate(updates, acc, paused, inFlight, specified);
   planFallbackReport(updates, acc);
   gateLifecycle(set, acc);
-  if (acc.needsClaims || claimsNeededForSpec(app, observed)) return { actions: [], status: app.status ?? {}, needsClaims: true };
+  if (claimsNeeded(acc, app, observed)) return { actions: [], status: app.status ?? {}, needsClaims: true };
   const { actions: admitted, hold } = holdRefused(acc.actions, observed.refused);
   acc.actions = admitted;
   const view: RolloutView = { set, specPartition, rolling: updates.rolling, paused, canary, actions: acc.actions };
   const prewarm = prewarmStep(app, view, observed.imageLists);
   if ('needsImageLists' in prewarm) return { actions: [], status: app.status ?? {}, needsImageLists: true };
-  acc.actions.push(...truncateHistory(revs.owned, liveRevisions(adopted.owned, revs), app.spec.revisionHistoryLimit ?? 10));
   const input: StatusInput = {
     set,
     owned: adopted.owned,
@@ -271,5 +286,19 @@ export function plan(observed: Observed, now: Date): Plan {
     fallbacks: acc.fallbacks ?? [],
     held: acc.held,
   };
-  return reportLifecycle(completePlan(app, input, acc, { canary, prewarm, hold, guards }), app, adopted.owned, now);
+  const result = reportLifecycle(completePlan(app, input, acc, { canary, prewarm, hold, guards }), app, adopted.owned, now);
+  return withHistory(app, observed, result, adopted.owned, revs);
+}
+
+/**
+ * History truncated once the plan is made: the revision its status makes current is the one kept live (a
+ * completing rollout frees the previous one). A plan made without the revisions (`derivedRevisions`) needs
+ * them when its status moves the current revision.
+ */
+function withHistory(app: Stored<App>, observed: Observed, result: Plan, owned: readonly Stored<Pod>[], revs: ResolvedRevisions): Plan {
+  if (!observed.revisions && result.status.currentRevision !== app.status?.currentRevision)
+    return { actions: [], status: app.status ?? {}, needsRevisions: true };
+  const live = liveRevisions(owned, revs, result.status.currentRevision);
+  result.actions.push(...truncateHistory(revs.owned, live, app.spec.revisionHistoryLimit ?? 10));
+  return result;
 }

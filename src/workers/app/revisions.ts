@@ -179,3 +179,38 @@ export function truncateHistory(owned: readonly Stored<ControllerRevision>[], li
   if (limit < 0 || history.length <= limit) return [];
   return history.slice(0, history.length - limit).map((r) => ({ kind: 'deleteRevision', name: r.metadata.name, uid: r.metadata.uid }));
 }
+
+/** Whether a plan may read the current revision's template: pods created below a partition, or diffed for in place. */
+function currentTemplateMayBeRead(app: Stored<App>): boolean {
+  const rolling = app.spec.updateStrategy?.rollingUpdate;
+  return (rolling?.podUpdatePolicy ?? 'ReCreate') !== 'ReCreate' || (rolling?.partition ?? 0) !== 0 || (rolling?.canary?.steps ?? []).length > 0;
+}
+
+/**
+ * The revisions a plan needs, from the App alone (no LIST), or undefined when they cannot be: the status
+ * describes this generation, names as update revision the one this template hashes to (with the status's
+ * collision count, so that revision exists and holds this template), and no plan can need the current
+ * revision's template: either it is the update revision, or nothing is created from it (RollingUpdate or
+ * OnDelete without partition and canary, so every new pod is at the update revision) and no pod is diffed
+ * against it (pod update policy ReCreate). History is not truncated from this (`owned` is empty); the planner
+ * reads the revisions when the current revision moves (`Plan.needsRevisions`).
+ */
+export function derivedRevisions(app: Stored<App>): ResolvedRevisions | undefined {
+  const status = app.status;
+  const updateName = status?.updateRevision;
+  const currentName = status?.currentRevision;
+  if (!status || status.observedGeneration !== app.metadata.generation || !updateName || !currentName) return undefined;
+  const data = revisionData(app);
+  const collisionCount = status.collisionCount ?? 0;
+  if (updateName !== `${app.metadata.name}-${revisionHash(data, collisionCount)}`) return undefined;
+  if (currentName !== updateName && currentTemplateMayBeRead(app)) return undefined;
+  const named = (name: string, revisionData: unknown): Named<ControllerRevision> => ({
+    apiVersion: 'apps/v1',
+    kind: 'ControllerRevision',
+    metadata: { name, namespace: app.metadata.namespace },
+    data: revisionData,
+    revision: 0,
+  });
+  const update = named(updateName, data);
+  return { owned: [], update, current: currentName === updateName ? update : named(currentName, undefined), collisionCount, actions: [] };
+}

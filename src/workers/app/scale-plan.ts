@@ -20,6 +20,7 @@ import {
 } from './pod-predicates.ts';
 import type { Accumulator, PodSet } from './pod-set.ts';
 import { claimsToCreate, retentionActions } from './pvc-retention.ts';
+import { RetentionPolicy } from '../../api/app-spec.ts';
 import { podForOrdinal, replacementFor } from './replacement.ts';
 import { scaleUpGate } from './scale-limit.ts';
 
@@ -42,7 +43,28 @@ function requiredClaims(set: PodSet, acc: Accumulator): ReadonlyMap<string, Stor
 
 const NO_CLAIMS: ReadonlyMap<string, Stored<PersistentVolumeClaim>> = new Map();
 
+/**
+ * Whether the claims of `ordinal` are known to exist without reading them: a replica the App's status (of
+ * this generation) counted, so it had a pod and the claims made with it, and claims that scaling never
+ * deletes (whenScaled Retain). A claim removed by hand after that pod went is the exception: the new pod is
+ * then unschedulable, which brings the App back (the watcher follows PodScheduled=False) to create it
+ * (`pendingPodClaims`). Recreating a pod during a rollout so costs no claim LIST.
+ */
+function claimsKept(set: PodSet, ordinal: number): boolean {
+  const { app } = set;
+  const status = app.status;
+  if (set.claims || !status || status.observedGeneration !== app.metadata.generation) return false;
+  if (app.spec.persistentVolumeClaimRetentionPolicy?.whenScaled === RetentionPolicy.delete) return false;
+  const index = set.ordinals.indexOf(ordinal);
+  return index >= 0 && index < (status.replicas ?? 0);
+}
+
 function createReplica(set: PodSet, ordinal: number, acc: Accumulator): void {
+  if (claimsKept(set, ordinal)) {
+    const { pod, revision } = podForOrdinal(set, ordinal);
+    acc.actions.push({ kind: 'createPod', pod, ordinal, revision });
+    return;
+  }
   const known = requiredClaims(set, acc);
   if (!known) return;
   const claims = claimsToCreate(set.app, known, ordinal);
