@@ -16,7 +16,7 @@ function app(
 ): Stored<App> {
   const a = makeApp('web', { template: template(opts.tag ?? 'v2'), ...opts.spec });
   a.metadata.generation = 2;
-  const statusApp = makeApp('web', { template: template(opts.statusTag ?? opts.tag ?? 'v2') });
+  const statusApp = makeApp('web', { template: template(opts.statusTag ?? opts.tag ?? 'v2'), ...opts.spec });
   const update = `web-${revisionHash(revisionData(statusApp), opts.collisionCount ?? 0)}`;
   a.status = {
     observedGeneration: opts.observed ?? 2,
@@ -50,6 +50,10 @@ describe('derivedRevisions', () => {
     [
       'mid-rollout with in-place updates',
       { current: 'web-old', spec: { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } } } },
+    ],
+    [
+      'mid-rollout with claims grown in the rolling update (a claims-only revision relabels pods: the templates are compared)',
+      { current: 'web-old', spec: { volumeClaimUpdateStrategy: { type: 'OnPodRollingUpdate' } } },
     ],
     [
       'mid-rollout with canary steps',

@@ -5,6 +5,7 @@
  */
 import type { App } from '../../api/app.ts';
 import { Label } from '../../api/keys.ts';
+import { VolumeClaimUpdateType } from '../../api/volume-claim-update.ts';
 import { fnv1a32 } from '../../common/hash.ts';
 import type { PodTemplateSpec } from '../../api/pod-template.ts';
 import type { Action } from './actions.ts';
@@ -180,9 +181,13 @@ export function truncateHistory(owned: readonly Stored<ControllerRevision>[], li
   return history.slice(0, history.length - limit).map((r) => ({ kind: 'deleteRevision', name: r.metadata.name, uid: r.metadata.uid }));
 }
 
-/** Whether a plan may read the current revision's template: pods created below a partition, or diffed for in place. */
+/**
+ * Whether a plan may read the current revision's template: pods created below a partition, diffed for in
+ * place, or compared with the update revision to tell a claims-only revision (volume growth relabels those pods).
+ */
 function currentTemplateMayBeRead(app: Stored<App>): boolean {
   const rolling = app.spec.updateStrategy?.rollingUpdate;
+  if (app.spec.volumeClaimUpdateStrategy?.type === VolumeClaimUpdateType.onPodRollingUpdate) return true;
   return (rolling?.podUpdatePolicy ?? 'ReCreate') !== 'ReCreate' || (rolling?.partition ?? 0) !== 0 || (rolling?.canary?.steps ?? []).length > 0;
 }
 
