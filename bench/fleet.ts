@@ -5,6 +5,7 @@
  * wave (every workload gets a new image at once); delete all → every pod gone.
  *
  *   node bench/fleet.ts [--apps 1000] [--replicas 3] [--namespaces 10] [--nodes <auto>] [--steady-minutes 10]
+ *                       [--sts-steady-minutes <steady-minutes>]
  *                       [--sides ebb,sts] [--policy OrderedReady] [--profile fast|realistic] [--parallel 32]
  *                       [--limit-minutes 45] [--dist] [--keep] [--json out.json] [--report out.json]
  *
@@ -52,6 +53,7 @@ const { values: opt } = parseArgs({
     namespaces: { type: 'string', default: '10' },
     nodes: { type: 'string' },
     'steady-minutes': { type: 'string', default: '10' },
+    'sts-steady-minutes': { type: 'string' },
     sides: { type: 'string', default: 'ebb,sts' },
     policy: { type: 'string', default: 'OrderedReady' },
     profile: { type: 'string', default: 'fast' },
@@ -69,6 +71,8 @@ const NAMESPACES = Math.min(Number(opt.namespaces), APPS);
 // 80 fleet pods per simulated node (a node takes 110): room for the scheduler to spread them.
 const NODES = opt.nodes ? Number(opt.nodes) : Math.max(2, Math.ceil((APPS * REPLICAS) / 80));
 const STEADY_MS = Number(opt['steady-minutes']) * 60_000;
+/** The StatefulSet side's steady state (the steady-state goal is ebb's; upstream's is for comparison). */
+const STS_STEADY_MS = Number(opt['sts-steady-minutes'] ?? opt['steady-minutes']) * 60_000;
 const PARALLEL = Number(opt.parallel);
 const SIDES = opt.sides.split(',') as ControllerKind[];
 const POLICY = opt.policy as Policy;
@@ -179,7 +183,7 @@ async function runSide(env: Env, side: Side, out: SideResult): Promise<void> {
   out.phases.push(
     await phase(env, side, 'steady state', async () => {
       const t0 = clock();
-      await sleep(Math.min(STEADY_MS, remaining()));
+      await sleep(Math.min(side.kind === 'sts' ? STS_STEADY_MS : STEADY_MS, remaining()));
       return { ms: clock() - t0 };
     }),
   );
@@ -251,6 +255,7 @@ async function main(): Promise<void> {
       policy: POLICY,
       profile: opt.profile,
       steadyMinutes: STEADY_MS / 60_000,
+      stsSteadyMinutes: STS_STEADY_MS / 60_000,
       started: new Date().toISOString(),
       load: { start: loadStart, end: [] },
     },

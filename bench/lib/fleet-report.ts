@@ -35,6 +35,7 @@ export interface FleetSaved {
     policy: string;
     profile: string;
     steadyMinutes: number;
+    stsSteadyMinutes?: number;
     started: string;
     finished?: string;
     load: { start: number[]; end: number[] };
@@ -153,7 +154,7 @@ function goalsTable(saved: FleetSaved): string {
 export function fleetReport(saved: FleetSaved): string {
   const m = saved.meta;
   const out = [
-    `Fleet: ${m.apps} workloads × ${m.replicas} replicas (${m.policy}), ${m.namespaces} namespaces, ${m.nodes} simulated nodes (${m.profile} kubelet timings), steady state ${m.steadyMinutes} min.`,
+    `Fleet: ${m.apps} workloads × ${m.replicas} replicas (${m.policy}), ${m.namespaces} namespaces, ${m.nodes} simulated nodes (${m.profile} kubelet timings), steady state ${m.steadyMinutes} min${m.stsSteadyMinutes !== undefined && m.stsSteadyMinutes !== m.steadyMinutes ? ` (StatefulSet side ${m.stsSteadyMinutes} min)` : ''}.`,
     `Started ${m.started}, finished ${m.finished ?? '–'}; 1-minute load ${m.load.start.map((n) => f(n, 2)).join(' ')} → ${m.load.end.map((n) => f(n, 2)).join(' ')}.`,
     ...(m.incomplete ? [`**Incomplete:** ${m.incomplete}.`] : []),
     '',

@@ -12,6 +12,9 @@ import { rfc3339 } from './k8s.ts';
 import type { StatusPatch } from './status-patch.ts';
 import { errorMessage } from '../../../src/common/errors.ts';
 
+/** How long a status patch may take before it is abandoned and retried. */
+const STATUS_TIMEOUT_MS = 30_000;
+
 export interface PodApi {
   /** Patches pods/status; returns the pod's new resourceVersion. */
   patchStatus(pod: Stored<Pod>, patch: StatusPatch, signal: AbortSignal): Promise<string | undefined>;
@@ -37,7 +40,9 @@ export interface EventSink {
 export function restPodApi(rest: KubeRest): PodApi {
   return {
     async patchStatus(pod, patch, signal) {
-      const res = await rest.patch<Stored<Pod>>(core('pods', pod.metadata.namespace, pod.metadata.name, 'status'), patch, PatchType.strategic, {}, signal);
+      // A bounded wait: a request lost under load must fail and be retried, not stall the pod for good.
+      const bounded = AbortSignal.any([signal, AbortSignal.timeout(STATUS_TIMEOUT_MS)]);
+      const res = await rest.patch<Stored<Pod>>(core('pods', pod.metadata.namespace, pod.metadata.name, 'status'), patch, PatchType.strategic, {}, bounded);
       return res.metadata.resourceVersion;
     },
     async deletePod(pod, signal) {

@@ -20,6 +20,8 @@ import { errorMessage } from '../../../src/common/errors.ts';
 
 /** How often the kubelet re-checks a PVC that is not Bound yet. */
 const CLAIM_POLL_MS = 250;
+/** The longest a worker sleeps without re-planning (a resync, as the kubelet's periodic pod sync). */
+const RESYNC_MS = 10_000;
 
 export class PodWorker {
   readonly uid: string;
@@ -118,15 +120,15 @@ export class PodWorker {
   private idle(untilMs: number | undefined): Promise<void> {
     if (this.changed) return Promise.resolve();
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout | undefined;
+      const ms = untilMs === undefined ? RESYNC_MS : Math.min(RESYNC_MS, Math.max(0, untilMs - this.ctx.now()) + 1);
       const done = (): void => {
         clearTimeout(timer);
         this.life.signal.removeEventListener('abort', done);
         resolve();
       };
+      const timer = setTimeout(done, ms);
       this.wake = done;
       this.life.signal.addEventListener('abort', done, { once: true });
-      if (untilMs !== undefined) timer = setTimeout(done, Math.max(0, untilMs - this.ctx.now()) + 1);
     });
   }
 
