@@ -8,7 +8,6 @@
  * A pod recreated without a claim read (its claims are taken as kept) whose claim was deleted meanwhile is
  * unschedulable; that brings its App back, which creates the claim.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { createLogger } from '../../../src/common/log.ts';
@@ -19,7 +18,7 @@ import { reconcilers } from '../../../src/workers/reconcilers.ts';
 import { startWorker, type RunningWorker } from '../../../src/workers/worker.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import { httpGet, metricValue } from '../watcher/helpers.ts';
-import { claimsIn, createApp, image, isSettled, patchApp, settled, template, uniqueName, until, type Snapshot } from './harness.ts';
+import { claimsIn, controllerEnv, createApp, image, isSettled, patchApp, settled, template, uniqueName, until, type Snapshot } from './harness.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { imagesOf, statusesOf } from './pod-history.ts';
 import type { Pod } from '../../../src/kube/types.ts';
@@ -32,20 +31,8 @@ let worker: RunningWorker | undefined;
 
 beforeAll(async () => {
   ns = await freshNamespace('podfilter');
-  const { kubeconfig, redisUrl } = sandbox();
-  const env = {
-    KUBECONFIG: kubeconfig,
-    EBB_REDIS_URL: redisUrl,
-    EBB_NAMESPACES: ns,
-    EBB_QUEUE_PREFIX: `{ebb-${randomBytes(4).toString('hex')}}`,
-    EBB_HTTP_PORT: '0',
-    EBB_SCALER_PORT: '0',
-    EBB_HTTP_ADDRESS: '127.0.0.1',
-    EBB_BOARD: 'false',
-    EBB_LOG_LEVEL: 'warn',
-    // No periodic resync: only watch events bring an App back.
-    EBB_RESYNC_PERIOD: '0',
-  };
+  // No periodic resync: only watch events bring an App back.
+  const env = controllerEnv(ns, { EBB_RESYNC_PERIOD: '0' });
   const log = createLogger('it-podfilter', 'warn');
   watcher = await startWatcher(parseWatcherConfig(env), log);
   worker = await startWorker(parseWorkerConfig(env), log, reconcilers());
