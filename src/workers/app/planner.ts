@@ -22,7 +22,8 @@ import type { ClusterStored, ControllerRevision, PersistentVolumeClaim, Pod, Sto
 import { invalidSpecStatus, passiveStatus, planStatus, type StatusInput } from './plan-status.ts';
 import { getPodRevision, isRunningAndAvailable, isTerminating } from './pod-predicates.ts';
 import { type Accumulator, floorForTop, isMonotonic, ordinalRange, type PodSet, splitPods } from './pod-set.ts';
-import { derivedRevisions, resolveRevisions, truncateHistory, type ResolvedRevisions } from './revisions.ts';
+import { type ResolvedRevisions } from './revisions.ts';
+import { revisionsOf, withHistory } from './plan-history.ts';
 import { planCondemned, planReplicas } from './scale-plan.ts';
 import { availabilityWait } from './status.ts';
 import { planInFlight, updateContext } from './inplace-plan.ts';
@@ -161,15 +162,6 @@ function canaryActions(app: Stored<App>, canary: CanaryOutcome): Action[] {
   return actions;
 }
 
-function liveRevisions(owned: readonly Stored<Pod>[], revs: ResolvedRevisions, current: string | undefined): Set<string> {
-  const live = new Set([current ?? revs.current.metadata.name, revs.update.metadata.name]);
-  for (const pod of owned) {
-    const r = getPodRevision(pod);
-    if (r) live.add(r);
-  }
-  return live;
-}
-
 /** A spec change may change the retention policy: the claims' owners are brought in line with it then. */
 function claimsNeededForSpec(app: Stored<App>, observed: Observed): boolean {
   return observed.claims === undefined && (app.spec.volumeClaimTemplates ?? []).length > 0 && app.status?.observedGeneration !== app.metadata.generation;
@@ -178,11 +170,6 @@ function claimsNeededForSpec(app: Stored<App>, observed: Observed): boolean {
 /** The claims are needed by a step of the plan or by a spec change. */
 function claimsNeeded(acc: Accumulator, app: Stored<App>, observed: Observed): boolean {
   return acc.needsClaims === true || claimsNeededForSpec(app, observed);
-}
-
-/** The revisions as read, or (not read) from the App's status; undefined when they must be read. */
-function revisionsOf(app: Stored<App>, observed: Observed): ResolvedRevisions | undefined {
-  return observed.revisions ? resolveRevisions(app, observed.revisions) : derivedRevisions(app);
 }
 
 function invalidPlan(app: Stored<App>, pods: readonly Stored<Pod>[], problems: readonly string[], now: Date): Plan {
@@ -288,17 +275,4 @@ export function plan(observed: Observed, now: Date): Plan {
   };
   const result = reportLifecycle(completePlan(app, input, acc, { canary, prewarm, hold, guards }), app, adopted.owned, now);
   return withHistory(app, observed, result, adopted.owned, revs);
-}
-
-/**
- * History truncated once the plan is made: the revision its status makes current is the one kept live (a
- * completing rollout frees the previous one). A plan made without the revisions (`derivedRevisions`) needs
- * them when its status moves the current revision.
- */
-function withHistory(app: Stored<App>, observed: Observed, result: Plan, owned: readonly Stored<Pod>[], revs: ResolvedRevisions): Plan {
-  if (!observed.revisions && result.status.currentRevision !== app.status?.currentRevision)
-    return { actions: [], status: app.status ?? {}, needsRevisions: true };
-  const live = liveRevisions(owned, revs, result.status.currentRevision);
-  result.actions.push(...truncateHistory(revs.owned, live, app.spec.revisionHistoryLimit ?? 10));
-  return result;
 }
