@@ -4,7 +4,7 @@
  * fleet as StatefulSets (its informers cache every pod).
  *
  *   node bench/fleet-memory.ts [--apps 10000] [--pods-per-app 3] [--steps 2] [--namespaces 10] [--parallel 48]
- *                              [--sides ebb,sts] [--dist] [--no-fresh]
+ *                              [--sides ebb,sts] [--dist] [--no-fresh] [--worker-node-options='<NODE_OPTIONS>']
  *
  * One private control plane per side, one after the other. Each step adds `--apps` workloads and their pods,
  * created directly (in parallel) and owned by them through a controller ownerReference: Apps (rolling update
@@ -12,7 +12,7 @@
  * the other, both with podManagementPolicy Parallel. The template names a scheduler nobody serves, so every
  * pod stays Pending and nothing rewrites it; a pod the controller created first is left as it is.
  * ebb side: the watcher (the manifest's NODE_OPTIONS) runs from the start. After each step's objects exist,
- * a worker (the manifest's settings: the defaults) starts and reconciles every App; once every process has
+ * a worker (the manifest's NODE_OPTIONS) starts and reconciles every App; once every process has
  * been quiet for 10 s, their RSS is read and the worker stops (so it never races the benchmark to create
  * pods). Then a second, fresh watcher lists everything from scratch and its RSS is read (off: --no-fresh).
  * StatefulSet side: kube-controller-manager with its statefulset controller, read the same way.
@@ -24,6 +24,7 @@ import { sleep, waitFor } from '../src/common/wait.ts';
 import { isKubeError } from '../src/kube/errors.ts';
 import { core, type ResourceRef } from '../src/kube/paths.ts';
 import { benchEbbEnv } from './lib/ebb-env.ts';
+import { manifestNodeOptions } from './lib/manifest-options.ts';
 import { table } from './lib/report.ts';
 import {
   cpuMeter,
@@ -45,6 +46,7 @@ const { values: args } = parseArgs({
     namespaces: { type: 'string', default: '10' },
     parallel: { type: 'string', default: '48' },
     sides: { type: 'string', default: 'ebb,sts' },
+    'worker-node-options': { type: 'string' },
     dist: { type: 'boolean', default: false },
     'no-fresh': { type: 'boolean', default: false },
   },
@@ -54,8 +56,9 @@ const PODS = Number(args['pods-per-app']);
 const STEPS = Number(args.steps);
 const NAMESPACES = Number(args.namespaces);
 const PARALLEL = Number(args.parallel);
-/** The watcher's settings from deploy/components/watcher.yaml; the worker's manifest sets nothing. */
-const WATCHER_NODE_OPTIONS = '--max-old-space-size=64 --max-semi-space-size=1';
+const WATCHER_NODE_OPTIONS = manifestNodeOptions('watcher');
+/** The worker's NODE_OPTIONS: the manifest's, unless `--worker-node-options` names others (to weigh a change). */
+const WORKER_NODE_OPTIONS = args['worker-node-options'] ?? manifestNodeOptions('worker');
 const STS_REF = (ns: string): ResourceRef => ({ group: 'apps', version: 'v1', resource: 'statefulsets', namespace: ns });
 
 const UNSERVED_SCHEDULER = 'ebb-bench-unscheduled';
@@ -206,7 +209,7 @@ async function runSide(side: Side): Promise<Reading[]> {
       if (side === 'ebb') {
         // The worker runs once the step's objects exist (it would otherwise race the benchmark to create the
         // pods); it reconciles every App the watcher enqueued, then its RSS is read and it stops.
-        const worker = spawnEbb('worker', env, () => false, { dist: args.dist });
+        const worker = spawnEbb('worker', { ...env, NODE_OPTIONS: WORKER_NODE_OPTIONS }, () => false, { dist: args.dist });
         procs.push(worker);
         await worker.waitForLog((l) => l.msg === 'worker started', 60_000, 'worker started');
         reading.settleS = await settle({ ...pids, 'ebb worker': worker.pid });

@@ -8,8 +8,9 @@
  *                       [--sts-steady-minutes <steady-minutes>]
  *                       [--sides ebb,sts] [--policy OrderedReady] [--profile fast|realistic] [--parallel 32]
  *                       [--limit-minutes 45] [--dist] [--keep] [--json out.json] [--report out.json]
+ *                       [--worker-node-options='<NODE_OPTIONS>']
  *
- * ebb runs as the manifest runs it: one `ebb watcher` (with the manifest's NODE_OPTIONS) and one `ebb worker`,
+ * ebb runs as the manifest runs it: one `ebb watcher` and one `ebb worker`, each with its manifest's NODE_OPTIONS,
  * each its own process, so CPU and RSS are theirs alone. Requests are `apiserver_request_total` deltas minus
  * the simulated kubelets' and the benchmark's own client-side counts (lib/requests.ts), split by
  * lib/attribution.ts. Per phase: wall time, requests by key, CPU-seconds per process (/proc), RSS (end of the
@@ -27,6 +28,7 @@ import { KubeRest, loadKubeConfig } from '../src/kube/rest.ts';
 import { startSandbox, type Sandbox } from '../harness/sandbox/sandbox.ts';
 import { realisticProfile } from '../harness/sandbox/node/timings.ts';
 import { benchEbbEnv } from './lib/ebb-env.ts';
+import { manifestNodeOptions } from './lib/manifest-options.ts';
 import { readEbbWorker } from './lib/ebb-metrics.ts';
 import { imageOf, isReady, PodTimeline, type BenchPod } from './lib/pod-timeline.ts';
 import { countRequests, readApiserverRequests, window, type RequestSnapshot } from './lib/requests.ts';
@@ -59,6 +61,7 @@ const { values: opt } = parseArgs({
     profile: { type: 'string', default: 'fast' },
     parallel: { type: 'string', default: '32' },
     'limit-minutes': { type: 'string', default: '45' },
+    'worker-node-options': { type: 'string' },
     dist: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     json: { type: 'string' },
@@ -79,8 +82,9 @@ const POLICY = opt.policy as Policy;
 const GRACE = 5;
 /** Quiet time before closing a window, so the controllers' last status writes land inside it. */
 const QUIET_MS = 5_000;
-/** The watcher's settings from deploy/components/watcher.yaml. */
-const WATCHER_NODE_OPTIONS = '--max-old-space-size=64 --max-semi-space-size=1';
+const WATCHER_NODE_OPTIONS = manifestNodeOptions('watcher');
+/** The worker's NODE_OPTIONS: the manifest's, unless `--worker-node-options` names others (to weigh a change). */
+const WORKER_NODE_OPTIONS = opt['worker-node-options'] ?? manifestNodeOptions('worker');
 /** kube-controller-manager's garbage collector rediscovers API resources every 30 s. */
 const GC_DISCOVERY_MS = 40_000;
 const DEADLINE = Date.now() + Number(opt['limit-minutes']) * 60_000;
@@ -212,7 +216,7 @@ async function startEbb(env: Env): Promise<Pick<Side, 'watcher' | 'worker'>> {
   const base = { ...benchEbbEnv(env.sb, env.namespaces), EBB_LOG_LEVEL: 'info' };
   const opts = { dist: opt.dist };
   const watcher = spawnEbb('watcher', { ...base, NODE_OPTIONS: WATCHER_NODE_OPTIONS }, () => false, opts);
-  const proc = spawnEbb('worker', base, () => false, opts);
+  const proc = spawnEbb('worker', { ...base, NODE_OPTIONS: WORKER_NODE_OPTIONS }, () => false, opts);
   await watcher.waitForLog((l) => l.msg === 'watcher started', 60_000, 'watcher started');
   const started = await proc.waitForLog((l) => l.msg === 'worker started', 60_000, 'worker started');
   return { watcher, worker: { proc, port: Number(started['port']) } };
