@@ -1,9 +1,9 @@
 /**
  * What the manifests in deploy/ run exists in the product: every container of the ebb image runs the image's
  * ENTRYPOINT (the CLI) with a command of `src/cli/commands.ts`, passes only flags that command accepts, and sets
- * only environment variables that the process's settings table declares. The manifests are assembled from the
- * kustomizations as `kubectl kustomize` would; a kustomization field this reader does not apply fails the test
- * instead of being skipped.
+ * only environment variables that the process's settings table declares; the watcher and the worker bound V8's
+ * heap inside their memory limit. The manifests are assembled from the kustomizations as `kubectl kustomize`
+ * would; a kustomization field this reader does not apply fails the test instead of being skipped.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -57,8 +57,9 @@ interface Container {
   image: string;
   command?: string[];
   args?: string[];
-  env?: { name: string }[];
+  env?: { name: string; value?: string }[];
   envFrom?: unknown[];
+  resources?: { limits?: { memory?: string } };
 }
 
 /** The containers (init containers included) anywhere in `node`: any array of objects with an image. */
@@ -119,6 +120,36 @@ function problemsOf(where: string, c: Container, commands: string[]): string[] {
   return [...problems, ...envProblems(where, c, name)];
 }
 
+/** A memory quantity in MiB (the manifests use Mi and Gi only). */
+function mebibytes(quantity: string): number {
+  const m = /^(\d+)(Mi|Gi)$/.exec(quantity);
+  if (!m) throw new Error(`memory quantity ${quantity}: teach manifests.test.ts its unit`);
+  return Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1);
+}
+
+/** Processes whose manifest must bound V8's heap: without flags V8 sizes it from the machine or the limit. */
+const HEAP_CAPPED = new Set(['watcher', 'worker']);
+/** Share of the memory limit the V8 heap may take; the rest is code, buffers and native memory. */
+const HEAP_SHARE = 0.6;
+
+/** What is wrong with a container's V8 heap flags: the old space plus three semi-spaces must fit its limit. */
+function heapProblems(where: string, c: Container): string[] {
+  const options = c.env?.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '';
+  const flag = (name: string): number | undefined => {
+    const m = new RegExp(`--${name}=(\\d+)`).exec(options);
+    return m ? Number(m[1]) : undefined;
+  };
+  const oldSpace = flag('max-old-space-size');
+  const semiSpace = flag('max-semi-space-size');
+  const limit = c.resources?.limits?.memory;
+  if (oldSpace === undefined || semiSpace === undefined || limit === undefined) {
+    return [`${where}: needs NODE_OPTIONS with --max-old-space-size and --max-semi-space-size, and a memory limit`];
+  }
+  const heap = oldSpace + 3 * semiSpace;
+  const room = HEAP_SHARE * mebibytes(limit);
+  return heap <= room ? [] : [`${where}: a V8 heap of up to ${heap} MiB does not fit ${HEAP_SHARE} × its ${limit} limit`];
+}
+
 describe('the manifests in deploy/', () => {
   it('knows the settings table of every command', () => {
     expect(Object.keys(SETTINGS_OF).sort()).toEqual(Object.keys(COMMANDS).sort());
@@ -142,5 +173,13 @@ describe('the manifests in deploy/', () => {
     );
     expect(problems).toEqual([]);
     expect(new Set(commands)).toEqual(new Set(['watcher', 'worker', 'daemon']));
+  });
+
+  it('bound the V8 heap of the watcher and the worker well inside their memory limit', () => {
+    const capped = kustomize(join(ROOT, 'deploy'))
+      .flatMap(containersIn)
+      .filter((c) => imageName(c.image) === EBB_IMAGE && HEAP_CAPPED.has(c.args?.[0] ?? ''));
+    expect(capped.map((c) => c.args?.[0]).sort()).toEqual(['watcher', 'worker']);
+    expect(capped.flatMap((c) => heapProblems(`container ${c.name}`, c))).toEqual([]);
   });
 });
