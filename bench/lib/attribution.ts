@@ -30,6 +30,9 @@ const CONTROLLER_RESOURCES = new Set([
   'apps/controllerrevisions',
   'apps/statefulsets',
   'apps.ebb.dev/apps',
+  // Only ebb touches ImageLists: its worker (pre-warm entries, and their removal when an App is gone) and its
+  // node daemon, whose requests then count as the controller's too (the benchmarks run no daemon).
+  'apps.ebb.dev/imagelists',
   'events',
   'events.k8s.io/events',
 ]);
