@@ -35,4 +35,15 @@ describe('KnownKeys', () => {
     expect(known.unsettled()).toEqual([formatKey(other)]);
     expect(known.all().sort()).toEqual([formatKey(key), formatKey(other)].sort());
   });
+
+  it('lacks a key only once its source has listed', () => {
+    const known = new KnownKeys();
+    expect(known.lacks('apps', key), 'a source not listed yet lacks nothing').toBe(false);
+    known.replace('apps', new Map([[formatKey(key), 1]]));
+    expect(known.lacks('apps', key)).toBe(false);
+    expect(known.lacks('apps', other)).toBe(true);
+    known.delete('apps', key);
+    expect(known.lacks('apps', key)).toBe(true);
+    expect(known.lacks('imagelists', key), 'another source').toBe(false);
+  });
 });

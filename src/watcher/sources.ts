@@ -62,6 +62,12 @@ export class KnownKeys {
     this.bySource.get(source)?.delete(formatKey(key));
   }
 
+  /** Whether `source` has listed (or seen events) and does not hold `key`: the object is gone or never was. */
+  lacks(source: string, key: ObjectKey): boolean {
+    const map = this.bySource.get(source);
+    return map !== undefined && !map.has(formatKey(key));
+  }
+
   all(): string[] {
     return [...this.bySource.values()].flatMap((m) => [...m.keys()]);
   }
@@ -107,6 +113,13 @@ export interface SourceSpec {
    * `podEventNeedsReconcile` says so.
    */
   digestOf?: (obj: KubeObject) => number;
+  /**
+   * Untracked sources only: the tracked source that holds the objects' owners (pods → their namespace's Apps).
+   * An event whose owner that source has listed and does not hold is dropped: a gone App was enqueued by its
+   * own DELETED event (the reconcile that clears its pre-warm entries), and every pod of it deleted after
+   * would only repeat that reconcile. A relist of the owners' source enqueues every owner anyway.
+   */
+  ownerSource?: string;
 }
 
 /** The watch sources for a namespace set (empty = all namespaces). */
@@ -116,7 +129,15 @@ export function sourceSpecs(namespaces: readonly string[]): SourceSpec[] {
   for (const ns of scopes) {
     const suffix = ns ? `/${ns}` : '';
     specs.push({ name: `apps${suffix}`, ref: appRef(ns), keyOf: appKey, tracked: true, ignoreStatusOnly: true, settledOf: appSettled });
-    specs.push({ name: `pods${suffix}`, ref: core('pods', ns), labelSelector: Label.app, keyOf: podOwnerKey, tracked: false, digestOf: podDigest });
+    specs.push({
+      name: `pods${suffix}`,
+      ref: core('pods', ns),
+      labelSelector: Label.app,
+      keyOf: podOwnerKey,
+      tracked: false,
+      digestOf: podDigest,
+      ownerSource: `apps${suffix}`,
+    });
   }
   specs.push({ name: 'imagelists', ref: imageListRef(), keyOf: imageListKey, tracked: true, relatedKeys: (o) => prewarmAppKeys(o, namespaces) });
   return specs;
@@ -225,6 +246,10 @@ export async function runSource(
         }
         if (spec.digestOf && !digestEvent(spec.digestOf, digests, ev, key)) {
           sink.onIgnored(resource, 'unread-fields');
+          return;
+        }
+        if (spec.ownerSource !== undefined && sink.known.lacks(spec.ownerSource, key)) {
+          sink.onIgnored(resource, 'owner-gone');
           return;
         }
         await sink.enqueue([key, ...(spec.relatedKeys?.(ev.object) ?? [])], 'event');
