@@ -152,8 +152,10 @@ export class FilteredWorld {
         this.cluster.removePod(NS, pod.metadata.name);
         continue;
       }
-      w.metadata.resourceVersion = `w${++this.rv}`;
-      this.cluster.pods.set(`${NS}/${pod.metadata.name}`, w);
+      // Writes may share parts: each is stored as its own object, as the apiserver would.
+      const next = structuredClone(w);
+      next.metadata.resourceVersion = `w${++this.rv}`;
+      this.cluster.pods.set(`${NS}/${pod.metadata.name}`, next);
     }
   }
 }
