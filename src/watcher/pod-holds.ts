@@ -11,6 +11,12 @@ export const POD_HOLD_MS = 2_000;
 
 export type HoldReason = 'await-status' | 'await-removal';
 
+/**
+ * Why a held event needed no enqueue of its own: `status-counted`, the App's status was written (or the App
+ * changed) during the hold; `covered`, an event of the same pod was enqueued (its removal, another change).
+ */
+export type ReleaseReason = 'status-counted' | 'covered';
+
 /** The timer functions (the test's clock in tests). */
 export interface HoldTimers {
   set(fn: () => void, ms: number): unknown;
@@ -34,10 +40,15 @@ export class PodHolds {
   private readonly fire: (app: ObjectKey) => void;
   private readonly ms: number;
   private readonly timers: HoldTimers;
+  private readonly onReleased: (reason: ReleaseReason) => void;
 
-  /** `fire` enqueues an App whose hold ran out; every hold is dropped once `signal` aborts. */
-  constructor(opts: { fire: (app: ObjectKey) => void; signal: AbortSignal; ms?: number; timers?: HoldTimers }) {
+  /**
+   * `fire` enqueues an App whose hold ran out; `onReleased` counts a held event that needed no enqueue of its
+   * own; every hold is dropped once `signal` aborts.
+   */
+  constructor(opts: { fire: (app: ObjectKey) => void; signal: AbortSignal; onReleased?: (reason: ReleaseReason) => void; ms?: number; timers?: HoldTimers }) {
     this.fire = opts.fire;
+    this.onReleased = opts.onReleased ?? (() => undefined);
     this.ms = opts.ms ?? POD_HOLD_MS;
     this.timers = opts.timers ?? realTimers;
     opts.signal.addEventListener('abort', () => this.clear(), { once: true });
@@ -56,10 +67,8 @@ export class PodHolds {
 
   /** The pod's event was enqueued (or the pod is gone, which enqueues): nothing held for it is needed. */
   release(podId: string): boolean {
-    const held = this.holds.get(podId);
-    if (!held) return false;
-    this.timers.clear(held.timer);
-    this.holds.delete(podId);
+    if (!this.drop(podId)) return false;
+    this.onReleased('covered');
     return true;
   }
 
@@ -69,8 +78,10 @@ export class PodHolds {
     let released = 0;
     for (const [podId, held] of this.holds) {
       if (held.appId !== id || !held.waiting.delete('await-status')) continue;
+      if (held.waiting.size > 0) continue;
+      this.drop(podId);
+      this.onReleased('status-counted');
       released++;
-      if (held.waiting.size === 0) this.release(podId);
     }
     return released;
   }
@@ -82,6 +93,14 @@ export class PodHolds {
   clear(): void {
     for (const held of this.holds.values()) this.timers.clear(held.timer);
     this.holds.clear();
+  }
+
+  private drop(podId: string): boolean {
+    const held = this.holds.get(podId);
+    if (!held) return false;
+    this.timers.clear(held.timer);
+    this.holds.delete(podId);
+    return true;
   }
 
   private expire(podId: string): void {

@@ -64,7 +64,11 @@ function makeSink(queue: ReconcileQueue, tenants: TenantRates, metrics: WatcherM
     }
   };
   // A held pod event whose hold ran out: enqueued like any event (a failure is logged by `one`).
-  const holds = new PodHolds({ fire: (key) => void one(key, 'event').catch(() => undefined), signal: hooks.signal });
+  const holds = new PodHolds({
+    fire: (key) => void one(key, 'event').catch(() => undefined),
+    signal: hooks.signal,
+    onReleased: (reason) => metrics.watchIgnored.inc({ resource: 'pods', reason }),
+  });
   return {
     known,
     holds,
