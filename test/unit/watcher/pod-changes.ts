@@ -84,26 +84,27 @@ const CHANGES: Record<PodChange, (pod: Stored<Pod>, c: Ctx) => PodWrite[]> = {
     return [marked, deleted(marked, c, 3600)];
   },
   finalizer: (pod, c) => [{ ...pod, metadata: { ...pod.metadata, finalizers: [...(pod.metadata.finalizers ?? []), `example.com/hold-${c.pick}`] } }],
-  kill: (pod, c) =>
-    isTerminating(pod) && !isTerminal(pod)
-      ? [
-          withStatus(pod, {
-            phase: 'Succeeded',
-            conditions: withCondition(pod.status?.conditions, ready(false, c.now)),
-            containerStatuses: [
-              {
-                name: 'main',
-                image: 'registry.example/web:v1',
-                imageID: '',
-                ready: false,
-                restartCount: restartsOf(pod),
-                state: { terminated: { exitCode: 0 } },
-                lastState: {},
-              },
-            ],
-          }),
-        ]
-      : [],
+  // The kubelet stops the containers of a pod being deleted, then deletes it for good: it is gone at once
+  // unless a finalizer holds it.
+  kill: (pod, c) => {
+    if (!isTerminating(pod) || isTerminal(pod)) return [];
+    const stopped = withStatus(pod, {
+      phase: 'Succeeded',
+      conditions: withCondition(pod.status?.conditions, ready(false, c.now)),
+      containerStatuses: [
+        {
+          name: 'main',
+          image: 'registry.example/web:v1',
+          imageID: '',
+          ready: false,
+          restartCount: restartsOf(pod),
+          state: { terminated: { exitCode: 0 } },
+          lastState: {},
+        },
+      ],
+    });
+    return (pod.metadata.finalizers ?? []).length > 0 ? [stopped] : [stopped, 'remove'];
+  },
   finish: (pod) => {
     const released = (pod.metadata.finalizers ?? []).length > 0 ? [{ ...pod, metadata: { ...pod.metadata, finalizers: [] } }] : [];
     return isTerminating(pod) ? [...released, 'remove'] : released;

@@ -147,7 +147,7 @@ export class FilteredWorld {
   private change(op: PodChange, pod: Stored<Pod>, pick: number): void {
     const writes = podChange(op, pod, this.clock.now().toISOString(), pick);
     for (const [i, w] of writes.entries()) {
-      if (i > 0) this.deliver();
+      if (i > 0) this.deliverPods(); // the writes of one change come within the holds
       if (w === 'remove') {
         this.cluster.removePod(NS, pod.metadata.name);
         continue;

@@ -20,13 +20,14 @@ const ONE_CASE = process.env['EBB_PROPERTY_CASE'];
  * The watcher's pod filter (`filterPodEvent`, as the pod source runs it) with its holds (`PodHolds`) on a timer
  * the world runs out when it delivers: a digest per pod, App events releasing the holds awaiting a status.
  */
-function watcherFilter(): PodFilter {
+function watcherFilter(released: Map<string, number>): PodFilter {
   const digests = new Map<string, number>();
   const timers = new Set<{ fn: () => void }>();
   let fired = 0;
   const holds = new PodHolds({
     fire: () => fired++,
     signal: new AbortController().signal,
+    onReleased: (reason) => released.set(reason, (released.get(reason) ?? 0) + 1),
     timers: {
       set: (fn) => {
         const t = { fn };
@@ -84,8 +85,8 @@ function generate(seed: number): Case {
   };
 }
 
-async function run(c: Case): Promise<{ world: FilteredWorld; mismatch: string | undefined }> {
-  const world = new FilteredWorld(watcherFilter(), {
+async function run(c: Case, released: Map<string, number>): Promise<{ world: FilteredWorld; mismatch: string | undefined }> {
+  const world = new FilteredWorld(watcherFilter(released), {
     replicas: c.replicas,
     podManagementPolicy: c.policy,
     ...(c.scaleLimit === undefined ? {} : { scaleStrategy: { maxUnavailable: c.scaleLimit } }),
@@ -118,12 +119,13 @@ describe('the pod filter against an unfiltered reconcile', () => {
     const seeds = seededRandom(SEED);
     const failures: string[] = [];
     const applied = new Map<Op, number>();
+    const released = new Map<string, number>();
     let passed = 0;
     let dropped = 0;
     for (let i = 0; i < (ONE_CASE === undefined ? CASES : 1); i++) {
       const c = generate(ONE_CASE === undefined ? Math.floor(seeds() * 2 ** 31) : Number(ONE_CASE));
       for (const [op] of c.ops) applied.set(op, (applied.get(op) ?? 0) + 1);
-      const { world, mismatch } = await run(c);
+      const { world, mismatch } = await run(c, released);
       passed += world.passed;
       dropped += world.dropped;
       if (mismatch) failures.push(mismatch);
@@ -132,6 +134,9 @@ describe('the pod filter against an unfiltered reconcile', () => {
     if (ONE_CASE === undefined) {
       for (const op of OPS) expect(applied.get(op) ?? 0, op).toBeGreaterThan(100);
       expect(dropped).toBeGreaterThan(passed / 4);
+      // The holds did their part: the App's own deletes were released by its status, removals covered changes.
+      expect(released.get('status-counted') ?? 0).toBeGreaterThan(50);
+      expect(released.get('covered') ?? 0).toBeGreaterThan(50);
     }
     expect(failures.slice(0, 3).join('\n\n'), `${failures.length} of ${CASES} sequences`).toBe('');
   }, 120_000);
