@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Annotation } from '../api/keys.ts';
 import type { KubeObject } from '../kube/types.ts';
-import { podDigest, podEventNeedsReconcile } from './pod-digest.ts';
+import { podDigest, podEventVerdict, type PodVerdict } from './pod-digest.ts';
 
 type PodStatus = {
   phase?: string;
@@ -84,34 +84,61 @@ describe('podDigest', () => {
     expect(podDigest(patched)).not.toBe(podDigest(annotated));
   });
 
-  it('a terminating pod: nothing but its identity counts until it is gone', () => {
+  it('a terminating pod: what is read of it counts as for a live pod (its readiness, phase, labels, finalizers)', () => {
     const deleting = with_({ metadata: { deletionTimestamp: 't' }, status: readyAt('t1') });
-    expect(podDigest({ ...deleting, metadata: { ...deleting.metadata, labels: {} } })).toBe(podDigest(deleting));
-    expect(podDigest(with_({ metadata: { deletionTimestamp: 't' }, status: { phase: 'Running' } }))).toBe(podDigest(deleting));
-    expect(podDigest({ ...deleting, metadata: { ...deleting.metadata, uid: 'p2' } })).not.toBe(podDigest(deleting));
+    expect(podDigest({ ...deleting, metadata: { ...deleting.metadata, labels: {} } })).not.toBe(podDigest(deleting));
+    expect(podDigest(with_({ metadata: { deletionTimestamp: 't' }, status: { phase: 'Running' } }))).not.toBe(podDigest(deleting));
+    expect(podDigest(with_({ metadata: { deletionTimestamp: 't' }, status: { phase: 'Succeeded' } }))).not.toBe(podDigest(deleting));
+    expect(podDigest({ ...deleting, metadata: { ...deleting.metadata, finalizers: ['example.com/hold'] } })).not.toBe(podDigest(deleting));
+    expect(podDigest({ ...deleting, metadata: { ...deleting.metadata, resourceVersion: '9', deletionGracePeriodSeconds: 30 } })).toBe(podDigest(deleting));
   });
 });
 
-describe('podEventNeedsReconcile', () => {
+describe('podEventVerdict', () => {
+  const deleted = (p: TestPod): TestPod => ({ ...p, metadata: { ...p.metadata, deletionTimestamp: 't' } });
+  const disrupted = (p: TestPod): TestPod => ({
+    ...p,
+    status: { ...p.status, conditions: [...(p.status?.conditions ?? []), { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI' }] },
+  });
   const pending = podDigest(base);
-  const ready = podDigest(with_({ status: readyAt('t1') }));
-  const readyDeleting = podDigest(with_({ metadata: { deletionTimestamp: 't' }, status: readyAt('t1') }));
-  const notReadyDeleting = podDigest(with_({ metadata: { deletionTimestamp: 't' }, status: { phase: 'Running' } }));
+  const readyPod = with_({ status: readyAt('t1') });
+  const ready = podDigest(readyPod);
+  const readyDeleting = podDigest(deleted(readyPod));
+  const stopped = with_({ status: { phase: 'Succeeded', conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: 't2' }] } });
 
-  it.each<[string, string, number | undefined, number, boolean, boolean]>([
-    ['a pod gone', 'DELETED', ready, ready, true, true],
-    ['an App creating its pod (counted by the status written with it)', 'ADDED', undefined, pending, true, false],
-    ['an orphan appearing (to adopt)', 'ADDED', undefined, pending, false, true],
-    ['a pod appearing already Ready', 'ADDED', undefined, ready, true, true],
-    ['a pod not seen so far, modified', 'MODIFIED', undefined, pending, true, true],
-    ['nothing read changed', 'MODIFIED', pending, pending, true, false],
-    ['Ready', 'MODIFIED', pending, ready, true, true],
-    ['deleted while Ready (the delete as the status counted it)', 'MODIFIED', ready, readyDeleting, true, false],
-    ['deleted while not Ready', 'MODIFIED', pending, podDigest(with_({ metadata: { deletionTimestamp: 't' } })), true, false],
-    ['a terminating pod no longer Ready', 'MODIFIED', readyDeleting, notReadyDeleting, true, false],
-    ['a terminating pod seen first (after a restart of the watch)', 'MODIFIED', undefined, readyDeleting, true, true],
+  it.each<[string, string, number | undefined, number, boolean, PodVerdict]>([
+    ['a pod gone', 'DELETED', ready, ready, true, 'reconcile'],
+    ['an App creating its pod (counted by the status written with it)', 'ADDED', undefined, pending, true, 'drop'],
+    ['an orphan appearing (to adopt)', 'ADDED', undefined, pending, false, 'reconcile'],
+    ['a pod appearing already Ready', 'ADDED', undefined, ready, true, 'reconcile'],
+    ['a pod not seen so far, modified', 'MODIFIED', undefined, pending, true, 'reconcile'],
+    ['nothing read changed', 'MODIFIED', pending, pending, true, 'drop'],
+    ['Ready', 'MODIFIED', pending, ready, true, 'reconcile'],
+    ['DisruptionTarget on a live pod (nothing read changed yet)', 'MODIFIED', ready, podDigest(disrupted(readyPod)), true, 'drop'],
+    ["deleted while Ready: an App's own delete looks so (until its status is written)", 'MODIFIED', ready, readyDeleting, true, 'await-status'],
+    ['deleted while not Ready', 'MODIFIED', pending, podDigest(deleted(base)), true, 'await-status'],
+    [
+      "evicted (DisruptionTarget): never an App's own delete",
+      'MODIFIED',
+      podDigest(disrupted(readyPod)),
+      podDigest(deleted(disrupted(readyPod))),
+      true,
+      'reconcile',
+    ],
+    [
+      'deleted and relabelled at once',
+      'MODIFIED',
+      ready,
+      podDigest(deleted({ ...readyPod, metadata: { ...readyPod.metadata, labels: {} } })),
+      true,
+      'reconcile',
+    ],
+    ['a terminating pod no longer Ready', 'MODIFIED', readyDeleting, podDigest(deleted(with_({ status: { phase: 'Running' } }))), true, 'await-removal'],
+    ['a terminating pod whose containers stopped', 'MODIFIED', readyDeleting, podDigest(deleted(stopped)), true, 'await-removal'],
+    ['a terminating pod, nothing read changed', 'MODIFIED', readyDeleting, readyDeleting, true, 'drop'],
+    ['a terminating pod seen first (after a restart of the watch)', 'MODIFIED', undefined, readyDeleting, true, 'reconcile'],
   ])('%s', (...row) => {
     const [, type, before, after, controlled, want] = row;
-    expect(podEventNeedsReconcile(type, before, after, controlled)).toBe(want);
+    expect(podEventVerdict(type, before, after, controlled)).toBe(want);
   });
 });

@@ -7,7 +7,9 @@ import { listWatch, type WatchEvent } from '../kube/watch.ts';
 import { formatKey, type ObjectKey } from '../queue/names.ts';
 import { metaFingerprint } from './fingerprint.ts';
 import { appKey, imageListKey, podOwnerKey, prewarmAppKeys } from './keys.ts';
-import { podDigest, podEventNeedsReconcile } from './pod-digest.ts';
+import { podDigest } from './pod-digest.ts';
+import { filterPodEvent, objectId } from './pod-filter.ts';
+import type { PodHolds } from './pod-holds.ts';
 import { appSettled } from './settled.ts';
 import type { KubeObject } from '../kube/types.ts';
 
@@ -17,6 +19,8 @@ export type SourceState = 'starting' | 'listing' | 'watching' | 'backoff';
 export interface Sink {
   enqueue(keys: ObjectKey[], cause: 'list' | 'event'): Promise<void>;
   known: KnownKeys;
+  /** Pod events held briefly (`pod-holds.ts`); a held event whose hold ends enqueues through `enqueue`. */
+  holds: PodHolds;
   onWatchEvent(resource: string, type: string): void;
   /** A watch event that needs no reconcile (e.g. a status-only update of an App). */
   onIgnored(resource: string, reason: string): void;
@@ -120,6 +124,11 @@ export interface SourceSpec {
    * would only repeat that reconcile. A relist of the owners' source enqueues every owner anyway.
    */
   ownerSource?: string;
+  /**
+   * Tracked sources only: every event of an object (its status written included) releases the pod events held
+   * until its status is written (`PodHolds.appEvent`). Apps.
+   */
+  releasesPodHolds?: boolean;
 }
 
 /** The watch sources for a namespace set (empty = all namespaces). */
@@ -128,7 +137,15 @@ export function sourceSpecs(namespaces: readonly string[]): SourceSpec[] {
   const specs: SourceSpec[] = [];
   for (const ns of scopes) {
     const suffix = ns ? `/${ns}` : '';
-    specs.push({ name: `apps${suffix}`, ref: appRef(ns), keyOf: appKey, tracked: true, ignoreStatusOnly: true, settledOf: appSettled });
+    specs.push({
+      name: `apps${suffix}`,
+      ref: appRef(ns),
+      keyOf: appKey,
+      tracked: true,
+      ignoreStatusOnly: true,
+      settledOf: appSettled,
+      releasesPodHolds: true,
+    });
     specs.push({
       name: `pods${suffix}`,
       ref: core('pods', ns),
@@ -141,11 +158,6 @@ export function sourceSpecs(namespaces: readonly string[]): SourceSpec[] {
   }
   specs.push({ name: 'imagelists', ref: imageListRef(), keyOf: imageListKey, tracked: true, relatedKeys: (o) => prewarmAppKeys(o, namespaces) });
   return specs;
-}
-
-/** An object's own identity in a digest map (namespace/name). */
-function objectId(obj: KubeObject): string {
-  return `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
 }
 
 /**
@@ -174,16 +186,6 @@ function trackEvent(spec: SourceSpec, known: KnownKeys, ev: WatchEvent<KubeObjec
   }
   const changed = known.record(spec.name, key, metaFingerprint(ev.object), spec.settledOf?.(ev.object) ?? true);
   return changed || ev.type !== 'MODIFIED' || spec.ignoreStatusOnly !== true;
-}
-
-/** Updates the digest of a digesting source's object; false when the event changes nothing a plan reads. */
-function digestEvent(digestOf: (obj: KubeObject) => number, digests: Map<string, number>, ev: WatchEvent<KubeObject>, key: ObjectKey): boolean {
-  const id = objectId(ev.object);
-  const before = digests.get(id);
-  const after = digestOf(ev.object);
-  if (ev.type === 'DELETED') digests.delete(id);
-  else digests.set(id, after);
-  return podEventNeedsReconcile(ev.type, before, after, key.kind === 'App' && ev.object.metadata?.ownerReferences?.some((r) => r.controller === true) === true);
 }
 
 /**
@@ -240,18 +242,12 @@ export async function runSource(
           digests.delete(objectId(ev.object));
           return;
         }
+        if (spec.releasesPodHolds) sink.holds.appEvent(key);
         if (spec.tracked && !trackEvent(spec, sink.known, ev, key)) {
           sink.onIgnored(resource, 'status-only');
           return;
         }
-        if (spec.digestOf && !digestEvent(spec.digestOf, digests, ev, key)) {
-          sink.onIgnored(resource, 'unread-fields');
-          return;
-        }
-        if (spec.ownerSource !== undefined && sink.known.lacks(spec.ownerSource, key)) {
-          sink.onIgnored(resource, 'owner-gone');
-          return;
-        }
+        if (spec.digestOf && !filterPodEvent({ digestOf: spec.digestOf, ownerSource: spec.ownerSource, resource }, sink, digests, ev, key)) return;
         await sink.enqueue([key, ...(spec.relatedKeys?.(ev.object) ?? [])], 'event');
       },
     },

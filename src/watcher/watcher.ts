@@ -28,6 +28,7 @@ import type { BacklogReading, ScalerServer } from './scaler.ts';
 import type { Queue } from 'bullmq';
 import { failedJobIdsSince, markerPresent, resyncIsFull, resyncKeys, writeMarker } from './resync.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
+import { PodHolds } from './pod-holds.ts';
 import { errorMessage } from '../common/errors.ts';
 
 const ENQUEUE_CHUNK = 64;
@@ -47,8 +48,9 @@ export interface RunningWatcher {
   stop(): Promise<void>;
 }
 
-function makeSink(queue: ReconcileQueue, tenants: TenantRates, metrics: WatcherMetrics, log: Logger, onWork: () => void): Sink {
+function makeSink(queue: ReconcileQueue, tenants: TenantRates, metrics: WatcherMetrics, log: Logger, hooks: { onWork: () => void; signal: AbortSignal }): Sink {
   const known = new KnownKeys();
+  const { onWork } = hooks;
   const one = async (key: ObjectKey, cause: string): Promise<void> => {
     try {
       // Tenant fairness: a namespace that enqueues a flood waits behind quieter namespaces' changes.
@@ -61,8 +63,15 @@ function makeSink(queue: ReconcileQueue, tenants: TenantRates, metrics: WatcherM
       throw err;
     }
   };
+  // A held pod event whose hold ran out: enqueued like any event (a failure is logged by `one`).
+  const holds = new PodHolds({
+    fire: (key) => void one(key, 'event').catch(() => undefined),
+    signal: hooks.signal,
+    onReleased: (reason) => metrics.watchIgnored.inc({ resource: 'pods', reason }),
+  });
   return {
     known,
+    holds,
     enqueue: async (keys, cause) => {
       for (let i = 0; i < keys.length; i += ENQUEUE_CHUNK) {
         await Promise.all(keys.slice(i, i + ENQUEUE_CHUNK).map((k) => one(k, cause)));
@@ -160,7 +169,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   // Started after the watches; enqueues before that have no stream to notify.
   let scaler: ScalerServer | undefined = undefined;
   const tenants = new TenantRates(cfg.queue.fairness);
-  const sink = makeSink(queue, tenants, metrics, log, () => scaler?.notify());
+  const sink = makeSink(queue, tenants, metrics, log, { onWork: () => scaler?.notify(), signal: ac.signal });
   const states: Record<string, SourceState> = {};
   const specs = sourceSpecs(cfg.namespaces);
   for (const s of specs) states[s.name] = 'starting';

@@ -45,7 +45,9 @@ function outdatedReplicas(set: PodSet): number {
   return outdated;
 }
 
-function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, ownedCount: number, held: HeldWork | undefined): Progress {
+/** `pods`: how many pods the App owns once the plan's writes are made, and how many of them it creates. */
+function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, pods: { owned: number; created: number }, held: HeldWork | undefined): Progress {
+  const ownedCount = pods.owned;
   const want = set.ordinals.length;
   const update = set.update.metadata.name;
   if (outdatedReplicas(set) > 0) {
@@ -57,7 +59,7 @@ function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, o
   }
   const waiting = heldProgress(held, want, ownedCount);
   if (waiting) return waiting;
-  if (ownedCount !== want || set.replicas.size !== want) return { state: 'scaling', message: `scaling to ${want} pods: ${ownedCount} exist` };
+  if (ownedCount !== want || set.replicas.size + pods.created !== want) return { state: 'scaling', message: `scaling to ${want} pods: ${ownedCount} exist` };
   if (counts.availableReplicas < want) return { state: 'scaling', message: `${counts.availableReplicas} of ${want} pods available` };
   return { state: 'complete', message: `${want} pods available at revision ${update}` };
 }
@@ -153,13 +155,8 @@ export function planStatus(input: StatusInput): AppStatus {
   const { set, owned, canary, actions } = input;
   const app = set.app;
   const generation = app.metadata.generation;
-  const raw = replicaCounts(
-    input.projectWrites === false ? owned : projectPodWrites(owned, actions, set.now),
-    set.minReadySeconds,
-    set.now,
-    set.current.metadata.name,
-    set.update.metadata.name,
-  );
+  const pods = input.projectWrites === false ? owned : projectPodWrites(owned, actions, set.now);
+  const raw = replicaCounts(pods, set.minReadySeconds, set.now, set.current.metadata.name, set.update.metadata.name);
   const done = completedCurrent(raw, set.current.metadata.name, set.update.metadata.name);
   const specPaused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
   const paused = pauseState(canary, specPaused);
@@ -169,7 +166,7 @@ export function planStatus(input: StatusInput): AppStatus {
       specReplicas: set.ordinals.length,
       maxUnavailable: maxUnavailable(set),
       counts: done.counts,
-      progress: progressOf(set, done.counts, canary, owned.length, input.held),
+      progress: progressOf(set, done.counts, canary, { owned: pods.length, created: pods.length - owned.length }, input.held),
       pause: paused.pause,
       pauseMessage: paused.message,
       createsPlanned: actions.some((a) => a.kind === 'createPod'),

@@ -46,7 +46,7 @@ describe('scaleStrategy.maxUnavailable', () => {
     expect(progressing(obs)).toMatchObject({
       status: 'True',
       reason: 'ScaleUpLimited',
-      message: "scaling to 4 pods: 1 exist; 2 not created yet while 1 of the App's pods are unavailable (scaleStrategy.maxUnavailable 2)",
+      message: "scaling to 4 pods: 2 exist; 2 not created yet while 2 of the App's pods are unavailable (scaleStrategy.maxUnavailable 2)",
     });
   });
 

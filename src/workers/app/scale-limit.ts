@@ -20,14 +20,14 @@ export function scaleUpGate(set: PodSet, acc: Accumulator): ScaleUpGate | undefi
   const limit = r.ok ? r.value : 1;
   let unavailable = 0;
   for (const pod of set.replicas.values()) if (isUnavailable(pod, set.minReadySeconds, set.now)) unavailable++;
-  const counted = unavailable;
   return {
     admit: () => {
       if (unavailable < limit) {
         unavailable++;
         return true;
       }
-      const scaleUp = acc.held?.scaleUp ?? { held: 0, unavailable: counted, limit };
+      // Counting the pods this plan creates, as the status written with them counts them.
+      const scaleUp = acc.held?.scaleUp ?? { held: 0, unavailable, limit };
       acc.held = { ...acc.held, scaleUp: { ...scaleUp, held: scaleUp.held + 1 } };
       return false;
     },
