@@ -162,11 +162,14 @@ interface ScaledObject {
   status?: { externalMetricNames?: string[]; hpaName?: string; conditions?: { type: string; status: string }[] };
 }
 
-describe.runIf('missing' in install && required)('the KEDA operator under make test', () => {
-  it('is in the tool cache', () => {
-    expect.fail(`EBB_REQUIRE_KEDA=1 (make test, which builds the operator first), yet ${'missing' in install ? install.missing : 'it is missing'}`);
+// Registered only when it must fail: a green run lists no skipped test.
+if ('missing' in install && required) {
+  describe('the KEDA operator under make test', () => {
+    it('is in the tool cache', () => {
+      expect.fail(`EBB_REQUIRE_KEDA=1 (make test, which builds the operator first), yet ${install.missing}`);
+    });
   });
-});
+}
 
 describe.skipIf('missing' in install)('scale to zero with the KEDA operator', () => {
   let ns = '';
