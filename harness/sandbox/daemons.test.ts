@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunningDaemon } from '../../src/daemon/daemon.ts';
-import { DAEMON_DEFAULTS } from '../../src/daemon/options.ts';
+import { parseDaemonConfig } from '../../src/daemon/config.ts';
+import { daemonOptionsOf } from '../../src/daemon/options.ts';
 import { daemonBanner, nodeDaemonOptions, type NodeDaemons } from './daemons.ts';
 
 const node = { name: 'sim-node-1', criSocket: '/sandbox/nodes/sim-node-1/cri.sock' };
@@ -11,11 +12,17 @@ function running(ports: Record<string, number>): NodeDaemons {
 }
 
 describe('node daemon options', () => {
-  it('serve the node through its CRI socket, on loopback with a free port, with the product defaults otherwise', () => {
+  it('serve the node through its CRI socket, on loopback with a free port: what `ebb daemon` runs with those settings', () => {
     const o = nodeDaemonOptions(node);
     expect(o).toMatchObject({ nodeName: 'sim-node-1', criEndpoint: 'unix:///sandbox/nodes/sim-node-1/cri.sock', httpAddress: '127.0.0.1', httpPort: 0 });
-    expect(o.pullConcurrency).toBe(DAEMON_DEFAULTS.pullConcurrency);
-    expect(o.statusFlushMs).toBe(DAEMON_DEFAULTS.statusFlushMs);
+    // Everything else is what the product's settings table gives a daemon whose environment sets only these.
+    const env = {
+      EBB_NODE_NAME: 'sim-node-1',
+      EBB_CRI_ENDPOINT: 'unix:///sandbox/nodes/sim-node-1/cri.sock',
+      EBB_HTTP_ADDRESS: '127.0.0.1',
+      EBB_HTTP_PORT: '0',
+    };
+    expect(o).toEqual(daemonOptionsOf(parseDaemonConfig(env)));
     expect(Object.isFrozen(o)).toBe(true);
   });
 

@@ -1,4 +1,4 @@
-import type { DaemonConfig } from './config.ts';
+import { parseDaemonConfig, type DaemonConfig } from './config.ts';
 
 /**
  * What the node daemon needs to run. A plain, frozen value: `daemonOptionsOf` derives it from the parsed
@@ -28,18 +28,14 @@ export interface DaemonOptions {
   readonly logLevel: string;
 }
 
-export const DAEMON_DEFAULTS = {
-  pullConcurrency: 2,
-  pullTimeoutMs: 10 * 60_000,
-  backoffBaseMs: 5_000,
-  backoffMaxMs: 5 * 60_000,
-  recheckPeriodMs: 5 * 60_000,
-  statusFlushMs: 2_000,
-  watchdogMs: 3 * 60_000,
-  httpAddress: '0.0.0.0',
-  httpPort: 8080,
-  logLevel: 'info',
-} as const satisfies Omit<DaemonOptions, 'nodeName' | 'criEndpoint'>;
+/**
+ * The defaults are the settings table's (`DAEMON_SETTINGS`), read once: the options `ebb daemon` runs with when
+ * only the required node name is set. One source, so the two cannot drift.
+ */
+export const DAEMON_DEFAULTS: Omit<DaemonOptions, 'nodeName' | 'criEndpoint'> = (() => {
+  const { nodeName: _node, criEndpoint: _endpoint, ...defaults } = daemonOptionsOf(parseDaemonConfig({ EBB_NODE_NAME: 'defaults' }));
+  return Object.freeze(defaults);
+})();
 
 /** Options with the defaults filled in. */
 export function daemonOptions(o: Pick<DaemonOptions, 'nodeName' | 'criEndpoint'> & Partial<DaemonOptions>): DaemonOptions {
@@ -48,7 +44,7 @@ export function daemonOptions(o: Pick<DaemonOptions, 'nodeName' | 'criEndpoint'>
 
 /** The daemon's options from the process's parsed configuration. */
 export function daemonOptionsOf(cfg: DaemonConfig): DaemonOptions {
-  return daemonOptions({
+  return Object.freeze({
     nodeName: cfg.nodeName,
     criEndpoint: cfg.criEndpoint,
     pullConcurrency: cfg.pullConcurrency,

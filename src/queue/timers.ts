@@ -37,7 +37,10 @@ export async function setTimer(queue: TimersQueueLike, key: ObjectKey, reason: s
 async function setTimerUnlocked(queue: TimersQueueLike, id: string, data: TimerData): Promise<SetTimerResult> {
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const jobId = `${id}.${randomBytes(6).toString('hex')}`;
-    const job = await queue.add(data.reason, data, { jobId, delay: Math.max(0, data.dueAt - Date.now()), deduplication: { id } });
+    // BullMQ schedules a delayed job at its `timestamp` + `delay`: both from one clock reading, so the job is
+    // due at `dueAt` exactly (its own Date.now() a moment later would shift it by the time in between).
+    const now = Date.now();
+    const job = await queue.add(data.reason, data, { jobId, timestamp: now, delay: Math.max(0, data.dueAt - now), deduplication: { id } });
     if (job.id === jobId) return 'created';
     const existing = await queue.getJob(job.id ?? '');
     if (!existing) continue; // finished meanwhile: add again
@@ -47,6 +50,7 @@ async function setTimerUnlocked(queue: TimersQueueLike, id: string, data: TimerD
       if (existing.data.dueAt <= data.dueAt) return 'kept';
       await existing.updateData({ ...existing.data, dueAt: data.dueAt });
       try {
+        // changeDelay takes its own clock reading: the moved job may be due a millisecond or two after dueAt.
         await existing.changeDelay(Math.max(0, data.dueAt - Date.now()));
         return 'moved-earlier';
       } catch {

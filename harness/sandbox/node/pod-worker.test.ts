@@ -112,7 +112,8 @@ describe('PodWorker', () => {
     const store = new ImageStore({ registry: new SimRegistry(), pullMs: () => 300 });
     const pod = testPod({ containers: [{ name: 'app', image: 'big:1' }] });
     const w = new PodWorker(pod, context(api, [], node.signal, store), node.signal);
-    await new Promise((r) => setTimeout(r, 50));
+    // The worker's pull is under way: the test's pull joins it.
+    await waitFor(() => (store.pullRequests >= 1 ? true : undefined), { timeoutMs: 5_000, intervalMs: 5, what: "the worker's pull" });
     const sharedPull = store.pull('big:1');
     w.update({ ...pod, metadata: { ...pod.metadata, deletionTimestamp: '2025-01-01T00:00:00Z' } });
     await w.done;

@@ -178,11 +178,18 @@ describe('a namespace quota', () => {
     await new Promise((r) => setTimeout(r, 2 * BACKOFF_MAX_MS));
     expect(await podsOf(ctl.ns, name)).toHaveLength(2);
 
-    const raised = Date.now();
     await rest.patch(quotaRef, { spec: { hard: { pods: '3' } } }, PatchType.merge);
+    // Admission enforces the quota's status: the clock starts once the quota controller has written the new
+    // limit there (its delay is not ebb's), and the third pod follows within one capped backoff step.
+    await waitFor(async () => ((await rest.get<{ status?: { hard?: Record<string, string> } }>(quotaRef)).status?.hard?.['pods'] === '3' ? true : undefined), {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      what: 'the raised quota in its status',
+    });
+    const raised = Date.now();
     await waitFor(async () => ((await podsOf(ctl.ns, name)).length === 3 ? true : undefined), { timeoutMs: 60_000, intervalMs: 100, what: 'third pod' });
     const healedMs = Date.now() - raised;
-    // One backoff step (the cap), plus the quota controller's and the apiserver's own delay in seeing the new limit.
+    // One backoff step (the cap), plus a reconcile and the apiserver's own time.
     expect(healedMs).toBeLessThan(BACKOFF_MAX_MS + 3_000);
     await settled(ctl.ns, name);
     expect(await condition(ctl.ns, name, ConditionType.failedCreatePod)).toMatchObject({ status: 'False' });

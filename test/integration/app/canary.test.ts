@@ -44,13 +44,15 @@ describe('canary', () => {
     // Resume: 50% of 4 = 2 pods, then the 5 s pause.
     await patchApp(ctl.ns, name, { updateStrategy: { rollingUpdate: { paused: false } } });
     const timed = await until(ctl.ns, name, (s) => s.app.status?.canary?.step === 3, { onEach });
-    const timedAt = Date.now();
+    // The pause is timed from the instant the worker recorded, not from when this poll happened to see it.
+    const pausedAt = Date.parse(timed.app.status?.canary?.pausedAt ?? '');
+    expect(pausedAt).not.toBeNaN();
     expect(timed.pods.filter((p) => revisionOf(p) === v2)).toHaveLength(2);
     expect(timed.app.status?.conditions).toContainEqual(expect.objectContaining({ type: ConditionType.paused, status: 'True', reason: 'CanaryTimedPause' }));
 
-    // The timer fires after ~5 s and the rollout completes.
+    // The timer fires 5 s after pausedAt and the rollout completes.
     const done = await settled(ctl.ns, name, v2, 60_000);
-    expect(Date.now() - timedAt).toBeGreaterThanOrEqual(3_500);
+    expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(5_000);
     expect(done.app.status?.canary).toEqual({ step: 4 });
     expect(done.app.status).toMatchObject({ currentRevision: v2, updatedReplicas: 4 });
     expect(done.app.spec.updateStrategy?.rollingUpdate?.paused).toBe(false);

@@ -16,6 +16,7 @@ import { enqueue } from '../../../src/queue/enqueue.ts';
 import { dedupId, type ObjectKey } from '../../../src/queue/names.ts';
 import { createReconcileQueue } from '../../../src/queue/queues.ts';
 import { parseQueueConfig } from '../../../src/queue/settings.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { sandbox } from '../support.ts';
 import { ebbEnv, printLogsOnFailure, spawnEbb, uniquePrefix, type EbbProcess } from './helpers.ts';
 
@@ -31,6 +32,29 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 const RESULTS = join(PROJECT_ROOT, 'test-results');
+
+interface BoardQueues {
+  queues: { name: string; jobs: { id: string }[] }[];
+}
+
+/** Polls the board's API (what its page draws from) until it lists `jobId` among the reconcile queue's waiting jobs. */
+async function boardListsWaiting(board: string, authorization: string, jobId: string): Promise<void> {
+  let last = '';
+  const url = `${board}/api/queues?activeQueue=reconcile&status=waiting&page=1&jobsPerPage=10`;
+  await waitFor(
+    async () => {
+      const res = await fetch(url, { headers: { authorization }, signal: AbortSignal.timeout(10_000) });
+      const text = await res.text();
+      last = `${res.status} ${text.slice(0, 1_000)}`;
+      if (!res.ok) return undefined;
+      const body = JSON.parse(text) as BoardQueues;
+      return body.queues.find((q) => q.name === 'reconcile')?.jobs.some((j) => j.id === jobId) ? true : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 200, what: `the board's API listing job ${jobId} as waiting` },
+  ).catch((err: unknown) => {
+    throw new Error(`${String(err)}; last answer: ${last}`);
+  });
+}
 
 describe('Bull Board in a browser', () => {
   const procs: EbbProcess[] = [];
@@ -78,7 +102,8 @@ describe('Bull Board in a browser', () => {
     expect(await refused.headerValue('www-authenticate')).toContain('Basic realm="ebb Bull Board"');
     expect(String(navigation)).toContain('ERR_INVALID_AUTH_CREDENTIALS');
 
-    await page.setExtraHTTPHeaders({ authorization: `Basic ${Buffer.from(`ops:${password}`).toString('base64')}` });
+    const authorization = `Basic ${Buffer.from(`ops:${password}`).toString('base64')}`;
+    await page.setExtraHTTPHeaders({ authorization });
     const home = await page.goto(board);
     expect(home?.status()).toBe(200);
     await page.getByText('ebb queues').first().waitFor({ timeout: 30_000 });
@@ -88,8 +113,23 @@ describe('Bull Board in a browser', () => {
       .waitFor({ timeout: 30_000 });
     await expect(page.getByRole('link', { name: /timers/ }).count()).resolves.toBeGreaterThan(0);
 
+    // The card exists once the board's own API lists the job as waiting: wait for that first, so a failure
+    // says which side (the server's listing, or the page drawing it) did not get there.
+    await boardListsWaiting(board, authorization, jobId);
     await page.goto(`${board}/queue/reconcile?status=waiting`);
-    await page.getByText(jobId).first().waitFor({ timeout: 30_000 });
+    await page
+      .getByText(jobId)
+      .first()
+      .waitFor({ timeout: 30_000 })
+      .catch(async (err: unknown) => {
+        const shown = (
+          await page
+            .locator('main')
+            .innerText()
+            .catch(() => '(no main element)')
+        ).slice(0, 2_000);
+        throw new Error(`the board lists job ${jobId} as waiting, yet the page did not draw its card: ${String(err)}\npage shows: ${shown}`);
+      });
     await mkdir(RESULTS, { recursive: true });
     const shot = join(RESULTS, 'bull-board.png');
     await page.screenshot({ path: shot, fullPage: true });

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sleep } from '../../../src/common/wait.ts';
+import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { parseQueueConfig } from '../../../src/queue/settings.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';
 import { createReconcileQueue, type ReconcileQueue } from '../../../src/queue/queues.ts';
@@ -51,8 +51,11 @@ describe('Redis loss during activity', () => {
     return w;
   };
 
-  /** Edits every App round robin until `stop()`; returns how many edits were made. */
-  const editLoop = (): { stop(): Promise<number> } => {
+  /**
+   * Edits every App round robin until `stop()` (which returns how many edits were made); `more(k)` resolves
+   * once `k` more edits than now are made, so each phase of a fault sees edits however slow the machine is.
+   */
+  const editLoop = (): { more(k: number, what: string): Promise<void>; stop(): Promise<number> } => {
     let stopped = false;
     let n = 0;
     const loop = (async () => {
@@ -62,6 +65,10 @@ describe('Redis loss during activity', () => {
       }
     })();
     return {
+      more: (k, what) => {
+        const target = n + k;
+        return waitFor(() => (n >= target ? true : undefined), { timeoutMs: 60_000, intervalMs: 20, what: `${k} edits ${what}` }).then(() => undefined);
+      },
       stop: async () => {
         stopped = true;
         await loop;
@@ -98,10 +105,10 @@ describe('Redis loss during activity', () => {
   it('FLUSHALL while Apps are edited and reconciled: every App is observed again', async () => {
     printLogsOnFailure(procs);
     const edits = editLoop();
-    await sleep(1_500);
+    await edits.more(10, 'before the flush');
     await admin.flushall();
-    await sleep(1_500);
-    expect(await edits.stop()).toBeGreaterThan(20);
+    await edits.more(10, 'after the flush');
+    expect(await edits.stop()).toBeGreaterThanOrEqual(20);
     await waitAllObserved(sandbox().rest, ns, APPS, 4 * RESYNC_MS);
     expect(procs.every((p) => p.running())).toBe(true);
   });
@@ -111,9 +118,13 @@ describe('Redis loss during activity', () => {
     // No worker: every edit leaves a waiting job.
     await Promise.all(procs.filter((p) => p.name.startsWith('worker')).map((p) => p.stop()));
     for (let i = 0; i < APPS; i++) await editApp(sandbox().rest, ns, `app-${i}`);
-    await sleep(500);
-    const waiting = await queue.getJobCounts('wait', 'prioritized');
-    expect((waiting['wait'] ?? 0) + (waiting['prioritized'] ?? 0), 'jobs waiting for a worker').toBe(APPS);
+    const waitingJobs = async (): Promise<number> => {
+      const c = await queue.getJobCounts('wait', 'prioritized');
+      return (c['wait'] ?? 0) + (c['prioritized'] ?? 0);
+    };
+    // One job per edited App, once the watcher has seen every edit.
+    await waitFor(async () => ((await waitingJobs()) >= APPS ? true : undefined), { timeoutMs: 30_000, what: 'a waiting job per edited App' });
+    expect(await waitingJobs(), 'jobs waiting for a worker').toBe(APPS);
 
     await admin.flushall();
     const flushedAt = Date.now();
@@ -134,12 +145,12 @@ describe('Redis loss during activity', () => {
     printLogsOnFailure(procs);
     const mark = watcher.logs.length;
     const edits = editLoop();
-    await sleep(1_000);
+    await edits.more(10, 'before the outage');
     await redis.stop();
-    await sleep(2_000);
+    await edits.more(20, 'while Redis is down');
     redis = await startRedis({ dir, port: redis.port });
-    await sleep(1_000);
-    expect(await edits.stop()).toBeGreaterThan(20);
+    await edits.more(10, 'after the restart');
+    expect(await edits.stop()).toBeGreaterThanOrEqual(40);
 
     await waitAllObserved(sandbox().rest, ns, APPS, 30_000);
     expect(

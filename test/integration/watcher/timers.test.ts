@@ -96,10 +96,11 @@ describe('timers', () => {
     expect(await setTimer(timers, key, 'canary-pause', dueAt)).toBe('created');
     const editedAt = Date.now();
     const generation = await editApp(rest, ns, 'web');
-    const [app] = await waitAllObserved(rest, ns, 1, 10_000);
+    // Reconciled long before the timer (60 s) would have brought it: half of that is the bound, whatever the load.
+    const [app] = await waitAllObserved(rest, ns, 1, 30_000);
     const tookMs = Date.now() - editedAt;
     expect(app?.observedGeneration).toBe(generation);
-    expect(tookMs, 'the edit was reconciled promptly').toBeLessThan(5_000);
+    expect(tookMs, 'the edit was reconciled long before the timer is due').toBeLessThan(30_000);
 
     const pending = await timers.getDelayed();
     expect(

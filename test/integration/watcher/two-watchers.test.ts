@@ -13,7 +13,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { appRef } from '../../../src/api/group.ts';
-import { sleep } from '../../../src/common/wait.ts';
+import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { listWatch } from '../../../src/kube/watch.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import {
@@ -46,20 +46,56 @@ interface Outcome {
   runs: Run[];
 }
 
+interface EventCount {
+  /** Watch events per App. */
+  counts: Map<string, number>;
+  /** The resourceVersion of the last event seen per App. */
+  lastRv: Map<string, string>;
+  /** Resolves once the initial list is in: the watch then sees every later change. */
+  listed: Promise<void>;
+}
+
 /** Counts the watch events of every App in `ns` as any watcher sees them. */
-function countEvents(ns: string, signal: AbortSignal): Map<string, number> {
+function countEvents(ns: string, signal: AbortSignal): EventCount {
   const counts = new Map<string, number>();
-  void listWatch<{ metadata?: { name?: string } }>(
+  const lastRv = new Map<string, string>();
+  let onListed: () => void = () => undefined;
+  const listed = new Promise<void>((resolve) => (onListed = resolve));
+  void listWatch<{ metadata?: { name?: string; resourceVersion?: string } }>(
     { rest: sandbox().rest, ref: appRef(ns), signal },
     {
-      onList: () => undefined,
+      onList: () => onListed(),
       onEvent: (ev) => {
         const name = ev.object.metadata?.name ?? '';
         counts.set(name, (counts.get(name) ?? 0) + 1);
+        lastRv.set(name, ev.object.metadata?.resourceVersion ?? '');
       },
     },
   ).catch(() => undefined);
-  return counts;
+  return { counts, lastRv, listed };
+}
+
+const BUSY_STATES = ['wait', 'prioritized', 'active', 'delayed'];
+
+/**
+ * Waits until the work the edits caused is over: the count has seen every App at its current resourceVersion
+ * (the status writes' own events included), and no reconcile job is waiting, running or scheduled.
+ */
+async function quiet(ns: string, count: EventCount, watcherPort: number): Promise<void> {
+  let last = '';
+  await waitFor(
+    async () => {
+      const apps = (await sandbox().rest.list<{ metadata: { name: string; resourceVersion: string } }>(appRef(ns))).items;
+      const behind = apps.filter((a) => count.lastRv.get(a.metadata.name) !== a.metadata.resourceVersion).map((a) => a.metadata.name);
+      const metrics = (await httpGet(watcherPort, '/metrics')).body;
+      const busy = BUSY_STATES.reduce((n, state) => n + metricValue(metrics, 'ebb_queue_jobs', { queue: 'reconcile', state }), 0);
+      last = `events not yet counted for [${behind.join(', ')}]; ${busy} reconcile jobs waiting, running or scheduled`;
+      return behind.length === 0 && busy === 0 ? true : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 100, what: 'the edits and their status writes to be processed' },
+  ).catch((err: unknown) => {
+    throw new Error(`${String(err)}: ${last}`);
+  });
 }
 
 async function runWorkload(watchers: number, procs: EbbProcess[], namespaces: string[]): Promise<Outcome> {
@@ -67,8 +103,9 @@ async function runWorkload(watchers: number, procs: EbbProcess[], namespaces: st
   const ns = await freshNamespace(`w${watchers}`);
   namespaces.push(ns);
   const stopCounting = new AbortController();
-  const eventsByApp = countEvents(ns, stopCounting.signal);
-  await sleep(300); // the counting watch is established before the first App exists
+  const count = countEvents(ns, stopCounting.signal);
+  const eventsByApp = count.counts;
+  await count.listed; // the counting watch is established before the first App exists
   const names = appNames(APPS);
   await createApps(rest, ns, names);
 
@@ -86,7 +123,7 @@ async function runWorkload(watchers: number, procs: EbbProcess[], namespaces: st
     await sleep(20);
   }
   await waitAllObserved(rest, ns, APPS);
-  await sleep(1_000); // the status writes' own events are processed too
+  await quiet(ns, count, ports[0] ?? 0);
   let merged = 0;
   for (const port of ports) merged += metricValue((await httpGet(port, '/metrics')).body, 'ebb_enqueue_total', { outcome: 'merged' });
   stopCounting.abort();

@@ -1,11 +1,13 @@
 /**
  * Scenario harness: loops read → plan → execute (the real planner and executor on the fake apiserver) →
- * fake kubelet tick, and checks invariants after every step and at every pod creation.
+ * fake kubelet tick, and checks invariants after every step and at every pod creation (`invariants.ts`). The
+ * first breach fails the step it happened in, unless the test opted out of that invariant by name.
  */
 import { pino } from 'pino';
 import type { App } from '../../../src/api/app.ts';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { Annotation, Label } from '../../../src/api/keys.ts';
+import { maxUnavailableOf } from '../../../src/api/int-or-percent.ts';
 import { IN_PLACE_GATE, podIsUpdatingInPlace } from '../../../src/workers/inplace/index.ts';
 import { timerId } from '../../../src/queue/names.ts';
 import { execute } from '../../../src/workers/app/executor.ts';
@@ -19,20 +21,20 @@ import { FakeCluster } from '../../../harness/fakes/cluster.ts';
 import { FakeKubelet, type KubeletOptions } from '../../../harness/fakes/kubelet.ts';
 import { makeApp, NS } from './fixtures.ts';
 import { ordinalRange } from '../../../src/workers/app/pod-set.ts';
+import {
+  BreachLog,
+  checkDisruption,
+  checkIdentity,
+  checkPartition,
+  checkPaused,
+  checkUnavailable,
+  type Found,
+  type InvariantName,
+  type PodView,
+  type Range,
+} from './invariants.ts';
 
 const silent = pino({ level: 'silent' });
-
-interface PodView {
-  uid: string;
-  name: string;
-  ordinal: number;
-  revision: string | undefined;
-  terminating: boolean;
-  failed: boolean;
-  /** An in-place update is under way (state annotation, or gate False with StartInPlaceUpdate). */
-  updating: boolean;
-  images: string;
-}
 
 export interface Invariants {
   /** Never more than this many replicas unavailable (checked while `armed`). */
@@ -46,7 +48,11 @@ export class Scenario {
   readonly cluster = new FakeCluster(this.clock.now);
   readonly kubelet: FakeKubelet;
   readonly name: string;
+  /** What every breach said, in order (allowed ones included). */
   readonly violations: string[] = [];
+  readonly breaches = new BreachLog();
+  /** Steps taken so far. */
+  steps = 0;
   readonly plans: Plan[] = [];
   /** Reconciles that listed the claims. */
   claimReads = 0;
@@ -81,7 +87,22 @@ export class Scenario {
     return this.cluster.podsOf(NS).sort((a, b) => getOrdinal(this.name, a.metadata.name) - getOrdinal(this.name, b.metadata.name));
   }
 
+  /**
+   * Lets this test breach `invariants` without failing (each breach is still in `violations`): only for a test
+   * that injects the breach on purpose, with the reason.
+   */
+  allowInvariantBreaches(invariants: readonly InvariantName[], reason: string): this {
+    this.breaches.allow(invariants, reason);
+    return this;
+  }
+
+  private breach(found: Found): void {
+    this.violations.push(found.detail);
+    this.breaches.record(found, this.steps + 1);
+  }
+
   private view(): PodView[] {
+    const { minReady } = this.range();
     return this.pods().map((p) => ({
       uid: p.metadata.uid ?? '',
       name: p.metadata.name ?? '',
@@ -89,6 +110,7 @@ export class Scenario {
       revision: getPodRevision(p),
       terminating: isTerminating(p),
       failed: p.status?.phase === 'Failed',
+      available: !isUnavailable(p, minReady, this.clock.now()),
       updating: podIsUpdatingInPlace(p),
       images: JSON.stringify(((p.spec?.['containers'] ?? []) as { image: string }[]).map((c) => c.image)),
     }));
@@ -118,7 +140,7 @@ export class Scenario {
       if (o >= ordinal) break;
       const p = this.cluster.pods.get(`${NS}/${this.name}-${o}`);
       if (!p || isTerminating(p) || !isRunningAndAvailable(p, minReady, this.clock.now()))
-        this.violations.push(`created ${pod.metadata.name} while ${this.name}-${o} is not available`);
+        this.breach({ invariant: 'ordering', pod: pod.metadata.name, detail: `created ${pod.metadata.name} while ${this.name}-${o} is not available` });
     }
   }
 
@@ -141,67 +163,51 @@ export class Scenario {
     return p;
   }
 
-  private checkIdentity(after: PodView[]): void {
-    const ordinals = after.map((p) => p.ordinal);
-    if (new Set(ordinals).size !== ordinals.length) this.violations.push(`two pods share an ordinal: ${ordinals.join(',')}`);
-    for (const p of this.pods()) {
-      if (p.metadata.labels?.[Label.podIndex] !== String(getOrdinal(this.name, p.metadata.name)))
-        this.violations.push(`${p.metadata.name} has a wrong pod-index label`);
-    }
-  }
-
-  private range(): { start: number; end: number; minReady: number } {
+  private range(): Range & { minReady: number } {
     const app = this.app();
     const start = app.spec.ordinals?.start ?? 0;
     return { start, end: start + (app.spec.replicas ?? 1), minReady: app.spec.minReadySeconds ?? 0 };
   }
 
-  /**
-   * While paused, no live, healthy-phase pod in range may be deleted, and no in-place update may start (one
-   * already under way may finish, and may move the pod's revision label).
-   */
-  private checkPaused(before: PodView[], after: PodView[]): void {
-    const { start, end } = this.range();
-    for (const b of before) {
-      const now = after.find((a) => a.uid === b.uid);
-      const inRange = b.ordinal >= start && b.ordinal < end;
-      if (inRange && !b.terminating && !b.failed && (!now || now.terminating)) this.violations.push(`paused, yet ${b.name} (${b.revision ?? ''}) was deleted`);
-      if (inRange && now && !b.updating && (now.updating || now.revision !== b.revision || now.images !== b.images))
-        this.violations.push(`paused, yet ${b.name} was updated in place`);
-    }
-  }
-
   /** A pod with the state annotation and the gate has the gate False: it is out of its Services while it changes. */
-  private checkGates(): void {
+  private checkGates(): Found[] {
+    const out: Found[] = [];
     for (const p of this.pods()) {
       const gated = (p.spec?.readinessGates ?? []).some((g) => g.conditionType === IN_PLACE_GATE);
       const gate = p.status?.conditions?.find((c) => c.type === IN_PLACE_GATE);
       if (gated && p.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined && gate?.status !== 'False')
-        this.violations.push(`${p.metadata.name} is updating with gate ${gate?.status}`);
+        out.push({ invariant: 'gate', pod: p.metadata.name, detail: `${p.metadata.name} is updating with gate ${gate?.status}` });
     }
+    return out;
   }
 
-  private checkUnavailable(limit: number): void {
-    const { start, end, minReady } = this.range();
-    let unavailable = 0;
-    for (let o = start; o < end; o++) if (isUnavailable(this.cluster.pods.get(`${NS}/${this.name}-${o}`), minReady, this.clock.now())) unavailable++;
-    this.peakUnavailable = Math.max(this.peakUnavailable, unavailable);
-    if (unavailable > limit) this.violations.push(`${unavailable} unavailable > maxUnavailable ${limit}`);
+  /** The App's own rolling-update limit, or undefined when it starts no updates (OnDelete). */
+  private specLimit(): number | undefined {
+    const app = this.app();
+    if (app.spec.updateStrategy?.type === 'OnDelete') return undefined;
+    const r = maxUnavailableOf(app.spec.updateStrategy?.rollingUpdate?.maxUnavailable, app.spec.replicas ?? 1);
+    return r.ok ? r.value : undefined;
   }
 
   private checkInvariants(before: PodView[], pausedBefore: boolean): void {
     const after = this.view();
-    this.checkIdentity(after);
-    this.checkGates();
-    if (pausedBefore) this.checkPaused(before, after);
-    if (!this.armed) return;
-    if (this.invariants.maxUnavailable !== undefined) this.checkUnavailable(this.invariants.maxUnavailable);
-    for (const [ordinal, frozen] of this.frozen) {
-      const now = after.find((a) => a.uid === frozen.uid && !a.terminating);
-      if (!now) this.violations.push(`pod ${ordinal} below the partition was replaced`);
-      else if (now.updating || now.revision !== frozen.revision || now.images !== frozen.images)
-        this.violations.push(`pod ${ordinal} below the partition was updated in place`);
+    const range = this.range();
+    const found = [
+      ...checkIdentity(after, new Map(this.pods().map((p) => [p.metadata.name ?? '', p.metadata.labels?.[Label.podIndex]]))),
+      ...this.checkGates(),
+    ];
+    if (pausedBefore) found.push(...checkPaused(before, after, range));
+    const limit = this.specLimit();
+    if (limit !== undefined) found.push(...checkDisruption(before, after, range, limit));
+    if (this.armed) {
+      if (this.invariants.maxUnavailable !== undefined) {
+        const armed = checkUnavailable(after, range, this.invariants.maxUnavailable);
+        this.peakUnavailable = Math.max(this.peakUnavailable, armed.unavailable);
+        found.push(...armed.found);
+      }
+      found.push(...checkPartition(this.frozen, after));
     }
+    for (const f of found) this.breach(f);
   }
 
   /** One reconcile, invariant checks, one kubelet tick. */
@@ -210,6 +216,8 @@ export class Scenario {
     const pausedBefore = this.app().spec.updateStrategy?.rollingUpdate?.paused === true;
     const p = await this.reconcile();
     this.checkInvariants(before, pausedBefore);
+    this.steps++;
+    this.breaches.raise();
     this.kubelet.tick();
     return p;
   }

@@ -163,7 +163,8 @@ describe('revision history', () => {
 });
 
 describe('the scenario harness', () => {
-  it('notices a rollout that exceeds the unavailability it is held to', async () => {
+  // The App allows 3 unavailable; the harness is armed with 1, so the rollout breaches the armed limit.
+  const heldTighter = async () => {
     const s = await converged({
       replicas: 4,
       podManagementPolicy: 'Parallel',
@@ -171,15 +172,37 @@ describe('the scenario harness', () => {
     });
     s.arm({ maxUnavailable: 1 });
     s.edit(image('v2'));
-    await s.runUntil((x) => x.converged() && x.app().metadata.generation === 2);
-    expect(s.violations.some((v) => v.includes('maxUnavailable 1'))).toBe(true);
+    return s;
+  };
+  const done = (x: Scenario) => x.converged() && x.app().metadata.generation === 2;
+
+  it('fails the step of the first breach, naming the invariant, the step and the pods', async () => {
+    const s = await heldTighter();
+    const stepsBefore = s.steps;
+    await expect(s.runUntil(done)).rejects.toThrow(
+      new RegExp(`^invariant 'maxUnavailable' breached at step ${stepsBefore + 1} \\(pod web-\\d[^)]*\\): \\d unavailable > maxUnavailable 1`),
+    );
+    expect(s.breaches.breaches).toHaveLength(1);
   });
 
-  it('notices an ordered creation ahead of an unready predecessor', async () => {
+  it('with the invariant allowed by name, records every breach and carries on', async () => {
+    const s = (await heldTighter()).allowInvariantBreaches(['maxUnavailable'], 'armed tighter than the spec on purpose');
+    await s.runUntil(done);
+    expect(s.violations.length).toBeGreaterThan(0);
+    expect(s.violations.every((v) => v.includes('> maxUnavailable 1'))).toBe(true);
+  });
+
+  it('an opt-out covers only the invariants it names', async () => {
+    const s = (await heldTighter()).allowInvariantBreaches(['partition'], 'a partition breach would be expected here');
+    await expect(s.runUntil(done)).rejects.toThrow(/invariant 'maxUnavailable' breached/);
+  });
+
+  it('notices an ordered creation ahead of an unready predecessor, and fails the next step on it', async () => {
     const s = new Scenario({ replicas: 3, podManagementPolicy: 'OrderedReady' });
     await s.step();
     const pod = s.cluster.pods.get(`${NS}/web-0`)!;
     await s.cluster.client().pods.create(NS, { ...pod, metadata: { ...pod.metadata, name: 'web-1', uid: undefined } });
     expect(s.violations).toEqual(['created web-1 while web-0 is not available']);
+    await expect(s.step()).rejects.toThrow("invariant 'ordering' breached at step 2 (pod web-1): created web-1 while web-0 is not available");
   });
 });

@@ -9,7 +9,7 @@ import { enqueue } from '../../../src/queue/enqueue.ts';
 import { dedupId, RECONCILE_QUEUE, TIMERS_QUEUE, type ObjectKey } from '../../../src/queue/names.ts';
 import { reconcileWorkerOptions, timersWorkerOptions } from '../../../src/queue/queues.ts';
 import { processTimer, setTimer, type TimerData } from '../../../src/queue/timers.ts';
-import { sleepMs, useRedis } from './support.ts';
+import { gate, sleepMs, useRedis } from './support.ts';
 
 const redis = useRedis();
 const appKey = (i: number): ObjectKey => ({ kind: 'App', namespace: 'ns', name: `app-${i}` });
@@ -20,9 +20,17 @@ describe('FLUSHALL during activity', () => {
     const reconcile = redis.reconcileQueue(cfg);
     const timers = redis.timersQueue(cfg);
     const processed = new Set<string>();
+    // The next job to start is held until released: a flush then surely hits a running job.
+    let holdNext: { started(): void; release: Promise<void> } | undefined;
     const worker = redis.worker<ObjectKey>(
       RECONCILE_QUEUE,
       async (job: Job<ObjectKey, void, string>) => {
+        const hold = holdNext;
+        holdNext = undefined;
+        if (hold) {
+          hold.started();
+          await hold.release;
+        }
         await sleepMs(5 + Math.random() * 15);
         processed.add(`${dedupId(job.data)}`);
       },
@@ -33,8 +41,9 @@ describe('FLUSHALL during activity', () => {
 
     const producerErrors: unknown[] = [];
     let stop = false;
+    let produced = 0;
     const producer = (async () => {
-      for (let n = 0; !stop; n++) {
+      for (let n = 0; !stop; n++, produced++) {
         try {
           await enqueue(reconcile, appKey(n % 30));
           if (n % 10 === 0) await setTimer(timers, appKey(n % 30), 'grace', Date.now() + 50);
@@ -45,11 +54,19 @@ describe('FLUSHALL during activity', () => {
       }
     })();
 
-    await sleepMs(300);
-    expect(await admin.flushall()).toBe('OK');
-    await sleepMs(300);
-    expect(await admin.flushall()).toBe('OK');
-    await sleepMs(300);
+    /** Flushes while a job runs and the producer goes on, then waits for `more` enqueues after the flush. */
+    const flushDuringWork = async (more: number): Promise<void> => {
+      const started = gate();
+      const release = gate();
+      holdNext = { started: started.open, release: release.promise };
+      await started.promise;
+      expect(await admin.flushall()).toBe('OK');
+      release.open();
+      const target = produced + more;
+      await waitFor(() => (produced >= target ? true : undefined), { timeoutMs: 10_000, what: `${more} enqueues after the flush` });
+    };
+    await flushDuringWork(50);
+    await flushDuringWork(50);
     stop = true;
     await producer;
 
