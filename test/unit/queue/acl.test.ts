@@ -127,9 +127,9 @@ describe('the Redis ACL user of deploy/', () => {
     const done: string[] = [];
     const worker = new Worker<ObjectKey, void, string>(
       RECONCILE_QUEUE,
-      async (job: Job<ObjectKey, void, string>) => {
+      (job: Job<ObjectKey, void, string>) => {
         done.push(job.data.name);
-        if (job.data.name === 'api') throw new Error('refused by the apiserver');
+        return job.data.name === 'api' ? Promise.reject(new Error('refused by the apiserver')) : Promise.resolve();
       },
       reconcileWorkerOptions(connect(true), cfg),
     );
