@@ -147,8 +147,7 @@ describe('the manifests in deploy/', () => {
     const commands: string[] = [];
     const problems = KUSTOMIZATIONS.flatMap((dir) =>
       kustomize(dir).flatMap((doc) => {
-        const meta = isRecord(doc) && isRecord(doc['metadata']) ? doc['metadata'] : {};
-        const owner = `${dir}: ${String(isRecord(doc) ? doc['kind'] : '?')} ${String(meta['name'])}`;
+        const owner = `${dir}: ${doc.kind} ${doc.metadata.name}`;
         return containersIn(doc)
           .filter((c) => imageName(c.image) === EBB_IMAGE)
           .flatMap((c) => problemsOf(`${owner}, container ${c.name}`, c, commands));
