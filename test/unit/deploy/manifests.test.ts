@@ -21,8 +21,8 @@ import { kustomize, ROOT } from './kustomize.ts';
 
 /** The kustomizations a user applies (README: `kubectl apply --server-side -k deploy/`, then `deploy/keda`). */
 const KUSTOMIZATIONS = ['deploy', 'deploy/keda'];
-/** The name the manifests give ebb's image (kustomization `images` maps it to a registry and tag). */
-const EBB_IMAGE = 'ebb';
+/** The names of ebb's images: the Dockerfile's default target and its `daemon` target (kustomization `images` maps them). */
+const EBB_IMAGES = new Set(['ebb', 'ebb-daemon']);
 
 /** The settings tables each command reads its environment with (`run --all` runs the watcher and a worker). */
 const SETTINGS_OF: Record<string, readonly Entries[]> = {
@@ -149,7 +149,7 @@ describe('the manifests in deploy/', () => {
       kustomize(dir).flatMap((doc) => {
         const owner = `${dir}: ${doc.kind} ${doc.metadata.name}`;
         return containersIn(doc)
-          .filter((c) => imageName(c.image) === EBB_IMAGE)
+          .filter((c) => EBB_IMAGES.has(imageName(c.image)))
           .flatMap((c) => problemsOf(`${owner}, container ${c.name}`, c, commands));
       }),
     );
@@ -160,7 +160,7 @@ describe('the manifests in deploy/', () => {
   it('bound the V8 heap of the watcher and the worker well inside their memory limit', () => {
     const capped = kustomize('deploy')
       .flatMap(containersIn)
-      .filter((c) => imageName(c.image) === EBB_IMAGE && HEAP_CAPPED.has(c.args?.[0] ?? ''));
+      .filter((c) => EBB_IMAGES.has(imageName(c.image)) && HEAP_CAPPED.has(c.args?.[0] ?? ''));
     expect(capped.map((c) => c.args?.[0]).sort()).toEqual(['watcher', 'worker']);
     expect(capped.flatMap((c) => heapProblems(`container ${c.name}`, c))).toEqual([]);
   });
