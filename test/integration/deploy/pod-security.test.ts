@@ -4,12 +4,18 @@
  * the labels deploy/ gives its namespace. Every workload passes in ebb-system, which enforces `restricted`,
  * except the node daemon (a hostPath volume for the runtime socket): `restricted` refuses it, and its own
  * namespace admits it. The namespaces are made from deploy/'s Namespace objects, labels included, under
- * names of this test's own, so that it never meets another file's install.
+ * names of this test's own, so that it never meets another file's install. Last, kubectl's rendering of deploy/
+ * is compared with the reader the unit tests of deploy/ use.
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { PROJECT_ROOT } from '../../../harness/sandbox/paths.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { core } from '../../../src/kube/paths.ts';
+import { kustomize } from '../../unit/deploy/kustomize.ts';
 import { rejection, sandbox } from '../support.ts';
 import { DAEMON_NAMESPACE, kubectlFor, NAMESPACE, podFromWorkload, render, type Manifest } from './install.ts';
 
@@ -65,5 +71,21 @@ describe("deploy/'s workloads under Pod Security admission", () => {
       /violates PodSecurity "restricted:latest": restricted volume types \(volume "cri" uses restricted volume type "hostPath"\)$/,
     );
     await expect(dryRun(pod, copyOf(DAEMON_NAMESPACE))).resolves.toMatchObject({ kind: 'Pod', spec: { priorityClassName: 'system-node-critical' } });
+  });
+
+  it("renders deploy/ as the unit tests' reader does (kubectl also adds the part-of label and image tags)", async () => {
+    const { images } = parse(await readFile(join(PROJECT_ROOT, 'deploy/kustomization.yaml'), 'utf8')) as {
+      images: { name: string; newName: string; newTag: string }[];
+    };
+    const key = (o: { kind: string; metadata: { name: string; namespace?: string } }): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    const byKey = (a: Parameters<typeof key>[0], b: Parameters<typeof key>[0]): number => key(a).localeCompare(key(b));
+    const kubectlRendered = [...objects].sort(byKey);
+    // The reader leaves `images:` and `labels:` to kubectl: apply them to its output the same way.
+    const tagged = (o: unknown): unknown =>
+      JSON.parse(images.reduce((text, i) => text.replaceAll(`"image":"${i.name}"`, `"image":"${i.newName}:${i.newTag}"`), JSON.stringify(o)));
+    const read = kustomize('deploy')
+      .sort(byKey)
+      .map((o) => tagged({ ...o, metadata: { ...o.metadata, labels: { ...o.metadata.labels, 'app.kubernetes.io/part-of': 'ebb' } } }));
+    expect(kubectlRendered).toEqual(read);
   });
 });
