@@ -1,6 +1,17 @@
 /** Shared metav1 shapes: object metadata, label selectors and conditions. */
 import { Type, type Static, type TObject } from '@sinclair/typebox';
-import { dateTime, int64, type KubeObjectOptions, labelMap, LABEL_KEY_MAX_LENGTH, listMap, stringEnum, stringMap } from './schema-kit.ts';
+import {
+  dateTime,
+  int64,
+  type KubeObjectOptions,
+  labelMap,
+  LABEL_KEY_CEL_PATTERN,
+  LABEL_KEY_MAX_LENGTH,
+  LABEL_VALUE_PATTERN,
+  listMap,
+  stringEnum,
+  stringMap,
+} from './schema-kit.ts';
 
 /**
  * The object metadata ebb reads and writes. Only for TypeScript types: a CRD root's `metadata` is validated by
@@ -37,12 +48,28 @@ export type ObjectMeta = Static<typeof ObjectMetaSchema>;
 const SELECTOR_MAX_EXPRESSIONS = 32;
 const SELECTOR_MAX_VALUES = 64;
 
+/**
+ * A requirement's key and values are a label key and label values, as upstream validates them: the selector
+ * becomes a `labelSelector=` query and `status.labelSelector`, where a `,`, `(` or space in a key or value
+ * would add requirements of its own.
+ */
 export const LabelSelectorRequirementSchema = Type.Object(
   {
-    key: Type.String({ description: 'The label key the selector applies to.', minLength: 1, maxLength: LABEL_KEY_MAX_LENGTH }),
+    key: Type.String({
+      description: 'The label key the selector applies to.',
+      minLength: 1,
+      maxLength: LABEL_KEY_MAX_LENGTH,
+      'x-kubernetes-validations': [
+        {
+          rule: `self.matches('${LABEL_KEY_CEL_PATTERN}') && self.indexOf('/') <= 253`,
+          message:
+            "matchExpressions key must be a label key: an optional DNS subdomain prefix of at most 253 characters and '/', then a name of at most 63 letters, digits, '-', '_' or '.' that starts and ends with a letter or digit",
+        },
+      ],
+    }),
     operator: stringEnum(['In', 'NotIn', 'Exists', 'DoesNotExist'], { description: 'How the key relates to the values.' }),
     values: Type.Optional(
-      Type.Array(Type.String({ maxLength: 63 }), {
+      Type.Array(Type.String({ maxLength: 63, pattern: LABEL_VALUE_PATTERN }), {
         description: 'For In and NotIn: a non-empty set of values. For Exists and DoesNotExist: empty.',
         maxItems: SELECTOR_MAX_VALUES,
       }),

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseRedisUrl, redactRedisUrl, redisOptions } from './connection.ts';
 import { ConfigError } from '../common/config-error.ts';
@@ -52,6 +55,22 @@ describe('redisOptions', () => {
       expect(typeof d).toBe('number');
       expect(d as number).toBeGreaterThanOrEqual(100);
       expect(d as number).toBeLessThanOrEqual(5_000);
+    }
+  });
+
+  it('verifies a rediss:// server with the CA file when one is set, and refuses a file it cannot read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ebb-ca-'));
+    try {
+      const ca = join(dir, 'ca.pem');
+      writeFileSync(ca, '-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n');
+      const tls = redisOptions('rediss://redis.ebb-system.svc', { forWorker: false, caFile: ca }).tls;
+      expect(tls?.servername).toBe('redis.ebb-system.svc');
+      expect(String(tls?.ca)).toContain('BEGIN CERTIFICATE');
+      expect(redisOptions('rediss://r', { forWorker: false }).tls).toEqual({ servername: 'r' });
+      expect(redisOptions('redis://r', { forWorker: false, caFile: ca }).tls).toBeUndefined();
+      expect(() => redisOptions('rediss://r', { forWorker: false, caFile: join(dir, 'missing.pem') })).toThrow(/EBB_REDIS_CA_FILE: cannot read .*ENOENT/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Redis, type RedisOptions } from 'ioredis';
 import { backoffMs } from '../common/backoff.ts';
 import { repeatGate, type Logger } from '../common/log.ts';
@@ -57,6 +58,8 @@ export interface RedisConnectionOptions {
    * command waits through a short outage, then fails, so callers never pile up behind a dead Redis.
    */
   forWorker: boolean;
+  /** PEM file of the CA that signed the server's certificate (a `rediss://` URL); default: the system's CAs. */
+  caFile?: string | undefined;
   /** Shown in `CLIENT LIST`; helps on-call people find who is connected. */
   name?: string;
   log?: Logger;
@@ -68,6 +71,15 @@ const RECONNECT_BASE_MS = 100;
 const RECONNECT_CAP_MS = 5_000;
 const PRODUCER_RETRIES_PER_REQUEST = 3;
 
+/** The CA bundle of a `rediss://` connection; a file that cannot be read is a ConfigError, at start. */
+function readCa(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new ConfigError([`EBB_REDIS_CA_FILE: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`]);
+  }
+}
+
 /** ioredis options for a URL; exported for tests and for callers that must build the client themselves. */
 export function redisOptions(url: string, opts: RedisConnectionOptions): RedisOptions {
   const t = parseRedisUrl(url);
@@ -77,7 +89,7 @@ export function redisOptions(url: string, opts: RedisConnectionOptions): RedisOp
     username: t.username,
     password: t.password,
     db: t.db,
-    ...(t.tls ? { tls: { servername: t.host } } : {}),
+    ...(t.tls ? { tls: { servername: t.host, ...(opts.caFile === undefined ? {} : { ca: readCa(opts.caFile) }) } } : {}),
     connectionName: opts.name,
     maxRetriesPerRequest: opts.forWorker ? null : PRODUCER_RETRIES_PER_REQUEST,
     // Commands issued while reconnecting are queued (bounded by maxRetriesPerRequest for producers).

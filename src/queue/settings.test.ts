@@ -11,6 +11,7 @@ describe('parseQueueConfig', () => {
     const cfg = parseQueueConfig({});
     expect(cfg).toEqual({
       redisUrl: 'redis://127.0.0.1:6379',
+      redisCaFile: undefined,
       prefix: '{ebb}',
       workerConcurrency: 8,
       globalConcurrency: undefined,
@@ -45,6 +46,9 @@ describe('parseQueueConfig', () => {
     [{ EBB_QUEUE_FAIRNESS: 'off' }, { fairness: 'off' }],
     [{ EBB_QUEUE_FAIRNESS: 'namespace' }, { fairness: 'namespace' }],
     [{ EBB_REDIS_URL: 'rediss://:pw@redis:6380/1' }, { redisUrl: 'rediss://:pw@redis:6380/1' }],
+    [{ EBB_REDIS_URL: 'redis://ebb@redis:6379', EBB_REDIS_PASSWORD: 'f00d' }, { redisUrl: 'redis://ebb:f00d@redis:6379' }],
+    [{ EBB_REDIS_URL: 'redis://ebb:old@redis', EBB_REDIS_PASSWORD: 'p@ss w' }, { redisUrl: 'redis://ebb:p%40ss%20w@redis' }],
+    [{ EBB_REDIS_URL: 'rediss://redis', EBB_REDIS_CA_FILE: '/etc/ebb/redis-ca.pem' }, { redisCaFile: '/etc/ebb/redis-ca.pem' }],
     [{ EBB_QUEUE_PREFIX: '{ebb-staging}' }, { prefix: '{ebb-staging}' }],
     [{ EBB_WORKER_CONCURRENCY: ' 4 ' }, { workerConcurrency: 4 }],
     [{ EBB_WORKER_CONCURRENCY: '' }, { workerConcurrency: 8 }],
@@ -70,6 +74,8 @@ describe('parseQueueConfig', () => {
     [{ EBB_REDIS_URL: 'http://x' }, 'EBB_REDIS_URL: unsupported scheme "http:"; use redis: or rediss: (got "http://x")'],
     [{ EBB_REDIS_URL: 'redis//host' }, 'EBB_REDIS_URL: not a URL; expected redis://[user:password@]host[:port][/db] (got "redis//host")'],
     [{ EBB_REDIS_URL: 'redis://:pw@host/x' }, 'EBB_REDIS_URL: database "x" is not a number (got "redis://:***@host/x")'],
+    [{ EBB_REDIS_CA_FILE: '/ca.pem' }, 'EBB_REDIS_CA_FILE is set but EBB_REDIS_URL is not a rediss:// (TLS) URL'],
+    [{ EBB_REDIS_URL: 'rediss://r', EBB_REDIS_CA_FILE: 'ca.pem' }, 'EBB_REDIS_CA_FILE: must be an absolute path (got "ca.pem")'],
   ])('rejects %j', (env, problem) => {
     expect(problemsOf(env)).toEqual([problem]);
   });
@@ -84,5 +90,6 @@ describe('parseQueueConfig', () => {
     const problems = problemsOf({ EBB_REDIS_URL: 'redis://:hunter2@host/notadb' });
     expect(problems).toHaveLength(1);
     expect(problems[0]).not.toContain('hunter2');
+    expect(problemsOf({ EBB_REDIS_URL: 'redis://h/x', EBB_REDIS_PASSWORD: 'hunter2' }).join('\n')).not.toContain('hunter2');
   });
 });

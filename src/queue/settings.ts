@@ -6,8 +6,13 @@ import { KEY_PREFIX } from './names.ts';
 
 /** The queue part of a process's configuration: validated once, frozen, passed down. */
 export interface QueueConfig {
-  /** Holds credentials when Redis needs them: log `redactRedisUrl(redisUrl)`, never this. */
+  /**
+   * Holds credentials when Redis needs them (EBB_REDIS_PASSWORD is merged into it): log
+   * `redactRedisUrl(redisUrl)`, never this.
+   */
   readonly redisUrl: string;
+  /** PEM file of the CA that signed the Redis server's certificate (`rediss://` only); undefined: the system CAs. */
+  readonly redisCaFile: string | undefined;
   /** BullMQ key prefix; must contain a `{hash tag}` so all keys share one Redis Cluster slot. */
   readonly prefix: string;
   /** Jobs one worker process runs at once. */
@@ -45,6 +50,19 @@ export const QUEUE_SETTINGS = table(
       format: 'redis://[user:password@]host[:port][/db]',
       check: redisUrlProblem,
       doc: 'Redis: `redis://` or `rediss://` (TLS), optional user and password, optional `/db`',
+    },
+    redisPassword: {
+      name: 'EBB_REDIS_PASSWORD',
+      type: 'string',
+      secret: true,
+      doc: 'password of the Redis user (set it from a Secret with `secretKeyRef`); replaces a password in `EBB_REDIS_URL`, whose user (`redis://ebb@host`) it belongs to',
+    },
+    redisCaFile: {
+      name: 'EBB_REDIS_CA_FILE',
+      type: 'string',
+      pattern: /^\//,
+      format: 'be an absolute path',
+      doc: "PEM file of the CA that signed the Redis server's certificate, for a `rediss://` URL; unset: the system's CAs",
     },
     prefix: {
       name: 'EBB_QUEUE_PREFIX',
@@ -123,6 +141,11 @@ export const QUEUE_SETTINGS = table(
   },
   [
     {
+      uses: ['redisUrl', 'redisCaFile'],
+      problems: (v, isSet) =>
+        isSet('redisCaFile') && !v.redisUrl.startsWith('rediss:') ? ['EBB_REDIS_CA_FILE is set but EBB_REDIS_URL is not a rediss:// (TLS) URL'] : [],
+    },
+    {
       uses: ['rateLimitMax'],
       problems: (v, isSet) =>
         v.rateLimitMax === undefined && isSet('rateLimitDuration')
@@ -142,7 +165,8 @@ export const QUEUE_SETTINGS = table(
 /** The queue config out of the parsed settings of any table that includes QUEUE_SETTINGS. */
 export function queueConfigOf(v: Values<typeof QUEUE_SETTINGS.entries>): QueueConfig {
   return frozen({
-    redisUrl: v.redisUrl,
+    redisUrl: withRedisPassword(v.redisUrl, v.redisPassword),
+    redisCaFile: v.redisCaFile,
     prefix: v.prefix,
     workerConcurrency: v.workerConcurrency,
     globalConcurrency: v.globalConcurrency,
@@ -155,6 +179,14 @@ export function queueConfigOf(v: Values<typeof QUEUE_SETTINGS.entries>): QueueCo
     resyncPeriodMs: v.resyncPeriod,
     fairness: v.fairness,
   });
+}
+
+/** The URL with its password replaced by `password` (URL-encoded), or unchanged when there is none. */
+export function withRedisPassword(url: string, password: string | undefined): string {
+  if (password === undefined) return url;
+  const u = new URL(url);
+  u.password = encodeURIComponent(password);
+  return u.toString();
 }
 
 /** The queue settings alone (tests and tools); processes parse their whole table. Throws one ConfigError. */

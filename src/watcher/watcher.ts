@@ -157,8 +157,14 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   // failover to a replica behind): the jobs and timers of objects nothing else will wake (a pod waiting out
   // its in-place grace period). Everything known is enqueued again as soon as Redis answers, as a resync.
   let onRedisRestored = (): void => undefined;
-  const producer = redisConnection(cfg.queue.redisUrl, { forWorker: false, name: 'ebb-watcher', log, onRestored: () => onRedisRestored() });
-  const blocking = redisConnection(cfg.queue.redisUrl, { forWorker: true, name: 'ebb-watcher-timers', log });
+  const producer = redisConnection(cfg.queue.redisUrl, {
+    forWorker: false,
+    caFile: cfg.queue.redisCaFile,
+    name: 'ebb-watcher',
+    log,
+    onRestored: () => onRedisRestored(),
+  });
+  const blocking = redisConnection(cfg.queue.redisUrl, { forWorker: true, caFile: cfg.queue.redisCaFile, name: 'ebb-watcher-timers', log });
   const queue = createReconcileQueue(producer, cfg.queue);
   const timers = createTimersQueue(producer, cfg.queue);
   // BullMQ prints a Queue's connection errors raw to stderr unless someone listens; the connection

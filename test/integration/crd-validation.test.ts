@@ -213,6 +213,17 @@ describe('CRDs in deploy/crds', () => {
       'selector does not match template labels',
     ],
     [
+      // Upstream refuses it: in a `labelSelector=` query or status.labelSelector, the ',' would add a requirement.
+      'a matchExpressions key with a comma',
+      spec({ selector: { matchExpressions: [{ key: 'tier,app', operator: 'DoesNotExist' }] } }),
+      'spec.selector.matchExpressions[0].key: Invalid value: "string": matchExpressions key must be a label key',
+    ],
+    [
+      'a matchExpressions value that is not a label value',
+      spec({ selector: { matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db),app notin (web'] }] } }),
+      'spec.selector.matchExpressions[0].values[0] in body should match',
+    ],
+    [
       'matchExpression In without values',
       spec({ selector: { matchExpressions: [{ key: 'tier', operator: 'In' }] } }),
       'values must be non-empty for operators In and NotIn',

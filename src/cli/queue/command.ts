@@ -73,7 +73,7 @@ export async function queueCommand(argv: string[]): Promise<number> {
   }
   const { loadQueueCliConfig } = await import('./config.ts');
   const cfg = loadQueueCliConfig();
-  const client = redisConnection(cfg.redisUrl, { forWorker: false, name: 'ebb-queue-cli' });
+  const client = redisConnection(cfg.redisUrl, { forWorker: false, caFile: cfg.redisCaFile, name: 'ebb-queue-cli' });
   const reconcile = createReconcileQueue(client, cfg);
   const timers = createTimersQueue(client, cfg);
   // The connection reports its own failures through the commands that fail; nothing to print twice.

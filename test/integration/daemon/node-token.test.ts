@@ -27,7 +27,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const KUBECTL = join(ROOT, 'bin', 'kubectl');
 const run = promisify(execFile);
 
-const NAMESPACE = 'ebb-system';
+// The daemon's own namespace (deploy/namespace.yaml): its pod needs a hostPath volume, which ebb-system refuses.
+const NAMESPACE = 'ebb-node';
 const DAEMON_SA = 'ebb-daemon';
 const POLICY_MESSAGE = 'the ebb daemon may only write the ImageList of its own node';
 const NODE_NAME_EXTRA = 'authentication.kubernetes.io/node-name';

@@ -30,9 +30,23 @@ import { startDedicatedNode, type DedicatedNode } from '../imagelist/dedicated-n
 import { daemonPulls, deleteList, waitImageStatus } from '../imagelist/helpers.ts';
 import { freshNamespace, rejection, sandbox } from '../support.ts';
 import { httpGet, metricValue, printLogsOnFailure, spawnEbb, type EbbProcess } from '../watcher/helpers.ts';
-import { accessOf, clientOf, CLUSTER_KINDS, kubectlFor, NAMESPACE, nameOf, render, tokenKubeconfig, writeManifests, type Manifest } from './install.ts';
+import {
+  accessOf,
+  clientOf,
+  CLUSTER_KINDS,
+  DAEMON_NAMESPACE,
+  kubectlFor,
+  NAMESPACE,
+  nameOf,
+  render,
+  tokenKubeconfig,
+  writeManifests,
+  type Manifest,
+} from './install.ts';
 
 const ACCOUNT: Record<Component, string> = { watcher: 'ebb-watcher', worker: 'ebb-worker', daemon: 'ebb-daemon' };
+const NAMESPACE_OF: Record<Component, string> = { watcher: NAMESPACE, worker: NAMESPACE, daemon: DAEMON_NAMESPACE };
+const NAMESPACES = [NAMESPACE, DAEMON_NAMESPACE];
 /** What a refused request leaves in a log: the apiserver's reason, or its HTTP status. */
 const REFUSED = /forbidden|"(?:status|statusCode|code)":\s*403\b/i;
 const POLICY_MESSAGE = 'the ebb daemon may only write the ImageList of its own node';
@@ -70,14 +84,14 @@ describe('deploy/ installed on the sandbox apiserver', () => {
   const createToken = async (c: Component, ...bound: string[]): Promise<string> =>
     tokenKubeconfig(
       kubeconfig,
-      (await kubectl('create', 'token', ACCOUNT[c], '-n', NAMESPACE, '--duration', '1h', ...bound)).trim(),
+      (await kubectl('create', 'token', ACCOUNT[c], '-n', NAMESPACE_OF[c], '--duration', '1h', ...bound)).trim(),
       join(dir, `${c}${bound.length ? '' : '-unbound'}.kubeconfig`),
     );
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ebb-deploy-'));
-    // Another file's cleanup may have deleted ebb-system without waiting: it must be gone before it is made again.
-    await waitFor(gone(core('namespaces', undefined, NAMESPACE)), { ...WAIT, timeoutMs: 120_000, signal, what: `namespace ${NAMESPACE} gone` });
+    // Another file's cleanup may have deleted ebb's namespaces without waiting: they must be gone before they are made again.
+    for (const n of NAMESPACES) await waitFor(gone(core('namespaces', undefined, n)), { ...WAIT, timeoutMs: 120_000, signal, what: `namespace ${n} gone` });
     node = await startDedicatedNode({ prefix: 'it-deploy', index: 43, timings: { pullMs: 1_500 } });
     ns = await freshNamespace('deploy');
   });
@@ -94,12 +108,15 @@ describe('deploy/ installed on the sandbox apiserver', () => {
         objects.filter((o) => o.kind !== 'CustomResourceDefinition' && o.kind !== 'Namespace'),
       );
       await kubectl('delete', '--ignore-not-found', '--wait=false', '-f', installed).catch(() => undefined);
-      const pods = await rest.list<Stored<Pod>>(core('pods', NAMESPACE)).catch(() => ({ items: [] as Stored<Pod>[] }));
-      for (const p of pods.items) await rest.delete(core('pods', NAMESPACE, p.metadata.name), { gracePeriodSeconds: 0 }).catch(() => undefined);
+      for (const n of NAMESPACES) {
+        const pods = await rest.list<Stored<Pod>>(core('pods', n)).catch(() => ({ items: [] as Stored<Pod>[] }));
+        for (const p of pods.items) await rest.delete(core('pods', n, p.metadata.name), { gracePeriodSeconds: 0 }).catch(() => undefined);
+      }
     }
     await node?.stop();
-    await rest.delete(core('namespaces', undefined, NAMESPACE)).catch(() => undefined);
-    await waitFor(gone(core('namespaces', undefined, NAMESPACE)), { ...WAIT, timeoutMs: 120_000, what: `namespace ${NAMESPACE} gone` }).catch(() => undefined);
+    for (const n of NAMESPACES) await rest.delete(core('namespaces', undefined, n)).catch(() => undefined);
+    for (const n of NAMESPACES)
+      await waitFor(gone(core('namespaces', undefined, n)), { ...WAIT, timeoutMs: 120_000, what: `namespace ${n} gone` }).catch(() => undefined);
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -108,6 +125,7 @@ describe('deploy/ installed on the sandbox apiserver', () => {
     expect(objects.map(nameOf)).toEqual(
       expect.arrayContaining([
         `Namespace/${NAMESPACE}`,
+        `Namespace/${DAEMON_NAMESPACE}`,
         'CustomResourceDefinition/apps.apps.ebb.dev',
         'CustomResourceDefinition/imagelists.apps.ebb.dev',
         ...Object.values(ACCOUNT).flatMap((sa) => [`ServiceAccount/${sa}`, `ClusterRole/${sa}`, `ClusterRoleBinding/${sa}`]),
@@ -119,7 +137,15 @@ describe('deploy/ installed on the sandbox apiserver', () => {
         'StatefulSet/ebb-redis',
       ]),
     );
-    expect(objects.filter((o) => !CLUSTER_KINDS.has(o.kind) && o.metadata.namespace !== NAMESPACE).map(nameOf)).toEqual([]);
+    // Everything namespaced is in ebb-system, but the node daemon's objects: they are in a namespace of their own.
+    const elsewhere = objects.filter((o) => !CLUSTER_KINDS.has(o.kind) && o.metadata.namespace !== NAMESPACE);
+    expect(elsewhere.every((o) => o.metadata.namespace === DAEMON_NAMESPACE)).toBe(true);
+    expect(elsewhere.map(nameOf).sort()).toEqual([
+      'DaemonSet/ebb-daemon',
+      'NetworkPolicy/ebb-daemon-metrics',
+      'NetworkPolicy/ebb-default-deny',
+      'ServiceAccount/ebb-daemon',
+    ]);
 
     const keda = await render(kubectl, 'deploy/keda');
     expect(keda.filter((o) => o.metadata.namespace !== NAMESPACE).map(nameOf)).toEqual([]);
@@ -136,7 +162,7 @@ describe('deploy/ installed on the sandbox apiserver', () => {
   it('applies server-side: as a server dry run, then for real', async () => {
     const file = join(dir, 'deploy.yaml');
     await writeManifests(file, objects);
-    // A dry run creates nothing, so the objects of ebb-system would find no namespace: the namespace comes first.
+    // A dry run creates nothing, so the namespaced objects would find no namespace: the namespaces come first.
     const namespaceFile = join(dir, 'namespace.yaml');
     await writeManifests(
       namespaceFile,
@@ -166,7 +192,7 @@ describe('deploy/ installed on the sandbox apiserver', () => {
     };
     const { template: podTemplate } = daemonSet.spec;
     expect(podTemplate.spec['serviceAccountName']).toBe(ACCOUNT.daemon);
-    const pod = await rest.create<Stored<Pod>>(core('pods', NAMESPACE), {
+    const pod = await rest.create<Stored<Pod>>(core('pods', DAEMON_NAMESPACE), {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: `${ACCOUNT.daemon}-${suffix}`, labels: podTemplate.metadata.labels },

@@ -15,6 +15,8 @@ const KUBECTL = join(PROJECT_ROOT, 'bin', 'kubectl');
 const run = promisify(execFile);
 
 export const NAMESPACE = 'ebb-system';
+/** The node daemon's namespace (it needs a hostPath volume, which ebb-system's Pod Security level refuses). */
+export const DAEMON_NAMESPACE = 'ebb-node';
 
 /** The kinds of deploy/ that are not namespaced. */
 export const CLUSTER_KINDS = new Set([
@@ -26,7 +28,10 @@ export const CLUSTER_KINDS = new Set([
   'ValidatingAdmissionPolicyBinding',
 ]);
 
-export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } } & Record<string, unknown>;
+export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> } } & Record<
+  string,
+  unknown
+>;
 
 /** Runs kubectl with the sandbox's admin kubeconfig; resolves with its stdout, rejects with its stderr. */
 export function kubectlFor(kubeconfig: string, signal: AbortSignal): (...args: string[]) => Promise<string> {
@@ -97,4 +102,34 @@ export async function accessOf(client: KubeRest, verb: string, on: Resource, nam
     }),
   );
   return Object.fromEntries(answers);
+}
+
+interface Workload {
+  spec: {
+    template: { metadata: { labels: Record<string, string> }; spec: { volumes?: unknown[] } & Record<string, unknown> };
+    volumeClaimTemplates?: { metadata: { name: string } }[];
+  };
+}
+
+/**
+ * The pod a workload's controller would make from its template (a StatefulSet's adds a volume for each claim
+ * template); named after the workload, in its namespace.
+ */
+export function podFromWorkload(workload: Manifest): Manifest {
+  const { template, volumeClaimTemplates = [] } = (workload as unknown as Workload).spec;
+  const claims = volumeClaimTemplates.map((c) => ({
+    name: c.metadata.name,
+    persistentVolumeClaim: { claimName: `${c.metadata.name}-${workload.metadata.name}-0` },
+  }));
+  const volumes = [...(template.spec.volumes ?? []), ...claims];
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: `${workload.metadata.name}-0`,
+      ...(workload.metadata.namespace ? { namespace: workload.metadata.namespace } : {}),
+      labels: template.metadata.labels,
+    },
+    spec: { ...template.spec, ...(volumes.length > 0 ? { volumes } : {}) },
+  };
 }

@@ -3,12 +3,11 @@
  * ENTRYPOINT (the CLI) with a command of `src/cli/commands.ts`, passes only flags that command accepts, and sets
  * only environment variables that the process's settings table declares; the watcher and the worker bound V8's
  * heap inside their memory limit. The manifests are assembled from the kustomizations as `kubectl kustomize`
- * would; a kustomization field this reader does not apply fails the test instead of being skipped.
+ * would (test/unit/deploy/kustomize.ts).
  */
-import { readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
 import { COMMANDS } from '../../../src/cli/commands.ts';
 import { CLI_SETTINGS } from '../../../src/cli/config.ts';
 import { QUEUE_CLI_SETTINGS } from '../../../src/cli/queue/config.ts';
@@ -18,12 +17,12 @@ import type { Entries } from '../../../src/common/settings.ts';
 import { DAEMON_SETTINGS } from '../../../src/daemon/config.ts';
 import { WATCHER_SETTINGS } from '../../../src/watcher/config.ts';
 import { WORKER_SETTINGS } from '../../../src/workers/config.ts';
+import { kustomize, ROOT } from './kustomize.ts';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
 /** The kustomizations a user applies (README: `kubectl apply --server-side -k deploy/`, then `deploy/keda`). */
 const KUSTOMIZATIONS = ['deploy', 'deploy/keda'];
-/** The name the manifests give ebb's image (kustomization `images` maps it to a registry and tag). */
-const EBB_IMAGE = 'ebb';
+/** The names of ebb's images: the Dockerfile's default target and its `daemon` target (kustomization `images` maps them). */
+const EBB_IMAGES = new Set(['ebb', 'ebb-daemon']);
 
 /** The settings tables each command reads its environment with (`run --all` runs the watcher and a worker). */
 const SETTINGS_OF: Record<string, readonly Entries[]> = {
@@ -35,22 +34,6 @@ const SETTINGS_OF: Record<string, readonly Entries[]> = {
   rollout: [ROLLOUT_CLI_SETTINGS.entries],
   version: [],
 };
-
-/** Fields of kustomization.yaml that change no container's command, arguments or environment. */
-const HARMLESS_FIELDS = new Set(['apiVersion', 'kind', 'namespace', 'labels', 'commonLabels', 'resources', 'images']);
-
-/** Every document of a kustomization, its resources (files and kustomization directories) followed. */
-function kustomize(dir: string): unknown[] {
-  const file = join(dir, 'kustomization.yaml');
-  const k = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  const unknown = Object.keys(k).filter((f) => !HARMLESS_FIELDS.has(f));
-  if (unknown.length > 0) throw new Error(`${relative(ROOT, file)} uses ${unknown.join(', ')}: teach manifests.test.ts to apply it`);
-  return ((k['resources'] ?? []) as string[]).flatMap((r) => {
-    const path = join(dir, r);
-    if (statSync(path).isDirectory()) return kustomize(path);
-    return parseAllDocuments(readFileSync(path, 'utf8')).map((d) => d.toJSON() as unknown);
-  });
-}
 
 interface Container {
   name: string;
@@ -163,11 +146,10 @@ describe('the manifests in deploy/', () => {
   it('run only commands, flags and settings the CLI has', () => {
     const commands: string[] = [];
     const problems = KUSTOMIZATIONS.flatMap((dir) =>
-      kustomize(join(ROOT, dir)).flatMap((doc) => {
-        const meta = isRecord(doc) && isRecord(doc['metadata']) ? doc['metadata'] : {};
-        const owner = `${dir}: ${String(isRecord(doc) ? doc['kind'] : '?')} ${String(meta['name'])}`;
+      kustomize(dir).flatMap((doc) => {
+        const owner = `${dir}: ${doc.kind} ${doc.metadata.name}`;
         return containersIn(doc)
-          .filter((c) => imageName(c.image) === EBB_IMAGE)
+          .filter((c) => EBB_IMAGES.has(imageName(c.image)))
           .flatMap((c) => problemsOf(`${owner}, container ${c.name}`, c, commands));
       }),
     );
@@ -176,9 +158,9 @@ describe('the manifests in deploy/', () => {
   });
 
   it('bound the V8 heap of the watcher and the worker well inside their memory limit', () => {
-    const capped = kustomize(join(ROOT, 'deploy'))
+    const capped = kustomize('deploy')
       .flatMap(containersIn)
-      .filter((c) => imageName(c.image) === EBB_IMAGE && HEAP_CAPPED.has(c.args?.[0] ?? ''));
+      .filter((c) => EBB_IMAGES.has(imageName(c.image)) && HEAP_CAPPED.has(c.args?.[0] ?? ''));
     expect(capped.map((c) => c.args?.[0]).sort()).toEqual(['watcher', 'worker']);
     expect(capped.flatMap((c) => heapProblems(`container ${c.name}`, c))).toEqual([]);
   });
