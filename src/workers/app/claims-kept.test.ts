@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../api/app-spec.ts';
 import { makeApp, podFor } from '../../../test/unit/app/fixtures.ts';
 import { plan } from './planner.ts';
-import { revisionData, revisionHash } from './revisions.ts';
+import { revisionData, revisionHash } from './revisions/revisions.ts';
 
 const NOW = new Date('2025-06-01T00:00:00Z');
 const claimTemplates: AppSpec['volumeClaimTemplates'] = [

@@ -4,7 +4,7 @@ import { makeApp, podFor, type PodState, stored } from '../../../test/unit/app/f
 import type { Action } from './actions.ts';
 import type { ControllerRevision, Stored } from '../../kube/types.ts';
 import { plan, type Observed } from './planner.ts';
-import { newRevision, revisionData } from './revisions.ts';
+import { newRevision, revisionData } from './revisions/revisions.ts';
 
 const NOW = new Date('2025-06-01T00:00:00Z');
 const v = (tag: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: `web:${tag}` }] } });

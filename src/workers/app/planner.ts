@@ -14,32 +14,32 @@ import { ConditionType, EventReason } from '../../api/keys.ts';
 import { UpdateStrategyType } from '../../api/update-strategy.ts';
 import type { Wait } from '../types.ts';
 import type { Action } from './actions.ts';
-import { canaryProgress, type CanaryOutcome } from './canary.ts';
-import { adoptPods } from './adopt.ts';
+import { canaryProgress, type CanaryOutcome } from './rollout/canary.ts';
+import { adoptPods } from './ownership/adopt.ts';
 import { rolloutCompleteEvent } from './events.ts';
-import { isTrueFor } from './conditions.ts';
+import { isTrueFor } from './status/conditions.ts';
 import type { ClusterStored, ControllerRevision, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
-import { invalidSpecStatus, passiveStatus, planStatus, type StatusInput } from './plan-status.ts';
-import { getPodRevision, isRunningAndAvailable, isTerminating } from './pod-predicates.ts';
-import { type Accumulator, floorForTop, isMonotonic, ordinalRange, type PodSet, splitPods } from './pod-set.ts';
-import { type ResolvedRevisions } from './revisions.ts';
-import { revisionsOf, withHistory } from './plan-history.ts';
-import { planCondemned, planReplicas } from './scale-plan.ts';
-import { availabilityWait } from './status.ts';
-import { planInFlight, updateContext } from './inplace-plan.ts';
-import { gateLifecycle, planPrepared } from './lifecycle-plan.ts';
-import { reportLifecycle } from './lifecycle-status.ts';
-import { prewarmStep, withPrewarmStatus, type RolloutView } from './prewarm-targets.ts';
-import { planFallbackReport, planRollingUpdate } from './update-plan.ts';
-import { specProblems } from './validate.ts';
-import { planSpecifiedDeletes } from './specified-delete.ts';
-import { heldEvent } from './held-work.ts';
-import type { PrewarmOutcome } from './prewarm-plan.ts';
-import { type Hold, holdRefused, recreatesPods, type Refusals } from './replacement.ts';
-import { holdEvent, withHoldCondition, type HoldInput } from './hold-status.ts';
-import { withExpansionCondition } from './volume-growth.ts';
-import { priorityReached, priorityStrategyOf } from './priority.ts';
-import { planGuards, withGuardStatus, type Guards } from './rollout-guards.ts';
+import { invalidSpecStatus, passiveStatus, planStatus, type StatusInput } from './status/planned.ts';
+import { getPodRevision, isRunningAndAvailable, isTerminating } from './pods/predicates.ts';
+import { type Accumulator, floorForTop, isMonotonic, ordinalRange, type PodSet, splitPods } from './pods/pod-set.ts';
+import { type ResolvedRevisions } from './revisions/revisions.ts';
+import { revisionsOf, withHistory } from './revisions/history.ts';
+import { planCondemned, planReplicas } from './scaling/scale-plan.ts';
+import { availabilityWait } from './status/replicas.ts';
+import { planInFlight, updateContext } from './rollout/inplace-plan.ts';
+import { gateLifecycle, planPrepared } from './lifecycle/plan.ts';
+import { reportLifecycle } from './lifecycle/report.ts';
+import { prewarmStep, withPrewarmStatus, type RolloutView } from './prewarm/targets.ts';
+import { planFallbackReport, planRollingUpdate } from './rollout/update-plan.ts';
+import { specProblems } from './spec/validate.ts';
+import { planSpecifiedDeletes } from './rollout/specified-delete.ts';
+import { heldEvent } from './status/deferred-work.ts';
+import type { PrewarmOutcome } from './prewarm/plan.ts';
+import { type Hold, holdRefused, recreatesPods, type Refusals } from './admission/replacement.ts';
+import { holdEvent, withHoldCondition, type HoldInput } from './admission/rollout-held.ts';
+import { withExpansionCondition } from './rollout/volume-growth.ts';
+import { priorityReached, priorityStrategyOf } from './rollout/update-order.ts';
+import { planGuards, withGuardStatus, type Guards } from './rollout/guards.ts';
 
 export interface Observed {
   app: Stored<App>;
@@ -61,7 +61,7 @@ export interface Observed {
    */
   imageLists?: ClusterStored<ImageList>[] | undefined;
   /**
-   * Revisions whose replacement pods a dry run found refused (`admission-check.ts`): their deletes are left out
+   * Revisions whose replacement pods a dry run found refused (`admission/dry-run.ts`): their deletes are left out
    * and the rollout is held. Undefined when no dry run was made (or none refused).
    */
   refused?: Refusals | undefined;

@@ -5,12 +5,12 @@
  */
 import type { ObjectKey } from '../../queue/names.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler } from '../types.ts';
-import { AdmissionVerdicts } from './admission-check.ts';
+import { AdmissionVerdicts } from './admission/dry-run.ts';
 import { execute } from './executor.ts';
-import { observeAndPlan } from './observe.ts';
-import { clearDeletedApp } from './prewarm-apply.ts';
+import { observeAndPlan } from './plan-loop.ts';
+import { clearDeletedApp } from './prewarm/apply.ts';
 import { restAppClient } from './rest-client.ts';
-import type { AppClient } from './seams.ts';
+import type { AppClient } from './client.ts';
 
 /**
  * A reconciler over a given client factory (the apiserver by default; a fake in tests). The admission

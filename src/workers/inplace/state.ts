@@ -5,7 +5,7 @@
  */
 import { Annotation, Label } from '../../api/keys.ts';
 import { isRecord } from '../../common/guards.ts';
-import { parsePriorities, priorityBatches } from './priority.ts';
+import { parsePriorities, priorityBatches } from './container-order.ts';
 import { resizableOf, sameResizable } from '../../common/quantity.ts';
 import type { InPlaceTarget } from './types.ts';
 import type { Container, ContainerStatus, Pod, ResourceRequirements } from '../../kube/types.ts';

@@ -7,7 +7,7 @@ import { ConditionType, EventReason } from '../../../src/api/keys.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import { pino } from 'pino';
 import { execute } from '../../../src/workers/app/executor.ts';
-import { readObserved } from '../../../src/workers/app/observe.ts';
+import { readObserved } from '../../../src/workers/app/plan-loop.ts';
 import { plan } from '../../../src/workers/app/planner.ts';
 import { NS } from './fixtures.ts';
 import { Scenario } from './scenario.ts';

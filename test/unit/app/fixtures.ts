@@ -4,7 +4,7 @@ import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { withAppSpecDefaults } from '../../../src/api/defaults.ts';
 import { API_VERSION, APP_KIND } from '../../../src/api/group.ts';
 import type { KubeObject, Named, Pod, Stored } from '../../../src/kube/types.ts';
-import { newPodForOrdinal } from '../../../src/workers/app/pod-builder.ts';
+import { newPodForOrdinal } from '../../../src/workers/app/pods/builder.ts';
 
 export const NS = 'ns';
 

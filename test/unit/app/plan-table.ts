@@ -5,7 +5,7 @@ import { makeApp, podFor, type PodState, stored } from './fixtures.ts';
 import type { Action } from '../../../src/workers/app/actions.ts';
 import type { ControllerRevision, Stored } from '../../../src/kube/types.ts';
 import { plan, type Observed } from '../../../src/workers/app/planner.ts';
-import { newRevision, revisionData } from '../../../src/workers/app/revisions.ts';
+import { newRevision, revisionData } from '../../../src/workers/app/revisions/revisions.ts';
 
 export const NOW = new Date('2025-06-01T00:00:00Z');
 const v = (tag: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: `web:${tag}` }] } });
