@@ -10,7 +10,7 @@ import type { PatchClient } from '../inplace/index.ts';
 import type { EventSpec } from './actions.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 
-export interface AppStore {
+interface AppStore {
   get(namespace: string, name: string): Promise<Stored<App> | undefined>;
   /** JSON merge patch of the App itself (spec), field manager ebb. */
   patch(namespace: string, name: string, patch: unknown): Promise<Stored<App>>;
@@ -32,14 +32,14 @@ export interface PodStore extends ObjectStore<Pod> {
   delete(namespace: string, name: string, uid: string | undefined): Promise<void>;
 }
 
-export type ClaimStore = ObjectStore<PersistentVolumeClaim>;
+type ClaimStore = ObjectStore<PersistentVolumeClaim>;
 
 export interface RevisionStore extends ObjectStore<ControllerRevision> {
   get(namespace: string, name: string): Promise<Stored<ControllerRevision> | undefined>;
   delete(namespace: string, name: string, uid: string | undefined): Promise<void>;
 }
 
-export interface EventRecorder {
+interface EventRecorder {
   record(app: Stored<App>, event: EventSpec, now: Date): Promise<void>;
 }
 

@@ -30,7 +30,7 @@ import { errorSummary } from '../../common/errors.ts';
 import { EXPANSION_RETRY_MS, EXPANSION_RETRY_WAIT } from './rollout/volume-growth.ts';
 import { repeatsRefusal } from './status/after-failure.ts';
 
-export interface ExecuteDeps {
+interface ExecuteDeps {
   client: AppClient;
   log: Logger;
   now(): Date;

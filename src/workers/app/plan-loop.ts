@@ -22,13 +22,13 @@ function claimSelector(matchLabels: Record<string, string> | undefined, name: st
 }
 
 /** The claims that may belong to `app` (none to read when it has no volumeClaimTemplates). */
-export async function readClaims(client: AppClient, app: Stored<App>): Promise<Stored<PersistentVolumeClaim>[]> {
+async function readClaims(client: AppClient, app: Stored<App>): Promise<Stored<PersistentVolumeClaim>[]> {
   if ((app.spec.volumeClaimTemplates ?? []).length === 0) return [];
   return client.claims.list(app.metadata.namespace, claimSelector(app.spec.selector.matchLabels, app.metadata.name));
 }
 
 /** The ImageLists holding pre-warm entries of App `namespace/name`: one LIST by the App's label. */
-export function readImageLists(client: AppClient, namespace: string, name: string): Promise<ClusterStored<ImageList>[]> {
+function readImageLists(client: AppClient, namespace: string, name: string): Promise<ClusterStored<ImageList>[]> {
   return client.imageLists.list(prewarmLabelKey(namespace, name));
 }
 
@@ -57,7 +57,7 @@ export async function readObserved(
 }
 
 /** What the dry run before a delete needs: the verdicts remembered so far, and where to log. */
-export interface AdmissionContext {
+interface AdmissionContext {
   verdicts: AdmissionVerdicts;
   log: Logger;
 }

@@ -10,7 +10,7 @@ import { canonicalJson } from '../app/revisions/revisions.ts';
 
 export type { UpdateDecision };
 
-export interface UpdateDecisionInput {
+interface UpdateDecisionInput {
   /** The revision the pod runs (its revision label). */
   fromRevision: string | undefined;
   /** Template of that revision, when the revision still exists. */

@@ -26,7 +26,7 @@ export function isHeld(app: { status?: AppStatus | undefined }): boolean {
   return findCondition(app.status?.conditions, ConditionType.rolloutHeld)?.status === 'True';
 }
 
-export function holdMessage(hold: Hold): string {
+function holdMessage(hold: Hold): string {
   const pods = hold.pods.length === 1 ? `pod ${hold.pods[0] ?? ''} is` : `pods ${hold.pods.join(', ')} are`;
   return (
     `the apiserver would refuse the pods of revision ${hold.revision} (${hold.refusal.code}): ${hold.refusal.message}; ` +

@@ -9,7 +9,7 @@ import { PatchType } from '../../../kube/rest.ts';
 import type { PatchClient } from '../../inplace/index.ts';
 import type { LifecycleAction } from './hooks.ts';
 
-export function lifecyclePatch(action: LifecycleAction): Record<string, unknown> {
+function lifecyclePatch(action: LifecycleAction): Record<string, unknown> {
   const metadata: Record<string, unknown> = {
     resourceVersion: action.pod.metadata.resourceVersion,
     labels: { ...action.labels, [LIFECYCLE_STATE_LABEL]: action.state },

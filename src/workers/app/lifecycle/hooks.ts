@@ -47,11 +47,11 @@ export function hookHolds(hook: LifecycleHook | PreNormalHook | undefined, pod: 
 }
 
 /** When the pod entered its state: the annotation ebb wrote, else its creation (a state set at creation). */
-export function stateSince(pod: Pod, now: Date): string {
+function stateSince(pod: Pod, now: Date): string {
   return pod.metadata.annotations?.[Annotation.lifecycleSince] ?? pod.metadata.creationTimestamp ?? rfc3339(now);
 }
 
-export function lifecycleCondition(pod: Pod): PodCondition | undefined {
+function lifecycleCondition(pod: Pod): PodCondition | undefined {
   return pod.status?.conditions?.find((c) => c.type === POD_CONDITION_LIFECYCLE_READY);
 }
 
@@ -113,7 +113,7 @@ export function withCreationState<P extends Pod>(pod: P, lifecycle: Lifecycle, n
 }
 
 /** The hook a pod in `state` waits on, if that state is a waiting one. */
-export function hookOfState(state: string | undefined): HookName | undefined {
+function hookOfState(state: string | undefined): HookName | undefined {
   if (state === LifecycleState.preparingDelete) return 'preDelete';
   if (state === LifecycleState.preparingUpdate) return 'inPlaceUpdate';
   if (state === LifecycleState.preparingNormal) return 'preNormal';

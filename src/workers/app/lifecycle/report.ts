@@ -16,10 +16,10 @@ import { findCondition, setCondition } from '../status/conditions.ts';
 import { hookWaits, lifecycleOf, type HookName, type HookWait } from './hooks.ts';
 
 /** The steps (seconds) a wait is reported in. */
-export const WAIT_STEPS_S = [30, 60, 120, 300, 600, 1800, 3600, 21600, 86400] as const;
+const WAIT_STEPS_S = [30, 60, 120, 300, 600, 1800, 3600, 21600, 86400] as const;
 /** Pods named in the message; the rest are counted. */
 const MAX_NAMED = 10;
-export const LIFECYCLE_WAIT = 'lifecycle-hook';
+const LIFECYCLE_WAIT = 'lifecycle-hook';
 
 const REASONS: Record<HookName, string> = {
   preDelete: Reason.waitingForPreDelete,
@@ -35,7 +35,7 @@ function stepText(seconds: number): string {
 }
 
 /** How long, in steps: `less than 30s`, `over 30s`, `over 1m`, ... */
-export function waitedText(waitedMs: number): string {
+function waitedText(waitedMs: number): string {
   let passed: number | undefined;
   for (const s of WAIT_STEPS_S) if (waitedMs >= s * 1000) passed = s;
   return passed === undefined ? `less than ${stepText(WAIT_STEPS_S[0])}` : `over ${stepText(passed)}`;
@@ -48,7 +48,7 @@ function ordered(waits: readonly HookWait[], now: Date): HookWait[] {
   return [...waits].sort((a, b) => waitedMs(b, now) - waitedMs(a, now) || a.pod.localeCompare(b.pod));
 }
 
-export function waitingMessage(waits: readonly HookWait[], now: Date): string {
+function waitingMessage(waits: readonly HookWait[], now: Date): string {
   const sorted = ordered(waits, now);
   const named = sorted.slice(0, MAX_NAMED).map((w) => `${w.pod} on ${w.hook} for ${waitedText(waitedMs(w, now))} (since ${w.since})`);
   const more = sorted.length > MAX_NAMED ? `, and ${sorted.length - MAX_NAMED} more` : '';
@@ -57,7 +57,7 @@ export function waitingMessage(waits: readonly HookWait[], now: Date): string {
 }
 
 /** Time until the first wait passes its next step. */
-export function nextStepWait(waits: readonly HookWait[], now: Date): Wait | undefined {
+function nextStepWait(waits: readonly HookWait[], now: Date): Wait | undefined {
   let soonest = Number.POSITIVE_INFINITY;
   for (const w of waits) {
     const ms = waitedMs(w, now);
@@ -67,7 +67,7 @@ export function nextStepWait(waits: readonly HookWait[], now: Date): Wait | unde
   return Number.isFinite(soonest) ? { reason: LIFECYCLE_WAIT, afterMs: soonest } : undefined;
 }
 
-export interface LifecycleReport {
+interface LifecycleReport {
   status: AppStatus;
   event?: EventSpec | undefined;
   wait?: Wait | undefined;
@@ -77,7 +77,7 @@ export interface LifecycleReport {
  * `status` with LifecycleHookWaiting brought up to date against `previous` (the conditions as the App had
  * them). Without waits and without the condition, nothing changes (no condition on Apps that never waited).
  */
-export function withLifecycleWaiting(
+function withLifecycleWaiting(
   status: AppStatus,
   waits: readonly HookWait[],
   previous: readonly Condition[] | undefined,

@@ -9,7 +9,7 @@ import { appControllerRef } from './owner.ts';
 import { controllerRef, getOrdinal, isTerminating } from '../pods/predicates.ts';
 import { selectorMatches } from '../pods/selector.ts';
 
-export interface AdoptedPods {
+interface AdoptedPods {
   /** Pods of the App (adopted ones included), in no particular order. */
   owned: Stored<Pod>[];
   /** Adoption patches for orphans. */

@@ -15,7 +15,3 @@ export function appControllerRef(app: Stored<App>): OwnerReference {
 export function podControllerRef(pod: Stored<Pod>): OwnerReference {
   return { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid, controller: true, blockOwnerDeletion: true };
 }
-
-export function sameOwner(a: OwnerReference, b: OwnerReference): boolean {
-  return a.uid === b.uid && a.kind === b.kind;
-}

@@ -74,7 +74,7 @@ export function retentionActions(
   return actions;
 }
 
-export interface ClaimsOfOrdinal {
+interface ClaimsOfOrdinal {
   /** Claims to create before the pod. */
   create: Action[];
   /** A claim of this ordinal is being deleted: the pod must wait until it is gone (upstream PodClaimIsStale). */

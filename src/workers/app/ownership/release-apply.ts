@@ -7,7 +7,7 @@ import type { Action, EventSpec } from '../actions.ts';
 import { nameHolder, PodNameTakenError } from './release.ts';
 import type { PodStore } from '../client.ts';
 
-export interface NameTakenDeps {
+interface NameTakenDeps {
   pods: PodStore;
   app: Stored<App>;
   log: Logger;

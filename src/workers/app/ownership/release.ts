@@ -15,7 +15,7 @@ import { controllerRef } from '../pods/predicates.ts';
 import { selectorMatches } from '../pods/selector.ts';
 
 /** Who holds the name of a pod the App tried to create. */
-export type NameHolder =
+type NameHolder =
   /** Gone since the create: the next attempt creates it. */
   | { kind: 'gone' }
   /** The App's own pod, matching its selector (a racing reconcile created it): the create is in effect. */
@@ -26,7 +26,7 @@ export type NameHolder =
   | { kind: 'foreign' };
 
 /** A JSON merge patch: the owner references without the App's, on this very pod as read (UID and resourceVersion). */
-export interface ReleasePatch {
+interface ReleasePatch {
   metadata: { uid: string; resourceVersion: string; ownerReferences: NonNullable<Pod['metadata']['ownerReferences']> };
 }
 

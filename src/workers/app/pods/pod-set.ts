@@ -52,7 +52,7 @@ export interface Accumulator {
   held?: HeldWork;
 }
 
-export interface OrdinalRange {
+interface OrdinalRange {
   start: number;
   /** One past the last replica ordinal. */
   end: number;

@@ -15,16 +15,16 @@ import { clearAll, prewarmIdentity, type PrewarmAction } from './plan.ts';
 import type { ImageListStore } from '../client.ts';
 
 /** After a failed ImageList write, the reconcile tries again this much later (not at once: it is not urgent). */
-export const PREWARM_RETRY: Wait = { reason: 'prewarm-retry', afterMs: 30_000 };
+const PREWARM_RETRY: Wait = { reason: 'prewarm-retry', afterMs: 30_000 };
 
-export interface PrewarmFailure {
+interface PrewarmFailure {
   node: string;
   code: string | undefined;
   detail: string;
 }
 
 /** ImageList writes that failed; thrown only where there is no status to report them in (a deleted App). */
-export class PrewarmError extends Error {
+class PrewarmError extends Error {
   override readonly name = 'PrewarmError';
   readonly failures: readonly PrewarmFailure[];
 
@@ -92,7 +92,7 @@ export function afterPrewarm(
  * The status to write when pre-warm writes failed: the planned counters, but `status.prewarm` never dropped
  * (it is what tells a later reconcile that entries may be left to clear), and ImagesPrewarmed False.
  */
-export function statusAfterPrewarmFailure(
+function statusAfterPrewarmFailure(
   planned: AppStatus,
   asRead: AppStatus | undefined,
   failures: readonly PrewarmFailure[],

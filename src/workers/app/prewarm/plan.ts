@@ -20,7 +20,7 @@ import { fnv1a32 } from '../../../common/hash.ts';
 export type PrewarmAction = Extract<Action, { kind: 'requestPrewarm' | 'removePrewarm' }>;
 
 /** Who writes: the App's field manager and the label its ImageLists carry. */
-export interface PrewarmIdentity {
+interface PrewarmIdentity {
   fieldManager: string;
   labelKey: string;
 }

@@ -30,7 +30,7 @@ import { templateOf } from '../revisions/revisions.ts';
 import { outdatedOrdinals } from '../rollout/update-plan.ts';
 import { planPrewarm, prewarmIdentity, type PrewarmOutcome } from './plan.ts';
 
-export interface PrewarmTargets {
+interface PrewarmTargets {
   /** Nodes to pre-warm now, in update order, each once. */
   nodes: string[];
   /** Pods at or above the spec partition not at the update revision yet: 0 once the rollout is over. */
@@ -62,7 +62,7 @@ const nodeOf = (pod: Pod): string | undefined => {
   return typeof node === 'string' && node !== '' ? node : undefined;
 };
 
-export function prewarmTargets(view: RolloutView, lookahead: number): PrewarmTargets {
+function prewarmTargets(view: RolloutView, lookahead: number): PrewarmTargets {
   const { set } = view;
   const name = set.app.metadata.name;
   const replicas = new Map<number, Named<Pod>>();

@@ -18,9 +18,9 @@ import { controllerRef, isControlledBy } from '../pods/predicates.ts';
 import { revisionClaims, type ClaimStorage } from '../rollout/volume-growth.ts';
 
 /** Label with the bare hash on every revision, as upstream's controller.kubernetes.io/hash. */
-export const REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
+const REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
 
-export interface RevisionData {
+interface RevisionData {
   /** `volumeClaimTemplates`: the claims' storage requests, under volumeClaimUpdateStrategy OnPodRollingUpdate only. */
   spec: { template: PodTemplateSpec; volumeClaimTemplates?: ClaimStorage[] };
 }

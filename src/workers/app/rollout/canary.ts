@@ -9,7 +9,7 @@
  * - `{pause: {duration}}`: done `duration` after `pausedAt` (the reconcile returns a wait until then).
  */
 import type { CanaryStatus } from '../../../api/app-status.ts';
-import { parseDuration } from '../../../api/duration.ts';
+import { parseDuration } from '../../../common/duration.ts';
 import { canaryReplicasOf } from '../../../api/int-or-percent.ts';
 import type { CanaryStep } from '../../../api/update-strategy.ts';
 

@@ -22,7 +22,7 @@ import { findCondition, setCondition } from '../status/conditions.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import { priorityStrategyOf, updatedAvailable } from './update-order.ts';
 
-export interface DeadlineInput {
+interface DeadlineInput {
   set: PodSet;
   /** The update strategy is RollingUpdate. */
   rolling: boolean;
@@ -50,7 +50,7 @@ export interface DeadlineOutcome {
 const NONE: DeadlineOutcome = { record: undefined, exceeded: undefined, actions: [], pauseSpec: false, wait: undefined };
 
 /** How many pods should end up updated and available under the partition in force, and how many are. */
-export function rolloutGoal(set: PodSet): { wanted: number; have: number } {
+function rolloutGoal(set: PodSet): { wanted: number; have: number } {
   const wanted = Math.max(0, set.end - Math.max(set.start, set.partition));
   const counted = priorityStrategyOf(set.app)
     ? updatedAvailable(set, set.minReadySeconds, set.now)

@@ -20,7 +20,7 @@ export interface SpecifiedDeletes {
   spent: number;
 }
 
-export const NO_SPECIFIED_DELETES: SpecifiedDeletes = { ordinals: new Set(), spent: 0 };
+const NO_SPECIFIED_DELETES: SpecifiedDeletes = { ordinals: new Set(), spent: 0 };
 
 function whyNot(ctx: UpdateContext, paused: boolean, blocked: boolean): string | undefined {
   if (!ctx.rolling) return 'updateStrategy is OnDelete';

@@ -25,7 +25,7 @@ import { getPodRevision, isRunningAndAvailable, isTerminating } from '../pods/pr
 import { selectorIsEmpty, selectorMatches } from '../pods/selector.ts';
 import { podIsUpdatingInPlace } from '../../inplace/index.ts';
 
-export type SetView = Pick<PodSet, 'app' | 'start' | 'end' | 'ordinals' | 'update'> & { replicas: ReadonlyMap<number, Pod> };
+type SetView = Pick<PodSet, 'app' | 'start' | 'end' | 'ordinals' | 'update'> & { replicas: ReadonlyMap<number, Pod> };
 
 /** How many replica ordinals are at or above `floor` (reserved ordinals are not replicas). */
 function countFrom(set: Pick<PodSet, 'ordinals'>, floor: number): number {
@@ -91,11 +91,11 @@ export function comparePriority(strategy: PriorityStrategy, a: Candidate, b: Can
 }
 
 /** At the update revision, moving to it in place, or terminating (it is recreated at the revision it may run). */
-export function committedToUpdate(pod: Pod, update: string): boolean {
+function committedToUpdate(pod: Pod, update: string): boolean {
   return isTerminating(pod) || getPodRevision(pod) === update || readState(pod)?.revision === update;
 }
 
-export interface PriorityView {
+interface PriorityView {
   /** Ordinals that may run the update revision. */
   eligible: ReadonlySet<number>;
   /** Eligible live pods not committed to the update revision, in update order. */
@@ -163,14 +163,14 @@ export function priorityReached(set: SetView, minReadySeconds: number, now: Date
   return (target) => have >= Math.min(target, countFrom(set, specPartition));
 }
 
-export interface IgnoredLabel {
+interface IgnoredLabel {
   pod: string;
   key: string;
   value: string;
 }
 
 /** Pods still to update carrying an ordered key whose value ends in no digit (so that key does not order them). */
-export function ignoredPriorityLabels(set: SetView): IgnoredLabel[] {
+function ignoredPriorityLabels(set: SetView): IgnoredLabel[] {
   const strategy = priorityStrategyOf(set.app);
   const keys = strategy?.orderPriority?.map((t) => t.orderedKey) ?? [];
   if (keys.length === 0) return [];

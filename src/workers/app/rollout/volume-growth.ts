@@ -58,7 +58,7 @@ const capacityOf = (c: PersistentVolumeClaim): string | undefined => (c.status?.
 const isBound = (c: PersistentVolumeClaim): boolean => c.status?.phase === 'Bound' && typeof c.spec?.['volumeName'] === 'string';
 
 /** What one claim of a pod about to be updated needs. */
-export type ClaimGrowth = { kind: 'ready' } | { kind: 'expand'; from: string | undefined } | { kind: 'resizing'; capacity: string | undefined };
+type ClaimGrowth = { kind: 'ready' } | { kind: 'expand'; from: string | undefined } | { kind: 'resizing'; capacity: string | undefined };
 
 /**
  * A claim is ready when it asks for at least `want` and reports that capacity. An unbound claim cannot be

@@ -7,7 +7,7 @@ import { maxUnavailableOf } from '../../../api/int-or-percent.ts';
 import { isUnavailable } from '../pods/predicates.ts';
 import type { Accumulator, PodSet } from '../pods/pod-set.ts';
 
-export interface ScaleUpGate {
+interface ScaleUpGate {
   /** Whether one more pod may be created now; counts it when so, and counts a held one otherwise. */
   admit(): boolean;
 }

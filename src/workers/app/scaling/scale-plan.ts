@@ -25,7 +25,7 @@ import { podForOrdinal, replacementFor } from '../admission/replacement.ts';
 import { scaleUpGate } from './scale-limit.ts';
 
 /** How long to look again while a claim of a missing pod is still being deleted (no watch on claims). */
-export const PVC_TERMINATING_RECHECK_MS = 1_000;
+const PVC_TERMINATING_RECHECK_MS = 1_000;
 
 function deletePod(pod: Stored<Pod>, ordinal: number, cause: DeleteCause, replacement?: Replacement): Action {
   return { kind: 'deletePod', name: pod.metadata.name, uid: pod.metadata.uid, ordinal, cause, revision: getPodRevision(pod), replacement };

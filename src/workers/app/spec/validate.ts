@@ -4,7 +4,7 @@
  */
 import type { App } from '../../../api/app.ts';
 import type { Stored } from '../../../kube/types.ts';
-import { parseDuration } from '../../../api/duration.ts';
+import { parseDuration } from '../../../common/duration.ts';
 import { canaryReplicasOf, maxUnavailableOf } from '../../../api/int-or-percent.ts';
 import { selectorIsEmpty, selectorMatches } from '../pods/selector.ts';
 import { MAX_REPLICAS } from '../../../api/app-spec.ts';

@@ -25,7 +25,7 @@ function countsStatus(c: ReplicaCounts): Pick<AppStatus, keyof ReplicaCounts> {
 }
 
 /** A rollout is complete once every pod runs the update revision and is ready (upstream completeRollingUpdate). */
-export function completedCurrent(counts: ReplicaCounts, current: string, update: string): { current: string; counts: ReplicaCounts } {
+function completedCurrent(counts: ReplicaCounts, current: string, update: string): { current: string; counts: ReplicaCounts } {
   if (current !== update && counts.updatedReplicas === counts.replicas && counts.readyReplicas === counts.replicas) {
     return { current: update, counts: { ...counts, currentReplicas: counts.updatedReplicas } };
   }

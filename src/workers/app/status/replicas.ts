@@ -62,7 +62,7 @@ export type Progress =
 
 export type PauseState = 'spec' | 'canaryManual' | 'canaryTimed' | undefined;
 
-export interface ConditionFacts {
+interface ConditionFacts {
   specReplicas: number;
   maxUnavailable: number;
   counts: ReplicaCounts;
