@@ -252,8 +252,6 @@ async function finish(run: Run, plan: Plan, read: AppStatus | undefined): Promis
 }
 
 export async function execute(plan: Plan, app: Stored<App>, deps: ExecuteDeps): Promise<ReconcileResult> {
-  if (plan.needsClaims === true || plan.needsImageLists === true)
-    throw new Error('internal: a plan made without the objects it needs was about to be executed');
   const run: Run = { app, ns: app.metadata.namespace, deps };
   for (const action of plan.actions.filter((a) => !isPrewarmAction(a))) {
     try {

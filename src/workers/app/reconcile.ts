@@ -7,7 +7,7 @@ import type { ObjectKey } from '../../queue/names.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler } from '../types.ts';
 import { AdmissionVerdicts } from './admission/dry-run.ts';
 import { execute } from './executor.ts';
-import { observeAndPlan } from './plan-loop.ts';
+import { planLoop } from './plan-loop.ts';
 import { clearDeletedApp } from './prewarm/apply.ts';
 import { restAppClient } from './rest-client.ts';
 import type { AppClient } from './client.ts';
@@ -22,7 +22,7 @@ export function appReconciler(
 ): Reconciler {
   return async (key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> => {
     const client = clientFor(ctx);
-    const read = await observeAndPlan(client, key.namespace, key.name, () => ctx.now(), { verdicts, log: ctx.log });
+    const read = await planLoop(client, key.namespace, key.name, () => ctx.now(), { verdicts, log: ctx.log });
     if (!read) {
       await clearDeletedApp(client.imageLists, key.namespace, key.name, ctx.log);
       return {};

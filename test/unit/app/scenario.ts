@@ -10,7 +10,7 @@ import { IN_PLACE_GATE, podIsUpdatingInPlace } from '../../../src/workers/inplac
 import { timerId } from '../../../src/queue/names.ts';
 import { execute } from '../../../src/workers/app/executor.ts';
 import type { Pod } from '../../../src/kube/types.ts';
-import { observeAndPlan } from '../../../src/workers/app/plan-loop.ts';
+import { planLoop } from '../../../src/workers/app/plan-loop.ts';
 import { AdmissionVerdicts } from '../../../src/workers/app/admission/dry-run.ts';
 import type { Plan } from '../../../src/workers/app/planner.ts';
 import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating, isUnavailable } from '../../../src/workers/app/pods/predicates.ts';
@@ -125,7 +125,7 @@ export class Scenario {
   async reconcile(): Promise<Plan | undefined> {
     const client = this.cluster.client();
     // The worker's own read → plan path: claims are listed only when the plan needs them.
-    const read = await observeAndPlan(client, NS, this.name, this.clock.now, { verdicts: this.verdicts, log: silent });
+    const read = await planLoop(client, NS, this.name, this.clock.now, { verdicts: this.verdicts, log: silent });
     if (!read) return undefined;
     const { observed, plan: p } = read;
     this.claimReads += observed.claims === undefined ? 0 : 1;

@@ -6,7 +6,8 @@ import type { PodState } from '../../../../test/unit/app/fixtures.ts';
 import { world as tableWorld } from '../../../../test/unit/app/plan-table.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
 import type { Action } from '../actions.ts';
-import { plan, type Observed } from '../planner.ts';
+import { type Observed } from '../planner.ts';
+import { planned } from '../../../../test/unit/app/fixtures.ts';
 
 const NOW = new Date('2025-06-01T00:00:00Z');
 const SINCE = '2025-05-31T23:58:00Z';
@@ -198,20 +199,20 @@ describe('lifecycle hooks in the plan', () => {
       ['web-1 → Normal'],
     ],
   ])('%s', (_name, spec, pods, expected) => {
-    expect(summary(plan(world(spec, pods), NOW).actions)).toEqual(expected);
+    expect(summary(planned(world(spec, pods), NOW).actions)).toEqual(expected);
   });
 
   it('a PreparingUpdate pod held while paused is not started once cleared, and proceeds after resume', () => {
     const spec = inPlace({ inPlaceUpdate: { labelsHandler: TRAFFIC } });
     const pods = [ready(0, 'old', { lifecycle: 'PreparingUpdate' })];
     const held = inPlace({ inPlaceUpdate: { labelsHandler: TRAFFIC } }, { paused: true });
-    expect(summary(plan(world(held, pods), NOW).actions)).toEqual([]);
-    expect(summary(plan(world(spec, pods), NOW).actions)).toEqual(['web-0 → Updating']);
+    expect(summary(planned(world(held, pods), NOW).actions)).toEqual([]);
+    expect(summary(planned(world(spec, pods), NOW).actions)).toEqual(['web-0 → Updating']);
   });
 
   it('the PreparingNormal write arms the preNormal handlers', () => {
     const lifecycle: Lifecycle = { preNormal: { labelsHandler: { 'traffic.example/register': 'pending' }, finalizersHandler: ['example.com/register'] } };
-    const actions = plan(world(inPlace(lifecycle), [ready(0, 'new', { lifecycle: 'Updating' })]), NOW).actions;
+    const actions = planned(world(inPlace(lifecycle), [ready(0, 'new', { lifecycle: 'Updating' })]), NOW).actions;
     expect(actions[0]).toMatchObject({
       kind: 'podLifecycle',
       state: 'PreparingNormal',
@@ -223,7 +224,7 @@ describe('lifecycle hooks in the plan', () => {
 
   it('reports the waiting pods in LifecycleHookWaiting with how long they waited, an Event, and a timer for the next step', () => {
     const observed = world({ replicas: 1, ...preDelete() }, [ready(0, 'new'), ready(1, 'new', { labels: TRAFFIC, lifecycle: 'PreparingDelete' })]);
-    const p = plan(observed, NOW);
+    const p = planned(observed, NOW);
     const condition = p.status.conditions?.find((c) => c.type === ConditionType.lifecycleHookWaiting);
     expect(condition).toMatchObject({ status: 'True', reason: Reason.waitingForPreDelete });
     expect(condition?.message).toBe(`1 pod waits for lifecycle hook handlers to be removed: web-1 on preDelete for over 2m (since ${SINCE})`);
@@ -234,9 +235,9 @@ describe('lifecycle hooks in the plan', () => {
 
     // The same message again: no second Event; once nobody waits, False and no Event.
     observed.app.status = { ...observed.app.status, conditions: p.status.conditions };
-    expect(plan(observed, NOW).actions.filter((a) => a.kind === 'event')).toEqual([]);
+    expect(planned(observed, NOW).actions.filter((a) => a.kind === 'event')).toEqual([]);
     const cleared = { ...observed, pods: observed.pods.map((pod): Stored<Pod> => ({ ...pod, metadata: { ...pod.metadata, labels: { app: 'web' } } })) };
-    const after = plan(cleared, NOW);
+    const after = planned(cleared, NOW);
     expect(after.status.conditions?.find((c) => c.type === ConditionType.lifecycleHookWaiting)).toMatchObject({
       status: 'False',
       reason: Reason.noHookPending,
@@ -244,7 +245,7 @@ describe('lifecycle hooks in the plan', () => {
   });
 
   it('without spec.lifecycle the status gets no LifecycleHookWaiting condition', () => {
-    const p = plan(world({ replicas: 1 }, [ready(0, 'new')]), NOW);
+    const p = planned(world({ replicas: 1 }, [ready(0, 'new')]), NOW);
     expect(p.status.conditions?.some((c) => c.type === ConditionType.lifecycleHookWaiting)).toBe(false);
   });
 });

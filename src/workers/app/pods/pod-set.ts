@@ -12,6 +12,7 @@ import { getOrdinal } from './predicates.ts';
 import { isReserved, parseReserveOrdinals, replicaOrdinals, type OrdinalRanges } from '../../../api/reserve-ordinals.ts';
 import { mayRunUpdate } from '../rollout/update-order.ts';
 import type { Wait } from '../../types.ts';
+import type { RolloutSettings } from '../rollout/settings.ts';
 import type { HeldWork } from '../status/deferred-work.ts';
 
 export interface PodSet {
@@ -32,6 +33,8 @@ export interface PodSet {
   claims: ReadonlyMap<string, Stored<PersistentVolumeClaim>> | undefined;
   current: Named<ControllerRevision>;
   update: Named<ControllerRevision>;
+  /** The App's rollout settings (`spec.updateStrategy`), resolved once for the plan. */
+  rollout: RolloutSettings;
   /** Ordinals below this stay at (and are created from) the current revision: spec partition, raised by a canary step. */
   partition: number;
   /** Pod creation is suspended: the apiserver rejected this generation's pods as invalid. */

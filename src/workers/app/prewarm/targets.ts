@@ -20,6 +20,7 @@ import { ConditionType } from '../../../api/keys.ts';
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
 import { podIsUpdatingInPlace } from '../../inplace/index.ts';
 import type { Action } from '../actions.ts';
+import type { NeedsInput } from '../planner.ts';
 import type { CanaryOutcome } from '../rollout/canary.ts';
 import { setCondition } from '../status/conditions.ts';
 import type { ClusterStored, Named, Pod, Stored } from '../../../kube/types.ts';
@@ -40,10 +41,8 @@ interface PrewarmTargets {
 }
 
 export interface RolloutView {
+  /** The pod set; its rollout settings give the floor of the update order (the spec partition) and OnDelete. */
   set: PodSet;
-  /** `rollingUpdate.partition` (0 for OnDelete): the floor of the update order. */
-  specPartition: number;
-  rolling: boolean;
   /** `rollingUpdate.paused`, or a canary `pause: {}` being entered now. */
   paused: boolean;
   canary: CanaryOutcome;
@@ -67,12 +66,12 @@ function prewarmTargets(view: RolloutView, lookahead: number): PrewarmTargets {
   const name = set.app.metadata.name;
   const replicas = new Map<number, Named<Pod>>();
   for (const pod of projectPodWrites([...set.replicas.values()], view.actions, set.now)) replicas.set(getOrdinal(name, pod.metadata.name), pod);
-  const order = outdatedOrdinals({ ...set, replicas }, view.specPartition);
+  const order = outdatedOrdinals({ ...set, replicas }, set.rollout.partition);
   const next = order.flatMap((ordinal) => {
     const pod = replicas.get(ordinal);
     return pod && !podIsUpdatingInPlace(pod) ? [pod] : [];
   });
-  const waiting = !view.rolling || view.paused || view.canary.pause !== undefined;
+  const waiting = !set.rollout.rolling || view.paused || view.canary.pause !== undefined;
   const nodes = new Set<string>();
   for (const pod of waiting ? next : next.slice(0, lookahead)) {
     const node = nodeOf(pod);
@@ -84,7 +83,7 @@ function prewarmTargets(view: RolloutView, lookahead: number): PrewarmTargets {
 const INERT: PrewarmOutcome = { actions: [], status: undefined, condition: undefined };
 
 /**
- * Pre-warming for one plan: `needsImageLists` when the ImageLists must be read first (`lists` undefined),
+ * Pre-warming for one plan: `NeedsInput` when the ImageLists must be read first (`lists` undefined),
  * else the outcome. `view` is undefined when the App is being deleted (everything is cleared).
  */
 /** The nodes to pre-warm now, or undefined when pre-warming is off or has nothing left to do. */
@@ -99,10 +98,10 @@ export function prewarmStep(
   app: Stored<App>,
   view: RolloutView | undefined,
   lists: readonly ClusterStored<ImageList>[] | undefined,
-): { needsImageLists: true } | PrewarmOutcome {
+): NeedsInput | PrewarmOutcome {
   const targets = activeTargets(app, view);
   if (!targets && app.status?.prewarm === undefined) return INERT;
-  if (lists === undefined) return { needsImageLists: true };
+  if (lists === undefined) return { needs: 'imageLists' };
   const id = prewarmIdentity(app.metadata.namespace, app.metadata.name);
   const parallelism = app.spec.imagePrewarm?.parallelism ?? DEFAULT_PREWARM_PARALLELISM;
   if (!view || !targets) return planPrewarm({ id, active: false, images: [], revision: '', targets: [], parallelism, lists });

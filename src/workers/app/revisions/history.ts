@@ -2,7 +2,7 @@
 import type { App } from '../../../api/app.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
 import { getPodRevision } from '../pods/predicates.ts';
-import type { Observed, Plan } from '../planner.ts';
+import type { Observed, Plan, PlanResult } from '../planner.ts';
 import { derivedRevisions, resolveRevisions, truncateHistory, type ResolvedRevisions } from './revisions.ts';
 
 function liveRevisions(owned: readonly Stored<Pod>[], revs: ResolvedRevisions, current: string | undefined): Set<string> {
@@ -24,9 +24,8 @@ export function revisionsOf(app: Stored<App>, observed: Observed): ResolvedRevis
  * completing rollout frees the previous one). A plan made without the revisions (`derivedRevisions`) needs
  * them when its status moves the current revision.
  */
-export function withHistory(app: Stored<App>, observed: Observed, result: Plan, owned: readonly Stored<Pod>[], revs: ResolvedRevisions): Plan {
-  if (!observed.revisions && result.status.currentRevision !== app.status?.currentRevision)
-    return { actions: [], status: app.status ?? {}, needsRevisions: true };
+export function withHistory(app: Stored<App>, observed: Observed, result: Plan, owned: readonly Stored<Pod>[], revs: ResolvedRevisions): PlanResult {
+  if (!observed.revisions && result.status.currentRevision !== app.status?.currentRevision) return { needs: 'revisions' };
   const live = liveRevisions(owned, revs, result.status.currentRevision);
   result.actions.push(...truncateHistory(revs.owned, live, app.spec.revisionHistoryLimit ?? 10));
   return result;

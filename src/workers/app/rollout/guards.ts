@@ -4,7 +4,6 @@
  */
 import type { AppStatus } from '../../../api/app-status.ts';
 import { ConditionType } from '../../../api/keys.ts';
-import { UpdateStrategyType } from '../../../api/update-strategy.ts';
 import type { Wait } from '../../types.ts';
 import type { Action } from '../actions.ts';
 import type { CanaryOutcome } from './canary.ts';
@@ -25,11 +24,10 @@ export interface Guards {
 
 /** `active`: a rollout is under way (the current and update revisions differ). */
 export function planGuards(set: PodSet, rollout: { active: boolean; canary: CanaryOutcome }): Guards {
-  const rolling = (set.app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) === UpdateStrategyType.rollingUpdate;
-  const specPaused = set.app.spec.updateStrategy?.rollingUpdate?.paused === true || rollout.canary.pauseSpec;
+  const specPaused = set.rollout.paused || rollout.canary.pauseSpec;
   const deadline = progressDeadline({
     set,
-    rolling,
+    rolling: set.rollout.rolling,
     active: rollout.active,
     paused: specPaused || rollout.canary.pause !== undefined,
     step: rollout.canary.status?.step ?? 0,

@@ -23,7 +23,6 @@ import {
   type InPlacePlan,
   type UpdateDecision,
 } from '../../inplace/index.ts';
-import { UpdateStrategyType } from '../../../api/update-strategy.ts';
 import type { Action } from '../actions.ts';
 import type { ControllerRevision, Pod, Stored } from '../../../kube/types.ts';
 import { getPodRevision, isFailed, isSucceeded, isTerminating } from '../pods/predicates.ts';
@@ -44,19 +43,22 @@ export interface UpdateContext {
 }
 
 export function updateContext(set: PodSet, revisions: readonly Stored<ControllerRevision>[]): UpdateContext {
-  const strategy = set.app.spec.updateStrategy;
-  const policy = strategy?.rollingUpdate?.podUpdatePolicy;
   const to = templateOf(set.update) ?? set.app.spec.template;
   const memo = new Map<string | undefined, UpdateDecision>();
   return {
     set,
-    rolling: (strategy?.type ?? UpdateStrategyType.rollingUpdate) === UpdateStrategyType.rollingUpdate,
-    gracePeriodSeconds: strategy?.rollingUpdate?.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0,
+    rolling: set.rollout.rolling,
+    gracePeriodSeconds: set.rollout.inPlaceGracePeriodSeconds,
     decide: (from) => {
       let decision = memo.get(from);
       if (!decision) {
         const revision = revisions.find((r) => r.metadata.name === from);
-        decision = decideUpdateMethod({ fromRevision: from, from: revision ? templateOf(revision) : undefined, to, podUpdatePolicy: policy });
+        decision = decideUpdateMethod({
+          fromRevision: from,
+          from: revision ? templateOf(revision) : undefined,
+          to,
+          podUpdatePolicy: set.rollout.podUpdatePolicy,
+        });
         memo.set(from, decision);
       }
       return decision;

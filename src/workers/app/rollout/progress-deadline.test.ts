@@ -3,7 +3,8 @@ import type { AppSpec } from '../../../api/app-spec.ts';
 import type { AppStatus } from '../../../api/app-status.ts';
 import type { Condition } from '../../../api/meta.ts';
 import { parallel, rolling, rolloutWorld, summary, type PodRow } from '../../../../test/unit/app/rollout-world.ts';
-import { plan } from '../planner.ts';
+import type { Plan } from '../planner.ts';
+import { planned } from '../../../../test/unit/app/fixtures.ts';
 
 const NOW = new Date('2025-06-01T00:10:00.000Z');
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000).toISOString();
@@ -47,10 +48,10 @@ function run(spec: Partial<AppSpec>, pods: PodRow[], status?: Status) {
   const base = rolloutWorld(spec, pods);
   const revision = base.app.status?.updateRevision ?? '';
   const obs = status ? rolloutWorld(spec, pods, status(revision)) : base;
-  return plan(obs, NOW);
+  return planned(obs, NOW);
 }
 
-function check(p: ReturnType<typeof plan>, want: Expect): void {
+function check(p: Plan, want: Expect): void {
   const condition = (type: string) => p.status.conditions?.find((c) => c.type === type);
   const at = p.status.rolloutProgress?.lastProgressTime;
   const w = p.wait;

@@ -20,7 +20,7 @@ import type { Wait } from '../../types.ts';
 import type { Action } from '../actions.ts';
 import { findCondition, setCondition } from '../status/conditions.ts';
 import type { PodSet } from '../pods/pod-set.ts';
-import { priorityStrategyOf, updatedAvailable } from './update-order.ts';
+import { updatedAvailable } from './update-order.ts';
 
 interface DeadlineInput {
   set: PodSet;
@@ -52,7 +52,7 @@ const NONE: DeadlineOutcome = { record: undefined, exceeded: undefined, actions:
 /** How many pods should end up updated and available under the partition in force, and how many are. */
 function rolloutGoal(set: PodSet): { wanted: number; have: number } {
   const wanted = Math.max(0, set.end - Math.max(set.start, set.partition));
-  const counted = priorityStrategyOf(set.app)
+  const counted = set.rollout.priorityStrategy
     ? updatedAvailable(set, set.minReadySeconds, set.now)
     : updatedAvailable(set, set.minReadySeconds, set.now, set.partition);
   return { wanted, have: Math.min(counted, wanted) };

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../api/app-spec.ts';
 import { SPECIFIED_DELETE_LABEL } from '../../../api/specified-delete.ts';
 import { NOW, parallel, progressing, ready, rolling, summary, world, type PodRow } from '../../../../test/unit/app/plan-table.ts';
-import { plan } from '../planner.ts';
+import { planned } from '../../../../test/unit/app/fixtures.ts';
 
 describe('specified-delete label', () => {
   it.each<[string, Partial<AppSpec>, PodRow[], string[]]>([
@@ -97,12 +97,12 @@ describe('specified-delete label', () => {
       ['delete web-1 (reserved)'],
     ],
   ])('%s', (_, spec, pods, expected) => {
-    expect(summary(plan(world(spec, pods), NOW).actions)).toEqual(expected);
+    expect(summary(planned(world(spec, pods), NOW).actions)).toEqual(expected);
   });
 
   it('the replacement is dry-run with the revision its ordinal should have', () => {
     const obs = world({ ...parallel, replicas: 3, ...rolling({ partition: 2 }) }, [[0, 'ready', 'new', true], ...ready([1, 2], 'new')]);
-    const del = plan(obs, NOW).actions.find((a) => a.kind === 'deletePod');
+    const del = planned(obs, NOW).actions.find((a) => a.kind === 'deletePod');
     expect(del).toMatchObject({ cause: 'specified', replacement: { revision: obs.app.status?.currentRevision } });
     expect(del?.kind === 'deletePod' ? del.replacement?.pod.metadata.labels?.[SPECIFIED_DELETE_LABEL] : 'missing').toBeUndefined();
   });
@@ -124,8 +124,8 @@ describe('specified-delete label', () => {
       [0, 'ready', 'new'],
       [1, 'ready', 'new', true],
     ]);
-    const first = plan(obs, NOW);
-    const again = plan({ ...obs, app: { ...obs.app, status: first.status } }, NOW);
+    const first = planned(obs, NOW);
+    const again = planned({ ...obs, app: { ...obs.app, status: first.status } }, NOW);
     expect(summary(again.actions)).toEqual([]);
   });
 
@@ -137,7 +137,7 @@ describe('specified-delete label', () => {
     const [first, second] = obs.pods;
     if (!first || !second) throw new Error('two pods');
     const notTrue = { ...second, metadata: { ...second.metadata, labels: { ...second.metadata.labels, [SPECIFIED_DELETE_LABEL]: 'false' } } };
-    expect(summary(plan({ ...obs, pods: [first, notTrue] }, NOW).actions)).toEqual(['inPlace web-1']);
-    expect(summary(plan(obs, NOW).actions)).toEqual(['delete web-1 (specified)']);
+    expect(summary(planned({ ...obs, pods: [first, notTrue] }, NOW).actions)).toEqual(['inPlace web-1']);
+    expect(summary(planned(obs, NOW).actions)).toEqual(['delete web-1 (specified)']);
   });
 });

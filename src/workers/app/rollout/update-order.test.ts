@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../api/app-spec.ts';
 import type { PriorityStrategy } from '../../../api/priority.ts';
 import { parallel, rolling, rolloutWorld, summary, type PodRow } from '../../../../test/unit/app/rollout-world.ts';
-import { plan } from '../planner.ts';
+import { planned } from '../../../../test/unit/app/fixtures.ts';
 import { comparePriority, trailingInteger } from './update-order.ts';
 
 const NOW = new Date('2025-06-01T00:00:00Z');
@@ -135,40 +135,40 @@ describe('plan with a priority strategy', () => {
     ],
   ])('%s', (_name, spec, pods, expected) => {
     const obs = rolloutWorld(spec, pods);
-    const p = plan(obs, NOW);
+    const p = planned(obs, NOW);
     expect(summary(p.actions, obs.app.status?.updateRevision).filter((s) => !s.startsWith('event'))).toEqual(expected);
   });
 
   it('a canary step of one pod updates the highest-priority pod, then pauses', () => {
     const spec = byPriority(weights, { canary: { steps: [{ replicas: 1 }, { pause: {} }] } });
-    const first = plan(rolloutWorld(spec, weighted), NOW);
+    const first = planned(rolloutWorld(spec, weighted), NOW);
     expect(summary(first.actions).filter((s) => !s.startsWith('event'))).toEqual(['delete web-0 (update)']);
-    const reached = plan(rolloutWorld(spec, [[0, 'ready', 'new'], ...weighted.slice(1)]), NOW);
+    const reached = planned(rolloutWorld(spec, [[0, 'ready', 'new'], ...weighted.slice(1)]), NOW);
     expect(summary(reached.actions)).toEqual(['pauseRollout', 'event CanaryPaused']);
     expect(reached.status.canary?.step).toBe(1);
   });
 
   it('an ignored (non-numeric) ordered-key value: condition PriorityLabelIgnored True and one Event; False once no such pod is left', () => {
     const obs = rolloutWorld(byPriority(order, { maxUnavailable: 1 }), ranked);
-    const p = plan(obs, NOW);
+    const p = planned(obs, NOW);
     expect(summary(p.actions)).toContain('event PriorityLabelIgnored');
     const ignored = p.status.conditions?.find((c) => c.type === 'PriorityLabelIgnored');
     expect(ignored).toMatchObject({ status: 'True', reason: 'NonNumericPriority' });
     expect(ignored?.message).toContain('web-2 (rank="leader")');
     expect(ignored?.message).not.toContain('web-0');
 
-    const again = plan({ ...obs, app: { ...obs.app, status: p.status } }, NOW);
+    const again = planned({ ...obs, app: { ...obs.app, status: p.status } }, NOW);
     expect(summary(again.actions)).not.toContain('event PriorityLabelIgnored');
 
     const updated = rolloutWorld(byPriority(order, { maxUnavailable: 1 }), [ranked[0]!, ranked[1]!, [2, 'ready', 'new', { rank: 'leader' }], ranked[3]!], {
       conditions: p.status.conditions,
     });
-    const cleared = plan(updated, NOW).status.conditions?.find((c) => c.type === 'PriorityLabelIgnored');
+    const cleared = planned(updated, NOW).status.conditions?.find((c) => c.type === 'PriorityLabelIgnored');
     expect(cleared).toMatchObject({ status: 'False', reason: 'PriorityLabelsNumeric' });
   });
 
   it('numeric values only: no PriorityLabelIgnored condition at all', () => {
-    const p = plan(rolloutWorld(byPriority(order), [ranked[0]!, ranked[1]!]), NOW);
+    const p = planned(rolloutWorld(byPriority(order), [ranked[0]!, ranked[1]!]), NOW);
     expect(p.status.conditions?.some((c) => c.type === 'PriorityLabelIgnored')).toBe(false);
   });
 });

@@ -19,26 +19,18 @@ import type { Pod } from '../../../kube/types.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import type { PriorityStrategy } from '../../../api/priority.ts';
 import { ConditionType, EventReason, Reason } from '../../../api/keys.ts';
-import { UpdateStrategyType } from '../../../api/update-strategy.ts';
 import { readState } from '../../inplace/index.ts';
 import { getPodRevision, isRunningAndAvailable, isTerminating } from '../pods/predicates.ts';
 import { selectorIsEmpty, selectorMatches } from '../pods/selector.ts';
 import { podIsUpdatingInPlace } from '../../inplace/index.ts';
 
-type SetView = Pick<PodSet, 'app' | 'start' | 'end' | 'ordinals' | 'update'> & { replicas: ReadonlyMap<number, Pod> };
+type SetView = Pick<PodSet, 'app' | 'rollout' | 'start' | 'end' | 'ordinals' | 'update'> & { replicas: ReadonlyMap<number, Pod> };
 
 /** How many replica ordinals are at or above `floor` (reserved ordinals are not replicas). */
 function countFrom(set: Pick<PodSet, 'ordinals'>, floor: number): number {
   let n = 0;
   for (const o of set.ordinals) if (o >= floor) n++;
   return n;
-}
-
-/** The App's priority strategy when it has one and updates by RollingUpdate. */
-export function priorityStrategyOf(app: PodSet['app']): PriorityStrategy | undefined {
-  const strategy = app.spec.updateStrategy;
-  if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate) return undefined;
-  return strategy?.rollingUpdate?.unorderedUpdate?.priorityStrategy;
 }
 
 /** The integer a label value ends with ("5" → 5, "db-10" → 10); undefined when it ends in no digit. */
@@ -139,7 +131,7 @@ export function priorityView(set: SetView, strategy: PriorityStrategy, floor: nu
 
 /** Whether the pod at `ordinal` may run (or be created at) the update revision under the partition in force. */
 export function mayRunUpdate(set: SetView & Pick<PodSet, 'partition'>, ordinal: number, floor: number = set.partition): boolean {
-  const strategy = priorityStrategyOf(set.app);
+  const strategy = set.rollout.priorityStrategy;
   if (!strategy) return ordinal >= floor;
   return priorityView(set, strategy, floor).eligible.has(ordinal);
 }
@@ -171,7 +163,7 @@ interface IgnoredLabel {
 
 /** Pods still to update carrying an ordered key whose value ends in no digit (so that key does not order them). */
 function ignoredPriorityLabels(set: SetView): IgnoredLabel[] {
-  const strategy = priorityStrategyOf(set.app);
+  const strategy = set.rollout.priorityStrategy;
   const keys = strategy?.orderPriority?.map((t) => t.orderedKey) ?? [];
   if (keys.length === 0) return [];
   const update = set.update.metadata.name;

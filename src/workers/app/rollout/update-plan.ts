@@ -15,7 +15,7 @@ import type { Accumulator, PodSet } from '../pods/pod-set.ts';
 import type { Pod } from '../../../kube/types.ts';
 import type { SpecifiedDeletes } from './specified-delete.ts';
 import { claimsGrownFor } from './volume-growth.ts';
-import { priorityStrategyOf, priorityView } from './update-order.ts';
+import { priorityView } from './update-order.ts';
 
 export function unavailableReplicas(set: PodSet): number {
   let n = 0;
@@ -59,10 +59,10 @@ export function planRollingUpdate(
  * partition (a canary step only holds pods back for a while). With a priority strategy, its order (`update-order.ts`).
  */
 export function outdatedOrdinals(
-  set: Pick<PodSet, 'app' | 'start' | 'end' | 'ordinals' | 'partition' | 'update'> & { replicas: ReadonlyMap<number, Pod> },
+  set: Pick<PodSet, 'app' | 'rollout' | 'start' | 'end' | 'ordinals' | 'partition' | 'update'> & { replicas: ReadonlyMap<number, Pod> },
   floor: number = set.partition,
 ): number[] {
-  const strategy = priorityStrategyOf(set.app);
+  const strategy = set.rollout.priorityStrategy;
   if (strategy) return [...priorityView(set, strategy, floor).outdated];
   const out: number[] = [];
   for (let i = set.ordinals.length - 1; i >= 0; i--) {

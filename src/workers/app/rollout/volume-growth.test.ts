@@ -5,6 +5,7 @@ import { makeApp, podFor, stored } from '../../../../test/unit/app/fixtures.ts';
 import type { ControllerRevision, PersistentVolumeClaim, Stored } from '../../../kube/types.ts';
 import type { Action } from '../actions.ts';
 import { plan, type Observed } from '../planner.ts';
+import { planned } from '../../../../test/unit/app/fixtures.ts';
 import { newRevision, revisionData, revisionHash } from '../revisions/revisions.ts';
 import { CLAIM_RESIZE_RECHECK_MS, claimGrowth, EXPANSION_RETRY_MS, EXPANSION_RETRY_WAIT, refusalMessage, RESIZE_WAIT } from './volume-growth.ts';
 
@@ -131,35 +132,33 @@ describe('volume growth in the rolling update', () => {
       ['expand data-web-2 to 2Gi (rv rv-2)'],
     ],
   ])('%s', (_name, w, expected) => {
-    const p = plan(world(w), NOW);
-    expect(p.needsClaims).toBeUndefined();
+    const p = planned(world(w), NOW);
     expect(summary(p.actions)).toEqual(expected);
   });
 
   it('asks for the claims when they were not read', () => {
-    expect(plan(world({ claims: undefined }), NOW).needsClaims).toBe(true);
+    expect(plan(world({ claims: undefined }), NOW)).toEqual({ needs: 'claims' });
   });
 
   it('waits for the resize on a timer (claims are not watched), and for the retry of a refusal', () => {
-    expect(plan(world(), NOW).wait).toEqual({ reason: RESIZE_WAIT, afterMs: CLAIM_RESIZE_RECHECK_MS });
-    const resizing = plan(world({ claims: [claim(0, '1Gi', '1Gi'), claim(1, '1Gi', '1Gi'), claim(2, '2Gi', '1Gi')] }), NOW);
+    expect(planned(world(), NOW).wait).toEqual({ reason: RESIZE_WAIT, afterMs: CLAIM_RESIZE_RECHECK_MS });
+    const resizing = planned(world({ claims: [claim(0, '1Gi', '1Gi'), claim(1, '1Gi', '1Gi'), claim(2, '2Gi', '1Gi')] }), NOW);
     expect(resizing.wait).toEqual({ reason: RESIZE_WAIT, afterMs: CLAIM_RESIZE_RECHECK_MS });
-    const held = plan(world({ conditions: [refused('data-web-2', new Date(NOW.getTime() - 10_000))] }), NOW);
+    const held = planned(world({ conditions: [refused('data-web-2', new Date(NOW.getTime() - 10_000))] }), NOW);
     expect(held.wait).toEqual({ reason: EXPANSION_RETRY_WAIT, afterMs: EXPANSION_RETRY_MS - 10_000 });
   });
 
   it('keeps VolumeExpansionRefused while its claim still needs growing, and clears it once the claim grew', () => {
     const condition = refused('data-web-2', new Date(NOW.getTime() - 10_000));
-    const held = plan(world({ conditions: [condition] }), NOW);
+    const held = planned(world({ conditions: [condition] }), NOW);
     expect(held.status.conditions?.find((c) => c.type === 'VolumeExpansionRefused')).toEqual(condition);
-    const grown = plan(world({ conditions: [condition], claims: [claim(0, '1Gi', '1Gi'), claim(1, '1Gi', '1Gi'), claim(2, '2Gi', '2Gi')] }), NOW);
+    const grown = planned(world({ conditions: [condition], claims: [claim(0, '1Gi', '1Gi'), claim(1, '1Gi', '1Gi'), claim(2, '2Gi', '2Gi')] }), NOW);
     expect(grown.status.conditions?.find((c) => c.type === 'VolumeExpansionRefused')).toMatchObject({ status: 'False', reason: 'NoExpansionRefused' });
-    const deleted = plan(world({ conditions: [condition], claims: [claim(0, '1Gi', '1Gi'), claim(1, '1Gi', '1Gi')] }), NOW);
+    const deleted = planned(world({ conditions: [condition], claims: [claim(0, '1Gi', '1Gi'), claim(1, '1Gi', '1Gi')] }), NOW);
     expect(deleted.status.conditions?.find((c) => c.type === 'VolumeExpansionRefused')).toMatchObject({ status: 'False' });
-    const respecified = plan(world({ conditions: [refused('data-web-2', new Date(NOW.getTime() - 10_000), 0)] }), NOW);
+    const respecified = planned(world({ conditions: [refused('data-web-2', new Date(NOW.getTime() - 10_000), 0)] }), NOW);
     expect(respecified.status.conditions?.find((c) => c.type === 'VolumeExpansionRefused')).toMatchObject({ status: 'False' });
-    const unread = plan(world({ conditions: [condition], spec: rolling({ partition: 3 }), claims: undefined }), NOW);
-    expect(unread.needsClaims).toBeUndefined();
+    const unread = planned(world({ conditions: [condition], spec: rolling({ partition: 3 }), claims: undefined }), NOW);
     expect(unread.status.conditions?.find((c) => c.type === 'VolumeExpansionRefused')).toEqual(condition);
   });
 });
@@ -181,7 +180,7 @@ describe('revisions and claim templates', () => {
 
   it('OnDelete: existing claims are never expanded', () => {
     const w = world({ spec: { volumeClaimUpdateStrategy: { type: 'OnDelete' } } });
-    const p = plan(w, NOW);
+    const p = planned(w, NOW);
     expect(summary(p.actions)).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../api/app-spec.ts';
 import { NOW, ordered, parallel, progressing, ready, summary, world, type PodRow } from '../../../../test/unit/app/plan-table.ts';
-import { plan } from '../planner.ts';
+import { planned } from '../../../../test/unit/app/fixtures.ts';
 
 describe('scaleStrategy.maxUnavailable', () => {
   it.each<[string, Partial<AppSpec>, PodRow[], string[]]>([
@@ -38,7 +38,7 @@ describe('scaleStrategy.maxUnavailable', () => {
       ['create web-2'],
     ],
   ])('%s', (_, spec, pods, expected) => {
-    expect(summary(plan(world(spec, pods), NOW).actions)).toEqual(expected);
+    expect(summary(planned(world(spec, pods), NOW).actions)).toEqual(expected);
   });
 
   it('Progressing says what is held and why', () => {
@@ -51,7 +51,7 @@ describe('scaleStrategy.maxUnavailable', () => {
   });
 
   it('with OrderedReady (stored before admission refused it): an invalid spec', () => {
-    const p = plan(world({ ...ordered, replicas: 2, scaleStrategy: { maxUnavailable: 1 } }, []), NOW);
+    const p = planned(world({ ...ordered, replicas: 2, scaleStrategy: { maxUnavailable: 1 } }, []), NOW);
     const invalid = p.status.conditions?.find((c) => c.type === 'InvalidSpec');
     expect(invalid?.status).toBe('True');
     expect(invalid?.message).toContain('requires podManagementPolicy: Parallel');

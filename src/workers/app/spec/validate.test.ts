@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_REPLICAS } from '../../../api/app-spec.ts';
 import { makeApp } from '../../../../test/unit/app/fixtures.ts';
-import { plan } from '../planner.ts';
+import { planned } from '../../../../test/unit/app/fixtures.ts';
 import { isLabelKey, specProblems } from './validate.ts';
 
 describe('isLabelKey', () => {
@@ -48,7 +48,7 @@ describe('specProblems', () => {
   it('plans an App with int32-max replicas as InvalidSpec, without walking its ordinals', () => {
     const app = makeApp('web', { replicas: 2 ** 31 - 1, podManagementPolicy: 'Parallel' });
     const started = Date.now();
-    const p = plan({ app, pods: [], revisions: [], claims: [] }, new Date());
+    const p = planned({ app, pods: [], revisions: [], claims: [] }, new Date());
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(p.actions.map((a) => a.kind)).toEqual(['event']);
     expect(p.status.conditions).toContainEqual(expect.objectContaining({ type: 'InvalidSpec', status: 'True' }));

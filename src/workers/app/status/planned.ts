@@ -18,7 +18,6 @@ import { appConditions, replicaCounts, type PauseState, type Progress, type Repl
 import { maxUnavailable } from '../rollout/update-plan.ts';
 import { heldProgress, type HeldWork } from './deferred-work.ts';
 import { mayRunUpdate } from '../rollout/update-order.ts';
-import { UpdateStrategyType } from '../../../api/update-strategy.ts';
 
 function countsStatus(c: ReplicaCounts): Pick<AppStatus, keyof ReplicaCounts> {
   return { ...c };
@@ -34,13 +33,12 @@ function completedCurrent(counts: ReplicaCounts, current: string, update: string
 
 /** Replicas at or above the spec partition not at the update revision or still being updated in place (RollingUpdate only). */
 function outdatedReplicas(set: PodSet): number {
-  const strategy = set.app.spec.updateStrategy;
-  if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate) return 0;
+  if (!set.rollout.rolling) return 0;
   const update = set.update.metadata.name;
   let outdated = 0;
   for (const ord of set.ordinals) {
     const pod = set.replicas.get(ord);
-    if (pod && mayRunUpdate(set, ord, strategy?.rollingUpdate?.partition ?? 0) && (getPodRevision(pod) !== update || podIsUpdatingInPlace(pod))) outdated++;
+    if (pod && mayRunUpdate(set, ord, set.rollout.partition) && (getPodRevision(pod) !== update || podIsUpdatingInPlace(pod))) outdated++;
   }
   return outdated;
 }
@@ -50,7 +48,7 @@ function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, o
   const update = set.update.metadata.name;
   if (outdatedReplicas(set) > 0) {
     const updated = `${counts.updatedReplicas} of ${want} pods at revision ${update}`;
-    const steps = set.app.spec.updateStrategy?.rollingUpdate?.canary?.steps.length ?? 0;
+    const steps = set.rollout.canarySteps.length;
     const step = canary.status?.step ?? steps;
     if (step < steps) return { state: 'canary', message: `canary step ${step + 1} of ${steps}: ${updated}` };
     return { state: 'rollingUpdate', message: `rolling update: ${updated}` };
@@ -161,7 +159,7 @@ export function planStatus(input: StatusInput): AppStatus {
     set.update.metadata.name,
   );
   const done = completedCurrent(raw, set.current.metadata.name, set.update.metadata.name);
-  const specPaused = app.spec.updateStrategy?.rollingUpdate?.paused === true || canary.pauseSpec;
+  const specPaused = set.rollout.paused || canary.pauseSpec;
   const paused = pauseState(canary, specPaused);
   let conditions = appConditions(
     app.status?.conditions,
