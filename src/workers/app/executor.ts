@@ -26,7 +26,7 @@ import { controllerRef } from './pods/predicates.ts';
 import { applyLifecycle } from './lifecycle/apply.ts';
 import { afterPrewarm, isPrewarmAction, performPrewarm } from './prewarm/apply.ts';
 import { judgeNameTaken } from './ownership/release-apply.ts';
-import { errorSummary } from '../../common/errors.ts';
+import { errorSummary, retryClassOf } from '../../common/errors.ts';
 import { EXPANSION_RETRY_MS, EXPANSION_RETRY_WAIT } from './rollout/volume-growth.ts';
 import { repeatsRefusal } from './status/after-failure.ts';
 
@@ -223,7 +223,7 @@ async function recovered(run: Run, action: Action, err: unknown, status: AppStat
 async function onFailure(run: Run, action: Action, err: unknown, status: AppStatus): Promise<ReconcileResult> {
   if (isKubeError(err, 'Conflict')) throw err;
   const { code, message: detail } = errorSummary(err);
-  const heals = typeof err === 'object' && err !== null && (err as { heals?: unknown }).heals === true;
+  const heals = retryClassOf(err) === 'heals';
   const event = failureEvent(run.app, action, detail);
   if (event && !repeatsRefusal(run.app, action, detail, heals)) await recordEvent(run, event);
   const failed = statusAfterFailure(status, { action, code, detail, heals, now: run.deps.now(), generation: run.app.metadata.generation });

@@ -53,7 +53,7 @@ describe('failures', () => {
       () => undefined,
       (err: unknown) => err,
     );
-    expect(failed).toMatchObject({ code: 'Invalid', permanent: true });
+    expect(failed).toMatchObject({ code: 'Invalid', retryClass: 'permanent' });
     expect(condition(s, ConditionType.invalidSpec)).toMatchObject({ status: 'True', reason: 'SpecInvalid' });
     expect(condition(s, ConditionType.invalidSpec)?.message).toContain('metadata.labels: Invalid value');
     expect(s.cluster.events.map((e) => e.event.reason)).toContain(EventReason.failedCreate);

@@ -80,7 +80,7 @@ async function dryRunReplacement(dryRun: DryRunCreator, namespace: string, repla
       log.warn({ revision: replacement.revision, err: err.detail }, 'a webhook cannot take part in a dry run: pods are replaced unchecked');
       return undefined;
     }
-    if (err.permanent) return { code: err.code, message: err.detail };
+    if (err.retryClass === 'permanent') return { code: err.code, message: err.detail };
     throw err;
   }
 }

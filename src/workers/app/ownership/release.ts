@@ -8,6 +8,7 @@
  * read by name and judged here: no read is added to a reconcile that finds every pod where it should be.
  */
 import type { App } from '../../../api/app.ts';
+import { ClassifiedError } from '../../../common/errors.ts';
 import { EventReason } from '../../../api/keys.ts';
 import type { EventSpec } from '../actions.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
@@ -51,11 +52,11 @@ export function nameHolder(app: Stored<App>, pod: Stored<Pod> | undefined): Name
 }
 
 /** The name of a pod to create is held by a pod the App does not (or no longer) control. Heals once it is deleted. */
-export class PodNameTakenError extends Error {
+export class PodNameTakenError extends ClassifiedError {
   override readonly name = 'PodNameTakenError';
   readonly code = 'PodNameTaken';
   /** Retried with backoff (the queue's transient policy): the holder may be deleted any time. */
-  readonly heals = true;
+  readonly retryClass = 'heals';
   constructor(pod: string, released: boolean) {
     super(
       released
