@@ -52,6 +52,8 @@ function world(w: World = {}): Observed {
   const newRev = revisionFor({ ...spec, template: v(w.tag ?? 'v1'), volumeClaimTemplates: templates('2Gi') }, 2);
   const app = makeApp('web', { ...spec, template: v(w.tag ?? 'v1'), volumeClaimTemplates: templates('2Gi') });
   app.status = { observedGeneration: 1, currentRevision: oldRev.metadata.name, updateRevision: newRev.metadata.name, conditions: w.conditions ?? [] };
+  // Every refusal below is of claim data-web-2: the status names it beside the condition, as the executor writes it.
+  if (w.conditions?.some((c) => c.type === 'VolumeExpansionRefused' && c.status === 'True')) app.status.expansionRefusedClaim = 'data-web-2';
   const pods = (w.pods ?? ['old', 'old', 'old']).map((r, o) => podFor(app, o, (r === 'old' ? oldRev : newRev).metadata.name));
   const claims = 'claims' in w ? w.claims : [0, 1, 2].map((o) => claim(o, '1Gi', '1Gi'));
   return { app, pods, revisions: [oldRev, newRev], claims };
@@ -158,6 +160,8 @@ describe('volume growth in the rolling update', () => {
     expect(deleted.status.conditions?.find((c) => c.type === 'VolumeExpansionRefused')).toMatchObject({ status: 'False' });
     const respecified = planned(world({ conditions: [refused('data-web-2', new Date(NOW.getTime() - 10_000), 0)] }), NOW);
     expect(respecified.status.conditions?.find((c) => c.type === 'VolumeExpansionRefused')).toMatchObject({ status: 'False' });
+    expect(held.status.expansionRefusedClaim).toBe('data-web-2');
+    expect(grown.status.expansionRefusedClaim).toBeUndefined();
     const unread = planned(world({ conditions: [condition], spec: rolling({ partition: 3 }), claims: undefined }), NOW);
     expect(unread.status.conditions?.find((c) => c.type === 'VolumeExpansionRefused')).toEqual(condition);
   });

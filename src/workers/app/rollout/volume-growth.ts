@@ -74,18 +74,16 @@ export function claimGrowth(claim: PersistentVolumeClaim, want: string): ClaimGr
   return capacity !== undefined && capacity >= wanted ? { kind: 'ready' } : { kind: 'resizing', capacity: capacityOf(claim) };
 }
 
-const REFUSED_MESSAGE = /^claim (\S+) cannot grow/;
-
-/** The message of the VolumeExpansionRefused condition: it starts with the claim it is about. */
+/** The message of the VolumeExpansionRefused condition (the claim itself is kept in `status.expansionRefusedClaim`). */
 export function refusalMessage(claim: string, storage: string, pod: string, detail: string): string {
   return `claim ${claim} cannot grow to ${storage}: ${detail}; Pod ${pod} is not updated until the claim can grow (allowVolumeExpansion on its StorageClass) or is deleted with its pod`;
 }
 
-/** The claim a VolumeExpansionRefused=True condition of this generation names, with when it was refused. */
+/** The claim a VolumeExpansionRefused=True condition of this generation is about, with when it was refused. */
 function refusedClaim(app: Stored<App>): { claim: string; since: number } | undefined {
   const c = findCondition(app.status?.conditions, ConditionType.volumeExpansionRefused);
   if (c?.status !== 'True' || c.observedGeneration !== app.metadata.generation) return undefined;
-  const claim = REFUSED_MESSAGE.exec(c.message)?.[1];
+  const claim = app.status?.expansionRefusedClaim;
   return claim === undefined ? undefined : { claim, since: Date.parse(c.lastTransitionTime) };
 }
 
@@ -144,9 +142,11 @@ export function claimsGrownFor(set: PodSet, acc: Accumulator, pod: Stored<Pod>, 
 export function withExpansionCondition(status: AppStatus, set: PodSet): AppStatus {
   const previous = findCondition(status.conditions, ConditionType.volumeExpansionRefused);
   if (previous?.status !== 'True') return status;
+  const claim = set.app.status?.expansionRefusedClaim;
+  const kept = claim === undefined ? status : { ...status, expansionRefusedClaim: claim };
   const refused = refusedClaim(set.app);
-  if (refused && !set.claims) return status;
-  if (refused && stillRefused(set, refused.claim)) return status;
+  if (refused && !set.claims) return kept;
+  if (refused && stillRefused(set, refused.claim)) return kept;
   const conditions = setCondition(
     status.conditions,
     { type: ConditionType.volumeExpansionRefused, status: 'False', reason: Reason.noExpansionRefused, message: 'no claim expansion is refused' },

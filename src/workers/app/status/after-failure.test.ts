@@ -22,6 +22,7 @@ describe('a refused claim expansion', () => {
       },
     ]);
     expect(refused.conditions?.[0]?.message).toMatch(/^claim data-web-2 cannot grow to 2Gi: .*forbidden/);
+    expect(refused.expansionRefusedClaim).toBe('data-web-2');
     expect(statusAfterFailure({}, { action: expand, code: 'ServerError', detail: 'boom', heals: true, now: NOW, generation: 3 })).toEqual({});
   });
 

@@ -84,7 +84,7 @@ function expansionRefused(status: AppStatus, f: FailureContext, action: Extract<
     f.now,
     f.generation,
   );
-  return { ...status, conditions };
+  return { ...status, conditions, expansionRefusedClaim: action.name };
 }
 
 /** The same expansion refused again for the same reason: the condition says so already, so no new Event. */
