@@ -28,10 +28,10 @@ import { prewarmStep, withPrewarmStatus } from './prewarm/targets.ts';
 import { planFallbackReport, planRollingUpdate } from './rollout/update-plan.ts';
 import { specProblems } from './spec/validate.ts';
 import { planSpecifiedDeletes } from './rollout/specified-delete.ts';
-import { heldEvent } from './status/deferred-work.ts';
+import { deferredWorkEvent } from './status/deferred-work.ts';
 import type { PrewarmOutcome } from './prewarm/plan.ts';
 import { type Hold, holdRefused, recreatesPods, type Refusals } from './admission/replacement.ts';
-import { holdEvent, withHoldCondition, type HoldInput } from './admission/rollout-held.ts';
+import { rolloutHeldEvent, withRolloutHeldCondition, type RolloutHeldInput } from './admission/rollout-held.ts';
 import { withExpansionCondition } from './rollout/volume-growth.ts';
 import { canaryActions, podSetFor } from './plan-setup.ts';
 import { planGuards, withGuardStatus, type Guards } from './rollout/guards.ts';
@@ -117,7 +117,7 @@ function completePlan(
 ): Plan {
   const { canary, prewarm, hold, guards } = outcomes;
   const set = input.set;
-  const holding: HoldInput = {
+  const rolloutHeld: RolloutHeldInput = {
     hold,
     recreates: recreatesPods(input.actions),
     previous: app.status?.conditions,
@@ -126,25 +126,25 @@ function completePlan(
   };
   const guarded = (s: AppStatus): AppStatus => withGuardStatus(s, guards, set.now, app.metadata.generation);
   const status = guarded(
-    withExpansionCondition(withHoldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), holding), set),
+    withExpansionCondition(withRolloutHeldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), rolloutHeld), set),
   );
   // Pre-warm writes are best effort: as read, the status keeps what it said about them.
   const statusAsRead = (): AppStatus =>
     guarded(
       withExpansionCondition(
-        withHoldCondition(
+        withRolloutHeldCondition(
           {
             ...planStatus({ ...input, projectWrites: false }),
             ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
           },
-          holding,
+          rolloutHeld,
         ),
         set,
       ),
     );
-  const held = holdEvent(holding);
-  if (held) acc.actions.push({ kind: 'event', event: held });
-  const waiting = heldEvent(app.status?.conditions, status.conditions);
+  const heldRollout = rolloutHeldEvent(rolloutHeld);
+  if (heldRollout) acc.actions.push({ kind: 'event', event: heldRollout });
+  const waiting = deferredWorkEvent(app.status?.conditions, status.conditions);
   if (waiting) acc.actions.push({ kind: 'event', event: waiting });
   const complete = rolloutCompleteEvent(app, status);
   if (complete) acc.actions.push({ kind: 'event', event: complete });
@@ -221,7 +221,7 @@ export function plan(observed: Observed, now: Date): PlanResult {
     actions: acc.actions,
     specValid: !set.createBlocked,
     fallbacks: acc.fallbacks ?? [],
-    held: acc.held,
+    deferred: acc.deferred,
   };
   const result = reportLifecycle(completePlan(app, input, acc, { canary, prewarm, hold, guards }), app, adopted.owned, now);
   return withHistory(app, observed, result, adopted.owned, revs);

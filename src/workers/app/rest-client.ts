@@ -1,4 +1,4 @@
-/** The App reconcile's seams on the apiserver, through KubeRest (explicit content types, field manager ebb). */
+/** The App reconcile's client interface (`client.ts`) on the apiserver, through KubeRest (explicit content types, field manager ebb). */
 import type { App } from '../../api/app.ts';
 import { appRef, imageListRef } from '../../api/group.ts';
 import type { ImageList } from '../../api/image-list.ts';

@@ -1,12 +1,12 @@
 /**
- * Container launch priority for multi-container in-place updates: the pod (template) annotation
- * `Annotation.containerPriority` (`apps.ebb.dev/container-priority`) holds a JSON object from container name to integer priority, e.g.
- * `{"envoy": 100, "app": 0}`. Containers without an entry have priority 0. Updated containers are patched in
- * batches of equal priority, highest first; a batch starts only after the previous one runs its new images and
- * is ready. An annotation that is not such an object is ignored (every container priority 0).
+ * Container launch order for multi-container in-place updates: the pod (template) annotation
+ * `Annotation.containerPriority` (`apps.ebb.dev/container-priority`) holds a JSON object from container name to
+ * an integer rank, e.g. `{"envoy": 100, "app": 0}`. Containers without an entry rank 0. Updated containers are
+ * patched in batches of equal rank, highest first; a batch starts only after the previous one runs its new
+ * images and is ready. An annotation that is not such an object is ignored (every container ranks 0).
  */
-/** Priorities by container name from the annotation value; invalid entries are ignored. */
-export function parsePriorities(value: string | undefined): Map<string, number> {
+/** Ranks by container name from the annotation value; invalid entries are ignored. */
+export function parseLaunchOrder(value: string | undefined): Map<string, number> {
   const out = new Map<string, number>();
   if (value === undefined) return out;
   let parsed: unknown;
@@ -21,7 +21,7 @@ export function parsePriorities(value: string | undefined): Map<string, number> 
 }
 
 /** `names` grouped by priority, highest first; names keep their given order within a batch. */
-export function priorityBatches(names: readonly string[], priorities: ReadonlyMap<string, number>): string[][] {
+export function launchBatches(names: readonly string[], priorities: ReadonlyMap<string, number>): string[][] {
   const byPriority = new Map<number, string[]>();
   for (const n of names) {
     const p = priorities.get(n) ?? 0;

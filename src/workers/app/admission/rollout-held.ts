@@ -11,7 +11,7 @@ import type { EventSpec } from '../actions.ts';
 import { findCondition, setCondition } from '../status/conditions.ts';
 import type { Hold } from './replacement.ts';
 
-export interface HoldInput {
+export interface RolloutHeldInput {
   hold: Hold | undefined;
   /** The plan deletes pods to recreate them: their replacements were dry-run and accepted. */
   recreates: boolean;
@@ -26,7 +26,7 @@ export function isHeld(app: { status?: AppStatus | undefined }): boolean {
   return findCondition(app.status?.conditions, ConditionType.rolloutHeld)?.status === 'True';
 }
 
-function holdMessage(hold: Hold): string {
+function rolloutHeldMessage(hold: Hold): string {
   const pods = hold.pods.length === 1 ? `pod ${hold.pods[0] ?? ''} is` : `pods ${hold.pods.join(', ')} are`;
   return (
     `the apiserver would refuse the pods of revision ${hold.revision} (${hold.refusal.code}): ${hold.refusal.message}; ` +
@@ -35,10 +35,10 @@ function holdMessage(hold: Hold): string {
 }
 
 /** The status with RolloutHeld brought up to date. */
-export function withHoldCondition(status: AppStatus, input: HoldInput): AppStatus {
+export function withRolloutHeldCondition(status: AppStatus, input: RolloutHeldInput): AppStatus {
   const { hold, generation, now } = input;
   if (hold) {
-    const condition = { type: ConditionType.rolloutHeld, status: 'True' as const, reason: Reason.replacementRefused, message: holdMessage(hold) };
+    const condition = { type: ConditionType.rolloutHeld, status: 'True' as const, reason: Reason.replacementRefused, message: rolloutHeldMessage(hold) };
     return { ...status, conditions: setCondition(status.conditions, condition, now, generation) };
   }
   const held = findCondition(status.conditions, ConditionType.rolloutHeld);
@@ -55,9 +55,9 @@ export function withHoldCondition(status: AppStatus, input: HoldInput): AppStatu
 }
 
 /** The Warning Event for a hold that is new or whose message changed. */
-export function holdEvent(input: HoldInput): EventSpec | undefined {
+export function rolloutHeldEvent(input: RolloutHeldInput): EventSpec | undefined {
   if (!input.hold) return undefined;
-  const message = holdMessage(input.hold);
+  const message = rolloutHeldMessage(input.hold);
   const previous = findCondition(input.previous, ConditionType.rolloutHeld);
   if (previous?.status === 'True' && previous.message === message) return undefined;
   return { type: 'Warning', reason: EventReason.rolloutHeld, action: 'Hold', message };

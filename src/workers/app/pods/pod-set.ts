@@ -13,7 +13,7 @@ import { isReserved, parseReserveOrdinals, replicaOrdinals, type OrdinalRanges }
 import { mayRunUpdate } from '../rollout/update-order.ts';
 import type { Wait } from '../../types.ts';
 import type { RolloutSettings } from '../rollout/settings.ts';
-import type { HeldWork } from '../status/deferred-work.ts';
+import type { DeferredWork } from '../status/deferred-work.ts';
 
 export interface PodSet {
   app: Stored<App>;
@@ -52,7 +52,7 @@ export interface Accumulator {
   /** Set when a step needs the claims and they were not read: the plan is redone after reading them. */
   needsClaims?: boolean;
   /** Work the plan holds back on purpose (scale-up limit, specified deletes waiting): shown in Progressing. */
-  held?: HeldWork;
+  deferred?: DeferredWork;
 }
 
 interface OrdinalRange {

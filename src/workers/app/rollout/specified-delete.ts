@@ -40,7 +40,7 @@ function labelled(ctx: UpdateContext): number[] {
 }
 
 /**
- * Plans the deletes the budget allows and records the labelled pods left waiting (`acc.held`). A pod whose
+ * Plans the deletes the budget allows and records the labelled pods left waiting (`acc.deferred`). A pod whose
  * in-place update is under way is unavailable already: it is deleted, and its in-place step is dropped.
  */
 export function planSpecifiedDeletes(ctx: UpdateContext, acc: Accumulator, paused: boolean, blocked: boolean): SpecifiedDeletes {
@@ -50,7 +50,7 @@ export function planSpecifiedDeletes(ctx: UpdateContext, acc: Accumulator, pause
   const name = (ordinal: number): string => set.replicas.get(ordinal)?.metadata.name ?? String(ordinal);
   const why = whyNot(ctx, paused, blocked);
   if (why) {
-    acc.held = { ...acc.held, specifiedDelete: { pods: targets.map(name), why } };
+    acc.deferred = { ...acc.deferred, specifiedDelete: { pods: targets.map(name), why } };
     return NO_SPECIFIED_DELETES;
   }
   const limit = maxUnavailable(set);
@@ -75,6 +75,6 @@ export function planSpecifiedDeletes(ctx: UpdateContext, acc: Accumulator, pause
   }
   const names = new Set([...deleted].map(name));
   acc.actions = acc.actions.filter((a) => !((a.kind === 'inPlaceStep' || a.kind === 'markGateReady') && names.has(a.name)));
-  if (waiting.length > 0) acc.held = { ...acc.held, specifiedDelete: { pods: waiting, why: `maxUnavailable ${limit} reached` } };
+  if (waiting.length > 0) acc.deferred = { ...acc.deferred, specifiedDelete: { pods: waiting, why: `maxUnavailable ${limit} reached` } };
   return { ordinals: deleted, spent };
 }

@@ -27,8 +27,8 @@ export function scaleUpGate(set: PodSet, acc: Accumulator): ScaleUpGate | undefi
         unavailable++;
         return true;
       }
-      const scaleUp = acc.held?.scaleUp ?? { held: 0, unavailable: counted, limit };
-      acc.held = { ...acc.held, scaleUp: { ...scaleUp, held: scaleUp.held + 1 } };
+      const scaleUp = acc.deferred?.scaleUp ?? { held: 0, unavailable: counted, limit };
+      acc.deferred = { ...acc.deferred, scaleUp: { ...scaleUp, held: scaleUp.held + 1 } };
       return false;
     },
   };

@@ -16,7 +16,7 @@ import type { PodSet } from '../pods/pod-set.ts';
 import { selectorString } from '../pods/selector.ts';
 import { appConditions, replicaCounts, type PauseState, type Progress, type ReplicaCounts } from './replicas.ts';
 import { maxUnavailable } from '../rollout/update-plan.ts';
-import { heldProgress, type HeldWork } from './deferred-work.ts';
+import { deferredProgress, type DeferredWork } from './deferred-work.ts';
 import { mayRunUpdate } from '../rollout/update-order.ts';
 
 function countsStatus(c: ReplicaCounts): Pick<AppStatus, keyof ReplicaCounts> {
@@ -43,7 +43,7 @@ function outdatedReplicas(set: PodSet): number {
   return outdated;
 }
 
-function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, ownedCount: number, held: HeldWork | undefined): Progress {
+function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, ownedCount: number, deferred: DeferredWork | undefined): Progress {
   const want = set.ordinals.length;
   const update = set.update.metadata.name;
   if (outdatedReplicas(set) > 0) {
@@ -53,7 +53,7 @@ function progressOf(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome, o
     if (step < steps) return { state: 'canary', message: `canary step ${step + 1} of ${steps}: ${updated}` };
     return { state: 'rollingUpdate', message: `rolling update: ${updated}` };
   }
-  const waiting = heldProgress(held, want, ownedCount);
+  const waiting = deferredProgress(deferred, want, ownedCount);
   if (waiting) return waiting;
   if (ownedCount !== want || set.replicas.size !== want) return { state: 'scaling', message: `scaling to ${want} pods: ${ownedCount} exist` };
   if (counts.availableReplicas < want) return { state: 'scaling', message: `${counts.availableReplicas} of ${want} pods available` };
@@ -86,7 +86,7 @@ export interface StatusInput {
   /** Count the pods as `actions` leave them (default) or as read. */
   projectWrites?: boolean;
   /** Work held back on purpose (scale-up limit, specified deletes waiting). */
-  held?: HeldWork | undefined;
+  deferred?: DeferredWork | undefined;
 }
 
 /** InPlaceFallback: True while an outdated pod cannot be updated in place; False once none is left (when it was set). */
@@ -167,7 +167,7 @@ export function planStatus(input: StatusInput): AppStatus {
       specReplicas: set.ordinals.length,
       maxUnavailable: maxUnavailable(set),
       counts: done.counts,
-      progress: progressOf(set, done.counts, canary, owned.length, input.held),
+      progress: progressOf(set, done.counts, canary, owned.length, input.deferred),
       pause: paused.pause,
       pauseMessage: paused.message,
       createsPlanned: actions.some((a) => a.kind === 'createPod'),
