@@ -1,4 +1,7 @@
 /**
+ * `admission/` owns the dry run before a delete: the dry run (this file), which deletes need one
+ * (`replacement.ts`) and the RolloutHeld condition it raises (`rollout-held.ts`).
+ *
  * The dry run before a delete: for each revision the plan recreates pods from, the apiserver is asked to
  * create one replacement pod and its claims with `dryRun=All`, under generated names. What it refuses for a
  * reason only an edit (of the template or of the cluster's policies) can lift holds that revision's deletes.

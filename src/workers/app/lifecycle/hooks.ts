@@ -1,4 +1,7 @@
 /**
+ * `lifecycle/` owns the lifecycle hooks: states and writes (this file), where they enter a plan (`plan.ts`), how
+ * they are performed (`apply.ts`) and reported (`report.ts`).
+ *
  * Lifecycle hooks (`spec.lifecycle`), the pure part: what a pod's state label says, whether a hook holds a pod,
  * and the one lifecycle write that moves a pod from one state to the next. A hook holds a pod while the pod
  * carries any of its handlers: a label with the handler's value, or a finalizer.

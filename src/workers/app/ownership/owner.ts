@@ -1,4 +1,10 @@
-/** Owner references from an App (and its pods) to the objects ebb creates for it. */
+/**
+ * `ownership/` owns who owns what: owner references (this file), adopting orphans (`adopt.ts`), releasing pods
+ * that left the selector (`release.ts`, `release-apply.ts`) and the claims' owners under the retention policy
+ * (`pvc-retention.ts`).
+ *
+ * Owner references from an App (and its pods) to the objects ebb creates for it.
+ */
 import type { App } from '../../../api/app.ts';
 import { API_VERSION, APP_KIND } from '../../../api/group.ts';
 import type { OwnerReference, Pod, Stored } from '../../../kube/types.ts';

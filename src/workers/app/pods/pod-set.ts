@@ -1,4 +1,7 @@
 /**
+ * `pods/` owns the pod model of a plan: the pod set (this file), what a pod's fields say (`predicates.ts`), how
+ * a pod is built from a revision (`builder.ts`) and label selectors (`selector.ts`).
+ *
  * The view of an App's pods the planner works on: replicas by ordinal (the first `replicas` ordinals from
  * `ordinals.start` that are not reserved), condemned pods at any other ordinal (highest first), the claims by name, the two revisions, and the partition
  * in force. Plus the accumulator the planning steps write into.

@@ -1,4 +1,7 @@
 /**
+ * `prewarm/` owns image pre-warming: the ImageList writes and status (this file), which nodes to pre-warm
+ * (`targets.ts`) and how the writes are performed, best effort (`apply.ts`).
+ *
  * Image pre-warming as a pure function. Input: the nodes to pre-warm in update order, the images of the update
  * revision, and the ImageLists that already hold this App's entries (found by the App's label). Output: the
  * ImageLists to apply and to clear, `status.prewarm` and condition ImagesPrewarmed.

@@ -1,4 +1,7 @@
 /**
+ * `revisions/` owns the App's ControllerRevisions: naming and reuse (this file) and which ones a plan works from
+ * and keeps (`history.ts`).
+ *
  * ControllerRevisions of an App (upstream history.go and getStatefulSetRevisions): the template captured as
  * revision data, named `<app>-<hash>` where the hash covers the data and the collision count; an equal
  * earlier revision is reused (renumbered) on rollback; old revisions beyond revisionHistoryLimit are deleted.

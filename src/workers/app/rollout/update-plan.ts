@@ -1,4 +1,8 @@
 /**
+ * `rollout/` owns the rolling update: the order (this file, `update-order.ts`), its settings (`settings.ts`),
+ * canary steps, the progress deadline and other guards, specified deletes, in-place steps (`inplace-plan.ts`)
+ * and growing claims (`volume-growth.ts`).
+ *
  * The rolling update (upstream updateStatefulSetAfterInvariantEstablished): from the highest ordinal down to
  * the partition, move pods not at the update revision — recreated, or updated in place per `podUpdatePolicy`
  * — never letting more than maxUnavailable replicas be unavailable (missing, terminating, not yet available

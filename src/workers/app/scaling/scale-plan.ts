@@ -1,4 +1,7 @@
 /**
+ * `scaling/` owns creating the missing replicas and removing condemned pods (this file), and the scale-up limit
+ * (`scale-limit.ts`).
+ *
  * Creating, replacing and removing pods (upstream processReplica / processCondemned). In OrderedReady mode
  * every step stops at the first pod that is not yet where it should be ("blocked"); in Parallel mode every
  * pod is handled at once.

@@ -1,4 +1,7 @@
 /**
+ * `spec/` owns what the planner checks of the spec before acting: this file, and the advanced fields (`advanced-
+ * spec.ts`).
+ *
  * What the CRD schema and its CEL rules cannot guarantee (or may have missed), checked before acting. A
  * problem here becomes condition InvalidSpec and an Event; the reconcile then does nothing else.
  */

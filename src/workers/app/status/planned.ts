@@ -1,4 +1,8 @@
 /**
+ * `status/` owns the App's status: the status of a plan (this file), replica counts and conditions
+ * (`replicas.ts`), the status after a failed write (`after-failure.ts`), deferred work (`deferred-work.ts`),
+ * condition helpers and the status patch (`merge-diff.ts`).
+ *
  * Assembles `App.status` for a plan: counts, revisions (with rollout completion), canary progress,
  * conditions. Also the status of Apps the planner does not act on (invalid spec, being deleted).
  */
