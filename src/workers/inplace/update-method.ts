@@ -5,8 +5,10 @@
  * recreated under InPlaceIfPossible and refused under InPlaceOnly.
  */
 import type { PodTemplateSpec } from '../../api/pod-template.ts';
-import { canUpdateInPlace, decideUpdate, EMPTY_PLAN, UpdatePolicy, type DiffResult, type UpdateDecision } from './index.ts';
-import { canonicalJson } from '../app/revisions/revisions.ts';
+import { decideUpdate, UpdatePolicy, type UpdateDecision } from './decide.ts';
+import { canUpdateInPlace } from './diff.ts';
+import { EMPTY_PLAN, type DiffResult } from './types.ts';
+import { canonicalJson } from '../../common/canonical-json.ts';
 
 export type { UpdateDecision };
 

@@ -16,7 +16,7 @@ import { isKubeError } from '../../../kube/errors.ts';
 import type { KubeObject, Named, Stored } from '../../../kube/types.ts';
 import type { Replacement } from '../actions.ts';
 import type { Refusal, Refusals } from './replacement.ts';
-import { canonicalJson } from '../revisions/revisions.ts';
+import { canonicalJson } from '../../../common/canonical-json.ts';
 import type { DryRunCreator } from '../client.ts';
 
 const DEFAULT_TTL_MS = 10 * 60_000;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeApp, stored } from '../../../../test/unit/app/fixtures.ts';
 import type { ControllerRevision, Stored } from '../../../kube/types.ts';
-import { canonicalJson, newRevision, resolveRevisions, revisionData, revisionHash, safeEncode, truncateHistory } from './revisions.ts';
+import { newRevision, resolveRevisions, revisionData, revisionHash, safeEncode, truncateHistory } from './revisions.ts';
+import { canonicalJson } from '../../../common/canonical-json.ts';
 
 const app = makeApp('web');
 const withImage = (tag: string) =>

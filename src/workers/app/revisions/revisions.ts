@@ -6,6 +6,7 @@
  * revision data, named `<app>-<hash>` where the hash covers the data and the collision count; an equal
  * earlier revision is reused (renumbered) on rollback; old revisions beyond revisionHistoryLimit are deleted.
  */
+import { canonicalJson } from '../../../common/canonical-json.ts';
 import type { App } from '../../../api/app.ts';
 import { Label } from '../../../api/keys.ts';
 import { VolumeClaimUpdateType } from '../../../api/volume-claim-update.ts';
@@ -26,18 +27,6 @@ const REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
 interface RevisionData {
   /** `volumeClaimTemplates`: the claims' storage requests, under volumeClaimUpdateStrategy OnPodRollingUpdate only. */
   spec: { template: PodTemplateSpec; volumeClaimTemplates?: ClaimStorage[] };
-}
-
-/** JSON with object keys sorted at every level: equal data gives equal text whatever the key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** Letters and digits without vowels and look-alikes, so hashes never spell words (upstream SafeEncodeString). */

@@ -12,6 +12,7 @@
  *   nothing (InPlaceOnly refused).
  */
 import {
+  decideUpdateMethod,
   EMPTY_PLAN,
   fallbackTexts,
   GRACE_PERIOD_WAIT,
@@ -30,7 +31,6 @@ import type { Accumulator, PodSet } from '../pods/pod-set.ts';
 import { templateOf } from '../revisions/revisions.ts';
 import { deletePod } from '../scaling/scale-plan.ts';
 import { replacementFor } from '../admission/replacement.ts';
-import { decideUpdateMethod } from '../../inplace/update-method.ts';
 import { mayRunUpdate } from './update-order.ts';
 
 export interface UpdateContext {
