@@ -1,7 +1,8 @@
 /**
  * `plan(observed, now)`: the App reconcile as a pure function from what was read (the App, the pods its
  * selector matches, its ControllerRevisions and claims) to the writes to make, the status to record, and
- * when to look again. Follows the upstream StatefulSet controller (stateful_set_control.go): revisions
+ * when to look again; or, when an input it needs was not read, `NeedsInput` naming it (`plan-loop.ts` reads
+ * it and plans again). The phases and why each comes where it does: `plan()` below, and docs/architecture.md. Follows the upstream StatefulSet controller (stateful_set_control.go): revisions
  * first, then replicas ascending, then condemned pods descending, then the rolling update. In-place updates
  * already under way get their next step even when the rest is blocked (OrderedReady waits on those very pods);
  * so do pods in a lifecycle state, and the lifecycle hooks put their writes in front of deletes and in-place updates.
