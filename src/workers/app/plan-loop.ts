@@ -12,7 +12,7 @@ import { needsInput, plan, type Observed, type Plan } from './planner.ts';
 import { readMore, readObserved } from './read.ts';
 
 /** What the dry run before a delete needs: the verdicts remembered so far, and where to log. */
-export interface AdmissionContext {
+interface AdmissionContext {
   verdicts: AdmissionVerdicts;
   log: Logger;
 }

@@ -10,8 +10,6 @@ import { canUpdateInPlace } from './diff.ts';
 import { EMPTY_PLAN, type DiffResult } from './types.ts';
 import { canonicalJson } from '../../common/canonical-json.ts';
 
-export type { UpdateDecision };
-
 interface UpdateDecisionInput {
   /** The revision the pod runs (its revision label). */
   fromRevision: string | undefined;
