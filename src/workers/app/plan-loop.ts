@@ -21,7 +21,7 @@ interface AdmissionContext {
  * Plans until the plan is complete: while it names an input that was not read, that input is read and the
  * plan made again. Ends after at most three reads (revisions, claims, ImageLists: each read once).
  */
-async function completePlan(client: AppClient, observed: Observed, now: () => Date): Promise<{ observed: Observed; plan: Plan }> {
+async function planWithInputs(client: AppClient, observed: Observed, now: () => Date): Promise<{ observed: Observed; plan: Plan }> {
   let result = plan(observed, now());
   while (needsInput(result)) {
     observed = await readMore(client, observed, result.needs);
@@ -46,16 +46,16 @@ export async function planLoop(
   const first = await readObserved(client, namespace, name, { claims: 'lazy', revisions: 'lazy' });
   if (!first) return undefined;
   // 2. Plan, reading what the plan lacks.
-  let read = await completePlan(client, first, now);
+  let read = await planWithInputs(client, first, now);
   // 3. A plan that deletes no pod to recreate it needs no dry run.
   if (replacementsToCheck(read.plan.actions).length === 0) return read;
   // A held rollout may be held by a claim its replacement lacks: that is only seen with the claims read.
   const { app } = read.observed;
   if (read.observed.claims === undefined && (app.spec.volumeClaimTemplates ?? []).length > 0 && isHeld(app))
-    read = await completePlan(client, await readMore(client, read.observed, 'claims'), now);
+    read = await planWithInputs(client, await readMore(client, read.observed, 'claims'), now);
   // 4. Dry-run the replacements; when the apiserver would refuse some, plan again knowing it (those deletes
   // left out, the rollout held).
   const refused = await findRefusals(client.dryRun, app, replacementsToCheck(read.plan.actions), admission.verdicts, admission.log);
   if (!refused) return read;
-  return completePlan(client, { ...read.observed, refused }, now);
+  return planWithInputs(client, { ...read.observed, refused }, now);
 }

@@ -110,7 +110,7 @@ function invalidPlan(app: Stored<App>, pods: readonly Stored<Pod>[], problems: r
 }
 
 /** The status (as planned and as read), the rollout's end Event, pre-warming, a hold, and the earliest wait. */
-function completePlan(
+function finishPlan(
   app: Stored<App>,
   input: StatusInput,
   acc: Accumulator,
@@ -224,6 +224,6 @@ export function plan(observed: Observed, now: Date): PlanResult {
     fallbacks: acc.fallbacks ?? [],
     deferred: acc.deferred,
   };
-  const result = reportLifecycle(completePlan(app, input, acc, { canary, prewarm, hold, guards }), app, adopted.owned, now);
+  const result = reportLifecycle(finishPlan(app, input, acc, { canary, prewarm, hold, guards }), app, adopted.owned, now);
   return withHistory(app, observed, result, adopted.owned, revs);
 }

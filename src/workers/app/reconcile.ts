@@ -1,6 +1,7 @@
 /**
- * The App reconciler: read → plan → execute. Stateless; everything it needs is re-read from the apiserver
- * (the claims and the pre-warm ImageLists only when the plan needs them). An App that is gone only has its
+ * The App reconciler: the plan loop (`plan-loop.ts`: read → plan → read more → plan → dry run → plan), then
+ * execute. Stateless; everything it needs is re-read from the apiserver (the claims and the pre-warm
+ * ImageLists only when the plan needs them). An App that is gone only has its
  * pre-warm entries cleared (its pods and revisions go with the garbage collector).
  */
 import type { ObjectKey } from '../../queue/names.ts';
