@@ -8,7 +8,7 @@ import { API_VERSION, APP_KIND, appRef } from '../../src/api/group.ts';
 import { core } from '../../src/kube/paths.ts';
 import { PatchType, type KubeRest } from '../../src/kube/rest.ts';
 import type { Pod } from '../../src/kube/types.ts';
-import { getPodRevision, isRunningAndReady } from '../../src/workers/app/pod-predicates.ts';
+import { getPodRevision, isRunningAndReady } from '../../src/workers/app/pods/predicates.ts';
 
 export const APP_LABEL = 'soak.ebb.dev/app';
 

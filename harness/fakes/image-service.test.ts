@@ -28,7 +28,7 @@ describe('FakeImageService', () => {
 
     await expect(fake.pullImage('app:v1', { signal })).resolves.toMatch(/^sha256:/);
     const second: unknown = await fake.pullImage('app:v1', { signal }).catch((e: unknown) => e);
-    expect(isCriError(second, 'Unavailable') && second.retryable).toBe(true);
+    expect(isCriError(second, 'Unavailable') && second.retryClass).toBe('transient');
     await expect(fake.pullImage('app:v1', { signal })).resolves.toMatch(/^sha256:/);
     await expect(fake.imageStatus('app:v1', { signal })).rejects.toBe(custom);
     expect(fake.calls.pullImage).toBe(3);

@@ -41,6 +41,9 @@ export const AppStatusSchema = Type.Object(
     canary: Type.Optional(CanaryStatusSchema),
     prewarm: Type.Optional(PrewarmStatusSchema),
     rolloutProgress: Type.Optional(RolloutProgressSchema),
+    expansionRefusedClaim: Type.Optional(
+      Type.String({ description: 'The claim whose expansion the apiserver refused, while the VolumeExpansionRefused condition is True.' }),
+    ),
     conditions: Type.Optional(conditionList('Latest observations of the state of the App.')),
   },
   { description: 'Observed state of the App, written by ebb.' },

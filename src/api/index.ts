@@ -11,5 +11,4 @@ export * from './update-strategy.ts';
 export * from './image-list.ts';
 export * from './image-ref.ts';
 export * from './defaults.ts';
-export * from './duration.ts';
 export * from './int-or-percent.ts';

@@ -52,7 +52,6 @@ export const PERCENT_1_TO_100_CEL = '^(100|[1-9][0-9]?)%$';
 
 export const int32 = (opts: KubeOptions = {}): TInteger => Type.Integer({ format: 'int32', ...opts });
 export const int64 = (opts: KubeOptions = {}): TInteger => Type.Integer({ format: 'int64', ...opts });
-export const str = (opts: KubeOptions = {}): TString => Type.String(opts);
 export const dateTime = (opts: KubeOptions = {}): TString => Type.String({ format: 'date-time', ...opts });
 
 export function dnsLabel(description: string, opts: KubeOptions = {}): TString {

@@ -58,7 +58,7 @@ describe('CriClient', () => {
     const err: unknown = await client.pullImage('nginx:1.27', { signal, timeoutMs: 100 }).catch((e: unknown) => e);
 
     expect(isCriError(err, 'DeadlineExceeded')).toBe(true);
-    expect((err as CriError).retryable).toBe(true);
+    expect((err as CriError).retryClass).toBe('transient');
     expect((err as CriError).method).toBe('PullImage');
   });
 

@@ -25,7 +25,7 @@ describe('parseCriEndpoint', () => {
       caught = err;
     }
     expect(isCriError(caught, 'InvalidEndpoint')).toBe(true);
-    expect(isCriError(caught) && caught.retryable).toBe(false);
+    expect(isCriError(caught) && caught.retryClass).toBe('permanent');
     expect((caught as Error).message).toMatch(message);
   });
 

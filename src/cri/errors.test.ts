@@ -34,7 +34,7 @@ describe('criErrorFrom', () => {
     const err = criErrorFrom(grpcError(grpcCode, 'boom'), 'ImageStatus');
 
     expect(err).toBeInstanceOf(CriError);
-    expect(err).toMatchObject({ code, grpcCode, method: 'ImageStatus', retryable, message: 'CRI ImageStatus: boom' });
+    expect(err).toMatchObject({ code, grpcCode, method: 'ImageStatus', retryClass: retryable ? 'transient' : 'permanent', message: 'CRI ImageStatus: boom' });
   });
 
   it("classifies containerd's answers to a pull by their gRPC code first", () => {
@@ -44,7 +44,7 @@ describe('criErrorFrom', () => {
 
   it('reads the registry status from the message only for an UNKNOWN pull (containerd gives no other signal)', () => {
     const refused = criErrorFrom(grpcError(status.UNKNOWN, AUTH_REFUSED), 'PullImage');
-    expect(refused).toMatchObject({ code: 'AuthFailed', retryable: false, grpcCode: status.UNKNOWN });
+    expect(refused).toMatchObject({ code: 'AuthFailed', retryClass: 'permanent', grpcCode: status.UNKNOWN });
     expect(refused.message).toContain('401 Unauthorized');
 
     expect(criErrorFrom(grpcError(status.UNKNOWN, AUTH_REFUSED), 'ImageStatus').code).toBe('Unknown');

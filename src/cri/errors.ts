@@ -1,9 +1,9 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { errorMessage } from '../common/errors.ts';
+import { ClassifiedError, errorMessage, type RetryClass } from '../common/errors.ts';
 
 /**
  * The one place where failures of CRI calls become typed errors. Callers branch on `code` (and
- * `retryable`), never on messages. A CriError keeps only the method, the gRPC status code and the runtime's
+ * `retryClass`), never on messages. A CriError keeps only the method, the gRPC status code and the runtime's
  * status message with any credential of the call blanked out: never the request nor the response metadata,
  * so it is safe to log.
  */
@@ -87,7 +87,7 @@ function classify(grpcCode: number | undefined, method: string, details: string)
   return code;
 }
 
-export class CriError extends Error {
+export class CriError extends ClassifiedError {
   override readonly name = 'CriError';
   readonly code: CriErrorCode;
   /** The CRI method, e.g. `PullImage` (`connect` for endpoint errors). */
@@ -102,9 +102,9 @@ export class CriError extends Error {
     this.grpcCode = grpcCode;
   }
 
-  /** Whether the same call may succeed later (with backoff). */
-  get retryable(): boolean {
-    return RETRYABLE.has(this.code);
+  /** `transient` when the same call may succeed later (with backoff), else `permanent`. */
+  get retryClass(): RetryClass {
+    return RETRYABLE.has(this.code) ? 'transient' : 'permanent';
   }
 }
 

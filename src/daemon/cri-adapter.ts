@@ -14,12 +14,12 @@ const CODES: Partial<Record<string, RuntimeErrorCode>> = {
   Aborted: 'Aborted',
 };
 
-/** A CRI failure as a RuntimeError, keeping the CRI client's retryable flag for the codes it does not name. */
+/** A CRI failure as a RuntimeError, keeping the CRI client's retry class for the codes it does not name. */
 export function runtimeErrorOf(err: unknown): RuntimeError {
   if (err instanceof RuntimeError) return err;
-  if (!isCriError(err)) return new RuntimeError('Runtime', errorMessage(err), true);
+  if (!isCriError(err)) return new RuntimeError('Runtime', errorMessage(err), 'transient');
   const code = CODES[err.code];
-  return code ? new RuntimeError(code, err.message) : new RuntimeError('Runtime', err.message, err.retryable);
+  return code ? new RuntimeError(code, err.message) : new RuntimeError('Runtime', err.message, err.retryClass);
 }
 
 export interface CriRuntime extends ImageRuntime {

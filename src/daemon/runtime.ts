@@ -2,6 +2,7 @@
  * The daemon's narrow port to the container runtime: the three calls it makes, with typed errors. The
  * daemon depends on this interface only; an adapter maps a CRI client onto it, and tests use fakes.
  */
+import { ClassifiedError, type RetryClass } from '../common/errors.ts';
 
 /** Registry credentials for one pull; every field except username and serverAddress is a secret. */
 export interface PullAuth {
@@ -39,15 +40,15 @@ export interface ImageRuntime {
 export type RuntimeErrorCode = 'NotFound' | 'Unavailable' | 'Timeout' | 'Auth' | 'Runtime' | 'Aborted';
 
 /** A failed runtime call. The message never carries credentials; it is safe to log and to put in status. */
-export class RuntimeError extends Error {
+export class RuntimeError extends ClassifiedError {
   override readonly name = 'RuntimeError';
   readonly code: RuntimeErrorCode;
-  /** Whether the same call may succeed later without a change of the request. */
-  readonly retryable: boolean;
-  constructor(code: RuntimeErrorCode, message: string, retryable = code !== 'Runtime') {
+  /** `transient` when the same call may succeed later without a change of the request, else `permanent`. */
+  readonly retryClass: RetryClass;
+  constructor(code: RuntimeErrorCode, message: string, retryClass: RetryClass = code !== 'Runtime' ? 'transient' : 'permanent') {
     super(message);
     this.code = code;
-    this.retryable = retryable;
+    this.retryClass = retryClass;
   }
 }
 

@@ -12,7 +12,7 @@ import { planImages, type Action } from './plan.ts';
 import { isRuntimeError, type ImageRuntime, type PullAuth } from './runtime.ts';
 import { PullSecretError } from './secrets.ts';
 import { markChecked, markFailed, markInterrupted, markInvalid, markPresent, markPulled, markPullStarted, syncEntries, type ImageMemory } from './state.ts';
-import { errorMessage } from '../common/errors.ts';
+import { errorMessage, type RetryClass } from '../common/errors.ts';
 
 /** Lookups (ImageStatus) running at once; they are cheap, but a node may list a thousand images. */
 const CHECK_CONCURRENCY = 4;
@@ -52,14 +52,14 @@ interface Running {
 interface Failure {
   code: string;
   message: string;
-  retryable: boolean;
+  retryClass: RetryClass;
 }
 
 function failureOf(err: unknown, timedOut: boolean): Failure {
-  if (err instanceof PullSecretError) return { code: 'Secret', message: err.message, retryable: true };
-  if (timedOut) return { code: 'Timeout', message: 'pull did not finish before its deadline', retryable: true };
-  if (isRuntimeError(err)) return { code: err.code, message: `${err.code}: ${err.message}`, retryable: err.retryable };
-  return { code: 'Runtime', message: errorMessage(err), retryable: true };
+  if (err instanceof PullSecretError) return { code: 'Secret', message: err.message, retryClass: 'transient' };
+  if (timedOut) return { code: 'Timeout', message: 'pull did not finish before its deadline', retryClass: 'transient' };
+  if (isRuntimeError(err)) return { code: err.code, message: `${err.code}: ${err.message}`, retryClass: err.retryClass };
+  return { code: 'Runtime', message: errorMessage(err), retryClass: 'transient' };
 }
 
 export class ImageScheduler {
@@ -207,7 +207,7 @@ export class ImageScheduler {
     } catch (err) {
       if (ac.signal.aborted || this.shutdown.signal.aborted || !this.owns(m)) return;
       const f = failureOf(err, false);
-      markFailed(m, { message: `container runtime: ${f.message}`, retryable: f.retryable, pull: false }, this.now(), this.deps.options, this.random);
+      markFailed(m, { message: `container runtime: ${f.message}`, retryClass: f.retryClass, pull: false }, this.now(), this.deps.options, this.random);
       const held = this.checkLog.pass(f.message);
       if (held !== undefined)
         this.deps.log.warn({ image: m.image, code: f.code, err: f.message, ...(held > 0 ? { suppressed: held } : {}) }, 'image lookup failed');
@@ -237,7 +237,7 @@ export class ImageScheduler {
       }
       const f = failureOf(err, deadline.aborted);
       result = f.code;
-      markFailed(m, { message: f.message, retryable: f.retryable, pull: true }, this.now(), options, this.random);
+      markFailed(m, { message: f.message, retryClass: f.retryClass, pull: true }, this.now(), options, this.random);
       log.warn({ image: m.image, code: f.code, err: f.message, attempts: m.status.attempts, retryInMs: (m.retryAt ?? 0) - this.now() }, 'image pull failed');
     } finally {
       metrics?.pulls.inc({ result });

@@ -4,6 +4,7 @@
  */
 import { ImagePhase, type ImageListEntry, type ImageStatus } from '../api/image-list.ts';
 import { backoffMs } from '../common/backoff.ts';
+import type { RetryClass } from '../common/errors.ts';
 
 export interface ImageMemory {
   readonly image: string;
@@ -148,13 +149,13 @@ export function markPulled(m: ImageMemory, imageRef: string, answered: string | 
  */
 export function markFailed(
   m: ImageMemory,
-  f: { message: string; retryable: boolean; pull: boolean },
+  f: { message: string; retryClass: RetryClass; pull: boolean },
   now: number,
   b: BackoffOptions,
   random: () => number,
 ): void {
   m.failures++;
-  const delay = f.retryable ? backoffMs(m.failures - 1, b.backoffBaseMs, b.backoffMaxMs, random) : b.backoffMaxMs;
+  const delay = f.retryClass !== 'permanent' ? backoffMs(m.failures - 1, b.backoffBaseMs, b.backoffMaxMs, random) : b.backoffMaxMs;
   m.retryAt = now + delay;
   m.status = f.pull ? { ...m.status, phase: ImagePhase.failed, message: clip(f.message) } : { ...m.status, message: clip(f.message) };
 }

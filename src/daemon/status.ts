@@ -4,6 +4,7 @@
  * the status subresource, unless it already reads so. The patch carries the uid and resourceVersion it was
  * computed against, so it never lands on a re-created list, and a conflict re-reads the list and retries.
  */
+import { canonicalJson } from '../common/canonical-json.ts';
 import { IMAGE_LIST_KIND, API_VERSION } from '../api/group.ts';
 import type { ImageList, ImageListStatus } from '../api/image-list.ts';
 import { backoffMs } from '../common/backoff.ts';
@@ -37,13 +38,6 @@ const CONFLICT_RETRIES = 5;
 const ERROR_BACKOFF = { baseMs: 1_000, capMs: 30_000 };
 const WRITE_TIMEOUT_MS = 30_000;
 
-/** JSON with object keys sorted, so two statuses compare equal whatever order the apiserver keeps keys in. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-  );
-}
-
 /** The status the snapshot says, or undefined when the observed list already reads so (or is another list). */
 export function statusPatch(observed: Observed | undefined, desired: StatusSnapshot | undefined): StatusPatch | undefined {
   if (!observed || !desired || observed.uid !== desired.uid) return undefined;
@@ -51,7 +45,8 @@ export function statusPatch(observed: Observed | undefined, desired: StatusSnaps
   if (desired.generation !== undefined) status.observedGeneration = desired.generation;
   const current: ImageListStatus = { images: observed.status?.images ?? [] };
   if (observed.status?.observedGeneration !== undefined) current.observedGeneration = observed.status.observedGeneration;
-  if (canonical(current) === canonical(status)) return undefined;
+  // Keys sorted: two statuses compare equal whatever order the apiserver keeps keys in.
+  if (canonicalJson(current) === canonicalJson(status)) return undefined;
   return { apiVersion: API_VERSION, kind: IMAGE_LIST_KIND, metadata: { uid: observed.uid, resourceVersion: observed.resourceVersion }, status };
 }
 

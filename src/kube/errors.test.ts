@@ -7,28 +7,25 @@ describe('apiserver refusals are classified once', () => {
   it('a ResourceQuota refusal heals with time; other 403s need a change', () => {
     const quota = status(403, 'Forbidden', 'pods "web-2" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2');
     expect(quota.code).toBe('QuotaExceeded');
-    expect(quota.heals).toBe(true);
-    expect(quota.permanent).toBe(false);
+    expect(quota.retryClass).toBe('heals');
 
     const podSecurity = status(403, 'Forbidden', 'pods "web-2" is forbidden: violates PodSecurity "restricted:latest": privileged');
     expect(podSecurity.code).toBe('Forbidden');
-    expect(podSecurity.heals).toBe(false);
-    expect(podSecurity.permanent).toBe(true);
+    expect(podSecurity.retryClass).toBe('permanent');
   });
 
   it('an invalid object or a policy denial is permanent', () => {
     const invalid = status(422, 'Invalid', 'Pod "web-2" is invalid: spec.containers[0].resources.requests[cpu]: Invalid value: "lots"');
     expect(invalid.code).toBe('Invalid');
-    expect(invalid.permanent).toBe(true);
-    expect(invalid.heals).toBe(false);
+    expect(invalid.retryClass).toBe('permanent');
   });
 
   it('rate limits, server errors (a webhook that is down) and an unreachable apiserver heal', () => {
-    expect(status(429, 'TooManyRequests', 'slow down').heals).toBe(true);
+    expect(status(429, 'TooManyRequests', 'slow down').retryClass).toBe('heals');
     const webhookDown = status(500, 'InternalError', 'Internal error occurred: failed calling webhook "check.example.com": connection refused');
     expect(webhookDown.code).toBe('ServerError');
-    expect(webhookDown.heals).toBe(true);
-    expect(unavailable('create pod web-2', new Error('ECONNREFUSED')).heals).toBe(true);
+    expect(webhookDown.retryClass).toBe('heals');
+    expect(unavailable('create pod web-2', new Error('ECONNREFUSED')).retryClass).toBe('heals');
   });
 
   it('a dry run that a webhook with side effects cannot join is told apart from a bad request', () => {
@@ -40,8 +37,7 @@ describe('apiserver refusals are classified once', () => {
   it('a conflict is neither permanent nor healing by time: it needs a re-read', () => {
     const conflict = status(409, 'Conflict', 'the object has been modified');
     expect(conflict.code).toBe('Conflict');
-    expect(conflict.permanent).toBe(false);
-    expect(conflict.heals).toBe(false);
+    expect(conflict.retryClass).toBe('reread');
   });
 });
 

@@ -1,10 +1,12 @@
 /**
- * The one place where apiserver responses become typed errors. Callers branch on `code`, `permanent` and
- * `heals`, never on messages, and a KubeError never carries request headers or bodies, so it is safe to log.
+ * The one place where apiserver responses become typed errors. Callers branch on `code` and `retryClass`
+ * (`common/errors.ts`), never on messages, and a KubeError never carries request headers or bodies, so it is safe to log.
  * Two refusals share a status with others and are told apart here, by the only signal the apiserver gives
  * (the wording its admission plugins use): a ResourceQuota refusal (403, heals when usage drops or the quota
  * is raised) and a dry run a webhook cannot take part in (400).
  */
+import { ClassifiedError, type RetryClass } from '../common/errors.ts';
+
 export type KubeErrorCode =
   | 'BadRequest'
   | 'Unauthorized'
@@ -22,7 +24,7 @@ export type KubeErrorCode =
   | 'ServerError'
   | 'Unavailable';
 
-export class KubeError extends Error {
+export class KubeError extends ClassifiedError {
   override readonly name = 'KubeError';
   readonly code: KubeErrorCode;
   readonly status: number;
@@ -37,14 +39,15 @@ export class KubeError extends Error {
     this.detail = detail ?? message;
   }
 
-  /** Errors that a retry cannot fix without a change of the request or of the object (or of the cluster's policy). */
-  get permanent(): boolean {
-    return PERMANENT.has(this.code);
-  }
-
-  /** Refusals that time alone may lift: quota, rate limits, server errors (a webhook that is down), no apiserver. */
-  get heals(): boolean {
-    return HEALS.has(this.code);
+  /**
+   * Permanent: a retry cannot fix it without a change of the request or of the object (or of the cluster's
+   * policy). Heals: quota, rate limits, server errors (a webhook that is down), no apiserver. Reread: a
+   * conflict, or a name taken meanwhile.
+   */
+  get retryClass(): RetryClass {
+    if (PERMANENT.has(this.code)) return 'permanent';
+    if (HEALS.has(this.code)) return 'heals';
+    return this.code === 'Conflict' || this.code === 'AlreadyExists' ? 'reread' : 'transient';
   }
 }
 

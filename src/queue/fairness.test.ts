@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { RESYNC_PRIORITY } from './enqueue.ts';
-import { decayAndAdd, decayed, DEFAULT_FAIRNESS_POLICY, TenantRates, tenantPriority, type FairnessPolicy } from './fairness.ts';
+import { decayAndAdd, decayed, DEFAULT_FAIRNESS_POLICY, TenantRates, tenantTier, type FairnessPolicy } from './fairness.ts';
 
 const policy: FairnessPolicy = { burst: 64, halfLifeMs: 10_000, maxTier: 20 };
 
-describe('tenantPriority', () => {
+describe('tenantTier', () => {
   it.each<[number, number]>([
     [0, 0],
     [1, 0],
@@ -17,18 +17,18 @@ describe('tenantPriority', () => {
     [1e12, 20],
     [Number.NaN, 0],
   ])('a namespace with %d recent enqueues gets priority %d', (recent, want) => {
-    expect(tenantPriority(recent, policy)).toBe(want);
+    expect(tenantTier(recent, policy)).toBe(want);
   });
 
   it('never reaches the resync priority, so background work stays after every change', () => {
-    expect(tenantPriority(Number.MAX_VALUE)).toBe(DEFAULT_FAIRNESS_POLICY.maxTier);
+    expect(tenantTier(Number.MAX_VALUE)).toBe(DEFAULT_FAIRNESS_POLICY.maxTier);
     expect(DEFAULT_FAIRNESS_POLICY.maxTier).toBeLessThan(RESYNC_PRIORITY);
   });
 
   it('is monotonic: a busier namespace never runs sooner', () => {
     let last = 0;
     for (let n = 0; n <= 100_000; n += 37) {
-      const p = tenantPriority(n, policy);
+      const p = tenantTier(n, policy);
       expect(p).toBeGreaterThanOrEqual(last);
       last = p;
     }

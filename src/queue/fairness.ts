@@ -24,10 +24,10 @@ export interface FairnessPolicy {
 export const DEFAULT_FAIRNESS_POLICY: FairnessPolicy = Object.freeze({ burst: 64, halfLifeMs: 10_000, maxTier: 20 });
 
 /**
- * The priority of an event job of a namespace whose recent (decayed) enqueue count, this one included, is
- * `recent`: 0 up to `burst`, then 1 + log2(recent / burst), capped at `maxTier`. Lower runs sooner.
+ * The tenant tier of a namespace whose recent (decayed) enqueue count, this one included, is `recent` (its
+ * event jobs take it as their BullMQ job priority): 0 up to `burst`, then 1 + log2(recent / burst), capped at `maxTier`. Lower runs sooner.
  */
-export function tenantPriority(recent: number, policy: FairnessPolicy = DEFAULT_FAIRNESS_POLICY): number {
+export function tenantTier(recent: number, policy: FairnessPolicy = DEFAULT_FAIRNESS_POLICY): number {
   if (!(recent > policy.burst)) return 0;
   return Math.min(policy.maxTier, 1 + Math.floor(Math.log2(recent / policy.burst)));
 }
@@ -73,7 +73,7 @@ export class TenantRates {
     const next = decayAndAdd(this.counts.get(namespace), t, this.policy.halfLifeMs);
     this.counts.set(namespace, next);
     if (++this.calls % 1024 === 0) this.prune(t);
-    return tenantPriority(next.count, this.policy);
+    return tenantTier(next.count, this.policy);
   }
 
   /** Namespaces currently tracked (for tests and metrics). */

@@ -18,7 +18,7 @@ export {
 } from './queues.ts';
 export type { ReconcileQueue, TimersQueue } from './queues.ts';
 export { MAX_PRIORITY, RESYNC_PRIORITY, enqueue } from './enqueue.ts';
-export { DEFAULT_FAIRNESS_POLICY, FAIRNESS_MODES, TenantRates, tenantPriority } from './fairness.ts';
+export { DEFAULT_FAIRNESS_POLICY, FAIRNESS_MODES, TenantRates, tenantTier } from './fairness.ts';
 export type { Fairness, FairnessPolicy } from './fairness.ts';
 export type { EnqueueOptions, EnqueueResult } from './enqueue.ts';
 export { cancelTimer, processTimer, setTimer } from './timers.ts';

@@ -2,6 +2,7 @@
  * Names shared by every process that touches Redis: queue names, the key prefix, the job payload and the
  * ids derived from it. Changing any of these is a breaking change of the queue contract.
  */
+import { ClassifiedError } from '../common/errors.ts';
 
 /** Every BullMQ key starts with this; the braces are a hash tag, so all keys map to one Redis Cluster slot. */
 export const KEY_PREFIX = '{ebb}';
@@ -24,8 +25,10 @@ const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])
 /** Timer reasons are short machine words: they become part of a job id. */
 const REASON = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
-export class InvalidKeyError extends Error {
+/** A malformed job payload: no retry can fix it. */
+export class InvalidKeyError extends ClassifiedError {
   override readonly name = 'InvalidKeyError';
+  readonly retryClass = 'permanent';
 }
 
 /** Throws InvalidKeyError unless `key` is a well-formed object key; returns a clean copy (no extra fields). */

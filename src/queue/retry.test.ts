@@ -1,3 +1,4 @@
+import { ClassifiedError } from '../common/errors.ts';
 import { UnrecoverableError } from 'bullmq';
 import { describe, expect, it } from 'vitest';
 import { KubeError, type KubeErrorCode } from '../kube/errors.ts';
@@ -14,7 +15,13 @@ describe('retryDecision', () => {
     ['403 Forbidden', kube('Forbidden', 403), 'permanent'],
     ['422 Invalid', kube('Invalid', 422), 'permanent'],
     ['400 BadRequest', kube('BadRequest', 400), 'permanent'],
-    ['an invalid spec (permanent: true)', Object.assign(new Error('replicas < 0'), { permanent: true }), 'permanent'],
+    [
+      'an error classed permanent',
+      new (class extends ClassifiedError {
+        readonly retryClass = 'permanent';
+      })('replicas < 0'),
+      'permanent',
+    ],
     ['a malformed job payload', new InvalidKeyError('bad key'), 'permanent'],
   ])('does not retry %s', (_what, error, reason) => {
     expect(retryDecision(error, 1, policy)).toEqual({ retry: false, reason });

@@ -1,7 +1,7 @@
 import { UnrecoverableError, type BackoffStrategy, type Job, type Processor } from 'bullmq';
 import { backoffMs } from '../common/backoff.ts';
+import { retryClassOf } from '../common/errors.ts';
 import { isKubeError } from '../kube/errors.ts';
-import { InvalidKeyError } from './names.ts';
 
 /** What to do after a failed attempt. `attempt` counts attempts made so far (1 after the first failure). */
 export type RetryDecision = { retry: false; reason: 'unrecoverable' | 'permanent' } | { retry: true; delayMs: number; reason: 'conflict' | 'transient' };
@@ -17,28 +17,23 @@ export interface RetryPolicy {
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseMs: 1_000, capMs: 300_000 };
 
 /**
- * The retry policy as a pure function:
- * - BullMQ's UnrecoverableError, errors marked `permanent` (KubeError 400/401/403/422, an invalid spec)
- *   and malformed job payloads are not retried: a retry cannot fix them; the worker reports them.
- * - 409 (Conflict, AlreadyExists) is retried at once: the next attempt re-reads the object.
+ * The retry policy as a pure function of the error's retry class (`retryClassOf`):
+ * - BullMQ's UnrecoverableError and `permanent` errors (KubeError 400/401/403/422, malformed job payloads)
+ *   are not retried: a retry cannot fix them; the worker reports them.
+ * - `reread` (409 Conflict, AlreadyExists) is retried at once: the next attempt re-reads the object.
  * - Everything else backs off exponentially with full jitter, between baseMs and capMs, per object (the
  *   attempt count lives on the object's one job).
  */
 export function retryDecision(error: unknown, attempt: number, policy: RetryPolicy = DEFAULT_RETRY_POLICY): RetryDecision {
   if (isUnrecoverable(error)) return { retry: false, reason: 'unrecoverable' };
-  if (isKubeError(error, 'Conflict', 'AlreadyExists')) return { retry: true, delayMs: 0, reason: 'conflict' };
-  if (isPermanent(error)) return { retry: false, reason: 'permanent' };
+  const retryClass = retryClassOf(error);
+  if (retryClass === 'reread') return { retry: true, delayMs: 0, reason: 'conflict' };
+  if (retryClass === 'permanent') return { retry: false, reason: 'permanent' };
   return { retry: true, delayMs: backoffMs(Math.max(1, attempt), policy.baseMs, policy.capMs, policy.random), reason: 'transient' };
 }
 
 function isUnrecoverable(error: unknown): boolean {
   return error instanceof UnrecoverableError || (error instanceof Error && error.name === 'UnrecoverableError');
-}
-
-/** Errors that declare themselves permanent (KubeError.permanent, a worker's invalid-spec error) or bad payloads. */
-function isPermanent(error: unknown): boolean {
-  if (error instanceof InvalidKeyError) return true;
-  return typeof error === 'object' && error !== null && (error as { permanent?: unknown }).permanent === true;
 }
 
 /** The timer reason of an object whose job used all its attempts on errors that may heal. */

@@ -93,7 +93,7 @@ describe('CRI client against containerd', () => {
       const err = (await client.pullImage(ref, { signal }).catch((e: unknown) => e)) as CriError;
 
       expect(isCriError(err, 'ImageNotFound')).toBe(true);
-      expect(err).toMatchObject({ grpcCode: 5, method: 'PullImage', retryable: false });
+      expect(err).toMatchObject({ grpcCode: 5, method: 'PullImage', retryClass: 'permanent' });
       expect(err.message).toBe(`CRI PullImage: failed to pull and unpack image "${ref}": failed to resolve reference "${ref}": ${ref}: not found`);
     }
   });
@@ -101,7 +101,7 @@ describe('CRI client against containerd', () => {
   it('fails a pull from an unreachable registry with a retryable Unknown', async () => {
     const err = (await client.pullImage('127.0.0.1:1/ebb/app:v1', { signal }).catch((e: unknown) => e)) as CriError;
 
-    expect(err).toMatchObject({ code: 'Unknown', grpcCode: 2, retryable: true });
+    expect(err).toMatchObject({ code: 'Unknown', grpcCode: 2, retryClass: 'transient' });
     expect(err.message).toContain('connection refused');
   });
 
@@ -109,7 +109,7 @@ describe('CRI client against containerd', () => {
     await containerd.stop();
 
     const err = (await client.version({ signal }).catch((e: unknown) => e)) as CriError;
-    expect(err).toMatchObject({ code: 'Unavailable', retryable: true });
+    expect(err).toMatchObject({ code: 'Unavailable', retryClass: 'transient' });
     await expect(client.imageStatus(images.v1.ref, { signal })).rejects.toSatisfy((e) => isCriError(e, 'Unavailable'));
 
     await containerd.start(signal);

@@ -35,7 +35,7 @@ describe('CRI pulls from a registry with basic auth', () => {
 
     expect(isCriError(err, 'AuthFailed')).toBe(true);
     // containerd gives no gRPC code for it: UNKNOWN, with the registry's answer in the message.
-    expect(err).toMatchObject({ grpcCode: 2, method: 'PullImage', retryable: false });
+    expect(err).toMatchObject({ grpcCode: 2, method: 'PullImage', retryClass: 'permanent' });
     expect(err.message).toContain('401 Unauthorized');
     expect(await client.imageStatus(ref, { signal })).toBeUndefined();
   });

@@ -113,7 +113,7 @@ describe('CRI ImageService of a simulated node', () => {
     const err: unknown = await client.pullImage('Not A Valid:Ref', { signal }).catch((e: unknown) => e);
 
     expect(isCriError(err, 'InvalidArgument')).toBe(true);
-    expect(isCriError(err) && err.retryable).toBe(false);
+    expect(isCriError(err) && err.retryClass).toBe('permanent');
     expect(transfers).toBe(0);
   });
 
@@ -122,7 +122,7 @@ describe('CRI ImageService of a simulated node', () => {
 
     const err: unknown = await client.pullImage(NGINX, { signal }).catch((e: unknown) => e);
     expect(isCriError(err, 'Unknown')).toBe(true);
-    expect(isCriError(err) && err.retryable).toBe(true);
+    expect(isCriError(err) && err.retryClass).toBe('transient');
     expect((err as Error).message).toContain('failed to pull and unpack image "docker.io/library/nginx:1.27"');
 
     registry.clearFailure(NGINX);

@@ -2,7 +2,7 @@
 import type { App } from '../../api/app.ts';
 import type { PodTemplateSpec } from '../../api/pod-template.ts';
 import type { ControllerRevision, Named } from '../../kube/types.ts';
-import { sameTemplate, sortRevisions, templateOf } from '../../workers/app/revisions.ts';
+import { sameTemplate, sortRevisions, templateOf } from '../../workers/app/revisions/revisions.ts';
 
 type Revision = Named<ControllerRevision>;
 

@@ -4,7 +4,7 @@ import { ConditionType, Reason } from '../../api/keys.ts';
 import { UpdateStrategyType } from '../../api/update-strategy.ts';
 import type { Pod } from '../../kube/types.ts';
 import { podIsUpdatingInPlace } from '../../workers/inplace/status.ts';
-import { isRunningAndReady } from '../../workers/app/pod-predicates.ts';
+import { isRunningAndReady } from '../../workers/app/pods/predicates.ts';
 
 /**
  * Condition types and reasons of features that may be absent from the installed ebb: read by name, shown

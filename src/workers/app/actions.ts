@@ -24,7 +24,7 @@ export interface EventSpec {
 export type DeleteCause = 'condemned' | 'failed' | 'update' | 'reserved' | 'specified';
 
 /** An in-place update that fell back to recreation: the Event and log line recorded when the pod is deleted. */
-export interface FallbackNote {
+interface FallbackNote {
   event: EventSpec;
   log: FallbackLog;
 }
@@ -102,5 +102,3 @@ export type Action =
    * precondition, so an ImageList deleted meanwhile is not created again. Best effort.
    */
   | { kind: 'removePrewarm'; node: string; uid: string | undefined; fieldManager: string };
-
-export type ActionKind = Action['kind'];

@@ -11,7 +11,7 @@ import { EventReason } from '../../api/keys.ts';
 import type { AppStatus } from '../../api/app-status.ts';
 import type { Action, DeleteCause, EventSpec } from './actions.ts';
 
-export const REPORTING_CONTROLLER = `${GROUP}/ebb`;
+const REPORTING_CONTROLLER = `${GROUP}/ebb`;
 const NOTE_MAX = 1024;
 
 /** MicroTime as the apiserver wants it for events.k8s.io `eventTime`: RFC 3339 with microseconds. */

@@ -1,11 +1,11 @@
 /**
  * Performs a plan: each action in order, stopping at the first failure, then writes the status. Writes are
  * safe against races by construction: creates use deterministic names (AlreadyExists = someone did it, or
- * a pod that left the selector holds the name: `release.ts`),
+ * a pod that left the selector holds the name: `ownership/release.ts`),
  * deletes carry a UID precondition (NotFound = already gone), updates carry the resourceVersion read
  * (Conflict = re-read and plan again: thrown, and the queue retries at once). In-place steps are performed by
  * the in-place executor, one write each with the pod's resourceVersion as precondition. Pre-warm ImageList
- * writes come last and are best effort (`prewarm-apply.ts`): they never stop the reconcile.
+ * writes come last and are best effort (`prewarm/apply.ts`): they never stop the reconcile.
  */
 import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
@@ -14,23 +14,24 @@ import { isKubeError, KubeError } from '../../kube/errors.ts';
 import type { ReconcileResult } from '../types.ts';
 import type { Action, EventSpec } from './actions.ts';
 import { failureEvent, successEvent } from './events.ts';
-import { statusAfterCollision, statusAfterFailure } from './failure-status.ts';
+import { statusAfterCollision, statusAfterFailure } from './status/after-failure.ts';
 import type { Plan } from './planner.ts';
-import { equalRevisionData, canonicalJson } from './revisions.ts';
-import type { AppClient } from './seams.ts';
+import { equalRevisionData } from './revisions/revisions.ts';
+import { canonicalJson } from '../../common/canonical-json.ts';
+import type { AppClient } from './client.ts';
 import type { Pod, Stored } from '../../kube/types.ts';
 import { applyInPlaceStep, completesUpdate, markGateReady, needsGateReady, type FallbackLog } from '../inplace/index.ts';
-import { mergeDiff } from './merge-diff.ts';
-import { appControllerRef } from './owner.ts';
-import { controllerRef } from './pod-predicates.ts';
-import { applyLifecycle } from './lifecycle-apply.ts';
-import { afterPrewarm, isPrewarmAction, performPrewarm } from './prewarm-apply.ts';
-import { judgeNameTaken } from './release-apply.ts';
-import { errorSummary } from '../../common/errors.ts';
-import { EXPANSION_RETRY_MS, EXPANSION_RETRY_WAIT } from './volume-growth.ts';
-import { repeatsRefusal } from './failure-status.ts';
+import { mergeDiff } from './status/merge-diff.ts';
+import { appControllerRef } from './ownership/owner.ts';
+import { controllerRef } from './pods/predicates.ts';
+import { applyLifecycle } from './lifecycle/apply.ts';
+import { afterPrewarm, isPrewarmAction, performPrewarm } from './prewarm/apply.ts';
+import { judgeNameTaken } from './ownership/release-apply.ts';
+import { errorSummary, retryClassOf } from '../../common/errors.ts';
+import { EXPANSION_RETRY_MS, EXPANSION_RETRY_WAIT } from './rollout/volume-growth.ts';
+import { repeatsRefusal } from './status/after-failure.ts';
 
-export interface ExecuteDeps {
+interface ExecuteDeps {
   client: AppClient;
   log: Logger;
   now(): Date;
@@ -223,7 +224,7 @@ async function recovered(run: Run, action: Action, err: unknown, status: AppStat
 async function onFailure(run: Run, action: Action, err: unknown, status: AppStatus): Promise<ReconcileResult> {
   if (isKubeError(err, 'Conflict')) throw err;
   const { code, message: detail } = errorSummary(err);
-  const heals = typeof err === 'object' && err !== null && (err as { heals?: unknown }).heals === true;
+  const heals = retryClassOf(err) === 'heals';
   const event = failureEvent(run.app, action, detail);
   if (event && !repeatsRefusal(run.app, action, detail, heals)) await recordEvent(run, event);
   const failed = statusAfterFailure(status, { action, code, detail, heals, now: run.deps.now(), generation: run.app.metadata.generation });
@@ -252,8 +253,6 @@ async function finish(run: Run, plan: Plan, read: AppStatus | undefined): Promis
 }
 
 export async function execute(plan: Plan, app: Stored<App>, deps: ExecuteDeps): Promise<ReconcileResult> {
-  if (plan.needsClaims === true || plan.needsImageLists === true)
-    throw new Error('internal: a plan made without the objects it needs was about to be executed');
   const run: Run = { app, ns: app.metadata.namespace, deps };
   for (const action of plan.actions.filter((a) => !isPrewarmAction(a))) {
     try {

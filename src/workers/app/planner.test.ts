@@ -4,7 +4,8 @@ import { makeApp, podFor, type PodState, stored } from '../../../test/unit/app/f
 import type { Action } from './actions.ts';
 import type { ControllerRevision, Stored } from '../../kube/types.ts';
 import { plan, type Observed } from './planner.ts';
-import { newRevision, revisionData } from './revisions.ts';
+import { planned } from '../../../test/unit/app/fixtures.ts';
+import { newRevision, revisionData } from './revisions/revisions.ts';
 
 const NOW = new Date('2025-06-01T00:00:00Z');
 const v = (tag: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: `web:${tag}` }] } });
@@ -168,13 +169,13 @@ describe('plan', () => {
     ['paused: no update, scaling goes on', { ...parallel, replicas: 4, ...rolling({ paused: true }) }, allOld(3), ['create web-3']],
     ['OnDelete: no update', { ...parallel, replicas: 3, updateStrategy: { type: 'OnDelete' } }, allOld(3), []],
   ])('%s', (_name, spec, pods, expected) => {
-    const p = plan(world(spec, pods), NOW);
+    const p = planned(world(spec, pods), NOW);
     expect(summary(p.actions).filter((s) => !s.startsWith('event'))).toEqual(expected);
   });
 
   it('creates new pods below the partition from the current revision, above it from the update revision', () => {
     const obs = world({ ...parallel, replicas: 4, ...rolling({ partition: 2 }) }, []);
-    const p = plan(obs, NOW);
+    const p = planned(obs, NOW);
     const revs = p.actions.flatMap((a) => (a.kind === 'createPod' ? [[a.ordinal, a.revision === obs.app.status?.currentRevision ? 'current' : 'update']] : []));
     expect(revs).toEqual([
       [0, 'current'],
@@ -185,17 +186,17 @@ describe('plan', () => {
   });
 
   it('does nothing but status while the App is being deleted', () => {
-    const p = plan(world({ ...parallel, replicas: 1 }, allOld(3), { deleting: true }), NOW);
+    const p = planned(world({ ...parallel, replicas: 1 }, allOld(3), { deleting: true }), NOW);
     expect(p.actions).toEqual([]);
     expect(p.status.replicas).toBe(3);
   });
 
   it('an invalid spec: InvalidSpec, one Event, no other action', () => {
     const obs = world({ ...parallel, replicas: 2, selector: { matchLabels: { app: 'nope' } } }, []);
-    const p = plan(obs, NOW);
+    const p = planned(obs, NOW);
     expect(summary(p.actions)).toEqual(['event InvalidSpec']);
     expect(p.status.conditions).toContainEqual(expect.objectContaining({ type: 'InvalidSpec', status: 'True', reason: 'SpecInvalid' }));
-    const again = plan({ ...obs, app: { ...obs.app, status: p.status } }, NOW);
+    const again = planned({ ...obs, app: { ...obs.app, status: p.status } }, NOW);
     expect(again.actions).toEqual([]);
   });
 
@@ -208,23 +209,22 @@ describe('plan', () => {
 
     it('an unscheduled pending pod whose claim is gone: the claims are needed, then the claim is created', () => {
       const obs = current(world(vct, [[0, 'pending', 'new']]));
-      expect(plan({ ...obs, claims: undefined }, NOW).needsClaims).toBe(true);
-      expect(plan(obs, NOW).actions.map((a) => a.kind)).toEqual(['createPvc']);
+      expect(plan({ ...obs, claims: undefined }, NOW)).toEqual({ needs: 'claims' });
+      expect(planned(obs, NOW).actions.map((a) => a.kind)).toEqual(['createPvc']);
     });
 
     it('a scheduled pending pod: its claims are in use, nothing to read', () => {
       const obs = current(world(vct, [[0, 'pending', 'new']]));
       const pod = obs.pods[0]!;
       pod.spec = { ...pod.spec, nodeName: 'node-a' };
-      const p = plan({ ...obs, claims: undefined }, NOW);
-      expect(p.needsClaims).toBeUndefined();
+      const p = planned({ ...obs, claims: undefined }, NOW);
       expect(p.actions).toEqual([]);
     });
 
     it('a missing pod or a spec change needs them; a steady App does not', () => {
-      expect(plan({ ...current(world(vct, [])), claims: undefined }, NOW).needsClaims).toBe(true);
-      expect(plan({ ...world(vct, allNew(1)), claims: undefined }, NOW).needsClaims).toBe(true);
-      expect(plan({ ...current(world(vct, allNew(1))), claims: undefined }, NOW).needsClaims).toBeUndefined();
+      expect(plan({ ...current(world(vct, [])), claims: undefined }, NOW)).toEqual({ needs: 'claims' });
+      expect(plan({ ...world(vct, allNew(1)), claims: undefined }, NOW)).toEqual({ needs: 'claims' });
+      expect(plan({ ...current(world(vct, allNew(1))), claims: undefined }, NOW)).not.toHaveProperty('needs');
     });
   });
 
@@ -234,7 +234,7 @@ describe('plan', () => {
       [1, 'ready', 'new'],
       [2, 'unready', 'new'],
     ]);
-    const p = plan(obs, NOW);
+    const p = planned(obs, NOW);
     expect(p.status).toMatchObject({
       replicas: 3,
       readyReplicas: 2,
@@ -245,7 +245,7 @@ describe('plan', () => {
       labelSelector: 'app=web',
     });
     expect(p.status.currentRevision).not.toBe(p.status.updateRevision);
-    const done = plan(world({ ...parallel, replicas: 3 }, allNew(3)), NOW);
+    const done = planned(world({ ...parallel, replicas: 3 }, allNew(3)), NOW);
     expect(done.status.currentRevision).toBe(done.status.updateRevision);
     expect(done.status.currentReplicas).toBe(3);
   });
@@ -253,7 +253,7 @@ describe('plan', () => {
   it('returns a wait until the next pod becomes available under minReadySeconds', () => {
     const obs = world({ ...ordered, replicas: 2, minReadySeconds: 60 }, []);
     obs.pods = [podFor(obs.app, 0, obs.app.status?.updateRevision ?? '', 'ready', '2025-05-31T23:59:30Z')];
-    const p = plan(obs, NOW);
+    const p = planned(obs, NOW);
     expect(p.actions).toEqual([]);
     expect(p.wait).toEqual({ reason: 'min-ready-seconds', afterMs: 30_000 });
   });

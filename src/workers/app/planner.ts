@@ -1,7 +1,8 @@
 /**
  * `plan(observed, now)`: the App reconcile as a pure function from what was read (the App, the pods its
  * selector matches, its ControllerRevisions and claims) to the writes to make, the status to record, and
- * when to look again. Follows the upstream StatefulSet controller (stateful_set_control.go): revisions
+ * when to look again; or, when an input it needs was not read, `NeedsInput` naming it (`plan-loop.ts` reads
+ * it and plans again). The phases and why each comes where it does: `plan()` below, and docs/architecture.md. Follows the upstream StatefulSet controller (stateful_set_control.go): revisions
  * first, then replicas ascending, then condemned pods descending, then the rolling update. In-place updates
  * already under way get their next step even when the rest is blocked (OrderedReady waits on those very pods);
  * so do pods in a lifecycle state, and the lifecycle hooks put their writes in front of deletes and in-place updates.
@@ -10,36 +11,31 @@ import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import { withAppSpecDefaults } from '../../api/defaults.ts';
-import { ConditionType, EventReason } from '../../api/keys.ts';
-import { UpdateStrategyType } from '../../api/update-strategy.ts';
 import type { Wait } from '../types.ts';
 import type { Action } from './actions.ts';
-import { canaryProgress, type CanaryOutcome } from './canary.ts';
-import { adoptPods } from './adopt.ts';
+import type { CanaryOutcome } from './rollout/canary.ts';
+import { adoptPods } from './ownership/adopt.ts';
 import { rolloutCompleteEvent } from './events.ts';
-import { isTrueFor } from './conditions.ts';
 import type { ClusterStored, ControllerRevision, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
-import { invalidSpecStatus, passiveStatus, planStatus, type StatusInput } from './plan-status.ts';
-import { getPodRevision, isRunningAndAvailable, isTerminating } from './pod-predicates.ts';
-import { type Accumulator, floorForTop, isMonotonic, ordinalRange, type PodSet, splitPods } from './pod-set.ts';
-import { type ResolvedRevisions } from './revisions.ts';
-import { revisionsOf, withHistory } from './plan-history.ts';
-import { planCondemned, planReplicas } from './scale-plan.ts';
-import { availabilityWait } from './status.ts';
-import { planInFlight, updateContext } from './inplace-plan.ts';
-import { gateLifecycle, planPrepared } from './lifecycle-plan.ts';
-import { reportLifecycle } from './lifecycle-status.ts';
-import { prewarmStep, withPrewarmStatus, type RolloutView } from './prewarm-targets.ts';
-import { planFallbackReport, planRollingUpdate } from './update-plan.ts';
-import { specProblems } from './validate.ts';
-import { planSpecifiedDeletes } from './specified-delete.ts';
-import { heldEvent } from './held-work.ts';
-import type { PrewarmOutcome } from './prewarm-plan.ts';
-import { type Hold, holdRefused, recreatesPods, type Refusals } from './replacement.ts';
-import { holdEvent, withHoldCondition, type HoldInput } from './hold-status.ts';
-import { withExpansionCondition } from './volume-growth.ts';
-import { priorityReached, priorityStrategyOf } from './priority.ts';
-import { planGuards, withGuardStatus, type Guards } from './rollout-guards.ts';
+import { invalidSpecStatus, passiveStatus, planStatus, type StatusInput } from './status/planned.ts';
+import type { Accumulator } from './pods/pod-set.ts';
+import { revisionsOf, withHistory } from './revisions/history.ts';
+import { planCondemned, planReplicas } from './scaling/scale-plan.ts';
+import { availabilityWait } from './status/replicas.ts';
+import { planInFlight, updateContext } from './rollout/inplace-plan.ts';
+import { gateLifecycle, planPrepared } from './lifecycle/plan.ts';
+import { reportLifecycle } from './lifecycle/report.ts';
+import { prewarmStep, withPrewarmStatus } from './prewarm/targets.ts';
+import { planFallbackReport, planRollingUpdate } from './rollout/update-plan.ts';
+import { specProblems } from './spec/validate.ts';
+import { planSpecifiedDeletes } from './rollout/specified-delete.ts';
+import { deferredWorkEvent } from './status/deferred-work.ts';
+import type { PrewarmOutcome } from './prewarm/plan.ts';
+import { type Hold, holdRefused, recreatesPods, type Refusals } from './admission/replacement.ts';
+import { rolloutHeldEvent, withRolloutHeldCondition, type RolloutHeldInput } from './admission/rollout-held.ts';
+import { withExpansionCondition } from './rollout/volume-growth.ts';
+import { canaryActions, podSetFor } from './plan-setup.ts';
+import { planGuards, withGuardStatus, type Guards } from './rollout/guards.ts';
 
 export interface Observed {
   app: Stored<App>;
@@ -47,21 +43,21 @@ export interface Observed {
   pods: Stored<Pod>[];
   /**
    * ControllerRevisions matching the App's selector (any owner). Undefined when not read: the plan takes them
-   * from the App's status (`derivedRevisions`) or says it needs them (`Plan.needsRevisions`).
+   * from the App's status (`derivedRevisions`) or says it needs them (`{ needs: 'revisions' }`).
    */
   revisions: Stored<ControllerRevision>[] | undefined;
   /**
    * Claims that may belong to the App (by the selector's matchLabels, else the App label); looked up by name.
-   * Undefined when not read: a plan that needs them says so (`Plan.needsClaims`) and is redone with them.
+   * Undefined when not read: a plan that needs them says so (`{ needs: 'claims' }`) and is redone with them.
    */
   claims: Stored<PersistentVolumeClaim>[] | undefined;
   /**
    * The ImageLists holding this App's pre-warm entries (by the App's label). Undefined when not read: a plan
-   * that needs them says so (`Plan.needsImageLists`) and is redone with them.
+   * that needs them says so (`{ needs: 'imageLists' }`) and is redone with them.
    */
   imageLists?: ClusterStored<ImageList>[] | undefined;
   /**
-   * Revisions whose replacement pods a dry run found refused (`admission-check.ts`): their deletes are left out
+   * Revisions whose replacement pods a dry run found refused (`admission/dry-run.ts`): their deletes are left out
    * and the rollout is held. Undefined when no dry run was made (or none refused).
    */
   refused?: Refusals | undefined;
@@ -73,93 +69,28 @@ export interface Plan {
   status: AppStatus;
   /** The status counting the pods as read, computed only on the failure path (when absent, `status`). */
   statusAsRead?: (() => AppStatus) | undefined;
-  /** The claims were not read and this plan needs them: read them and plan again; do not execute this one. */
-  needsClaims?: boolean;
-  /** The ImageLists were not read and pre-warming needs them: read them and plan again; do not execute this one. */
-  needsImageLists?: boolean;
-  /** The revisions were not read and this plan needs them: read them and plan again; do not execute this one. */
-  needsRevisions?: boolean;
   wait?: Wait | undefined;
 }
+
+/** Objects a plan may be made without at first (`Observed` leaves them undefined when not read). */
+export type Unread = 'revisions' | 'claims' | 'imageLists';
+
+/**
+ * The plan cannot be made without `needs`, which was not read: read it and plan again. It has no actions, so
+ * it cannot be handed to the executor by mistake (`execute` takes a `Plan`).
+ */
+export interface NeedsInput {
+  needs: Unread;
+}
+
+export type PlanResult = Plan | NeedsInput;
+
+export const needsInput = <T extends object>(result: T | NeedsInput): result is NeedsInput => 'needs' in result;
 
 function earliest(waits: readonly (Wait | undefined)[]): Wait | undefined {
   let best: Wait | undefined;
   for (const w of waits) if (w && (!best || w.afterMs < best.afterMs)) best = w;
   return best;
-}
-
-/** Whether the `target` highest-ordinal replicas (not below the partition) run the update revision and are available. */
-function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target: number) => boolean {
-  if (priorityStrategyOf(set.app)) return priorityReached(set, set.minReadySeconds, set.now, partition);
-  return (target) => {
-    const floor = Math.max(partition, floorForTop(set, target));
-    for (const ord of set.ordinals) {
-      if (ord < floor) continue;
-      const pod = set.replicas.get(ord);
-      if (!pod || isTerminating(pod) || getPodRevision(pod) !== set.update.metadata.name || !isRunningAndAvailable(pod, set.minReadySeconds, set.now))
-        return false;
-    }
-    return true;
-  };
-}
-
-function canaryFor(app: Stored<App>, base: Omit<PodSet, 'partition'>, specPartition: number): CanaryOutcome {
-  const rolling = (app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) === UpdateStrategyType.rollingUpdate;
-  const rollingUpdate = app.spec.updateStrategy?.rollingUpdate;
-  return canaryProgress({
-    steps: rolling ? (rollingUpdate?.canary?.steps ?? []) : [],
-    replicas: base.ordinals.length,
-    active: base.current.metadata.name !== base.update.metadata.name,
-    sameRevision: app.status?.updateRevision === base.update.metadata.name,
-    status: app.status?.canary,
-    specPaused: rollingUpdate?.paused === true,
-    now: base.now,
-    reached: reachedFor(base, specPartition),
-  });
-}
-
-function podSetFor(
-  app: Stored<App>,
-  owned: readonly Stored<Pod>[],
-  observed: Observed,
-  revs: ResolvedRevisions,
-  now: Date,
-): { set: PodSet; canary: CanaryOutcome; specPartition: number } {
-  const { start, end, ordinals } = ordinalRange(app);
-  const { replicas, condemned } = splitPods(app, owned);
-  const generation = app.metadata.generation;
-  const base: Omit<PodSet, 'partition'> = {
-    app,
-    now,
-    minReadySeconds: app.spec.minReadySeconds ?? 0,
-    monotonic: isMonotonic(app),
-    start,
-    end,
-    ordinals,
-    replicas,
-    condemned,
-    claims: observed.claims && new Map(observed.claims.map((c) => [c.metadata.name, c])),
-    current: revs.current,
-    update: revs.update,
-    createBlocked:
-      isTrueFor(app.status?.conditions, ConditionType.invalidSpec, generation) && isTrueFor(app.status?.conditions, ConditionType.failedCreatePod, generation),
-  };
-  const rolling = (app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) === UpdateStrategyType.rollingUpdate;
-  const specPartition = rolling ? (app.spec.updateStrategy?.rollingUpdate?.partition ?? 0) : 0;
-  const canary = canaryFor(app, base, specPartition);
-  const partition = canary.target === undefined ? specPartition : Math.max(specPartition, floorForTop(base, canary.target));
-  return { set: { ...base, partition }, canary, specPartition };
-}
-
-function canaryActions(app: Stored<App>, canary: CanaryOutcome): Action[] {
-  const actions: Action[] = [];
-  const step = canary.status?.step ?? 0;
-  if (canary.pauseSpec) actions.push({ kind: 'pauseRollout', resourceVersion: app.metadata.resourceVersion, step });
-  if (canary.enteredManualPause) {
-    const message = `canary step ${step + 1}: rollout paused; set spec.updateStrategy.rollingUpdate.paused to false to continue`;
-    actions.push({ kind: 'event', event: { type: 'Normal', reason: EventReason.canaryPaused, action: 'Pause', message } });
-  }
-  return actions;
 }
 
 /** A spec change may change the retention policy: the claims' owners are brought in line with it then. */
@@ -179,7 +110,7 @@ function invalidPlan(app: Stored<App>, pods: readonly Stored<Pod>[], problems: r
 }
 
 /** The status (as planned and as read), the rollout's end Event, pre-warming, a hold, and the earliest wait. */
-function completePlan(
+function finishPlan(
   app: Stored<App>,
   input: StatusInput,
   acc: Accumulator,
@@ -187,7 +118,7 @@ function completePlan(
 ): Plan {
   const { canary, prewarm, hold, guards } = outcomes;
   const set = input.set;
-  const holding: HoldInput = {
+  const rolloutHeld: RolloutHeldInput = {
     hold,
     recreates: recreatesPods(input.actions),
     previous: app.status?.conditions,
@@ -196,25 +127,25 @@ function completePlan(
   };
   const guarded = (s: AppStatus): AppStatus => withGuardStatus(s, guards, set.now, app.metadata.generation);
   const status = guarded(
-    withExpansionCondition(withHoldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), holding), set),
+    withExpansionCondition(withRolloutHeldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), rolloutHeld), set),
   );
   // Pre-warm writes are best effort: as read, the status keeps what it said about them.
   const statusAsRead = (): AppStatus =>
     guarded(
       withExpansionCondition(
-        withHoldCondition(
+        withRolloutHeldCondition(
           {
             ...planStatus({ ...input, projectWrites: false }),
             ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
           },
-          holding,
+          rolloutHeld,
         ),
         set,
       ),
     );
-  const held = holdEvent(holding);
-  if (held) acc.actions.push({ kind: 'event', event: held });
-  const waiting = heldEvent(app.status?.conditions, status.conditions);
+  const heldRollout = rolloutHeldEvent(rolloutHeld);
+  if (heldRollout) acc.actions.push({ kind: 'event', event: heldRollout });
+  const waiting = deferredWorkEvent(app.status?.conditions, status.conditions);
   if (waiting) acc.actions.push({ kind: 'event', event: waiting });
   const complete = rolloutCompleteEvent(app, status);
   if (complete) acc.actions.push({ kind: 'event', event: complete });
@@ -229,40 +160,60 @@ function completePlan(
 }
 
 /** An App being deleted: status only, and its pre-warm entries cleared. */
-function deletingPlan(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, now: Date): Plan {
+function deletingPlan(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, now: Date): PlanResult {
   const status = passiveStatus(app, owned, app.spec.minReadySeconds ?? 0, now);
   const prewarm = prewarmStep(app, undefined, observed.imageLists);
-  if ('needsImageLists' in prewarm) return { actions: [], status: app.status ?? {}, needsImageLists: true };
+  if (needsInput(prewarm)) return prewarm;
   return { actions: prewarm.actions, status: withPrewarmStatus(status, prewarm, now, app.metadata.generation), statusAsRead: () => status };
 }
 
-export function plan(observed: Observed, now: Date): Plan {
+/**
+ * The phases, in order. Each writes into one accumulator (actions and waits); a phase that finds an input
+ * missing returns `NeedsInput` and the caller (`plan-loop.ts`) reads it and plans again.
+ */
+export function plan(observed: Observed, now: Date): PlanResult {
   const app: Stored<App> = { ...observed.app, spec: withAppSpecDefaults(observed.app.spec) };
+  // Ownership first: every later phase counts only the pods the App controls (orphans adopted, strays left out).
   const adopted = adoptPods(app, observed.pods);
+  // An invalid spec is only reported: no phase below may act on a spec the App's schema should have refused.
   const problems = specProblems(app);
   if (problems.length > 0) return invalidPlan(app, observed.pods, problems, now);
+  // An App being deleted gets its status and its pre-warm entries cleared; the garbage collector does the rest.
   if (app.metadata.deletionTimestamp) return deletingPlan(app, adopted.owned, observed, now);
 
+  // Revisions before pods (as upstream): every pod is judged against the current and the update revision.
   const revs = revisionsOf(app, observed);
-  if (!revs) return { actions: [], status: app.status ?? {}, needsRevisions: true };
-  const { set, canary, specPartition } = podSetFor(app, adopted.owned, observed, revs, now);
+  if (!revs) return { needs: 'revisions' };
+  // The shared context: the pod set with the rollout settings resolved once, and the canary's partition.
+  const { set, canary } = podSetFor(app, adopted.owned, observed, revs, now);
+  // Guards before any pod is touched: the progress deadline may pause the rollout for this very plan.
   const guards = planGuards(set, { active: revs.current.metadata.name !== revs.update.metadata.name, canary });
   const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...canaryActions(app, canary), ...guards.actions], waits: guards.waits };
+  // Scaling: missing replicas ascending, then condemned pods descending; `blocked` (OrderedReady waiting on a
+  // pod) stops the rolling update below, as upstream.
   const blocked = planReplicas(set, acc) || planCondemned(set, acc);
   const paused = guards.paused;
   const updates = updateContext(set, revs.owned);
+  // Updates under way go on even when blocked or paused: those pods are unavailable already, and OrderedReady
+  // waits on them. So do pods a lifecycle hook has prepared.
   const inFlight = planInFlight(updates, acc, paused);
   planPrepared(updates, acc, paused, inFlight);
+  // Pods labelled for deletion, then the rolling update proper (not while blocked), then what fell back.
   const specified = planSpecifiedDeletes(updates, acc, paused, blocked);
   if (!blocked) planRollingUpdate(updates, acc, paused, inFlight, specified);
   planFallbackReport(updates, acc);
+  // Lifecycle hooks put their writes in front of the deletes and in-place updates planned above.
   gateLifecycle(set, acc);
-  if (claimsNeeded(acc, app, observed)) return { actions: [], status: app.status ?? {}, needsClaims: true };
+  // Only now is it known whether a phase needed the claims: nothing is decided on their absence.
+  if (claimsNeeded(acc, app, observed)) return { needs: 'claims' };
+  // Deletes whose replacements the dry run refused are dropped, after every phase that may add one.
   const { actions: admitted, hold } = holdRefused(acc.actions, observed.refused);
   acc.actions = admitted;
-  const view: RolloutView = { set, specPartition, rolling: updates.rolling, paused, canary, actions: acc.actions };
-  const prewarm = prewarmStep(app, view, observed.imageLists);
-  if ('needsImageLists' in prewarm) return { actions: [], status: app.status ?? {}, needsImageLists: true };
+  // Pre-warming looks at the final actions (which pods are about to be replaced) to choose its nodes.
+  const prewarm = prewarmStep(app, { set, paused, canary, actions: acc.actions }, observed.imageLists);
+  if (needsInput(prewarm)) return prewarm;
+  // Status, Events and the wait from everything above; the revision history is truncated last, once the
+  // status says which revision is current.
   const input: StatusInput = {
     set,
     owned: adopted.owned,
@@ -271,8 +222,8 @@ export function plan(observed: Observed, now: Date): Plan {
     actions: acc.actions,
     specValid: !set.createBlocked,
     fallbacks: acc.fallbacks ?? [],
-    held: acc.held,
+    deferred: acc.deferred,
   };
-  const result = reportLifecycle(completePlan(app, input, acc, { canary, prewarm, hold, guards }), app, adopted.owned, now);
+  const result = reportLifecycle(finishPlan(app, input, acc, { canary, prewarm, hold, guards }), app, adopted.owned, now);
   return withHistory(app, observed, result, adopted.owned, revs);
 }

@@ -1,16 +1,17 @@
 /**
- * The App reconciler: read → plan → execute. Stateless; everything it needs is re-read from the apiserver
- * (the claims and the pre-warm ImageLists only when the plan needs them). An App that is gone only has its
+ * The App reconciler: the plan loop (`plan-loop.ts`: read → plan → read more → plan → dry run → plan), then
+ * execute. Stateless; everything it needs is re-read from the apiserver (the claims and the pre-warm
+ * ImageLists only when the plan needs them). An App that is gone only has its
  * pre-warm entries cleared (its pods and revisions go with the garbage collector).
  */
 import type { ObjectKey } from '../../queue/names.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler } from '../types.ts';
-import { AdmissionVerdicts } from './admission-check.ts';
+import { AdmissionVerdicts } from './admission/dry-run.ts';
 import { execute } from './executor.ts';
-import { observeAndPlan } from './observe.ts';
-import { clearDeletedApp } from './prewarm-apply.ts';
+import { planLoop } from './plan-loop.ts';
+import { clearDeletedApp } from './prewarm/apply.ts';
 import { restAppClient } from './rest-client.ts';
-import type { AppClient } from './seams.ts';
+import type { AppClient } from './client.ts';
 
 /**
  * A reconciler over a given client factory (the apiserver by default; a fake in tests). The admission
@@ -22,7 +23,7 @@ export function appReconciler(
 ): Reconciler {
   return async (key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> => {
     const client = clientFor(ctx);
-    const read = await observeAndPlan(client, key.namespace, key.name, () => ctx.now(), { verdicts, log: ctx.log });
+    const read = await planLoop(client, key.namespace, key.name, () => ctx.now(), { verdicts, log: ctx.log });
     if (!read) {
       await clearDeletedApp(client.imageLists, key.namespace, key.name, ctx.log);
       return {};

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../api/app-spec.ts';
 import { stored } from '../../../test/unit/app/fixtures.ts';
 import { NOW, ordered, parallel, progressing, ready, rolling, summary, world, type PodRow } from '../../../test/unit/app/plan-table.ts';
-import { plan } from './planner.ts';
+import { planned } from '../../../test/unit/app/fixtures.ts';
 
 describe('reserved ordinals', () => {
   it.each<[string, Partial<AppSpec>, PodRow[], string[]]>([
@@ -47,12 +47,12 @@ describe('reserved ordinals', () => {
       ['delete web-3 (condemned)', 'delete web-1 (reserved)'],
     ],
   ])('%s', (_, spec, pods, expected) => {
-    expect(summary(plan(world(spec, pods), NOW).actions)).toEqual(expected);
+    expect(summary(planned(world(spec, pods), NOW).actions)).toEqual(expected);
   });
 
   it('status counts the pods that run: replicas 4 with [1] is complete at 0, 2, 3, 4', () => {
     const obs = world({ ...parallel, replicas: 4, reserveOrdinals: [1] }, ready([0, 2, 3, 4]));
-    const p = plan(obs, NOW);
+    const p = planned(obs, NOW);
     expect(p.actions.filter((a) => a.kind === 'createPod' || a.kind === 'deletePod')).toEqual([]);
     expect(p.status).toMatchObject({ replicas: 4, readyReplicas: 4, availableReplicas: 4, updatedReplicas: 4 });
     expect(progressing(obs)).toMatchObject({ status: 'False', reason: 'RolloutComplete' });
@@ -60,7 +60,7 @@ describe('reserved ordinals', () => {
 
   it('partition stays an ordinal: replicas above it are updated, the reserved one is not counted', () => {
     const obs = world({ ...parallel, replicas: 3, reserveOrdinals: [1], ...rolling({ partition: 2, maxUnavailable: 3 }) }, ready([0, 2, 3], 'old'));
-    expect(summary(plan(obs, NOW).actions)).toEqual(['delete web-3 (update)', 'delete web-2 (update)']);
+    expect(summary(planned(obs, NOW).actions)).toEqual(['delete web-3 (update)', 'delete web-2 (update)']);
   });
 
   it('a canary step counts replicas, not ordinals: 1 pod means the highest replica', () => {
@@ -68,7 +68,7 @@ describe('reserved ordinals', () => {
       { ...parallel, replicas: 3, reserveOrdinals: [2], ...rolling({ maxUnavailable: 3, canary: { steps: [{ replicas: 1 }, { pause: {} }] } }) },
       ready([0, 1, 3], 'old'),
     );
-    expect(summary(plan(obs, NOW).actions)).toEqual(['delete web-3 (update)']);
+    expect(summary(planned(obs, NOW).actions)).toEqual(['delete web-3 (update)']);
   });
 
   it('a reserved pod under whenScaled: Delete hands its claim to the pod before it goes', () => {
@@ -83,7 +83,7 @@ describe('reserved ordinals', () => {
     obs.claims = [0, 1, 2].map((o) =>
       stored({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: `data-web-${o}`, namespace: 'ns' } }, `c${o}`),
     );
-    const actions = plan(obs, NOW).actions;
+    const actions = planned(obs, NOW).actions;
     const owners = actions.find((a) => a.kind === 'setPvcOwners');
     expect(owners).toMatchObject({ name: 'data-web-1', ownerReferences: [expect.objectContaining({ kind: 'Pod', name: 'web-1' })] });
     expect(actions.findIndex((a) => a.kind === 'setPvcOwners')).toBeLessThan(actions.findIndex((a) => a.kind === 'deletePod'));
@@ -91,7 +91,7 @@ describe('reserved ordinals', () => {
   });
 
   it('a reserved range pushing the highest ordinal past int32 is an invalid spec', () => {
-    const p = plan(world({ ...parallel, replicas: 2, reserveOrdinals: ['1-2147483647'] }, []), NOW);
+    const p = planned(world({ ...parallel, replicas: 2, reserveOrdinals: ['1-2147483647'] }, []), NOW);
     expect(p.actions.filter((a) => a.kind === 'createPod')).toEqual([]);
     expect(p.status.conditions).toContainEqual(expect.objectContaining({ type: 'InvalidSpec', status: 'True' }));
   });

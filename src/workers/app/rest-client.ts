@@ -1,4 +1,4 @@
-/** The App reconcile's seams on the apiserver, through KubeRest (explicit content types, field manager ebb). */
+/** The App reconcile's client interface (`client.ts`) on the apiserver, through KubeRest (explicit content types, field manager ebb). */
 import type { App } from '../../api/app.ts';
 import { appRef, imageListRef } from '../../api/group.ts';
 import type { ImageList } from '../../api/image-list.ts';
@@ -9,7 +9,7 @@ import { PatchType, type KubeRest } from '../../kube/rest.ts';
 import type { EventSpec } from './actions.ts';
 import { eventObject, reportingInstance } from './events.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, Pod, Stored } from '../../kube/types.ts';
-import type { AppClient, ObjectStore, RevisionStore } from './seams.ts';
+import type { AppClient, ObjectStore, RevisionStore } from './client.ts';
 
 const WRITE = { fieldManager: FieldManager.ebb };
 const DRY_RUN = { ...WRITE, dryRun: 'All' };

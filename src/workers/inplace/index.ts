@@ -1,6 +1,7 @@
 /**
- * In-place pod updates (docs/architecture.md): the App planner decides per pod with `canUpdateInPlace` +
- * `decideUpdate`, drives each in-place pod with `nextInPlaceStep` + `applyInPlaceStep`, counts
+ * In-place pod updates (docs/architecture.md), and the one place that decides per pod between updating in
+ * place and recreating: `decideUpdateMethod` (the template diff, `canUpdateInPlace`, under the App's policy,
+ * `decideUpdate`). The App planner drives each in-place pod with `nextInPlaceStep` + `applyInPlaceStep`, counts
  * `podIsUpdatingInPlace` pods as unavailable, builds pods with `withInPlaceReadinessGate` and sets the gate on
  * new pods with `markGateReady` when `needsGateReady`.
  */
@@ -13,4 +14,5 @@ export { IN_PLACE_GATE, needsGateReady, withInPlaceReadinessGate } from './gate.
 export { inPlaceStatus, podIsUpdatingInPlace, type InPlacePhase, type InPlaceStatus } from './status.ts';
 export { qosClass, type QosClass } from '../../common/quantity.ts';
 export { readState, type InPlaceState } from './state.ts';
+export { decideUpdateMethod } from './update-method.ts';
 export { EMPTY_PLAN, type DiffResult, type InPlacePlan, type InPlaceTarget, type TemplateLike } from './types.ts';

@@ -5,7 +5,7 @@
  */
 import { Annotation, Label } from '../../api/keys.ts';
 import { isRecord } from '../../common/guards.ts';
-import { parsePriorities, priorityBatches } from './priority.ts';
+import { parseLaunchOrder, launchBatches } from './container-order.ts';
 import { resizableOf, sameResizable } from '../../common/quantity.ts';
 import type { InPlaceTarget } from './types.ts';
 import type { Container, ContainerStatus, Pod, ResourceRequirements } from '../../kube/types.ts';
@@ -135,7 +135,7 @@ export function refreshSnapshot(state: InPlaceState, pod: Pod, names: readonly s
 function prioritiesFor(pod: Pod, target: InPlaceTarget): Map<string, number> {
   const patched = target.plan.metadata.annotations[Annotation.containerPriority];
   const value = patched === null ? undefined : (patched ?? pod.metadata.annotations?.[Annotation.containerPriority]);
-  return parsePriorities(value);
+  return parseLaunchOrder(value);
 }
 
 /** A fresh state for moving `pod` to `target`, taking over from `prior` (an update to another revision) if any. */
@@ -145,7 +145,7 @@ export function newState(pod: Pod, target: InPlaceTarget, now: Date, prior: InPl
   carryOver(pod, prior, images, resources);
   const changing = [...images].filter(([c, image]) => findContainer(pod, c) !== undefined && findContainer(pod, c)?.spec.image !== image);
   const resizing = [...resources].filter(([c, r]) => findContainer(pod, c)?.init === false && !sameResizable(findContainer(pod, c)?.spec.resources, r));
-  const batches = priorityBatches(
+  const batches = launchBatches(
     changing.map(([c]) => c),
     prioritiesFor(pod, target),
   );

@@ -10,7 +10,7 @@ import { waitFor } from '../../../src/common/wait.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
 import type { Pod } from '../../../src/kube/types.ts';
-import { isRunningAndAvailable } from '../../../src/workers/app/pod-predicates.ts';
+import { isRunningAndAvailable } from '../../../src/workers/app/pods/predicates.ts';
 import { rejection, sandbox } from '../support.ts';
 import { claimsIn, createApp, eventsOf, getApp, patchApp, podsOf, revisionOf, settled, template, uniqueName, until, useController } from './harness.ts';
 

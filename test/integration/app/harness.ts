@@ -19,7 +19,7 @@ import { startWorker, type RunningWorker } from '../../../src/workers/worker.ts'
 import { parseWorkerConfig } from '../../../src/workers/config.ts';
 import { reconcilers } from '../../../src/workers/reconcilers.ts';
 import type { ControllerRevision, Event, PersistentVolumeClaim, Pod } from '../../../src/kube/types.ts';
-import { getOrdinal, getPodRevision, isRunningAndReady } from '../../../src/workers/app/pod-predicates.ts';
+import { getOrdinal, getPodRevision, isRunningAndReady } from '../../../src/workers/app/pods/predicates.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import { errorMessage } from '../../../src/common/errors.ts';
 

@@ -14,7 +14,7 @@ import { waitFor } from '../../../src/common/wait.ts';
 import { core } from '../../../src/kube/paths.ts';
 import type { KubeRest } from '../../../src/kube/rest.ts';
 import type { Pod } from '../../../src/kube/types.ts';
-import { getOrdinal, getPodRevision, isRunningAndReady } from '../../../src/workers/app/pod-predicates.ts';
+import { getOrdinal, getPodRevision, isRunningAndReady } from '../../../src/workers/app/pods/predicates.ts';
 import { parseWatcherConfig } from '../../../src/watcher/config.ts';
 import { startWatcher, type RunningWatcher } from '../../../src/watcher/watcher.ts';
 import { parseWorkerConfig } from '../../../src/workers/config.ts';

@@ -11,7 +11,7 @@ import { Label } from '../../../src/api/keys.ts';
 import { sleep } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { PatchType, type KubeRest } from '../../../src/kube/rest.ts';
-import { getPodRevision } from '../../../src/workers/app/pod-predicates.ts';
+import { getPodRevision } from '../../../src/workers/app/pods/predicates.ts';
 import type { Seen } from './pod-history.ts';
 
 /** One client: a name and its writes in order (each a merge patch of the App without metadata.resourceVersion). */

@@ -13,7 +13,7 @@ import { appRef } from '../../../src/api/group.ts';
 import { core, resourcePath } from '../../../src/kube/paths.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
 import type { Pod } from '../../../src/kube/types.ts';
-import { isRunningAndReady } from '../../../src/workers/app/pod-predicates.ts';
+import { isRunningAndReady } from '../../../src/workers/app/pods/predicates.ts';
 import { startDedicatedNode, type DedicatedNode } from '../imagelist/dedicated-node.ts';
 import { sandbox } from '../support.ts';
 import { createApp, image, settled, uniqueName, until, useController, type Snapshot } from './harness.ts';

@@ -12,7 +12,7 @@ import { isKubeError } from '../../../src/kube/errors.ts';
 import { core, type ResourceRef } from '../../../src/kube/paths.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
 import type { OwnerReference, PersistentVolumeClaim, Pod } from '../../../src/kube/types.ts';
-import { isRunningAndReady } from '../../../src/workers/app/pod-predicates.ts';
+import { isRunningAndReady } from '../../../src/workers/app/pods/predicates.ts';
 import { sandbox } from '../support.ts';
 import { claimsIn, createApp, getApp, patchApp, template, uniqueName, useController } from './harness.ts';
 

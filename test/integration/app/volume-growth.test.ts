@@ -11,7 +11,7 @@ import { waitFor } from '../../../src/common/wait.ts';
 import type { PersistentVolumeClaim } from '../../../src/kube/types.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
 import { core } from '../../../src/kube/paths.ts';
-import { getOrdinal } from '../../../src/workers/app/pod-predicates.ts';
+import { getOrdinal } from '../../../src/workers/app/pods/predicates.ts';
 import { FIXED_SIZE_STORAGE_CLASS } from '../../../harness/sandbox/storage/pv-plan.ts';
 import { rejection, sandbox } from '../support.ts';
 import { claimsIn, createApp, eventsOf, getApp, patchApp, podsOf, revisionOf, settled, uniqueName, until, useController } from './harness.ts';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { Annotation, EventReason } from '../../../src/api/keys.ts';
 import { SPECIFIED_DELETE_LABEL } from '../../../src/api/specified-delete.ts';
-import { getPodRevision, isUnavailable } from '../../../src/workers/app/pod-predicates.ts';
+import { getPodRevision, isUnavailable } from '../../../src/workers/app/pods/predicates.ts';
 import { NS } from './fixtures.ts';
 import { Scenario } from './scenario.ts';
 

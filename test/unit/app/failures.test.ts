@@ -7,8 +7,8 @@ import { ConditionType, EventReason } from '../../../src/api/keys.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import { pino } from 'pino';
 import { execute } from '../../../src/workers/app/executor.ts';
-import { readObserved } from '../../../src/workers/app/observe.ts';
-import { plan } from '../../../src/workers/app/planner.ts';
+import { readObserved } from '../../../src/workers/app/read.ts';
+import { planned } from './fixtures.ts';
 import { NS } from './fixtures.ts';
 import { Scenario } from './scenario.ts';
 
@@ -53,7 +53,7 @@ describe('failures', () => {
       () => undefined,
       (err: unknown) => err,
     );
-    expect(failed).toMatchObject({ code: 'Invalid', permanent: true });
+    expect(failed).toMatchObject({ code: 'Invalid', retryClass: 'permanent' });
     expect(condition(s, ConditionType.invalidSpec)).toMatchObject({ status: 'True', reason: 'SpecInvalid' });
     expect(condition(s, ConditionType.invalidSpec)?.message).toContain('metadata.labels: Invalid value');
     expect(s.cluster.events.map((e) => e.event.reason)).toContain(EventReason.failedCreate);
@@ -64,7 +64,7 @@ describe('failures', () => {
     const s = new Scenario({ replicas: 3, podManagementPolicy: 'Parallel' });
     const client = s.cluster.client();
     const observed = (await readObserved(client, NS, 'web'))!;
-    const p = plan(observed, s.clock.now());
+    const p = planned(observed, s.clock.now());
     await execute(p, observed.app, { client, log: silent, now: s.clock.now });
     // The second worker's status write is based on the old resourceVersion: Conflict, for a retry.
     await expect(execute(p, observed.app, { client, log: silent, now: s.clock.now })).rejects.toMatchObject({ code: 'Conflict' });
@@ -90,7 +90,7 @@ describe('failures', () => {
     const s = new Scenario({ replicas: 1 });
     const client = s.cluster.client();
     const observed = (await readObserved(client, NS, 'web'))!;
-    const p = plan(observed, s.clock.now());
+    const p = planned(observed, s.clock.now());
     const create = p.actions.find((a) => a.kind === 'createRevision');
     if (create?.kind !== 'createRevision') throw new Error('expected a createRevision action');
     await client.revisions.create(NS, {

@@ -4,7 +4,8 @@ import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { withAppSpecDefaults } from '../../../src/api/defaults.ts';
 import { API_VERSION, APP_KIND } from '../../../src/api/group.ts';
 import type { KubeObject, Named, Pod, Stored } from '../../../src/kube/types.ts';
-import { newPodForOrdinal } from '../../../src/workers/app/pod-builder.ts';
+import { newPodForOrdinal } from '../../../src/workers/app/pods/builder.ts';
+import { needsInput, plan, type Observed, type Plan } from '../../../src/workers/app/planner.ts';
 
 export const NS = 'ns';
 
@@ -43,4 +44,11 @@ export function podFor(app: Stored<App>, ordinal: number, revision: string, stat
   pod.status = { phase, conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: readySince }] };
   if (state === 'terminating') pod.metadata.deletionTimestamp = '2025-01-01T00:00:00Z';
   return pod;
+}
+
+/** `plan()` for a test whose observation holds every input: the plan, or a failure naming what it lacks. */
+export function planned(observed: Observed, now: Date): Plan {
+  const result = plan(observed, now);
+  if (needsInput(result)) throw new Error(`the plan needs the ${result.needs} read first`);
+  return result;
 }

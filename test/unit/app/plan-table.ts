@@ -4,8 +4,9 @@ import { SPECIFIED_DELETE_LABEL } from '../../../src/api/specified-delete.ts';
 import { makeApp, podFor, type PodState, stored } from './fixtures.ts';
 import type { Action } from '../../../src/workers/app/actions.ts';
 import type { ControllerRevision, Stored } from '../../../src/kube/types.ts';
-import { plan, type Observed } from '../../../src/workers/app/planner.ts';
-import { newRevision, revisionData } from '../../../src/workers/app/revisions.ts';
+import { type Observed } from '../../../src/workers/app/planner.ts';
+import { planned } from './fixtures.ts';
+import { newRevision, revisionData } from '../../../src/workers/app/revisions/revisions.ts';
 
 export const NOW = new Date('2025-06-01T00:00:00Z');
 const v = (tag: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: `web:${tag}` }] } });
@@ -57,4 +58,4 @@ export const ordered = { podManagementPolicy: 'OrderedReady' } as const;
 export const parallel = { podManagementPolicy: 'Parallel' } as const;
 export const rolling = (ru: object) => ({ updateStrategy: { type: 'RollingUpdate' as const, rollingUpdate: ru } });
 export const ready = (ordinals: number[], r: 'old' | 'new' = 'new'): PodRow[] => ordinals.map((o) => [o, 'ready', r]);
-export const progressing = (obs: Observed) => plan(obs, NOW).status.conditions?.find((c) => c.type === 'Progressing');
+export const progressing = (obs: Observed) => planned(obs, NOW).status.conditions?.find((c) => c.type === 'Progressing');

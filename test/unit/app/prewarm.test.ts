@@ -9,7 +9,7 @@ import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { prewarmLabelKey } from '../../../src/api/keys.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import { appReconciler } from '../../../src/workers/app/reconcile.ts';
-import { getOrdinal } from '../../../src/workers/app/pod-predicates.ts';
+import { getOrdinal } from '../../../src/workers/app/pods/predicates.ts';
 import { NS } from './fixtures.ts';
 import { Scenario } from './scenario.ts';
 

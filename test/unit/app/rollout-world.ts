@@ -4,7 +4,7 @@ import type { AppStatus } from '../../../src/api/app-status.ts';
 import type { ControllerRevision, Stored } from '../../../src/kube/types.ts';
 import type { Action } from '../../../src/workers/app/actions.ts';
 import type { Observed } from '../../../src/workers/app/planner.ts';
-import { newRevision, revisionData } from '../../../src/workers/app/revisions.ts';
+import { newRevision, revisionData } from '../../../src/workers/app/revisions/revisions.ts';
 import { makeApp, podFor, type PodState, stored } from './fixtures.ts';
 
 export const template = (tag: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: `web:${tag}` }] } });

@@ -12,15 +12,15 @@ import { IN_PLACE_GATE, podIsUpdatingInPlace } from '../../../src/workers/inplac
 import { timerId } from '../../../src/queue/names.ts';
 import { execute } from '../../../src/workers/app/executor.ts';
 import type { Pod } from '../../../src/kube/types.ts';
-import { observeAndPlan } from '../../../src/workers/app/observe.ts';
-import { AdmissionVerdicts } from '../../../src/workers/app/admission-check.ts';
+import { planLoop } from '../../../src/workers/app/plan-loop.ts';
+import { AdmissionVerdicts } from '../../../src/workers/app/admission/dry-run.ts';
 import type { Plan } from '../../../src/workers/app/planner.ts';
-import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating, isUnavailable } from '../../../src/workers/app/pod-predicates.ts';
+import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating, isUnavailable } from '../../../src/workers/app/pods/predicates.ts';
 import { Clock } from '../../../harness/fakes/clock.ts';
 import { FakeCluster } from '../../../harness/fakes/cluster.ts';
 import { FakeKubelet, type KubeletOptions } from '../../../harness/fakes/kubelet.ts';
 import { makeApp, NS } from './fixtures.ts';
-import { ordinalRange } from '../../../src/workers/app/pod-set.ts';
+import { ordinalRange } from '../../../src/workers/app/pods/pod-set.ts';
 import {
   BreachLog,
   checkDisruption,
@@ -147,7 +147,7 @@ export class Scenario {
   async reconcile(): Promise<Plan | undefined> {
     const client = this.cluster.client();
     // The worker's own read → plan path: claims are listed only when the plan needs them.
-    const read = await observeAndPlan(client, NS, this.name, this.clock.now, { verdicts: this.verdicts, log: silent });
+    const read = await planLoop(client, NS, this.name, this.clock.now, { verdicts: this.verdicts, log: silent });
     if (!read) return undefined;
     const { observed, plan: p } = read;
     this.claimReads += observed.claims === undefined ? 0 : 1;

@@ -16,13 +16,13 @@ describe('runtimeErrorOf', () => {
     const e = runtimeErrorOf(new CriError(cri, 'PullImage', `CRI PullImage: ${cri}`));
     expect(e).toBeInstanceOf(RuntimeError);
     expect(e.code).toBe(code);
-    expect(e.retryable).toBe(retryable);
+    expect(e.retryClass).toBe(retryable ? 'transient' : 'permanent');
     expect(e.message).toBe(`CRI PullImage: ${cri}`);
   });
 
   it('keeps a RuntimeError and wraps anything else as a retryable runtime failure', () => {
     const own = new RuntimeError('Auth', 'refused');
     expect(runtimeErrorOf(own)).toBe(own);
-    expect(runtimeErrorOf(new Error('boom'))).toMatchObject({ code: 'Runtime', retryable: true, message: 'boom' });
+    expect(runtimeErrorOf(new Error('boom'))).toMatchObject({ code: 'Runtime', retryClass: 'transient', message: 'boom' });
   });
 });

@@ -73,7 +73,7 @@ describe('pull transitions', () => {
     const m = newMemory(entry, undefined);
     markPullStarted(m);
     expect(m.status).toMatchObject({ phase: 'Pulling', attempts: 1 });
-    markFailed(m, { message: 'NotFound: manifest unknown', retryable: true, pull: true }, NOW, BACKOFF, () => 0);
+    markFailed(m, { message: 'NotFound: manifest unknown', retryClass: 'transient', pull: true }, NOW, BACKOFF, () => 0);
     expect(m.status).toMatchObject({ phase: 'Failed', attempts: 1, message: 'NotFound: manifest unknown' });
     markPullStarted(m);
     expect(m.status.attempts).toBe(2);
@@ -99,14 +99,14 @@ describe('pull transitions', () => {
   ])('backoff, %s', (_name, failures, retryable, random, delay) => {
     const m = newMemory(entry, undefined);
     m.failures = failures - 1;
-    markFailed(m, { message: 'x', retryable, pull: true }, NOW, BACKOFF, random);
+    markFailed(m, { message: 'x', retryClass: retryable ? 'transient' : 'permanent', pull: true }, NOW, BACKOFF, random);
     expect(m.failures).toBe(failures);
     expect(m.retryAt).toBe(NOW + delay);
   });
 
   it('a failed lookup keeps the phase and says why', () => {
     const m = newMemory(entry, { image: 'a:1', phase: 'Pulled' });
-    markFailed(m, { message: 'container runtime: Unavailable', retryable: true, pull: false }, NOW, BACKOFF, () => 0);
+    markFailed(m, { message: 'container runtime: Unavailable', retryClass: 'transient', pull: false }, NOW, BACKOFF, () => 0);
     expect(m.status).toMatchObject({ phase: 'Pulled', message: 'container runtime: Unavailable' });
     markChecked(m, { present: true, imageRef: 'sha256:x' }, NOW);
     expect(m.status.message).toBeUndefined();
@@ -122,7 +122,7 @@ describe('pull transitions', () => {
 
   it('clips long messages to the CRD limit', () => {
     const m = newMemory(entry, undefined);
-    markFailed(m, { message: 'x'.repeat(10_000), retryable: true, pull: true }, NOW, BACKOFF, () => 0);
+    markFailed(m, { message: 'x'.repeat(10_000), retryClass: 'transient', pull: true }, NOW, BACKOFF, () => 0);
     expect(m.status.message).toHaveLength(4096);
   });
 });

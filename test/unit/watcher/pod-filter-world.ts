@@ -11,9 +11,9 @@ import type { AppStatus } from '../../../src/api/app-status.ts';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { Label } from '../../../src/api/keys.ts';
 import type { KubeObject, Pod, Stored } from '../../../src/kube/types.ts';
-import { AdmissionVerdicts } from '../../../src/workers/app/admission-check.ts';
+import { AdmissionVerdicts } from '../../../src/workers/app/admission/dry-run.ts';
 import { execute } from '../../../src/workers/app/executor.ts';
-import { observeAndPlan } from '../../../src/workers/app/observe.ts';
+import { planLoop } from '../../../src/workers/app/plan-loop.ts';
 import { Clock } from '../../../harness/fakes/clock.ts';
 import { FakeCluster } from '../../../harness/fakes/cluster.ts';
 import { makeApp, NS } from '../app/fixtures.ts';
@@ -110,7 +110,7 @@ export class FilteredWorld {
   private async reconcile(): Promise<void> {
     this.reconciles++;
     const client = this.cluster.client();
-    const read = await observeAndPlan(client, NS, 'web', this.clock.now, { verdicts: this.verdicts, log: silent });
+    const read = await planLoop(client, NS, 'web', this.clock.now, { verdicts: this.verdicts, log: silent });
     if (!read) return;
     await execute(read.plan, read.observed.app, { client, log: silent, now: this.clock.now });
   }
@@ -127,7 +127,7 @@ export class FilteredWorld {
 
   /** The status a reconcile of the pods as they are computes (the plan's status; executed by nobody). */
   async unfilteredStatus(): Promise<AppStatus | undefined> {
-    const read = await observeAndPlan(this.cluster.client(), NS, 'web', this.clock.now, { verdicts: this.verdicts, log: silent });
+    const read = await planLoop(this.cluster.client(), NS, 'web', this.clock.now, { verdicts: this.verdicts, log: silent });
     return read?.plan.status;
   }
 

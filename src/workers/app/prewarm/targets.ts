@@ -1,0 +1,127 @@
+/**
+ * Which nodes an App pre-warms, read off the planner's own view of the rollout (pure):
+ *
+ * - the update order is the rolling update's (`outdatedOrdinals`: highest ordinal first), down to the spec
+ *   partition: pods below it are not going to be updated, so their nodes are never pre-warmed; a canary step
+ *   only holds pods back for a while, so it does not shorten the order;
+ * - the pods the plan starts updating now, and pods whose in-place update is under way, are past pre-warming;
+ * - while the rollout runs, the nodes of the next `lookahead` pods; while it waits, so that no pod can be
+ *   updated now (`rollingUpdate.paused`, a canary pause step, or OnDelete, which waits for a person), the nodes
+ *   of every pod left to update.
+ *
+ * The ImageLists are read only when pre-warming has something to do: enabled with pods left to update, or
+ * entries to clear (`status.prewarm` present). A steady App costs no request.
+ */
+import type { App } from '../../../api/app.ts';
+import type { AppStatus } from '../../../api/app-status.ts';
+import { DEFAULT_PREWARM_LOOKAHEAD, DEFAULT_PREWARM_PARALLELISM } from '../../../api/app-spec.ts';
+import type { ImageList } from '../../../api/image-list.ts';
+import { ConditionType } from '../../../api/keys.ts';
+import type { PodTemplateSpec } from '../../../api/pod-template.ts';
+import { podIsUpdatingInPlace } from '../../inplace/index.ts';
+import type { Action } from '../actions.ts';
+import type { NeedsInput } from '../planner.ts';
+import type { CanaryOutcome } from '../rollout/canary.ts';
+import { setCondition } from '../status/conditions.ts';
+import type { ClusterStored, Named, Pod, Stored } from '../../../kube/types.ts';
+import { projectPodWrites } from '../status/planned.ts';
+import { getOrdinal } from '../pods/predicates.ts';
+import type { PodSet } from '../pods/pod-set.ts';
+import { templateOf } from '../revisions/revisions.ts';
+import { outdatedOrdinals } from '../rollout/update-plan.ts';
+import { planPrewarm, prewarmIdentity, type PrewarmOutcome } from './plan.ts';
+
+interface PrewarmTargets {
+  /** Nodes to pre-warm now, in update order, each once. */
+  nodes: string[];
+  /** Pods at or above the spec partition not at the update revision yet: 0 once the rollout is over. */
+  remaining: number;
+  /** No pod can be updated now (pause, paused, OnDelete): every remaining pod's node is a target. */
+  waiting: boolean;
+}
+
+export interface RolloutView {
+  /** The pod set; its rollout settings give the floor of the update order (the spec partition) and OnDelete. */
+  set: PodSet;
+  /** `rollingUpdate.paused`, or a canary `pause: {}` being entered now. */
+  paused: boolean;
+  canary: CanaryOutcome;
+  /** The plan's actions so far: pods it deletes or starts updating are past pre-warming. */
+  actions: readonly Action[];
+}
+
+/** The images of a template's containers and init containers, each once, sorted. */
+export function templateImages(template: PodTemplateSpec | undefined): string[] {
+  const spec = template?.spec;
+  return [...new Set([...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].map((c) => c.image))].sort();
+}
+
+const nodeOf = (pod: Pod): string | undefined => {
+  const node = pod.spec?.['nodeName'];
+  return typeof node === 'string' && node !== '' ? node : undefined;
+};
+
+function prewarmTargets(view: RolloutView, lookahead: number): PrewarmTargets {
+  const { set } = view;
+  const name = set.app.metadata.name;
+  const replicas = new Map<number, Named<Pod>>();
+  for (const pod of projectPodWrites([...set.replicas.values()], view.actions, set.now)) replicas.set(getOrdinal(name, pod.metadata.name), pod);
+  const order = outdatedOrdinals({ ...set, replicas }, set.rollout.partition);
+  const next = order.flatMap((ordinal) => {
+    const pod = replicas.get(ordinal);
+    return pod && !podIsUpdatingInPlace(pod) ? [pod] : [];
+  });
+  const waiting = !set.rollout.rolling || view.paused || view.canary.pause !== undefined;
+  const nodes = new Set<string>();
+  for (const pod of waiting ? next : next.slice(0, lookahead)) {
+    const node = nodeOf(pod);
+    if (node) nodes.add(node);
+  }
+  return { nodes: [...nodes], remaining: order.length, waiting };
+}
+
+const INERT: PrewarmOutcome = { actions: [], status: undefined, condition: undefined };
+
+/**
+ * Pre-warming for one plan: `NeedsInput` when the ImageLists must be read first (`lists` undefined),
+ * else the outcome. `view` is undefined when the App is being deleted (everything is cleared).
+ */
+/** The nodes to pre-warm now, or undefined when pre-warming is off or has nothing left to do. */
+function activeTargets(app: Stored<App>, view: RolloutView | undefined): PrewarmTargets | undefined {
+  const spec = app.spec.imagePrewarm;
+  if (!view || spec?.enabled !== true) return undefined;
+  const targets = prewarmTargets(view, spec.lookahead ?? DEFAULT_PREWARM_LOOKAHEAD);
+  return targets.remaining > 0 ? targets : undefined;
+}
+
+export function prewarmStep(
+  app: Stored<App>,
+  view: RolloutView | undefined,
+  lists: readonly ClusterStored<ImageList>[] | undefined,
+): NeedsInput | PrewarmOutcome {
+  const targets = activeTargets(app, view);
+  if (!targets && app.status?.prewarm === undefined) return INERT;
+  if (lists === undefined) return { needs: 'imageLists' };
+  const id = prewarmIdentity(app.metadata.namespace, app.metadata.name);
+  const parallelism = app.spec.imagePrewarm?.parallelism ?? DEFAULT_PREWARM_PARALLELISM;
+  if (!view || !targets) return planPrewarm({ id, active: false, images: [], revision: '', targets: [], parallelism, lists });
+  const update = view.set.update;
+  return planPrewarm({
+    id,
+    active: true,
+    images: templateImages(templateOf(update)),
+    revision: update.metadata.name,
+    targets: targets.nodes,
+    parallelism,
+    lists,
+  });
+}
+
+/** `status` with the outcome's `prewarm` and ImagesPrewarmed condition (both removed when it has none). */
+export function withPrewarmStatus(status: AppStatus, outcome: PrewarmOutcome, now: Date, generation: number | undefined): AppStatus {
+  const { prewarm: _previous, ...rest } = status;
+  const conditions = outcome.condition
+    ? setCondition(status.conditions, outcome.condition, now, generation)
+    : status.conditions?.filter((c) => c.type !== ConditionType.imagesPrewarmed);
+  return { ...rest, ...(outcome.status ? { prewarm: outcome.status } : {}), ...(conditions ? { conditions } : {}) };
+}

@@ -1,0 +1,70 @@
+/** Reads what the planner needs, fresh from the apiserver on every reconcile (no cache). */
+import { Label, prewarmLabelKey } from '../../api/keys.ts';
+import type { App } from '../../api/app.ts';
+import type { ImageList } from '../../api/image-list.ts';
+import type { ClusterStored, PersistentVolumeClaim, Stored } from '../../kube/types.ts';
+import type { Observed, Unread } from './planner.ts';
+import type { AppClient } from './client.ts';
+import { selectorIsEmpty, selectorString } from './pods/selector.ts';
+import { derivedRevisions } from './revisions/revisions.ts';
+
+/**
+ * Claims carry the selector's matchLabels (as upstream StatefulSet claims do, so claims of a StatefulSet
+ * migrated to an App are found) and the App label; the planner looks them up by name.
+ */
+function claimSelector(matchLabels: Record<string, string> | undefined, name: string): string {
+  const labels = Object.entries(matchLabels ?? {});
+  return labels.length > 0 ? selectorString({ matchLabels: Object.fromEntries(labels) }) : `${Label.app}=${name}`;
+}
+
+/** The claims that may belong to `app` (none to read when it has no volumeClaimTemplates). */
+async function readClaims(client: AppClient, app: Stored<App>): Promise<Stored<PersistentVolumeClaim>[]> {
+  if ((app.spec.volumeClaimTemplates ?? []).length === 0) return [];
+  return client.claims.list(app.metadata.namespace, claimSelector(app.spec.selector.matchLabels, app.metadata.name));
+}
+
+/** The ImageLists holding pre-warm entries of App `namespace/name`: one LIST by the App's label. */
+function readImageLists(client: AppClient, namespace: string, name: string): Promise<ClusterStored<ImageList>[]> {
+  return client.imageLists.list(prewarmLabelKey(namespace, name));
+}
+
+/**
+ * The App and the objects it may own, or undefined when the App is gone. With `claims: 'lazy'` the claims
+ * are left unread (`undefined`): most reconciles do not need them, and a plan that does asks for them. With
+ * `revisions: 'lazy'` the revisions are left unread when the App's status names them (`derivedRevisions`).
+ */
+export async function readObserved(
+  client: AppClient,
+  namespace: string,
+  name: string,
+  opts: { claims: 'always' | 'lazy'; revisions?: 'always' | 'lazy' } = { claims: 'always' },
+): Promise<Observed | undefined> {
+  const app = await client.apps.get(namespace, name);
+  if (!app) return undefined;
+  // An empty selector would list every pod of the namespace; the planner reports it as InvalidSpec instead.
+  if (selectorIsEmpty(app.spec.selector)) return { app, pods: [], revisions: [], claims: [] };
+  const selector = selectorString(app.spec.selector);
+  const [pods, revisions, claims] = await Promise.all([
+    client.pods.list(namespace, selector),
+    opts.revisions === 'lazy' && derivedRevisions(app) ? Promise.resolve(undefined) : client.revisions.list(namespace, selector),
+    opts.claims === 'always' ? readClaims(client, app) : Promise.resolve(undefined),
+  ]);
+  return { app, pods, revisions, claims };
+}
+
+/**
+ * `observed` with `unread` read. Each input is read once per reconcile: a plan asks only for what is
+ * undefined, so asking again for something read is a planner bug, not a reason to read it twice.
+ */
+export async function readMore(client: AppClient, observed: Observed, unread: Unread): Promise<Observed> {
+  const { app } = observed;
+  if (observed[unread] !== undefined) throw new Error(`internal: the plan asked for the ${unread}, which were read`);
+  switch (unread) {
+    case 'revisions':
+      return { ...observed, revisions: await client.revisions.list(app.metadata.namespace, selectorString(app.spec.selector)) };
+    case 'claims':
+      return { ...observed, claims: await readClaims(client, app) };
+    case 'imageLists':
+      return { ...observed, imageLists: await readImageLists(client, app.metadata.namespace, app.metadata.name) };
+  }
+}

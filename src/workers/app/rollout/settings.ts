@@ -1,0 +1,43 @@
+/**
+ * The rollout settings of an App's `spec.updateStrategy`, resolved once per plan (`podSetFor` in the planner)
+ * and carried on the pod set: every phase reads them there instead of re-deriving them from the spec.
+ */
+import type { App } from '../../../api/app.ts';
+import type { PriorityStrategy } from '../../../api/priority.ts';
+import { UpdateStrategyType, type CanaryStep } from '../../../api/update-strategy.ts';
+
+export interface RolloutSettings {
+  /** `type` is RollingUpdate (the default); false under OnDelete, where no pod is updated by the controller. */
+  rolling: boolean;
+  /** `rollingUpdate.partition` (0 unless rolling): ordinals below it stay at the current revision. */
+  partition: number;
+  /** `rollingUpdate.paused` as the spec says it (a canary or deadline pause entered by this plan is not in it). */
+  paused: boolean;
+  /** `rollingUpdate.canary.steps` (none unless rolling). */
+  canarySteps: readonly CanaryStep[];
+  /** `rollingUpdate.unorderedUpdate.priorityStrategy` (none unless rolling): the order pods are updated in. */
+  priorityStrategy: PriorityStrategy | undefined;
+  /** `rollingUpdate.podUpdatePolicy`: ReCreate (default), InPlaceIfPossible or InPlaceOnly. */
+  podUpdatePolicy: string | undefined;
+  /** `rollingUpdate.inPlaceUpdateStrategy.gracePeriodSeconds` (0 by default). */
+  inPlaceGracePeriodSeconds: number;
+}
+
+export function rolloutSettings(app: { spec: App['spec'] }): RolloutSettings {
+  const strategy = app.spec.updateStrategy;
+  const ru = strategy?.rollingUpdate ?? {};
+  const always = {
+    paused: ru.paused === true,
+    podUpdatePolicy: ru.podUpdatePolicy,
+    inPlaceGracePeriodSeconds: ru.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0,
+  };
+  if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate)
+    return { ...always, rolling: false, partition: 0, canarySteps: [], priorityStrategy: undefined };
+  return {
+    ...always,
+    rolling: true,
+    partition: ru.partition ?? 0,
+    canarySteps: ru.canary?.steps ?? [],
+    priorityStrategy: ru.unorderedUpdate?.priorityStrategy,
+  };
+}
