@@ -17,6 +17,7 @@ import { SANDBOX_OPTIONS, sandboxArgs } from './sandbox-options.ts';
 interface RunArgs {
   dir: string;
   nodes: number;
+  realNodes: number;
   sample: boolean;
   daemons: boolean;
 }
@@ -54,19 +55,20 @@ async function applySample(sandbox: Sandbox): Promise<void> {
 }
 
 /**
- * `run --all [--dir .sandbox] [--nodes 3] [--sample] [--no-daemons]`: starts a sandbox in --dir (control
- * plane, Redis, simulated nodes) with one `ebb daemon` per simulated node, then runs the product's watcher
+ * `run --all [--dir .sandbox] [--nodes 3] [--real-nodes 0|1] [--sample] [--no-daemons]`: starts a sandbox in
+ * --dir (control plane, Redis, simulated nodes, real nodes when asked) with one `ebb daemon` per node, then runs the product's watcher
  * and worker in this process against it (`ebb run --all`). Stops in reverse order on SIGINT/SIGTERM.
  */
 export async function runCommand(args: string[]): Promise<number> {
   const opts = parseRunArgs(args);
   const log = createLogger('ebb', cliConfig().logLevel);
   logCrashes(log);
-  const cluster = await startLocalCluster({ dir: opts.dir, nodes: opts.nodes, daemons: opts.daemons, log });
+  const cluster = await startLocalCluster({ dir: opts.dir, nodes: opts.nodes, realNodes: opts.realNodes, daemons: opts.daemons, log });
   const { sandbox } = cluster;
   const env = processEnv();
   env['KUBECONFIG'] = sandbox.kubeconfig;
   env['EBB_REDIS_URL'] = sandbox.redisUrl;
+  if (sandbox.real) env['EBB_SANDBOX_REGISTRY'] = sandbox.real.registry.host;
   env['EBB_HTTP_ADDRESS'] ??= '127.0.0.1';
   env['EBB_SCALER_PORT'] ??= '0';
   const login = sandboxBoardLogin(env);
