@@ -9,7 +9,7 @@ import { EventReason, Reason } from '../../src/api/keys.ts';
 import type { Pod } from '../../src/kube/types.ts';
 import { createApp, eventsOf, isSettled, patchApp, settled, uniqueName, until, useController, type Snapshot } from '../integration/app/harness.ts';
 import { gateOf, isAnnotated } from '../integration/app/pod-history.ts';
-import { appImage, containerStatus, httpGet, mainContainer, realNode, realTemplate, sidecar, waitForAnswer } from './support.ts';
+import { appImage, containerStatus, deleteApp, httpGet, mainContainer, realNode, realTemplate, sidecar, waitForAnswer } from './support.ts';
 
 const ctl = useController('rn-ip');
 
@@ -61,5 +61,6 @@ describe('in-place update on a real node', () => {
     expect(st?.currentRevision).not.toBe(before.app.status?.currentRevision);
     expect(await eventsOf(ctl.ns, name, EventReason.rolloutComplete)).toHaveLength(1);
     expect(await eventsOf(ctl.ns, name, EventReason.successfulDelete)).toHaveLength(0);
+    await deleteApp(ctl.ns, name);
   });
 });

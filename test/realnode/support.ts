@@ -5,6 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { inject } from 'vitest';
 import type { AppSpec } from '../../src/api/app-spec.ts';
+import { appRef } from '../../src/api/group.ts';
+import { Label } from '../../src/api/keys.ts';
 import { waitFor } from '../../src/common/wait.ts';
 import { core } from '../../src/kube/paths.ts';
 import type { Pod } from '../../src/kube/types.ts';
@@ -96,3 +98,14 @@ export async function podUntil(ns: string, name: string, check: (p: Pod) => bool
 export const isReady = (p: Pod): boolean => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
 export const containerStatus = (p: Pod, name: string) => p.status?.containerStatuses?.find((c) => c.name === name);
+
+/** Deletes App `name` and waits until its pods are gone from the node (the garbage collector deletes them). */
+export async function deleteApp(ns: string, name: string): Promise<void> {
+  const { rest } = sandbox();
+  await rest.delete(appRef(ns, name), { propagationPolicy: 'Background' });
+  await waitFor(async () => ((await rest.list<Pod>(core('pods', ns), { labelSelector: `${Label.app}=${name}` })).items.length === 0 ? true : undefined), {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+    what: `pods of App ${ns}/${name} gone`,
+  });
+}
