@@ -99,13 +99,15 @@ export const isReady = (p: Pod): boolean => p.status?.conditions?.some((c) => c.
 
 export const containerStatus = (p: Pod, name: string) => p.status?.containerStatuses?.find((c) => c.name === name);
 
-/** Deletes App `name` and waits until its pods are gone from the node (the garbage collector deletes them). */
+/**
+ * Deletes App `name` and its pods, and waits until the pods are gone from the node. The pods are deleted
+ * directly: the garbage collector would too, but only after it has discovered the App resource (up to its
+ * 30 s discovery period after the CRD appeared).
+ */
 export async function deleteApp(ns: string, name: string): Promise<void> {
   const { rest } = sandbox();
   await rest.delete(appRef(ns, name), { propagationPolicy: 'Background' });
-  await waitFor(async () => ((await rest.list<Pod>(core('pods', ns), { labelSelector: `${Label.app}=${name}` })).items.length === 0 ? true : undefined), {
-    timeoutMs: 60_000,
-    intervalMs: 200,
-    what: `pods of App ${ns}/${name} gone`,
-  });
+  const pods = async (): Promise<Pod[]> => (await rest.list<Pod>(core('pods', ns), { labelSelector: `${Label.app}=${name}` })).items;
+  for (const p of await pods()) await rest.delete(core('pods', ns, p.metadata.name), { uid: p.metadata.uid }).catch(() => undefined);
+  await waitFor(async () => ((await pods()).length === 0 ? true : undefined), { timeoutMs: 60_000, intervalMs: 200, what: `pods of App ${ns}/${name} gone` });
 }
