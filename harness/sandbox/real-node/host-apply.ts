@@ -35,6 +35,12 @@ export class LedgerWriter {
     await this.save();
   }
 
+  /** Records a (re)started process, replacing the record of its earlier instance. */
+  async recordProcess(name: string, pid: number, exe: string): Promise<void> {
+    this.ledger.changes = this.ledger.changes.filter((c) => !(c.kind === 'process' && c.name === name));
+    await this.record({ kind: 'process', name, pid, exe });
+  }
+
   async save(): Promise<void> {
     await this.ops.mkdirs(dirname(this.path));
     await this.ops.writeText(this.path, JSON.stringify(this.ledger, null, 1));

@@ -18,6 +18,8 @@ import { revertHostChanges } from './host-revert.ts';
 import { pushSandboxImages, type ImageRefs } from './images.ts';
 import { REAL_NODE_LABEL, kubeletPaths, startKubelet } from './kubelet.ts';
 import { waitNodeReady } from './node-ready.ts';
+import { supervise } from './supervise.ts';
+import type { Child } from '../process.ts';
 import { REGISTRY_BIN, startSandboxRegistry, type SandboxRegistry } from './registry.ts';
 
 export class RealNodeError extends Error {
@@ -43,6 +45,8 @@ export interface RealNode {
   /** The bridge address: the node's InternalIP. */
   nodeIP: string;
   podSubnet: string;
+  /** Holds the PID of the running kubelet (restarted when it exits unasked). */
+  kubeletPidFile: string;
 }
 
 export interface RealNodes {
@@ -148,30 +152,41 @@ async function startNode(i: number, opts: RealNodesOptions, images: ImageRefs, l
   const pause = images.get('ebb/pause:1.0') ?? '';
   const cni = cniConfig(net.network, net.bridge, net.subnet, join(nodeDir, 'ipam'));
   const containerd: RealContainerd = await startRealContainerd({ paths: cd, sandboxImage: pause, cni, logDir, name, signal: opts.signal });
-  await ledger.record({ kind: 'process', name: 'containerd', pid: containerd.child.pid, exe: CONTAINERD_BIN });
+  await ledger.recordProcess('containerd', containerd.child.pid, CONTAINERD_BIN);
   stops.push(async () => {
     const removed = await removeAllPods(cd.socket).catch((err: unknown) => [`(failed: ${String(err)})`]);
     opts.log.info({ node: name, removed }, 'pods removed through CRI');
     await containerd.child.stop();
   });
   const binary = join(opts.binDir, 'kubelet');
-  const kubelet = await startKubelet({
-    name,
-    nodeIP: net.nodeIP,
-    labels: { [REAL_NODE_LABEL.key]: REAL_NODE_LABEL.value },
-    binary,
-    pki: opts.pki,
-    server: opts.server,
-    paths: kp,
-    containerdSocket: cd.socket,
-    cgroupRoot,
-    logDir,
+  const startOne = async (): Promise<Child> =>
+    (
+      await startKubelet({
+        name,
+        nodeIP: net.nodeIP,
+        labels: { [REAL_NODE_LABEL.key]: REAL_NODE_LABEL.value },
+        binary,
+        pki: opts.pki,
+        server: opts.server,
+        paths: kp,
+        containerdSocket: cd.socket,
+        cgroupRoot,
+        logDir,
+      })
+    ).child;
+  // Restarted when it exits unasked, as systemd would: a test kills it by the PID in kubelet.pid.
+  const kubelet = await supervise({
+    name: `kubelet ${name}`,
+    start: startOne,
+    onStart: (child) => ledger.recordProcess('kubelet', child.pid, binary),
+    pidFile: join(nodeDir, 'kubelet.pid'),
+    log: opts.log,
   });
-  await ledger.record({ kind: 'process', name: 'kubelet', pid: kubelet.child.pid, exe: binary });
-  stops.push(() => kubelet.child.stop());
+  stops.push(() => kubelet.stop());
   let exited: string | undefined;
-  void kubelet.child.exited.then((how) => (exited = `kubelet exited (${how}); see ${kubelet.child.logFile}`));
+  const first = kubelet.current();
+  void first.exited.then((how) => (exited = `kubelet exited (${how}); see ${first.logFile}`));
   await waitNodeReady(opts.rest, name, { timeoutMs: 60_000, signal: opts.signal, failed: () => exited });
   opts.log.info({ node: name, ms: Date.now() - t0 }, 'real node ready');
-  return { name, criSocket: cd.socket, nodeIP: net.nodeIP, podSubnet: net.subnet };
+  return { name, criSocket: cd.socket, nodeIP: net.nodeIP, podSubnet: net.subnet, kubeletPidFile: join(nodeDir, 'kubelet.pid') };
 }
