@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../src/api/app-spec.ts';
+import type { Pod } from '../../src/kube/types.ts';
 import { createApp, isSettled, patchApp, settled, uniqueName, until, useController } from '../integration/app/harness.ts';
 import { gateOf, isAnnotated, recordPods } from '../integration/app/pod-history.ts';
 import { sandbox } from '../integration/support.ts';
@@ -14,43 +15,60 @@ import { deleteApp, mainContainer, onRealNode, sidecar } from './support.ts';
 
 const ctl = useController('rn-diff');
 
-const resources = { requests: { cpu: '50m', memory: '32Mi' }, limits: { cpu: '500m', memory: '64Mi' } };
+type Variant = { tag: 'v1' | 'v2'; cpu: string };
 
-function spec(name: string, tag: 'v1' | 'v2', placement: Record<string, unknown>): Partial<AppSpec> {
+function spec(name: string, v: Variant, placement: Record<string, unknown>): Partial<AppSpec> {
+  const resources = { requests: { cpu: v.cpu, memory: '32Mi' }, limits: { cpu: '500m', memory: '64Mi' } };
   return {
     replicas: 1,
     template: {
       metadata: { labels: { app: name } },
-      spec: { ...placement, containers: [mainContainer(tag, { resources }), { ...sidecar(), resources }], terminationGracePeriodSeconds: 1 },
+      spec: { ...placement, containers: [mainContainer(v.tag, { resources }), { ...sidecar(), resources }], terminationGracePeriodSeconds: 1 },
     },
     updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } },
   };
 }
 
-/** Runs the scenario on the nodes `placement` selects and returns the trace of its pod. */
-async function scenario(label: string, placement: Record<string, unknown>): Promise<Trace> {
+/** Runs the update `from` → `to` on the nodes `placement` selects and returns the trace of its pod. */
+async function scenario(label: string, placement: Record<string, unknown>, from: Variant, to: Variant): Promise<Trace> {
   const name = uniqueName(label);
-  await createApp(ctl.ns, name, spec(name, 'v1', placement));
+  await createApp(ctl.ns, name, spec(name, from, placement));
   await settled(ctl.ns, name, undefined, 90_000);
   const history = await recordPods(ctl.ns, name);
-  await patchApp(ctl.ns, name, { template: spec(name, 'v2', placement).template });
-  await until(ctl.ns, name, (s) => s.app.metadata.generation === 2 && isSettled(s) && s.pods.every((p) => !isAnnotated(p) && gateOf(p)?.status === 'True'), {
-    timeoutMs: 90_000,
-  });
+  await patchApp(ctl.ns, name, { template: spec(name, to, placement).template });
+  // Settled, and the kubelet done with any resize (ebb may call the rollout complete a moment before).
+  const resizing = (p: Pod): boolean => p.status?.conditions?.some((c) => c.type.startsWith('PodResize') && c.status === 'True') ?? false;
+  await until(
+    ctl.ns,
+    name,
+    (s) => s.app.metadata.generation === 2 && isSettled(s) && s.pods.every((p) => !isAnnotated(p) && gateOf(p)?.status === 'True' && !resizing(p)),
+    { timeoutMs: 90_000 },
+  );
   await history.stop();
   await deleteApp(ctl.ns, name);
   return traceOf(history.of(`${name}-0`));
 }
 
+const simPlacement = (): Record<string, unknown> => ({ nodeSelector: { 'kubernetes.io/hostname': sandbox().nodeNames[0] ?? '' } });
+
+/** Runs the update on a simulated node, then on the real node, and compares the traces. */
+async function compare(label: string, from: Variant, to: Variant): Promise<void> {
+  const sim = await scenario(`${label}sim`, simPlacement(), from, to);
+  const real = await scenario(`${label}real`, onRealNode, from, to);
+  process.stdout.write(`${label} simulated: ${JSON.stringify(sim)}\n${label} real:      ${JSON.stringify(real)}\n`);
+  expect(sim.containers).toEqual(real.containers);
+  expect(sim.phases).toEqual(real.phases);
+  expect(sim.conditionTypes).toEqual(real.conditionTypes);
+  expect(sim.otherConditionsSeen).toEqual(real.otherConditionsSeen);
+  expect(sim.steps).toEqual(real.steps);
+}
+
 describe('simulated vs real kubelet', () => {
   it('an in-place image update leaves the same pod status on both', async () => {
-    const simNode = sandbox().nodeNames[0] ?? '';
-    const sim = await scenario('dsim', { nodeSelector: { 'kubernetes.io/hostname': simNode } });
-    const real = await scenario('dreal', onRealNode);
-    process.stdout.write(`simulated: ${JSON.stringify(sim)}\nreal:      ${JSON.stringify(real)}\n`);
-    expect(sim.containers).toEqual(real.containers);
-    expect(sim.phases).toEqual(real.phases);
-    expect(sim.conditionTypes).toEqual(real.conditionTypes);
-    expect(sim.steps).toEqual(real.steps);
+    await compare('dimg', { tag: 'v1', cpu: '50m' }, { tag: 'v2', cpu: '50m' });
+  });
+
+  it('an in-place cpu resize leaves the same pod status on both', async () => {
+    await compare('dcpu', { tag: 'v1', cpu: '50m' }, { tag: 'v1', cpu: '100m' });
   });
 });

@@ -27,7 +27,10 @@ export interface Trace {
   phases: string[];
   /** `Gate/ContainersReady/Ready` as T/F/-, each state once in the order first seen. */
   steps: string[];
+  /** The final conditions as `type=status`. */
   conditionTypes: string[];
+  /** Condition types seen at any time during the update, beside the tracked ones (e.g. PodResizeInProgress). */
+  otherConditionsSeen: string[];
   containers: ContainerChange[];
 }
 
@@ -75,7 +78,10 @@ export function traceOf(seen: readonly Seen[]): Trace {
   return {
     phases: dedupe(pods.map((p) => String(p.status?.phase ?? ''))),
     steps: dedupe(pods.map((p) => TRACKED.map((t) => condition(p, t)).join('/'))),
-    conditionTypes: (last.status?.conditions ?? []).map((c) => c.type).sort(),
+    conditionTypes: (last.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`).sort(),
+    otherConditionsSeen: [...new Set(pods.flatMap((p) => (p.status?.conditions ?? []).map((c) => c.type)))]
+      .filter((t) => !(last.status?.conditions ?? []).some((c) => c.type === t))
+      .sort(),
     containers: (last.spec.containers ?? []).map((c) => containerChange(first, last, c.name)),
   };
 }
