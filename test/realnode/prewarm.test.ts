@@ -3,19 +3,16 @@
  * then a pod of that image starts with the kubelet reporting it "already present on machine" and the
  * registry serving no manifest for that start; an image removed through CRI is pulled again by the daemon.
  */
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/common/log.ts';
 import { waitFor } from '../../src/common/wait.ts';
 import { CriClient, unixEndpoint } from '../../src/cri/client.ts';
 import { core } from '../../src/kube/paths.ts';
 import { startNodeDaemons, type NodeDaemons } from '../../harness/sandbox/daemons.ts';
-import { SANDBOX_IMAGES, buildSandboxImage } from '../../harness/sandbox/real-node/images.ts';
-import { pushImage } from '../../harness/sandbox/real-node/oci-image.ts';
 import { manifestRequests } from '../../harness/sandbox/real-node/registry.ts';
 import { createList, createPod, deleteList, startEvents, waitImageStatus, waitPodReady } from '../integration/imagelist/helpers.ts';
 import { freshNamespace, sandbox } from '../integration/support.ts';
-import { httpGet, onRealNode, realNode, registryRequests } from './support.ts';
+import { httpGet, onRealNode, pushFresh, realNode, registryRequests } from './support.ts';
 
 let daemons: NodeDaemons | undefined;
 let cri: CriClient | undefined;
@@ -37,16 +34,6 @@ afterAll(async () => {
   await daemons?.stop();
   cri?.close();
 });
-
-/** Pushes the app image (v2 content) as a repository of its own, so its manifest requests are this test's alone. */
-async function pushFresh(): Promise<{ repo: string; ref: string }> {
-  const registry = inject('registry');
-  const repo = `ebb/warm-${randomBytes(3).toString('hex')}`;
-  const spec = SANDBOX_IMAGES.find((s) => s.repo === 'ebb/app' && s.tag === 'v2');
-  if (!spec) throw new Error('no ebb/app:v2 image');
-  await pushImage(`http://${registry}`, { repo, tag: 'v2' }, await buildSandboxImage(spec), { signal: AbortSignal.timeout(30_000) });
-  return { repo, ref: `${registry}/${repo}:v2` };
-}
 
 const manifests = async (repo: string): Promise<number> => manifestRequests(await registryRequests(), repo).length;
 

@@ -2,6 +2,7 @@
  * Helpers of the real-node tests: the real node and its registry, App templates pinned to it, HTTP on pod
  * IPs, and waits on pod conditions (every wait polls the apiserver; nothing sleeps a fixed time).
  */
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { inject } from 'vitest';
 import type { AppSpec } from '../../src/api/app-spec.ts';
@@ -12,6 +13,8 @@ import { core } from '../../src/kube/paths.ts';
 import type { Pod } from '../../src/kube/types.ts';
 import type { RealNode } from '../../harness/sandbox/real-node/real-nodes.ts';
 import { REAL_NODE_LABEL } from '../../harness/sandbox/real-node/kubelet.ts';
+import { SANDBOX_IMAGES, buildProgramImage } from '../../harness/sandbox/real-node/images.ts';
+import { pushImage } from '../../harness/sandbox/real-node/oci-image.ts';
 import { parseAccessLog, type AccessLogEntry } from '../../harness/sandbox/real-node/registry.ts';
 import { sandbox } from '../integration/support.ts';
 
@@ -110,4 +113,18 @@ export async function deleteApp(ns: string, name: string): Promise<void> {
   const pods = async (): Promise<Pod[]> => (await rest.list<Pod>(core('pods', ns), { labelSelector: `${Label.app}=${name}` })).items;
   for (const p of await pods()) await rest.delete(core('pods', ns, p.metadata.name), { uid: p.metadata.uid }).catch(() => undefined);
   await waitFor(async () => ((await pods()).length === 0 ? true : undefined), { timeoutMs: 60_000, intervalMs: 200, what: `pods of App ${ns}/${name} gone` });
+}
+
+/**
+ * Pushes the app at v2 with a marker file of its own, as a repository of its own: its layer is new to the node
+ * (a pull downloads it) and its manifest requests are the caller's alone.
+ */
+export async function pushFresh(): Promise<{ repo: string; ref: string }> {
+  const registry = inject('registry');
+  const repo = `ebb/warm-${randomBytes(3).toString('hex')}`;
+  const spec = SANDBOX_IMAGES.find((s) => s.repo === 'ebb/app' && s.tag === 'v2');
+  if (!spec) throw new Error('no ebb/app:v2 image');
+  const image = await buildProgramImage(spec, { marker: repo });
+  await pushImage(`http://${registry}`, { repo, tag: 'v2' }, image, { signal: AbortSignal.timeout(30_000) });
+  return { repo, ref: `${registry}/${repo}:v2` };
 }

@@ -49,26 +49,47 @@ async function sourceHash(program: string, version: string): Promise<string> {
   return hash.digest('hex').slice(0, 16);
 }
 
-/** The image of `spec`, from the cache or built (go build, CGO off, static) and cached. */
+const imageDir = async (spec: ImageSpec): Promise<string> => join(cacheDir(), 'images', `${spec.program}-${await sourceHash(spec.program, spec.version)}`);
+
+/** The program binary of `spec` (go build, CGO off, static), built once into the cache. */
+export async function programBinary(spec: ImageSpec, signal?: AbortSignal): Promise<string> {
+  const dir = await imageDir(spec);
+  const binary = join(dir, spec.program);
+  if (
+    await readFile(binary).then(
+      () => true,
+      () => false,
+    )
+  )
+    return binary;
+  await mkdir(dir, { recursive: true });
+  const env = { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '', CGO_ENABLED: '0' };
+  const ldflags = `-s -w -X main.version=${spec.version}`;
+  await run('go', ['build', '-trimpath', '-ldflags', ldflags, '-o', `${binary}.tmp`, `./${spec.program}`], { cwd: SOURCE_DIR, env, signal });
+  await rename(`${binary}.tmp`, binary);
+  return binary;
+}
+
+/** The image of `spec` with extra files (e.g. a marker that makes its layer unique), not cached. */
+export async function buildProgramImage(spec: ImageSpec, extra: Record<string, string> = {}, signal?: AbortSignal): Promise<OciImage> {
+  const content = await readFile(await programBinary(spec, signal));
+  return buildImage(
+    { [spec.program]: { content, mode: 0o755 }, ...extra },
+    { entrypoint: [`/${spec.program}`], ...(spec.program === 'app' ? { exposedPorts: [8080] } : {}) },
+  );
+}
+
+/** The image of `spec`, from the cache or built and cached. */
 export async function buildSandboxImage(spec: ImageSpec, signal?: AbortSignal): Promise<OciImage> {
-  const dir = join(cacheDir(), 'images', `${spec.program}-${await sourceHash(spec.program, spec.version)}`);
+  const dir = await imageDir(spec);
   const files = ['layer', 'config', 'manifest'].map((f) => join(dir, f));
-  const cached = await Promise.all(files.map((f) => readFile(f).catch(() => undefined)));
-  const [layer, config, manifest] = cached;
+  const [layer, config, manifest] = await Promise.all(files.map((f) => readFile(f).catch(() => undefined)));
   if (layer && config && manifest) {
     const blob = (bytes: Buffer): { digest: string; bytes: Buffer } => ({ digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`, bytes });
     const c = blob(config);
     return { layer: blob(layer), config: c, manifest: blob(manifest), id: c.digest };
   }
-  await mkdir(dir, { recursive: true });
-  const binary = join(dir, spec.program);
-  const env = { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '', CGO_ENABLED: '0' };
-  const ldflags = `-s -w -X main.version=${spec.version}`;
-  await run('go', ['build', '-trimpath', '-ldflags', ldflags, '-o', binary, `./${spec.program}`], { cwd: SOURCE_DIR, env, signal });
-  const image = buildImage(
-    { [spec.program]: { content: await readFile(binary), mode: 0o755 } },
-    { entrypoint: [`/${spec.program}`], ...(spec.program === 'app' ? { exposedPorts: [8080] } : {}) },
-  );
+  const image = await buildProgramImage(spec, {}, signal);
   for (const [i, bytes] of [image.layer.bytes, image.config.bytes, image.manifest.bytes].entries()) {
     await writeFile(`${files[i]}.tmp`, bytes);
     await rename(`${files[i]}.tmp`, files[i] ?? '');

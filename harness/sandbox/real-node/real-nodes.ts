@@ -10,7 +10,7 @@ import type { Logger } from '../../../src/common/log.ts';
 import type { KubeRest } from '../../../src/kube/rest.ts';
 import type { Pki } from '../pki.ts';
 import { removeAllPods } from './cri-pods.ts';
-import { CNI_BIN_DIR, CONTAINERD_BIN, cniConfig, containerdPaths, startRealContainerd, type RealContainerd } from './containerd.ts';
+import { CNI_BIN_DIR, CONTAINERD_BIN, cniConfig, containerdPaths, startRealContainerd } from './containerd.ts';
 import { LEDGER_PATH, LedgerWriter, applyHostChanges, readLedger } from './host-apply.ts';
 import { realHostOps, type HostOps } from './host-ops.ts';
 import { cgroupMounts, planHostChanges } from './host-plan.ts';
@@ -45,8 +45,9 @@ export interface RealNode {
   /** The bridge address: the node's InternalIP. */
   nodeIP: string;
   podSubnet: string;
-  /** Holds the PID of the running kubelet (restarted when it exits unasked). */
+  /** Hold the PIDs of the running kubelet and containerd (each restarted when it exits unasked). */
   kubeletPidFile: string;
+  containerdPidFile: string;
 }
 
 export interface RealNodes {
@@ -151,12 +152,19 @@ async function startNode(i: number, opts: RealNodesOptions, images: ImageRefs, l
   const t0 = Date.now();
   const pause = images.get('ebb/pause:1.0') ?? '';
   const cni = cniConfig(net.network, net.bridge, net.subnet, join(nodeDir, 'ipam'));
-  const containerd: RealContainerd = await startRealContainerd({ paths: cd, sandboxImage: pause, cni, logDir, name, signal: opts.signal });
-  await ledger.recordProcess('containerd', containerd.child.pid, CONTAINERD_BIN);
+  // containerd and the kubelet are restarted when they exit unasked, as systemd would (tests kill them by the
+  // PIDs in containerd.pid and kubelet.pid); the ledger always records the running instance.
+  const containerd = await supervise({
+    name: `containerd ${name}`,
+    start: async () => (await startRealContainerd({ paths: cd, sandboxImage: pause, cni, logDir, name, signal: opts.signal })).child,
+    onStart: (child) => ledger.recordProcess('containerd', child.pid, CONTAINERD_BIN),
+    pidFile: join(nodeDir, 'containerd.pid'),
+    log: opts.log,
+  });
   stops.push(async () => {
     const removed = await removeAllPods(cd.socket).catch((err: unknown) => [`(failed: ${String(err)})`]);
     opts.log.info({ node: name, removed }, 'pods removed through CRI');
-    await containerd.child.stop();
+    await containerd.stop();
   });
   const binary = join(opts.binDir, 'kubelet');
   const startOne = async (): Promise<Child> =>
@@ -188,5 +196,12 @@ async function startNode(i: number, opts: RealNodesOptions, images: ImageRefs, l
   void first.exited.then((how) => (exited = `kubelet exited (${how}); see ${first.logFile}`));
   await waitNodeReady(opts.rest, name, { timeoutMs: 60_000, signal: opts.signal, failed: () => exited });
   opts.log.info({ node: name, ms: Date.now() - t0 }, 'real node ready');
-  return { name, criSocket: cd.socket, nodeIP: net.nodeIP, podSubnet: net.subnet, kubeletPidFile: join(nodeDir, 'kubelet.pid') };
+  return {
+    name,
+    criSocket: cd.socket,
+    nodeIP: net.nodeIP,
+    podSubnet: net.subnet,
+    kubeletPidFile: join(nodeDir, 'kubelet.pid'),
+    containerdPidFile: join(nodeDir, 'containerd.pid'),
+  };
 }
