@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../src/api/app-spec.ts';
 import type { Pod } from '../../src/kube/types.ts';
+import { waitFor } from '../../src/common/wait.ts';
 import { createApp, isSettled, patchApp, settled, uniqueName, until, useController } from '../integration/app/harness.ts';
 import { gateOf, isAnnotated, recordPods } from '../integration/app/pod-history.ts';
 import { sandbox } from '../integration/support.ts';
@@ -38,12 +39,19 @@ async function scenario(label: string, placement: Record<string, unknown>, from:
   await patchApp(ctl.ns, name, { template: spec(name, to, placement).template });
   // Settled, and the kubelet done with any resize (ebb may call the rollout complete a moment before).
   const resizing = (p: Pod): boolean => p.status?.conditions?.some((c) => c.type.startsWith('PodResize') && c.status === 'True') ?? false;
-  await until(
+  const final = await until(
     ctl.ns,
     name,
     (s) => s.app.metadata.generation === 2 && isSettled(s) && s.pods.every((p) => !isAnnotated(p) && gateOf(p)?.status === 'True' && !resizing(p)),
     { timeoutMs: 90_000 },
   );
+  // The watch may trail the poll: stop recording once it has delivered the version the poll saw.
+  const rv = final.pods[0]?.metadata.resourceVersion;
+  await waitFor(() => (history.of(`${name}-0`).some((v) => v.pod.metadata.resourceVersion === rv) ? true : undefined), {
+    timeoutMs: 30_000,
+    intervalMs: 50,
+    what: `the watch delivering ${name}-0 at ${rv ?? ''}`,
+  });
   await history.stop();
   await deleteApp(ctl.ns, name);
   return traceOf(history.of(`${name}-0`));
