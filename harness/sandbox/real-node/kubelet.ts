@@ -12,7 +12,7 @@ import { signedCert, type Pki } from '../pki.ts';
 import { freePort } from '../ports.ts';
 import { startChild, type Child } from '../process.ts';
 
-/** The label every real node carries (simulated nodes carry `sim`). */
+/** The label every real node carries (simulated nodes carry `sandbox.ebb.dev/simulated: "true"`). */
 export const REAL_NODE_LABEL = { key: 'sandbox.ebb.dev/node', value: 'real' } as const;
 
 export interface KubeletPaths {
