@@ -10,6 +10,7 @@ import { logCrashes, untilSignal } from '../../src/cli/signals.ts';
 import { createLogger } from '../../src/common/log.ts';
 import { daemonBanner } from '../sandbox/daemons.ts';
 import { PROJECT_ROOT } from '../sandbox/paths.ts';
+import { REAL_NODE_LABEL } from '../sandbox/real-node/kubelet.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 import { DAEMONS_OPTION, startLocalCluster } from './local.ts';
 import { SANDBOX_OPTIONS, sandboxArgs } from './sandbox-options.ts';
@@ -49,9 +50,37 @@ export function sandboxBoardLogin(env: Record<string, string | undefined>): stri
   return [`  Bull Board login: ebb / ${env['EBB_BOARD_PASSWORD']} (made up for this run; EBB_BOARD_USER and EBB_BOARD_PASSWORD choose them)`];
 }
 
+interface SampleDoc {
+  metadata: { name: string; namespace: string };
+  spec: { template: { spec: { containers: { image: string }[]; nodeSelector?: Record<string, string> } } };
+}
+
+/**
+ * With a real node, the sample App runs there: pinned to it by its label, on the sandbox registry's HTTP
+ * server image (`curl <pod IP>:8080` answers v1; changing the image to `:v2` restarts the container in place).
+ */
+export function sampleForRealNode(doc: SampleDoc, registry: string): SampleDoc {
+  const template = doc.spec.template;
+  const containers = template.spec.containers.map((c) => ({ ...c, image: `${registry}/ebb/app:v1` }));
+  const nodeSelector = { ...template.spec.nodeSelector, [REAL_NODE_LABEL.key]: REAL_NODE_LABEL.value };
+  return { ...doc, spec: { ...doc.spec, template: { ...template, spec: { ...template.spec, containers, nodeSelector } } } };
+}
+
 async function applySample(sandbox: Sandbox): Promise<void> {
-  const doc = parse(await readFile(join(PROJECT_ROOT, 'deploy', 'samples', 'app.yaml'), 'utf8')) as { metadata: { name: string; namespace: string } };
-  await sandbox.rest.apply(appRef(doc.metadata.namespace, doc.metadata.name), doc, 'ebb-sample', true);
+  const doc = parse(await readFile(join(PROJECT_ROOT, 'deploy', 'samples', 'app.yaml'), 'utf8')) as SampleDoc;
+  const app = sandbox.real ? sampleForRealNode(doc, sandbox.real.registry.host) : doc;
+  await sandbox.rest.apply(appRef(app.metadata.namespace, app.metadata.name), app, 'ebb-sample', true);
+}
+
+function sampleNotes(sandbox: Sandbox): string[] {
+  const notes = ['  sample App:  kubectl get apps.apps.ebb.dev web -n default'];
+  if (!sandbox.real) return notes;
+  const image = `${sandbox.real.registry.host}/ebb/app:v2`;
+  return [
+    ...notes,
+    `  on ${sandbox.real.nodes[0]?.name ?? 'the real node'}: curl http://<pod IP>:8080/ answers v1; an in-place update to v2:`,
+    `    kubectl patch app web -n default --type json -p '[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"${image}"}]'`,
+  ];
 }
 
 /**
@@ -77,7 +106,7 @@ export async function runCommand(args: string[]): Promise<number> {
     throw err;
   });
   if (opts.sample) await applySample(sandbox);
-  const notes = [...login, ...daemonBanner(cluster.daemons, all.host), ...(opts.sample ? ['  sample App:  kubectl get apps.apps.ebb.dev web -n default'] : [])];
+  const notes = [...login, ...daemonBanner(cluster.daemons, all.host), ...(opts.sample ? sampleNotes(sandbox) : [])];
   process.stdout.write(runningBanner(all, env, notes));
   await untilSignal();
   await all.stop();
