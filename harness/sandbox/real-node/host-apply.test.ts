@@ -101,3 +101,12 @@ describe('host changes: apply, record, revert', () => {
     expect(host.sysctls.get('kernel.panic')).toBe('1');
   });
 });
+
+describe('processStartTime', () => {
+  it("reads field 22 of this process's stat, and nothing for a process that is gone", async () => {
+    const { realHostOps } = await import('./host-ops.ts');
+    const { processStartTime } = await import('./host-apply.ts');
+    expect(await processStartTime(realHostOps, process.pid)).toMatch(/^\d+$/);
+    expect(await processStartTime(realHostOps, 2 ** 22 + 1)).toBeUndefined();
+  });
+});

@@ -14,6 +14,8 @@ export const LEDGER_PATH = '/run/ebb-real-node/ledger.json';
 export interface Ledger {
   /** The PID of the process that made the changes (the sandbox). */
   owner: number;
+  /** Its start time (`/proc/<pid>/stat` field 22), so a reused PID is not taken for it. */
+  ownerStart?: string | undefined;
   /** The sandbox directory, for messages. */
   dir: string;
   changes: RecordedChange[];
@@ -95,4 +97,11 @@ async function applyCgroupRoot(ops: HostOps, change: Extract<HostChange, { kind:
 /** Applies every change in order, recording each; on a failure the changes made so far stay recorded. */
 export async function applyHostChanges(ops: HostOps, changes: readonly HostChange[], ledger: LedgerWriter): Promise<void> {
   for (const change of changes) await applyHostChange(ops, change, ledger);
+}
+
+/** A process's start time in clock ticks since boot (`/proc/<pid>/stat` field 22), or undefined when it is gone. */
+export async function processStartTime(ops: HostOps, pid: number): Promise<string | undefined> {
+  const stat = await ops.readText(`/proc/${pid}/stat`).catch(() => undefined);
+  // Fields after the command name (which may hold spaces) start at field 3.
+  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
 }

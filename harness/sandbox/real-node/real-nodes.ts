@@ -11,7 +11,7 @@ import type { KubeRest } from '../../../src/kube/rest.ts';
 import type { Pki } from '../pki.ts';
 import { removeAllPods } from './cri-pods.ts';
 import { CNI_BIN_DIR, CONTAINERD_BIN, cniConfig, containerdPaths, startRealContainerd } from './containerd.ts';
-import { LEDGER_PATH, LedgerWriter, applyHostChanges, readLedger } from './host-apply.ts';
+import { LEDGER_PATH, LedgerWriter, applyHostChanges, processStartTime, readLedger } from './host-apply.ts';
 import { realHostOps, type HostOps } from './host-ops.ts';
 import { cgroupMounts, planHostChanges } from './host-plan.ts';
 import { revertHostChanges } from './host-revert.ts';
@@ -84,7 +84,8 @@ export async function missingPrerequisites(binDir: string): Promise<string[]> {
 export async function cleanStaleHostChanges(ops: HostOps, log: Logger): Promise<void> {
   const ledger = await readLedger(ops);
   if (!ledger) return;
-  const ownerAlive = ledger.owner !== process.pid && (await ops.cmdline(ledger.owner)) !== undefined;
+  const start = await processStartTime(ops, ledger.owner);
+  const ownerAlive = ledger.owner !== process.pid && start !== undefined && (ledger.ownerStart === undefined || start === ledger.ownerStart);
   if (ownerAlive) {
     throw new RealNodeError(
       `a real node already runs on this machine (process ${ledger.owner}, sandbox ${ledger.dir}); one kubelet per machine: stop that sandbox first`,
@@ -131,7 +132,7 @@ async function startNode(i: number, opts: RealNodesOptions, images: ImageRefs, l
   const cd = containerdPaths(nodeDir);
   const kp = kubeletPaths(nodeDir);
   const cgroupRoot = `/ebb-${name}`;
-  const ledger = new LedgerWriter(ops, { owner: process.pid, dir: opts.dir, changes: [] });
+  const ledger = new LedgerWriter(ops, { owner: process.pid, ownerStart: await processStartTime(ops, process.pid), dir: opts.dir, changes: [] });
   stops.push(async () => {
     const { failures } = await revertHostChanges(ops, ledger.ledger.changes);
     if (failures.length > 0) throw new RealNodeError(`${name}: could not undo ${failures.join('; ')} (the next start retries; see ${LEDGER_PATH})`);
