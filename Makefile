@@ -12,9 +12,10 @@ else
 NODE_BIN_DIR   := $(NODE_DIR)/node_modules/node/bin
 export PATH    := $(NODE_BIN_DIR):$(PATH)
 endif
-DEB_PACKAGES   := redis-server openssl containerd docker-registry apache2-utils chromium tmux
+DEB_PACKAGES   := redis-server openssl containerd runc containernetworking-plugins docker-registry iproute2 apache2-utils chromium tmux
 SANDBOX_DIR    ?= .sandbox
 NODES          ?= 3
+REAL_NODES     ?= 0
 
 .PHONY: help
 help: ## Show the targets.
@@ -35,14 +36,14 @@ endif
 deps: node ## Install npm packages from package-lock.json when it is newer than node_modules.
 	@if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm install --no-save --no-audit --no-fund; fi
 
-debs: ## Debian packages (redis-server, openssl; containerd, docker-registry, apache2-utils for the runtime tests; chromium for the Bull Board test; tmux for the terminal test of ebb rollout status).
+debs: ## Debian packages (redis-server, openssl; containerd, docker-registry, apache2-utils for the runtime tests; runc, containernetworking-plugins, iproute2 for the real nodes; chromium for the Bull Board test; tmux for the terminal test of ebb rollout status).
 	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler and kubectl once (cached).
+control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubectl and kubelet once (cached).
 	@hack/control-plane.sh
 
 # Not part of `tools` (make run does not need it), but `make test` and `make test-integration` depend on it: a
@@ -86,8 +87,8 @@ test-keda: tools keda ## Scale to zero with the real KEDA operator against a san
 test: tools keda lint typecheck ## Install what is missing (the KEDA operator included), then lint, typecheck and run every test layer.
 	EBB_REQUIRE_KEDA=1 npx vitest run
 
-sandbox: tools ## Start a sandbox cluster in $(SANDBOX_DIR), an ebb daemon per node, and keep it running (Ctrl-C stops it).
-	node harness/cli/main.ts sandbox up --dir $(SANDBOX_DIR) --nodes $(NODES)
+sandbox: tools ## Start a sandbox cluster in $(SANDBOX_DIR), an ebb daemon per node, and keep it running (Ctrl-C stops it). REAL_NODES=1 adds a real node.
+	node harness/cli/main.ts sandbox up --dir $(SANDBOX_DIR) --nodes $(NODES) --real-nodes $(REAL_NODES)
 
-run: tools ## Sandbox + node daemons + controller + a sample App; prints the Bull Board address and login.
-	node harness/cli/main.ts run --all --dir $(SANDBOX_DIR) --nodes $(NODES) --sample
+run: tools ## Sandbox + node daemons + controller + a sample App; prints the Bull Board address and login. REAL_NODES=1 puts the sample App on a real node.
+	node harness/cli/main.ts run --all --dir $(SANDBOX_DIR) --nodes $(NODES) --real-nodes $(REAL_NODES) --sample

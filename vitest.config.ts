@@ -21,6 +21,17 @@ export default defineConfig({
       },
       {
         test: {
+          // A sandbox with a real node (kubelet, containerd, runc; needs root): ebb's claims on real containers.
+          name: 'realnode',
+          include: ['test/realnode/**/*.test.ts'],
+          globalSetup: ['test/realnode/global-setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           // Real containerd and a real registry as child processes (no apiserver): the CRI client's contract.
           name: 'runtime',
           include: ['test/runtime/**/*.test.ts'],

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes bin/{etcd,kube-apiserver,kube-controller-manager,kube-scheduler,kubectl} available.
+# Makes bin/{etcd,kube-apiserver,kube-controller-manager,kube-scheduler,kubectl,kubelet} available (the kubelet
+# runs the sandbox's real nodes).
 # Binaries are built from Go modules once per version into a cache outside the clone and linked into bin/.
 # When KUBEBUILDER_ASSETS points at a folder that already holds a binary, that binary is used instead.
 set -euo pipefail
@@ -11,6 +12,7 @@ ETCD_VERSION=$(modver go.etcd.io/etcd/server/v3 "$ROOT/hack/etcd/go.mod")
 CACHE=${EBB_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ebb}
 K8S_OUT="$CACHE/k8s-$K8S_VERSION"
 ETCD_OUT="$CACHE/etcd-$ETCD_VERSION"
+K8S_BINARIES="kube-apiserver kube-controller-manager kube-scheduler kubectl kubelet"
 mkdir -p "$ROOT/bin" "$K8S_OUT" "$ETCD_OUT"
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod CGO_ENABLED=0
 [ -n "${GOSUMDB_OFF:-}" ] && export GOSUMDB=off
@@ -19,7 +21,7 @@ from_assets() { [ -n "${KUBEBUILDER_ASSETS:-}" ] && [ -x "$KUBEBUILDER_ASSETS/$1
 
 build_k8s() {
   local missing=()
-  for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+  for b in $K8S_BINARIES; do
     from_assets "$b" || [ -x "$K8S_OUT/$b" ] || missing+=("k8s.io/kubernetes/cmd/$b")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -47,5 +49,5 @@ flock 9
 build_etcd
 build_k8s
 link etcd "$ETCD_OUT"
-for b in kube-apiserver kube-controller-manager kube-scheduler kubectl; do link "$b" "$K8S_OUT"; done
+for b in $K8S_BINARIES; do link "$b" "$K8S_OUT"; done
 "$ROOT/bin/kube-apiserver" --version >&2

@@ -5,7 +5,9 @@ import { startSandbox, type Sandbox } from '../sandbox/sandbox.ts';
 export interface LocalClusterOptions {
   dir: string;
   nodes: number;
-  /** One `ebb daemon` per simulated node (in this process). */
+  /** Real nodes beside the simulated ones (0 or 1). */
+  realNodes?: number | undefined;
+  /** One `ebb daemon` per node, simulated or real (in this process). */
   daemons: boolean;
   log: Logger;
 }
@@ -17,13 +19,13 @@ export interface LocalCluster {
   stop(): Promise<void>;
 }
 
-/** What `run --all` and `sandbox up` start: the sandbox, then one daemon per simulated node. */
+/** What `run --all` and `sandbox up` start: the sandbox, then one daemon per node (simulated or real). */
 export async function startLocalCluster(opts: LocalClusterOptions): Promise<LocalCluster> {
-  const sandbox = await startSandbox({ dir: opts.dir, nodes: opts.nodes, log: opts.log });
+  const sandbox = await startSandbox({ dir: opts.dir, nodes: opts.nodes, realNodes: opts.realNodes, log: opts.log });
   let daemons: NodeDaemons | undefined;
   try {
     if (opts.daemons) {
-      const nodes = [...sandbox.sim.nodes.values()];
+      const nodes = [...sandbox.sim.nodes.values(), ...(sandbox.real?.nodes ?? [])];
       daemons = await startNodeDaemons({ kubeconfig: sandbox.kubeconfig, nodes, log: opts.log.child({ process: 'daemon' }) });
       opts.log.info({ nodes: nodes.map((n) => n.name) }, 'node daemons started');
     }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseWatcherConfig } from '../../src/watcher/config.ts';
-import { sandboxBoardLogin } from './run.ts';
+import { sampleForRealNode, sandboxBoardLogin } from './run.ts';
 
 describe('sandboxBoardLogin', () => {
   it('makes up credentials the watcher then requires, and prints them', () => {
@@ -18,5 +18,18 @@ describe('sandboxBoardLogin', () => {
       expect(sandboxBoardLogin(env)).toEqual([]);
       expect(env).toEqual(given);
     }
+  });
+});
+
+describe('sampleForRealNode', () => {
+  it('pins the sample to the real node and runs the sandbox registry image, leaving the rest', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { parse } = await import('yaml');
+    const doc = parse(await readFile(new URL('../../deploy/samples/app.yaml', import.meta.url), 'utf8')) as Parameters<typeof sampleForRealNode>[0];
+    const app = sampleForRealNode(doc, '127.0.0.1:5000');
+    expect(app.spec.template.spec.nodeSelector).toEqual({ 'sandbox.ebb.dev/node': 'real' });
+    expect(app.spec.template.spec.containers.map((c) => c.image)).toEqual(['127.0.0.1:5000/ebb/app:v1']);
+    expect(app.metadata).toEqual(doc.metadata);
+    expect(doc.spec.template.spec.nodeSelector).toBeUndefined();
   });
 });

@@ -10,6 +10,7 @@ import { logCrashes, untilSignal } from '../../src/cli/signals.ts';
 import { createLogger } from '../../src/common/log.ts';
 import { daemonBanner } from '../sandbox/daemons.ts';
 import { PROJECT_ROOT } from '../sandbox/paths.ts';
+import { REAL_NODE_LABEL } from '../sandbox/real-node/kubelet.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
 import { DAEMONS_OPTION, startLocalCluster } from './local.ts';
 import { SANDBOX_OPTIONS, sandboxArgs } from './sandbox-options.ts';
@@ -17,6 +18,7 @@ import { SANDBOX_OPTIONS, sandboxArgs } from './sandbox-options.ts';
 interface RunArgs {
   dir: string;
   nodes: number;
+  realNodes: number;
   sample: boolean;
   daemons: boolean;
 }
@@ -48,25 +50,54 @@ export function sandboxBoardLogin(env: Record<string, string | undefined>): stri
   return [`  Bull Board login: ebb / ${env['EBB_BOARD_PASSWORD']} (made up for this run; EBB_BOARD_USER and EBB_BOARD_PASSWORD choose them)`];
 }
 
-async function applySample(sandbox: Sandbox): Promise<void> {
-  const doc = parse(await readFile(join(PROJECT_ROOT, 'deploy', 'samples', 'app.yaml'), 'utf8')) as { metadata: { name: string; namespace: string } };
-  await sandbox.rest.apply(appRef(doc.metadata.namespace, doc.metadata.name), doc, 'ebb-sample', true);
+interface SampleDoc {
+  metadata: { name: string; namespace: string };
+  spec: { template: { spec: { containers: { image: string }[]; nodeSelector?: Record<string, string> } } };
 }
 
 /**
- * `run --all [--dir .sandbox] [--nodes 3] [--sample] [--no-daemons]`: starts a sandbox in --dir (control
- * plane, Redis, simulated nodes) with one `ebb daemon` per simulated node, then runs the product's watcher
+ * With a real node, the sample App runs there: pinned to it by its label, on the sandbox registry's HTTP
+ * server image (`curl <pod IP>:8080` answers v1; changing the image to `:v2` restarts the container in place).
+ */
+export function sampleForRealNode(doc: SampleDoc, registry: string): SampleDoc {
+  const template = doc.spec.template;
+  const containers = template.spec.containers.map((c) => ({ ...c, image: `${registry}/ebb/app:v1` }));
+  const nodeSelector = { ...template.spec.nodeSelector, [REAL_NODE_LABEL.key]: REAL_NODE_LABEL.value };
+  return { ...doc, spec: { ...doc.spec, template: { ...template, spec: { ...template.spec, containers, nodeSelector } } } };
+}
+
+async function applySample(sandbox: Sandbox): Promise<void> {
+  const doc = parse(await readFile(join(PROJECT_ROOT, 'deploy', 'samples', 'app.yaml'), 'utf8')) as SampleDoc;
+  const app = sandbox.real ? sampleForRealNode(doc, sandbox.real.registry.host) : doc;
+  await sandbox.rest.apply(appRef(app.metadata.namespace, app.metadata.name), app, 'ebb-sample', true);
+}
+
+function sampleNotes(sandbox: Sandbox): string[] {
+  const notes = ['  sample App:  kubectl get apps.apps.ebb.dev web -n default'];
+  if (!sandbox.real) return notes;
+  const image = `${sandbox.real.registry.host}/ebb/app:v2`;
+  return [
+    ...notes,
+    `  on ${sandbox.real.nodes[0]?.name ?? 'the real node'}: curl http://<pod IP>:8080/ answers v1; an in-place update to v2:`,
+    `    kubectl patch app web -n default --type json -p '[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"${image}"}]'`,
+  ];
+}
+
+/**
+ * `run --all [--dir .sandbox] [--nodes 3] [--real-nodes 0|1] [--sample] [--no-daemons]`: starts a sandbox in
+ * --dir (control plane, Redis, simulated nodes, real nodes when asked) with one `ebb daemon` per node, then runs the product's watcher
  * and worker in this process against it (`ebb run --all`). Stops in reverse order on SIGINT/SIGTERM.
  */
 export async function runCommand(args: string[]): Promise<number> {
   const opts = parseRunArgs(args);
   const log = createLogger('ebb', cliConfig().logLevel);
   logCrashes(log);
-  const cluster = await startLocalCluster({ dir: opts.dir, nodes: opts.nodes, daemons: opts.daemons, log });
+  const cluster = await startLocalCluster({ dir: opts.dir, nodes: opts.nodes, realNodes: opts.realNodes, daemons: opts.daemons, log });
   const { sandbox } = cluster;
   const env = processEnv();
   env['KUBECONFIG'] = sandbox.kubeconfig;
   env['EBB_REDIS_URL'] = sandbox.redisUrl;
+  if (sandbox.real) env['EBB_SANDBOX_REGISTRY'] = sandbox.real.registry.host;
   env['EBB_HTTP_ADDRESS'] ??= '127.0.0.1';
   env['EBB_SCALER_PORT'] ??= '0';
   const login = sandboxBoardLogin(env);
@@ -75,7 +106,7 @@ export async function runCommand(args: string[]): Promise<number> {
     throw err;
   });
   if (opts.sample) await applySample(sandbox);
-  const notes = [...login, ...daemonBanner(cluster.daemons, all.host), ...(opts.sample ? ['  sample App:  kubectl get apps.apps.ebb.dev web -n default'] : [])];
+  const notes = [...login, ...daemonBanner(cluster.daemons, all.host), ...(opts.sample ? sampleNotes(sandbox) : [])];
   process.stdout.write(runningBanner(all, env, notes));
   await untilSignal();
   await all.stop();

@@ -11,6 +11,7 @@ import { SANDBOX_OPTIONS, sandboxArgs } from './sandbox-options.ts';
 interface SandboxArgs {
   dir: string;
   nodes: number;
+  realNodes: number;
   daemons: boolean;
   positionals: string[];
 }
@@ -27,13 +28,17 @@ function parse(args: string[]): SandboxArgs {
 
 async function up(opts: SandboxArgs): Promise<number> {
   const log = createLogger('sandbox', cliConfig().logLevel);
-  const cluster = await startLocalCluster({ dir: opts.dir, nodes: opts.nodes, daemons: opts.daemons, log });
+  const cluster = await startLocalCluster({ dir: opts.dir, nodes: opts.nodes, realNodes: opts.realNodes, daemons: opts.daemons, log });
   const { sandbox, daemons } = cluster;
   const pidFile = join(opts.dir, 'sandbox.pid');
   await writeFile(pidFile, String(process.pid));
   // Daemon lines are shell comments, so the output stays usable with `eval`.
   const daemonLines = [...(daemons?.daemons.values() ?? [])].map((d) => `# ebb daemon for ${d.node}: http://127.0.0.1:${d.httpPort}/metrics\n`);
-  process.stdout.write(`ready\nexport KUBECONFIG=${sandbox.kubeconfig}\nexport EBB_REDIS_URL=${sandbox.redisUrl}\n${daemonLines.join('')}`);
+  const registry = sandbox.real ? `export EBB_SANDBOX_REGISTRY=${sandbox.real.registry.host}\n` : '';
+  const realLines = (sandbox.real?.nodes ?? []).map((n) => `# real node ${n.name}: pods in ${n.podSubnet}, reachable from this machine\n`);
+  process.stdout.write(
+    `ready\nexport KUBECONFIG=${sandbox.kubeconfig}\nexport EBB_REDIS_URL=${sandbox.redisUrl}\n${registry}${daemonLines.join('')}${realLines.join('')}`,
+  );
   const sig = await untilSignal();
   log.info({ signal: sig }, 'stopping sandbox');
   await cluster.stop();
@@ -77,7 +82,7 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     case 'down':
       return down(opts.dir);
     default:
-      process.stderr.write('usage: harness sandbox up|down [--dir .sandbox] [--nodes 3] [--no-daemons]\n');
+      process.stderr.write('usage: harness sandbox up|down [--dir .sandbox] [--nodes 3] [--real-nodes 0|1] [--no-daemons]\n');
       return 2;
   }
 }

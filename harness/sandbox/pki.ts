@@ -37,7 +37,7 @@ async function openssl(args: string[]): Promise<void> {
   await run('openssl', args);
 }
 
-async function signedCert(
+export async function signedCert(
   pki: { dir: string; caCert: string; caKey: string },
   name: string,
   subject: string,

@@ -10,6 +10,7 @@ import { SimRegistry } from './node/image-store.ts';
 import { startSimNodes, type SimCluster } from './node/cluster.ts';
 import type { KubeletTimings } from './node/timings.ts';
 import { startProvisioner } from './storage/provisioner.ts';
+import { startRealNodes, type RealNodes } from './real-node/real-nodes.ts';
 
 export interface SandboxOptions {
   dir: string;
@@ -20,6 +21,8 @@ export interface SandboxOptions {
   timings?: Partial<KubeletTimings> | undefined;
   /** Extra kube-controller-manager controllers (e.g. `statefulset-controller` for benchmarks). */
   extraControllers?: string[] | undefined;
+  /** Real nodes (kubelet, containerd, runc) beside the simulated ones: 0 (default) or 1; needs root. */
+  realNodes?: number | undefined;
 }
 
 export interface Sandbox {
@@ -33,6 +36,8 @@ export interface Sandbox {
   registry: SimRegistry;
   sim: SimCluster;
   controlPlane: ControlPlane;
+  /** The real nodes, their registry and images, when `realNodes` was 1. */
+  real: RealNodes | undefined;
   stop(): Promise<void>;
 }
 
@@ -41,7 +46,8 @@ export function nodeNames(count: number): string[] {
 }
 
 /**
- * Starts the whole sandbox: control plane, Redis, CRDs, storage provisioner and simulated nodes. Writes
+ * Starts the whole sandbox: control plane, Redis, CRDs, storage provisioner, simulated nodes and, when asked,
+ * real nodes with their registry (then `env` also exports EBB_SANDBOX_REGISTRY). Writes
  * `<dir>/kubeconfig` and `<dir>/env`. stop() stops every child by PID and removes nothing on disk.
  */
 export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
@@ -73,10 +79,29 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
     const names = nodeNames(opts.nodes);
     const sim = await startSimNodes({ rest, names, dir, registry, timings: opts.timings, log: opts.log, signal });
     stops.push(() => sim.stop());
-    const env = `KUBECONFIG=${controlPlane.kubeconfig}\nEBB_REDIS_URL=${redis.url}\n`;
+    let real: RealNodes | undefined;
+    if ((opts.realNodes ?? 0) > 0) {
+      const binDir = opts.binDir ?? DEFAULT_BIN_DIR;
+      real = await startRealNodes({ dir, count: opts.realNodes ?? 0, rest, pki: controlPlane.pki, server: controlPlane.server, binDir, log: opts.log, signal });
+      stops.push(() => real?.stop() ?? Promise.resolve());
+    }
+    const registryLine = real ? `EBB_SANDBOX_REGISTRY=${real.registry.host}\n` : '';
+    const env = `KUBECONFIG=${controlPlane.kubeconfig}\nEBB_REDIS_URL=${redis.url}\n${registryLine}`;
     await writeFile(join(dir, 'env'), env);
-    opts.log.info({ ms: Date.now() - t0, nodes: names.length }, 'sandbox ready');
-    return { dir, kubeconfig: controlPlane.kubeconfig, redisUrl: redis.url, redisPid: redis.pid, rest, nodeNames: names, registry, sim, controlPlane, stop };
+    opts.log.info({ ms: Date.now() - t0, nodes: names.length, realNodes: real?.nodes.length ?? 0 }, 'sandbox ready');
+    return {
+      dir,
+      kubeconfig: controlPlane.kubeconfig,
+      redisUrl: redis.url,
+      redisPid: redis.pid,
+      rest,
+      nodeNames: names,
+      registry,
+      sim,
+      controlPlane,
+      real,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../src/common/wait.ts';
 import { CriClient, isCriError, type CriError } from '../../src/cri/client.ts';
 import { startContainerd, type Containerd } from './containerd.ts';
-import { buildImage, pushImage, type OciImage } from './oci-image.ts';
+import { buildImage, pushImage, type OciImage } from '../../harness/sandbox/real-node/oci-image.ts';
 import { startRegistry, type AccessLogEntry, type Registry } from './registry.ts';
 
 const REPO = 'ebb/app';

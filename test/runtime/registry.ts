@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { BasicAuth } from '../../harness/sandbox/real-node/oci-image.ts';
+import { parseAccessLog, type AccessLogEntry } from '../../harness/sandbox/real-node/registry.ts';
 import { freePort, startDaemon, waitUntil } from './process.ts';
 
 /** Debian's Docker registry, distribution 2.8 (package `docker-registry`). */
@@ -9,17 +11,8 @@ export const REGISTRY_BIN = '/usr/bin/docker-registry';
 /** `htpasswd` of Debian's apache2-utils, to write the bcrypt entry the registry's htpasswd auth reads. */
 export const HTPASSWD_BIN = '/usr/bin/htpasswd';
 
-export interface BasicAuth {
-  username: string;
-  password: string;
-}
-
-/** One request line of the registry's access log (Apache combined format, on its stdout). */
-export interface AccessLogEntry {
-  method: string;
-  path: string;
-  status: number;
-}
+export type { AccessLogEntry, BasicAuth };
+export { parseAccessLog };
 
 export interface Registry {
   /** `127.0.0.1:<port>`: the registry part of image references. */
@@ -86,17 +79,6 @@ export async function startRegistry(opts: { auth?: BasicAuth; signal: AbortSigna
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
-}
-
-const ACCESS_LINE = /"([A-Z]+) (\S+) HTTP\/[\d.]+" (\d{3}) /;
-
-export function parseAccessLog(text: string): AccessLogEntry[] {
-  const entries: AccessLogEntry[] = [];
-  for (const line of text.split('\n')) {
-    const m = ACCESS_LINE.exec(line);
-    if (m?.[1] && m[2] && m[3]) entries.push({ method: m[1], path: m[2], status: Number(m[3]) });
-  }
-  return entries;
 }
 
 /** Registry config (distribution 2.8): filesystem storage, access log on, optional htpasswd auth. */

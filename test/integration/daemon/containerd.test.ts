@@ -17,7 +17,7 @@ import { isKubeError } from '../../../src/kube/errors.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
 import { startContainerd, type Containerd } from '../../runtime/containerd.ts';
 import checkRuntimePackages from '../../runtime/global-setup.ts';
-import { buildImage, pushImage, type OciImage } from '../../runtime/oci-image.ts';
+import { buildImage, pushImage, type OciImage } from '../../../harness/sandbox/real-node/oci-image.ts';
 import { startRegistry, type AccessLogEntry, type Registry } from '../../runtime/registry.ts';
 import { createPullSecret, freshNamespace, sandbox } from '../support.ts';
 import { startEbbDaemon, type EbbDaemon } from './ebb-daemon.ts';

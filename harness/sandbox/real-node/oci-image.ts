@@ -1,10 +1,29 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import type { BasicAuth } from './registry.ts';
 
 export const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
 const OCI_CONFIG = 'application/vnd.oci.image.config.v1+json';
 const OCI_LAYER_GZIP = 'application/vnd.oci.image.layer.v1.tar+gzip';
+
+/** A registry credential for HTTP basic auth. */
+export interface BasicAuth {
+  username: string;
+  password: string;
+}
+
+/** A file of an image layer: its bytes and mode (a plain string is a file of mode 0644). */
+export interface LayerFile {
+  content: Buffer;
+  mode: number;
+}
+
+export type LayerFiles = Record<string, string | LayerFile>;
+
+/** The runtime settings of an image (the OCI config's `config`); none by default. */
+export interface ImageSettings {
+  entrypoint?: string[];
+  exposedPorts?: number[];
+}
 
 export interface Blob {
   digest: string;
@@ -24,7 +43,7 @@ export interface OciImage {
  * Builds a tiny image whose one layer is a gzip'd tar holding `files` (name → content), for the
  * platform this process runs on. No timestamps: the same files always give the same digests.
  */
-export function buildImage(files: Record<string, string>): OciImage {
+export function buildImage(files: LayerFiles, settings: ImageSettings = {}): OciImage {
   const tar = tarOf(files);
   const layer = blob(gzipSync(tar, { level: 9 }));
   const config = blob(
@@ -32,7 +51,7 @@ export function buildImage(files: Record<string, string>): OciImage {
       JSON.stringify({
         architecture: goArch(),
         os: 'linux',
-        config: {},
+        config: imageConfig(settings),
         rootfs: { type: 'layers', diff_ids: [sha256(tar)] },
       }),
     ),
@@ -87,6 +106,13 @@ export async function pushImage(
   return res.headers.get('docker-content-digest') ?? image.manifest.digest;
 }
 
+function imageConfig(settings: ImageSettings): Record<string, unknown> {
+  const config: Record<string, unknown> = {};
+  if (settings.entrypoint) config['Entrypoint'] = settings.entrypoint;
+  if (settings.exposedPorts) config['ExposedPorts'] = Object.fromEntries(settings.exposedPorts.map((p) => [`${p}/tcp`, {}]));
+  return config;
+}
+
 function basicAuthorization(auth: BasicAuth): string {
   return `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
 }
@@ -112,24 +138,25 @@ function goArch(): string {
 
 const BLOCK = 512;
 
-/** A ustar archive of regular files (mode 0644, owner 0:0, mtime 0), names sorted. */
-function tarOf(files: Record<string, string>): Buffer {
+/** A ustar archive of regular files (mode 0644 unless given, owner 0:0, mtime 0), names sorted. */
+function tarOf(files: LayerFiles): Buffer {
   const parts: Buffer[] = [];
   for (const name of Object.keys(files).sort()) {
-    const content = Buffer.from(files[name] ?? '');
-    parts.push(tarHeader(name, content.length), content, Buffer.alloc((BLOCK - (content.length % BLOCK)) % BLOCK));
+    const file = files[name] ?? '';
+    const { content, mode } = typeof file === 'string' ? { content: Buffer.from(file), mode: 0o644 } : file;
+    parts.push(tarHeader(name, content.length, mode), content, Buffer.alloc((BLOCK - (content.length % BLOCK)) % BLOCK));
   }
   parts.push(Buffer.alloc(2 * BLOCK));
   return Buffer.concat(parts);
 }
 
-function tarHeader(name: string, size: number): Buffer {
+function tarHeader(name: string, size: number, mode: number): Buffer {
   if (Buffer.byteLength(name) > 100) throw new Error(`tar entry name too long: ${name}`);
   const h = Buffer.alloc(BLOCK);
   const field = (offset: number, length: number, value: string): void => void h.write(value, offset, length, 'utf8');
   const octal = (offset: number, length: number, value: number): void => field(offset, length, `${value.toString(8).padStart(length - 1, '0')}\0`);
   field(0, 100, name);
-  octal(100, 8, 0o644);
+  octal(100, 8, mode);
   octal(108, 8, 0);
   octal(116, 8, 0);
   octal(124, 12, size);

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { LedgerWriter, applyHostChanges } from './host-apply.ts';
+import type { HostOps } from './host-ops.ts';
+import type { HostChange } from './host-plan.ts';
+import { revertHostChanges } from './host-revert.ts';
+
+const done = <T>(value: T): Promise<T> => Promise.resolve(value);
+
+/** An in-memory host: sysctls, paths, links and a log of ip commands and kills. */
+function fakeHost(): HostOps & { sysctls: Map<string, string>; paths: Set<string>; calls: string[] } {
+  const sysctls = new Map([['kernel.panic', '1']]);
+  const paths = new Set<string>(['/sys/fs/cgroup/cpuset/cpuset.cpus', '/sys/fs/cgroup/cpuset/cpuset.mems']);
+  const files = new Map<string, string>();
+  const calls: string[] = [];
+  const ip = (args: string[]): Promise<void> => {
+    calls.push(`ip ${args.join(' ')}`);
+    if (args[0] === 'link' && args[1] === 'add') paths.add(`/sys/class/net/${args[2] ?? ''}`);
+    if (args[0] === 'link' && args[1] === 'del') paths.delete(`/sys/class/net/${args[2] ?? ''}`);
+    return done(undefined);
+  };
+  const removeTree = (p: string): Promise<void> => {
+    calls.push(`rm ${p}`);
+    for (const q of [...paths]) if (q === p || q.startsWith(`${p}/`)) paths.delete(q);
+    return done(undefined);
+  };
+  return {
+    sysctls,
+    paths,
+    calls,
+    readSysctl: (k) => done(sysctls.get(k) ?? '0'),
+    writeSysctl: (k, v) => done(void sysctls.set(k, v)),
+    exists: (p) => done(paths.has(p) || [...paths].some((q) => q.startsWith(`${p}/`))),
+    mkdirs: (p) => done(void paths.add(p)),
+    removeTree,
+    list: () => done([]),
+    readLink: () => done(undefined),
+    readText: (p) => done(p.endsWith('/mountinfo') || p.endsWith('/cgroup.procs') ? '' : (files.get(p) ?? '0-1')),
+    writeText: (p, t) => done(void files.set(p, t)),
+    ip,
+    unmount: (p) => done(void calls.push(`umount ${p}`)),
+    removeDir: (p) => {
+      calls.push(`rmdir ${p}`);
+      paths.delete(p);
+      return done(undefined);
+    },
+    cmdline: () => done(undefined),
+    pids: () => done([]),
+    kill: (pid) => void calls.push(`kill ${pid}`),
+  };
+}
+
+const changes: HostChange[] = [
+  { kind: 'sysctl', key: 'kernel.panic' },
+  { kind: 'hostDir', path: '/var/lib/kubelet' },
+  { kind: 'bridge', name: 'ebbrn0', address: '10.213.0.1/24' },
+  { kind: 'cgroupRoot', name: 'ebb-x', hierarchies: ['/sys/fs/cgroup/cpuset'], unified: [] },
+];
+
+describe('host changes: apply, record, revert', () => {
+  it('records each change as it is made, and the revert undoes them all', async () => {
+    const host = fakeHost();
+    const saved: string[] = [];
+    const ledger = new LedgerWriter({ ...host, writeText: (_p, t) => done(void saved.push(t)) }, { owner: 1, dir: '/tmp/sb', changes: [] });
+    await applyHostChanges(host, changes, ledger);
+    expect(saved).toHaveLength(changes.length);
+    expect(host.calls).toContain('ip link add ebbrn0 type bridge');
+    expect(host.paths.has('/sys/fs/cgroup/cpuset/ebb-x')).toBe(true);
+
+    // What the kubelet does once running.
+    host.sysctls.set('kernel.panic', '10');
+    host.paths.add('/var/lib/kubelet/device-plugins');
+
+    const { failures } = await revertHostChanges(host, ledger.ledger.changes);
+    expect(failures).toEqual([]);
+    expect(host.sysctls.get('kernel.panic')).toBe('1');
+    expect(host.paths.has('/var/lib/kubelet/device-plugins')).toBe(false);
+    expect(host.paths.has('/sys/class/net/ebbrn0')).toBe(false);
+    expect(host.paths.has('/sys/fs/cgroup/cpuset/ebb-x')).toBe(false);
+    // Reverted newest first: the cgroup before the bridge, the bridge before the sysctl.
+    expect(host.calls.indexOf('rmdir /sys/fs/cgroup/cpuset/ebb-x')).toBeLessThan(host.calls.indexOf('ip link del ebbrn0'));
+  });
+
+  it('leaves alone a directory that existed before', async () => {
+    const host = fakeHost();
+    host.paths.add('/var/lib/kubelet/other');
+    const ledger = new LedgerWriter(host, { owner: 1, dir: '/tmp/sb', changes: [] }, '/tmp/ledger.json');
+    await applyHostChanges(host, [{ kind: 'hostDir', path: '/var/lib/kubelet' }], ledger);
+    await revertHostChanges(host, ledger.ledger.changes);
+    expect(host.paths.has('/var/lib/kubelet/other')).toBe(true);
+  });
+
+  it('reports a step that fails and still runs the others', async () => {
+    const host = fakeHost();
+    host.sysctls.set('kernel.panic', '10');
+    const failing = { ...host, ip: () => Promise.reject(new Error('ip: busy')), exists: () => done(true) };
+    const { failures } = await revertHostChanges(failing, [
+      { kind: 'sysctl', key: 'kernel.panic', previous: '1' },
+      { kind: 'bridge', name: 'ebbrn0' },
+    ]);
+    expect(failures).toEqual(['bridge: ip: busy']);
+    expect(host.sysctls.get('kernel.panic')).toBe('1');
+  });
+});
+
+describe('processStartTime', () => {
+  it("reads field 22 of this process's stat, and nothing for a process that is gone", async () => {
+    const { realHostOps } = await import('./host-ops.ts');
+    const { processStartTime } = await import('./host-apply.ts');
+    expect(await processStartTime(realHostOps, process.pid)).toMatch(/^\d+$/);
+    expect(await processStartTime(realHostOps, 2 ** 22 + 1)).toBeUndefined();
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * The host operations real nodes need, behind one narrow interface (a fake records calls in unit tests):
+ * sysctls, directories, symlinks, links, mounts, cgroups and processes. Everything is done by path or by PID.
+ */
+import { execFile } from 'node:child_process';
+import { access, mkdir, readdir, readFile, readlink, rm, rmdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+export interface HostOps {
+  readSysctl(key: string): Promise<string>;
+  writeSysctl(key: string, value: string): Promise<void>;
+  exists(path: string): Promise<boolean>;
+  mkdirs(path: string): Promise<void>;
+  /** Removes `path` and what it holds; a missing path is not an error. */
+  removeTree(path: string): Promise<void>;
+  list(dir: string): Promise<string[]>;
+  readLink(path: string): Promise<string | undefined>;
+  readText(path: string): Promise<string>;
+  writeText(path: string, text: string): Promise<void>;
+  /** `ip` with arguments; rejects with its stderr. */
+  ip(args: string[]): Promise<void>;
+  /** Unmounts `path` (lazily when it is busy); a path that is no mount point is not an error. */
+  unmount(path: string): Promise<void>;
+  /** Removes an empty directory (a cgroup); missing is not an error. */
+  removeDir(path: string): Promise<void>;
+  /** Command line of a running process (NUL separated), or undefined when there is none. */
+  cmdline(pid: number): Promise<string | undefined>;
+  /** Every PID in /proc. */
+  pids(): Promise<number[]>;
+  kill(pid: number, signal: NodeJS.Signals): void;
+}
+
+async function missingOk<T>(p: Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return fallback;
+    throw err;
+  }
+}
+
+const sysctlPath = (key: string): string => join('/proc/sys', ...key.split('.'));
+
+export const realHostOps: HostOps = {
+  readSysctl: async (key) => (await readFile(sysctlPath(key), 'utf8')).trim(),
+  writeSysctl: (key, value) => writeFile(sysctlPath(key), `${value}\n`),
+  exists: (path) =>
+    access(path).then(
+      () => true,
+      () => false,
+    ),
+  mkdirs: async (path) => void (await mkdir(path, { recursive: true })),
+  removeTree: (path) => rm(path, { recursive: true, force: true }),
+  list: (dir) => missingOk(readdir(dir), []),
+  readLink: (path) => readlink(path).catch(() => undefined),
+  readText: (path) => readFile(path, 'utf8'),
+  writeText: (path, text) => writeFile(path, text),
+  ip: async (args) => {
+    try {
+      await run('ip', args);
+    } catch (err) {
+      const e = err as { stderr?: string; message: string };
+      throw new Error(`ip ${args.join(' ')}: ${(e.stderr ?? e.message).trim()}`);
+    }
+  },
+  unmount: async (path) => {
+    try {
+      await run('umount', [path]);
+    } catch {
+      await run('umount', ['-l', path]).catch(() => undefined);
+    }
+  },
+  removeDir: (path) => missingOk(rmdir(path), undefined),
+  cmdline: (pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined),
+  pids: async () => (await readdir('/proc')).filter((e) => /^\d+$/.test(e)).map(Number),
+  kill: (pid, signal) => {
+    try {
+      process.kill(pid, signal);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  },
+};

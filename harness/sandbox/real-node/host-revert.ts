@@ -1,0 +1,123 @@
+/**
+ * The cleaner: reverts a ledger of recorded host changes (host-apply.ts), newest first. Each step is
+ * idempotent and tolerates what is already gone, so it serves both a normal stop and the clean-up of a run
+ * that was killed; a step that fails is reported and the others still run.
+ */
+import { join } from 'node:path';
+import { sleep } from '../../../src/common/wait.ts';
+import { isShimOf, mountsUnder, newEntries, type RecordedChange } from './host-plan.ts';
+import type { HostOps } from './host-ops.ts';
+
+export interface RevertResult {
+  /** What failed to revert, one line each (empty when everything was undone). */
+  failures: string[];
+}
+
+/** Reverts `changes` newest first; never throws. */
+export async function revertHostChanges(ops: HostOps, changes: readonly RecordedChange[]): Promise<RevertResult> {
+  const failures: string[] = [];
+  for (const change of [...changes].reverse()) {
+    try {
+      await revertOne(ops, change);
+    } catch (err) {
+      failures.push(`${change.kind}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return { failures };
+}
+
+type Reverter<K extends RecordedChange['kind']> = (ops: HostOps, change: Extract<RecordedChange, { kind: K }>) => Promise<void>;
+
+const REVERTERS: { [K in RecordedChange['kind']]: Reverter<K> } = {
+  process: (ops, c) => stopProcess(ops, c.pid, c.exe),
+  shims: (ops, c) => killMatching(ops, (cmd) => isShimOf(cmd, c.address)),
+  cgroupRoot: async (ops, c) => {
+    for (const path of c.paths) await removeCgroupTree(ops, path);
+  },
+  mountsUnder: (ops, c) => unmountUnder(ops, c.path),
+  newEntries: async (ops, c) => {
+    for (const name of newEntries(await ops.list(c.dir), c.before, c.prefix)) {
+      const path = join(c.dir, name);
+      if (c.unmount) await ops.unmount(path);
+      await ops.removeTree(path);
+    }
+  },
+  bridge: async (ops, c) => {
+    if (await ops.exists(`/sys/class/net/${c.name}`)) await ops.ip(['link', 'del', c.name]);
+  },
+  hostLinks: async (ops, c) => {
+    for (const name of await ops.list(c.dir)) {
+      const target = await ops.readLink(join(c.dir, name));
+      if (target?.startsWith(c.target)) await ops.removeTree(join(c.dir, name));
+    }
+  },
+  hostDir: async (ops, c) => {
+    if (c.created) await ops.removeTree(c.path);
+  },
+  sysctl: async (ops, c) => {
+    if ((await ops.readSysctl(c.key)) !== c.previous) await ops.writeSysctl(c.key, c.previous);
+  },
+};
+
+function revertOne(ops: HostOps, change: RecordedChange): Promise<void> {
+  return (REVERTERS[change.kind] as Reverter<typeof change.kind>)(ops, change);
+}
+
+/** SIGTERM, then SIGKILL after 10 s, to `pid` only while its command line still names `exe` (PIDs are reused). */
+async function stopProcess(ops: HostOps, pid: number, exe: string): Promise<void> {
+  const alive = async (): Promise<boolean> => (await ops.cmdline(pid))?.split('\0')[0] === exe;
+  if (!(await alive())) return;
+  ops.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 100 && (await alive()); i++) await sleep(100);
+  if (await alive()) ops.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 50 && (await alive()); i++) await sleep(100);
+}
+
+async function killMatching(ops: HostOps, match: (cmdline: string) => boolean): Promise<void> {
+  for (const pid of await ops.pids()) {
+    const cmd = await ops.cmdline(pid);
+    if (cmd !== undefined && match(cmd)) ops.kill(pid, 'SIGKILL');
+  }
+}
+
+/** Kills every process left in a cgroup tree (containers whose shim is gone), then removes it deepest first. */
+async function removeCgroupTree(ops: HostOps, path: string): Promise<void> {
+  if (!(await ops.exists(path))) return;
+  const dirs = await cgroupDirs(ops, path);
+  for (let attempt = 0; attempt < 20; attempt++) {
+    let left = 0;
+    for (const dir of dirs) {
+      const pids = (await ops.readText(join(dir, 'cgroup.procs')).catch(() => '')).split('\n').filter(Boolean).map(Number);
+      for (const pid of pids) ops.kill(pid, 'SIGKILL');
+      left += pids.length;
+    }
+    if (left === 0) break;
+    await sleep(100);
+  }
+  for (const dir of dirs) await ops.removeDir(dir);
+}
+
+/** The cgroup directories of a tree, deepest first. */
+async function cgroupDirs(ops: HostOps, root: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for (const name of await ops.list(dir)) {
+      const child = join(dir, name);
+      if (!name.includes('.') && (await ops.exists(join(child, 'cgroup.procs')))) await walk(child);
+    }
+    out.push(dir);
+  };
+  await walk(root);
+  return out;
+}
+
+/** Unmounts everything at or under `path`, deepest first, until nothing is left (propagated copies appear again). */
+async function unmountUnder(ops: HostOps, path: string): Promise<void> {
+  for (let pass = 0; pass < 5; pass++) {
+    const points = mountsUnder(await ops.readText('/proc/self/mountinfo'), path);
+    if (points.length === 0) return;
+    for (const point of points) await ops.unmount(point);
+  }
+  const left = mountsUnder(await ops.readText('/proc/self/mountinfo'), path);
+  if (left.length > 0) throw new Error(`still mounted: ${left.join(', ')}`);
+}
