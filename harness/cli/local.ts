@@ -1,4 +1,5 @@
-import type { Logger } from '../../src/common/log.ts';
+import { cliConfig } from '../../src/cli/config.ts';
+import { createLogger, type Logger } from '../../src/common/log.ts';
 import { startNodeDaemons, type NodeDaemons } from '../sandbox/daemons.ts';
 import { startSandbox, type Sandbox } from '../sandbox/sandbox.ts';
 
@@ -47,3 +48,12 @@ export async function startLocalCluster(opts: LocalClusterOptions): Promise<Loca
 
 /** The `--daemons` / `--no-daemons` option shared by `run` and `sandbox` (on by default). */
 export const DAEMONS_OPTION = { daemons: { type: 'boolean', default: true } } as const;
+
+/**
+ * The logger of `run --all` and `sandbox up`: readable lines (`HH:MM:SS level component msg key=value`) unless
+ * EBB_LOG_FORMAT says `json`; EBB_LOG_LEVEL sets the level as for `ebb run`.
+ */
+export function devLogger(component: string, env: Record<string, string | undefined> = process.env): Logger {
+  const cfg = cliConfig({ EBB_LOG_FORMAT: 'pretty', ...env });
+  return createLogger(component, cfg.logLevel, cfg.logFormat);
+}

@@ -4,15 +4,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { appRef } from '../../src/api/group.ts';
-import { cliConfig, processEnv } from '../../src/cli/config.ts';
+import { processEnv } from '../../src/cli/config.ts';
 import { runningBanner, startAll } from '../../src/cli/run.ts';
 import { logCrashes, untilSignal } from '../../src/cli/signals.ts';
-import { createLogger } from '../../src/common/log.ts';
 import { daemonBanner } from '../sandbox/daemons.ts';
 import { PROJECT_ROOT } from '../sandbox/paths.ts';
 import { REAL_NODE_LABEL } from '../sandbox/real-node/kubelet.ts';
 import type { Sandbox } from '../sandbox/sandbox.ts';
-import { DAEMONS_OPTION, startLocalCluster } from './local.ts';
+import { DAEMONS_OPTION, devLogger, startLocalCluster } from './local.ts';
 import { SANDBOX_OPTIONS, sandboxArgs } from './sandbox-options.ts';
 
 interface RunArgs {
@@ -90,7 +89,7 @@ function sampleNotes(sandbox: Sandbox): string[] {
  */
 export async function runCommand(args: string[]): Promise<number> {
   const opts = parseRunArgs(args);
-  const log = createLogger('ebb', cliConfig().logLevel);
+  const log = devLogger('ebb');
   logCrashes(log);
   const cluster = await startLocalCluster({ dir: opts.dir, nodes: opts.nodes, realNodes: opts.realNodes, daemons: opts.daemons, log });
   const { sandbox } = cluster;

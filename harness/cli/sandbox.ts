@@ -2,10 +2,8 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sleep } from '../../src/common/wait.ts';
-import { createLogger } from '../../src/common/log.ts';
-import { cliConfig } from '../../src/cli/config.ts';
 import { untilSignal } from '../../src/cli/signals.ts';
-import { DAEMONS_OPTION, startLocalCluster } from './local.ts';
+import { DAEMONS_OPTION, devLogger, startLocalCluster } from './local.ts';
 import { SANDBOX_OPTIONS, sandboxArgs } from './sandbox-options.ts';
 
 interface SandboxArgs {
@@ -27,7 +25,7 @@ function parse(args: string[]): SandboxArgs {
 }
 
 async function up(opts: SandboxArgs): Promise<number> {
-  const log = createLogger('sandbox', cliConfig().logLevel);
+  const log = devLogger('sandbox');
   const cluster = await startLocalCluster({ dir: opts.dir, nodes: opts.nodes, realNodes: opts.realNodes, daemons: opts.daemons, log });
   const { sandbox, daemons } = cluster;
   const pidFile = join(opts.dir, 'sandbox.pid');

@@ -4,9 +4,11 @@ import { parseDaemonConfig } from '../daemon/config.ts';
 import { cliConfig, parseRunConfig } from './config.ts';
 
 describe('CLI configuration', () => {
-  it('reads the log level', () => {
-    expect(cliConfig({})).toEqual({ logLevel: 'info' });
+  it('reads the log level and format (JSON unless asked)', () => {
+    expect(cliConfig({})).toEqual({ logLevel: 'info', logFormat: 'json' });
+    expect(cliConfig({ EBB_LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
     expect(() => cliConfig({ EBB_LOG_LEVEL: 'loud' })).toThrow(ConfigError);
+    expect(() => cliConfig({ EBB_LOG_FORMAT: 'text' })).toThrow(ConfigError);
   });
 
   it('`ebb run --all`: the watcher and the worker from one environment, the worker on any free port', () => {

@@ -88,7 +88,8 @@ function parseRunArgs(args: string[]): void {
  */
 export async function runCommand(args: string[]): Promise<number> {
   parseRunArgs(args);
-  const log = createLogger('ebb', cliConfig().logLevel);
+  const cli = cliConfig();
+  const log = createLogger('ebb', cli.logLevel, cli.logFormat);
   logCrashes(log);
   const env = processEnv();
   const all = await startAll(env, log);

@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { prettyDestination, type LogFormat } from './log-format.ts';
 
 export type { Logger } from 'pino';
 
@@ -6,13 +7,17 @@ export type { Logger } from 'pino';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** One logger per process; JSON lines on stdout, fixed messages with data in fields. */
-export function createLogger(component: string, level: string = 'info'): Logger {
-  return pino({
+/**
+ * One logger per process; fixed messages with data in fields, on stdout as JSON lines (`json`, the default),
+ * or as readable lines for a terminal (`pretty`, `log-format.ts`). Redaction applies to both.
+ */
+export function createLogger(component: string, level: string = 'info', format: LogFormat = 'json'): Logger {
+  const options = {
     level,
     base: { component },
     redact: { paths: ['*.token', '*.password', '*.authorization', '*.headers'], censor: '[redacted]' },
-  });
+  };
+  return format === 'pretty' ? pino(options, prettyDestination()) : pino(options);
 }
 
 /** How often one repeating error message is logged (a dependency that is down fails every poll). */

@@ -44,7 +44,10 @@ function authMiddleware(auth: BoardAuth): MiddlewareHandler {
   };
 }
 
-/** Bull Board for the given queues, as a node:http handler mounted at `basePath`. */
+/**
+ * Bull Board for the given queues, as a node:http handler mounted at `basePath`. Routes match with or without
+ * a trailing slash (`/board` and `/board/`, which many ingresses send), and the page is the same either way.
+ */
 export function boardHandler(queues: Queue<unknown, unknown, string>[], opts: BoardOptions): Handler {
   const adapter = new HonoAdapter(serveStatic);
   adapter.setBasePath(opts.basePath);
@@ -53,7 +56,7 @@ export function boardHandler(queues: Queue<unknown, unknown, string>[], opts: Bo
     serverAdapter: adapter,
     options: { uiConfig: { boardTitle: 'ebb queues' } },
   });
-  const app = new Hono();
+  const app = new Hono({ strict: false });
   app.use(`${opts.basePath}/*`, authMiddleware(opts.auth));
   app.use(opts.basePath, authMiddleware(opts.auth));
   app.route(opts.basePath, adapter.registerPlugin());

@@ -10,6 +10,13 @@ export interface Wait {
 
 export interface ReconcileResult {
   wait?: Wait | undefined;
+  /**
+   * What the reconcile did, small and bounded (counts, names capped, messages cut): the job's return value,
+   * which Bull Board shows. Never an apiserver's error text or a secret.
+   */
+  summary?: Readonly<Record<string, unknown>> | undefined;
+  /** A few lines for the job's log (one per phase that acted), bounded like `summary`. */
+  logs?: readonly string[] | undefined;
 }
 
 export interface ReconcileContext {

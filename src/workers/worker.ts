@@ -36,9 +36,25 @@ interface ProcessorDeps {
   onWait(key: ObjectKey, result: NonNullable<ReconcileResult['wait']>): Promise<void>;
 }
 
+/** A job's return value: its outcome, how long it took, and the reconciler's summary (Bull Board shows it). */
+export type JobReturn = Readonly<Record<string, unknown>> & { result: 'done' | 'wait' | 'dropped'; ms: number };
+
+/** Most lines a job's log gets, and most characters a line has: the reconciler bounds them too. */
+export const MAX_JOB_LOG_LINES = 12;
+export const MAX_JOB_LOG_LINE = 500;
+
+/** Writes the reconcile's lines to the job's log (Bull Board's Logs tab); a lost line never fails the job. */
+async function writeJobLog(job: Job<ObjectKey, JobReturn, string>, lines: readonly string[], log: Logger): Promise<void> {
+  try {
+    for (const line of lines.slice(0, MAX_JOB_LOG_LINES)) await job.log(line.slice(0, MAX_JOB_LOG_LINE));
+  } catch (err) {
+    log.debug({ err: errorSummary(err) }, 'could not write the job log');
+  }
+}
+
 /** Runs one job: dispatch by kind, child logger, metrics, "wait" → timer. Errors go to the retry policy. */
 function processor(deps: ProcessorDeps) {
-  return async (job: Job<ObjectKey, void, string>, _token?: string, signal?: AbortSignal): Promise<void> => {
+  return async (job: Job<ObjectKey, JobReturn, string>, _token?: string, signal?: AbortSignal): Promise<JobReturn> => {
     const key = validateKey(job.data);
     const log = deps.log.child({ kind: key.kind, namespace: key.namespace, name: key.name, jobId: job.id, attempt: job.attemptsMade + 1 });
     const started = Date.now();
@@ -46,7 +62,7 @@ function processor(deps: ProcessorDeps) {
     const reconcile = deps.reconcilers[key.kind];
     if (!reconcile) {
       log.warn('no reconciler for this kind; dropping job');
-      return;
+      return { result: 'dropped', ms: 0 };
     }
     log.debug({ enqueuedAt: job.timestamp, startedAt: started }, 'reconcile started');
     let result: 'done' | 'wait' | 'error' = 'error';
@@ -54,7 +70,10 @@ function processor(deps: ProcessorDeps) {
       const out = await reconcile(key, { rest: deps.rest, log, signal: signal ?? new AbortController().signal, now: () => new Date() });
       result = out.wait ? 'wait' : 'done';
       if (out.wait) await deps.onWait(key, out.wait);
-      log.debug({ result, wait: out.wait, ms: Date.now() - started, startedAt: started, finishedAt: Date.now() }, 'reconcile finished');
+      const ms = Date.now() - started;
+      log.debug({ result, wait: out.wait, ms, startedAt: started, finishedAt: Date.now() }, 'reconcile finished');
+      await writeJobLog(job, out.logs ?? [], log);
+      return { result, ms, ...out.summary };
     } catch (err) {
       log.warn({ err: errorSummary(err), ms: Date.now() - started }, 'reconcile failed');
       throw err;
@@ -81,7 +100,7 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
   const onWait = async (key: ObjectKey, wait: NonNullable<ReconcileResult['wait']>): Promise<void> => {
     await setTimer(timers, key, wait.reason, Date.now() + Math.max(0, wait.afterMs));
   };
-  const worker = new Worker<ObjectKey, void, string>(
+  const worker = new Worker<ObjectKey, JobReturn, string>(
     RECONCILE_QUEUE,
     withRetryPolicy(processor({ reconcilers, rest, log, metrics, onWait })),
     reconcileWorkerOptions(blocking, cfg.queue),

@@ -30,6 +30,7 @@ import { judgeNameTaken } from './ownership/release-apply.ts';
 import { errorSummary, retryClassOf } from '../../common/errors.ts';
 import { EXPANSION_RETRY_MS, EXPANSION_RETRY_WAIT } from './rollout/volume-growth.ts';
 import { repeatsRefusal } from './status/after-failure.ts';
+import type { Executed } from './summary.ts';
 
 interface ExecuteDeps {
   client: AppClient;
@@ -243,17 +244,24 @@ async function onFailure(run: Run, action: Action, err: unknown, status: AppStat
  * The pre-warm writes, last: they never stop the reconcile (a failure is reported and tried again later).
  * Then the status. `read` is the status as the plan read it.
  */
-async function finish(run: Run, plan: Plan, read: AppStatus | undefined): Promise<ReconcileResult> {
+async function finish(run: Run, plan: Plan, read: AppStatus | undefined): Promise<{ wait: ReconcileResult['wait']; prewarmFailed: number }> {
   const failures = await performPrewarm(run.deps.client.imageLists, plan.actions.filter(isPrewarmAction), run.deps.log);
   // A spec change made here (canary pause) is already reflected in the planned status.
   const generation = run.app.metadata.generation;
   const { status, wait } = afterPrewarm(plan, read, failures, run.deps.now(), generation);
   await writeStatus(run, { ...status, observedGeneration: generation ?? status.observedGeneration });
-  return wait ? { wait } : {};
+  return { wait, prewarmFailed: failures.length };
 }
 
-export async function execute(plan: Plan, app: Stored<App>, deps: ExecuteDeps): Promise<ReconcileResult> {
+/** What `execute` did: the wait to end with, and how far it got (the input of the job's summary). */
+export interface Execution {
+  wait?: ReconcileResult['wait'];
+  executed: Executed;
+}
+
+export async function execute(plan: Plan, app: Stored<App>, deps: ExecuteDeps): Promise<Execution> {
   const run: Run = { app, ns: app.metadata.namespace, deps };
+  let performed = 0;
   for (const action of plan.actions.filter((a) => !isPrewarmAction(a))) {
     try {
       run.app = await perform(run, action);
@@ -261,13 +269,19 @@ export async function execute(plan: Plan, app: Stored<App>, deps: ExecuteDeps): 
       // After a failed write the pods are not as planned: the failure status counts them as read.
       const asRead = plan.statusAsRead?.() ?? plan.status;
       const judged = await judgeNameTaken(action, caught, { pods: deps.client.pods, app: run.app, log: deps.log, record: (e) => recordEvent(run, e) });
-      if ('done' in judged || (await recovered(run, action, judged.error, asRead))) continue;
-      return onFailure(run, action, judged.error, asRead);
+      if ('done' in judged || (await recovered(run, action, judged.error, asRead))) {
+        performed++;
+        continue;
+      }
+      const { wait } = await onFailure(run, action, judged.error, asRead);
+      return { ...(wait ? { wait } : {}), executed: { performed, stoppedAt: action.kind, prewarmFailed: 0, wait } };
     }
+    performed++;
     const event = successEvent(run.app, action);
     if (event) await recordEvent(run, event);
     if (action.kind === 'deletePod' && action.fallback) await recordEvent(run, action.fallback.event);
     if (action.kind === 'inPlaceStep' && completesUpdate(action.step)) deps.log.info({ pod: action.name, revision: action.revision }, 'pod updated in place');
   }
-  return finish(run, plan, app.status);
+  const { wait, prewarmFailed } = await finish(run, plan, app.status);
+  return { ...(wait ? { wait } : {}), executed: { performed, prewarmFailed, wait } };
 }

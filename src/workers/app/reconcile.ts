@@ -11,6 +11,7 @@ import { execute } from './executor.ts';
 import { planLoop } from './plan-loop.ts';
 import { clearDeletedApp } from './prewarm/apply.ts';
 import { restAppClient } from './rest-client.ts';
+import { summarizeApp, summaryLines } from './summary.ts';
 import type { AppClient } from './client.ts';
 
 /**
@@ -26,7 +27,7 @@ export function appReconciler(
     const read = await planLoop(client, key.namespace, key.name, () => ctx.now(), { verdicts, log: ctx.log });
     if (!read) {
       await clearDeletedApp(client.imageLists, key.namespace, key.name, ctx.log);
-      return {};
+      return { summary: { gone: true }, logs: ['the App is gone; the pre-warm entries it left, if any, are cleared'] };
     }
     const result = read.plan;
     ctx.log.debug(
@@ -38,7 +39,9 @@ export function appReconciler(
       },
       'app plan',
     );
-    return execute(result, read.observed.app, { client, log: ctx.log, now: () => ctx.now() });
+    const { wait, executed } = await execute(result, read.observed.app, { client, log: ctx.log, now: () => ctx.now() });
+    const summary = summarizeApp(result, read.observed.app.metadata.generation, executed, ctx.now());
+    return { ...(wait ? { wait } : {}), summary: { ...summary }, logs: summaryLines(result, summary, executed) };
   };
 }
 

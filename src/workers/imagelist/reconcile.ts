@@ -10,7 +10,7 @@ import type { ObjectKey } from '../../queue/names.ts';
 import type { ReconcileContext, ReconcileResult } from '../types.ts';
 import type { ManagedFieldsEntry } from '../../kube/types.ts';
 import { imagesOwnedBy } from './managed-fields.ts';
-import { planRepull, REPULL_FIELD_MANAGER, type RepullEntry } from './repull-plan.ts';
+import { planRepull, REPULL_FIELD_MANAGER, type RepullEntry, type RepullPlan } from './repull-plan.ts';
 
 export const REPULL_WAIT_REASON = 'repull';
 
@@ -27,9 +27,33 @@ function applyBody(name: string, entries: RepullEntry[]): unknown {
   return { apiVersion: API_VERSION, kind: IMAGE_LIST_KIND, metadata: { name }, spec: { images: entries } };
 }
 
+/** Most images a job's summary and log line name (the counts are exact). */
+const MAX_IMAGES = 5;
+
+/** The job's summary and log line: the re-pulls requested (images capped at `MAX_IMAGES`) and the next due time. */
+export function repullSummary(plan: Pick<RepullPlan, 'apply' | 'requested' | 'waitMs'>, now: Date): Pick<ReconcileResult, 'summary' | 'logs'> {
+  const images = plan.requested.slice(0, MAX_IMAGES);
+  const until = plan.waitMs === undefined ? undefined : new Date(now.getTime() + plan.waitMs).toISOString();
+  const more = plan.requested.length > MAX_IMAGES ? ` and ${plan.requested.length - MAX_IMAGES} more` : '';
+  const logs = [
+    ...(plan.requested.length > 0 ? [`re-pull requested: ${plan.requested.length} (${images.join(', ')}${more})`] : []),
+    ...(plan.apply && plan.requested.length === 0 ? ['re-pull entries released'] : []),
+    ...(until ? [`wait: ${REPULL_WAIT_REASON} until ${until}`] : []),
+  ];
+  return {
+    summary: {
+      actions: plan.apply ? { applyRepull: 1 } : {},
+      repullRequested: plan.requested.length,
+      ...(images.length > 0 ? { images } : {}),
+      ...(until && plan.waitMs !== undefined ? { wait: { reason: REPULL_WAIT_REASON, afterMs: plan.waitMs, until } } : {}),
+    },
+    logs: logs.length > 0 ? logs : ['no writes'],
+  };
+}
+
 export async function reconcileImageList(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
   const list = await readImageList(key, ctx);
-  if (!list || list.metadata.deletionTimestamp) return {};
+  if (!list || list.metadata.deletionTimestamp) return { summary: { gone: true }, logs: ['the ImageList is gone or being deleted'] };
   const managedFields = (list.metadata as { managedFields?: ManagedFieldsEntry[] }).managedFields;
   const plan = planRepull({
     entries: list.spec?.images ?? [],
@@ -42,5 +66,6 @@ export async function reconcileImageList(key: ObjectKey, ctx: ReconcileContext):
     await ctx.rest.apply(imageListRef(key.name), applyBody(key.name, plan.apply), REPULL_FIELD_MANAGER, true, ctx.signal);
     if (plan.requested.length > 0) ctx.log.info({ images: plan.requested }, 'periodic re-pull requested');
   }
-  return plan.waitMs === undefined ? {} : { wait: { reason: REPULL_WAIT_REASON, afterMs: plan.waitMs } };
+  const said = repullSummary(plan, ctx.now());
+  return plan.waitMs === undefined ? said : { wait: { reason: REPULL_WAIT_REASON, afterMs: plan.waitMs }, ...said };
 }

@@ -2,7 +2,7 @@
  * Bull Board as a person sees it: the real `ebb watcher` serves it (HTTP Basic credentials, read-only, the
  * production default), a headless Chromium opens it, is refused without credentials, sees both ebb queues and
  * a reconcile job enqueued for a known object, and is refused (405) when it asks the board to retry jobs. A
- * screenshot of the queue page is saved under test-results/.
+ * screenshot of the queue page is saved under test-results/. `/board` and `/board/` both answer.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
@@ -142,5 +142,14 @@ describe('Bull Board in a browser', () => {
     }, board);
     expect(writes).toEqual([405, 405]);
     expect(await queue.getJobState(jobId)).toBe('waiting');
+
+    // The board answers with and without the trailing slash many ingresses send, behind the same login.
+    const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
+    for (const url of [board, `${board}/`]) {
+      const res = await get(url, { authorization });
+      expect(res.status, url).toBe(200);
+      expect(await res.text(), url).toContain('<base href="/board/"');
+    }
+    expect((await get(`${board}/`)).status).toBe(401);
   });
 });
