@@ -130,7 +130,7 @@ describe('plan', () => {
       ['delete web-3 (update)', 'delete web-2 (update)'],
     ],
     [
-      'rolling update: an unavailable pod uses up the budget',
+      'rolling update: an unavailable pod uses up the budget, and is replaced itself without spending more (it heals)',
       { ...parallel, replicas: 4, ...rolling({ maxUnavailable: 2 }) },
       [
         [0, 'unready', 'old'],
@@ -138,7 +138,7 @@ describe('plan', () => {
         [2, 'ready', 'old'],
         [3, 'ready', 'old'],
       ],
-      ['delete web-3 (update)'],
+      ['delete web-3 (update)', 'delete web-0 (update)'],
     ],
     [
       'rolling update: skips updated pods, continues below',

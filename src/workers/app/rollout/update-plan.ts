@@ -8,13 +8,17 @@
  * — never letting more than maxUnavailable replicas be unavailable (missing, terminating, not yet available
  * or being updated in place all count). OnDelete and paused start nothing; in-place updates already under
  * way are driven by `planInFlight` whatever the state of the rollout.
+ *
+ * A revert heals by itself (`heals`): an outdated pod that is unavailable already is moved without waiting for
+ * it and without spending budget, since moving it cannot lower availability. OrderedReady, blocked on a pod,
+ * moves only that pod, and only when it heals: it is the pod the ordering waits on, so moving it is the progress.
  */
 import { ConditionType, Reason } from '../../../api/keys.ts';
 import { maxUnavailableOf } from '../../../api/int-or-percent.ts';
 import type { Action } from '../actions.ts';
 import { findCondition } from '../status/conditions.ts';
 import { collectFallbacks, updateAction, type UpdateContext } from './inplace-plan.ts';
-import { getPodRevision, isTerminating, isUnavailable } from '../pods/predicates.ts';
+import { getPodRevision, isFailed, isSucceeded, isTerminating, isUnavailable } from '../pods/predicates.ts';
 import type { Accumulator, PodSet } from '../pods/pod-set.ts';
 import type { Pod } from '../../../kube/types.ts';
 import type { SpecifiedDeletes } from './specified-delete.ts';
@@ -33,9 +37,30 @@ export function maxUnavailable(set: PodSet): number {
 }
 
 /**
+ * Whether moving outdated `pod` heals it: it is unavailable already (not running, not ready, or not yet ready
+ * for minReadySeconds), so replacing it or updating it in place cannot lower availability. Such a pod is moved
+ * without waiting for it and spends no budget. Terminating pods and pods below the partition are never
+ * outdated candidates (`outdatedOrdinals`), so they are never healed.
+ */
+export function heals(set: Pick<PodSet, 'minReadySeconds' | 'now'>, pod: Pod): boolean {
+  return isUnavailable(pod, set.minReadySeconds, set.now);
+}
+
+/**
+ * The replica OrderedReady waits on when blocked: the lowest ordinal whose pod is missing, terminating or not
+ * available (where `planReplicas` stopped). Undefined in Parallel mode, or when no replica is waited on (a
+ * scale-down blocked, claims to read).
+ */
+export function waitedOn(set: PodSet): number | undefined {
+  if (!set.monotonic) return undefined;
+  return set.ordinals.find((o) => isUnavailable(set.replicas.get(o), set.minReadySeconds, set.now));
+}
+
+/**
  * `paused`: spec paused, or a canary pause being entered now. `inFlight`: ordinals whose in-place update is
  * under way (driven elsewhere; they already count as unavailable). `specified`: pods deleted for their
- * specified-delete label, and the budget they spent. A pod InPlaceOnly refuses spends no budget.
+ * specified-delete label, and the budget they spent. `blocked`: OrderedReady waits on a pod (or the scaling
+ * phase stopped): only that pod may move, and only when it heals. A pod InPlaceOnly refuses spends no budget.
  */
 export function planRollingUpdate(
   ctx: UpdateContext,
@@ -43,17 +68,23 @@ export function planRollingUpdate(
   paused: boolean,
   inFlight: ReadonlySet<number>,
   specified: SpecifiedDeletes = { ordinals: new Set(), spent: 0 },
+  blocked = false,
 ): void {
   const { set } = ctx;
   if (!ctx.rolling || paused) return;
+  const only = blocked ? waitedOn(set) : undefined;
+  if (blocked && only === undefined) return;
   let budget = maxUnavailable(set) - unavailableReplicas(set) - specified.spent;
   for (const ordinal of outdatedOrdinals(set)) {
-    if (budget <= 0) break;
+    if (only !== undefined && ordinal !== only) continue;
     const pod = set.replicas.get(ordinal);
-    if (!pod || inFlight.has(ordinal) || specified.ordinals.has(ordinal)) continue;
+    // A failed pod is replaced by the scaling phase (`planReplicas`), at the revision it may run.
+    if (!pod || inFlight.has(ordinal) || specified.ordinals.has(ordinal) || isFailed(pod) || isSucceeded(pod)) continue;
+    const healing = heals(set, pod);
+    if (!healing && (budget <= 0 || only !== undefined)) continue;
     // OnPodRollingUpdate: its claims grow first; the pod waits (holding its place in the budget) until they have.
-    if (!claimsGrownFor(set, acc, pod, ordinal)) budget--;
-    else if (updateAction(ctx, acc, pod, ordinal)) budget--;
+    const moved = claimsGrownFor(set, acc, pod, ordinal) ? updateAction(ctx, acc, pod, ordinal) : true;
+    if (moved && !healing) budget--;
   }
 }
 
