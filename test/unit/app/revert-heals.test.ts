@@ -1,50 +1,121 @@
 /**
- * Scenario tests: a revert heals by itself. After an update to an image that never becomes ready, putting the
- * template back replaces (or updates in place) the broken pods without waiting for them to become ready and
- * without counting them against maxUnavailable, in both pod management policies and both update policies;
- * pods below the partition are never touched, and healthy outdated pods still wait their turn.
+ * Scenario tests: a revert heals by itself. After an update to an image that crashes, putting the template back
+ * replaces (or updates in place) the broken pods without waiting for them to become ready and without counting
+ * them against maxUnavailable, in both pod management policies and both update policies. Pods below the
+ * partition are never touched, a paused rollout heals nothing until resumed, and healthy outdated pods still
+ * wait their turn under maxUnavailable. Invariants are checked after every step.
  */
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import type { Pod } from '../../../src/kube/types.ts';
 import { getPodRevision, isRunningAndAvailable } from '../../../src/workers/app/pods/predicates.ts';
+import { NS } from './fixtures.ts';
 import { Scenario } from './scenario.ts';
 
-const image = (ref: string) => ({ template: { spec: { containers: [{ name: 'main', image: ref }] } } });
 const GOOD = 'registry.example/web:v1';
 const BAD = 'registry.example/crashloop:v2';
+const NONE = /$^/;
+const CRASHING = /crashloop/;
+const image = (ref: string) => ({ template: { spec: { containers: [{ name: 'main', image: ref }] } } });
 const images = (p: Pod): string[] => ((p.spec?.['containers'] ?? []) as { image: string }[]).map((c) => c.image);
+const policies = ['OrderedReady', 'Parallel'] as const;
+const updatePolicies = ['ReCreate', 'InPlaceIfPossible'] as const;
 
-function spec(podManagementPolicy: 'OrderedReady' | 'Parallel', rollingUpdate: Record<string, unknown>): Partial<AppSpec> {
+function spec(podManagementPolicy: (typeof policies)[number], rollingUpdate: Record<string, unknown>): Partial<AppSpec> {
   return { replicas: 3, podManagementPolicy, updateStrategy: { type: 'RollingUpdate', rollingUpdate } };
 }
 
-async function converged(s: Scenario): Promise<Scenario> {
+async function converged(spec: Partial<AppSpec>, neverReady: RegExp): Promise<Scenario> {
+  const s = new Scenario(spec, { restartTicks: 2, neverReady });
   await s.runUntil((x) => x.converged());
   return s;
 }
 
 /** Every pod runs the good image, is available, and the status says the rollout is complete. */
-function healed(s: Scenario): boolean {
-  return s.converged() && s.pods().every((p) => images(p).every((i) => i === GOOD));
-}
+const healed = (s: Scenario, good: string): boolean =>
+  s.app().status?.updateRevision === good && s.converged() && s.pods().every((p) => images(p).every((i) => i === GOOD));
 
-const broken = (s: Scenario, bad: string): Pod[] => s.pods().filter((p) => getPodRevision(p) === bad && !isRunningAndAvailable(p, 0, s.clock.now()));
+/** Pods at `revision` that are not available. */
+const broken = (s: Scenario, revision: string): Pod[] => s.pods().filter((p) => getPodRevision(p) === revision && !isRunningAndAvailable(p, 0, s.clock.now()));
 
-describe.each(['OrderedReady', 'Parallel'] as const)('%s', (podManagementPolicy) => {
-  it.each(['ReCreate', 'InPlaceIfPossible'] as const)('%s: reverting a crash-looping update heals every pod', async (podUpdatePolicy) => {
-    const s = await converged(new Scenario(spec(podManagementPolicy, { podUpdatePolicy, maxUnavailable: 2 }), { restartTicks: 2 }));
+const uid = (s: Scenario, ordinal: number): string | undefined => s.cluster.pods.get(`${NS}/web-${ordinal}`)?.metadata.uid;
+
+describe.each(policies)('%s', (podManagementPolicy) => {
+  it.each(updatePolicies)('%s: reverting an update whose pods never become ready heals every pod', async (podUpdatePolicy) => {
+    const s = await converged(spec(podManagementPolicy, { podUpdatePolicy, maxUnavailable: 2 }), CRASHING);
     const good = s.app().status!.updateRevision!;
     s.arm({ maxUnavailable: 2 });
     s.edit(image(BAD));
     await s.runUntil((x) => x.app().status!.updateRevision !== good && broken(x, x.app().status!.updateRevision!).length >= 1);
     const bad = s.app().status!.updateRevision!;
-    // The broken pods stay broken: without the revert nothing moves on.
     for (let i = 0; i < 10; i++) await s.step();
     expect(broken(s, bad).length).toBeGreaterThanOrEqual(1);
     s.edit(image(GOOD));
-    await s.runUntil((x) => x.app().status?.updateRevision === good && healed(x), 60);
+    await s.runUntil((x) => healed(x, good), 60);
     expect(s.violations).toEqual([]);
     expect(s.app().status).toMatchObject({ currentRevision: good, updatedReplicas: 3, readyReplicas: 3 });
+  });
+
+  it.each(updatePolicies)(
+    '%s: pods that became ready, then crash-loop beyond maxUnavailable, heal first; the healthy outdated pod waits its turn',
+    async (podUpdatePolicy) => {
+      const s = await converged(spec(podManagementPolicy, { podUpdatePolicy, maxUnavailable: 1 }), NONE);
+      s.edit(image(BAD));
+      await s.runUntil((x) => x.converged() && x.pods().every((p) => images(p).every((i) => i === BAD)));
+      const bad = s.app().status!.updateRevision!;
+      // The bad image crashes after its pods were counted ready: two of them crash-loop (more than maxUnavailable).
+      s.kubelet.opts.neverReady = CRASHING;
+      s.kubelet.crash(NS, 'web-1');
+      s.kubelet.crash(NS, 'web-2');
+      await s.runUntil((x) => broken(x, bad).length === 2);
+      s.arm({ maxUnavailable: 1 });
+      const healthy = uid(s, 0);
+      s.edit(image(GOOD));
+      await s.runUntil((x) => x.app().status?.updateRevision !== bad, 5);
+      const good = s.app().status!.updateRevision!;
+      let touchedEarly = false;
+      await s.runUntil((x) => {
+        const pod0 = x.cluster.pods.get(`${NS}/web-0`);
+        const moved = pod0?.metadata.uid !== healthy || images(pod0!).some((i) => i !== BAD) || pod0?.metadata.deletionTimestamp !== undefined;
+        const othersReady = [1, 2].every((o) => {
+          const p = x.cluster.pods.get(`${NS}/web-${o}`);
+          return p !== undefined && getPodRevision(p) === good && isRunningAndAvailable(p, 0, x.clock.now());
+        });
+        if (moved && !othersReady) touchedEarly = true;
+        return healed(x, good);
+      }, 80);
+      expect(touchedEarly).toBe(false);
+      expect(s.violations).toEqual([]);
+    },
+  );
+
+  it('pods below the partition are never healed, even unavailable and outdated', async () => {
+    const s = await converged(spec(podManagementPolicy, { partition: 2, maxUnavailable: 2 }), NONE);
+    s.edit(image('registry.example/web:v2'));
+    await s.runUntil((x) => x.app().status?.updatedReplicas === 1 && x.app().status?.readyReplicas === 3);
+    s.arm({ maxUnavailable: 2, partition: 2 });
+    // web-0 (below the partition, at the old revision) crash-loops.
+    s.kubelet.opts.neverReady = /web:v1/;
+    s.kubelet.crash(NS, 'web-0');
+    const kept = uid(s, 0);
+    for (let i = 0; i < 15; i++) await s.step();
+    expect(uid(s, 0)).toBe(kept);
+    expect(s.cluster.podDeletions).not.toContain('web-0');
+    expect(s.violations).toEqual([]);
+  });
+
+  it('a paused rollout heals nothing; resumed, it heals', async () => {
+    const s = await converged(spec(podManagementPolicy, { maxUnavailable: 2 }), CRASHING);
+    const good = s.app().status!.updateRevision!;
+    s.edit(image(BAD));
+    await s.runUntil((x) => x.app().status!.updateRevision !== good && broken(x, x.app().status!.updateRevision!).length >= 1);
+    const bad = s.app().status!.updateRevision!;
+    s.edit({ ...image(GOOD), updateStrategy: { rollingUpdate: { paused: true } } });
+    const stuck = broken(s, bad).map((p) => p.metadata.uid);
+    for (let i = 0; i < 10; i++) await s.step();
+    expect(broken(s, bad).map((p) => p.metadata.uid)).toEqual(stuck);
+    s.edit({ updateStrategy: { rollingUpdate: { paused: false } } });
+    await s.runUntil((x) => healed(x, good), 60);
+    expect(s.violations).toEqual([]);
   });
 });
