@@ -86,7 +86,8 @@ export function buildContainerStatus(spec: Container, c: ContainerRuntime | unde
     state = { running: { startedAt: rfc3339(running.startedAt) } };
     lastState = lastStateOf(c);
     started = ctx.now >= running.startedProbeAt;
-    ready = started && ctx.now >= running.readyAt;
+    // A container whose exit is due (a crash at its probe's first success) is not reported ready on the way out.
+    ready = started && ctx.now >= running.readyAt && (running.exitAt === undefined || ctx.now < running.exitAt);
   } else {
     [state, lastState] = notRunningStates(spec, c, kind, ctx);
     // A completed init container reports ready, which is what makes the pod Initialized.

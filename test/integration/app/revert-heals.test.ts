@@ -44,14 +44,33 @@ async function podsNamed(name: string): Promise<Pod[]> {
   return (await sandbox().rest.list<Pod>(core('pods', ctl.ns), { labelSelector: `app=${name}` })).items;
 }
 
-const eventually = <T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 90_000): Promise<T> =>
-  waitFor(check, { timeoutMs, intervalMs: 200, what });
+/** Waits for `check`; a timeout names the pods of `name` as they were last. */
+async function eventually<T>(check: () => Promise<T | undefined>, what: string, name: string, timeoutMs = 90_000): Promise<T> {
+  try {
+    return await waitFor(check, { timeoutMs, intervalMs: 200, what });
+  } catch (err) {
+    throw new Error(`${err instanceof Error ? err.message : String(err)}; pods ${summary(await podsNamed(name))}`, { cause: err });
+  }
+}
+
+/** The revision a pod of either controller is at (the App's label, else the StatefulSet's). */
+const revisionAt = (p: Pod): string | undefined => revisionOf(p) ?? p.metadata.labels?.['controller-revision-hash'];
+
+/** One line per pod, for a failure message: name@revision, phase, Ready, restarts, image. */
+const summary = (pods: readonly Pod[]): string =>
+  pods
+    .map(
+      (p) =>
+        `${p.metadata.name ?? ''}@${revisionAt(p) ?? ''}:${p.status?.phase ?? ''}${isRunningAndReady(p) ? '+R' : ''}` +
+        `:restarts=${(p.status?.containerStatuses ?? []).map((c) => c.restartCount).join(',')}:${p.spec?.['containers']?.[0]?.image ?? ''}`,
+    )
+    .join(' ');
 
 /** A pod at `revision` that has crashed at least once and is not Ready. */
 const crashLooping = (pods: readonly Pod[], revision: string): Pod | undefined =>
   pods.find(
     (p) =>
-      revisionOf(p) === revision &&
+      revisionAt(p) === revision &&
       !p.metadata.deletionTimestamp &&
       !isRunningAndReady(p) &&
       (p.status?.containerStatuses ?? []).some((c) => (c.restartCount ?? 0) >= 1),
@@ -75,22 +94,34 @@ describe.each(['ReCreate', 'InPlaceIfPossible'] as const)('a revert after a cras
       spec: { replicas: 3, selector: { matchLabels: { app: sts } }, serviceName: sts, podManagementPolicy: 'OrderedReady', template: probed(sts, image('v1')) },
     });
     const appGood = (await settled(ctl.ns, app, undefined, 90_000)).app.status?.updateRevision ?? '';
-    const stsGood = await eventually(async () => {
-      const s = await getSts(sts);
-      return s.status?.readyReplicas === 3 && s.status.updateRevision === s.status.currentRevision ? s.status.updateRevision : undefined;
-    }, `StatefulSet ${sts} ready`);
+    const stsGood = await eventually(
+      async () => {
+        const s = await getSts(sts);
+        return s.status?.readyReplicas === 3 && s.status.updateRevision === s.status.currentRevision ? s.status.updateRevision : undefined;
+      },
+      `StatefulSet ${sts} ready`,
+      sts,
+    );
 
     // The bad image: both controllers update their highest pod, which then crash-loops and is never Ready.
     await patchApp(ctl.ns, app, { template: probed(app, CRASHING) });
     await patchSts(sts, { template: probed(sts, CRASHING) });
-    const appBad = await eventually(async () => {
-      const rev = (await getApp(ctl.ns, app)).status?.updateRevision;
-      return rev && rev !== appGood && crashLooping(await podsNamed(app), rev) ? rev : undefined;
-    }, `App ${app}: a pod crash-looping at the bad revision`);
-    const stsBad = await eventually(async () => {
-      const rev = (await getSts(sts)).status?.updateRevision;
-      return rev && rev !== stsGood && crashLooping(await podsNamed(sts), rev) ? rev : undefined;
-    }, `StatefulSet ${sts}: a pod crash-looping at the bad revision`);
+    const appBad = await eventually(
+      async () => {
+        const rev = (await getApp(ctl.ns, app)).status?.updateRevision;
+        return rev && rev !== appGood && crashLooping(await podsNamed(app), rev) ? rev : undefined;
+      },
+      `App ${app}: a pod crash-looping at the bad revision`,
+      app,
+    );
+    const stsBad = await eventually(
+      async () => {
+        const rev = (await getSts(sts)).status?.updateRevision;
+        return rev && rev !== stsGood && crashLooping(await podsNamed(sts), rev) ? rev : undefined;
+      },
+      `StatefulSet ${sts}: a pod crash-looping at the bad revision`,
+      sts,
+    );
 
     // The revert.
     await patchApp(ctl.ns, app, { template: probed(app, image('v1')) });
@@ -101,12 +132,17 @@ describe.each(['ReCreate', 'InPlaceIfPossible'] as const)('a revert after a cras
     expect(appBad).not.toBe(appGood);
 
     // Upstream has seen the revert (its update revision is the good one again), yet its broken pod stays.
-    await eventually(async () => {
-      const s = await getSts(sts);
-      return s.status?.observedGeneration === s.metadata.generation && s.status?.updateRevision === stsGood ? true : undefined;
-    }, `StatefulSet ${sts} observed the revert`);
-    const stuck = crashLooping(await podsNamed(sts), stsBad);
-    expect(stuck?.metadata.name).toBe(`${sts}-2`);
+    await eventually(
+      async () => {
+        const s = await getSts(sts);
+        return s.status?.observedGeneration === s.metadata.generation && s.status?.updateRevision === stsGood ? true : undefined;
+      },
+      `StatefulSet ${sts} observed the revert`,
+      sts,
+    );
+    const stuck = (await podsNamed(sts)).filter((p) => revisionAt(p) === stsBad);
+    expect(stuck.length, summary(await podsNamed(sts))).toBeGreaterThan(0);
+    expect(stuck.some((p) => isRunningAndReady(p))).toBe(false);
     expect((await snapshot(ctl.ns, app)).pods.every((p) => revisionOf(p) === appGood && isRunningAndReady(p))).toBe(true);
   });
 });
