@@ -201,7 +201,7 @@ export function plan(observed: Observed, now: Date): PlanResult {
   // Pods labelled for deletion, then the rolling update proper (while blocked, only the pod OrderedReady waits
   // on, when it is unavailable and outdated: a revert heals), then what fell back.
   const specified = planSpecifiedDeletes(updates, acc, paused, blocked);
-  planRollingUpdate(updates, acc, paused, inFlight, specified, blocked);
+  planRollingUpdate(updates, acc, { paused, inFlight, specified, blocked });
   planFallbackReport(updates, acc);
   // Lifecycle hooks put their writes in front of the deletes and in-place updates planned above.
   gateLifecycle(set, acc);

@@ -20,7 +20,7 @@ import { findCondition } from '../status/conditions.ts';
 import { collectFallbacks, updateAction, type UpdateContext } from './inplace-plan.ts';
 import { getPodRevision, isFailed, isSucceeded, isTerminating, isUnavailable } from '../pods/predicates.ts';
 import type { Accumulator, PodSet } from '../pods/pod-set.ts';
-import type { Pod } from '../../../kube/types.ts';
+import type { Pod, Stored } from '../../../kube/types.ts';
 import type { SpecifiedDeletes } from './specified-delete.ts';
 import { claimsGrownFor } from './volume-growth.ts';
 import { priorityView } from './update-order.ts';
@@ -56,36 +56,50 @@ export function waitedOn(set: PodSet): number | undefined {
   return set.ordinals.find((o) => isUnavailable(set.replicas.get(o), set.minReadySeconds, set.now));
 }
 
+/** What the rolling update is given by the phases before it. */
+export interface RollingInput {
+  /** Spec paused, a canary pause being entered now, or the deadline pausing the rollout now. */
+  paused: boolean;
+  /** Ordinals whose in-place update is under way (driven elsewhere; they already count as unavailable). */
+  inFlight: ReadonlySet<number>;
+  /** Pods deleted for their specified-delete label, and the budget they spent. */
+  specified?: SpecifiedDeletes | undefined;
+  /** The scaling phase stopped (OrderedReady waits on a pod): only that pod may move, and only when it heals. */
+  blocked?: boolean | undefined;
+}
+
 /**
- * `paused`: spec paused, or a canary pause being entered now. `inFlight`: ordinals whose in-place update is
- * under way (driven elsewhere; they already count as unavailable). `specified`: pods deleted for their
- * specified-delete label, and the budget they spent. `blocked`: OrderedReady waits on a pod (or the scaling
- * phase stopped): only that pod may move, and only when it heals. A pod InPlaceOnly refuses spends no budget.
+ * The live pod at `ordinal` the rolling update may move, if any: not in flight, not a specified delete, not
+ * failed, and the pod OrderedReady waits on when `only` is set.
  */
-export function planRollingUpdate(
-  ctx: UpdateContext,
-  acc: Accumulator,
-  paused: boolean,
-  inFlight: ReadonlySet<number>,
-  specified: SpecifiedDeletes = { ordinals: new Set(), spent: 0 },
-  blocked = false,
-): void {
+function movable(set: PodSet, ordinal: number, input: RollingInput, only: number | undefined): Stored<Pod> | undefined {
+  const pod = set.replicas.get(ordinal);
+  if (!pod || (only !== undefined && ordinal !== only)) return undefined;
+  if (input.inFlight.has(ordinal) || input.specified?.ordinals.has(ordinal) === true) return undefined;
+  // A failed pod is replaced by the scaling phase (`planReplicas`), at the revision it may run.
+  return isFailed(pod) || isSucceeded(pod) ? undefined : pod;
+}
+
+/** Moves outdated pods within the budget, and outdated pods that heal without spending it. A pod InPlaceOnly refuses spends no budget. */
+export function planRollingUpdate(ctx: UpdateContext, acc: Accumulator, input: RollingInput): void {
   const { set } = ctx;
-  if (!ctx.rolling || paused) return;
-  const only = blocked ? waitedOn(set) : undefined;
-  if (blocked && only === undefined) return;
-  let budget = maxUnavailable(set) - unavailableReplicas(set) - specified.spent;
+  if (!ctx.rolling || input.paused) return;
+  const only = input.blocked === true ? waitedOn(set) : undefined;
+  if (input.blocked === true && only === undefined) return;
+  let budget = maxUnavailable(set) - unavailableReplicas(set) - (input.specified?.spent ?? 0);
   for (const ordinal of outdatedOrdinals(set)) {
-    if (only !== undefined && ordinal !== only) continue;
-    const pod = set.replicas.get(ordinal);
-    // A failed pod is replaced by the scaling phase (`planReplicas`), at the revision it may run.
-    if (!pod || inFlight.has(ordinal) || specified.ordinals.has(ordinal) || isFailed(pod) || isSucceeded(pod)) continue;
+    const pod = movable(set, ordinal, input, only);
+    if (!pod) continue;
     const healing = heals(set, pod);
-    if (!healing && (budget <= 0 || only !== undefined)) continue;
-    // OnPodRollingUpdate: its claims grow first; the pod waits (holding its place in the budget) until they have.
-    const moved = claimsGrownFor(set, acc, pod, ordinal) ? updateAction(ctx, acc, pod, ordinal) : true;
-    if (moved && !healing) budget--;
+    if (!healing && budget <= 0) continue;
+    if (moveOutdated(ctx, acc, pod, ordinal) && !healing) budget--;
   }
+}
+
+/** Moves outdated `pod` (recreate or an in-place step); false when InPlaceOnly refuses it (no budget spent). */
+function moveOutdated(ctx: UpdateContext, acc: Accumulator, pod: Stored<Pod>, ordinal: number): boolean {
+  // OnPodRollingUpdate: its claims grow first; the pod waits (holding its place in the budget) until they have.
+  return claimsGrownFor(ctx.set, acc, pod, ordinal) ? updateAction(ctx, acc, pod, ordinal) : true;
 }
 
 /**
