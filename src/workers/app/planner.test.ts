@@ -49,6 +49,8 @@ const ordered = { podManagementPolicy: 'OrderedReady' } as const;
 const parallel = { podManagementPolicy: 'Parallel' } as const;
 const rolling = (ru: object) => ({ updateStrategy: { type: 'RollingUpdate' as const, rollingUpdate: ru } });
 const allNew = (n: number, state: PodState = 'ready'): PodSpecTuple[] => Array.from({ length: n }, (_, i) => [i, state, 'new']);
+/** Pods at ordinals 0, 1, … in these states and revisions. */
+const seq = (...pods: [PodState, 'old' | 'new'][]): PodSpecTuple[] => pods.map(([state, r], i) => [i, state, r]);
 const allOld = (n: number): PodSpecTuple[] => Array.from({ length: n }, (_, i) => [i, 'ready', 'old']);
 
 describe('plan', () => {
@@ -139,6 +141,31 @@ describe('plan', () => {
         [3, 'ready', 'old'],
       ],
       ['delete web-3 (update)', 'delete web-0 (update)'],
+    ],
+    [
+      'OrderedReady blocked on an unready outdated pod: that pod is replaced, the healthy one above waits (a revert heals)',
+      { ...ordered, replicas: 3 },
+      seq(['ready', 'old'], ['unready', 'old'], ['ready', 'old']),
+      ['delete web-1 (update)'],
+    ],
+    [
+      'OrderedReady blocked on an unready pod at the update revision: it is waited on',
+      { ...ordered, replicas: 3 },
+      seq(['ready', 'old'], ['unready', 'new'], ['ready', 'old']),
+      [],
+    ],
+    [
+      'Parallel: every unready outdated pod heals at once, beyond maxUnavailable',
+      { ...parallel, replicas: 3, ...rolling({ maxUnavailable: 1 }) },
+      seq(['ready', 'old'], ['unready', 'old'], ['unready', 'old']),
+      ['delete web-2 (update)', 'delete web-1 (update)'],
+    ],
+    ['paused: no pod heals', { ...parallel, replicas: 2, ...rolling({ paused: true }) }, seq(['unready', 'old'], ['unready', 'old']), []],
+    [
+      'unready outdated pods below the partition do not heal',
+      { ...parallel, replicas: 3, ...rolling({ partition: 2 }) },
+      seq(['unready', 'old'], ['unready', 'old'], ['unready', 'old']),
+      ['delete web-2 (update)'],
     ],
     [
       'rolling update: skips updated pods, continues below',
