@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import type { Pod } from '../../../src/kube/types.ts';
 import { getPodRevision, isRunningAndAvailable } from '../../../src/workers/app/pods/predicates.ts';
+import { LIFECYCLE_STATE_LABEL } from '../../../src/api/keys.ts';
 import { NS } from './fixtures.ts';
 import { Scenario } from './scenario.ts';
 
@@ -104,6 +105,17 @@ describe.each(policies)('%s', (podManagementPolicy) => {
     expect(s.violations).toEqual([]);
   });
 
+  it('with canary steps: the broken canary heals when the template is put back', async () => {
+    const canary = { steps: [{ replicas: 1 }, { pause: {} }] };
+    const s = await converged(spec(podManagementPolicy, { maxUnavailable: 1, canary }), CRASHING);
+    const good = s.app().status!.updateRevision!;
+    s.edit(image(BAD));
+    await s.runUntil((x) => x.app().status!.updateRevision !== good && broken(x, x.app().status!.updateRevision!).length === 1);
+    s.edit(image(GOOD));
+    await s.runUntil((x) => healed(x, good), 60);
+    expect(s.violations).toEqual([]);
+  });
+
   it('a paused rollout heals nothing; resumed, it heals', async () => {
     const s = await converged(spec(podManagementPolicy, { maxUnavailable: 2 }), CRASHING);
     const good = s.app().status!.updateRevision!;
@@ -116,6 +128,52 @@ describe.each(policies)('%s', (podManagementPolicy) => {
     expect(broken(s, bad).map((p) => p.metadata.uid)).toEqual(stuck);
     s.edit({ updateStrategy: { rollingUpdate: { paused: false } } });
     await s.runUntil((x) => healed(x, good), 60);
+    expect(s.violations).toEqual([]);
+  });
+});
+
+describe('a revert healing goes through the lifecycle hooks', () => {
+  const TRAFFIC = 'traffic.example/serving';
+  const labelled = (ref: string) => ({
+    template: { metadata: { labels: { app: 'web', [TRAFFIC]: 'yes' } }, spec: { containers: [{ name: 'main', image: ref }] } },
+  });
+  const stateOf = (p: Pod | undefined): string | undefined => p?.metadata.labels?.[LIFECYCLE_STATE_LABEL];
+  /** What a traffic manager does once it has drained a pod asked to prepare for deletion: removes its label. */
+  const drain = async (s: Scenario): Promise<void> => {
+    for (const p of s.pods())
+      if (stateOf(p) === 'PreparingDelete' && p.metadata.labels?.[TRAFFIC] === 'yes')
+        await s.cluster.client().pods.patch(NS, p.metadata.name ?? '', { metadata: { labels: { [TRAFFIC]: null } } });
+  };
+
+  it.each(policies)('%s: the broken pod waits on preDelete before it is replaced', async (podManagementPolicy) => {
+    const s = await converged(
+      { ...spec(podManagementPolicy, { maxUnavailable: 1 }), ...labelled(GOOD), lifecycle: { preDelete: { labelsHandler: { [TRAFFIC]: 'yes' } } } },
+      CRASHING,
+    );
+    const good = s.app().status!.updateRevision!;
+    s.edit(labelled(BAD));
+    // The traffic manager drains every pod the bad rollout asks for, until a pod runs the bad image, broken.
+    for (let i = 0; i < 60; i++) {
+      const rev = s.app().status!.updateRevision!;
+      if (rev !== good && broken(s, rev).some((p) => p.metadata.labels?.[TRAFFIC] === 'yes')) break;
+      await drain(s);
+      await s.step();
+    }
+    const [victim] = broken(s, s.app().status!.updateRevision!);
+    const name = victim?.metadata.name ?? '';
+    expect(victim?.metadata.labels?.[TRAFFIC]).toBe('yes');
+    s.edit(labelled(GOOD));
+    await s.runUntil((x) => stateOf(x.cluster.pods.get(`${NS}/${name}`)) === 'PreparingDelete', 10);
+    // Held by the hook while its label is on: not deleted, whatever the steps.
+    const deletions = s.cluster.podDeletions.length;
+    for (let i = 0; i < 5; i++) await s.step();
+    expect(s.cluster.podDeletions.length).toBe(deletions);
+    expect(s.cluster.pods.get(`${NS}/${name}`)?.metadata.uid).toBe(victim?.metadata.uid);
+    for (let i = 0; i < 80 && !healed(s, good); i++) {
+      await drain(s);
+      await s.step();
+    }
+    expect(healed(s, good)).toBe(true);
     expect(s.violations).toEqual([]);
   });
 });
