@@ -106,6 +106,21 @@ export class FakeKubelet {
     this.post({ ...pod, status: { ...pod.status, phase: 'Failed' } }, rt);
   }
 
+  /**
+   * The pod's running containers exit with an error (a crash); the kubelet restarts them per restartPolicy.
+   * With their image in `neverReady`, the restarted containers never become ready again: a crash loop.
+   */
+  crash(ns: string, name: string): void {
+    const pod = this.cluster.pods.get(`${ns}/${name}`);
+    const rt0 = pod ? this.runtimes.get(pod.metadata.uid) : undefined;
+    if (!pod || !rt0) return;
+    let rt = rt0;
+    for (const c of Object.values(rt0.containers))
+      if (c.phase.kind === 'running') rt = withContainerExited(rt, c.name, { exitCode: 1, reason: 'Error', now: this.clock.ms, crashed: true });
+    this.runtimes.set(pod.metadata.uid, rt);
+    this.post(pod, rt);
+  }
+
   private runs(pod: Stored<Pod>): boolean {
     const phase = pod.status?.phase;
     if (pod.metadata.deletionTimestamp || phase === 'Succeeded' || phase === 'Failed') return false;

@@ -76,6 +76,14 @@ function resourcesFields(kind: ContainerKind, spec: Container, c: ContainerRunti
   return out;
 }
 
+/**
+ * Ready once its probe passed, but not on the way out: a container whose exit is due (a crash at the moment its
+ * probe would first pass) is never reported ready.
+ */
+function readyNow(running: { readyAt: number; exitAt?: number | undefined }, now: number): boolean {
+  return now >= running.readyAt && (running.exitAt === undefined || now < running.exitAt);
+}
+
 export function buildContainerStatus(spec: Container, c: ContainerRuntime | undefined, kind: ContainerKind, ctx: ContainerStatusContext): ContainerStatus {
   const running = c?.phase.kind === 'running' && !c.pullFailure ? c.phase : undefined;
   let state: ContainerState;
@@ -86,7 +94,7 @@ export function buildContainerStatus(spec: Container, c: ContainerRuntime | unde
     state = { running: { startedAt: rfc3339(running.startedAt) } };
     lastState = lastStateOf(c);
     started = ctx.now >= running.startedProbeAt;
-    ready = started && ctx.now >= running.readyAt;
+    ready = started && readyNow(running, ctx.now);
   } else {
     [state, lastState] = notRunningStates(spec, c, kind, ctx);
     // A completed init container reports ready, which is what makes the pod Initialized.

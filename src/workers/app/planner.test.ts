@@ -49,6 +49,8 @@ const ordered = { podManagementPolicy: 'OrderedReady' } as const;
 const parallel = { podManagementPolicy: 'Parallel' } as const;
 const rolling = (ru: object) => ({ updateStrategy: { type: 'RollingUpdate' as const, rollingUpdate: ru } });
 const allNew = (n: number, state: PodState = 'ready'): PodSpecTuple[] => Array.from({ length: n }, (_, i) => [i, state, 'new']);
+/** Pods at ordinals 0, 1, … in these states and revisions. */
+const seq = (...pods: [PodState, 'old' | 'new'][]): PodSpecTuple[] => pods.map(([state, r], i) => [i, state, r]);
 const allOld = (n: number): PodSpecTuple[] => Array.from({ length: n }, (_, i) => [i, 'ready', 'old']);
 
 describe('plan', () => {
@@ -130,7 +132,7 @@ describe('plan', () => {
       ['delete web-3 (update)', 'delete web-2 (update)'],
     ],
     [
-      'rolling update: an unavailable pod uses up the budget',
+      'rolling update: an unavailable pod uses up the budget, and is replaced itself without spending more (it heals)',
       { ...parallel, replicas: 4, ...rolling({ maxUnavailable: 2 }) },
       [
         [0, 'unready', 'old'],
@@ -138,7 +140,32 @@ describe('plan', () => {
         [2, 'ready', 'old'],
         [3, 'ready', 'old'],
       ],
-      ['delete web-3 (update)'],
+      ['delete web-3 (update)', 'delete web-0 (update)'],
+    ],
+    [
+      'OrderedReady blocked on an unready outdated pod: that pod is replaced, the healthy one above waits (a revert heals)',
+      { ...ordered, replicas: 3 },
+      seq(['ready', 'old'], ['unready', 'old'], ['ready', 'old']),
+      ['delete web-1 (update)'],
+    ],
+    [
+      'OrderedReady blocked on an unready pod at the update revision: it is waited on',
+      { ...ordered, replicas: 3 },
+      seq(['ready', 'old'], ['unready', 'new'], ['ready', 'old']),
+      [],
+    ],
+    [
+      'Parallel: every unready outdated pod heals at once, beyond maxUnavailable',
+      { ...parallel, replicas: 3, ...rolling({ maxUnavailable: 1 }) },
+      seq(['ready', 'old'], ['unready', 'old'], ['unready', 'old']),
+      ['delete web-2 (update)', 'delete web-1 (update)'],
+    ],
+    ['paused: no pod heals', { ...parallel, replicas: 2, ...rolling({ paused: true }) }, seq(['unready', 'old'], ['unready', 'old']), []],
+    [
+      'unready outdated pods below the partition do not heal',
+      { ...parallel, replicas: 3, ...rolling({ partition: 2 }) },
+      seq(['unready', 'old'], ['unready', 'old'], ['unready', 'old']),
+      ['delete web-2 (update)'],
     ],
     [
       'rolling update: skips updated pods, continues below',

@@ -198,9 +198,10 @@ export function plan(observed: Observed, now: Date): PlanResult {
   // waits on them. So do pods a lifecycle hook has prepared.
   const inFlight = planInFlight(updates, acc, paused);
   planPrepared(updates, acc, paused, inFlight);
-  // Pods labelled for deletion, then the rolling update proper (not while blocked), then what fell back.
+  // Pods labelled for deletion, then the rolling update proper (while blocked, only the pod OrderedReady waits
+  // on, when it is unavailable and outdated: a revert heals), then what fell back.
   const specified = planSpecifiedDeletes(updates, acc, paused, blocked);
-  if (!blocked) planRollingUpdate(updates, acc, paused, inFlight, specified);
+  planRollingUpdate(updates, acc, { paused, inFlight, specified, blocked });
   planFallbackReport(updates, acc);
   // Lifecycle hooks put their writes in front of the deletes and in-place updates planned above.
   gateLifecycle(set, acc);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BreachLog, checkDisruption, InvariantBreachError, type PodView } from './invariants.ts';
+import { BreachLog, checkArmedUnavailable, checkDisruption, InvariantBreachError, type PodView } from './invariants.ts';
 
 const pod = (ordinal: number, over: Partial<PodView> = {}): PodView => ({
   uid: `u-${ordinal}`,
@@ -47,5 +47,27 @@ describe('the breach log', () => {
 
   it('refuses an opt-out without a reason', () => {
     expect(() => new BreachLog().allow(['gate'], ' ')).toThrow('needs the invariants and a reason');
+  });
+});
+
+describe('the armed maxUnavailable, judged per reconcile', () => {
+  it('flags a reconcile that makes an available replica unavailable beyond the limit', () => {
+    const before = [pod(0), pod(1), pod(2, { available: false }), pod(3)];
+    const after = [pod(0), pod(1), pod(2, { available: false }), pod(3, { terminating: true, available: false })];
+    expect(checkArmedUnavailable(before, after, range, 1).found).toEqual([
+      { invariant: 'maxUnavailable', pod: 'web-2, web-3', detail: '2 unavailable > maxUnavailable 1 (web-2, web-3)' },
+    ]);
+  });
+
+  it('does not flag replacing pods that were unavailable already, even beyond the limit (a revert healing)', () => {
+    const before = [pod(0), pod(1, { available: false }), pod(2, { available: false })];
+    const after = [pod(0), pod(1, { terminating: true, available: false }), pod(2, { uid: 'u-2b', available: false })];
+    expect(checkArmedUnavailable(before, after, { start: 0, end: 3 }, 1)).toEqual({ unavailable: 2, found: [] });
+  });
+
+  it('flags a missing replica that was available before', () => {
+    const before = [pod(0), pod(1, { available: false }), pod(2)];
+    const after = [pod(0), pod(1, { available: false })];
+    expect(checkArmedUnavailable(before, after, { start: 0, end: 3 }, 1).found).toHaveLength(1);
   });
 });

@@ -128,6 +128,23 @@ export function checkUnavailable(after: readonly PodView[], r: Range, limit: num
 }
 
 /**
+ * The armed limit, judged per reconcile: a breach when more than `limit` replicas in range are unavailable
+ * after it and the reconcile made an ordinal unavailable that was available before. Pods that fail by
+ * themselves (between reconciles) are not its doing, and replacing or updating a pod that was unavailable
+ * already (a revert healing a broken pod) leaves its ordinal unavailable, not one more.
+ */
+export function checkArmedUnavailable(before: readonly PodView[], after: readonly PodView[], r: Range, limit: number): { unavailable: number; found: Found[] } {
+  const result = checkUnavailable(after, r, limit);
+  if (result.found.length === 0) return result;
+  const wasDown = (o: number): boolean => before.find((b) => b.ordinal === o)?.available !== true;
+  for (let o = r.start; o < r.end; o++) {
+    const p = after.find((a) => a.ordinal === o);
+    if ((!p || !p.available) && !wasDown(o)) return result;
+  }
+  return { unavailable: result.unavailable, found: [] };
+}
+
+/**
  * The App's own limit, which needs no arming: a reconcile that takes an available pod in range out of service
  * (deletes it, starts its in-place update, moves it to a lifecycle state) leaves at most `limit` replicas in
  * range unavailable. Pods that fail or start by themselves are not the reconcile's doing and are not judged.

@@ -23,11 +23,11 @@ import { makeApp, NS } from './fixtures.ts';
 import { ordinalRange } from '../../../src/workers/app/pods/pod-set.ts';
 import {
   BreachLog,
+  checkArmedUnavailable,
   checkDisruption,
   checkIdentity,
   checkPartition,
   checkPaused,
-  checkUnavailable,
   type Found,
   type InvariantName,
   type PodView,
@@ -37,7 +37,10 @@ import {
 const silent = pino({ level: 'silent' });
 
 export interface Invariants {
-  /** Never more than this many replicas unavailable (checked while `armed`). */
+  /**
+   * Never more than this many replicas unavailable after a reconcile that made a replica unavailable (checked
+   * while `armed`; pods failing by themselves, or already unavailable pods being replaced, are not judged).
+   */
   maxUnavailable?: number;
   /** Pods below this ordinal keep their UID (checked while `armed`). */
   partition?: number;
@@ -201,7 +204,7 @@ export class Scenario {
     if (limit !== undefined) found.push(...checkDisruption(before, after, range, limit));
     if (this.armed) {
       if (this.invariants.maxUnavailable !== undefined) {
-        const armed = checkUnavailable(after, range, this.invariants.maxUnavailable);
+        const armed = checkArmedUnavailable(before, after, range, this.invariants.maxUnavailable);
         this.peakUnavailable = Math.max(this.peakUnavailable, armed.unavailable);
         found.push(...armed.found);
       }

@@ -8,15 +8,19 @@
  * — never letting more than maxUnavailable replicas be unavailable (missing, terminating, not yet available
  * or being updated in place all count). OnDelete and paused start nothing; in-place updates already under
  * way are driven by `planInFlight` whatever the state of the rollout.
+ *
+ * A revert heals by itself (`heals`): an outdated pod that is unavailable already is moved without waiting for
+ * it and without spending budget, since moving it cannot lower availability. OrderedReady, blocked on a pod,
+ * moves only that pod, and only when it heals: it is the pod the ordering waits on, so moving it is the progress.
  */
 import { ConditionType, Reason } from '../../../api/keys.ts';
 import { maxUnavailableOf } from '../../../api/int-or-percent.ts';
 import type { Action } from '../actions.ts';
 import { findCondition } from '../status/conditions.ts';
 import { collectFallbacks, updateAction, type UpdateContext } from './inplace-plan.ts';
-import { getPodRevision, isTerminating, isUnavailable } from '../pods/predicates.ts';
+import { getPodRevision, isFailed, isSucceeded, isTerminating, isUnavailable } from '../pods/predicates.ts';
 import type { Accumulator, PodSet } from '../pods/pod-set.ts';
-import type { Pod } from '../../../kube/types.ts';
+import type { Pod, Stored } from '../../../kube/types.ts';
 import type { SpecifiedDeletes } from './specified-delete.ts';
 import { claimsGrownFor } from './volume-growth.ts';
 import { priorityView } from './update-order.ts';
@@ -33,28 +37,69 @@ export function maxUnavailable(set: PodSet): number {
 }
 
 /**
- * `paused`: spec paused, or a canary pause being entered now. `inFlight`: ordinals whose in-place update is
- * under way (driven elsewhere; they already count as unavailable). `specified`: pods deleted for their
- * specified-delete label, and the budget they spent. A pod InPlaceOnly refuses spends no budget.
+ * Whether moving outdated `pod` heals it: it is unavailable already (not running, not ready, or not yet ready
+ * for minReadySeconds), so replacing it or updating it in place cannot lower availability. Such a pod is moved
+ * without waiting for it and spends no budget. Terminating pods and pods below the partition are never
+ * outdated candidates (`outdatedOrdinals`), so they are never healed.
  */
-export function planRollingUpdate(
-  ctx: UpdateContext,
-  acc: Accumulator,
-  paused: boolean,
-  inFlight: ReadonlySet<number>,
-  specified: SpecifiedDeletes = { ordinals: new Set(), spent: 0 },
-): void {
+export function heals(set: Pick<PodSet, 'minReadySeconds' | 'now'>, pod: Pod): boolean {
+  return isUnavailable(pod, set.minReadySeconds, set.now);
+}
+
+/**
+ * The replica OrderedReady waits on when blocked: the lowest ordinal whose pod is missing, terminating or not
+ * available (where `planReplicas` stopped). Undefined in Parallel mode, or when no replica is waited on (a
+ * scale-down blocked, claims to read).
+ */
+export function waitedOn(set: PodSet): number | undefined {
+  if (!set.monotonic) return undefined;
+  return set.ordinals.find((o) => isUnavailable(set.replicas.get(o), set.minReadySeconds, set.now));
+}
+
+/** What the rolling update is given by the phases before it. */
+export interface RollingInput {
+  /** Spec paused, a canary pause being entered now, or the deadline pausing the rollout now. */
+  paused: boolean;
+  /** Ordinals whose in-place update is under way (driven elsewhere; they already count as unavailable). */
+  inFlight: ReadonlySet<number>;
+  /** Pods deleted for their specified-delete label, and the budget they spent. */
+  specified?: SpecifiedDeletes | undefined;
+  /** The scaling phase stopped (OrderedReady waits on a pod): only that pod may move, and only when it heals. */
+  blocked?: boolean | undefined;
+}
+
+/**
+ * The live pod at `ordinal` the rolling update may move, if any: not in flight, not a specified delete, not
+ * failed, and the pod OrderedReady waits on when `only` is set.
+ */
+function movable(set: PodSet, ordinal: number, input: RollingInput, only: number | undefined): Stored<Pod> | undefined {
+  const pod = set.replicas.get(ordinal);
+  if (!pod || (only !== undefined && ordinal !== only)) return undefined;
+  if (input.inFlight.has(ordinal) || input.specified?.ordinals.has(ordinal) === true) return undefined;
+  // A failed pod is replaced by the scaling phase (`planReplicas`), at the revision it may run.
+  return isFailed(pod) || isSucceeded(pod) ? undefined : pod;
+}
+
+/** Moves outdated pods within the budget, and outdated pods that heal without spending it. A pod InPlaceOnly refuses spends no budget. */
+export function planRollingUpdate(ctx: UpdateContext, acc: Accumulator, input: RollingInput): void {
   const { set } = ctx;
-  if (!ctx.rolling || paused) return;
-  let budget = maxUnavailable(set) - unavailableReplicas(set) - specified.spent;
+  if (!ctx.rolling || input.paused) return;
+  const only = input.blocked === true ? waitedOn(set) : undefined;
+  if (input.blocked === true && only === undefined) return;
+  let budget = maxUnavailable(set) - unavailableReplicas(set) - (input.specified?.spent ?? 0);
   for (const ordinal of outdatedOrdinals(set)) {
-    if (budget <= 0) break;
-    const pod = set.replicas.get(ordinal);
-    if (!pod || inFlight.has(ordinal) || specified.ordinals.has(ordinal)) continue;
-    // OnPodRollingUpdate: its claims grow first; the pod waits (holding its place in the budget) until they have.
-    if (!claimsGrownFor(set, acc, pod, ordinal)) budget--;
-    else if (updateAction(ctx, acc, pod, ordinal)) budget--;
+    const pod = movable(set, ordinal, input, only);
+    if (!pod) continue;
+    const healing = heals(set, pod);
+    if (!healing && budget <= 0) continue;
+    if (moveOutdated(ctx, acc, pod, ordinal) && !healing) budget--;
   }
+}
+
+/** Moves outdated `pod` (recreate or an in-place step); false when InPlaceOnly refuses it (no budget spent). */
+function moveOutdated(ctx: UpdateContext, acc: Accumulator, pod: Stored<Pod>, ordinal: number): boolean {
+  // OnPodRollingUpdate: its claims grow first; the pod waits (holding its place in the budget) until they have.
+  return claimsGrownFor(ctx.set, acc, pod, ordinal) ? updateAction(ctx, acc, pod, ordinal) : true;
 }
 
 /**
