@@ -9,7 +9,7 @@ import { loadKubeConfig, KubeRest } from '../../src/kube/rest.ts';
 import { core } from '../../src/kube/paths.ts';
 import { waitFor } from '../../src/common/wait.ts';
 import { imageListRef } from '../../src/api/group.ts';
-import type { ImageList } from '../../src/api/image-list.ts';
+import type { ImageList, ImageListEntry } from '../../src/api/image-list.ts';
 import { createLogger } from '../../src/common/log.ts';
 import { syncPullSecretCopies } from '../../src/workers/imagelist/pull-secrets.ts';
 
@@ -73,11 +73,14 @@ export async function createPullSecret(ns: string, name: string, auths: Record<s
 
 /**
  * Copies the pull secrets that ImageList `node`'s entries name into `namespace`, with the worker's own code
- * (what the worker's ImageList reconcile does when pull secrets are enabled), for tests that run a daemon alone.
+ * (what the worker's ImageList reconcile does when pull secrets are enabled), for tests that run a daemon alone;
+ * `images` copies for entries not written yet.
  */
-export async function copyPullSecrets(node: string, namespace: string): Promise<void> {
+export async function copyPullSecrets(node: string, namespace: string, images?: ImageListEntry[]): Promise<void> {
   const { rest } = sandbox();
-  const list = await rest.get<ImageList>(imageListRef(node));
+  const stored = await rest.get<ImageList>(imageListRef(node));
+  // `images`: the entries about to be written, so that the copies exist before the daemon sees them.
+  const list = images ? { ...stored, spec: { images } } : stored;
   const signal = AbortSignal.timeout(30_000);
   await syncPullSecretCopies(node, list, namespace, { rest, log: createLogger('copies', 'warn'), signal, now: () => new Date() });
 }

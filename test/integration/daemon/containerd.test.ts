@@ -372,8 +372,10 @@ describe('ebb daemon against containerd and a registry', () => {
     expect(await cri.imageStatus(ref, { signal })).toBeUndefined();
 
     // The same image, now with its pull secret: the changed entry is tried again at once.
-    await setImages([{ image: pushed.v1.ref }, { image: ref, pullSecret: { namespace: ns, name: 'regcred' } }]);
-    await copyPullSecrets(node, copies);
+    // The worker's copy first, as if it had been quick: the daemon then meets no "unusable" attempt before it.
+    const withSecret = [{ image: pushed.v1.ref }, { image: ref, pullSecret: { namespace: ns, name: 'regcred' } }];
+    await copyPullSecrets(node, copies, withSecret);
+    await setImages(withSecret);
     const pulled = await waitStatus(ref, (s) => s.phase === 'Pulled', 'pulled with the pull secret');
     expect(pulled).toMatchObject({ imageRef: pushed.private.image.id });
     expect(pulled.message).toBeUndefined();

@@ -185,6 +185,15 @@ describe('deploy/ installed on the sandbox apiserver', () => {
     const dedicated = node!;
     kubeconfigs.watcher = await createToken('watcher');
     kubeconfigs.worker = await createToken('worker');
+    // The worker's admission policy is in force before the worker starts: everything below runs under it.
+    const orphan = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'orphan' }, spec: { containers: [{ name: 'main', image: image('v1') }] } };
+    const orphanRefusal = async (): Promise<true | undefined> =>
+      (await rejection(clientOf(kubeconfigOf('worker')).create(core('pods', ns), orphan, { dryRun: 'All' })).catch(() => undefined))?.message.includes(
+        "ValidatingAdmissionPolicy 'ebb-worker-app-owned'",
+      )
+        ? true
+        : undefined;
+    await waitFor(orphanRefusal, { ...WAIT, signal, what: 'the worker policy in force' });
     // The daemon's pod on the node, made from the DaemonSet's template as its controller would (the sandbox runs
     // no workload controllers); a token bound to it names the node.
     const daemonSet = objects.find((o) => o.kind === 'DaemonSet' && o.metadata.name === ACCOUNT.daemon) as unknown as {
