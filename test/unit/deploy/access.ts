@@ -16,8 +16,8 @@ export interface Resource {
 
 /**
  * One row: `verbs` on `on`, allowed or denied. `by: 'rbac'` rows are authorization (every verb is asked with
- * a SelfSubjectAccessReview, in all namespaces and in one); `by: 'admission'` rows are the daemon's
- * ValidatingAdmissionPolicy, which RBAC cannot express: `object` says whose ImageList is written.
+ * a SelfSubjectAccessReview, in all namespaces and in one); `by: 'admission'` rows are ValidatingAdmissionPolicies,
+ * which RBAC cannot express: `object` says which object is written (whose ImageList, whose pod).
  */
 export interface AccessRow {
   component: Component;
@@ -25,7 +25,14 @@ export interface AccessRow {
   on: Resource;
   allowed: boolean;
   by: 'rbac' | 'admission';
-  object?: 'its own node' | 'another node' | 'any node, token bound to no pod';
+  object?:
+    | 'its own node'
+    | 'another node'
+    | 'any node, token bound to no pod'
+    | 'an App owns'
+    | 'no App owns'
+    | 'in kube-system'
+    | 'an entry naming a Secret it may not get';
   why: string;
 }
 
@@ -118,6 +125,42 @@ export const ACCESS: readonly AccessRow[] = [
     by: 'admission',
     object: 'any node, token bound to no pod',
     why: 'a token without a node-name claim writes no ImageList',
+  },
+  {
+    component: 'worker',
+    verbs: ['create'],
+    on: core('pods'),
+    allowed: true,
+    by: 'admission',
+    object: 'an App owns',
+    why: 'a pod with an App controller reference (ValidatingAdmissionPolicy ebb-worker-app-owned)',
+  },
+  {
+    component: 'worker',
+    verbs: ['create'],
+    on: core('pods'),
+    allowed: false,
+    by: 'admission',
+    object: 'no App owns',
+    why: 'pods, claims and revisions it writes are owned by an App: refused by ebb-worker-app-owned',
+  },
+  {
+    component: 'worker',
+    verbs: ['create'],
+    on: core('pods'),
+    allowed: false,
+    by: 'admission',
+    object: 'in kube-system',
+    why: "nothing in kube-system or ebb's own namespaces, App-owned or not",
+  },
+  {
+    component: 'worker',
+    verbs: ['patch'],
+    on: imageLists,
+    allowed: false,
+    by: 'admission',
+    object: 'an entry naming a Secret it may not get',
+    why: 'an entry names only a pull secret its writer may get (ValidatingAdmissionPolicy ebb-imagelist-pull-secrets)',
   },
 ];
 
