@@ -50,7 +50,7 @@ export async function workerCommand(): Promise<number> {
   const cfg = loadWorkerConfig();
   const log = createLogger('worker', cfg.logLevel);
   logCrashes(log);
-  const worker = await startWorker(cfg, log, reconcilers());
+  const worker = await startWorker(cfg, log, reconcilers(cfg));
   const sig = await untilSignal();
   log.info({ signal: sig }, 'shutting down');
   return stopWithin(() => worker.stop(), cfg.shutdownTimeoutMs + WORKER_STOP_MARGIN_MS, log);

@@ -42,7 +42,7 @@ export function boardLogin(auth: BoardAuth): string | undefined {
 export async function startAll(env: Env, log: Logger): Promise<RunningAll> {
   const cfg = parseRunConfig(env);
   const watcher = await startWatcher(cfg.watcher, log.child({ process: 'watcher' }));
-  const worker = await startWorker(cfg.worker, log.child({ process: 'worker' }), reconcilers()).catch(async (err: unknown) => {
+  const worker = await startWorker(cfg.worker, log.child({ process: 'worker' }), reconcilers(cfg.worker)).catch(async (err: unknown) => {
     await watcher.stop();
     throw err;
   });

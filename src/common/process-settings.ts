@@ -60,3 +60,16 @@ export const WATCH_SETTINGS = table({
     doc: 'a watch that delivers nothing for this long (not even a bookmark) is re-opened',
   },
 });
+
+/**
+ * The namespace of pull-secret copies (src/api/pull-secret-copy.ts), the same for the worker, which makes
+ * them, and the daemon, which reads them. Unset, pull secrets are not used: the opt-in.
+ */
+export const PULL_SECRET_NAMESPACE_SETTING = {
+  name: 'EBB_PULL_SECRET_NAMESPACE',
+  type: 'string',
+  pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/,
+  format: 'be a namespace name',
+  defaultDoc: 'unset: pull secrets are not used',
+  doc: 'namespace of the copies of ImageList pull secrets that the worker makes and the daemon reads (deploy/components/daemon-pull-secrets sets it)',
+} as const;

@@ -1,5 +1,13 @@
 import type { LogLevel } from '../common/log.ts';
-import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, WATCH_SETTINGS, kubeEnvOf, type KubeEnv } from '../common/process-settings.ts';
+import {
+  HTTP_SETTINGS,
+  KUBE_SETTINGS,
+  LOG_SETTINGS,
+  PULL_SECRET_NAMESPACE_SETTING,
+  WATCH_SETTINGS,
+  kubeEnvOf,
+  type KubeEnv,
+} from '../common/process-settings.ts';
 import { formatDuration } from '../common/duration.ts';
 import { frozen, parseSettings, table, type Env } from '../common/settings.ts';
 
@@ -23,6 +31,8 @@ export interface DaemonConfig {
   readonly statusFlushMs: number;
   /** A watch that delivers nothing (bookmarks included) for this long is re-opened. */
   readonly watchdogMs: number;
+  /** Where the worker copies pull secrets, the only namespace whose Secrets the daemon reads; unset: none. */
+  readonly pullSecretNamespace: string | undefined;
   /** Where the apiserver is (KUBECONFIG, or the in-cluster service settings). */
   readonly kube: KubeEnv;
   readonly httpAddress: string;
@@ -66,6 +76,7 @@ export const DAEMON_SETTINGS = table(
       check: unixSocketProblem,
       doc: "the container runtime's CRI socket (containerd, CRI-O)",
     },
+    pullSecretNamespace: PULL_SECRET_NAMESPACE_SETTING,
     pullConcurrency: { name: 'EBB_PULL_CONCURRENCY', type: 'int', default: 2, min: 1, max: 32, doc: 'image pulls the daemon runs at once' },
     pullTimeout: { name: 'EBB_PULL_TIMEOUT', type: 'duration', default: '10m', min: '10s', max: '6h', doc: 'deadline of one image pull' },
     pullBackoffBase: {
@@ -118,6 +129,7 @@ export function parseDaemonConfig(env: Env): DaemonConfig {
     recheckPeriodMs: v.recheckPeriod,
     statusFlushMs: v.statusFlush,
     watchdogMs: v.watchdog,
+    pullSecretNamespace: v.pullSecretNamespace,
     kube: kubeEnvOf(v),
     httpAddress: v.httpAddress,
     httpPort: v.httpPort,

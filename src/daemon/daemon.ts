@@ -14,7 +14,7 @@ import { daemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
 import type { ImageRuntime } from './runtime.ts';
 import { ImageScheduler } from './scheduler.ts';
-import { pullAuthFrom, restSecretReader, type SecretReader } from './secrets.ts';
+import { copySecretReader, pullAuthFrom, type SecretReader } from './secrets.ts';
 import { watchOwnImageList, type SourceState } from './source.ts';
 import { StatusWriter, type StatusApi } from './status.ts';
 import { errorMessage } from '../common/errors.ts';
@@ -96,7 +96,7 @@ export async function startDaemon(opts: DaemonOptions, deps: DaemonDeps): Promis
   const { rest, runtime, log } = deps;
   const ac = new AbortController();
   const metrics = daemonMetrics();
-  const readSecret = deps.secrets ?? restSecretReader(rest);
+  const readSecret = deps.secrets ?? copySecretReader(rest, opts.pullSecretNamespace, opts.nodeName);
   const status = new StatusWriter({
     api: statusApi(rest, opts.nodeName),
     desired: () => scheduler.snapshot(),

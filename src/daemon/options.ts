@@ -22,6 +22,8 @@ export interface DaemonOptions {
   readonly statusFlushMs: number;
   /** A watch that delivers nothing (not even a bookmark) for this long is re-opened. */
   readonly watchdogMs: number;
+  /** The namespace of pull-secret copies, the only one whose Secrets the daemon reads; undefined: pull secrets off. */
+  readonly pullSecretNamespace?: string | undefined;
   readonly httpAddress: string;
   /** 0 picks a free port. */
   readonly httpPort: number;
@@ -54,6 +56,7 @@ export function daemonOptionsOf(cfg: DaemonConfig): DaemonOptions {
     recheckPeriodMs: cfg.recheckPeriodMs,
     statusFlushMs: cfg.statusFlushMs,
     watchdogMs: cfg.watchdogMs,
+    pullSecretNamespace: cfg.pullSecretNamespace,
     httpAddress: cfg.httpAddress,
     httpPort: cfg.httpPort,
     logLevel: cfg.logLevel,

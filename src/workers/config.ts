@@ -1,5 +1,5 @@
 import type { LogLevel } from '../common/log.ts';
-import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, kubeEnvOf, type KubeEnv } from '../common/process-settings.ts';
+import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, PULL_SECRET_NAMESPACE_SETTING, kubeEnvOf, type KubeEnv } from '../common/process-settings.ts';
 import { frozen, parseSettings, table, type Env } from '../common/settings.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
 
@@ -13,6 +13,8 @@ export interface WorkerConfig {
   /** How long SIGTERM waits for running reconciles before the worker exits anyway. */
   readonly shutdownTimeoutMs: number;
   readonly logLevel: LogLevel;
+  /** Where ImageList pull secrets are copied for the node daemons; undefined: pull secrets are not used. */
+  readonly pullSecretNamespace: string | undefined;
 }
 
 /** Everything `ebb worker` reads. */
@@ -22,6 +24,7 @@ export const WORKER_SETTINGS = table(
     ...LOG_SETTINGS.entries,
     ...HTTP_SETTINGS.entries,
     ...QUEUE_SETTINGS.entries,
+    pullSecretNamespace: PULL_SECRET_NAMESPACE_SETTING,
     shutdownTimeout: {
       name: 'EBB_SHUTDOWN_TIMEOUT',
       type: 'duration',
@@ -44,6 +47,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     httpPort: v.httpPort,
     shutdownTimeoutMs: v.shutdownTimeout,
     logLevel: v.logLevel,
+    pullSecretNamespace: v.pullSecretNamespace,
   });
 }
 

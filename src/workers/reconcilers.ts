@@ -1,9 +1,35 @@
 import type { ObjectKind } from '../queue/names.ts';
-import { reconcileApp } from './app/reconcile.ts';
-import { reconcileImageList } from './imagelist/reconcile.ts';
+import { appReconciler } from './app/reconcile.ts';
+import type { AppClient, ImageListStore } from './app/client.ts';
+import { restAppClient } from './app/rest-client.ts';
+import { imageListReconciler } from './imagelist/reconcile.ts';
 import type { Reconciler } from './types.ts';
 
+/** What the reconcilers take from the worker's configuration. */
+export interface ReconcilerOptions {
+  /** Where ImageList pull secrets are copied for the node daemons; undefined: pull secrets are not used. */
+  pullSecretNamespace?: string | undefined;
+}
+
+/**
+ * Pre-warm entries without their pull secrets: where pull secrets are not enabled, the worker does not name
+ * them (admission would refuse a Secret the worker may not read, and the daemon could not use it anyway).
+ */
+export function withoutPullSecrets(store: ImageListStore): ImageListStore {
+  const strip = (body: unknown): unknown => {
+    const b = body as { spec?: { images?: Record<string, unknown>[] } };
+    if (!b.spec?.images) return body;
+    return { ...b, spec: { ...b.spec, images: b.spec.images.map(({ pullSecret: _dropped, ...entry }) => entry) } };
+  };
+  return { list: (selector) => store.list(selector), apply: (name, body, manager) => store.apply(name, strip(body), manager) };
+}
+
 /** The reconcile function for each kind the worker handles. */
-export function reconcilers(): Record<ObjectKind, Reconciler> {
-  return { App: reconcileApp, ImageList: reconcileImageList };
+export function reconcilers(opts: ReconcilerOptions = {}): Record<ObjectKind, Reconciler> {
+  const enabled = opts.pullSecretNamespace !== undefined;
+  const appClient = (ctx: Parameters<Reconciler>[1]): AppClient => {
+    const client = restAppClient(ctx.rest, ctx.signal);
+    return enabled ? client : { ...client, imageLists: withoutPullSecrets(client.imageLists) };
+  };
+  return { App: appReconciler(appClient), ImageList: imageListReconciler(opts.pullSecretNamespace) };
 }

@@ -8,6 +8,10 @@ import { KubeError } from '../../src/kube/errors.ts';
 import { loadKubeConfig, KubeRest } from '../../src/kube/rest.ts';
 import { core } from '../../src/kube/paths.ts';
 import { waitFor } from '../../src/common/wait.ts';
+import { imageListRef } from '../../src/api/group.ts';
+import type { ImageList, ImageListEntry } from '../../src/api/image-list.ts';
+import { createLogger } from '../../src/common/log.ts';
+import { syncPullSecretCopies } from '../../src/workers/imagelist/pull-secrets.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -65,4 +69,18 @@ export async function createPullSecret(ns: string, name: string, auths: Record<s
     type: 'kubernetes.io/dockerconfigjson',
     data: { '.dockerconfigjson': Buffer.from(JSON.stringify({ auths })).toString('base64') },
   });
+}
+
+/**
+ * Copies the pull secrets that ImageList `node`'s entries name into `namespace`, with the worker's own code
+ * (what the worker's ImageList reconcile does when pull secrets are enabled), for tests that run a daemon alone;
+ * `images` copies for entries not written yet.
+ */
+export async function copyPullSecrets(node: string, namespace: string, images?: ImageListEntry[]): Promise<void> {
+  const { rest } = sandbox();
+  const stored = await rest.get<ImageList>(imageListRef(node));
+  // `images`: the entries about to be written, so that the copies exist before the daemon sees them.
+  const list = images ? { ...stored, spec: { images } } : stored;
+  const signal = AbortSignal.timeout(30_000);
+  await syncPullSecretCopies(node, list, namespace, { rest, log: createLogger('copies', 'warn'), signal, now: () => new Date() });
 }

@@ -95,7 +95,15 @@ export type Action =
    * ImageList `node` (created when absent), plus the label that marks the ImageList as holding this App's
    * entries; its value names the image set. Best effort: a failure never stops the reconcile.
    */
-  | { kind: 'requestPrewarm'; node: string; fieldManager: string; label: { key: string; value: string }; images: string[] }
+  | {
+      kind: 'requestPrewarm';
+      node: string;
+      fieldManager: string;
+      label: { key: string; value: string };
+      images: string[];
+      /** The pod template's first image pull Secret, named on each entry (used only where pull secrets are enabled). */
+      pullSecret?: { namespace: string; name: string } | undefined;
+    }
   /**
    * Pre-warm: server-side apply of nothing with the App's field manager, which removes this App's entries and
    * label from ImageList `node` and nothing else (an entry another manager also lists stays). `uid` is a

@@ -1,7 +1,7 @@
 /**
  * The ImageList reconciler: the periodic re-pull of `alwaysPull` entries. It re-reads the ImageList, applies
  * the re-pull manager's entries when one falls due (or one must be released), and returns a timer for the
- * next due entry. The timer lives in the always-on watcher's timers queue, so it fires at zero workers.
+ * next due entry; with pull secrets enabled, it keeps the entries' pull-secret copies (`pull-secrets.ts`). The timer lives in the always-on watcher's timers queue, so it fires at zero workers.
  */
 import { API_VERSION, IMAGE_LIST_KIND, imageListRef } from '../../api/group.ts';
 import type { ImageList } from '../../api/image-list.ts';
@@ -11,6 +11,7 @@ import type { ReconcileContext, ReconcileResult } from '../types.ts';
 import type { ManagedFieldsEntry } from '../../kube/types.ts';
 import { imagesOwnedBy } from './managed-fields.ts';
 import { planRepull, REPULL_FIELD_MANAGER, type RepullEntry, type RepullPlan } from './repull-plan.ts';
+import { syncPullSecretCopies } from './pull-secrets.ts';
 
 export const REPULL_WAIT_REASON = 'repull';
 
@@ -51,9 +52,17 @@ export function repullSummary(plan: Pick<RepullPlan, 'apply' | 'requested' | 'wa
   };
 }
 
-export async function reconcileImageList(key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> {
-  const list = await readImageList(key, ctx);
-  if (!list || list.metadata.deletionTimestamp) return { summary: { gone: true }, logs: ['the ImageList is gone or being deleted'] };
+/** The ImageList reconciler; with a pull-secret namespace, it also keeps the pull-secret copies there. */
+export function imageListReconciler(pullSecretNamespace: string | undefined): (key: ObjectKey, ctx: ReconcileContext) => Promise<ReconcileResult> {
+  return async (key, ctx) => {
+    const list = await readImageList(key, ctx);
+    if (!list || list.metadata.deletionTimestamp) return { summary: { gone: true }, logs: ['the ImageList is gone or being deleted'] };
+    if (pullSecretNamespace !== undefined) await syncPullSecretCopies(key.name, list, pullSecretNamespace, ctx);
+    return repull(key, list, ctx);
+  };
+}
+
+async function repull(key: ObjectKey, list: ImageList, ctx: ReconcileContext): Promise<ReconcileResult> {
   const managedFields = (list.metadata as { managedFields?: ManagedFieldsEntry[] }).managedFields;
   const plan = planRepull({
     entries: list.spec?.images ?? [],

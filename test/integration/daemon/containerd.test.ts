@@ -19,7 +19,7 @@ import { startContainerd, type Containerd } from '../../runtime/containerd.ts';
 import checkRuntimePackages from '../../runtime/global-setup.ts';
 import { buildImage, pushImage, type OciImage } from '../../../harness/sandbox/real-node/oci-image.ts';
 import { startRegistry, type AccessLogEntry, type Registry } from '../../runtime/registry.ts';
-import { createPullSecret, freshNamespace, sandbox } from '../support.ts';
+import { copyPullSecrets, createPullSecret, freshNamespace, sandbox } from '../support.ts';
 import { startEbbDaemon, type EbbDaemon } from './ebb-daemon.ts';
 import { startRegistryGate, type RegistryGate } from './registry-gate.ts';
 
@@ -52,6 +52,8 @@ describe('ebb daemon against containerd and a registry', () => {
   let gate: RegistryGate;
   let cri: CriClient;
   let daemon: EbbDaemon;
+  /** Where the worker would copy pull secrets: the only namespace the daemon reads Secrets in. */
+  let copies = '';
   let daemonStarts = 0;
   const pushed: Record<'v1' | 'v2' | 'v3' | 'recovered' | 'moved' | 'private' | 'slow', Pushed> = {} as never;
 
@@ -75,6 +77,7 @@ describe('ebb daemon against containerd and a registry', () => {
         EBB_PULL_BACKOFF_MAX: `${BACKOFF.maxMs}ms`,
         EBB_RECHECK_PERIOD: '10s',
         EBB_PULL_TIMEOUT: '60s',
+        EBB_PULL_SECRET_NAMESPACE: copies,
         // The most the daemon ever logs: the credential search below covers every line it can write.
         EBB_LOG_LEVEL: 'debug',
       },
@@ -113,6 +116,7 @@ describe('ebb daemon against containerd and a registry', () => {
   beforeAll(async () => {
     await checkRuntimePackages();
     workDir = await mkdtemp(join(tmpdir(), 'ebb-cdt-'));
+    copies = await freshNamespace('copies');
     [containerd, registry, privateRegistry] = await Promise.all([
       startContainerd(signal, { logLevel: 'trace' }),
       startRegistry({ signal }),
@@ -368,7 +372,10 @@ describe('ebb daemon against containerd and a registry', () => {
     expect(await cri.imageStatus(ref, { signal })).toBeUndefined();
 
     // The same image, now with its pull secret: the changed entry is tried again at once.
-    await setImages([{ image: pushed.v1.ref }, { image: ref, pullSecret: { namespace: ns, name: 'regcred' } }]);
+    // The worker's copy first, as if it had been quick: the daemon then meets no "unusable" attempt before it.
+    const withSecret = [{ image: pushed.v1.ref }, { image: ref, pullSecret: { namespace: ns, name: 'regcred' } }];
+    await copyPullSecrets(node, copies, withSecret);
+    await setImages(withSecret);
     const pulled = await waitStatus(ref, (s) => s.phase === 'Pulled', 'pulled with the pull secret');
     expect(pulled).toMatchObject({ imageRef: pushed.private.image.id });
     expect(pulled.message).toBeUndefined();

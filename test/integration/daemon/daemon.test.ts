@@ -17,7 +17,7 @@ import { daemonOptions } from '../../../src/daemon/options.ts';
 import type { ImageRuntime, PullAuth } from '../../../src/daemon/runtime.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { KubeRest, loadKubeConfig, PatchType } from '../../../src/kube/rest.ts';
-import { createPullSecret, freshNamespace, sandbox } from '../support.ts';
+import { copyPullSecrets, createPullSecret, freshNamespace, sandbox } from '../support.ts';
 
 interface Call {
   method: 'imageStatus' | 'pull';
@@ -55,6 +55,8 @@ describe('ebb daemon on a simulated node', () => {
   let cri: CriRuntime;
   let recorder: ReturnType<typeof recording>;
   let daemon: RunningDaemon;
+  /** Where the worker would copy pull secrets: the only namespace the daemon reads Secrets in. */
+  let copies = '';
   let direct: CriClient;
 
   const list = (): Promise<ImageList | undefined> =>
@@ -83,6 +85,7 @@ describe('ebb daemon on a simulated node', () => {
   beforeAll(async () => {
     await stat(socket);
     await removeList();
+    copies = await freshNamespace('copies');
     cri = criImageRuntime(unixEndpoint(socket), { pullTimeoutMs: 60_000 });
     recorder = recording(cri);
     direct = CriClient.connect(unixEndpoint(socket));
@@ -95,6 +98,7 @@ describe('ebb daemon on a simulated node', () => {
       backoffBaseMs: 300,
       backoffMaxMs: 1_000,
       recheckPeriodMs: 1_000,
+      pullSecretNamespace: copies,
     });
     daemon = await startDaemon(opts, { rest: new KubeRest(loadKubeConfig(kubeconfig)), runtime: recorder.runtime, log: createLogger('daemon', 'warn') });
   });
@@ -171,13 +175,15 @@ describe('ebb daemon on a simulated node', () => {
       { image: image('private'), pullSecret: { namespace: ns, name: 'regcred' } },
       { image: image('nosecret'), pullSecret: { namespace: ns, name: 'missing' } },
     ]);
+    // The worker's copies, the only Secrets the daemon reads.
+    await copyPullSecrets(node, copies);
     await waitStatus(image('private'), (s) => s.phase === 'Pulled', 'private Pulled');
     expect(recorder.calls.find((c) => c.method === 'pull' && c.image === image('private'))?.auth).toMatchObject({
       username: 'robot',
       serverAddress: 'registry.example.com',
     });
     const failed = await waitStatus(image('nosecret'), (s) => s.phase === 'Failed', 'missing secret Failed');
-    expect(failed.message).toBe(`pull secret ${ns}/missing not found`);
+    expect(failed.message).toBe(`pull secret ${ns}/missing is unusable`);
     expect(pullsOf(image('nosecret'))).toBe(0);
     expect(JSON.stringify(await list())).not.toContain('pw-not-logged');
   });

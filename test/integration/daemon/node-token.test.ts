@@ -2,7 +2,8 @@
  * The daemon's RBAC and admission policy from deploy/, installed into the sandbox apiserver and exercised
  * with real service-account tokens: a token bound to a pod on node A carries A's name (the
  * ServiceAccountTokenPodNodeInfo claims), may write the status of A's ImageList and not B's, and reads
- * Secrets only with the opt-in component deploy/components/daemon-pull-secrets.
+ * Secrets only with the opt-in component deploy/components/daemon-pull-secrets, and then only the worker's
+ * copies in its own namespace.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,11 +18,11 @@ import { API_VERSION, IMAGE_LIST_KIND, imageListRef } from '../../../src/api/gro
 import type { ImageList } from '../../../src/api/image-list.ts';
 import { parseImageReference } from '../../../src/api/image-ref.ts';
 import { waitFor } from '../../../src/common/wait.ts';
-import { pullAuthFrom, restSecretReader } from '../../../src/daemon/secrets.ts';
+import { copySecretReader, pullAuthFrom } from '../../../src/daemon/secrets.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { core } from '../../../src/kube/paths.ts';
 import { KubeRest, loadKubeConfig, PatchType } from '../../../src/kube/rest.ts';
-import { createPullSecret, freshNamespace, rejection, sandbox } from '../support.ts';
+import { copyPullSecrets, createPullSecret, freshNamespace, rejection, sandbox } from '../support.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const KUBECTL = join(ROOT, 'bin', 'kubectl');
@@ -122,9 +123,15 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
     const withComponent = await render(overlay);
     const added = withComponent.filter((o) => !all.some((b) => b.kind === o.kind && b.metadata.name === o.metadata.name));
     expect(added.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
-      'ClusterRole/ebb-daemon-pull-secrets',
-      'ClusterRoleBinding/ebb-daemon-pull-secrets',
+      'ClusterRole/ebb-worker-read-pull-secrets',
+      'ClusterRoleBinding/ebb-worker-read-pull-secrets',
+      'Role/ebb-daemon-pull-secrets',
+      'Role/ebb-worker-pull-secrets',
+      'RoleBinding/ebb-daemon-pull-secrets',
+      'RoleBinding/ebb-worker-pull-secrets',
     ]);
+    // The daemon's grant is a Role in its own namespace: no Secret elsewhere.
+    expect(added.filter((o) => o.metadata.name.startsWith('ebb-daemon')).map((o) => o.metadata.namespace)).toEqual([NAMESPACE, NAMESPACE]);
     component = await writeManifests('daemon-pull-secrets.yaml', added);
 
     // A daemon pod on node A (the simulated kubelet runs it), and a token bound to it.
@@ -201,32 +208,34 @@ describe('daemon RBAC and the own-node admission policy, with real tokens', () =
     expect(err.message).toContain(POLICY_MESSAGE);
   });
 
-  it('reads a pull Secret only once deploy/components/daemon-pull-secrets is installed, and lists none even then', async () => {
+  it("reads the worker's copy of a pull Secret in its own namespace once deploy/components/daemon-pull-secrets is installed; never the Secret itself", async () => {
     const ns = await freshNamespace('pullsec');
     await createPullSecret(ns, 'regcred', { 'registry.example.com': { username: 'robot', password: 'not-for-the-test-log' } });
+    const source = { namespace: ns, name: 'regcred' };
+    await rest.patch(imageListRef(nodeA), { spec: { images: [{ image, pullSecret: source }] } }, PatchType.merge);
+    // The worker's copy for node A, made by its own code (as admin here).
+    await copyPullSecrets(nodeA, NAMESPACE);
     const parsed = parseImageReference(image);
     if (!parsed.ok) throw new Error(parsed.reason);
     // The daemon's own read of an entry's pull secret, with the daemon's token.
     const credentials = (): Promise<unknown> =>
-      pullAuthFrom(restSecretReader(bound), { namespace: ns, name: 'regcred' }, parsed.ref, AbortSignal.any([signal, AbortSignal.timeout(10_000)]));
+      pullAuthFrom(copySecretReader(bound, NAMESPACE, nodeA), source, parsed.ref, AbortSignal.any([signal, AbortSignal.timeout(10_000)]));
 
-    await expect(credentials()).rejects.toMatchObject({
-      name: 'PullSecretError',
-      code: 'Forbidden',
-      message: `pull secret ${ns}/regcred: the daemon may not read it (reading pull secrets is opt-in: deploy/components/daemon-pull-secrets)`,
-    });
-    const denied = await rejection(bound.get(core('secrets', ns, 'regcred')));
-    expect(denied.message).toContain('cannot get resource "secrets"');
-
+    await expect(credentials()).rejects.toMatchObject({ name: 'PullSecretError', code: 'Forbidden', message: `pull secret ${ns}/regcred is unusable` });
     await kubectl('apply', '-f', component);
 
-    await waitFor(async () => ((await credentials()) !== undefined ? true : undefined), {
+    await waitFor(async () => ((await credentials().catch(() => undefined)) !== undefined ? true : undefined), {
       ...WAIT,
       signal,
-      what: 'the pull secret readable with the component',
+      what: 'the copy readable with the component',
     });
     expect(await credentials()).toEqual({ serverAddress: 'registry.example.com', username: 'robot', password: 'not-for-the-test-log' });
-    const listed = await rejection(bound.list(core('secrets', ns)));
+    // Node B's daemon would find no copy of its own for this Secret: copies are per ImageList.
+    await expect(pullAuthFrom(copySecretReader(bound, NAMESPACE, nodeB), source, parsed.ref, signal)).rejects.toMatchObject({ code: 'NotFound' });
+    // The Secret itself stays out of reach, and no Secret can be listed.
+    const denied = await rejection(bound.get(core('secrets', ns, 'regcred')));
+    expect(denied.message).toContain('cannot get resource "secrets"');
+    const listed = await rejection(bound.list(core('secrets', NAMESPACE)));
     expect(listed.code).toBe('Forbidden');
     expect(listed.message).toContain('cannot list resource "secrets"');
   });

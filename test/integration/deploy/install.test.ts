@@ -4,8 +4,9 @@
  * `ebb worker` and `ebb daemon` processes then run with the tokens of the installed ServiceAccounts (the
  * daemon's bound to a daemon pod on its node, so it carries the node-name claim) and drive an App with claims
  * through create, scale, an in-place image rollout with pre-warming and delete: no process is ever refused.
- * Last, every row of the access table (test/unit/deploy/access.ts, also in the README) is asked of the
- * apiserver with each account's own token.
+ * The worker runs under its admission policy (ebb-worker-app-owned), in force before it starts. Last, every
+ * row of the access table (test/unit/deploy/access.ts, also in the README) is asked of the apiserver with
+ * each account's own token: RBAC rows by access review, admission rows by (dry-run) writes.
  *
  * The sandbox runs no workload controllers, so the Deployments, the StatefulSet and the DaemonSet make no
  * pods: the test's processes play them, and the daemon's token is bound to a pod made from the DaemonSet's
@@ -28,7 +29,7 @@ import { ACCESS, resourceName, type AccessRow, type Component } from '../../unit
 import { claimsIn, createApp, image, patchApp, podsOf, settled } from '../app/harness.ts';
 import { startDedicatedNode, type DedicatedNode } from '../imagelist/dedicated-node.ts';
 import { daemonPulls, deleteList, waitImageStatus } from '../imagelist/helpers.ts';
-import { freshNamespace, rejection, sandbox } from '../support.ts';
+import { createPullSecret, freshNamespace, rejection, sandbox } from '../support.ts';
 import { httpGet, metricValue, printLogsOnFailure, spawnEbb, type EbbProcess } from '../watcher/helpers.ts';
 import {
   accessOf,
@@ -185,6 +186,15 @@ describe('deploy/ installed on the sandbox apiserver', () => {
     const dedicated = node!;
     kubeconfigs.watcher = await createToken('watcher');
     kubeconfigs.worker = await createToken('worker');
+    // The worker's admission policy is in force before the worker starts: everything below runs under it.
+    const orphan = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'orphan' }, spec: { containers: [{ name: 'main', image: image('v1') }] } };
+    const orphanRefusal = async (): Promise<true | undefined> =>
+      (await rejection(clientOf(kubeconfigOf('worker')).create(core('pods', ns), orphan, { dryRun: 'All' })).catch(() => undefined))?.message.includes(
+        "ValidatingAdmissionPolicy 'ebb-worker-app-owned'",
+      )
+        ? true
+        : undefined;
+    await waitFor(orphanRefusal, { ...WAIT, signal, what: 'the worker policy in force' });
     // The daemon's pod on the node, made from the DaemonSet's template as its controller would (the sandbox runs
     // no workload controllers); a token bound to it names the node.
     const daemonSet = objects.find((o) => o.kind === 'DaemonSet' && o.metadata.name === ACCOUNT.daemon) as unknown as {
@@ -283,7 +293,7 @@ describe('deploy/ installed on the sandbox apiserver', () => {
   }
 
   it('the admission rows: the daemon writes the status of its own node only', async () => {
-    const rows = ACCESS.filter((r) => r.by === 'admission');
+    const rows = ACCESS.filter((r) => r.by === 'admission' && r.component === 'daemon');
     expect(rows.map((r) => r.object).sort()).toEqual(['another node', 'any node, token bound to no pod', 'its own node']);
     const own = node!.name;
     await rest.create(imageListRef(), { apiVersion: API_VERSION, kind: IMAGE_LIST_KIND, metadata: { name: otherList }, spec: { images: [{ image: tool }] } });
@@ -299,13 +309,13 @@ describe('deploy/ installed on the sandbox apiserver', () => {
       signal,
       what: 'the admission policy in force',
     });
-    const request: Record<NonNullable<AccessRow['object']>, () => Promise<unknown>> = {
+    const request: Partial<Record<NonNullable<AccessRow['object']>, () => Promise<unknown>>> = {
       'its own node': () => write(bound, own),
       'another node': () => write(bound, otherList),
       'any node, token bound to no pod': () => write(unbound, own),
     };
     for (const row of rows) {
-      const send = request[row.object ?? 'its own node'];
+      const send = request[row.object ?? 'its own node'] ?? (() => Promise.reject(new Error(`no request for ${row.object ?? ''}`)));
       if (row.allowed) {
         await expect(send(), row.object).resolves.toBeDefined();
         continue;
@@ -313,6 +323,45 @@ describe('deploy/ installed on the sandbox apiserver', () => {
       const err = await rejection(send());
       expect(err.code, row.object).toBe('Forbidden');
       expect(err.message).toContain(`ValidatingAdmissionPolicy 'ebb-daemon-own-node' with binding 'ebb-daemon-own-node' denied request: ${POLICY_MESSAGE}`);
+    }
+  });
+
+  it("the worker's admission rows: App-owned pods only, nothing in kube-system, no pull secret it may not read", async () => {
+    const rows = ACCESS.filter((r) => r.by === 'admission' && r.component === 'worker');
+    const worker = clientOf(kubeconfigOf('worker'));
+    const appOwner = { apiVersion: API_VERSION, kind: 'App', name: 'owner', uid: '00000000-0000-0000-0000-00000000abcd', controller: true };
+    const pod = (namespace: string, owned: boolean): Promise<unknown> =>
+      worker.create(
+        core('pods', namespace),
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { generateName: 'admission-', ...(owned ? { ownerReferences: [appOwner] } : {}) },
+          spec: { containers: [{ name: 'main', image: image('v1') }] },
+        },
+        { dryRun: 'All' },
+      );
+    // tenant-b's Secret, which the worker may not read in the default install (pull secrets are opt-in). The
+    // ImageList of another node is the daemon rows' (above).
+    const tenantB = await freshNamespace('tenant-b');
+    await createPullSecret(tenantB, 'registry', { 'registry.example.com': { username: 'b', password: 'b-only' } });
+    const entry = { image: tool, pullSecret: { namespace: tenantB, name: 'registry' } };
+    const request: Partial<Record<NonNullable<AccessRow['object']>, () => Promise<unknown>>> = {
+      'an App owns': () => pod(ns, true),
+      'no App owns': () => pod(ns, false),
+      'in kube-system': () => pod('kube-system', true),
+      'an entry naming a Secret it may not get': () => worker.patch(imageListRef(otherList), { spec: { images: [entry] } }, PatchType.merge, { dryRun: 'All' }),
+    };
+    expect(rows.map((r) => r.object).sort()).toEqual(Object.keys(request).sort());
+    for (const row of rows) {
+      const send = request[row.object ?? 'an App owns'] ?? (() => Promise.reject(new Error('no request')));
+      if (row.allowed) {
+        await expect(send(), row.object).resolves.toBeDefined();
+        continue;
+      }
+      const err = await rejection(send());
+      expect(err.code, row.object).toBe('Forbidden');
+      expect(err.message, row.object).toMatch(/ValidatingAdmissionPolicy 'ebb-(worker-app-owned|imagelist-pull-secrets)'/);
     }
   });
 });

@@ -91,24 +91,21 @@ describe('pullAuthFrom', () => {
       Promise.reject(err);
 
   it.each([
-    ['a missing Secret', new KubeError('NotFound', 404, 'secrets "regcred" not found'), 'NotFound', 'pull secret team/regcred not found'],
-    [
-      'a forbidden Secret',
-      new KubeError('Forbidden', 403, 'forbidden'),
-      'Forbidden',
-      'pull secret team/regcred: the daemon may not read it (reading pull secrets is opt-in: deploy/components/daemon-pull-secrets)',
-    ],
-    [
-      'credentials the apiserver refuses',
-      new KubeError('Unauthorized', 401, 'Unauthorized'),
-      'Forbidden',
-      "pull secret team/regcred: the apiserver does not accept the daemon's credentials",
-    ],
-    ['an apiserver that does not answer', new KubeError('Unavailable', 0, 'down'), 'Unavailable', 'pull secret team/regcred: cannot be read (Unavailable)'],
-  ])('%s is a PullSecretError with a clear message', async (_name, err, code, message) => {
+    ['a missing copy', new KubeError('NotFound', 404, 'secrets "regcred" not found'), 'NotFound'],
+    ['a forbidden copy', new KubeError('Forbidden', 403, 'forbidden'), 'Forbidden'],
+    ['credentials the apiserver refuses', new KubeError('Unauthorized', 401, 'Unauthorized'), 'Forbidden'],
+    ['an apiserver that does not answer', new KubeError('Unavailable', 0, 'down'), 'Unavailable'],
+    ['pull secrets not enabled', new PullSecretError('Disabled', secret), 'Disabled'],
+  ])('%s is a PullSecretError that says only "unusable"', async (_name, err, code) => {
     const e = await pullAuthFrom(failing(err), secret, ref('r.example.com/app'), signal).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(PullSecretError);
-    expect(e).toMatchObject({ code, message });
+    expect(e).toMatchObject({ code, message: 'pull secret team/regcred is unusable' });
+  });
+
+  it('a Secret that is not a pull secret is unusable too, with nothing about its type', async () => {
+    const read: SecretReader = () => Promise.resolve({ type: 'Opaque', data: { password: b64('x') } });
+    const e = await pullAuthFrom(read, secret, ref('r.example.com/app'), signal).catch((x: unknown) => x);
+    expect(e).toMatchObject({ code: 'Invalid', message: 'pull secret team/regcred is unusable' });
   });
 
   it('gives the matching credentials, or none when the Secret has none for the registry', async () => {

@@ -206,7 +206,7 @@ describe('ImageScheduler', () => {
       {},
       {
         credentials: (entry) =>
-          entry.pullSecret?.name === 'good' ? Promise.resolve(auth) : Promise.reject(new PullSecretError('NotFound', 'pull secret ns/missing not found')),
+          entry.pullSecret?.name === 'good' ? Promise.resolve(auth) : Promise.reject(new PullSecretError('NotFound', { namespace: 'ns', name: 'missing' })),
       },
     );
     h.set([
@@ -215,7 +215,7 @@ describe('ImageScheduler', () => {
     ]);
     await h.until(pulled(h, img('a')), 'a pulled');
     const b = await h.until(() => (h.status(img('b'))?.phase === 'Failed' ? h.status(img('b')) : undefined), 'b failed');
-    expect(b.message).toBe('pull secret ns/missing not found');
+    expect(b.message).toBe('pull secret ns/missing is unusable');
     expect(h.rt.pulls.map((p) => [p.image, p.auth])).toEqual([[img('a'), auth]]);
   });
 

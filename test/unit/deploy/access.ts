@@ -16,8 +16,8 @@ export interface Resource {
 
 /**
  * One row: `verbs` on `on`, allowed or denied. `by: 'rbac'` rows are authorization (every verb is asked with
- * a SelfSubjectAccessReview, in all namespaces and in one); `by: 'admission'` rows are the daemon's
- * ValidatingAdmissionPolicy, which RBAC cannot express: `object` says whose ImageList is written.
+ * a SelfSubjectAccessReview, in all namespaces and in one); `by: 'admission'` rows are ValidatingAdmissionPolicies,
+ * which RBAC cannot express: `object` says which object is written (whose ImageList, whose pod).
  */
 export interface AccessRow {
   component: Component;
@@ -25,7 +25,14 @@ export interface AccessRow {
   on: Resource;
   allowed: boolean;
   by: 'rbac' | 'admission';
-  object?: 'its own node' | 'another node' | 'any node, token bound to no pod';
+  object?:
+    | 'its own node'
+    | 'another node'
+    | 'any node, token bound to no pod'
+    | 'an App owns'
+    | 'no App owns'
+    | 'in kube-system'
+    | 'an entry naming a Secret it may not get';
   why: string;
 }
 
@@ -71,7 +78,7 @@ export const ACCESS: readonly AccessRow[] = [
   rbac('worker', ['get', 'list', 'create', 'patch'], imageLists, true, 'pre-warm entries (server-side apply) and re-pulls'),
   rbac('worker', ['delete'], imageLists, false, 'ImageLists are per node: the worker removes only its entries'),
   rbac('worker', ['update', 'patch'], imageListStatus, false, "the status is the daemon's"),
-  rbac('worker', ALL, core('secrets'), false, 'no Secrets'),
+  rbac('worker', ALL, core('secrets'), false, 'no Secrets (the pull-secret component grants reading and copying them)'),
   rbac('worker', ALL, core('configmaps'), false, 'a kind it does not own'),
   rbac('worker', WRITE, { group: 'apps', resource: 'deployments' }, false, 'a kind it does not own'),
   rbac('worker', WRITE, { group: 'apps', resource: 'statefulsets' }, false, 'a kind it does not own'),
@@ -80,7 +87,13 @@ export const ACCESS: readonly AccessRow[] = [
   rbac('daemon', ['get', 'list', 'watch'], imageLists, true, "watches its node's ImageList"),
   rbac('daemon', ['patch'], imageListStatus, true, 'writes per-image status (own node only: see below)'),
   rbac('daemon', [...WRITE, 'deletecollection'], imageLists, false, "the spec is the worker's; ImageLists are never deleted by it"),
-  rbac('daemon', ['get', 'list', 'watch'], core('secrets'), false, 'pull secrets are opt-in (deploy/components/daemon-pull-secrets)'),
+  rbac(
+    'daemon',
+    ['get', 'list', 'watch'],
+    core('secrets'),
+    false,
+    "no Secrets (the pull-secret component grants `get` in ebb-node only, on the worker's copies)",
+  ),
   rbac('daemon', ALL, core('pods'), false, 'nothing else'),
   rbac('daemon', ALL, app, false, 'nothing else'),
   rbac('daemon', ['get', 'update', 'patch'], core('nodes'), false, 'nothing else'),
@@ -112,6 +125,42 @@ export const ACCESS: readonly AccessRow[] = [
     by: 'admission',
     object: 'any node, token bound to no pod',
     why: 'a token without a node-name claim writes no ImageList',
+  },
+  {
+    component: 'worker',
+    verbs: ['create'],
+    on: core('pods'),
+    allowed: true,
+    by: 'admission',
+    object: 'an App owns',
+    why: 'a pod with an App controller reference (ValidatingAdmissionPolicy ebb-worker-app-owned)',
+  },
+  {
+    component: 'worker',
+    verbs: ['create'],
+    on: core('pods'),
+    allowed: false,
+    by: 'admission',
+    object: 'no App owns',
+    why: 'pods, claims and revisions it writes are owned by an App: refused by ebb-worker-app-owned',
+  },
+  {
+    component: 'worker',
+    verbs: ['create'],
+    on: core('pods'),
+    allowed: false,
+    by: 'admission',
+    object: 'in kube-system',
+    why: "nothing in kube-system or ebb's own namespaces, App-owned or not",
+  },
+  {
+    component: 'worker',
+    verbs: ['patch'],
+    on: imageLists,
+    allowed: false,
+    by: 'admission',
+    object: 'an entry naming a Secret it may not get',
+    why: 'an entry names only a pull secret its writer may get (ValidatingAdmissionPolicy ebb-imagelist-pull-secrets)',
   },
 ];
 

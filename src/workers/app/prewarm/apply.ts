@@ -43,7 +43,7 @@ export function applyBody(action: PrewarmAction): Record<string, unknown> {
   return {
     ...head,
     metadata: { name: action.node, labels: { [action.label.key]: action.label.value } },
-    spec: { images: action.images.map((image) => ({ image })) },
+    spec: { images: action.images.map((image) => ({ image, ...(action.pullSecret ? { pullSecret: action.pullSecret } : {}) })) },
   };
 }
 

@@ -109,6 +109,16 @@ describe('planPrewarm', () => {
     expect(imagesKey(['a.io/a:1'])).toMatch(/^[0-9a-f]{8}$/);
   });
 
+  it('names the pull secret on the request; another pull secret requests the nodes again', () => {
+    const regcred = { namespace: 'shop', name: 'regcred' };
+    const [action] = planPrewarm(input({ targets: ['a'], pullSecret: regcred })).actions;
+    expect(action).toMatchObject({ kind: 'requestPrewarm', node: 'a', pullSecret: regcred });
+    // A node that holds the images under the key without a pull secret is requested again.
+    const again = planPrewarm(input({ targets: ['a'], pullSecret: regcred, lists: [list('a', pulled)] })).actions;
+    expect(again.map((a) => a.kind)).toEqual(['requestPrewarm']);
+    expect(planPrewarm(input({ targets: ['a'], lists: [list('a', pulled)] })).actions).toEqual([]);
+  });
+
   it('clears with the uid as precondition', () => {
     expect(planPrewarm(input({ active: false, lists: [list('a')] })).actions).toEqual([
       { kind: 'removePrewarm', node: 'a', uid: 'uid-a', fieldManager: id.fieldManager },

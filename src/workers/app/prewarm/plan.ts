@@ -38,6 +38,8 @@ export interface PrewarmInput {
   active: boolean;
   /** The update revision's images (containers and init containers), each once. */
   images: readonly string[];
+  /** The update revision's first image pull Secret (in the App's namespace), if it names one. */
+  pullSecret?: { namespace: string; name: string } | undefined;
   /** The update revision's name, for messages. */
   revision: string;
   /** Nodes to pre-warm now, in update order, each once. */
@@ -119,7 +121,8 @@ export function clearAll(input: Pick<PrewarmInput, 'id' | 'lists'>): PrewarmOutc
 
 export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
   if (!input.active || input.images.length === 0) return clearAll(input);
-  const key = imagesKey(input.images);
+  // The pull secret is part of what is requested: naming another one requests the nodes again.
+  const key = imagesKey(input.pullSecret ? [...input.images, `pull-secret=${input.pullSecret.namespace}/${input.pullSecret.name}`] : input.images);
   const states = new Map<string, NodeState>();
   const stale: ClusterStored<ImageList>[] = [];
   for (const list of input.lists) {
@@ -137,6 +140,7 @@ export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
     fieldManager: input.id.fieldManager,
     label: { key: input.id.labelKey, value: key },
     images,
+    ...(input.pullSecret ? { pullSecret: input.pullSecret } : {}),
   }));
   // An earlier image set: replaced by the request when the node is requested now, cleared otherwise.
   for (const list of stale) if (!fresh.includes(list.metadata.name)) actions.push(removal(list, input.id));

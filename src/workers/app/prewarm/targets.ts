@@ -56,6 +56,12 @@ export function templateImages(template: PodTemplateSpec | undefined): string[] 
   return [...new Set([...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].map((c) => c.image))].sort();
 }
 
+/** The template's first image pull Secret, in `namespace` (an ImageList entry names one Secret). */
+export function firstPullSecret(template: PodTemplateSpec | undefined, namespace: string): { namespace: string; name: string } | undefined {
+  const name = (template?.spec?.['imagePullSecrets'] as { name?: string }[] | undefined)?.find((s) => typeof s.name === 'string' && s.name !== '')?.name;
+  return name === undefined ? undefined : { namespace, name };
+}
+
 const nodeOf = (pod: Pod): string | undefined => {
   const node = pod.spec?.['nodeName'];
   return typeof node === 'string' && node !== '' ? node : undefined;
@@ -110,6 +116,7 @@ export function prewarmStep(
     id,
     active: true,
     images: templateImages(templateOf(update)),
+    pullSecret: firstPullSecret(templateOf(update), app.metadata.namespace),
     revision: update.metadata.name,
     targets: targets.nodes,
     parallelism,
