@@ -1,0 +1,171 @@
+/**
+ * Redis with failover, for tests: a primary with a replica watched by three sentinels, or a Cluster of
+ * primaries. Every server is a child process on 127.0.0.1 (free ports), stopped or killed by its PID.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { waitFor } from '../../src/common/wait.ts';
+import { startChild, type Child } from './process.ts';
+import { freePort } from './ports.ts';
+import { infoField } from './redis.ts';
+
+const run = promisify(execFile);
+const READY_MS = 20_000;
+const STOP_MS = 5_000;
+
+/** One server of a set; `kill()` is SIGKILL (a crash), `stop()` SIGTERM then SIGKILL. */
+export interface RedisProcess {
+  readonly port: number;
+  readonly pid: number;
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function wrap(child: Child, port: number): RedisProcess {
+  return {
+    port,
+    pid: child.pid,
+    kill: async () => {
+      try {
+        process.kill(child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      await child.exited;
+    },
+    stop: () => child.stop(STOP_MS),
+  };
+}
+
+/** Starts redis-server with `extra` arguments and waits until the child (by PID) answers INFO. */
+async function startServer(parent: string, extra: (port: number, dir: string) => string[]): Promise<RedisProcess> {
+  const port = await freePort();
+  const dir = await mkdtemp(join(parent, `redis-${port}-`));
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'];
+  const child = startChild(`redis-${port}`, 'redis-server', [...args, ...extra(port, dir)], join(dir, 'redis.log'));
+  await waitFor(async () => ((await infoField(port, 'server', 'process_id')) === String(child.pid) ? true : undefined), {
+    timeoutMs: READY_MS,
+    intervalMs: 50,
+    what: `redis-server on port ${port}`,
+  });
+  return wrap(child, port);
+}
+
+export interface SentinelSet {
+  readonly masterName: string;
+  readonly primary: RedisProcess;
+  readonly replica: RedisProcess;
+  readonly sentinels: readonly RedisProcess[];
+  /** The port the sentinels currently name as the primary. */
+  primaryPort(): Promise<number | undefined>;
+  stop(): Promise<void>;
+}
+
+export interface SentinelSetOptions {
+  dir: string;
+  masterName?: string;
+  /** Sentinel `down-after-milliseconds`: how long the primary must be silent before it is declared down. */
+  downAfterMs?: number;
+  failoverTimeoutMs?: number;
+}
+
+/** A primary, a replica in sync with it, and three sentinels (quorum 2) that all know both and each other. */
+export async function startSentinelSet(opts: SentinelSetOptions): Promise<SentinelSet> {
+  const masterName = opts.masterName ?? 'ebb';
+  const started: RedisProcess[] = [];
+  try {
+    const primary = await startServer(opts.dir, () => []);
+    started.push(primary);
+    const replica = await startServer(opts.dir, () => ['--replicaof', '127.0.0.1', String(primary.port)]);
+    started.push(replica);
+    await waitFor(async () => ((await infoField(replica.port, 'replication', 'master_link_status')) === 'up' ? true : undefined), {
+      timeoutMs: READY_MS,
+      what: 'the replica in sync',
+    });
+    const sentinels: RedisProcess[] = [];
+    for (let i = 0; i < 3; i++) {
+      const port = await freePort();
+      const dir = await mkdtemp(join(opts.dir, `sentinel-${port}-`));
+      const conf = join(dir, 'sentinel.conf');
+      const lines = [
+        `port ${port}`,
+        'bind 127.0.0.1',
+        `dir ${dir}`,
+        `sentinel monitor ${masterName} 127.0.0.1 ${primary.port} 2`,
+        `sentinel down-after-milliseconds ${masterName} ${opts.downAfterMs ?? 1_000}`,
+        `sentinel failover-timeout ${masterName} ${opts.failoverTimeoutMs ?? 3_000}`,
+        `sentinel parallel-syncs ${masterName} 1`,
+      ];
+      await writeFile(conf, `${lines.join('\n')}\n`);
+      const child = startChild(`sentinel-${port}`, 'redis-sentinel', [conf], join(dir, 'sentinel.log'));
+      const s = wrap(child, port);
+      started.push(s);
+      sentinels.push(s);
+    }
+    // Ready for a failover: every sentinel sees the primary healthy, its replica and the two other sentinels.
+    for (const s of sentinels) {
+      await waitFor(
+        async () => {
+          const m = await infoField(s.port, 'sentinel', 'master0');
+          return m?.includes('status=ok') && m.includes('slaves=1') && m.includes('sentinels=3') ? true : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 100, what: `sentinel on port ${s.port} to see the whole set` },
+      );
+    }
+    const primaryPort = async (): Promise<number | undefined> => {
+      for (const s of sentinels) {
+        const m = await infoField(s.port, 'sentinel', 'master0');
+        const port = /address=[^,]*:(\d+)/.exec(m ?? '')?.[1];
+        if (port) return Number(port);
+      }
+      return undefined;
+    };
+    return { masterName, primary, replica, sentinels, primaryPort, stop: () => stopAll(started) };
+  } catch (err) {
+    await stopAll(started);
+    throw err;
+  }
+}
+
+export interface RedisClusterSet {
+  readonly nodes: readonly RedisProcess[];
+  stop(): Promise<void>;
+}
+
+/** `primaries` cluster-enabled servers joined with `redis-cli --cluster create` (no replicas), slots all covered. */
+export async function startRedisCluster(opts: { dir: string; primaries?: number }): Promise<RedisClusterSet> {
+  const started: RedisProcess[] = [];
+  try {
+    for (let i = 0; i < (opts.primaries ?? 3); i++) {
+      started.push(
+        await startServer(opts.dir, (port, dir) => [
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          join(dir, `nodes-${port}.conf`),
+          '--cluster-node-timeout',
+          '2000',
+        ]),
+      );
+    }
+    await run('redis-cli', ['--cluster', 'create', ...started.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], {
+      timeout: 30_000,
+    });
+    for (const n of started) {
+      await waitFor(async () => ((await infoField(n.port, 'cluster', 'cluster_state')) === 'ok' ? true : undefined), {
+        timeoutMs: READY_MS,
+        what: `cluster_state:ok on port ${n.port}`,
+      });
+    }
+    return { nodes: started, stop: () => stopAll(started) };
+  } catch (err) {
+    await stopAll(started);
+    throw err;
+  }
+}
+
+async function stopAll(procs: readonly RedisProcess[]): Promise<void> {
+  await Promise.all(procs.map((p) => p.stop().catch(() => undefined)));
+}
