@@ -4,6 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { waitFor } from '../../src/common/wait.ts';
@@ -40,8 +41,8 @@ function wrap(child: Child, port: number): RedisProcess {
 }
 
 /** Starts redis-server with `extra` arguments and waits until the child (by PID) answers INFO. */
-async function startServer(parent: string, extra: (port: number, dir: string) => string[]): Promise<RedisProcess> {
-  const port = await freePort();
+async function startServer(parent: string, extra: (port: number, dir: string) => string[], pickPort = freePort): Promise<RedisProcess> {
+  const port = await pickPort();
   const dir = await mkdtemp(join(parent, `redis-${port}-`));
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'];
   const child = startChild(`redis-${port}`, 'redis-server', [...args, ...extra(port, dir)], join(dir, 'redis.log'));
@@ -140,21 +141,18 @@ export async function startRedisCluster(opts: { dir: string; primaries?: number 
   try {
     for (let i = 0; i < (opts.primaries ?? 3); i++) {
       started.push(
-        await startServer(opts.dir, (port, dir) => [
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          join(dir, `nodes-${port}.conf`),
-          '--cluster-node-timeout',
-          '2000',
-        ]),
+        await startServer(
+          opts.dir,
+          (port, dir) => ['--cluster-enabled', 'yes', '--cluster-config-file', join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '2000'],
+          freeClusterPort,
+        ),
       );
     }
     await run('redis-cli', ['--cluster', 'create', ...started.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], {
       timeout: 30_000,
     });
     for (const n of started) {
-      await waitFor(async () => ((await infoField(n.port, 'cluster', 'cluster_state')) === 'ok' ? true : undefined), {
+      await waitFor(async () => ((await clusterState(n.port)) === 'ok' ? true : undefined), {
         timeoutMs: READY_MS,
         what: `cluster_state:ok on port ${n.port}`,
       });
@@ -164,6 +162,28 @@ export async function startRedisCluster(opts: { dir: string; primaries?: number 
     await stopAll(started);
     throw err;
   }
+}
+
+/** A free port whose cluster bus port (port + 10000) is free too. */
+async function freeClusterPort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port + 10_000 <= 65_535 && (await canBind(port + 10_000))) return port;
+  }
+}
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** `cluster_state` of CLUSTER INFO (not part of INFO): ok once every slot is served. */
+async function clusterState(port: number): Promise<string | undefined> {
+  const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'cluster', 'info'], { timeout: 5_000 });
+  return /cluster_state:(\w+)/.exec(stdout)?.[1];
 }
 
 async function stopAll(procs: readonly RedisProcess[]): Promise<void> {
