@@ -132,14 +132,20 @@ export async function startSentinelSet(opts: SentinelSetOptions): Promise<Sentin
 
 export interface RedisClusterSet {
   readonly nodes: readonly RedisProcess[];
+  /** The port of the primary that serves the slot of `key` now, as the surviving nodes see it. */
+  ownerOf(key: string): Promise<number | undefined>;
   stop(): Promise<void>;
 }
 
-/** `primaries` cluster-enabled servers joined with `redis-cli --cluster create` (no replicas), slots all covered. */
-export async function startRedisCluster(opts: { dir: string; primaries?: number }): Promise<RedisClusterSet> {
+/**
+ * `primaries` cluster-enabled servers, each with `replicas` replicas, joined with `redis-cli --cluster create`;
+ * resolves once every slot is served.
+ */
+export async function startRedisCluster(opts: { dir: string; primaries?: number; replicas?: number }): Promise<RedisClusterSet> {
   const started: RedisProcess[] = [];
+  const replicas = opts.replicas ?? 0;
   try {
-    for (let i = 0; i < (opts.primaries ?? 3); i++) {
+    for (let i = 0; i < (opts.primaries ?? 3) * (1 + replicas); i++) {
       started.push(
         await startServer(
           opts.dir,
@@ -148,7 +154,7 @@ export async function startRedisCluster(opts: { dir: string; primaries?: number 
         ),
       );
     }
-    await run('redis-cli', ['--cluster', 'create', ...started.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', '0', '--cluster-yes'], {
+    await run('redis-cli', ['--cluster', 'create', ...started.map((n) => `127.0.0.1:${n.port}`), '--cluster-replicas', String(replicas), '--cluster-yes'], {
       timeout: 30_000,
     });
     for (const n of started) {
@@ -157,7 +163,24 @@ export async function startRedisCluster(opts: { dir: string; primaries?: number 
         what: `cluster_state:ok on port ${n.port}`,
       });
     }
-    return { nodes: started, stop: () => stopAll(started) };
+    // A replica takes over only with a recent link to its primary: wait until every replica is in sync.
+    for (const n of started) {
+      await waitFor(
+        async () => {
+          const role = await infoField(n.port, 'replication', 'role');
+          return role === 'master' || (await infoField(n.port, 'replication', 'master_link_status')) === 'up' ? true : undefined;
+        },
+        { timeoutMs: READY_MS, what: `the node on port ${n.port} in sync` },
+      );
+    }
+    const ownerOf = async (key: string): Promise<number | undefined> => {
+      for (const n of started) {
+        const owner = await slotOwner(n.port, key).catch(() => undefined);
+        if (owner !== undefined) return owner;
+      }
+      return undefined;
+    };
+    return { nodes: started, ownerOf, stop: () => stopAll(started) };
   } catch (err) {
     await stopAll(started);
     throw err;
@@ -184,6 +207,23 @@ function canBind(port: number): Promise<boolean> {
 async function clusterState(port: number): Promise<string | undefined> {
   const { stdout } = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), 'cluster', 'info'], { timeout: 5_000 });
   return /cluster_state:(\w+)/.exec(stdout)?.[1];
+}
+
+/** The port of the primary serving `key`'s slot in the view of the node on `port`. */
+async function slotOwner(port: number, key: string): Promise<number | undefined> {
+  const cli = (...args: string[]): Promise<string> =>
+    run('redis-cli', ['-h', '127.0.0.1', '-p', String(port), ...args], { timeout: 5_000 }).then((r) => r.stdout);
+  const slot = Number((await cli('cluster', 'keyslot', key)).trim());
+  for (const line of (await cli('cluster', 'nodes')).split('\n')) {
+    const [, address, flags, , , , , state, ...ranges] = line.split(' ');
+    if (!address || !flags?.includes('master') || flags.includes('fail') || state !== 'connected') continue;
+    const served = ranges.some((r) => {
+      const [from, to] = r.split('-').map(Number);
+      return from !== undefined && slot >= from && slot <= (to ?? from);
+    });
+    if (served) return Number(/:(\d+)@/.exec(address)?.[1]);
+  }
+  return undefined;
 }
 
 async function stopAll(procs: readonly RedisProcess[]): Promise<void> {

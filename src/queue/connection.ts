@@ -163,20 +163,20 @@ function watch(client: RedisClient, target: string, opts: RedisConnectionOptions
 }
 
 /**
- * A Cluster stays 'ready' while one primary fails over to its replica (which may be behind): a node lost and
- * the slot map refreshed afterwards counts as a restoration too.
+ * A Cluster stays 'ready' while one primary fails over to its replica (which may be behind): a slot map whose
+ * primaries changed counts as a restoration too. Only the change counts, not every refresh: the client keeps
+ * retrying a dead node (each retry an error and a refresh) until the Cluster forgets it.
  */
 function watchClusterNodes(cluster: Cluster, opts: RedisConnectionOptions): void {
-  let lostNode = false;
-  cluster.on('-node', () => {
-    if (cluster.status === 'ready') lostNode = true;
-  });
-  cluster.on('node error', () => {
-    if (cluster.status === 'ready') lostNode = true;
-  });
+  let primaries: string | undefined;
   cluster.on('refresh', () => {
-    if (!lostNode) return;
-    lostNode = false;
-    opts.onRestored?.();
+    const now = cluster
+      .nodes('master')
+      .map((n) => `${n.options.host ?? ''}:${n.options.port ?? ''}`)
+      .sort()
+      .join(',');
+    const changed = primaries !== undefined && now !== primaries;
+    primaries = now;
+    if (changed) opts.onRestored?.();
   });
 }
