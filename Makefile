@@ -12,7 +12,7 @@ else
 NODE_BIN_DIR   := $(NODE_DIR)/node_modules/node/bin
 export PATH    := $(NODE_BIN_DIR):$(PATH)
 endif
-DEB_PACKAGES   := redis-server openssl containerd runc containernetworking-plugins docker-registry iproute2 apache2-utils chromium tmux
+DEB_PACKAGES   := redis-server redis-sentinel openssl containerd runc containernetworking-plugins docker-registry iproute2 apache2-utils chromium tmux
 SANDBOX_DIR    ?= .sandbox
 NODES          ?= 3
 REAL_NODES     ?= 0

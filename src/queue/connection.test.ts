@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseRedisUrl, redactRedisUrl, redisOptions } from './connection.ts';
+import { clusterOptions, parseRedisUrl, redactRedisUrl, redisOptions } from './connection.ts';
 import { ConfigError } from '../common/config-error.ts';
 
 describe('parseRedisUrl', () => {
@@ -72,5 +72,35 @@ describe('redisOptions', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('options of the Sentinel and Cluster modes', () => {
+  const auth = { username: 'ebb', password: 'pw' };
+  const sentinel = {
+    mode: 'sentinel',
+    sentinels: [{ host: 's1', port: 26379 }],
+    masterName: 'ebb',
+    sentinelAuth: { username: undefined, password: 'spw' },
+    auth,
+    tls: undefined,
+  } as const;
+  const cluster = { mode: 'cluster', nodes: [{ host: 'r1', port: 7000 }], auth, tls: { caFile: undefined, servername: 'redis.example.org' } } as const;
+
+  it('asks the sentinels for the primary, with both credentials, and keeps the worker/producer distinction', () => {
+    const o = redisOptions(sentinel, { forWorker: true, name: 'w' });
+    expect(o).toMatchObject({ sentinels: [{ host: 's1', port: 26379 }], name: 'ebb', username: 'ebb', password: 'pw', sentinelPassword: 'spw' });
+    expect(o.maxRetriesPerRequest).toBeNull();
+    expect(o.tls).toBeUndefined();
+    expect(redisOptions(sentinel, { forWorker: false }).maxRetriesPerRequest).toBeGreaterThan(0);
+    const tls = redisOptions({ ...sentinel, tls: { caFile: undefined, servername: 'redis.example.org' } }, { forWorker: false });
+    expect(tls).toMatchObject({ enableTLSForSentinelMode: true, tls: { servername: 'redis.example.org' }, sentinelTLS: { servername: 'redis.example.org' } });
+  });
+
+  it('puts the per-node options where BullMQ reads them for a Cluster', () => {
+    const o = clusterOptions(cluster, { forWorker: true });
+    expect(o.redisOptions).toMatchObject({ username: 'ebb', password: 'pw', maxRetriesPerRequest: null, tls: { servername: 'redis.example.org' } });
+    expect(clusterOptions(cluster, { forWorker: false }).redisOptions?.maxRetriesPerRequest).toBeGreaterThan(0);
+    expect(clusterOptions({ ...cluster, tls: undefined }, { forWorker: false }).redisOptions?.tls).toBeUndefined();
   });
 });

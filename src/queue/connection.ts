@@ -1,55 +1,15 @@
 import { readFileSync } from 'node:fs';
-import { Redis, type RedisOptions } from 'ioredis';
+import type { ConnectionOptions as TlsOptions } from 'node:tls';
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import { backoffMs } from '../common/backoff.ts';
 import { repeatGate, type Logger } from '../common/log.ts';
 import { ConfigError } from '../common/config-error.ts';
-import { redactUrl } from '../common/settings-types.ts';
+import { describeRedis, parseRedisUrl, redactRedisUrl, type RedisTarget, type RedisTls } from './redis-target.ts';
 
-/** Where Redis is, parsed from a `redis://` or `rediss://` URL. Holds the password: never log it. */
-export interface RedisTarget {
-  host: string;
-  port: number;
-  username: string | undefined;
-  password: string | undefined;
-  db: number;
-  tls: boolean;
-}
+export { parseRedisUrl, redactRedisUrl, redisUrlProblem, type RedisUrlParts } from './redis-target.ts';
 
-/** The URL with any password replaced by `***`, safe for logs and error messages. */
-export const redactRedisUrl: (url: string) => string = redactUrl;
-
-/** The target of a Redis URL, or why the URL is refused. */
-function readRedisUrl(url: string): RedisTarget | { problem: string } {
-  if (!URL.canParse(url)) return { problem: 'not a URL; expected redis://[user:password@]host[:port][/db]' };
-  const u = new URL(url);
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') return { problem: `unsupported scheme ${JSON.stringify(u.protocol)}; use redis: or rediss:` };
-  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (!host) return { problem: 'missing host' };
-  const dbText = u.pathname.replace(/^\//, '');
-  if (dbText !== '' && !/^\d{1,2}$/.test(dbText)) return { problem: `database ${JSON.stringify(dbText)} is not a number` };
-  if (u.search || u.hash) return { problem: 'query parameters and fragments are not supported' };
-  return {
-    host,
-    port: u.port === '' ? 6379 : Number(u.port),
-    username: u.username ? decodeURIComponent(u.username) : undefined,
-    password: u.password ? decodeURIComponent(u.password) : undefined,
-    db: dbText === '' ? 0 : Number(dbText),
-    tls: u.protocol === 'rediss:',
-  };
-}
-
-/** Why a Redis URL is refused (worded for a ConfigError), or undefined when it is valid. */
-export function redisUrlProblem(url: string): string | undefined {
-  const t = readRedisUrl(url);
-  return 'problem' in t ? t.problem : undefined;
-}
-
-/** Parses a Redis URL; throws ConfigError naming `setting` (the URL in the message is redacted). */
-export function parseRedisUrl(url: string, setting = 'Redis URL'): RedisTarget {
-  const t = readRedisUrl(url);
-  if ('problem' in t) throw new ConfigError([`${setting}: ${t.problem} (got ${JSON.stringify(redactRedisUrl(url))})`]);
-  return t;
-}
+/** A client of any mode; BullMQ takes either as a Queue's or Worker's `connection`. */
+export type RedisClient = Redis | Cluster;
 
 export interface RedisConnectionOptions {
   /**
@@ -58,12 +18,15 @@ export interface RedisConnectionOptions {
    * command waits through a short outage, then fails, so callers never pile up behind a dead Redis.
    */
   forWorker: boolean;
-  /** PEM file of the CA that signed the server's certificate (a `rediss://` URL); default: the system's CAs. */
+  /** For a `rediss://` URL given as a string: PEM file of the CA that signed the server's certificate. */
   caFile?: string | undefined;
   /** Shown in `CLIENT LIST`; helps on-call people find who is connected. */
   name?: string;
   log?: Logger;
-  /** Called each time the connection is ready again after it was lost (Redis back, maybe empty); not at the first connect. */
+  /**
+   * Called each time the connection is ready again after it was lost (Redis back, maybe empty; a Sentinel
+   * failover to a replica that may be behind; a Cluster that lost a node); not at the first connect.
+   */
   onRestored?: () => void;
 }
 
@@ -71,7 +34,7 @@ const RECONNECT_BASE_MS = 100;
 const RECONNECT_CAP_MS = 5_000;
 const PRODUCER_RETRIES_PER_REQUEST = 3;
 
-/** The CA bundle of a `rediss://` connection; a file that cannot be read is a ConfigError, at start. */
+/** The CA bundle of a TLS connection; a file that cannot be read is a ConfigError, at start. */
 function readCa(file: string): Buffer {
   try {
     return readFileSync(file);
@@ -80,16 +43,15 @@ function readCa(file: string): Buffer {
   }
 }
 
-/** ioredis options for a URL; exported for tests and for callers that must build the client themselves. */
-export function redisOptions(url: string, opts: RedisConnectionOptions): RedisOptions {
-  const t = parseRedisUrl(url);
+/** Node TLS options; `defaultServername` (the host of a standalone URL) when no name is configured. */
+function tlsOptions(tls: RedisTls, defaultServername?: string): TlsOptions {
+  const servername = tls.servername ?? defaultServername;
+  return { ...(servername === undefined ? {} : { servername }), ...(tls.caFile === undefined ? {} : { ca: readCa(tls.caFile) }) };
+}
+
+/** The options every node connection shares, whatever the mode. */
+function commonOptions(opts: RedisConnectionOptions): RedisOptions {
   return {
-    host: t.host,
-    port: t.port,
-    username: t.username,
-    password: t.password,
-    db: t.db,
-    ...(t.tls ? { tls: { servername: t.host, ...(opts.caFile === undefined ? {} : { ca: readCa(opts.caFile) }) } } : {}),
     connectionName: opts.name,
     maxRetriesPerRequest: opts.forWorker ? null : PRODUCER_RETRIES_PER_REQUEST,
     // Commands issued while reconnecting are queued (bounded by maxRetriesPerRequest for producers).
@@ -99,13 +61,81 @@ export function redisOptions(url: string, opts: RedisConnectionOptions): RedisOp
   };
 }
 
+/** The target of a standalone URL (credentials from the URL, TLS from its scheme). */
+function urlTarget(url: string, caFile: string | undefined): RedisTarget {
+  const u = parseRedisUrl(url);
+  const tls = u.tls ? { caFile, servername: undefined } : undefined;
+  return { mode: 'standalone', host: u.host, port: u.port, db: u.db, auth: { username: u.username, password: u.password }, tls };
+}
+
+/** ioredis options of a standalone or Sentinel target (a URL: standalone); exported for tests. */
+export function redisOptions(target: string | RedisTarget, opts: RedisConnectionOptions): RedisOptions {
+  const t = typeof target === 'string' ? urlTarget(target, opts.caFile) : target;
+  const auth = { username: t.auth.username, password: t.auth.password };
+  if (t.mode === 'standalone') {
+    return { host: t.host, port: t.port, db: t.db, ...auth, ...(t.tls ? { tls: tlsOptions(t.tls, t.host) } : {}), ...commonOptions(opts) };
+  }
+  if (t.mode === 'sentinel') {
+    const tls = t.tls ? tlsOptions(t.tls) : undefined;
+    return {
+      sentinels: t.sentinels.map((s) => ({ host: s.host, port: s.port })),
+      name: t.masterName,
+      ...auth,
+      sentinelUsername: t.sentinelAuth.username,
+      sentinelPassword: t.sentinelAuth.password,
+      ...(tls ? { tls, sentinelTLS: tls, enableTLSForSentinelMode: true } : {}),
+      // Asks the sentinels for the new primary as soon as they announce a failover, not at the next error.
+      failoverDetector: true,
+      sentinelRetryStrategy: (times: number) => backoffMs(times, RECONNECT_BASE_MS, RECONNECT_CAP_MS),
+      // A former primary that came back as a replica refuses writes: reconnect (to the primary) and resend.
+      reconnectOnError: (err: Error) => (err.message.startsWith('READONLY') ? 2 : false),
+      ...commonOptions(opts),
+    };
+  }
+  throw new Error('redisOptions: a Cluster target needs clusterOptions');
+}
+
+/** ioredis Cluster options of a Cluster target; exported for tests. */
+export function clusterOptions(target: Extract<RedisTarget, { mode: 'cluster' }>, opts: RedisConnectionOptions): ClusterOptions {
+  const tls = target.tls ? tlsOptions(target.tls) : undefined;
+  return {
+    // BullMQ reads maxRetriesPerRequest of a Cluster from here.
+    redisOptions: { username: target.auth.username, password: target.auth.password, ...(tls ? { tls } : {}), ...commonOptions(opts) },
+    enableOfflineQueue: true,
+    // Keeps asking the seed nodes while the whole Cluster is unreachable; never gives up.
+    clusterRetryStrategy: (times: number) => backoffMs(times, RECONNECT_BASE_MS, RECONNECT_CAP_MS),
+    // A primary lost and its replica promoted: retry the command once the slots moved (CLUSTERDOWN meanwhile).
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 300,
+    // With TLS the certificates name the configured hosts, not the IPs CLUSTER SLOTS announces.
+    ...(tls ? { dnsLookup: (address: string, callback: (err: null, address: string) => void) => callback(null, address) } : {}),
+  };
+}
+
 /**
- * An ioredis client for BullMQ. The caller owns it (BullMQ does not close a connection it was given): close
- * it with `quit()` after closing the queues and workers that use it.
+ * An ioredis client for BullMQ: a `redis://` URL (standalone) or any target (`QueueConfig.redis`). The caller
+ * owns it (BullMQ does not close a connection it was given): close it with `quit()` after closing the queues
+ * and workers that use it.
  */
-export function redisConnection(url: string, opts: RedisConnectionOptions): Redis {
-  const client = new Redis(redisOptions(url, opts));
-  const target = redactRedisUrl(url);
+export function redisConnection(url: string, opts: RedisConnectionOptions): Redis;
+export function redisConnection(target: RedisTarget, opts: RedisConnectionOptions): RedisClient;
+export function redisConnection(target: string | RedisTarget, opts: RedisConnectionOptions): RedisClient {
+  if (typeof target !== 'string' && target.mode === 'cluster') {
+    const cluster = new Cluster(
+      target.nodes.map((n) => ({ host: n.host, port: n.port })),
+      clusterOptions(target, opts),
+    );
+    watch(cluster, describeRedis(target), opts);
+    watchClusterNodes(cluster, opts);
+    return cluster;
+  }
+  const client = new Redis(redisOptions(target, opts));
+  watch(client, typeof target === 'string' ? redactRedisUrl(target) : describeRedis(target), opts);
+  return client;
+}
+
+/** Logs errors (rate-limited) and recoveries; calls onRestored when ready again after a close. */
+function watch(client: RedisClient, target: string, opts: RedisConnectionOptions): void {
   const errors = repeatGate();
   let failing = false;
   // Always listen: an 'error' without a listener is printed by ioredis with no structure.
@@ -130,5 +160,23 @@ export function redisConnection(url: string, opts: RedisConnectionOptions): Redi
     errors.reset();
     opts.log?.info({ redis: target, connection: opts.name }, 'redis connection restored');
   });
-  return client;
+}
+
+/**
+ * A Cluster stays 'ready' while one primary fails over to its replica (which may be behind): a slot map whose
+ * primaries changed counts as a restoration too. Only the change counts, not every refresh: the client keeps
+ * retrying a dead node (each retry an error and a refresh) until the Cluster forgets it.
+ */
+function watchClusterNodes(cluster: Cluster, opts: RedisConnectionOptions): void {
+  let primaries: string | undefined;
+  cluster.on('refresh', () => {
+    const now = cluster
+      .nodes('master')
+      .map((n) => `${n.options.host ?? ''}:${n.options.port ?? ''}`)
+      .sort()
+      .join(',');
+    const changed = primaries !== undefined && now !== primaries;
+    primaries = now;
+    if (changed) opts.onRestored?.();
+  });
 }

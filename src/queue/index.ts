@@ -3,7 +3,9 @@ export { KEY_PREFIX, RECONCILE_QUEUE, TIMERS_QUEUE, InvalidKeyError, dedupId, fo
 export type { ObjectKey, ObjectKind } from './names.ts';
 export { ConfigError } from '../common/config-error.ts';
 export { parseRedisUrl, redactRedisUrl, redisConnection, redisOptions, redisUrlProblem } from './connection.ts';
-export type { RedisConnectionOptions, RedisTarget } from './connection.ts';
+export type { RedisClient, RedisConnectionOptions } from './connection.ts';
+export { describeRedis, REDIS_MODES } from './redis-target.ts';
+export type { RedisMode, RedisTarget } from './redis-target.ts';
 export { QUEUE_SETTINGS, parseQueueConfig, queueConfigOf } from './settings.ts';
 export type { QueueConfig } from './settings.ts';
 export { formatDuration, parseDuration } from '../common/duration.ts';

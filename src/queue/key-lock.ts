@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.ts';
 import { sleep } from '../common/wait.ts';
 
 const RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
@@ -15,7 +15,7 @@ export interface KeyLockOptions {
  * Runs `fn` while holding a short Redis lock (SET NX PX with a random token, released only by its owner).
  * Used to make read-compare-write sequences of BullMQ calls on one id atomic with respect to each other.
  */
-export async function withKeyLock<T>(client: Redis, lockKey: string, fn: () => Promise<T>, opts: KeyLockOptions = {}): Promise<T> {
+export async function withKeyLock<T>(client: RedisClient, lockKey: string, fn: () => Promise<T>, opts: KeyLockOptions = {}): Promise<T> {
   const ttlMs = opts.ttlMs ?? 5_000;
   const deadline = Date.now() + (opts.waitMs ?? ttlMs + 1_000);
   const token = randomBytes(8).toString('hex');

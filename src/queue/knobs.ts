@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.ts';
 import { effectiveLimits, readOverrides, withLimitsLock } from './overrides.ts';
 import type { QueueConfig } from './settings.ts';
 
@@ -35,7 +35,7 @@ export async function applyQueueKnobs(queue: KnobbedQueue, cfg: Pick<QueueConfig
  */
 export function applyLimitsWithOverrides(
   queue: KnobbedQueue,
-  client: Redis,
+  client: RedisClient,
   cfg: Pick<QueueConfig, 'prefix' | 'globalConcurrency' | 'globalRateLimit'>,
 ): Promise<AppliedKnobs> {
   return withLimitsLock(client, cfg.prefix, async () => applyQueueKnobs(queue, effectiveLimits(cfg, await readOverrides(client, cfg.prefix))));

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.ts';
 import { enqueue } from './enqueue.ts';
 import type { KnobbedQueue } from './knobs.ts';
 import { validateKey, type ObjectKey } from './names.ts';
@@ -19,7 +19,7 @@ export type LimitChange = { limit: 'globalConcurrency'; value: number | null | '
  * it). A reset only removes the override: the watcher re-applies its configured value at its next resync or
  * start.
  */
-export async function changeLimit(queue: KnobbedQueue, client: Redis, prefix: string, change: LimitChange): Promise<void> {
+export async function changeLimit(queue: KnobbedQueue, client: RedisClient, prefix: string, change: LimitChange): Promise<void> {
   const name: LimitName = change.limit;
   await withLimitsLock(client, prefix, async () => {
     if (change.value === 'reset') {

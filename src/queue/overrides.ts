@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.ts';
 import { withKeyLock } from './key-lock.ts';
 import { RECONCILE_QUEUE } from './names.ts';
 import type { QueueConfig } from './settings.ts';
@@ -71,17 +71,17 @@ export function effectiveLimits(cfg: Limits, overrides: LimitOverrides): Limits 
   };
 }
 
-export async function readOverrides(client: Redis, prefix: string): Promise<LimitOverrides> {
+export async function readOverrides(client: RedisClient, prefix: string): Promise<LimitOverrides> {
   return decodeOverrides(await client.hgetall(overridesKey(prefix)));
 }
 
 /** Stores one override; `undefined` removes it (the configuration applies again). */
-export async function writeOverride(client: Redis, prefix: string, limit: LimitName, value: number | RateLimit | null | undefined): Promise<void> {
+export async function writeOverride(client: RedisClient, prefix: string, limit: LimitName, value: number | RateLimit | null | undefined): Promise<void> {
   if (value === undefined) await client.hdel(overridesKey(prefix), FIELD[limit]);
   else await client.hset(overridesKey(prefix), FIELD[limit], encodeOverride(value));
 }
 
 /** Runs `fn` holding the limits lock of `prefix`. */
-export function withLimitsLock<T>(client: Redis, prefix: string, fn: () => Promise<T>): Promise<T> {
+export function withLimitsLock<T>(client: RedisClient, prefix: string, fn: () => Promise<T>): Promise<T> {
   return withKeyLock(client, limitsLockKey(prefix), fn);
 }

@@ -1,5 +1,5 @@
 import { Queue, type JobsOptions, type QueueOptions, type WorkerOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.ts';
 import type { QueueConfig } from './settings.ts';
 import { RECONCILE_QUEUE, TIMERS_QUEUE, type ObjectKey } from './names.ts';
 import { backoffStrategy, RECONCILE_BACKOFF_TYPE } from './retry.ts';
@@ -33,26 +33,26 @@ export function timerJobOptions(cfg: QueueConfig): JobsOptions {
   };
 }
 
-function queueOptions(connection: Redis, cfg: QueueConfig, defaultJobOptions: JobsOptions): QueueOptions {
+function queueOptions(connection: RedisClient, cfg: QueueConfig, defaultJobOptions: JobsOptions): QueueOptions {
   return { connection, prefix: cfg.prefix, defaultJobOptions };
 }
 
-export function createReconcileQueue(connection: Redis, cfg: QueueConfig): ReconcileQueue {
+export function createReconcileQueue(connection: RedisClient, cfg: QueueConfig): ReconcileQueue {
   const queue = new Queue<ObjectKey, void, string>(RECONCILE_QUEUE, queueOptions(connection, cfg, reconcileJobOptions(cfg)));
   connections.set(queue, connection);
   return queue;
 }
 
-export function createTimersQueue(connection: Redis, cfg: QueueConfig): TimersQueue {
+export function createTimersQueue(connection: RedisClient, cfg: QueueConfig): TimersQueue {
   const queue = new Queue<TimerData, void, string>(TIMERS_QUEUE, queueOptions(connection, cfg, timerJobOptions(cfg)));
   connections.set(queue, connection);
   return queue;
 }
 
-const connections = new WeakMap<object, Redis>();
+const connections = new WeakMap<object, RedisClient>();
 
 /** The ioredis client a queue was created with (for the few operations BullMQ has no API for). */
-export function connectionOf(queue: object): Redis | undefined {
+export function connectionOf(queue: object): RedisClient | undefined {
   return connections.get(queue);
 }
 
@@ -60,7 +60,7 @@ export function connectionOf(queue: object): Redis | undefined {
  * Options for the reconcile Worker (in `ebb worker`): the connection must come from
  * `redisConnection(url, {forWorker: true})`. The backoff strategy is the retry policy of retry.ts.
  */
-export function reconcileWorkerOptions(connection: Redis, cfg: QueueConfig): WorkerOptions {
+export function reconcileWorkerOptions(connection: RedisClient, cfg: QueueConfig): WorkerOptions {
   return {
     connection,
     prefix: cfg.prefix,
@@ -81,7 +81,7 @@ export function reconcileWorkerOptions(connection: Redis, cfg: QueueConfig): Wor
 export const TIMERS_DRAIN_DELAY_S = 10;
 
 /** Options for the timers Worker (in `ebb watcher`): cheap jobs, so a fixed generous concurrency. */
-export function timersWorkerOptions(connection: Redis, cfg: QueueConfig): WorkerOptions {
+export function timersWorkerOptions(connection: RedisClient, cfg: QueueConfig): WorkerOptions {
   return {
     connection,
     prefix: cfg.prefix,

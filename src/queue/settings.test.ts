@@ -10,8 +10,7 @@ describe('parseQueueConfig', () => {
   it('has defaults for everything and returns a frozen object', () => {
     const cfg = parseQueueConfig({});
     expect(cfg).toEqual({
-      redisUrl: 'redis://127.0.0.1:6379',
-      redisCaFile: undefined,
+      redis: { mode: 'standalone', host: '127.0.0.1', port: 6379, db: 0, auth: { username: undefined, password: undefined }, tls: undefined },
       prefix: '{ebb}',
       workerConcurrency: 8,
       globalConcurrency: undefined,
@@ -45,10 +44,23 @@ describe('parseQueueConfig', () => {
     [{ EBB_RESYNC_PERIOD: '1h' }, { resyncPeriodMs: 3_600_000 }],
     [{ EBB_QUEUE_FAIRNESS: 'off' }, { fairness: 'off' }],
     [{ EBB_QUEUE_FAIRNESS: 'namespace' }, { fairness: 'namespace' }],
-    [{ EBB_REDIS_URL: 'rediss://:pw@redis:6380/1' }, { redisUrl: 'rediss://:pw@redis:6380/1' }],
-    [{ EBB_REDIS_URL: 'redis://ebb@redis:6379', EBB_REDIS_PASSWORD: 'f00d' }, { redisUrl: 'redis://ebb:f00d@redis:6379' }],
-    [{ EBB_REDIS_URL: 'redis://ebb:old@redis', EBB_REDIS_PASSWORD: 'p@ss w' }, { redisUrl: 'redis://ebb:p%40ss%20w@redis' }],
-    [{ EBB_REDIS_URL: 'rediss://redis', EBB_REDIS_CA_FILE: '/etc/ebb/redis-ca.pem' }, { redisCaFile: '/etc/ebb/redis-ca.pem' }],
+    [
+      { EBB_REDIS_URL: 'rediss://:pw@redis:6380/1' },
+      {
+        redis: {
+          mode: 'standalone',
+          host: 'redis',
+          port: 6380,
+          db: 1,
+          auth: { username: undefined, password: 'pw' },
+          tls: { caFile: undefined, servername: undefined },
+        },
+      },
+    ],
+    [{ EBB_REDIS_URL: 'redis://ebb@redis:6379', EBB_REDIS_PASSWORD: 'f00d' }, { redis: { auth: { username: 'ebb', password: 'f00d' } } }],
+    [{ EBB_REDIS_URL: 'redis://ebb:old@redis', EBB_REDIS_PASSWORD: 'p@ss w' }, { redis: { auth: { username: 'ebb', password: 'p@ss w' } } }],
+    [{ EBB_REDIS_URL: 'redis://redis', EBB_REDIS_USERNAME: 'ebb' }, { redis: { auth: { username: 'ebb', password: undefined } } }],
+    [{ EBB_REDIS_URL: 'rediss://redis', EBB_REDIS_CA_FILE: '/etc/ebb/redis-ca.pem' }, { redis: { tls: { caFile: '/etc/ebb/redis-ca.pem' } } }],
     [{ EBB_QUEUE_PREFIX: '{ebb-staging}' }, { prefix: '{ebb-staging}' }],
     [{ EBB_WORKER_CONCURRENCY: ' 4 ' }, { workerConcurrency: 4 }],
     [{ EBB_WORKER_CONCURRENCY: '' }, { workerConcurrency: 8 }],

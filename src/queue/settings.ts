@@ -1,18 +1,14 @@
 import { formatDuration } from '../common/duration.ts';
 import { frozen, parseSettings, table, type Env, type Values } from '../common/settings.ts';
-import { redisUrlProblem } from './connection.ts';
+import { REDIS_SETTINGS, redisTargetOfSettings } from './redis-settings.ts';
+import type { RedisTarget } from './redis-target.ts';
 import { FAIRNESS_MODES, type Fairness } from './fairness.ts';
 import { KEY_PREFIX } from './names.ts';
 
 /** The queue part of a process's configuration: validated once, frozen, passed down. */
 export interface QueueConfig {
-  /**
-   * Holds credentials when Redis needs them (EBB_REDIS_PASSWORD is merged into it): log
-   * `redactRedisUrl(redisUrl)`, never this.
-   */
-  readonly redisUrl: string;
-  /** PEM file of the CA that signed the Redis server's certificate (`rediss://` only); undefined: the system CAs. */
-  readonly redisCaFile: string | undefined;
+  /** Where Redis is, in any mode; holds credentials: log `describeRedis(redis)`, never this. */
+  readonly redis: RedisTarget;
   /** BullMQ key prefix; must contain a `{hash tag}` so all keys share one Redis Cluster slot. */
   readonly prefix: string;
   /** Jobs one worker process runs at once. */
@@ -41,29 +37,7 @@ export interface QueueConfig {
 /** Every setting of the queue, read by the watcher and the worker alike. */
 export const QUEUE_SETTINGS = table(
   {
-    redisUrl: {
-      name: 'EBB_REDIS_URL',
-      type: 'url',
-      default: 'redis://127.0.0.1:6379',
-      secret: true,
-      schemes: ['redis:', 'rediss:'],
-      format: 'redis://[user:password@]host[:port][/db]',
-      check: redisUrlProblem,
-      doc: 'Redis: `redis://` or `rediss://` (TLS), optional user and password, optional `/db`',
-    },
-    redisPassword: {
-      name: 'EBB_REDIS_PASSWORD',
-      type: 'string',
-      secret: true,
-      doc: 'password of the Redis user (set it from a Secret with `secretKeyRef`); replaces a password in `EBB_REDIS_URL`, whose user (`redis://ebb@host`) it belongs to',
-    },
-    redisCaFile: {
-      name: 'EBB_REDIS_CA_FILE',
-      type: 'string',
-      pattern: /^\//,
-      format: 'be an absolute path',
-      doc: "PEM file of the CA that signed the Redis server's certificate, for a `rediss://` URL; unset: the system's CAs",
-    },
+    ...REDIS_SETTINGS.entries,
     prefix: {
       name: 'EBB_QUEUE_PREFIX',
       type: 'string',
@@ -140,11 +114,7 @@ export const QUEUE_SETTINGS = table(
     },
   },
   [
-    {
-      uses: ['redisUrl', 'redisCaFile'],
-      problems: (v, isSet) =>
-        isSet('redisCaFile') && !v.redisUrl.startsWith('rediss:') ? ['EBB_REDIS_CA_FILE is set but EBB_REDIS_URL is not a rediss:// (TLS) URL'] : [],
-    },
+    ...REDIS_SETTINGS.checks,
     {
       uses: ['rateLimitMax'],
       problems: (v, isSet) =>
@@ -165,8 +135,7 @@ export const QUEUE_SETTINGS = table(
 /** The queue config out of the parsed settings of any table that includes QUEUE_SETTINGS. */
 export function queueConfigOf(v: Values<typeof QUEUE_SETTINGS.entries>): QueueConfig {
   return frozen({
-    redisUrl: withRedisPassword(v.redisUrl, v.redisPassword),
-    redisCaFile: v.redisCaFile,
+    redis: redisTargetOfSettings(v),
     prefix: v.prefix,
     workerConcurrency: v.workerConcurrency,
     globalConcurrency: v.globalConcurrency,
@@ -179,14 +148,6 @@ export function queueConfigOf(v: Values<typeof QUEUE_SETTINGS.entries>): QueueCo
     resyncPeriodMs: v.resyncPeriod,
     fairness: v.fairness,
   });
-}
-
-/** The URL with its password replaced by `password` (URL-encoded), or unchanged when there is none. */
-export function withRedisPassword(url: string, password: string | undefined): string {
-  if (password === undefined) return url;
-  const u = new URL(url);
-  u.password = encodeURIComponent(password);
-  return u.toString();
 }
 
 /** The queue settings alone (tests and tools); processes parse their whole table. Throws one ConfigError. */

@@ -1,5 +1,5 @@
 import type { Job, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.ts';
 import { queueCounts, type QueueState } from './metrics.ts';
 import { readOverrides, type LimitOverrides, type RateLimit } from './overrides.ts';
 
@@ -87,7 +87,7 @@ export interface Status {
 }
 
 /** The status of every queue and the operator overrides. */
-export async function readStatus(queues: readonly InspectedQueue[], client: Redis, prefix: string, opts: ReadStatusOptions): Promise<Status> {
+export async function readStatus(queues: readonly InspectedQueue[], client: RedisClient, prefix: string, opts: ReadStatusOptions): Promise<Status> {
   const [list, overrides] = await Promise.all([Promise.all(queues.map((q) => readQueueStatus(q, opts))), readOverrides(client, prefix)]);
   return { queues: list, overrides, at: Date.now() };
 }

@@ -7,7 +7,7 @@
  * every FULL_RESYNC_EVERY periods, and at once when Redis lost its data (the marker this module keeps in
  * Redis is gone).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/connection.ts';
 import { formatKey, keyFromDedupId } from '../queue/names.ts';
 
 /** Every this many periods the resync enqueues every known object (with the defaults: hourly). */
@@ -45,7 +45,7 @@ export function resyncKeys(plan: { full: boolean; all: readonly string[]; unsett
 const MAX_FAILED = 10_000;
 
 /** Ids of the jobs in the queue's failed set that finished at or after `since` (epoch ms; the set's score). */
-export async function failedJobIdsSince(redis: Redis, failedKey: string, since: number): Promise<string[]> {
+export async function failedJobIdsSince(redis: RedisClient, failedKey: string, since: number): Promise<string[]> {
   return redis.zrangebyscore(failedKey, since, '+inf', 'LIMIT', 0, MAX_FAILED);
 }
 
@@ -54,10 +54,10 @@ export async function failedJobIdsSince(redis: Redis, failedKey: string, since: 
  * that Redis lost its data (a flush, or a restart without persistence) and with it perhaps jobs, so it runs
  * full.
  */
-export async function markerPresent(redis: Redis, key: string): Promise<boolean> {
+export async function markerPresent(redis: RedisClient, key: string): Promise<boolean> {
   return (await redis.exists(key)) === 1;
 }
 
-export async function writeMarker(redis: Redis, key: string, now: number = Date.now()): Promise<void> {
+export async function writeMarker(redis: RedisClient, key: string, now: number = Date.now()): Promise<void> {
   await redis.set(key, String(now));
 }

@@ -1,5 +1,5 @@
 import { Worker } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../queue/connection.ts';
 import { sleep } from '../common/wait.ts';
 import { startOpsServer, type Handler } from '../common/http.ts';
 import { throttledWarn, type Logger } from '../common/log.ts';
@@ -122,7 +122,7 @@ async function periodicResync(
   return { objects, full, known: all.length };
 }
 
-async function redisProblem(redis: Redis): Promise<string | undefined> {
+async function redisProblem(redis: RedisClient): Promise<string | undefined> {
   try {
     await Promise.race([redis.ping(), sleep(2000).then(() => Promise.reject(new Error('ping timed out')))]);
     return undefined;
@@ -157,14 +157,13 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   // failover to a replica behind): the jobs and timers of objects nothing else will wake (a pod waiting out
   // its in-place grace period). Everything known is enqueued again as soon as Redis answers, as a resync.
   let onRedisRestored = (): void => undefined;
-  const producer = redisConnection(cfg.queue.redisUrl, {
+  const producer = redisConnection(cfg.queue.redis, {
     forWorker: false,
-    caFile: cfg.queue.redisCaFile,
     name: 'ebb-watcher',
     log,
     onRestored: () => onRedisRestored(),
   });
-  const blocking = redisConnection(cfg.queue.redisUrl, { forWorker: true, caFile: cfg.queue.redisCaFile, name: 'ebb-watcher-timers', log });
+  const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-watcher-timers', log });
   const queue = createReconcileQueue(producer, cfg.queue);
   const timers = createTimersQueue(producer, cfg.queue);
   // BullMQ prints a Queue's connection errors raw to stderr unless someone listens; the connection

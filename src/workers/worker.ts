@@ -90,8 +90,8 @@ function processor(deps: ProcessorDeps) {
  */
 export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: Partial<Record<ObjectKind, Reconciler>>): Promise<RunningWorker> {
   const rest = await kubeClient(cfg.kube);
-  const blocking = redisConnection(cfg.queue.redisUrl, { forWorker: true, caFile: cfg.queue.redisCaFile, name: 'ebb-worker', log });
-  const producer = redisConnection(cfg.queue.redisUrl, { forWorker: false, caFile: cfg.queue.redisCaFile, name: 'ebb-worker-timers', log });
+  const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-worker', log });
+  const producer = redisConnection(cfg.queue.redis, { forWorker: false, name: 'ebb-worker-timers', log });
   const timers = createTimersQueue(producer, cfg.queue);
   // BullMQ prints a Queue's connection errors raw to stderr unless someone listens; the connection
   // already logs them (structured, rate-limited).

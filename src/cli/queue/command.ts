@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
 import { errorMessage } from '../../common/errors.ts';
 import { sleep } from '../../common/wait.ts';
-import { redactRedisUrl, redisConnection } from '../../queue/connection.ts';
+import { redisConnection, type RedisClient } from '../../queue/connection.ts';
+import { describeRedis, type RedisTarget } from '../../queue/redis-target.ts';
 import { changeLimit, retryFailed } from '../../queue/operator.ts';
 import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../queue/queues.ts';
 import type { QueueConfig } from '../../queue/settings.ts';
@@ -11,7 +11,7 @@ import { formatRateLimit, formatRetryFailed, formatStatus, statusJson } from './
 
 interface Handles {
   cfg: QueueConfig;
-  client: Redis;
+  client: RedisClient;
   reconcile: ReconcileQueue;
   timers: TimersQueue;
 }
@@ -46,7 +46,7 @@ async function perform(args: Exclude<QueueArgs, { op: 'help' }>, h: Handles): Pr
 const REDIS_DEADLINE_MS = 10_000;
 
 /** Resolves once Redis answers; otherwise fails naming it (redacted), after at most REDIS_DEADLINE_MS. */
-async function reachable(client: Redis, url: string): Promise<void> {
+async function reachable(client: RedisClient, target: RedisTarget): Promise<void> {
   const ac = new AbortController();
   const deadline = sleep(REDIS_DEADLINE_MS, ac.signal).then(
     () => Promise.reject(new Error(`no answer within ${REDIS_DEADLINE_MS / 1000}s`)),
@@ -55,7 +55,7 @@ async function reachable(client: Redis, url: string): Promise<void> {
   try {
     await Promise.race([client.ping(), deadline]);
   } catch (err) {
-    throw new Error(`cannot reach Redis at ${redactRedisUrl(url)} (EBB_REDIS_URL): ${errorMessage(err)}`, { cause: err });
+    throw new Error(`cannot reach Redis at ${describeRedis(target)}: ${errorMessage(err)}`, { cause: err });
   } finally {
     ac.abort();
   }
@@ -73,13 +73,13 @@ export async function queueCommand(argv: string[]): Promise<number> {
   }
   const { loadQueueCliConfig } = await import('./config.ts');
   const cfg = loadQueueCliConfig();
-  const client = redisConnection(cfg.redisUrl, { forWorker: false, caFile: cfg.redisCaFile, name: 'ebb-queue-cli' });
+  const client = redisConnection(cfg.redis, { forWorker: false, name: 'ebb-queue-cli' });
   const reconcile = createReconcileQueue(client, cfg);
   const timers = createTimersQueue(client, cfg);
   // The connection reports its own failures through the commands that fail; nothing to print twice.
   for (const q of [reconcile, timers]) q.on('error', () => undefined);
   try {
-    await reachable(client, cfg.redisUrl);
+    await reachable(client, cfg.redis);
     process.stdout.write(await perform(args, { cfg, client, reconcile, timers }));
     return 0;
   } finally {

@@ -35,7 +35,7 @@ let queue: ReconcileQueue;
 
 beforeAll(() => {
   const cfg = parseWorkerConfig(ctl.env).queue;
-  queue = createReconcileQueue(redisConnection(cfg.redisUrl, { forWorker: false, name: 'it-poison', log: createLogger('it-poison', 'warn') }), cfg);
+  queue = createReconcileQueue(redisConnection(cfg.redis, { forWorker: false, name: 'it-poison', log: createLogger('it-poison', 'warn') }), cfg);
 });
 afterAll(async () => {
   process.stdout.write(`poison figures ${JSON.stringify(figures)}\n`);

@@ -20,7 +20,7 @@ import { freePort } from '../../../harness/sandbox/ports.ts';
 import { startChild, type Child } from '../../../harness/sandbox/process.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { dueSoonBacklog } from '../../../src/queue/backlog.ts';
-import { redisConnection } from '../../../src/queue/connection.ts';
+import { redisConnection, type RedisClient } from '../../../src/queue/connection.ts';
 import { enqueue } from '../../../src/queue/enqueue.ts';
 import { applyLimitsWithOverrides } from '../../../src/queue/knobs.ts';
 import { registerQueueMetrics } from '../../../src/queue/metrics.ts';
@@ -47,15 +47,15 @@ async function redisConfigMap(): Promise<Record<string, string>> {
 describe('the Redis ACL user of deploy/', () => {
   const password = randomBytes(32).toString('hex');
   const closables: { close(): Promise<unknown> }[] = [];
-  const clients: Redis[] = [];
+  const clients: RedisClient[] = [];
   let dir = '';
   let port = 0;
   let server: Child | undefined;
   let admin: Redis;
   let cfg: QueueConfig;
 
-  const connect = (forWorker: boolean): Redis => {
-    const c = redisConnection(cfg.redisUrl, { forWorker, name: forWorker ? 'acl-worker' : 'acl-producer' });
+  const connect = (forWorker: boolean): RedisClient => {
+    const c = redisConnection(cfg.redis, { forWorker, name: forWorker ? 'acl-worker' : 'acl-producer' });
     clients.push(c);
     return c;
   };

@@ -44,7 +44,7 @@ describe('queue metrics', () => {
   it('report a queue as down, promptly, when Redis cannot be reached', async () => {
     const port = await freePort();
     const cfg = parseQueueConfig({ EBB_REDIS_URL: `redis://127.0.0.1:${port}` });
-    const connection = redisConnection(cfg.redisUrl, { forWorker: false });
+    const connection = redisConnection(cfg.redis, { forWorker: false });
     const queue = createReconcileQueue(connection, cfg);
     queue.on('error', () => undefined);
     try {

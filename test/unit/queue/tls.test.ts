@@ -8,12 +8,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../harness/sandbox/ports.ts';
 import { startChild, type Child } from '../../../harness/sandbox/process.ts';
 import { waitFor } from '../../../src/common/wait.ts';
-import { redisConnection } from '../../../src/queue/connection.ts';
+import { redisConnection, type RedisClient } from '../../../src/queue/connection.ts';
 import { enqueue } from '../../../src/queue/enqueue.ts';
 import { createReconcileQueue } from '../../../src/queue/queues.ts';
 import { parseQueueConfig } from '../../../src/queue/settings.ts';
@@ -24,7 +23,7 @@ describe('Redis over TLS', () => {
   let dir = '';
   let port = 0;
   let server: Child | undefined;
-  const clients: Redis[] = [];
+  const clients: RedisClient[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ebb-redis-tls-'));
@@ -64,7 +63,7 @@ describe('Redis over TLS', () => {
 
   it('verifies the server with EBB_REDIS_CA_FILE', async () => {
     const cfg = parseQueueConfig({ EBB_REDIS_URL: `rediss://localhost:${port}`, EBB_REDIS_CA_FILE: join(dir, 'ca.pem'), EBB_QUEUE_PREFIX: '{tls}' });
-    const client = redisConnection(cfg.redisUrl, { forWorker: false, caFile: cfg.redisCaFile, name: 'tls-test' });
+    const client = redisConnection(cfg.redis, { forWorker: false, name: 'tls-test' });
     clients.push(client);
     await waitFor(async () => ((await client.ping().catch(() => undefined)) === 'PONG' ? true : undefined), { timeoutMs: 10_000, what: 'PONG over TLS' });
     const queue = createReconcileQueue(client, cfg);

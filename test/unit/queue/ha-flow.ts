@@ -1,0 +1,96 @@
+/**
+ * ebb's queue code end to end against a Redis of any mode, as the watcher and a worker wire it: objects are
+ * enqueued, a worker reconciles them, and a reconcile sets a timer (a grace period) whose firing reconciles
+ * the object again; only then is it settled. When a connection reports Redis restored (a restart, a Sentinel
+ * failover, a Cluster node lost), every known object is enqueued again in the background, as the watcher's
+ * `onRedisRestored` does, so anything Redis lost (jobs, timers) is derived again.
+ */
+import { Worker } from 'bullmq';
+import { sleep } from '../../../src/common/wait.ts';
+import { redisConnection, type RedisClient } from '../../../src/queue/connection.ts';
+import { enqueue } from '../../../src/queue/enqueue.ts';
+import { formatKey, RECONCILE_QUEUE, TIMERS_QUEUE, type ObjectKey } from '../../../src/queue/names.ts';
+import { createReconcileQueue, createTimersQueue, reconcileWorkerOptions, timersWorkerOptions } from '../../../src/queue/queues.ts';
+import type { QueueConfig } from '../../../src/queue/settings.ts';
+import { processTimer, setTimer, type TimerData } from '../../../src/queue/timers.ts';
+
+export interface Flow {
+  readonly producer: RedisClient;
+  /** Objects whose timer fired (or whose grace period was over at a later reconcile). */
+  readonly settled: ReadonlySet<string>;
+  /** How often a reconcile started while another reconcile of the same object was running. */
+  overlaps(): number;
+  /** How often the producer connection reported Redis restored. */
+  restored(): number;
+  /** Enqueues like the watcher's sink: retried until Redis takes it. */
+  add(key: ObjectKey, signal: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function startFlow(cfg: QueueConfig, graceMs: number): Flow {
+  const known = new Map<string, ObjectKey>();
+  const dueAt = new Map<string, number>();
+  const settled = new Set<string>();
+  const running = new Set<string>();
+  let overlaps = 0;
+  let restored = 0;
+  const producer = redisConnection(cfg.redis, { forWorker: false, name: 'ha-producer', onRestored: () => onRestored() });
+  const workerConn = redisConnection(cfg.redis, { forWorker: true, name: 'ha-worker' });
+  const timersConn = redisConnection(cfg.redis, { forWorker: true, name: 'ha-timers' });
+  const queue = createReconcileQueue(producer, cfg);
+  const timers = createTimersQueue(producer, cfg);
+  for (const q of [queue, timers]) q.on('error', () => undefined);
+
+  const onRestored = (): void => {
+    restored++;
+    void (async () => {
+      for (const key of known.values()) await enqueue(queue, key, { background: true }).catch(() => undefined);
+    })();
+  };
+
+  // A miniature reconciler: the first reconcile starts a grace period (a timer); a reconcile after it is over settles.
+  const worker = new Worker<ObjectKey, void, string>(
+    RECONCILE_QUEUE,
+    async (job) => {
+      const id = formatKey(job.data);
+      if (running.has(id)) overlaps++;
+      running.add(id);
+      try {
+        const due = dueAt.get(id) ?? Date.now() + graceMs;
+        dueAt.set(id, due);
+        if (Date.now() >= due) settled.add(id);
+        else await setTimer(timers, job.data, 'grace', due);
+      } finally {
+        running.delete(id);
+      }
+    },
+    reconcileWorkerOptions(workerConn, cfg),
+  );
+  const timersWorker = new Worker<TimerData, void, string>(TIMERS_QUEUE, (job) => processTimer(job, queue), timersWorkerOptions(timersConn, cfg));
+  for (const w of [worker, timersWorker]) w.on('error', () => undefined);
+
+  return {
+    producer,
+    settled,
+    overlaps: () => overlaps,
+    restored: () => restored,
+    add: async (key, signal) => {
+      known.set(formatKey(key), key);
+      for (;;) {
+        try {
+          await enqueue(queue, key);
+          return;
+        } catch {
+          await sleep(100, signal);
+        }
+      }
+    },
+    close: async () => {
+      await Promise.all([worker.close(true), timersWorker.close(true)]).catch(() => undefined);
+      await Promise.all([queue.close(), timers.close()]).catch(() => undefined);
+      for (const c of [producer, workerConn, timersConn]) c.disconnect();
+    },
+  };
+}
+
+export const app = (i: number): ObjectKey => ({ kind: 'App', namespace: 'ha', name: `app-${i}` });
