@@ -24,7 +24,7 @@ function pod(spec: typeof small, actual: typeof small, conditions: PodCondition[
     status: {
       observedGeneration: observed,
       conditions,
-      containerStatuses: [{ name: 'app', image: 'app:2', imageID: 'app@sha256:2', restartCount: 1, ready: true, resources: actual, state: {} }],
+      containerStatuses: [{ name: 'app', image: 'app:2', imageID: 'app@sha256:2', restartCount: 1, ready: true, resources: actual, state: {}, lastState: {} }],
     },
   } as Pod;
 }
