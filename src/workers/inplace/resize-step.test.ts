@@ -26,7 +26,7 @@ function pod(spec: typeof small, actual: typeof small, conditions: PodCondition[
       conditions,
       containerStatuses: [{ name: 'app', image: 'app:2', imageID: 'app@sha256:2', restartCount: 1, ready: true, resources: actual, state: {}, lastState: {} }],
     },
-  } as Pod;
+  };
 }
 const inProgress = (over: Partial<PodCondition> = {}): PodCondition => ({ type: 'PodResizeInProgress', status: 'True', ...over });
 
