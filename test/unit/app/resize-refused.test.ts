@@ -58,6 +58,18 @@ describe('a memory decrease the kubelet refuses after an in-place restart', () =
     expect(events[0]?.event.message).toMatch(REFUSED);
   });
 
+  it('a new image with the lower limit in one revision completes in place: the restarted container starts at it', async () => {
+    const s = await restartedInPlace('InPlaceOnly');
+    const uids = s.pods().map((p) => p.metadata.uid);
+    const v2 = s.app().status!.updateRevision!;
+    s.edit(template('v3', small));
+    await s.runUntil((x) => x.converged() && x.app().status?.updateRevision !== v2);
+    expect(s.violations).toEqual([]);
+    expect(s.pods().map((p) => p.metadata.uid)).toEqual(uids);
+    for (const p of s.pods()) expect(container(p)).toMatchObject({ restartCount: 2, resources: small });
+    expect(s.cluster.events.filter((e) => e.event.reason === EventReason.resizeRefused)).toEqual([]);
+  });
+
   it('InPlaceOnly holds the pod at its revision: ResizeRefused condition, one Warning Event, not updated', async () => {
     const s = await restartedInPlace('InPlaceOnly');
     const uids = s.pods().map((p) => p.metadata.uid);

@@ -193,7 +193,8 @@ export function collectFallbacks(ctx: UpdateContext, acc: Accumulator): void {
  * (InPlaceFallback reason ResizeRefused); the Event goes out when the condition is new or says something else.
  */
 function holdRefused(ctx: UpdateContext, acc: Accumulator, pod: Stored<Pod>): void {
-  if (resizeRefusal(pod) === undefined) return;
+  // A pod in flight restarts its containers after the resize; a new instance starts at the new resources.
+  if (resizeRefusal(pod) === undefined || podIsUpdatingInPlace(pod)) return;
   const decision = ctx.decide(getPodRevision(pod));
   const refusal = decision.mode === 'inPlace' ? refusedResize(pod, decision.plan) : undefined;
   if (!refusal) return;
