@@ -76,6 +76,35 @@ describe('fake kubelet', () => {
     expect(t.container()).toMatchObject({ restartCount: 0, ready: true, resources: big });
   });
 
+  it('refuses a memory-limit decrease after an in-place restart as the real kubelet does; a fresh container takes it', async () => {
+    const big = { requests: { memory: '64Mi' }, limits: { memory: '128Mi' } };
+    const small = { requests: { memory: '32Mi' }, limits: { memory: '64Mi' } };
+    const restarted = setup({ startTicks: 1 });
+    await restarted.client.pods.create('ns', newPod('web:v1', { resources: big }));
+    restarted.kubelet.tick();
+    restarted.cluster.pods.set('ns/web-0', { ...restarted.pod(), spec: spec('web:v2', { resources: big }) });
+    restarted.kubelet.tick();
+    restarted.kubelet.tick();
+    expect(restarted.container()).toMatchObject({ restartCount: 1, ready: true });
+    restarted.cluster.pods.set('ns/web-0', { ...restarted.pod(), spec: spec('web:v2', { resources: small }) });
+    restarted.kubelet.tick();
+    restarted.kubelet.tick();
+    expect(restarted.condition('PodResizeInProgress')).toMatchObject({
+      status: 'True',
+      reason: 'Error',
+      message: 'cannot decrease memory limits: missing container "app" memory usage',
+    });
+    expect(restarted.container()).toMatchObject({ restartCount: 1, resources: big });
+
+    const fresh = setup({ startTicks: 1 });
+    await fresh.client.pods.create('ns', newPod('web:v1', { resources: big }));
+    fresh.kubelet.tick();
+    fresh.cluster.pods.set('ns/web-0', { ...fresh.pod(), spec: spec('web:v1', { resources: small }) });
+    fresh.kubelet.sync();
+    expect(fresh.container()).toMatchObject({ restartCount: 0, resources: small });
+    expect(fresh.condition('PodResizeInProgress')).toBeUndefined();
+  });
+
   it('never reports a crash-looping image ready', async () => {
     const t = setup({ startTicks: 1 });
     await t.client.pods.create('ns', newPod('registry.example/crashloop-app:v1'));

@@ -134,6 +134,8 @@ export const Reason = {
   // InPlaceFallback
   inPlaceNotPossible: 'InPlaceNotPossible',
   inPlaceOnlyRefused: 'InPlaceOnlyRefused',
+  /** The kubelet refused a pod's in-place resize (PodResizeInProgress reason Error). */
+  resizeRefused: 'ResizeRefused',
   /** InPlaceFallback False: no pod still to be updated needs recreating (or is refused). */
   noFallbackPending: 'NoFallbackPending',
   // ImagesPrewarmed
@@ -181,6 +183,8 @@ export const EventReason = {
   specifiedDeletePending: 'SpecifiedDeletePending',
   failedUpdate: 'FailedUpdate',
   inPlaceFallback: 'InPlaceFallback',
+  /** The kubelet refused a pod's in-place resize: the pod is recreated or held, by podUpdatePolicy. */
+  resizeRefused: 'ResizeRefused',
   invalidSpec: 'InvalidSpec',
   rolloutHeld: 'RolloutHeld',
   canaryPaused: 'CanaryPaused',

@@ -8,6 +8,7 @@ import { nextStatusChange } from './container-status.ts';
 import type { Container, Pod, ResourceList, ResourceRequirements } from '../../../src/kube/types.ts';
 import { isSidecar, pullRetryAt, restartDueAt, shouldRestart, type ContainerKind } from './policy.ts';
 import { effectiveRequests, milli, RESIZABLE, sameQuantities, sumMilli } from './quantity.ts';
+import { resizeActuationError } from './resize-refusal.ts';
 import type { ContainerRuntime, PodRuntime, ResizeVerdict } from './runtime.ts';
 import type { KubeletTimings } from './timings.ts';
 
@@ -129,6 +130,8 @@ function planResize(c: Container, cr: ContainerRuntime, input: PlanInput): Outco
   }
   if (!sameResources(cr.allocated, cr.actual) || JSON.stringify(cr.allocated) !== JSON.stringify(cr.actual)) {
     if (resizeNeedsRestart(c, cr.actual, cr.allocated)) return start(c, 'regular', cr, input.runtime, 'resize');
+    // Refused by the runtime: the kubelet retries on its next sync, which a change of the pod brings.
+    if (resizeActuationError(cr) !== undefined) return { wakeAt: undefined };
     return { step: { kind: 'actuateResize', container: c.name } };
   }
   return undefined;

@@ -8,6 +8,7 @@ import type { Container, ContainerStatus, Pod, PodCondition, PodStatus } from '.
 import { rfc3339 } from './k8s.ts';
 import { isSidecar, type ContainerKind } from './policy.ts';
 import { getPodQOS } from './quantity.ts';
+import { resizeActuationError, RESIZE_ERROR_REASON } from './resize-refusal.ts';
 import type { PodRuntime } from './runtime.ts';
 import type { KubeletTimings } from './timings.ts';
 
@@ -140,8 +141,10 @@ export function podReadyCondition(pod: Pod, containersReady: Cond): Cond {
 function resizeConditions(rt: PodRuntime): Cond[] {
   const out: Cond[] = [];
   if (rt.resizePending) out.push({ type: 'PodResizePending', status: 'True', reason: rt.resizePending.reason, message: rt.resizePending.message });
-  const inProgress = Object.values(rt.containers).some((c) => c.phase.kind === 'running' && JSON.stringify(c.allocated) !== JSON.stringify(c.actual));
-  if (inProgress) out.push({ type: 'PodResizeInProgress', status: 'True' });
+  const actuating = Object.values(rt.containers).filter((c) => c.phase.kind === 'running' && JSON.stringify(c.allocated) !== JSON.stringify(c.actual));
+  const error = actuating.map(resizeActuationError).find((m) => m !== undefined);
+  if (error !== undefined) out.push({ type: 'PodResizeInProgress', status: 'True', reason: RESIZE_ERROR_REASON, message: error });
+  else if (actuating.length > 0) out.push({ type: 'PodResizeInProgress', status: 'True' });
   return out;
 }
 

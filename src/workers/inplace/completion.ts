@@ -41,12 +41,42 @@ export function containerPending(pod: Pod, state: InPlaceState, container: strin
   return s.ready === true ? undefined : { container, reason: 'ContainerNotReady' };
 }
 
-/** A resized container is done when the kubelet reports the spec's resources as actual and it is ready. */
+/** The longest part of a kubelet message ebb repeats in its conditions and Events. */
+const KUBELET_MESSAGE_MAX = 256;
+
+/** A kubelet message fit to quote: control characters become spaces, and it is cut at a bound. */
+export function quoteKubeletMessage(message: string | undefined): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = (message ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return clean.length > KUBELET_MESSAGE_MAX ? `${clean.slice(0, KUBELET_MESSAGE_MAX - 1)}…` : clean;
+}
+
+const condition = (pod: Pod, type: string) => pod.status?.conditions?.find((c) => c.type === type && c.status === 'True');
+
+/**
+ * The kubelet refused to actuate the pod's resize: `PodResizeInProgress=True` with reason `Error` (it keeps
+ * retrying, and keeps failing for a cause that does not heal, such as lowering the memory limit of a container
+ * restarted in place). Returns the kubelet's message, quoted; undefined when there is no refusal.
+ */
+export function resizeRefusal(pod: Pod): string | undefined {
+  const inProgress = condition(pod, 'PodResizeInProgress');
+  return inProgress?.reason === 'Error' ? quoteKubeletMessage(inProgress.message ?? 'resize failed') : undefined;
+}
+
+/**
+ * A resized container is done when the kubelet says so: it has observed the pod's spec, no resize is pending
+ * or in progress (`PodResizePending`, `PodResizeInProgress`), it reports the spec's resources as actual, and
+ * the container is ready. `ResizeRefused` (InProgress with reason Error) is final for this pod: the caller
+ * decides what to do with it, waiting does not help.
+ */
 export function resizePending(pod: Pod, container: string): Pending {
+  if (statusIsStale(pod)) return { container, reason: 'StatusNotObserved' };
+  if (resizeRefusal(pod) !== undefined) return { container, reason: 'ResizeRefused' };
+  const pending = condition(pod, 'PodResizePending');
+  if (pending) return { container, reason: pending.reason === 'Infeasible' ? 'ResizeInfeasible' : 'ResizeDeferred' };
+  if (condition(pod, 'PodResizeInProgress')) return { container, reason: 'ResizeInProgress' };
   const spec = findContainer(pod, container)?.spec;
   const s = findStatus(pod, container);
-  const infeasible = pod.status?.conditions?.some((c) => c.type === 'PodResizePending' && c.status === 'True' && c.reason === 'Infeasible');
-  if (infeasible) return { container, reason: 'ResizeInfeasible' };
   if (!s?.resources || !sameResizable(s.resources, spec?.resources)) return { container, reason: 'ResizeNotActuated' };
   return s.ready === true ? undefined : { container, reason: 'ContainerNotReady' };
 }

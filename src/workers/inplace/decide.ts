@@ -35,14 +35,14 @@ export function decideUpdate(policy: string | undefined, diff: DiffResult): Upda
 export interface FallbackCondition {
   type: typeof ConditionType.inPlaceFallback;
   status: 'True';
-  reason: typeof Reason.inPlaceNotPossible | typeof Reason.inPlaceOnlyRefused;
+  reason: typeof Reason.inPlaceNotPossible | typeof Reason.inPlaceOnlyRefused | typeof Reason.resizeRefused;
   message: string;
 }
 
 /** Shaped like the App planner's EventSpec. */
 export interface FallbackEvent {
   type: 'Normal' | 'Warning';
-  reason: typeof EventReason.inPlaceFallback;
+  reason: typeof EventReason.inPlaceFallback | typeof EventReason.resizeRefused;
   action: string;
   message: string;
   related: { kind: 'Pod'; name: string; uid?: string | undefined };

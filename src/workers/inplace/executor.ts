@@ -42,6 +42,7 @@ export async function applyInPlaceStep<P extends Pod>(client: PatchClient, pod: 
       return client.patch<P>(ref(pod, 'resize'), resizePatch(pod, step), PatchType.strategic, QUERY, signal);
     case 'wait':
     case 'waitRunning':
+    case 'resizeRefused':
     case 'done':
       return undefined;
   }

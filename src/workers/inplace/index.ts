@@ -14,5 +14,7 @@ export { IN_PLACE_GATE, needsGateReady, withInPlaceReadinessGate } from './gate.
 export { inPlaceStatus, podIsUpdatingInPlace, type InPlacePhase, type InPlaceStatus } from './status.ts';
 export { qosClass, type QosClass } from '../../common/quantity.ts';
 export { readState, type InPlaceState } from './state.ts';
+export { quoteKubeletMessage, resizeRefusal } from './completion.ts';
 export { decideUpdateMethod } from './update-method.ts';
 export { EMPTY_PLAN, type DiffResult, type InPlacePlan, type InPlaceTarget, type TemplateLike } from './types.ts';
+export { refusalReason, refusedResize, resizeRefusedTexts } from './refused-resize.ts';

@@ -10,7 +10,7 @@
  * for) skips the gate: resize, then one patchSpec with the revision label and the metadata, then done.
  */
 import { Annotation, Label, Reason } from '../../api/keys.ts';
-import { batchPending, updatePending, type Pending } from './completion.ts';
+import { batchPending, resizePending, resizeRefusal, updatePending, type Pending } from './completion.ts';
 import { createdGateCondition, gateCondition, gateConditionFor, hasInPlaceGate } from './gate.ts';
 import { sameQuantity, sameResizable, RESIZABLE } from '../../common/quantity.ts';
 import { findContainer, hasStateAnnotation, newState, podRevision, readState, refreshSnapshot, serializeState, type InPlaceState } from './state.ts';
@@ -53,6 +53,11 @@ export type InPlaceStep =
     }
   /** Containers are restarting or not ready yet: the pod's status change will bring the next reconcile. */
   | { kind: 'waitRunning'; reason: string; container: string; afterMs: number }
+  /**
+   * The kubelet refused the resize (PodResizeInProgress reason Error): nothing to write; the App planner
+   * recreates the pod or holds the rollout on it, by its podUpdatePolicy.
+   */
+  | { kind: 'resizeRefused'; container: string; message: string }
   /** Remove the state annotation and set the gate True (one pods/status patch). */
   | { kind: 'finish'; removeAnnotation: boolean; condition: PodCondition }
   | { kind: 'done' };
@@ -110,7 +115,8 @@ function needsRestart(pod: Pod, plan: InPlacePlan): boolean {
   );
 }
 
-function waitRunning(p: NonNullable<Pending>): InPlaceStep {
+function waitRunning(pod: Pod, p: NonNullable<Pending>): InPlaceStep {
+  if (p.reason === 'ResizeRefused') return { kind: 'resizeRefused', container: p.container, message: resizeRefusal(pod) ?? '' };
   return { kind: 'waitRunning', reason: p.reason, container: p.container, afterMs: SAFETY_RECHECK_MS };
 }
 
@@ -147,15 +153,16 @@ function continueUpdate(pod: Pod, state: InPlaceState, target: InPlaceTarget, no
   const next = state.batch + 1;
   if (next < state.batches.length) {
     const pending = state.batch >= 0 ? batchPending(pod, state, state.batch) : undefined;
-    return pending ? waitRunning(pending) : patchBatch(pod, state, target, next, now);
+    return pending ? waitRunning(pod, pending) : patchBatch(pod, state, target, next, now);
   }
   const pending = updatePending(pod, state);
-  return pending ? waitRunning(pending) : finish(pod, true, now);
+  return pending ? waitRunning(pod, pending) : finish(pod, true, now);
 }
 
 /**
- * Resize (if needed), then label, metadata and the images of regular init containers (which do not run again
- * in a running pod) in one patch: nothing restarts, so the gate stays True.
+ * Resize (if needed) and wait until the kubelet has actuated it, then label, metadata and the images of
+ * regular init containers (which do not run again in a running pod) in one patch: nothing restarts, so the
+ * gate stays True. A resize the kubelet refuses never gets the revision label.
  */
 function lightStep(pod: Pod, target: InPlaceTarget): InPlaceStep {
   const resizes = pendingResizes(
@@ -163,6 +170,10 @@ function lightStep(pod: Pod, target: InPlaceTarget): InPlaceStep {
     target.plan.resources.map((r) => [r.container, r.resources]),
   );
   if (resizes.length > 0) return { kind: 'resize', containers: resizes };
+  for (const { container } of target.plan.resources) {
+    const pending = findContainer(pod, container)?.init ? undefined : resizePending(pod, container);
+    if (pending) return waitRunning(pod, pending);
+  }
   const images = target.plan.images.filter(
     (i) => findContainer(pod, i.container)?.spec.image !== undefined && findContainer(pod, i.container)?.spec.image !== i.image,
   );

@@ -20,8 +20,15 @@ import {
   nextInPlaceStep,
   podIsUpdatingInPlace,
   readState,
+  refusalReason,
+  refusedResize,
+  resizeRefusal,
+  resizeRefusedTexts,
   stepWait,
+  UpdatePolicy,
+  type FallbackTexts,
   type InPlacePlan,
+  type InPlaceStep,
   type UpdateDecision,
 } from '../../inplace/index.ts';
 import type { Action } from '../actions.ts';
@@ -71,11 +78,22 @@ const updateRevision = (ctx: UpdateContext): string => ctx.set.update.metadata.n
 interface Replica {
   pod: Stored<Pod>;
   ordinal: number;
+  /** A resize the kubelet refuses may be recreated (default true). */
+  mayRecreate?: boolean;
 }
 
-/** The next in-place step of the pod towards `revision` by `plan`: an action when it writes, a timer when it waits. */
-function inPlaceStep(ctx: UpdateContext, acc: Accumulator, { pod, ordinal }: Replica, revision: string, plan: InPlacePlan): void {
+/**
+ * The next in-place step of the pod towards `revision` by `plan`: an action when it writes, a timer when it
+ * waits. A resize the kubelet refused is recreated when `mayRecreate` and the policy allows it
+ * (`refused-resize.ts`); otherwise the pod is held as it is. Returns false when it was held (nothing planned).
+ */
+function inPlaceStep(ctx: UpdateContext, acc: Accumulator, { pod, ordinal, mayRecreate = true }: Replica, revision: string, plan: InPlacePlan): boolean {
   const step = nextInPlaceStep(pod, { revision, plan, gracePeriodSeconds: ctx.gracePeriodSeconds }, ctx.set.now);
+  if (step.kind === 'resizeRefused') {
+    if (!mayRecreate || ctx.set.rollout.podUpdatePolicy !== UpdatePolicy.inPlaceIfPossible) return false;
+    acc.actions.push(recreateRefused(ctx, pod, ordinal, step));
+    return true;
+  }
   const wait = stepWait(step);
   if (wait) acc.waits.push(wait);
   else if (step.kind !== 'done') acc.actions.push({ kind: 'inPlaceStep', name: pod.metadata.name, uid: pod.metadata.uid, ordinal, revision, pod, step });
@@ -85,24 +103,36 @@ function inPlaceStep(ctx: UpdateContext, acc: Accumulator, { pod, ordinal }: Rep
       reason: GRACE_PERIOD_WAIT,
       afterMs: Math.max(0, Date.parse(step.state.startedAt) + ctx.gracePeriodSeconds * 1000 - ctx.set.now.getTime()),
     });
+  return true;
+}
+
+function withFallback(action: Action, texts: FallbackTexts | undefined): Action {
+  return texts && action.kind === 'deletePod' ? { ...action, fallback: { event: texts.event, log: texts.log } } : action;
 }
 
 /** Delete for recreation; a fallback from in place carries its Event and log line. */
 function recreate(ctx: UpdateContext, pod: Stored<Pod>, ordinal: number, decision: UpdateDecision): Action {
   const action = deletePod(pod, ordinal, 'update', replacementFor(ctx.set, ordinal));
-  const texts = fallbackTexts(decision, { name: pod.metadata.name, uid: pod.metadata.uid }, updateRevision(ctx));
-  return texts && action.kind === 'deletePod' ? { ...action, fallback: { event: texts.event, log: texts.log } } : action;
+  return withFallback(action, fallbackTexts(decision, { name: pod.metadata.name, uid: pod.metadata.uid }, updateRevision(ctx)));
+}
+
+/** Delete a pod whose resize the kubelet refused, for recreation with the update revision's resources. */
+function recreateRefused(ctx: UpdateContext, pod: Stored<Pod>, ordinal: number, step: Extract<InPlaceStep, { kind: 'resizeRefused' }>): Action {
+  const why = refusalReason(pod, step.container, step.message);
+  const texts = resizeRefusedTexts({ name: pod.metadata.name, uid: pod.metadata.uid }, updateRevision(ctx), why, UpdatePolicy.inPlaceIfPossible);
+  return withFallback(deletePod(pod, ordinal, 'update', replacementFor(ctx.set, ordinal)), texts);
 }
 
 /**
- * How to move outdated `pod` now: recreate, one in-place step, or nothing when InPlaceOnly refuses. Returns
- * false when nothing was planned (refused), so the caller does not spend budget on it.
+ * How to move outdated `pod` now: recreate, one in-place step, or nothing when InPlaceOnly refuses (the
+ * change, or the kubelet the pod's resize). Returns false when nothing was planned (refused), so the caller
+ * does not spend budget on it.
  */
 export function updateAction(ctx: UpdateContext, acc: Accumulator, pod: Stored<Pod>, ordinal: number): boolean {
   const decision = ctx.decide(getPodRevision(pod));
   if (decision.mode === 'refuse') return false;
   if (decision.mode === 'recreate') acc.actions.push(recreate(ctx, pod, ordinal, decision));
-  else inPlaceStep(ctx, acc, { pod, ordinal }, updateRevision(ctx), decision.plan);
+  else return inPlaceStep(ctx, acc, { pod, ordinal }, updateRevision(ctx), decision.plan);
   return true;
 }
 
@@ -113,11 +143,11 @@ function driveInFlight(ctx: UpdateContext, acc: Accumulator, pod: Stored<Pod>, o
   // Paused: an update to the update revision that has started completes; none is started or redirected.
   const mayUpdate = ctx.rolling && mayRunUpdate(ctx.set, ordinal) && (!paused || readState(pod)?.revision === update);
   if (label === undefined || label === update || !mayUpdate) {
-    inPlaceStep(ctx, acc, { pod, ordinal }, label ?? update, EMPTY_PLAN);
+    inPlaceStep(ctx, acc, { pod, ordinal, mayRecreate: !paused && label === update }, label ?? update, EMPTY_PLAN);
     return;
   }
   const decision = ctx.decide(label);
-  if (decision.mode === 'inPlace') inPlaceStep(ctx, acc, { pod, ordinal }, update, decision.plan);
+  if (decision.mode === 'inPlace') inPlaceStep(ctx, acc, { pod, ordinal, mayRecreate: !paused }, update, decision.plan);
   // Unavailable already, so recreating it spends no budget; paused never deletes.
   else if (decision.mode === 'recreate' && !paused) acc.actions.push(recreate(ctx, pod, ordinal, decision));
   else inPlaceStep(ctx, acc, { pod, ordinal }, label, EMPTY_PLAN);
@@ -154,5 +184,25 @@ export function collectFallbacks(ctx: UpdateContext, acc: Accumulator): void {
     if (!pod || isTerminating(pod) || getPodRevision(pod) === updateRevision(ctx) || !mayRunUpdate(set, ordinal)) continue;
     const texts = fallbackTexts(ctx.decide(getPodRevision(pod)), { name: pod.metadata.name, uid: pod.metadata.uid }, updateRevision(ctx));
     if (texts) acc.fallbacks.push(texts);
+    else if (ctx.set.rollout.podUpdatePolicy === UpdatePolicy.inPlaceOnly) holdRefused(ctx, acc, pod);
   }
+}
+
+/**
+ * InPlaceOnly and the kubelet refused the pod's resize: the pod is held at its revision and reported
+ * (InPlaceFallback reason ResizeRefused); the Event goes out when the condition is new or says something else.
+ */
+function holdRefused(ctx: UpdateContext, acc: Accumulator, pod: Stored<Pod>): void {
+  // A pod in flight restarts its containers after the resize; a new instance starts at the new resources.
+  if (resizeRefusal(pod) === undefined || podIsUpdatingInPlace(pod)) return;
+  const decision = ctx.decide(getPodRevision(pod));
+  const refusal = decision.mode === 'inPlace' ? refusedResize(pod, decision.plan) : undefined;
+  if (!refusal) return;
+  const why = refusalReason(pod, refusal.container, refusal.message);
+  const texts = resizeRefusedTexts({ name: pod.metadata.name, uid: pod.metadata.uid }, updateRevision(ctx), why, UpdatePolicy.inPlaceOnly);
+  const first = (acc.fallbacks ?? []).length === 0;
+  (acc.fallbacks ??= []).push(texts);
+  const previous = ctx.set.app.status?.conditions?.find((c) => c.type === texts.condition.type);
+  const reported = previous?.status === 'True' && previous.reason === texts.condition.reason && previous.message === texts.condition.message;
+  if (first && !reported) acc.actions.push({ kind: 'event', event: texts.event, log: texts.log });
 }
