@@ -64,7 +64,7 @@ describe('summarizeApp', () => {
       ],
     );
     const summary = summarizeApp(plan, 3, all(plan), NOW);
-    expect(summary.held).toEqual({ type: 'RolloutHeld', reason: 'ReplacementRefused', message: expect.stringContaining('revision web-2') as unknown });
+    expect(summary.held).toEqual({ type: 'RolloutHeld', reason: 'ReplacementRefused' });
     expect(summary.blocked).toEqual([
       { type: 'Paused', reason: 'PausedBySpec', message: 'paused by spec.updateStrategy.rollingUpdate.paused' },
       { type: 'FailedCreatePod', reason: 'CreatePodFailed' },
@@ -73,6 +73,13 @@ describe('summarizeApp', () => {
     expect(lines[0]).toBe('no writes');
     expect(lines.join('\n')).not.toContain('token=');
     expect(lines).toContain('blocked: FailedCreatePod CreatePodFailed');
+  });
+
+  it('reports a pod refused in place as a block, but not a fallback to recreation', () => {
+    const refused = planOf([], [condition('InPlaceFallback', 'ResizeRefused', 'pod web-1: cannot decrease memory limits', 'True')]);
+    expect(summarizeApp(refused, 1, all(refused), NOW).blocked).toEqual([{ type: 'InPlaceFallback', reason: 'ResizeRefused' }]);
+    const fallback = planOf([], [condition('InPlaceFallback', 'InPlaceNotPossible', 'web-1: env changed', 'True')]);
+    expect(summarizeApp(fallback, 1, all(fallback), NOW).blocked).toBeUndefined();
   });
 
   it('reports the progress deadline passed as a block', () => {
@@ -91,7 +98,7 @@ describe('summarizeApp', () => {
     const run = all(plan, { prewarmFailed: 1, wait: { reason: 'min-ready', afterMs: 1_000 } });
     const summary = summarizeApp(plan, 1, run, NOW);
     expect(summary.actions.createPod).toBe(40);
-    expect(summary.held?.message?.length).toBe(MAX_MESSAGE);
+    expect(summary.held?.message).toBeUndefined();
     expect(summary.blocked?.[0]?.message?.length).toBe(MAX_MESSAGE);
     expect(JSON.stringify(summary).length).toBeLessThan(1_000);
     const lines = summaryLines(plan, summary, run);
@@ -108,7 +115,7 @@ describe('summarizeApp', () => {
       'events: event 1 (SuccessfulCreate)',
       'pre-warm: requestPrewarm 1 (n1)',
       'pre-warm: 1 ImageList writes failed; tried again later',
-      expect.stringMatching(/^held: RolloutHeld ReplacementRefused: y+…$/) as unknown,
+      'held: RolloutHeld ReplacementRefused',
       expect.stringMatching(/^blocked: Paused PausedBySpec: x+…$/) as unknown,
       'wait: min-ready until 2026-11-26T22:00:01.000Z',
     ]);

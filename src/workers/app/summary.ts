@@ -74,13 +74,15 @@ const PHASES: readonly (readonly [string, readonly ActionKind[]])[] = [
 ];
 
 /** Conditions that explain a wait; those whose message may hold an apiserver's answer are shown by reason only. */
-const BLOCKING: readonly { type: string; message: boolean }[] = [
+const BLOCKING: readonly { type: string; message: boolean; reasons?: readonly string[] }[] = [
   { type: ConditionType.paused, message: true },
   { type: ConditionType.lifecycleHookWaiting, message: true },
   { type: ConditionType.invalidSpec, message: true },
   { type: ConditionType.failedCreatePod, message: false },
   { type: ConditionType.failedUpdatePod, message: false },
   { type: ConditionType.volumeExpansionRefused, message: false },
+  // Only when a pod is refused in place (InPlaceOnly, a resize the kubelet refused): a fallback to recreation is progress.
+  { type: ConditionType.inPlaceFallback, message: false, reasons: [Reason.inPlaceOnlyRefused, Reason.resizeRefused] },
 ];
 
 export function cut(text: string, max = MAX_MESSAGE): string {
@@ -130,7 +132,7 @@ function blockedBy(status: AppStatus): ConditionSummary[] {
   const conditions = status.conditions ?? [];
   const found: ConditionSummary[] = [];
   for (const b of BLOCKING) {
-    const c = conditions.find((x) => x.type === b.type && x.status === 'True');
+    const c = conditions.find((x) => x.type === b.type && x.status === 'True' && (b.reasons === undefined || b.reasons.includes(x.reason ?? '')));
     if (c) found.push(conditionSummary(c, b.message));
   }
   const progressing = conditions.find((x) => x.type === ConditionType.progressing);
@@ -140,7 +142,8 @@ function blockedBy(status: AppStatus): ConditionSummary[] {
 
 function heldBy(status: AppStatus): ConditionSummary | undefined {
   const c = status.conditions?.find((x) => x.type === ConditionType.rolloutHeld && x.status === 'True');
-  return c ? conditionSummary(c, true) : undefined;
+  // Its message quotes the apiserver's refusal: by reason only (the App's status has it whole).
+  return c ? conditionSummary(c, false) : undefined;
 }
 
 /** The summary of one App reconcile: what was done, why it waits, at which revisions and generation. */
