@@ -53,7 +53,7 @@ keda: ## Build the KEDA operator once (cached) and copy its CRDs, for the scale-
 	@hack/keda.sh >/dev/null
 
 ##@ Develop
-.PHONY: build lint typecheck crds config-docs access-docs test test-unit test-integration test-runtime test-keda run sandbox
+.PHONY: build lint typecheck crds config-docs access-docs test test-unit test-integration test-runtime test-realnode test-keda run sandbox
 build: deps ## Compile TypeScript to dist/.
 	npm run build
 
@@ -72,11 +72,14 @@ config-docs: deps ## Regenerate README.md's configuration reference from the set
 access-docs: deps ## Regenerate README.md's access table (install section) from test/unit/deploy/access.ts.
 	npm run gen:access-docs
 
-test-unit: deps ## Unit tests only.
+test-unit: deps debs ## Unit tests only (some start their own redis-server and redis-sentinel).
 	npm run test:unit
 
 test-runtime: deps debs ## CRI client against a real containerd and registry (Debian packages; Go for the proto check).
 	npm run test:runtime
+
+test-realnode: tools ## Real-node tests: a real kubelet, containerd and runc beside the sandbox (root; see README, Real nodes).
+	npx vitest run --project realnode
 
 test-integration: tools keda ## Integration tests against a sandbox (real control plane, real Redis, the KEDA operator).
 	EBB_REQUIRE_KEDA=1 npm run test:integration
