@@ -63,7 +63,8 @@ function makeSink(queue: ReconcileQueue, tenants: TenantRates, metrics: WatcherM
       throw err;
     }
   };
-  // A held pod event whose hold ran out: enqueued like any event (a failure is logged by `one`).
+  // A held pod event whose hold ran out: enqueued like any event. A failed enqueue is logged by `one`; it means
+  // Redis is unreachable, and once Redis answers again every known object is enqueued (`onRedisRestored`).
   const holds = new PodHolds({
     fire: (key) => void one(key, 'event').catch(() => undefined),
     signal: hooks.signal,
