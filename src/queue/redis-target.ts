@@ -145,6 +145,18 @@ function hostPort(h: HostPort): string {
 }
 
 /** A description without credentials, for logs and error messages. */
+/** The setting that names where Redis is, for messages that tell an operator what to fix. */
+export function redisLocationSetting(t: RedisTarget): string {
+  switch (t.mode) {
+    case 'standalone':
+      return 'EBB_REDIS_URL';
+    case 'sentinel':
+      return 'EBB_REDIS_SENTINELS';
+    case 'cluster':
+      return 'EBB_REDIS_CLUSTER_NODES';
+  }
+}
+
 export function describeRedis(t: RedisTarget): string {
   const user = t.auth.username === undefined ? '' : `${t.auth.username}@`;
   const tls = t.tls ? ' (tls)' : '';

@@ -1,7 +1,7 @@
 import { errorMessage } from '../../common/errors.ts';
 import { sleep } from '../../common/wait.ts';
 import { redisConnection, type RedisClient } from '../../queue/connection.ts';
-import { describeRedis, type RedisTarget } from '../../queue/redis-target.ts';
+import { describeRedis, redisLocationSetting, type RedisTarget } from '../../queue/redis-target.ts';
 import { changeLimit, retryFailed } from '../../queue/operator.ts';
 import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../queue/queues.ts';
 import type { QueueConfig } from '../../queue/settings.ts';
@@ -55,7 +55,7 @@ async function reachable(client: RedisClient, target: RedisTarget): Promise<void
   try {
     await Promise.race([client.ping(), deadline]);
   } catch (err) {
-    throw new Error(`cannot reach Redis at ${describeRedis(target)}: ${errorMessage(err)}`, { cause: err });
+    throw new Error(`cannot reach Redis at ${describeRedis(target)} (${redisLocationSetting(target)}): ${errorMessage(err)}`, { cause: err });
   } finally {
     ac.abort();
   }

@@ -98,7 +98,7 @@ describe('ebb queue status / retry-failed', () => {
 
     const down = await ebbQueue(['status'], { EBB_REDIS_URL: 'redis://ops:s3cret@127.0.0.1:1' });
     expect(down.code).toBe(1);
-    expect(down.stderr).toContain('ebb queue: cannot reach Redis at redis://ops:***@127.0.0.1:1 (EBB_REDIS_URL)');
+    expect(down.stderr).toContain('ebb queue: cannot reach Redis at redis://ops@127.0.0.1:1 (EBB_REDIS_URL)');
     expect(down.stderr).not.toContain('s3cret');
   });
 });
