@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CriClient, unixEndpoint } from '../../src/cri/client.ts';
 import { startDaemon, waitUntil, type Daemon } from './process.ts';
+import { containerdBaseConfig } from '../../harness/sandbox/real-node/containerd.ts';
 
 /** Debian's containerd (package `containerd`). */
 export const CONTAINERD_BIN = '/usr/bin/containerd';
@@ -133,22 +134,7 @@ async function waitForCri(socketPath: string, daemon: Daemon, logPath: string, s
  */
 function containerdConfig(dir: string, socketPath: string): string {
   const q = (s: string): string => JSON.stringify(s);
-  return `version = 2
-root = ${q(path.join(dir, 'root'))}
-state = ${q(path.join(dir, 'state'))}
-disabled_plugins = [
-  "io.containerd.snapshotter.v1.aufs",
-  "io.containerd.snapshotter.v1.btrfs",
-  "io.containerd.snapshotter.v1.zfs",
-  "io.containerd.snapshotter.v1.devmapper",
-]
-
-[grpc]
-  address = ${q(socketPath)}
-
-[plugins."io.containerd.internal.v1.opt"]
-  path = ${q(path.join(dir, 'opt'))}
-
+  return `${containerdBaseConfig(dir, socketPath)}
 [plugins."io.containerd.grpc.v1.cri"]
   disable_tcp_service = true
   stream_server_address = "127.0.0.1"

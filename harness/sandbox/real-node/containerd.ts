@@ -25,13 +25,15 @@ export function containerdPaths(nodeDir: string): ContainerdPaths {
   return { dir, socket: join(nodeDir, 'containerd.sock'), config: join(dir, 'config.toml'), cniConfDir: join(nodeDir, 'cni') };
 }
 
-/** containerd's config (version 2). Every path is under `paths.dir` except the fixed ones containerd 1.6 always uses. */
-export function containerdConfig(paths: ContainerdPaths, sandboxImage: string): string {
+/**
+ * The part of a containerd 1.6 config (version 2) every containerd the harness starts shares: root, state and
+ * opt under `dir`, the snapshotters that need kernel support disabled, the gRPC socket. Ends with a blank line.
+ */
+export function containerdBaseConfig(dir: string, socket: string): string {
   const q = (s: string): string => JSON.stringify(s);
-  const cri = 'plugins."io.containerd.grpc.v1.cri"';
   return `version = 2
-root = ${q(join(paths.dir, 'root'))}
-state = ${q(join(paths.dir, 'state'))}
+root = ${q(join(dir, 'root'))}
+state = ${q(join(dir, 'state'))}
 disabled_plugins = [
   "io.containerd.snapshotter.v1.aufs",
   "io.containerd.snapshotter.v1.btrfs",
@@ -40,11 +42,18 @@ disabled_plugins = [
 ]
 
 [grpc]
-  address = ${q(paths.socket)}
+  address = ${q(socket)}
 
 [plugins."io.containerd.internal.v1.opt"]
-  path = ${q(join(paths.dir, 'opt'))}
+  path = ${q(join(dir, 'opt'))}
+`;
+}
 
+/** containerd's config (version 2). Every path is under `paths.dir` except the fixed ones containerd 1.6 always uses. */
+export function containerdConfig(paths: ContainerdPaths, sandboxImage: string): string {
+  const q = (s: string): string => JSON.stringify(s);
+  const cri = 'plugins."io.containerd.grpc.v1.cri"';
+  return `${containerdBaseConfig(paths.dir, paths.socket)}
 [${cri}]
   disable_tcp_service = true
   stream_server_address = "127.0.0.1"
