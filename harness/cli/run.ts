@@ -6,7 +6,7 @@ import { parse } from 'yaml';
 import { appRef } from '../../src/api/group.ts';
 import { processEnv } from '../../src/cli/config.ts';
 import { runningBanner, startAll } from '../../src/cli/run.ts';
-import { logCrashes, untilSignal } from '../../src/cli/signals.ts';
+import { logCrashes, stopOrGiveUp, untilSignal } from '../../src/cli/signals.ts';
 import { daemonBanner } from '../sandbox/daemons.ts';
 import { PROJECT_ROOT } from '../sandbox/paths.ts';
 import { REAL_NODE_LABEL } from '../sandbox/real-node/kubelet.ts';
@@ -108,7 +108,10 @@ export async function runCommand(args: string[]): Promise<number> {
   const notes = [...login, ...daemonBanner(cluster.daemons, all.host), ...(opts.sample ? sampleNotes(sandbox) : [])];
   process.stdout.write(runningBanner(all, env, notes));
   await untilSignal();
-  await all.stop();
+  // Ctrl-C reaches the sandbox's Redis too (one process group), and a worker or watcher closing against a Redis
+  // that is gone would wait for ever: give up on them after their deadline and still stop the cluster.
+  const givenUp = await stopOrGiveUp(() => all.stop(), all.stopDeadlineMs);
+  if (givenUp) log.warn({ reason: givenUp }, 'ebb did not stop cleanly; stopping the sandbox anyway');
   await cluster.stop();
   return 0;
 }

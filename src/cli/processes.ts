@@ -1,30 +1,8 @@
-import { createLogger, type Logger } from '../common/log.ts';
-import { logCrashes, untilSignal } from './signals.ts';
+import { createLogger } from '../common/log.ts';
+import { logCrashes, stopWithin, untilSignal, WATCHER_STOP_DEADLINE_MS, WORKER_STOP_MARGIN_MS } from './signals.ts';
 
-/** How long the watcher may take to stop (it has no long-running work; Redis being down must not hang it). */
-const WATCHER_STOP_DEADLINE_MS = 15_000;
-/** What the worker may take beyond its configured wait for running reconciles. */
-const WORKER_STOP_MARGIN_MS = 5_000;
 /** The daemon cancels its pulls at once; this bounds the final status write and the runtime's goodbye. */
 const DAEMON_STOP_DEADLINE_MS = 20_000;
-
-/**
- * Runs `stop` after the first signal. A second signal, or `deadlineMs` passing (a close that waits for a Redis
- * that is gone), ends the process with code 1 and a log line instead of leaving it hanging.
- */
-async function stopWithin(stop: () => Promise<void>, deadlineMs: number, log: Logger): Promise<number> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<string>((res) => {
-    timer = setTimeout(() => res(`not stopped within ${deadlineMs} ms`), deadlineMs);
-    timer.unref();
-  });
-  const forced = Promise.race([deadline, untilSignal().then((s) => `second signal ${s}`)]);
-  const outcome = await Promise.race([stop().then(() => undefined), forced]);
-  clearTimeout(timer);
-  if (outcome === undefined) return 0;
-  log.error({ reason: outcome }, 'shutdown did not finish; exiting');
-  process.exit(1);
-}
 
 // Each command imports what it runs only when it runs, so `ebb watcher` never loads the worker's
 // reconcilers and `ebb worker` never loads the watcher.

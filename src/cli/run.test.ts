@@ -7,6 +7,7 @@ const all = (over: Partial<RunningAll>): RunningAll => ({
   workerPort: 8081,
   board: { path: '/board', login: undefined },
   boardNote: undefined,
+  stopDeadlineMs: 1_000,
   stop: () => Promise.resolve(),
   ...over,
 });

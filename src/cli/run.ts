@@ -5,7 +5,7 @@ import { startWatcher } from '../watcher/watcher.ts';
 import { reconcilers } from '../workers/reconcilers.ts';
 import { startWorker } from '../workers/worker.ts';
 import { cliConfig, parseRunConfig, processEnv } from './config.ts';
-import { logCrashes, untilSignal } from './signals.ts';
+import { logCrashes, stopWithin, untilSignal, WATCHER_STOP_DEADLINE_MS, WORKER_STOP_MARGIN_MS } from './signals.ts';
 
 type Env = Record<string, string | undefined>;
 
@@ -19,6 +19,8 @@ export interface RunningAll {
   board: { path: string; login: string | undefined } | undefined;
   /** Why the board is off although it was not switched off. */
   boardNote: string | undefined;
+  /** The longest a clean stop may take (the worker's wait for running reconciles, then the watcher's). */
+  stopDeadlineMs: number;
   stop(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startAll(env: Env, log: Logger): Promise<RunningAll> {
     workerPort: worker.httpPort,
     board: cfg.watcher.board ? { path: cfg.watcher.board.basePath, login: boardLogin(cfg.watcher.board.auth) } : undefined,
     boardNote: cfg.watcher.boardNote,
+    stopDeadlineMs: cfg.worker.shutdownTimeoutMs + WORKER_STOP_MARGIN_MS + WATCHER_STOP_DEADLINE_MS,
     stop: async () => {
       await worker.stop();
       await watcher.stop();
@@ -94,7 +97,8 @@ export async function runCommand(args: string[]): Promise<number> {
   const env = processEnv();
   const all = await startAll(env, log);
   process.stdout.write(runningBanner(all, env));
-  await untilSignal();
-  await all.stop();
-  return 0;
+  const sig = await untilSignal();
+  log.info({ signal: sig }, 'shutting down');
+  // A Redis that went away first must not leave `make run` hanging on Ctrl-C.
+  return stopWithin(() => all.stop(), all.stopDeadlineMs, log);
 }
