@@ -1,7 +1,9 @@
 import type { ObjectKind } from '../queue/names.ts';
 import { appReconciler } from './app/reconcile.ts';
 import type { AppClient, ImageListStore } from './app/client.ts';
-import { restAppClient } from './app/rest-client.ts';
+import { CORRELATOR_DEFAULTS, EventCorrelator } from './app/event-correlator.ts';
+import { correlatedEvents } from './app/event-recorder.ts';
+import { restAppClient, restEventWriter } from './app/rest-client.ts';
 import { imageListReconciler } from './imagelist/reconcile.ts';
 import type { Reconciler } from './types.ts';
 
@@ -27,8 +29,10 @@ export function withoutPullSecrets(store: ImageListStore): ImageListStore {
 /** The reconcile function for each kind the worker handles. */
 export function reconcilers(opts: ReconcilerOptions = {}): Record<ObjectKind, Reconciler> {
   const enabled = opts.pullSecretNamespace !== undefined;
+  // One correlator per worker process: repeated Events become series, similar ones are combined, rate-limited.
+  const events = correlatedEvents(new EventCorrelator(CORRELATOR_DEFAULTS), CORRELATOR_DEFAULTS.heartbeatMs);
   const appClient = (ctx: Parameters<Reconciler>[1]): AppClient => {
-    const client = restAppClient(ctx.rest, ctx.signal);
+    const client = restAppClient(ctx.rest, ctx.signal, events.recorder(restEventWriter(ctx.rest)));
     return enabled ? client : { ...client, imageLists: withoutPullSecrets(client.imageLists) };
   };
   return { App: appReconciler(appClient), ImageList: imageListReconciler(opts.pullSecretNamespace) };

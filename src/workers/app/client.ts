@@ -39,7 +39,7 @@ export interface RevisionStore extends ObjectStore<ControllerRevision> {
   delete(namespace: string, name: string, uid: string | undefined): Promise<void>;
 }
 
-interface EventRecorder {
+export interface EventRecorder {
   record(app: Stored<App>, event: EventSpec, now: Date): Promise<void>;
 }
 

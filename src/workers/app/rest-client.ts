@@ -6,10 +6,10 @@ import { FieldManager } from '../../api/keys.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import { core, type ResourceRef } from '../../kube/paths.ts';
 import { PatchType, type KubeRest } from '../../kube/rest.ts';
-import type { EventSpec } from './actions.ts';
 import { eventObject, reportingInstance } from './events.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, Pod, Stored } from '../../kube/types.ts';
-import type { AppClient, ObjectStore, RevisionStore } from './client.ts';
+import type { AppClient, EventRecorder, ObjectStore, RevisionStore } from './client.ts';
+import type { EventWriter } from './event-recorder.ts';
 
 const WRITE = { fieldManager: FieldManager.ebb };
 const DRY_RUN = { ...WRITE, dryRun: 'All' };
@@ -39,7 +39,33 @@ function deleteWithUid(rest: KubeRest, signal: AbortSignal, ref: ResourceRef, ui
   return rest.delete(ref, { uid }, signal).then(() => undefined);
 }
 
-export function restAppClient(rest: KubeRest, signal: AbortSignal, instance = reportingInstance()): AppClient {
+/** An Event write never outlives this, whatever job asked for it (series are also written between jobs). */
+const EVENT_WRITE_TIMEOUT_MS = 10_000;
+
+/** Events through KubeRest, each write bounded on its own (not by the job that recorded it). */
+export function restEventWriter(rest: KubeRest, instance = reportingInstance()): EventWriter {
+  return {
+    create: async (app, spec, now) => {
+      const body = eventObject(app, spec, now, instance);
+      const made = await rest.create<Stored<KubeObject>>(eventsRef(app.metadata.namespace), body, {}, AbortSignal.timeout(EVENT_WRITE_TIMEOUT_MS));
+      return made.metadata.name;
+    },
+    patch: async (ns, name, patch) => {
+      await rest.patch({ ...eventsRef(ns), name }, patch, PatchType.merge, {}, AbortSignal.timeout(EVENT_WRITE_TIMEOUT_MS));
+    },
+  };
+}
+
+/** Every Event written as it is recorded, with no correlation (tests and tools; the worker correlates). */
+function uncorrelated(writer: EventWriter): EventRecorder {
+  return {
+    record: async (app, event, now) => {
+      await writer.create(app, event, now);
+    },
+  };
+}
+
+export function restAppClient(rest: KubeRest, signal: AbortSignal, events: EventRecorder = uncorrelated(restEventWriter(rest))): AppClient {
   const revisions: RevisionStore = {
     ...objectStore<ControllerRevision>(rest, signal, revisionsRef),
     get: (ns, name) => orUndefined(rest.get<Stored<ControllerRevision>>(revisionsRef(ns, name), signal)),
@@ -59,11 +85,7 @@ export function restAppClient(rest: KubeRest, signal: AbortSignal, instance = re
     podPatches: { patch: (ref, body, type, query, s) => rest.patch(ref, body, type, query, s ?? signal) },
     claims: objectStore(rest, signal, (ns, name) => core('persistentvolumeclaims', ns, name)),
     revisions,
-    events: {
-      record: async (app: Stored<App>, event: EventSpec, now: Date) => {
-        await rest.create(eventsRef(app.metadata.namespace), eventObject(app, event, now, instance), {}, signal);
-      },
-    },
+    events,
     dryRun: {
       pod: async (ns, pod) => {
         await rest.create(core('pods', ns), pod, DRY_RUN, signal);
