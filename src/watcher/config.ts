@@ -3,6 +3,7 @@ import { frozen, parseSettings, table, type Env, type Values } from '../common/s
 import type { LogLevel } from '../common/log.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
 import type { BoardAuth } from './board.ts';
+import { SCALER_SETTINGS, scalerTlsOf, type ScalerTlsFiles } from './scaler-settings.ts';
 
 /** The watcher's configuration: parsed and validated once, frozen, passed down. */
 export interface WatcherConfig {
@@ -15,6 +16,9 @@ export interface WatcherConfig {
   readonly httpPort: number;
   /** Port of the KEDA external scaler (gRPC); undefined when switched off. */
   readonly scalerPort: number | undefined;
+  /** Mutual TLS of the scaler; undefined: plaintext (NetworkPolicies confine it). */
+  readonly scalerTls: ScalerTlsFiles | undefined;
+  readonly scalerMaxStreams: number;
   /** A watch that delivers nothing (bookmarks included) for this long is re-opened. */
   readonly watchdogMs: number;
   readonly logLevel: LogLevel;
@@ -48,6 +52,7 @@ export const WATCHER_SETTINGS = table(
       hint: 'to switch the scaler off, set EBB_SCALER=false',
       doc: 'port of the KEDA scaler, on `EBB_HTTP_ADDRESS` (`0`: any free port)',
     },
+    ...SCALER_SETTINGS.entries,
     board: { name: 'EBB_BOARD', type: 'switch', default: true, doc: 'serve Bull Board (without credentials, only on a loopback `EBB_HTTP_ADDRESS`)' },
     boardPath: {
       name: 'EBB_BOARD_PATH',
@@ -69,6 +74,7 @@ export const WATCHER_SETTINGS = table(
   },
   [
     ...QUEUE_SETTINGS.checks,
+    ...SCALER_SETTINGS.checks,
     {
       uses: ['boardUser', 'boardPassword'],
       problems: (v) => ((v.boardUser === undefined) !== (v.boardPassword === undefined) ? ['EBB_BOARD_USER and EBB_BOARD_PASSWORD must be set together'] : []),
@@ -110,6 +116,8 @@ export function parseWatcherConfig(env: Env): WatcherConfig {
     httpAddress: v.httpAddress,
     httpPort: v.httpPort,
     scalerPort: v.scaler ? v.scalerPort : undefined,
+    scalerTls: scalerTlsOf(v),
+    scalerMaxStreams: v.scalerMaxStreams,
     watchdogMs: v.watchdog,
     logLevel: v.logLevel,
   });

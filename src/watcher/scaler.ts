@@ -4,6 +4,7 @@ import { loadSync } from '@grpc/proto-loader';
 import type { Logger } from '../common/log.ts';
 import { errorMessage } from '../common/errors.ts';
 import { recheckDelay } from './recheck.ts';
+import type { ScalerTlsPem } from './scaler-settings.ts';
 
 const PROTO_PATH = path.join(import.meta.dirname, 'externalscaler.proto');
 export const METRIC_NAME = 'ebb-reconcile-backlog';
@@ -39,17 +40,26 @@ function loadService(): ServiceDefinition {
 
 export interface ScalerServer {
   port: number;
-  /** Tells open StreamIsActive streams that work arrived (called on every enqueue): each re-reads the backlog. */
+  /** Tells open StreamIsActive streams that work arrived (called on every enqueue): the backlog is re-read once for all. */
   notify(): void;
   close(): Promise<void>;
+}
+
+/** One open StreamIsActive stream: what it was last told. */
+interface Stream {
+  ref: string;
+  last: boolean | undefined;
+  write(active: boolean): void;
 }
 
 /**
  * The KEDA external-push scaler served by the always-on watcher. The backlog counts waiting, prioritized,
  * active and soon-due delayed jobs (so retries and timers are not stranded at zero workers) and is 0 while
- * the queue is paused. StreamIsActive re-reads the backlog the moment work is enqueued (pushing `true` unless the
- * queue is paused) and re-checks by itself (`recheckDelay`): every `recheckMs` (1 s) while active; while
- * inactive when a delayed job enters the due window, else every `idleRecheckMs` (15 s).
+ * the queue is paused. All StreamIsActive streams share one backlog read: it runs the moment work is enqueued
+ * (`notify`) and re-checks by itself (`recheckDelay`): every `recheckMs` (1 s) while active; while inactive
+ * when a delayed job enters the due window, else every `idleRecheckMs` (15 s). Each stream is written only
+ * when its answer changes. At most `maxStreams` streams are open; with `tls`, only clients whose certificate
+ * the given CA signed are served.
  */
 export async function startScaler(opts: {
   address: string;
@@ -58,20 +68,27 @@ export async function startScaler(opts: {
   log: Logger;
   recheckMs?: number;
   idleRecheckMs?: number;
+  maxStreams?: number;
+  tls?: ScalerTlsPem | undefined;
 }): Promise<ScalerServer> {
   const activeMs = opts.recheckMs ?? 1000;
   const idleMs = opts.idleRecheckMs ?? 15_000;
+  const maxStreams = opts.maxStreams ?? 64;
   const total = async (): Promise<number> => reading(await opts.backlog()).total;
   const server = new Server();
-  const streams = new Set<() => void>();
+  const streams = new Set<Stream>();
   const unary =
     <Req, Res>(fn: (req: Req) => Promise<Res>) =>
     (call: ServerUnaryCall<Req, Res>, cb: sendUnaryData<Res>): void => {
       fn(call.request).then(
         (res) => cb(null, res),
-        (err: unknown) => cb({ code: status.UNAVAILABLE, details: `backlog unavailable: ${errorMessage(err)}` }),
+        (err: unknown) => {
+          opts.log.debug({ err: errorMessage(err) }, 'scaler backlog read failed');
+          cb({ code: status.UNAVAILABLE, details: 'backlog unavailable' });
+        },
       );
     };
+  const check = sharedCheck({ backlog: opts.backlog, streams, log: opts.log, activeMs, idleMs });
   server.addService(loadService(), {
     IsActive: unary(async () => ({ result: (await total()) > 0 })),
     GetMetricSpec: unary((ref: ScaledObjectRef) => {
@@ -84,73 +101,38 @@ export async function startScaler(opts: {
     }),
     StreamIsActive: (call: ServerWritableStream<ScaledObjectRef, { result: boolean }>) => {
       const ref = `${call.request.namespace}/${call.request.name}`;
-      let last: boolean | undefined;
-      let checking = false;
-      let again = false;
-      let timer: NodeJS.Timeout | undefined;
-      let ended = false;
-      // One backlog read at a time; a notify() during a read re-reads after it, so an enqueue that lands
-      // after the read started is never missed. Writes only changes: KEDA acts on "active", and scales to
-      // zero from its own polling after the cooldown.
-      const check = (): void => {
-        if (checking) {
-          again = true;
-          return;
-        }
-        checking = true;
-        clearTimeout(timer);
-        let growsAt: number | undefined;
-        let soon = true;
-        opts
-          .backlog()
-          .then(
-            (r) => {
-              const { total: n, growsAt: g } = reading(r);
-              const active = n > 0;
-              if (active !== last && !call.cancelled) call.write({ result: active });
-              last = active;
-              growsAt = g;
-              soon = active;
-            },
-            (err: unknown) => opts.log.debug({ err: String(err) }, 'scaler backlog check failed'),
-          )
-          .finally(() => {
-            checking = false;
-            if (again) {
-              again = false;
-              check();
-            } else if (!ended) {
-              // A failed read is retried as soon as an active stream's.
-              timer = setTimeout(check, recheckDelay({ active: soon, now: Date.now(), growsAt, activeMs, idleMs }));
-            }
-          });
-      };
-      // An enqueue re-reads the backlog at once instead of pushing "active" blindly: a paused queue (0)
-      // must not wake a worker.
-      streams.add(check);
-      opts.log.info({ scaledObject: ref }, 'scaler stream opened');
+      if (streams.size >= maxStreams) {
+        opts.log.warn({ scaledObject: ref, maxStreams }, 'scaler stream refused: too many open streams');
+        call.emit('error', { code: status.RESOURCE_EXHAUSTED, details: `at most ${maxStreams} streams` });
+        return;
+      }
+      const stream: Stream = { ref, last: undefined, write: (active) => void (call.cancelled || call.write({ result: active })) };
+      streams.add(stream);
+      opts.log.debug({ scaledObject: ref, streams: streams.size }, 'scaler stream opened');
       const end = (): void => {
-        if (ended) return;
-        ended = true;
-        clearTimeout(timer);
-        streams.delete(check);
-        opts.log.info({ scaledObject: ref }, 'scaler stream closed');
+        if (!streams.delete(stream)) return;
+        opts.log.debug({ scaledObject: ref, streams: streams.size }, 'scaler stream closed');
+        if (streams.size === 0) check.idle();
       };
       call.on('cancelled', end);
       call.on('close', end);
-      check();
+      check.now();
     },
   });
+  const credentials = opts.tls
+    ? ServerCredentials.createSsl(opts.tls.clientCa, [{ private_key: opts.tls.key, cert_chain: opts.tls.cert }], true)
+    : ServerCredentials.createInsecure();
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${opts.address}:${opts.port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+    server.bindAsync(`${opts.address}:${opts.port}`, credentials, (err, p) => (err ? reject(err) : resolve(p)));
   });
   return {
     port,
     notify: () => {
-      for (const s of streams) s();
+      if (streams.size > 0) check.now();
     },
     close: () =>
       new Promise<void>((resolve) => {
+        check.idle();
         server.tryShutdown(() => resolve());
         setTimeout(() => {
           server.forceShutdown();
@@ -158,4 +140,50 @@ export async function startScaler(opts: {
         }, 2000).unref();
       }),
   };
+}
+
+/**
+ * The one backlog read behind every stream. One read at a time; a `now()` during a read re-reads after it, so
+ * an enqueue that lands after the read started is never missed. Writes only changes: KEDA acts on "active",
+ * and scales to zero from its own polling after the cooldown.
+ */
+function sharedCheck(o: { backlog: BacklogProbe; streams: Set<Stream>; log: Logger; activeMs: number; idleMs: number }): { now(): void; idle(): void } {
+  let checking = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+  const now = (): void => {
+    if (checking) {
+      again = true;
+      return;
+    }
+    checking = true;
+    clearTimeout(timer);
+    let growsAt: number | undefined;
+    let soon = true;
+    o.backlog()
+      .then(
+        (r) => {
+          const { total: n, growsAt: g } = reading(r);
+          const active = n > 0;
+          for (const s of o.streams) {
+            if (s.last !== active) s.write(active);
+            s.last = active;
+          }
+          growsAt = g;
+          soon = active;
+        },
+        (err: unknown) => o.log.debug({ err: errorMessage(err) }, 'scaler backlog check failed'),
+      )
+      .finally(() => {
+        checking = false;
+        if (again) {
+          again = false;
+          now();
+        } else if (o.streams.size > 0) {
+          // A failed read is retried as soon as an active stream's.
+          timer = setTimeout(now, recheckDelay({ active: soon, now: Date.now(), growsAt, activeMs: o.activeMs, idleMs: o.idleMs }));
+        }
+      });
+  };
+  return { now, idle: () => clearTimeout(timer) };
 }

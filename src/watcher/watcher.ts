@@ -143,8 +143,10 @@ async function boardMounts(cfg: WatcherConfig, queues: readonly unknown[]): Prom
 async function startScalerIfOn(cfg: WatcherConfig, queue: ReconcileQueue, log: Logger): Promise<ScalerServer | undefined> {
   if (cfg.scalerPort === undefined) return undefined;
   const { startScaler } = await import('./scaler.ts');
+  const { readScalerTls } = await import('./scaler-settings.ts');
   const backlog = (): Promise<BacklogReading> => dueSoonBacklog(queue, SCALER_DUE_WINDOW_MS);
-  return startScaler({ address: cfg.httpAddress, port: cfg.scalerPort, backlog, log });
+  const tls = cfg.scalerTls ? readScalerTls(cfg.scalerTls) : undefined;
+  return startScaler({ address: cfg.httpAddress, port: cfg.scalerPort, backlog, log, maxStreams: cfg.scalerMaxStreams, tls });
 }
 
 /**

@@ -1,31 +1,10 @@
-import { credentials, loadPackageDefinition, type Client, type ClientReadableStream, type ServiceError } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/common/log.ts';
 import { dueSoonBacklog } from '../../../src/queue/backlog.ts';
 import { enqueue } from '../../../src/queue/enqueue.ts';
 import { METRIC_NAME, startScaler } from '../../../src/watcher/scaler.ts';
 import { useRedis } from '../queue/support.ts';
-
-type Unary<Req, Res> = (req: Req, cb: (err: ServiceError | null, res: Res) => void) => void;
-interface ScalerClient extends Client {
-  IsActive: Unary<object, { result: boolean }>;
-  GetMetricSpec: Unary<object, { metricSpecs: { metricName: string; targetSize: number }[] }>;
-  GetMetrics: Unary<object, { metricValues: { metricName: string; metricValue: number }[] }>;
-  StreamIsActive(req: object): ClientReadableStream<{ result: boolean }>;
-}
-
-function client(port: number): ScalerClient {
-  const def = loadSync(join(import.meta.dirname, '../../../src/watcher/externalscaler.proto'), { keepCase: true, longs: Number, defaults: true });
-  const pkg = loadPackageDefinition(def) as unknown as {
-    externalscaler: { ExternalScaler: new (addr: string, creds: ReturnType<typeof credentials.createInsecure>) => ScalerClient };
-  };
-  return new pkg.externalscaler.ExternalScaler(`127.0.0.1:${port}`, credentials.createInsecure());
-}
-
-const call = <Res>(fn: Unary<object, Res>, c: ScalerClient, req: object): Promise<Res> =>
-  new Promise((resolve, reject) => fn.call(c, req, (err, res) => (err ? reject(err) : resolve(res))));
+import { call, client } from './scaler-client.ts';
 
 describe('KEDA external scaler', () => {
   const redis = useRedis();
