@@ -13,22 +13,17 @@
  *  - stays 0 while only far-future timers exist, and while the queue is paused even when work is enqueued;
  *    resuming the queue wakes a worker again.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
 import { appRef } from '../../../src/api/group.ts';
-import { isRecord } from '../../../src/common/guards.ts';
 import { sleep, waitFor } from '../../../src/common/wait.ts';
-import type { ResourceRef } from '../../../src/kube/paths.ts';
 import { PatchType, type KubeRest } from '../../../src/kube/rest.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';
 import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../../src/queue/queues.ts';
 import { parseQueueConfig } from '../../../src/queue/settings.ts';
 import { setTimer } from '../../../src/queue/timers.ts';
 import { METRIC_NAME } from '../../../src/watcher/scaler.ts';
-import { PROJECT_ROOT } from '../../../harness/sandbox/paths.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import {
   appManifest,
@@ -43,8 +38,19 @@ import {
   type EbbProcess,
 } from '../watcher/helpers.ts';
 import { kedaInstall, startKedaOperator, tail, type KedaOperator } from './operator.ts';
+import {
+  deploymentRef,
+  followDeployment,
+  hpaRef,
+  onlyOf,
+  renderedKeda,
+  scaledObjectRef,
+  standInDeployment,
+  WORKER,
+  type Follower,
+  type ReplicaChange,
+} from './scaling.ts';
 
-const WORKER = 'ebb-worker';
 const COOLDOWN_S = 5;
 /** Long enough that no poll falls inside the scale-up check: only the push can scale up. */
 const SLOW_POLL_S = 300;
@@ -57,23 +63,9 @@ const install = kedaInstall();
 const required = process.env['EBB_REQUIRE_KEDA'] === '1';
 if ('missing' in install && !required) process.stdout.write(`test/integration/keda skipped: ${install.missing}\n`);
 
-const deploymentRef = (ns: string, name?: string): ResourceRef => ({ group: 'apps', version: 'v1', resource: 'deployments', namespace: ns, name });
-const scaledObjectRef = (ns: string, name?: string): ResourceRef => ({ group: 'keda.sh', version: 'v1alpha1', resource: 'scaledobjects', namespace: ns, name });
-const hpaRef = (ns: string, name?: string): ResourceRef => ({ group: 'autoscaling', version: 'v2', resource: 'horizontalpodautoscalers', namespace: ns, name });
-
-/** The ScaledObject of deploy/keda (its kustomization's resources), for namespace `ns`. */
-function deployedScaledObject(ns: string): Record<string, unknown> {
-  const dir = join(PROJECT_ROOT, 'deploy', 'keda');
-  const k = parse(readFileSync(join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
-  const docs = k.resources.flatMap((r) => parseAllDocuments(readFileSync(join(dir, r), 'utf8')).map((d) => d.toJS() as unknown));
-  const so = docs.find((d): d is Record<string, unknown> => isRecord(d) && d['kind'] === 'ScaledObject');
-  if (!so) throw new Error('deploy/keda holds no ScaledObject');
-  return { ...so, metadata: { ...(so['metadata'] as object), namespace: ns } };
-}
-
 /** The test-only patch: the scaler of this test's watcher, a short cooldown, a poll that never comes. */
-function testScaledObject(ns: string, scalerPort: number): Record<string, unknown> {
-  const so = deployedScaledObject(ns);
+async function testScaledObject(ns: string, scalerPort: number): Promise<Record<string, unknown>> {
+  const so = onlyOf(await renderedKeda(ns), 'ScaledObject');
   const spec = so['spec'] as { triggers: { type: string; metadata: Record<string, string> }[] } & Record<string, unknown>;
   const trigger = spec.triggers.find((t) => t.type === 'external-push');
   if (!trigger) throw new Error('the ScaledObject of deploy/keda has no external-push trigger');
@@ -81,71 +73,6 @@ function testScaledObject(ns: string, scalerPort: number): Record<string, unknow
   spec['pollingInterval'] = SLOW_POLL_S;
   spec['cooldownPeriod'] = COOLDOWN_S;
   return so;
-}
-
-/** A Deployment named like the worker's; nothing runs its pods here, KEDA only sets its replicas. */
-function standInDeployment(): Record<string, unknown> {
-  const labels = { app: WORKER };
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: WORKER },
-    spec: {
-      replicas: 0,
-      selector: { matchLabels: labels },
-      template: { metadata: { labels }, spec: { containers: [{ name: 'worker', image: 'ebb:stand-in', args: ['worker'] }] } },
-    },
-  };
-}
-
-interface ReplicaChange {
-  at: number;
-  replicas: number;
-}
-
-interface Follower {
-  readonly changes: readonly ReplicaChange[];
-  readonly workers: readonly EbbProcess[];
-  replicas(): number;
-  stop(): Promise<void>;
-}
-
-/** Reads the Deployment every 50 ms, records each replica change, runs one `ebb worker` while replicas > 0. */
-function followDeployment(rest: KubeRest, ns: string, startWorker: (name: string) => EbbProcess): Follower {
-  const changes: ReplicaChange[] = [];
-  const workers: EbbProcess[] = [];
-  const ac = new AbortController();
-  let current: EbbProcess | undefined;
-  let last = -1;
-  const loop = (async () => {
-    while (!ac.signal.aborted) {
-      const d = await rest.get<{ spec: { replicas?: number } }>(deploymentRef(ns, WORKER), ac.signal).catch(() => undefined);
-      if (d) {
-        const replicas = d.spec.replicas ?? 1;
-        if (replicas !== last) changes.push({ at: Date.now(), replicas });
-        last = replicas;
-        if (replicas > 0 && !current?.running()) {
-          current = startWorker(`worker-${workers.length}`);
-          workers.push(current);
-        } else if (replicas === 0 && current) {
-          const stopping = current;
-          current = undefined;
-          await stopping.stop();
-        }
-      }
-      await sleep(50, ac.signal).catch(() => undefined);
-    }
-  })();
-  return {
-    changes,
-    workers,
-    replicas: () => last,
-    stop: async () => {
-      ac.abort();
-      await loop;
-      await current?.stop();
-    },
-  };
 }
 
 interface Hpa {
@@ -195,7 +122,8 @@ describe.skipIf('missing' in install)('scale to zero with the KEDA operator', ()
     const { kubeconfig, redisUrl, dir } = sandbox();
     ns = await freshNamespace('keda');
     const prefix = uniquePrefix('keda');
-    const env = ebbEnv({ kubeconfig, redisUrl, prefix, namespaces: [ns] }, { EBB_RESYNC_PERIOD: '0' });
+    // Debug: the scaler logs its streams opening and closing at that level.
+    const env = ebbEnv({ kubeconfig, redisUrl, prefix, namespaces: [ns] }, { EBB_RESYNC_PERIOD: '0', EBB_LOG_LEVEL: 'debug' });
     const cfg = parseQueueConfig({ EBB_REDIS_URL: redisUrl, EBB_QUEUE_PREFIX: prefix });
     conn = redisConnection(redisUrl, { forWorker: false });
     reconcile = createReconcileQueue(conn, cfg);
@@ -219,7 +147,7 @@ describe.skipIf('missing' in install)('scale to zero with the KEDA operator', ()
     const t0 = Date.now();
     operator = await startKedaOperator({ install, rest: rest(), kubeconfig, dir: join(dir, `keda-${ns}`), watchNamespace: ns });
     process.stdout.write(`KEDA ${install.version} operator ready in ${Date.now() - t0} ms (log: ${operator.logFile})\n`);
-    await rest().create(scaledObjectRef(ns), testScaledObject(ns, scalerPort));
+    await rest().create(scaledObjectRef(ns), await testScaledObject(ns, scalerPort));
     // The scale loop (which polls once at its start) and the push stream start together.
     await watcher.waitForLog((l) => l.msg === 'scaler stream opened', 60_000, 'KEDA to open StreamIsActive').catch(explain);
     await waitFor(
