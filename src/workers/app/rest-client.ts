@@ -26,10 +26,40 @@ async function orUndefined<T>(p: Promise<T>): Promise<T | undefined> {
   }
 }
 
+/** Objects per LIST page: an App of thousands of pods is read in pages, never in one response. */
+export const LIST_PAGE_SIZE = 500;
+
+/**
+ * Every object `ref` and `labelSelector` select, read page by page (a consistent read; the apiserver serves it
+ * from its watch cache where it can). A continue token that expired meanwhile (410) restarts the read once.
+ */
+export async function listAll<T>(
+  rest: KubeRest,
+  ref: ResourceRef,
+  labelSelector: string | undefined,
+  signal: AbortSignal,
+  pageSize = LIST_PAGE_SIZE,
+): Promise<T[]> {
+  for (let attempt = 0; ; attempt++) {
+    const items: T[] = [];
+    let cont: string | undefined;
+    try {
+      do {
+        const page = await rest.list<T>(ref, { labelSelector, limit: pageSize, continue: cont }, signal);
+        items.push(...page.items);
+        cont = page.metadata.continue || undefined;
+      } while (cont !== undefined);
+      return items;
+    } catch (err) {
+      if (attempt > 0 || cont === undefined || !isKubeError(err, 'Gone')) throw err;
+    }
+  }
+}
+
 /** What the apiserver returns is stored: the casts to `Stored<T>` are where that is stated. */
 function objectStore<T extends KubeObject>(rest: KubeRest, signal: AbortSignal, ref: (ns: string, name?: string) => ResourceRef): ObjectStore<T> {
   return {
-    list: async (ns, labelSelector) => (await rest.list<Stored<T>>(ref(ns), { labelSelector }, signal)).items,
+    list: (ns, labelSelector) => listAll<Stored<T>>(rest, ref(ns), labelSelector, signal),
     create: (ns, obj) => rest.create<Stored<T>>(ref(ns), obj, WRITE, signal),
     patch: (ns, name, patch) => rest.patch<Stored<T>>(ref(ns, name), patch, PatchType.merge, WRITE, signal),
   };
@@ -95,7 +125,7 @@ export function restAppClient(rest: KubeRest, signal: AbortSignal, events: Event
       },
     },
     imageLists: {
-      list: async (labelSelector) => (await rest.list<ClusterStored<ImageList>>(imageListRef(), { labelSelector }, signal)).items,
+      list: (labelSelector) => listAll<ClusterStored<ImageList>>(rest, imageListRef(), labelSelector, signal),
       apply: async (name, body, fieldManager) => {
         await rest.apply(imageListRef(name), body, fieldManager, false, signal);
       },
