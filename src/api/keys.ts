@@ -91,6 +91,11 @@ export const ConditionType = {
   volumeExpansionRefused: 'VolumeExpansionRefused',
   /** orderPriority: True while some pod still to update carries an ordered key whose value ends in no digit (ignored). */
   priorityLabelIgnored: 'PriorityLabelIgnored',
+  /**
+   * True while the App's reconciles are held because earlier ones never ended (their workers died or stalled);
+   * a new generation or `ebb queue release` lifts it.
+   */
+  quarantined: 'Quarantined',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -165,6 +170,9 @@ export const Reason = {
   // PriorityLabelIgnored
   nonNumericPriority: 'NonNumericPriority',
   priorityLabelsNumeric: 'PriorityLabelsNumeric',
+  // Quarantined
+  workersLost: 'WorkersLost',
+  released: 'Released',
   // Pod condition InPlaceUpdateReady
   startInPlaceUpdate: 'StartInPlaceUpdate',
   inPlaceUpdateDone: 'InPlaceUpdateDone',
@@ -197,6 +205,8 @@ export const EventReason = {
   claimExpansionRefused: 'ClaimExpansionRefused',
   progressDeadlineExceeded: 'ProgressDeadlineExceeded',
   priorityLabelIgnored: 'PriorityLabelIgnored',
+  /** The App's reconciles ended workers repeatedly: held until it changes or is released. */
+  quarantined: 'Quarantined',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

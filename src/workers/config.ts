@@ -1,6 +1,7 @@
 import type { LogLevel } from '../common/log.ts';
 import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, PULL_SECRET_NAMESPACE_SETTING, kubeEnvOf, type KubeEnv } from '../common/process-settings.ts';
 import { frozen, parseSettings, table, type Env } from '../common/settings.ts';
+import { DEFAULT_QUARANTINE_LIMIT } from '../queue/quarantine.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
 
 /** The worker's configuration: parsed and validated once, frozen, passed down. */
@@ -15,6 +16,8 @@ export interface WorkerConfig {
   readonly logLevel: LogLevel;
   /** Where ImageList pull secrets are copied for the node daemons; undefined: pull secrets are not used. */
   readonly pullSecretNamespace: string | undefined;
+  /** Reconciles of one object that never ended, in a row, at which the object is quarantined. */
+  readonly quarantineAfter: number;
 }
 
 /** Everything `ebb worker` reads. */
@@ -33,6 +36,14 @@ export const WORKER_SETTINGS = table(
       max: '1h',
       doc: 'how long SIGTERM waits for running reconciles; the worker exits at the latest 5s later',
     },
+    quarantineAfter: {
+      name: 'EBB_QUARANTINE_AFTER',
+      type: 'int',
+      default: DEFAULT_QUARANTINE_LIMIT,
+      min: 1,
+      max: 100,
+      doc: 'reconciles of one object that never ended in a row (their worker died or stalled) before the object is quarantined until it changes or `ebb queue release`',
+    },
   },
   QUEUE_SETTINGS.checks,
 );
@@ -48,6 +59,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     shutdownTimeoutMs: v.shutdownTimeout,
     logLevel: v.logLevel,
     pullSecretNamespace: v.pullSecretNamespace,
+    quarantineAfter: v.quarantineAfter,
   });
 }
 

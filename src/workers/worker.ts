@@ -18,7 +18,10 @@ import {
   type ObjectKey,
   type ObjectKind,
 } from '../queue/index.ts';
+import { redisQuarantine } from '../queue/quarantine.ts';
+import { appQuarantineHooks } from './app/quarantine-hooks.ts';
 import type { WorkerConfig } from './config.ts';
+import { withQuarantine } from './quarantine.ts';
 import { workerMetrics, type WorkerMetrics } from './metrics.ts';
 import type { Reconciler, ReconcileResult } from './types.ts';
 
@@ -100,9 +103,12 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
   const onWait = async (key: ObjectKey, wait: NonNullable<ReconcileResult['wait']>): Promise<void> => {
     await setTimer(timers, key, wait.reason, Date.now() + Math.max(0, wait.afterMs));
   };
+  // A key whose reconciles keep ending workers is held instead of taking the next one down too.
+  const quarantine = { store: redisQuarantine(producer, cfg.queue.prefix), limit: cfg.quarantineAfter, hooks: { App: appQuarantineHooks } };
+  const guarded = withQuarantine(reconcilers, quarantine);
   const worker = new Worker<ObjectKey, JobReturn, string>(
     RECONCILE_QUEUE,
-    withRetryPolicy(processor({ reconcilers, rest, log, metrics, onWait })),
+    withRetryPolicy(processor({ reconcilers: guarded, rest, log, metrics, onWait })),
     reconcileWorkerOptions(blocking, cfg.queue),
   );
   worker.on('error', throttledWarn(log, 'worker error'));

@@ -28,6 +28,10 @@ describe('parseQueueArgs', () => {
     [['rate-limit', '20'], { op: 'rate-limit', value: { max: 20, durationMs: 1000 } }],
     [['rate-limit', 'none'], { op: 'rate-limit', value: null }],
     [['rate-limit', 'reset'], { op: 'rate-limit', value: 'reset' }],
+    [['quarantined'], { op: 'quarantined', json: false }],
+    [['quarantined', '--json'], { op: 'quarantined', json: true }],
+    [['release', 'App', 'team-a/web'], { op: 'release', key: 'App team-a/web' }],
+    [['release', 'ImageList', 'node-1'], { op: 'release', key: 'ImageList node-1' }],
     [['help'], { op: 'help' }],
     [['--help'], { op: 'help' }],
   ])('%j', (args, want) => {
@@ -53,6 +57,9 @@ describe('parseQueueArgs', () => {
     [['status', '--failed'], '--failed needs a number'],
     [['status', '--failed', '1001'], 'from 0 to 1000'],
     [['status', '--verbose'], 'unknown argument "--verbose"'],
+    [['release', 'web'], 'takes App NAMESPACE/NAME or ImageList NAME'],
+    [['release', 'Pod', 'a/b'], 'takes App NAMESPACE/NAME or ImageList NAME'],
+    [['quarantined', '--all'], 'unknown argument "--all"'],
   ])('%j is a usage error: %s', (args, message) => {
     const err = usageError(args);
     expect(err.message).toContain(message);
@@ -65,6 +72,6 @@ describe('parseQueueArgs', () => {
   });
 
   it('documents every subcommand in its usage', () => {
-    for (const op of ['status', 'pause', 'resume', 'concurrency', 'rate-limit', 'retry-failed']) expect(QUEUE_USAGE).toContain(`ebb queue ${op}`);
+    for (const op of ['status', 'pause', 'resume', 'concurrency', 'rate-limit', 'retry-failed', 'quarantined', 'release']) expect(QUEUE_USAGE).toContain(`ebb queue ${op}`);
   });
 });

@@ -1,4 +1,5 @@
 import { formatDuration, parseDuration } from '../../common/duration.ts';
+import { formatKey, parseKey } from '../../queue/names.ts';
 import type { RateLimit } from '../../queue/overrides.ts';
 import { UsageError } from '../usage.ts';
 
@@ -10,7 +11,9 @@ export type QueueArgs =
   | { op: 'resume' }
   | { op: 'concurrency'; value: number | null | 'reset' }
   | { op: 'rate-limit'; value: RateLimit | null | 'reset' }
-  | { op: 'retry-failed' };
+  | { op: 'retry-failed' }
+  | { op: 'quarantined'; json: boolean }
+  | { op: 'release'; key: string };
 
 /** The same bounds as EBB_QUEUE_GLOBAL_CONCURRENCY, EBB_QUEUE_RATE_LIMIT_MAX and EBB_QUEUE_RATE_LIMIT_DURATION. */
 export const LIMITS = { concurrency: { min: 1, max: 100_000 }, rateMax: { min: 1, max: 1_000_000 }, rateWindowMs: { min: 1, max: 3_600_000 } } as const;
@@ -24,6 +27,8 @@ export const QUEUE_USAGE = `usage:
   ebb queue concurrency N|none|reset         reconciles all workers together run at once (N from ${LIMITS.concurrency.min} to ${LIMITS.concurrency.max})
   ebb queue rate-limit N/DURATION|none|reset at most N reconciles start per DURATION (e.g. 50/1s), cluster-wide
   ebb queue retry-failed                     reconcile again every object whose job failed
+  ebb queue quarantined [--json]             objects whose reconciles are held: earlier ones never ended (workers died or stalled)
+  ebb queue release App NAMESPACE/NAME       lift an object's quarantine (also: ImageList NAME); a change to the object lifts it too
 A limit set here wins over the watcher's EBB_QUEUE_GLOBAL_CONCURRENCY / EBB_QUEUE_RATE_LIMIT_* until reset;
 "none" removes the limit, "reset" returns to the watcher's setting (applied at its next resync or start).
 `;
@@ -80,6 +85,15 @@ function statusArgs(args: readonly string[]): QueueArgs {
   return { op: 'status', failed, json };
 }
 
+/** `App NAMESPACE/NAME` or `ImageList NAME`, as `ebb queue quarantined` prints them. */
+function releaseKey(args: readonly string[]): string {
+  try {
+    return formatKey(parseKey(args.join(' ')));
+  } catch {
+    return fail(`ebb queue release takes App NAMESPACE/NAME or ImageList NAME, got ${JSON.stringify(args.join(' '))}`);
+  }
+}
+
 /** Pure: `ebb queue` arguments → what to do. Throws UsageError (exit code 2) on anything else. */
 export function parseQueueArgs(args: readonly string[]): QueueArgs {
   const [op, ...rest] = args;
@@ -95,6 +109,11 @@ export function parseQueueArgs(args: readonly string[]): QueueArgs {
     case 'retry-failed':
       noArgs(op, rest);
       return { op };
+    case 'quarantined':
+      if (rest.some((a) => a !== '--json')) fail(`ebb queue quarantined: unknown argument ${JSON.stringify(rest.find((a) => a !== '--json'))}`);
+      return { op, json: rest.includes('--json') };
+    case 'release':
+      return { op, key: releaseKey(rest) };
     case 'concurrency':
       return { op, value: limitValue(rest, op, (t) => intIn(t, 'concurrency', LIMITS.concurrency)) };
     case 'rate-limit':

@@ -5,9 +5,10 @@ import { describeRedis, redisLocationSetting, type RedisTarget } from '../../que
 import { changeLimit, retryFailed } from '../../queue/operator.ts';
 import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../queue/queues.ts';
 import type { QueueConfig } from '../../queue/settings.ts';
+import { redisQuarantine } from '../../queue/quarantine.ts';
 import { readStatus } from '../../queue/status.ts';
 import { parseQueueArgs, QUEUE_USAGE, type QueueArgs } from './args.ts';
-import { formatRateLimit, formatRetryFailed, formatStatus, statusJson } from './format.ts';
+import { formatQuarantined, formatRateLimit, formatRetryFailed, formatStatus, statusJson } from './format.ts';
 
 interface Handles {
   cfg: QueueConfig;
@@ -39,7 +40,20 @@ async function perform(args: Exclude<QueueArgs, { op: 'help' }>, h: Handles): Pr
       return `global rate limit ${args.value === null ? 'removed (no limit)' : `set to ${formatRateLimit(args.value)}`}; running workers obey it at their next job\n`;
     case 'retry-failed':
       return formatRetryFailed(await retryFailed(h.reconcile, h.timers));
+    case 'quarantined':
+    case 'release':
+      return quarantineOp(args, h);
   }
+}
+
+async function quarantineOp(args: Extract<QueueArgs, { op: 'quarantined' | 'release' }>, h: Handles): Promise<string> {
+  const store = redisQuarantine(h.client, h.cfg.prefix);
+  if (args.op === 'quarantined') {
+    const held = await store.list();
+    return args.json ? `${JSON.stringify(Object.fromEntries(held), null, 2)}\n` : formatQuarantined(held);
+  }
+  const released = await store.release(args.key);
+  return released ? `${args.key}: quarantine lifted; its next event or resync reconciles it\n` : `${args.key}: not quarantined\n`;
 }
 
 /** How long `ebb queue` waits for Redis to answer before it gives up. */

@@ -3,6 +3,7 @@ import { isRecord } from '../../common/guards.ts';
 import { formatKey, validateKey, type ObjectKey } from '../../queue/names.ts';
 import type { LimitOverrides, RateLimit } from '../../queue/overrides.ts';
 import type { RetryFailedResult } from '../../queue/operator.ts';
+import type { QuarantineRecord } from '../../queue/quarantine.ts';
 import type { FailedJob, QueueStatus, Status } from '../../queue/status.ts';
 
 /** Pure: what `ebb queue` prints. */
@@ -97,4 +98,15 @@ export function formatRetryFailed(r: RetryFailedResult): string {
   const parts = [`${r.added} reconcile${r.added === 1 ? '' : 's'} enqueued`, `${r.merged} merged into pending jobs`];
   if (r.unreadable > 0) parts.push(`${r.unreadable} failed job${r.unreadable === 1 ? '' : 's'} without an object key left in place`);
   return `${r.failed} failed job${r.failed === 1 ? '' : 's'}: ${parts.join(', ')}\n`;
+}
+
+/** `ebb queue quarantined`: one line per held object, oldest first. */
+export function formatQuarantined(held: ReadonlyMap<string, QuarantineRecord>): string {
+  if (held.size === 0) return 'no object is quarantined\n';
+  const rows = [...held].sort(([, a], [, b]) => a.since.localeCompare(b.since));
+  const table = columns([
+    ['OBJECT', 'SINCE', 'UNFINISHED RUNS', 'AT GENERATION'],
+    ...rows.map(([k, r]) => [k, r.since, String(r.unfinished), String(r.generation ?? '-')]),
+  ]);
+  return `${table.join('\n')}\n`;
 }

@@ -1,0 +1,71 @@
+/**
+ * Keys whose reconcile ends workers. A reconcile that starts counts its key in flight (one Redis hash)
+ * and clears the count when it ends, whatever the outcome; reconciles of one key never overlap, so a count
+ * found at a start is of earlier runs that never ended: their worker died (crashed, OOM-killed, or killed by its liveness
+ * probe after a stall). At `limit` such runs the key is quarantined: its jobs are dropped until the object
+ * changes (its generation) or an operator releases it. Redis loss forgets both, which only lets the key try
+ * again. The hashes live under the queue prefix (its hash tag and the Redis ACL cover them).
+ */
+import type { RedisClient } from './connection.ts';
+
+/** Earlier runs of one key that never ended, at which the key is quarantined. */
+export const DEFAULT_QUARANTINE_LIMIT = 3;
+
+/** Why and since when a key is held, and the generation it was held at (a new one releases it). */
+export interface QuarantineRecord {
+  since: string;
+  unfinished: number;
+  generation: number | undefined;
+}
+
+export interface QuarantineStore {
+  /** Marks a run of `key` started; resolves to how many earlier runs never ended. */
+  started(key: string): Promise<number>;
+  /** Marks the run ended (however it ended): no run of the key is in flight any more. */
+  ended(key: string): Promise<void>;
+  get(key: string): Promise<QuarantineRecord | undefined>;
+  hold(key: string, record: QuarantineRecord): Promise<void>;
+  /** Lifts the hold and forgets the unfinished runs. */
+  release(key: string): Promise<boolean>;
+  list(): Promise<Map<string, QuarantineRecord>>;
+}
+
+function parseRecord(text: string | null | undefined): QuarantineRecord | undefined {
+  if (!text) return undefined;
+  try {
+    const r = JSON.parse(text) as Partial<QuarantineRecord>;
+    return { since: String(r.since ?? ''), unfinished: Number(r.unfinished ?? 0), generation: typeof r.generation === 'number' ? r.generation : undefined };
+  } catch {
+    return undefined;
+  }
+}
+
+export function redisQuarantine(client: RedisClient, prefix: string): QuarantineStore {
+  const inflight = `${prefix}:inflight`;
+  const held = `${prefix}:quarantine`;
+  return {
+    started: async (key) => (await client.hincrby(inflight, key, 1)) - 1,
+    // Runs of one key never overlap, so a run that ended leaves none in flight: a lost `ended` (Redis away)
+    // counts one unfinished run only until the next one ends.
+    ended: async (key) => {
+      await client.hdel(inflight, key);
+    },
+    get: async (key) => parseRecord(await client.hget(held, key)),
+    hold: async (key, record) => {
+      await client.hset(held, key, JSON.stringify(record));
+    },
+    release: async (key) => {
+      const [[, removed]] = ((await client.multi().hdel(held, key).hdel(inflight, key).exec()) ?? [[null, 0]]) as [[unknown, number]];
+      return removed > 0;
+    },
+    list: async () => {
+      const all = await client.hgetall(held);
+      const out = new Map<string, QuarantineRecord>();
+      for (const [k, v] of Object.entries(all)) {
+        const r = parseRecord(v);
+        if (r) out.set(k, r);
+      }
+      return out;
+    },
+  };
+}
