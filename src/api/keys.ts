@@ -91,6 +91,8 @@ export const ConditionType = {
   volumeExpansionRefused: 'VolumeExpansionRefused',
   /** orderPriority: True while some pod still to update carries an ordered key whose value ends in no digit (ignored). */
   priorityLabelIgnored: 'PriorityLabelIgnored',
+  /** True while the rollout to the update revision is aborted (reason: the `AbortReason`); pods go back to the current revision. */
+  aborted: 'Aborted',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -110,6 +112,13 @@ export const Reason = {
   specifiedDeletePending: 'SpecifiedDeletePending',
   /** Progressing False (and Paused True when pauseOnProgressDeadline paused it): no progress for progressDeadlineSeconds. */
   progressDeadlineExceeded: 'ProgressDeadlineExceeded',
+  /** Progressing True: an aborted rollout's pods go back to the current revision. */
+  rollingBack: 'RollingBack',
+  /** Progressing False: an aborted rollout is back at the current revision. */
+  rolloutAborted: 'RolloutAborted',
+  // Aborted False
+  abortRetried: 'AbortRetried',
+  newUpdateRevision: 'NewUpdateRevision',
   // Available
   minimumReplicasAvailable: 'MinimumReplicasAvailable',
   minimumReplicasUnavailable: 'MinimumReplicasUnavailable',
@@ -197,6 +206,9 @@ export const EventReason = {
   claimExpansionRefused: 'ClaimExpansionRefused',
   progressDeadlineExceeded: 'ProgressDeadlineExceeded',
   priorityLabelIgnored: 'PriorityLabelIgnored',
+  rolloutAborted: 'RolloutAborted',
+  rolloutRetried: 'RolloutRetried',
+  rolloutPromoted: 'RolloutPromoted',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 
