@@ -56,8 +56,17 @@ function canaryFor(app: Stored<App>, base: Omit<PodSet, 'partition'>, opts: Cana
   });
 }
 
+/** What a plan's rollout is set up from. */
+interface SetupInput {
+  app: Stored<App>;
+  owned: readonly Stored<Pod>[];
+  observed: Observed;
+  revs: ResolvedRevisions;
+  now: Date;
+}
+
 /** The pod set of one plan without the partition in force (the canary or an abort decides it). */
-function baseSetFor(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, revs: ResolvedRevisions, now: Date): Omit<PodSet, 'partition'> {
+function baseSetFor({ app, owned, observed, revs, now }: SetupInput): Omit<PodSet, 'partition'> {
   const { start, end, ordinals } = ordinalRange(app);
   const { replicas, condemned } = splitPods(app, owned);
   const generation = app.metadata.generation;
@@ -82,16 +91,9 @@ function baseSetFor(app: Stored<App>, owned: readonly Stored<Pod>[], observed: O
 }
 
 /** The pod set of one plan, with the partition in force: the spec's, raised while a canary step holds pods back. */
-export function podSetFor(
-  app: Stored<App>,
-  owned: readonly Stored<Pod>[],
-  observed: Observed,
-  revs: ResolvedRevisions,
-  now: Date,
-  opts: CanaryOptions = { restart: false, promoted: false },
-): { set: PodSet; canary: CanaryOutcome } {
-  const base = baseSetFor(app, owned, observed, revs, now);
-  const canary = canaryFor(app, base, opts);
+function podSetFor(input: SetupInput, opts: CanaryOptions): { set: PodSet; canary: CanaryOutcome } {
+  const base = baseSetFor(input);
+  const canary = canaryFor(input.app, base, opts);
   const rollout = base.rollout;
   const partition = canary.target === undefined ? rollout.partition : Math.max(rollout.partition, floorForTop(base, canary.target));
   return { set: { ...base, partition }, canary };
@@ -129,39 +131,43 @@ export interface RolloutSetup {
  * progress stays as it was (a retry starts the steps again), no deadline runs, nothing is pre-warmed for the
  * aborted revision. `earlier`: Events of the plan that found the abort (the deadline's).
  */
-function abortedSetup(
-  app: Stored<App>,
-  owned: readonly Stored<Pod>[],
-  observed: Observed,
-  revs: ResolvedRevisions,
-  now: Date,
-  state: AbortState,
-  earlier: Action[],
-): RolloutSetup | NeedsInput {
-  const base = baseSetFor(app, owned, observed, revs, now);
+function abortedSetup(input: SetupInput, state: AbortState, earlier: Action[]): RolloutSetup | NeedsInput {
+  const { app, revs } = input;
+  const base = baseSetFor(input);
   const abort = state.abort;
   // The stable revision's template is what pods go back to: a plan made without reading it cannot be made.
   if (!abort || templateOf(revs.current) === undefined) return { needs: 'revisions' };
   const set: PodSet = { ...base, update: revs.current, partition: base.start, aborted: { from: revs.update, abort } };
   const frozen = app.status?.updateRevision === revs.update.metadata.name ? app.status?.canary : { step: 0 };
-  const canary: CanaryOutcome = { status: base.rollout.canarySteps.length > 0 ? frozen : undefined, target: undefined, enteredManualPause: false, pauseSpec: false };
+  const canary: CanaryOutcome = {
+    status: base.rollout.canarySteps.length > 0 ? frozen : undefined,
+    target: undefined,
+    enteredManualPause: false,
+    pauseSpec: false,
+  };
   const guards = planGuards(set, { active: false, canary });
   const own = abortActions(app, state, base.rollout.canarySteps, revs.current.metadata.name);
   return { set, canary, guards, abort: state, actions: [...earlier, ...own.actions, ...guards.actions] };
 }
 
 export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, revs: ResolvedRevisions, now: Date): RolloutSetup | NeedsInput {
+  const input: SetupInput = { app, owned, observed, revs, now };
   const names = { current: revs.current.metadata.name, update: revs.update.metadata.name };
   const requested = abortState(app, names, now);
-  if (requested.abort) return abortedSetup(app, owned, observed, revs, now, requested, []);
+  if (requested.abort) return abortedSetup(input, requested, []);
   const promoted = app.metadata.annotations?.[RolloutAnnotation.promote] === names.update;
-  const { set, canary } = podSetFor(app, owned, observed, revs, now, { restart: requested.ended === 'retried', promoted });
+  const { set, canary } = podSetFor(input, { restart: requested.ended === 'retried', promoted });
   // Guards before any pod is touched: the progress deadline may pause, or abort, the rollout for this very plan.
   const guards = planGuards(set, { active: names.current !== names.update, canary });
   const trigger = guards.deadline.rollback;
   if (trigger) {
     const state = abortState(app, names, now, [trigger]);
-    if (state.abort) return abortedSetup(app, owned, observed, revs, now, state, guards.actions.filter((a) => a.kind === 'event'));
+    if (state.abort)
+      return abortedSetup(
+        input,
+        state,
+        guards.actions.filter((a) => a.kind === 'event'),
+      );
   }
   const own = abortActions(app, requested, set.rollout.canarySteps, names.current);
   return { set, canary, guards, abort: requested, actions: [...own.actions, ...canaryActions(app, canary, promoted), ...guards.actions] };

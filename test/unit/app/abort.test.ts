@@ -20,7 +20,12 @@ const images = (p: Pod): string[] => ((p.spec?.['containers'] ?? []) as { image:
 const canary = { steps: [{ replicas: 2 }, { pause: {} }, { replicas: '100%' }] };
 
 function spec(podManagementPolicy: string, rollingUpdate: Record<string, unknown>, extra: Partial<AppSpec> = {}): Partial<AppSpec> {
-  return { replicas: 4, podManagementPolicy: podManagementPolicy as AppSpec['podManagementPolicy'], updateStrategy: { type: 'RollingUpdate', rollingUpdate }, ...extra };
+  return {
+    replicas: 4,
+    podManagementPolicy: podManagementPolicy as AppSpec['podManagementPolicy'],
+    updateStrategy: { type: 'RollingUpdate', rollingUpdate },
+    ...extra,
+  };
 }
 
 /** Deletes the plans made so far asked for of pods at `revision`. */
@@ -43,7 +48,8 @@ async function pausedCanary(podManagementPolicy: string, podUpdatePolicy: string
 }
 
 /** Every pod at `revision`, available, and nothing in flight. */
-const allAt = (s: Scenario, revision: string): boolean => s.converged(revision) || (s.pods().length === 4 && s.pods().every((p) => getPodRevision(p) === revision) && s.app().status?.availableReplicas === 4);
+const allAt = (s: Scenario, revision: string): boolean =>
+  s.converged(revision) || (s.pods().length === 4 && s.pods().every((p) => getPodRevision(p) === revision) && s.app().status?.availableReplicas === 4);
 
 describe.each(policies)('%s', (podManagementPolicy) => {
   it.each(updatePolicies)('%s: an abort during a canary pause sends the canary pods back to the stable revision', async (podUpdatePolicy) => {

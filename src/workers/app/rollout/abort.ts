@@ -102,7 +102,8 @@ export function abortActions(app: Stored<App>, state: AbortState, steps: readonl
 /** The Progressing condition's words while aborted: pods `left` still to go back to `current`. */
 export function rollingBackProgress(abort: AbortStatus, current: string, left: number): { reason: string; status: 'True' | 'False'; message: string } {
   const why = `rollout of revision ${abort.revision} aborted (${abort.reason})`;
-  if (left > 0) return { status: 'True', reason: Reason.rollingBack, message: `${why}: ${left} pod${left === 1 ? '' : 's'} still to go back to revision ${current}` };
+  if (left > 0)
+    return { status: 'True', reason: Reason.rollingBack, message: `${why}: ${left} pod${left === 1 ? '' : 's'} still to go back to revision ${current}` };
   return { status: 'False', reason: Reason.rolloutAborted, message: `${why}: every pod is back at revision ${current}` };
 }
 

@@ -112,11 +112,21 @@ function exceededOutcome(input: DeadlineInput, o: Exceeded): DeadlineOutcome {
   const actions: Action[] = [];
   if (pauseOn) actions.push({ kind: 'pauseRollout', resourceVersion: app.metadata.resourceVersion, step: input.step });
   if (previous === undefined) {
-    actions.push({ kind: 'event', event: { type: 'Warning', reason: EventReason.progressDeadlineExceeded, action: pauseOn ? 'Pause' : o.rollbackOn ? 'Abort' : 'Rollout', message } });
+    actions.push({
+      kind: 'event',
+      event: { type: 'Warning', reason: EventReason.progressDeadlineExceeded, action: pauseOn ? 'Pause' : o.rollbackOn ? 'Abort' : 'Rollout', message },
+    });
   }
   const rollback = o.rollbackOn ? { reason: AbortReason.progressDeadline, message } : undefined;
   // Pausing drops the clock now, so a resume (even one before the next reconcile) starts a fresh one.
-  return { record: pauseOn ? undefined : record, exceeded: { message: previous ?? message, paused: pauseOn }, actions, pauseSpec: pauseOn, wait: undefined, rollback };
+  return {
+    record: pauseOn ? undefined : record,
+    exceeded: { message: previous ?? message, paused: pauseOn },
+    actions,
+    pauseSpec: pauseOn,
+    wait: undefined,
+    rollback,
+  };
 }
 
 /** `status` with rolloutProgress and, when the deadline is exceeded, Progressing False (and Paused True when it paused the rollout). */
