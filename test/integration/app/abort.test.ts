@@ -14,6 +14,7 @@ import { ConditionType, EventReason, Reason } from '../../../src/api/keys.ts';
 import { AbortReason } from '../../../src/api/rollout-abort.ts';
 import { isRunningAndReady } from '../../../src/workers/app/pods/predicates.ts';
 import { cliEnv, ebb, KUBECTL, pluginDir, run } from '../cli/cli.ts';
+import { rejection } from '../support.ts';
 import { createApp, eventsOf, getApp, image, patchApp, revisionOf, settled, type Snapshot, template, uniqueName, until, useController } from './harness.ts';
 
 const ctl = useController('abort');
@@ -150,5 +151,12 @@ describe('abort', () => {
     expect((await getApp(ctl.ns, name)).spec.template.spec?.containers[0]?.image).toBe(CRASHING);
     expect(await eventsOf(ctl.ns, name, EventReason.progressDeadlineExceeded)).toHaveLength(1);
     expect(await eventsOf(ctl.ns, name, EventReason.rolloutAborted)).toHaveLength(1);
+  });
+
+  it('refuses rollbackOnProgressDeadline without a progress deadline at admission', async () => {
+    const create = createApp(ctl.ns, uniqueName('bad'), { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { rollbackOnProgressDeadline: true } } });
+    const err = await rejection(create);
+    expect(err.status).toBe(422);
+    expect(err.message).toContain('rollbackOnProgressDeadline requires spec.progressDeadlineSeconds');
   });
 });
