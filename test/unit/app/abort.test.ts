@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
-import { ConditionType, EventReason, Reason } from '../../../src/api/keys.ts';
+import { ConditionType, EventReason, LIFECYCLE_STATE_LABEL, Reason } from '../../../src/api/keys.ts';
 import { AbortReason, RolloutAnnotation } from '../../../src/api/rollout-abort.ts';
 import type { Pod } from '../../../src/kube/types.ts';
 import { getPodRevision } from '../../../src/workers/app/pods/predicates.ts';
@@ -152,6 +152,65 @@ describe('rollbackOnProgressDeadline', () => {
     expect(s.app().status).toMatchObject({ currentRevision: stable, updateRevision: bad });
     expect(s.cluster.events.filter((e) => e.event.reason === EventReason.rolloutAborted)).toHaveLength(1);
     expect(s.cluster.events.filter((e) => e.event.reason === EventReason.progressDeadlineExceeded)).toHaveLength(1);
+    expect(s.violations).toEqual([]);
+  });
+});
+
+describe('through lifecycle hooks', () => {
+  const TRAFFIC = 'traffic.example/serving';
+  const state = (p: Pod): string | undefined => p.metadata.labels?.[LIFECYCLE_STATE_LABEL];
+
+  it.each(policies)('%s: a pod going back waits on preDelete; none is deleted while its handler label is on', async (podManagementPolicy) => {
+    const template = (tag: string) => ({
+      metadata: { labels: { app: 'web', [TRAFFIC]: 'yes' } },
+      spec: { containers: [{ name: 'main', image: `registry.example/web:${tag}` }] },
+    });
+    const steps = [{ replicas: 2 }, { pause: { duration: '1h' } }];
+    const s = new Scenario(
+      {
+        ...spec(podManagementPolicy, { maxUnavailable: 1, canary: { steps } }),
+        template: template('v1'),
+        lifecycle: { preDelete: { labelsHandler: { [TRAFFIC]: 'yes' } } },
+      },
+      { terminateTicks: 1, startTicks: 1 },
+    );
+    // The traffic manager: removes the handler label of a pod waiting on preDelete, two steps after it asked.
+    const asked = new Map<string, number>();
+    let labelled = new Set<string>();
+    let seen = 0;
+    const deletedWhileHeld: string[] = [];
+    const run = async (done: (x: Scenario) => boolean): Promise<void> => {
+      for (let i = 0; i < 300; i++) {
+        await s.step();
+        for (const name of s.cluster.podDeletions.slice(seen)) if (labelled.has(name)) deletedWhileHeld.push(name);
+        seen = s.cluster.podDeletions.length;
+        for (const p of s.pods().filter((x) => state(x) === 'PreparingDelete' && x.metadata.labels?.[TRAFFIC] === 'yes')) {
+          const key = p.metadata.uid ?? '';
+          const since = asked.get(key) ?? i;
+          asked.set(key, since);
+          if (i - since >= 2) await s.cluster.client().pods.patch(NS, p.metadata.name ?? '', { metadata: { labels: { [TRAFFIC]: null } } });
+        }
+        labelled = new Set(s.pods().flatMap((p) => (p.metadata.labels?.[TRAFFIC] === 'yes' ? [p.metadata.name ?? ''] : [])));
+        if (done(s)) return;
+      }
+      throw new Error(
+        `no convergence: ${s
+          .pods()
+          .map((p) => `${p.metadata.name ?? ''}@${getPodRevision(p) ?? ''}:${state(p) ?? '-'}`)
+          .join(' ')}`,
+      );
+    };
+    await run((x) => x.converged() && x.pods().every((p) => state(p) === 'Normal'));
+    const stable = s.app().status!.updateRevision!;
+    s.edit({ template: template('v2') });
+    await run((x) => x.app().status?.canary?.step === 1 && x.pods().filter((p) => getPodRevision(p) !== stable && state(p) === 'Normal').length === 2);
+    const next = s.app().status!.updateRevision!;
+    s.arm({ maxUnavailable: 1 });
+    const before = s.cluster.podDeletions.length;
+    s.cluster.annotateApp(NS, 'web', { [RolloutAnnotation.abort]: next });
+    await run((x) => allAt(x, stable) && x.pods().every((p) => state(p) === 'Normal'));
+    expect(deletedWhileHeld).toEqual([]);
+    expect(s.cluster.podDeletions.slice(before).sort()).toEqual(['web-2', 'web-3']);
     expect(s.violations).toEqual([]);
   });
 });
