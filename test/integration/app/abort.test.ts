@@ -46,14 +46,14 @@ function stableWatch(): { arm: (s: Snapshot, stable: string) => void; onEach: (s
   };
 }
 
-describe('abort', () => {
+describe.each(['ReCreate', 'InPlaceIfPossible'] as const)('abort (%s)', (podUpdatePolicy) => {
   it('ebb rollout abort sends a paused canary back to stable; retry starts again; kubectl ebb promote completes it', async () => {
     const name = uniqueName('ab');
     const cli = (op: string) => ebb(['rollout', op, `app/${name}`, '-n', ctl.ns]);
     await createApp(ctl.ns, name, {
       replicas: 4,
       podManagementPolicy: 'Parallel',
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { canary: { steps } } },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy, canary: { steps } } },
     });
     const initial = await settled(ctl.ns, name);
     const stable = initial.app.status?.updateRevision ?? '';
@@ -78,6 +78,9 @@ describe('abort', () => {
     expect(abort.stdout).toContain(`rollout of revision ${next} aborted: pods go back to revision ${stable}`);
     const back = await until(ctl.ns, name, (s) => rolledBack(s, stable), { onEach: watch.onEach, what: `App ${name} rolled back` });
     expect(watch.deleted).toEqual(new Set());
+    // In place, the canary pods themselves went back: same pods (UIDs), the stable image.
+    if (podUpdatePolicy === 'InPlaceIfPossible') expect(back.pods.map((p) => p.metadata.uid)).toEqual(paused.pods.map((p) => p.metadata.uid));
+    expect(back.pods.every((p) => p.spec?.['containers']?.[0]?.image === image('v1'))).toBe(true);
     expect(kept.every((uid) => back.pods.some((p) => p.metadata.uid === uid))).toBe(true);
     expect(back.app.spec.template).toEqual(paused.app.spec.template);
     expect(back.app.spec.updateStrategy?.rollingUpdate?.paused).toBe(false);
@@ -127,7 +130,7 @@ describe('abort', () => {
       replicas: 3,
       template: probed(image('v1')),
       progressDeadlineSeconds: 8,
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { rollbackOnProgressDeadline: true } },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy, rollbackOnProgressDeadline: true } },
     });
     const stable = (await settled(ctl.ns, name, undefined, 90_000)).app.status?.updateRevision ?? '';
     const watch = stableWatch();
@@ -152,8 +155,10 @@ describe('abort', () => {
     expect(await eventsOf(ctl.ns, name, EventReason.progressDeadlineExceeded)).toHaveLength(1);
     expect(await eventsOf(ctl.ns, name, EventReason.rolloutAborted)).toHaveLength(1);
   });
+});
 
-  it('refuses rollbackOnProgressDeadline without a progress deadline at admission', async () => {
+describe('rollbackOnProgressDeadline at admission', () => {
+  it('is refused without a progress deadline', async () => {
     const create = createApp(ctl.ns, uniqueName('bad'), { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { rollbackOnProgressDeadline: true } } });
     const err = await rejection(create);
     expect(err.status).toBe(422);
