@@ -159,9 +159,11 @@ export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], obse
   const { set, canary } = podSetFor(input, { restart: requested.ended === 'retried', promoted });
   // Guards before any pod is touched: the progress deadline may pause, or abort, the rollout for this very plan.
   const guards = planGuards(set, { active: names.current !== names.update, canary });
-  const trigger = guards.deadline.rollback;
-  if (trigger) {
-    const state = abortState(app, names, now, [trigger]);
+  // What aborts the rollout by itself, found in this plan: the deadline (a failed analysis adds its trigger here,
+  // reason AnalysisFailed with the measurement).
+  const triggers = [guards.deadline.rollback].filter((t) => t !== undefined);
+  if (triggers.length > 0) {
+    const state = abortState(app, names, now, triggers);
     if (state.abort)
       return abortedSetup(
         input,
