@@ -220,6 +220,11 @@ export class FakeCluster {
     return this.patch(this.apps, 'App', { ns, name }, { spec: specPatch }, (o, q) => this.specPatch(o, q));
   }
 
+  /** A user's annotation edit (merge patch: null removes a key), as `kubectl annotate` or `ebb rollout abort` makes it. */
+  annotateApp(ns: string, name: string, annotations: Record<string, string | null>): Stored<App> {
+    return this.patch(this.apps, 'App', { ns, name }, { metadata: { annotations } }, (o, q) => this.specPatch(o, q));
+  }
+
   app(ns: string, name: string): Stored<App> | undefined {
     return structuredClone(this.apps.get(key(ns, name)));
   }

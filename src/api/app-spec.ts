@@ -12,6 +12,7 @@ import { ScaleStrategySchema, scaleStrategyRules } from './scale-strategy.ts';
 import { specifiedDeleteRules } from './specified-delete.ts';
 import { priorityRules } from './priority.ts';
 import { progressDeadlineRules, progressDeadlineSeconds } from './progress-deadline.ts';
+import { rollbackOnDeadlineRules } from './rollout-abort.ts';
 
 export const DEFAULT_REPLICAS = 1;
 /**
@@ -101,6 +102,7 @@ export const AppSpecSchema = Type.Object(
       ...specifiedDeleteRules,
       ...priorityRules,
       ...progressDeadlineRules,
+      ...rollbackOnDeadlineRules,
     ],
   },
 );

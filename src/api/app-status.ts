@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { conditionList } from './meta.ts';
 import { dateTime, int32, int64 } from './schema-kit.ts';
 import { RolloutProgressSchema } from './progress-deadline.ts';
+import { AbortStatusSchema } from './rollout-abort.ts';
 
 const count = (description: string) => Type.Optional(int32({ description, minimum: 0 }));
 
@@ -41,6 +42,7 @@ export const AppStatusSchema = Type.Object(
     canary: Type.Optional(CanaryStatusSchema),
     prewarm: Type.Optional(PrewarmStatusSchema),
     rolloutProgress: Type.Optional(RolloutProgressSchema),
+    abort: Type.Optional(AbortStatusSchema),
     expansionRefusedClaim: Type.Optional(
       Type.String({ description: 'The claim whose expansion the apiserver refused, while the VolumeExpansionRefused condition is True.' }),
     ),

@@ -8,6 +8,7 @@ export * from './app-status.ts';
 export { APP_NAME_MAX_LENGTH } from './app-rules.ts';
 export * from './pod-template.ts';
 export * from './update-strategy.ts';
+export * from './rollout-abort.ts';
 export * from './image-list.ts';
 export * from './image-ref.ts';
 export * from './defaults.ts';

@@ -96,6 +96,8 @@ export const ConditionType = {
    * a new generation or `ebb queue release` lifts it.
    */
   quarantined: 'Quarantined',
+  /** True while the rollout to the update revision is aborted (reason: the `AbortReason`); pods go back to the current revision. */
+  aborted: 'Aborted',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -115,6 +117,13 @@ export const Reason = {
   specifiedDeletePending: 'SpecifiedDeletePending',
   /** Progressing False (and Paused True when pauseOnProgressDeadline paused it): no progress for progressDeadlineSeconds. */
   progressDeadlineExceeded: 'ProgressDeadlineExceeded',
+  /** Progressing True: an aborted rollout's pods go back to the current revision. */
+  rollingBack: 'RollingBack',
+  /** Progressing False: an aborted rollout is back at the current revision. */
+  rolloutAborted: 'RolloutAborted',
+  // Aborted False
+  abortRetried: 'AbortRetried',
+  newUpdateRevision: 'NewUpdateRevision',
   // Available
   minimumReplicasAvailable: 'MinimumReplicasAvailable',
   minimumReplicasUnavailable: 'MinimumReplicasUnavailable',
@@ -207,6 +216,9 @@ export const EventReason = {
   priorityLabelIgnored: 'PriorityLabelIgnored',
   /** The App's reconciles ended workers repeatedly: held until it changes or is released. */
   quarantined: 'Quarantined',
+  rolloutAborted: 'RolloutAborted',
+  rolloutRetried: 'RolloutRetried',
+  rolloutPromoted: 'RolloutPromoted',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

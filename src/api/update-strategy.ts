@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { int32, intOrString, PERCENT_1_TO_100_CEL, stringEnum } from './schema-kit.ts';
 import { UnorderedUpdateSchema } from './priority.ts';
 import { pauseOnProgressDeadline } from './progress-deadline.ts';
+import { rollbackOnProgressDeadline } from './rollout-abort.ts';
 
 export const DEFAULT_MAX_UNAVAILABLE = 1;
 export const MAX_GRACE_PERIOD_SECONDS = 300;
@@ -96,6 +97,7 @@ export const RollingUpdateSchema = Type.Object(
     canary: Type.Optional(CanarySchema),
     unorderedUpdate: Type.Optional(UnorderedUpdateSchema),
     pauseOnProgressDeadline: pauseOnProgressDeadline(),
+    rollbackOnProgressDeadline: rollbackOnProgressDeadline(),
   },
   { description: 'Parameters of the RollingUpdate strategy.' },
 );

@@ -5,7 +5,7 @@ import { UsageError } from '../usage.ts';
 export type RolloutArgs =
   | { op: 'help' }
   | { op: 'status'; name: string; namespace: string | undefined; timeoutMs: number | undefined; watch: boolean }
-  | { op: 'pause' | 'resume' | 'restart'; name: string; namespace: string | undefined }
+  | { op: 'pause' | 'resume' | 'restart' | 'abort' | 'retry' | 'promote'; name: string; namespace: string | undefined }
   | { op: 'undo'; name: string; namespace: string | undefined; toRevision: number }
   | { op: 'history'; name: string; namespace: string | undefined; revision: number };
 
@@ -19,6 +19,8 @@ export const RolloutExit = {
   deadline: 3,
   /** `--timeout` passed before the rollout ended. */
   timeout: 4,
+  /** The rollout was aborted (condition Aborted True) and every pod is back at the stable revision. */
+  aborted: 5,
 } as const;
 
 const TIMEOUT_MAX_MS = 7 * 24 * 3_600_000;
@@ -30,9 +32,12 @@ export const ROLLOUT_USAGE = `usage:
   ebb rollout undo app/NAME [--to-revision N]  go back to the previous revision, or to revision N
   ebb rollout history app/NAME [--revision N]  list the revisions, or show revision N's pod template
   ebb rollout restart app/NAME                 replace every pod, by stamping the pod template
+  ebb rollout abort app/NAME                   abort the rollout in progress: pods go back to the stable revision
+  ebb rollout retry app/NAME                   end an abort: the rollout starts again from its first step
+  ebb rollout promote app/NAME                 skip the remaining canary steps (and lift a step's pause)
 Every subcommand takes -n/--namespace NS (default: the kubeconfig context's namespace, else "default").
 NAME may be written NAME, app/NAME, apps/NAME, ebapp/NAME or app.apps.ebb.dev/NAME.
-Exit codes: ${RolloutExit.done} done, ${RolloutExit.failed} failed, ${RolloutExit.usage} bad arguments, ${RolloutExit.deadline} progress deadline exceeded, ${RolloutExit.timeout} --timeout reached.
+Exit codes: ${RolloutExit.done} done, ${RolloutExit.failed} failed, ${RolloutExit.usage} bad arguments, ${RolloutExit.deadline} progress deadline exceeded, ${RolloutExit.timeout} --timeout reached, ${RolloutExit.aborted} rollout aborted.
 `;
 
 const fail = (message: string): never => {
@@ -108,9 +113,15 @@ function statusArgs(rest: readonly string[]): RolloutArgs {
   return { op: 'status', ...target('status', f), timeoutMs, watch: watchText === 'true' };
 }
 
+const SIMPLE_OPS = ['pause', 'resume', 'restart', 'abort', 'retry', 'promote'] as const;
+type SimpleOp = (typeof SIMPLE_OPS)[number];
+/** Subcommands taking only the App and -n. */
+const isSimpleOp = (op: string | undefined): op is SimpleOp => (SIMPLE_OPS as readonly (string | undefined)[]).includes(op);
+
 /** Pure: `ebb rollout` arguments → what to do. Throws UsageError (exit code 2) on anything else. */
 export function parseRolloutArgs(args: readonly string[]): RolloutArgs {
   const [op, ...rest] = args;
+  if (isSimpleOp(op)) return { op, ...target(op, splitFlags(rest, ['--namespace'], [])) };
   switch (op) {
     case 'help':
     case '--help':
@@ -118,10 +129,6 @@ export function parseRolloutArgs(args: readonly string[]): RolloutArgs {
       return { op: 'help' };
     case 'status':
       return statusArgs(rest);
-    case 'pause':
-    case 'resume':
-    case 'restart':
-      return { op, ...target(op, splitFlags(rest, ['--namespace'], [])) };
     case 'undo': {
       const f = splitFlags(rest, ['--namespace', '--to-revision'], []);
       const text = f.values.get('--to-revision');

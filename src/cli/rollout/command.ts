@@ -13,6 +13,7 @@ import { parseRolloutArgs, ROLLOUT_USAGE, RolloutExit, type RolloutArgs } from '
 import { followRollout, StatusPrinter } from './follow.ts';
 import { chooseUndo, formatHistory } from './history.ts';
 import { planRestart } from './restart.ts';
+import { planAbort, planPromote, planRetry, type ControlPlan } from './control.ts';
 import { summarizePods, viewRollout, type RolloutState } from './view.ts';
 import { core } from '../../kube/paths.ts';
 import type { Pod } from '../../kube/types.ts';
@@ -22,6 +23,7 @@ const EXIT_OF: Record<RolloutState, number> = {
   progressing: RolloutExit.done,
   failed: RolloutExit.failed,
   deadline: RolloutExit.deadline,
+  aborted: RolloutExit.aborted,
 };
 
 type Target = Exclude<RolloutArgs, { op: 'help' }>;
@@ -77,6 +79,13 @@ async function restart(rest: KubeRest, app: Stored<App>, now: Date): Promise<{ t
   if (plan.kind === 'refuse') return { text: `ebb rollout restart: ${plan.message}\n`, code: RolloutExit.failed };
   await rest.patch(appRef(app.metadata.namespace, app.metadata.name), plan.patch, PatchType.merge);
   return { text: `${kind}/${app.metadata.name} restarted${plan.notes.length > 0 ? ` (${plan.notes.join('; ')})` : ''}\n`, code: RolloutExit.done };
+}
+
+/** `abort`, `retry`, `promote`: one guarded merge patch of the App (`control.ts`). */
+async function control(rest: KubeRest, app: Stored<App>, op: string, plan: ControlPlan): Promise<{ text: string; code: number }> {
+  if (plan.kind === 'refuse') return { text: `ebb rollout ${op}: ${plan.message}\n`, code: RolloutExit.failed };
+  if (plan.kind === 'patch') await rest.patch(appRef(app.metadata.namespace, app.metadata.name), plan.patch, PatchType.merge);
+  return { text: `${kind}/${app.metadata.name} ${plan.message}\n`, code: RolloutExit.done };
 }
 
 async function status(rest: KubeRest, args: Extract<Target, { op: 'status' }>, namespace: string): Promise<number> {
@@ -148,6 +157,15 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
       break;
     case 'restart':
       out = await restart(rest, app, new Date());
+      break;
+    case 'abort':
+      out = await control(rest, app, args.op, planAbort(app));
+      break;
+    case 'retry':
+      out = await control(rest, app, args.op, planRetry(app));
+      break;
+    case 'promote':
+      out = await control(rest, app, args.op, planPromote(app));
       break;
   }
   (out.code === RolloutExit.done ? process.stdout : process.stderr).write(out.text);

@@ -1,6 +1,7 @@
 /** Pure: an App's revision history as `ebb rollout history` prints it, and the revision `ebb rollout undo` goes back to. */
 import type { App } from '../../api/app.ts';
 import type { PodTemplateSpec } from '../../api/pod-template.ts';
+import type { AbortStatus } from '../../api/rollout-abort.ts';
 import type { ControllerRevision, Named } from '../../kube/types.ts';
 import { sameTemplate, sortRevisions, templateOf } from '../../workers/app/revisions/revisions.ts';
 
@@ -56,14 +57,24 @@ export function formatHistory(app: App, revisions: readonly Revision[]): string 
   if (sorted.length === 0) return `app "${app.metadata.name ?? ''}" has no revisions yet\n`;
   const current = app.status?.currentRevision;
   const update = app.status?.updateRevision;
+  const abort = app.status?.abort?.revision === update ? app.status?.abort : undefined;
   const mark = (name: string): string => {
     if (name === update && name === current) return 'current';
+    if (name === update && abort) return `aborted (${abort.reason})`;
     if (name === update) return 'updating to';
     if (name === current) return 'current (updating from)';
     return '';
   };
   const rows = sorted.map((r) => [String(r.revision), r.metadata.name, mark(r.metadata.name), images(templateOf(r))]);
-  return `${columns([['REVISION', 'NAME', 'STATUS', 'IMAGES'], ...rows])
+  const table = `${columns([['REVISION', 'NAME', 'STATUS', 'IMAGES'], ...rows])
     .map((l) => l.trimEnd())
     .join('\n')}\n`;
+  return abort ? `${table}${abortNote(abort)}` : table;
+}
+
+/** The abort under the table: when, why, and the measurement that failed when an analysis aborted. */
+function abortNote(abort: AbortStatus): string {
+  const m = abort.measurement;
+  const measured = m ? `\n  failed measurement: ${m.analysis}${m.value !== undefined ? ` = ${m.value}` : ''}${m.condition ? ` (${m.condition})` : ''}` : '';
+  return `\nrevision ${abort.revision} aborted at ${abort.abortedAt} (${abort.reason}): ${abort.message}${measured}\n`;
 }

@@ -15,6 +15,10 @@ export const OptionalCondition = {
   lifecycleHookWaiting: 'LifecycleHookWaiting',
   /** Progressing False with this reason: the rollout made no progress within spec.progressDeadlineSeconds. */
   progressDeadlineExceeded: 'ProgressDeadlineExceeded',
+  /** True while the rollout is aborted (pods go back to the current revision); reason: why. */
+  aborted: 'Aborted',
+  /** Progressing False with this reason: an aborted rollout is back at the current revision. */
+  rolloutAborted: 'RolloutAborted',
 } as const;
 
 /** The App's pods as the status line counts them. */
@@ -44,7 +48,7 @@ export function summarizePods(pods: Iterable<Pod>): PodsSummary {
   return s;
 }
 
-export type RolloutState = 'progressing' | 'done' | 'failed' | 'deadline';
+export type RolloutState = 'progressing' | 'done' | 'failed' | 'deadline' | 'aborted';
 
 export interface RolloutView {
   state: RolloutState;
@@ -121,10 +125,19 @@ function failure(app: App): string | undefined {
   return undefined;
 }
 
+/** While aborted: why, and where the pods go back to. */
+function abortPart(app: App): string | undefined {
+  const aborted = condition(app, OptionalCondition.aborted);
+  if (!isTrue(aborted)) return undefined;
+  const back = condition(app, ConditionType.progressing)?.reason === OptionalCondition.rolloutAborted;
+  const current = app.status?.currentRevision ?? '';
+  return `aborted (${aborted.reason ?? ''}): ${back ? `back at revision ${current}` : `rolling back to revision ${current}`}`;
+}
+
 function statusLine(app: App, pods: PodsSummary, observed: boolean): string {
   const progressing = condition(app, ConditionType.progressing);
   const phase = observed
-    ? (canaryPart(app) ?? (progressing?.reason === Reason.scaling ? 'scaling' : 'rolling update'))
+    ? (abortPart(app) ?? canaryPart(app) ?? (progressing?.reason === Reason.scaling ? 'scaling' : 'rolling update'))
     : `waiting for generation ${app.metadata.generation ?? 0} to be observed`;
   return `${app.metadata.name ?? ''}: ${[phase, countsPart(app), ...extrasPart(app), ...podsPart(pods)].join(' · ')}`;
 }
@@ -139,12 +152,21 @@ function completion(app: App): string {
     : `app "${name}" rolled out: ${want} pod${want === 1 ? '' : 's'} at revision ${revision}`;
 }
 
+/** An aborted rollout with every pod back at the stable revision: the closing sentence. */
+function abortedOutcome(app: App, progressing: Cond | undefined): string | undefined {
+  const aborted = condition(app, OptionalCondition.aborted);
+  if (!isTrue(aborted) || progressing?.status !== 'False' || progressing.reason !== OptionalCondition.rolloutAborted) return undefined;
+  return `app "${app.metadata.name ?? ''}" rollout aborted: ${aborted.message ?? aborted.reason ?? ''}; every pod is back at revision ${app.status?.currentRevision ?? ''}`;
+}
+
 /** The final state and its sentence, or undefined while the rollout goes on. */
 function outcome(app: App): { state: Exclude<RolloutState, 'progressing'>; final: string } | undefined {
   const name = app.metadata.name ?? '';
   const progressing = condition(app, ConditionType.progressing);
   if (progressing?.status === 'False' && progressing.reason === OptionalCondition.progressDeadlineExceeded)
     return { state: 'deadline', final: `app "${name}" exceeded its progress deadline: ${progressing.message ?? ''}` };
+  const aborted = abortedOutcome(app, progressing);
+  if (aborted) return { state: 'aborted', final: aborted };
   const failed = failure(app);
   if (failed) return { state: 'failed', final: `app "${name}" rollout failed: ${failed}` };
   const strategy = app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate;
@@ -160,7 +182,8 @@ function isComplete(app: App, progressing: Cond | undefined): boolean {
 /**
  * Pure: the rollout as `ebb rollout status` reports it. Done when the controller has seen the latest spec and
  * says the rollout is complete (Progressing False, RolloutComplete) with every desired pod available; failed
- * on what only an edit of the App mends; `deadline` when the App's progress deadline passed.
+ * on what only an edit of the App mends; `deadline` when the App's progress deadline passed; `aborted` once an
+ * aborted rollout has every pod back at the stable revision (while they go back, it is still progressing).
  */
 export function viewRollout(app: App, pods: PodsSummary): RolloutView {
   const observed = (app.status?.observedGeneration ?? 0) >= (app.metadata.generation ?? 0);

@@ -87,7 +87,7 @@ export type Action =
       condition?: PodCondition;
     }
   /** Canary `pause: {}`: set spec.updateStrategy.rollingUpdate.paused = true (resourceVersion precondition). */
-  | { kind: 'pauseRollout'; resourceVersion: string | undefined; step: number }
+  | { kind: 'pauseRollout'; resourceVersion: string | undefined; step: number; paused?: boolean | undefined }
   /** An Event on the App, with a log line when the Event reports a decision (an in-place update refused). */
   | { kind: 'event'; event: EventSpec; log?: FallbackLog | undefined }
   /**

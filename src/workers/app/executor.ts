@@ -120,7 +120,7 @@ async function perform(run: Run, action: Action): Promise<Stored<App>> {
       return client.apps.patch(
         ns,
         run.app.metadata.name,
-        rvPatch(action.resourceVersion, {}, { spec: { updateStrategy: { rollingUpdate: { paused: true } } } }),
+        rvPatch(action.resourceVersion, {}, { spec: { updateStrategy: { rollingUpdate: { paused: action.paused ?? true } } } }),
       );
     case 'event':
       if (action.log) logDecision(run, action.log);

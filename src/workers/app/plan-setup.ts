@@ -1,13 +1,14 @@
 /**
  * What every phase of a plan shares, built once before the first one: the pod set (ordinals, replicas and
- * condemned pods, the two revisions, the App's rollout settings) and the canary outcome that sets the
- * partition in force.
+ * condemned pods, the two revisions, the App's rollout settings), the canary outcome that sets the
+ * partition in force, the guards, and whether the rollout is aborted (then the target is the stable revision).
  */
 import type { App } from '../../api/app.ts';
 import { ConditionType, EventReason } from '../../api/keys.ts';
 import type { Pod, Stored } from '../../kube/types.ts';
 import type { Action } from './actions.ts';
-import type { Observed } from './planner.ts';
+import type { NeedsInput, Observed } from './planner.ts';
+import { templateOf } from './revisions/revisions.ts';
 import { canaryProgress, type CanaryOutcome } from './rollout/canary.ts';
 import { rolloutSettings, type RolloutSettings } from './rollout/settings.ts';
 import { priorityReached } from './rollout/update-order.ts';
@@ -15,6 +16,9 @@ import { getPodRevision, isRunningAndAvailable, isTerminating } from './pods/pre
 import { floorForTop, isMonotonic, ordinalRange, type PodSet, splitPods } from './pods/pod-set.ts';
 import type { ResolvedRevisions } from './revisions/revisions.ts';
 import { isTrueFor } from './status/conditions.ts';
+import { planGuards, type Guards } from './rollout/guards.ts';
+import { abortActions, abortState, type AbortState } from './rollout/abort.ts';
+import { RolloutAnnotation } from '../../api/rollout-abort.ts';
 
 /** Whether the `target` highest-ordinal replicas (not below the partition) run the update revision and are available. */
 function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target: number) => boolean {
@@ -31,32 +35,43 @@ function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target:
   };
 }
 
-function canaryFor(app: Stored<App>, base: Omit<PodSet, 'partition'>): CanaryOutcome {
+interface CanaryOptions {
+  /** Start the steps again (an abort was retried in this plan). */
+  restart: boolean;
+  /** `ebb rollout promote` named the update revision: its remaining steps are skipped. */
+  promoted: boolean;
+}
+
+function canaryFor(app: Stored<App>, base: Omit<PodSet, 'partition'>, opts: CanaryOptions): CanaryOutcome {
   return canaryProgress({
     steps: base.rollout.canarySteps,
     replicas: base.ordinals.length,
     active: base.current.metadata.name !== base.update.metadata.name,
-    sameRevision: app.status?.updateRevision === base.update.metadata.name,
+    sameRevision: app.status?.updateRevision === base.update.metadata.name && !opts.restart,
     status: app.status?.canary,
     specPaused: base.rollout.paused,
     now: base.now,
+    promoted: opts.promoted,
     reached: reachedFor(base, base.rollout.partition),
   });
 }
 
-/** The pod set of one plan, with the partition in force: the spec's, raised while a canary step holds pods back. */
-export function podSetFor(
-  app: Stored<App>,
-  owned: readonly Stored<Pod>[],
-  observed: Observed,
-  revs: ResolvedRevisions,
-  now: Date,
-): { set: PodSet; canary: CanaryOutcome } {
+/** What a plan's rollout is set up from. */
+interface SetupInput {
+  app: Stored<App>;
+  owned: readonly Stored<Pod>[];
+  observed: Observed;
+  revs: ResolvedRevisions;
+  now: Date;
+}
+
+/** The pod set of one plan without the partition in force (the canary or an abort decides it). */
+function baseSetFor({ app, owned, observed, revs, now }: SetupInput): Omit<PodSet, 'partition'> {
   const { start, end, ordinals } = ordinalRange(app);
   const { replicas, condemned } = splitPods(app, owned);
   const generation = app.metadata.generation;
   const rollout: RolloutSettings = rolloutSettings(app);
-  const base: Omit<PodSet, 'partition'> = {
+  return {
     app,
     now,
     rollout,
@@ -73,19 +88,89 @@ export function podSetFor(
     createBlocked:
       isTrueFor(app.status?.conditions, ConditionType.invalidSpec, generation) && isTrueFor(app.status?.conditions, ConditionType.failedCreatePod, generation),
   };
-  const canary = canaryFor(app, base);
+}
+
+/** The pod set of one plan, with the partition in force: the spec's, raised while a canary step holds pods back. */
+function podSetFor(input: SetupInput, opts: CanaryOptions): { set: PodSet; canary: CanaryOutcome } {
+  const base = baseSetFor(input);
+  const canary = canaryFor(input.app, base, opts);
+  const rollout = base.rollout;
   const partition = canary.target === undefined ? rollout.partition : Math.max(rollout.partition, floorForTop(base, canary.target));
   return { set: { ...base, partition }, canary };
 }
 
 /** A canary `pause: {}` entered now: the spec write that pauses the rollout, and its Event. */
-export function canaryActions(app: Stored<App>, canary: CanaryOutcome): Action[] {
+export function canaryActions(app: Stored<App>, canary: CanaryOutcome, promoted = false): Action[] {
   const actions: Action[] = [];
   const step = canary.status?.step ?? 0;
+  const before = app.status?.canary?.step ?? 0;
+  if (promoted && before < step && app.status?.updateRevision !== undefined) {
+    const message = `promoted: canary steps ${before + 1} to ${step} skipped`;
+    actions.push({ kind: 'event', event: { type: 'Normal', reason: EventReason.rolloutPromoted, action: 'Promote', message } });
+  }
   if (canary.pauseSpec) actions.push({ kind: 'pauseRollout', resourceVersion: app.metadata.resourceVersion, step });
   if (canary.enteredManualPause) {
     const message = `canary step ${step + 1}: rollout paused; set spec.updateStrategy.rollingUpdate.paused to false to continue`;
     actions.push({ kind: 'event', event: { type: 'Normal', reason: EventReason.canaryPaused, action: 'Pause', message } });
   }
   return actions;
+}
+
+/** The rollout a plan works on: the pod set with its target revision, the canary, the guards and the abort. */
+export interface RolloutSetup {
+  set: PodSet;
+  canary: CanaryOutcome;
+  guards: Guards;
+  abort: AbortState;
+  /** The canary's, the guards' and the abort's writes, to run before any pod is touched. */
+  actions: Action[];
+}
+
+/**
+ * An aborted rollout: the target revision is the stable one, so every phase moves pods back to it. Canary
+ * progress stays as it was (a retry starts the steps again), no deadline runs, nothing is pre-warmed for the
+ * aborted revision. `earlier`: Events of the plan that found the abort (the deadline's).
+ */
+function abortedSetup(input: SetupInput, state: AbortState, earlier: Action[]): RolloutSetup | NeedsInput {
+  const { app, revs } = input;
+  const base = baseSetFor(input);
+  const abort = state.abort;
+  // The stable revision's template is what pods go back to: a plan made without reading it cannot be made.
+  if (!abort || templateOf(revs.current) === undefined) return { needs: 'revisions' };
+  const set: PodSet = { ...base, update: revs.current, partition: base.start, aborted: { from: revs.update, abort } };
+  const frozen = app.status?.updateRevision === revs.update.metadata.name ? app.status?.canary : { step: 0 };
+  const canary: CanaryOutcome = {
+    status: base.rollout.canarySteps.length > 0 ? frozen : undefined,
+    target: undefined,
+    enteredManualPause: false,
+    pauseSpec: false,
+  };
+  const guards = planGuards(set, { active: false, canary });
+  const own = abortActions(app, state, base.rollout.canarySteps, revs.current.metadata.name);
+  return { set, canary, guards, abort: state, actions: [...earlier, ...own.actions, ...guards.actions] };
+}
+
+export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, revs: ResolvedRevisions, now: Date): RolloutSetup | NeedsInput {
+  const input: SetupInput = { app, owned, observed, revs, now };
+  const names = { current: revs.current.metadata.name, update: revs.update.metadata.name };
+  const requested = abortState(app, names, now);
+  if (requested.abort) return abortedSetup(input, requested, []);
+  const promoted = app.metadata.annotations?.[RolloutAnnotation.promote] === names.update;
+  const { set, canary } = podSetFor(input, { restart: requested.ended === 'retried', promoted });
+  // Guards before any pod is touched: the progress deadline may pause, or abort, the rollout for this very plan.
+  const guards = planGuards(set, { active: names.current !== names.update, canary });
+  // What aborts the rollout by itself, found in this plan: the deadline (a failed analysis adds its trigger here,
+  // reason AnalysisFailed with the measurement).
+  const triggers = [guards.deadline.rollback].filter((t) => t !== undefined);
+  if (triggers.length > 0) {
+    const state = abortState(app, names, now, triggers);
+    if (state.abort)
+      return abortedSetup(
+        input,
+        state,
+        guards.actions.filter((a) => a.kind === 'event'),
+      );
+  }
+  const own = abortActions(app, requested, set.rollout.canarySteps, names.current);
+  return { set, canary, guards, abort: requested, actions: [...own.actions, ...canaryActions(app, canary, promoted), ...guards.actions] };
 }

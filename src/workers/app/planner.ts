@@ -34,8 +34,9 @@ import type { PrewarmOutcome } from './prewarm/plan.ts';
 import { type Hold, holdRefused, recreatesPods, type Refusals } from './admission/replacement.ts';
 import { rolloutHeldEvent, withRolloutHeldCondition, type RolloutHeldInput } from './admission/rollout-held.ts';
 import { withExpansionCondition } from './rollout/volume-growth.ts';
-import { canaryActions, podSetFor } from './plan-setup.ts';
-import { planGuards, withGuardStatus, type Guards } from './rollout/guards.ts';
+import { rolloutFor } from './plan-setup.ts';
+import { withGuardStatus, type Guards } from './rollout/guards.ts';
+import { withAbortStatus, type AbortState } from './rollout/abort.ts';
 
 export interface Observed {
   app: Stored<App>;
@@ -114,9 +115,9 @@ function finishPlan(
   app: Stored<App>,
   input: StatusInput,
   acc: Accumulator,
-  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined; guards: Guards },
+  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined; guards: Guards; abort: AbortState },
 ): Plan {
-  const { canary, prewarm, hold, guards } = outcomes;
+  const { canary, prewarm, hold, guards, abort } = outcomes;
   const set = input.set;
   const rolloutHeld: RolloutHeldInput = {
     hold,
@@ -125,7 +126,8 @@ function finishPlan(
     generation: app.metadata.generation,
     now: set.now,
   };
-  const guarded = (s: AppStatus): AppStatus => withGuardStatus(s, guards, set.now, app.metadata.generation);
+  const guarded = (s: AppStatus): AppStatus =>
+    withAbortStatus(withGuardStatus(s, guards, set.now, app.metadata.generation), abort, set.now, app.metadata.generation);
   const status = guarded(
     withExpansionCondition(withRolloutHeldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), rolloutHeld), set),
   );
@@ -184,11 +186,13 @@ export function plan(observed: Observed, now: Date): PlanResult {
   // Revisions before pods (as upstream): every pod is judged against the current and the update revision.
   const revs = revisionsOf(app, observed);
   if (!revs) return { needs: 'revisions' };
-  // The shared context: the pod set with the rollout settings resolved once, and the canary's partition.
-  const { set, canary } = podSetFor(app, adopted.owned, observed, revs, now);
-  // Guards before any pod is touched: the progress deadline may pause the rollout for this very plan.
-  const guards = planGuards(set, { active: revs.current.metadata.name !== revs.update.metadata.name, canary });
-  const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...canaryActions(app, canary), ...guards.actions], waits: guards.waits };
+  // The shared context: the pod set with the rollout settings resolved once, the canary's partition, the guards
+  // (the progress deadline may pause or abort the rollout for this very plan), and the target revision: the
+  // update revision, or the stable one while the rollout is aborted (`rollout/abort.ts`).
+  const rollout = rolloutFor(app, adopted.owned, observed, revs, now);
+  if (needsInput(rollout)) return rollout;
+  const { set, canary, guards, abort, actions } = rollout;
+  const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...actions], waits: guards.waits };
   // Scaling: missing replicas ascending, then condemned pods descending; `blocked` (OrderedReady waiting on a
   // pod) stops the rolling update below, as upstream.
   const blocked = planReplicas(set, acc) || planCondemned(set, acc);
@@ -225,6 +229,6 @@ export function plan(observed: Observed, now: Date): PlanResult {
     fallbacks: acc.fallbacks ?? [],
     deferred: acc.deferred,
   };
-  const result = reportLifecycle(finishPlan(app, input, acc, { canary, prewarm, hold, guards }), app, adopted.owned, now);
+  const result = reportLifecycle(finishPlan(app, input, acc, { canary, prewarm, hold, guards, abort }), app, adopted.owned, now);
   return withHistory(app, observed, result, adopted.owned, revs);
 }

@@ -106,7 +106,7 @@ export function actionTarget(a: Action): string {
     case 'removePrewarm':
       return a.node;
     case 'pauseRollout':
-      return `step ${a.step}`;
+      return a.paused === false ? `resume (step ${a.step})` : `step ${a.step}`;
     default:
       return a.name;
   }

@@ -17,6 +17,7 @@ import { mayRunUpdate } from '../rollout/update-order.ts';
 import type { Wait } from '../../types.ts';
 import type { RolloutSettings } from '../rollout/settings.ts';
 import type { DeferredWork } from '../status/deferred-work.ts';
+import type { AbortStatus } from '../../../api/rollout-abort.ts';
 
 export interface PodSet {
   app: Stored<App>;
@@ -42,6 +43,11 @@ export interface PodSet {
   partition: number;
   /** Pod creation is suspended: the apiserver rejected this generation's pods as invalid. */
   createBlocked: boolean;
+  /**
+   * The rollout is aborted (`rollout/abort.ts`): `update` is the stable revision (the plan's target), `from` the
+   * template's revision (what status calls updateRevision), `abort` the record.
+   */
+  aborted?: { from: Named<ControllerRevision>; abort: AbortStatus } | undefined;
 }
 
 export interface Accumulator {

@@ -6,6 +6,7 @@
  * revision data, named `<app>-<hash>` where the hash covers the data and the collision count; an equal
  * earlier revision is reused (renumbered) on rollback; old revisions beyond revisionHistoryLimit are deleted.
  */
+import { RolloutAnnotation } from '../../../api/rollout-abort.ts';
 import { canonicalJson } from '../../../common/canonical-json.ts';
 import type { App } from '../../../api/app.ts';
 import { Label } from '../../../api/keys.ts';
@@ -173,13 +174,21 @@ export function truncateHistory(owned: readonly Stored<ControllerRevision>[], li
   return history.slice(0, history.length - limit).map((r) => ({ kind: 'deleteRevision', name: r.metadata.name, uid: r.metadata.uid }));
 }
 
+/** An abort (requested, recorded, or one the deadline may start) sends pods back to the current revision. */
+function mayAbort(app: Stored<App>): boolean {
+  if (app.status?.abort !== undefined || app.metadata.annotations?.[RolloutAnnotation.abort] !== undefined) return true;
+  return app.spec.updateStrategy?.rollingUpdate?.rollbackOnProgressDeadline === true;
+}
+
 /**
  * Whether a plan may read the current revision's template: pods created below a partition, diffed for in
- * place, or compared with the update revision to tell a claims-only revision (volume growth relabels those pods).
+ * place, compared with the update revision to tell a claims-only revision (volume growth relabels those pods), or
+ * the target of an aborted rollout.
  */
 function currentTemplateMayBeRead(app: Stored<App>): boolean {
   const rolling = app.spec.updateStrategy?.rollingUpdate;
   if (app.spec.volumeClaimUpdateStrategy?.type === VolumeClaimUpdateType.onPodRollingUpdate) return true;
+  if (mayAbort(app)) return true;
   return (rolling?.podUpdatePolicy ?? 'ReCreate') !== 'ReCreate' || (rolling?.partition ?? 0) !== 0 || (rolling?.canary?.steps ?? []).length > 0;
 }
 

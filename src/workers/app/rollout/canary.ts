@@ -23,6 +23,8 @@ export interface CanaryInput {
   status: CanaryStatus | undefined;
   specPaused: boolean;
   now: Date;
+  /** `ebb rollout promote` asked to skip the remaining steps of this revision's rollout. */
+  promoted?: boolean | undefined;
   /** Whether the `target` highest-ordinal pods (within the partition) all run the update revision and are available. */
   reached(target: number): boolean;
 }
@@ -101,7 +103,7 @@ export function canaryProgress(input: CanaryInput): CanaryOutcome {
   const n = input.steps.length;
   if (n === 0) return { status: undefined, target: undefined, enteredManualPause: false, pauseSpec: false };
   const done: CanaryOutcome = { status: { step: n }, target: undefined, enteredManualPause: false, pauseSpec: false };
-  if (!input.active) return done;
+  if (!input.active || input.promoted === true) return done;
   const c = startCursor(input);
   while (c.step < n) {
     const step = input.steps[c.step];

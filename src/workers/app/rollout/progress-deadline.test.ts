@@ -121,6 +121,18 @@ describe('progress deadline', () => {
       },
     ],
     [
+      'exceeded with rollbackOnProgressDeadline (pauseOn too): no pause; aborted, the stuck pod goes back at once, no clock',
+      deadline({ rollbackOnProgressDeadline: true, pauseOnProgressDeadline: true }),
+      stuck,
+      record(61),
+      {
+        actions: ['event ProgressDeadlineExceeded', 'event RolloutAborted', 'deletePod'],
+        since: null,
+        progressing: ['True', 'RollingBack'],
+        waitMs: null,
+      },
+    ],
+    [
       'paused by the deadline: the condition stays, no clock, no timer',
       deadline({ pauseOnProgressDeadline: true, paused: true }),
       stuck,

@@ -7,7 +7,8 @@
  *   growing past the most seen so far, which restarts the clock, as does a new update revision;
  * - before the deadline the plan waits until it (a timer, not polling);
  * - once exceeded: condition Progressing False, reason ProgressDeadlineExceeded, a Warning Event once, and with
- *   `pauseOnProgressDeadline` the spec is paused (the canary's `pauseRollout` action);
+ *   `pauseOnProgressDeadline` the spec is paused (the canary's `pauseRollout` action); with
+ *   `rollbackOnProgressDeadline` the rollout is aborted instead (`abort.ts`: pods go back to the stable revision);
  * - while paused the record is dropped, so resuming starts a fresh clock; a condition saying the deadline
  *   was exceeded stays while the rollout stays paused at the same revision.
  */
@@ -21,6 +22,8 @@ import type { Action } from '../actions.ts';
 import { findCondition, setCondition } from '../status/conditions.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import { updatedAvailable } from './update-order.ts';
+import { AbortReason } from '../../../api/rollout-abort.ts';
+import type { AbortTrigger } from './abort.ts';
 
 interface DeadlineInput {
   set: PodSet;
@@ -45,6 +48,8 @@ export interface DeadlineOutcome {
   pauseSpec: boolean;
   /** Until the deadline. */
   wait: Wait | undefined;
+  /** Exceeded with rollbackOnProgressDeadline: the abort this plan starts. */
+  rollback?: AbortTrigger | undefined;
 }
 
 const NONE: DeadlineOutcome = { record: undefined, exceeded: undefined, actions: [], pauseSpec: false, wait: undefined };
@@ -78,28 +83,50 @@ export function progressDeadline(input: DeadlineInput): DeadlineOutcome {
   if (have >= wanted) return NONE;
   const revision = set.update.metadata.name;
   const previous = wasExceeded(app, revision);
-  const pauseOn = app.spec.updateStrategy?.rollingUpdate?.pauseOnProgressDeadline === true;
+  const rollbackOn = app.spec.updateStrategy?.rollingUpdate?.rollbackOnProgressDeadline === true;
+  // Rolling back wins over pausing: an aborted rollout needs no resume.
+  const pauseOn = app.spec.updateStrategy?.rollingUpdate?.pauseOnProgressDeadline === true && !rollbackOn;
   if (input.paused) return previous === undefined ? NONE : { ...NONE, exceeded: { message: previous, paused: pauseOn } };
   const record = nextRecord(app.status?.rolloutProgress, revision, have, set.now);
   const remaining = Date.parse(record.lastProgressTime) + seconds * 1000 - set.now.getTime();
   if (remaining > 0) return { ...NONE, record, wait: { reason: 'progress-deadline', afterMs: remaining } };
-  return exceededOutcome(input, { record, previous, pauseOn, text: `${seconds}s (${have} of ${wanted})` });
+  return exceededOutcome(input, { record, previous, pauseOn, rollbackOn, text: `${seconds}s (${have} of ${wanted})` });
 }
 
-function exceededOutcome(input: DeadlineInput, o: { record: RolloutProgress; previous: string | undefined; pauseOn: boolean; text: string }): DeadlineOutcome {
+interface Exceeded {
+  record: RolloutProgress;
+  previous: string | undefined;
+  pauseOn: boolean;
+  rollbackOn: boolean;
+  text: string;
+}
+
+function exceededOutcome(input: DeadlineInput, o: Exceeded): DeadlineOutcome {
   const { record, previous, pauseOn } = o;
   const app = input.set.app;
   const revision = record.revision;
   const message =
     `revision ${revision}: no further pod became updated and available for ${o.text}` +
-    (pauseOn ? '; rollout paused: set spec.updateStrategy.rollingUpdate.paused to false to retry' : '');
+    (pauseOn ? '; rollout paused: set spec.updateStrategy.rollingUpdate.paused to false to retry' : '') +
+    (o.rollbackOn ? '; rollout aborted (rollbackOnProgressDeadline): pods go back to the current revision' : '');
   const actions: Action[] = [];
   if (pauseOn) actions.push({ kind: 'pauseRollout', resourceVersion: app.metadata.resourceVersion, step: input.step });
   if (previous === undefined) {
-    actions.push({ kind: 'event', event: { type: 'Warning', reason: EventReason.progressDeadlineExceeded, action: pauseOn ? 'Pause' : 'Rollout', message } });
+    actions.push({
+      kind: 'event',
+      event: { type: 'Warning', reason: EventReason.progressDeadlineExceeded, action: pauseOn ? 'Pause' : o.rollbackOn ? 'Abort' : 'Rollout', message },
+    });
   }
+  const rollback = o.rollbackOn ? { reason: AbortReason.progressDeadline, message } : undefined;
   // Pausing drops the clock now, so a resume (even one before the next reconcile) starts a fresh one.
-  return { record: pauseOn ? undefined : record, exceeded: { message: previous ?? message, paused: pauseOn }, actions, pauseSpec: pauseOn, wait: undefined };
+  return {
+    record: pauseOn ? undefined : record,
+    exceeded: { message: previous ?? message, paused: pauseOn },
+    actions,
+    pauseSpec: pauseOn,
+    wait: undefined,
+    rollback,
+  };
 }
 
 /** `status` with rolloutProgress and, when the deadline is exceeded, Progressing False (and Paused True when it paused the rollout). */

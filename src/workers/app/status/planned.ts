@@ -22,6 +22,7 @@ import { appConditions, replicaCounts, type PauseState, type Progress, type Repl
 import { maxUnavailable } from '../rollout/update-plan.ts';
 import { deferredProgress, type DeferredWork } from './deferred-work.ts';
 import { mayRunUpdate } from '../rollout/update-order.ts';
+import { rollingBackProgress } from '../rollout/abort.ts';
 
 function countsStatus(c: ReplicaCounts): Pick<AppStatus, keyof ReplicaCounts> {
   return { ...c };
@@ -58,6 +59,10 @@ function progressOf(
   const ownedCount = pods.owned;
   const want = set.ordinals.length;
   const update = set.update.metadata.name;
+  if (set.aborted) {
+    const back = rollingBackProgress(set.aborted.abort, update, outdatedReplicas(set));
+    return { state: back.status === 'True' ? 'rollingBack' : 'aborted', message: back.message };
+  }
   if (outdatedReplicas(set) > 0) {
     const updated = `${counts.updatedReplicas} of ${want} pods at revision ${update}`;
     const steps = set.rollout.canarySteps.length;
@@ -164,8 +169,10 @@ export function planStatus(input: StatusInput): AppStatus {
   const app = set.app;
   const generation = app.metadata.generation;
   const pods = input.projectWrites === false ? owned : projectPodWrites(owned, actions, set.now);
-  const raw = replicaCounts(pods, set.minReadySeconds, set.now, set.current.metadata.name, set.update.metadata.name);
-  const done = completedCurrent(raw, set.current.metadata.name, set.update.metadata.name);
+  // Aborted, the pods go back to the current revision: the counts and updateRevision still name the template's.
+  const template = set.aborted?.from ?? set.update;
+  const raw = replicaCounts(pods, set.minReadySeconds, set.now, set.current.metadata.name, template.metadata.name);
+  const done = set.aborted ? { current: set.current.metadata.name, counts: raw } : completedCurrent(raw, set.current.metadata.name, template.metadata.name);
   const specPaused = set.rollout.paused || canary.pauseSpec;
   const paused = pauseState(canary, specPaused);
   let conditions = appConditions(
@@ -196,7 +203,7 @@ export function planStatus(input: StatusInput): AppStatus {
     observedGeneration: generation,
     ...countsStatus(done.counts),
     currentRevision: done.current,
-    updateRevision: set.update.metadata.name,
+    updateRevision: template.metadata.name,
     collisionCount: input.collisionCount,
     labelSelector: selectorString(app.spec.selector),
     ...(canary.status ? { canary: canary.status } : {}),

@@ -58,7 +58,8 @@ export function availabilityWait(pods: readonly Pod[], minReadySeconds: number, 
 }
 
 export type Progress =
-  { state: 'complete'; message: string } | { state: 'scaling' | 'rollingUpdate' | 'canary' | 'scaleUpLimited' | 'specifiedDeletePending'; message: string };
+  | { state: 'complete' | 'aborted'; message: string }
+  | { state: 'scaling' | 'rollingUpdate' | 'canary' | 'scaleUpLimited' | 'specifiedDeletePending' | 'rollingBack'; message: string };
 
 export type PauseState = 'spec' | 'canaryManual' | 'canaryTimed' | undefined;
 
@@ -80,6 +81,8 @@ const progressReason = {
   canary: Reason.canaryStep,
   scaleUpLimited: Reason.scaleUpLimited,
   specifiedDeletePending: Reason.specifiedDeletePending,
+  rollingBack: Reason.rollingBack,
+  aborted: Reason.rolloutAborted,
 } as const;
 
 function pausedCondition(facts: ConditionFacts): ConditionInput {
@@ -102,7 +105,7 @@ export function appConditions(previous: readonly Condition[] | undefined, facts:
     list,
     {
       type: ConditionType.progressing,
-      status: facts.progress.state === 'complete' ? 'False' : 'True',
+      status: facts.progress.state === 'complete' || facts.progress.state === 'aborted' ? 'False' : 'True',
       reason: progressReason[facts.progress.state],
       message: facts.progress.message,
     },

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import type { App } from '../../api/app.ts';
+import type { AppStatus } from '../../api/app-status.ts';
+import { RolloutAnnotation } from '../../api/rollout-abort.ts';
+import { planAbort, planPromote, planRetry } from './control.ts';
+import { formatHistory } from './history.ts';
+import { viewRollout } from './view.ts';
+
+const ABORT = RolloutAnnotation.abort;
+const RETRY = RolloutAnnotation.retry;
+const PROMOTE = RolloutAnnotation.promote;
+const steps = [{ replicas: 1 }, { pause: {} }, { replicas: '100%' }];
+
+interface Fixture {
+  status?: Partial<AppStatus>;
+  annotations?: Record<string, string>;
+  paused?: boolean;
+  canary?: boolean;
+  generation?: number;
+}
+
+function app(f: Fixture = {}): App {
+  return {
+    apiVersion: 'apps.ebb.dev/v1alpha1',
+    kind: 'App',
+    metadata: {
+      name: 'web',
+      namespace: 'shop',
+      generation: f.generation ?? 2,
+      resourceVersion: '41',
+      ...(f.annotations ? { annotations: f.annotations } : {}),
+    },
+    spec: {
+      replicas: 4,
+      selector: { matchLabels: { app: 'web' } },
+      template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: 'web:2' }] } },
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { paused: f.paused ?? false, ...(f.canary === false ? {} : { canary: { steps } }) } },
+    },
+    status: { observedGeneration: 2, currentRevision: 'web-a', updateRevision: 'web-b', canary: { step: 1 }, ...f.status },
+  };
+}
+
+const aborted = { revision: 'web-b', reason: 'ProgressDeadlineExceeded' as const, message: 'stuck for 30s', abortedAt: '2026-01-02T03:04:05.678Z' };
+const pausedByStep = [{ type: 'Paused', status: 'True', reason: 'CanaryPause', message: 'canary step 2: paused' }];
+
+describe('planAbort', () => {
+  it('requests the abort of the update revision, guarded by the resourceVersion', () => {
+    expect(planAbort(app())).toEqual({
+      kind: 'patch',
+      patch: { metadata: { resourceVersion: '41', annotations: { [ABORT]: 'web-b' } } },
+      message: 'rollout of revision web-b aborted: pods go back to revision web-a (spec.template unchanged)',
+    });
+  });
+
+  it.each<[string, Fixture, string]>([
+    ['no rollout in progress', { status: { currentRevision: 'web-b' } }, 'no rollout in progress'],
+    ['a generation not yet observed', { generation: 3 }, 'generation 3 is not yet observed'],
+  ])('refuses with %s', (_, f, text) => {
+    const plan = planAbort(app(f));
+    expect(plan.kind).toBe('refuse');
+    expect(plan.message).toContain(text);
+  });
+
+  it('skips a rollout already aborted, by request or by the worker', () => {
+    expect(planAbort(app({ annotations: { [ABORT]: 'web-b' } })).kind).toBe('skip');
+    expect(planAbort(app({ status: { abort: aborted } })).kind).toBe('skip');
+  });
+});
+
+describe('planRetry', () => {
+  it('names the recorded abort and withdraws the requests', () => {
+    const plan = planRetry(app({ status: { abort: aborted }, annotations: { [ABORT]: 'web-b' } }));
+    expect(plan).toMatchObject({
+      kind: 'patch',
+      patch: { metadata: { resourceVersion: '41', annotations: { [ABORT]: null, [PROMOTE]: null, [RETRY]: aborted.abortedAt } } },
+    });
+  });
+
+  it('withdraws a request the worker has not recorded yet', () => {
+    expect(planRetry(app({ annotations: { [ABORT]: 'web-b' } }))).toMatchObject({ kind: 'patch', patch: { metadata: { annotations: { [ABORT]: null } } } });
+  });
+
+  it('refuses when nothing is aborted', () => {
+    expect(planRetry(app()).kind).toBe('refuse');
+  });
+});
+
+describe('planPromote', () => {
+  it('skips the remaining steps and lifts the pause a step set', () => {
+    const plan = planPromote(app({ paused: true, status: { conditions: pausedByStep as AppStatus['conditions'] } }));
+    expect(plan).toEqual({
+      kind: 'patch',
+      patch: { metadata: { resourceVersion: '41', annotations: { [PROMOTE]: 'web-b' } }, spec: { updateStrategy: { rollingUpdate: { paused: false } } } },
+      message: 'rollout of revision web-b promoted: canary steps 2 to 3 skipped; the pause of the step lifted',
+    });
+  });
+
+  it('leaves a pause a person set, and says so', () => {
+    const plan = planPromote(app({ paused: true }));
+    expect(plan.kind).toBe('patch');
+    if (plan.kind === 'patch') expect(plan.patch).not.toHaveProperty('spec');
+    expect(plan.message).toContain('stays paused (spec)');
+  });
+
+  it('refuses an aborted rollout (retry first); skips without steps or past them', () => {
+    expect(planPromote(app({ status: { abort: aborted } })).kind).toBe('refuse');
+    expect(planPromote(app({ canary: false })).kind).toBe('skip');
+    expect(planPromote(app({ status: { canary: { step: 3 } } })).kind).toBe('skip');
+    expect(planPromote(app({ annotations: { [PROMOTE]: 'web-b' } })).kind).toBe('skip');
+  });
+});
+
+describe('status and history show aborts', () => {
+  const conditions = (progressing: string, status: string) =>
+    [
+      { type: 'Progressing', status, reason: progressing, message: '' },
+      { type: 'Aborted', status: 'True', reason: 'ProgressDeadlineExceeded', message: 'rollout of revision web-b aborted: stuck for 30s' },
+    ] as AppStatus['conditions'];
+
+  it('rolling back is progress; back at the stable revision is final (aborted)', () => {
+    const none = { total: 4, inPlace: [], notReady: [], terminating: [] };
+    const going = viewRollout(app({ status: { abort: aborted, conditions: conditions('RollingBack', 'True') } }), none);
+    expect(going.state).toBe('progressing');
+    expect(going.line).toContain('aborted (ProgressDeadlineExceeded): rolling back to revision web-a');
+    const back = viewRollout(app({ status: { abort: aborted, conditions: conditions('RolloutAborted', 'False') } }), none);
+    expect(back.state).toBe('aborted');
+    expect(back.final).toBe('app "web" rollout aborted: rollout of revision web-b aborted: stuck for 30s; every pod is back at revision web-a');
+  });
+
+  it('history marks the aborted revision and says why, with the failed measurement', () => {
+    const revision = (name: string, n: number) => ({
+      apiVersion: 'apps/v1',
+      kind: 'ControllerRevision',
+      metadata: { name, namespace: 'shop' },
+      revision: n,
+      data: { spec: { template: { spec: { containers: [{ name: 'main', image: `web:${n}` }] } } } },
+    });
+    const measurement = { analysis: 'error-rate', value: '0.12', condition: 'result < 0.05' };
+    const text = formatHistory(app({ status: { abort: { ...aborted, reason: 'AnalysisFailed', measurement } } }), [revision('web-a', 1), revision('web-b', 2)]);
+    expect(text).toContain('web-b  aborted (AnalysisFailed)');
+    expect(text).toContain('revision web-b aborted at 2026-01-02T03:04:05.678Z (AnalysisFailed): stuck for 30s');
+    expect(text).toContain('failed measurement: error-rate = 0.12 (result < 0.05)');
+  });
+});
