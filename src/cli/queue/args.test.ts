@@ -72,6 +72,7 @@ describe('parseQueueArgs', () => {
   });
 
   it('documents every subcommand in its usage', () => {
-    for (const op of ['status', 'pause', 'resume', 'concurrency', 'rate-limit', 'retry-failed', 'quarantined', 'release']) expect(QUEUE_USAGE).toContain(`ebb queue ${op}`);
+    for (const op of ['status', 'pause', 'resume', 'concurrency', 'rate-limit', 'retry-failed', 'quarantined', 'release'])
+      expect(QUEUE_USAGE).toContain(`ebb queue ${op}`);
   });
 });
