@@ -1,4 +1,4 @@
-import { UnrecoverableError, type BackoffStrategy, type Job, type Processor } from 'bullmq';
+import { DelayedError, UnrecoverableError, type BackoffStrategy, type Job, type Processor } from 'bullmq';
 import { backoffMs } from '../common/backoff.ts';
 import { retryClassOf } from '../common/errors.ts';
 import { isKubeError } from '../kube/errors.ts';
@@ -80,6 +80,8 @@ export function withRetryPolicy<T, R>(processor: (job: Job<T, R>, token?: string
 }
 
 export function toJobError(err: unknown, attempt: number): Error {
+  // A job moved back to the delayed set by its processor (the namespace cap) is no failure.
+  if (err instanceof DelayedError) return err;
   const error = err instanceof Error ? err : new Error(`non-error thrown: ${String(err)}`);
   const decision = retryDecision(error, attempt);
   if (decision.retry || isUnrecoverable(error)) return error;

@@ -18,6 +18,8 @@ export interface WorkerConfig {
   readonly pullSecretNamespace: string | undefined;
   /** Reconciles of one object that never ended, in a row, at which the object is quarantined. */
   readonly quarantineAfter: number;
+  /** Reconciles of one namespace running at once, all workers together; 0: no cap. */
+  readonly namespaceConcurrency: number;
 }
 
 /** Everything `ebb worker` reads. */
@@ -35,6 +37,14 @@ export const WORKER_SETTINGS = table(
       min: '0',
       max: '1h',
       doc: 'how long SIGTERM waits for running reconciles; the worker exits at the latest 5s later',
+    },
+    namespaceConcurrency: {
+      name: 'EBB_NAMESPACE_CONCURRENCY',
+      type: 'int',
+      default: 0,
+      min: 0,
+      max: 100_000,
+      doc: "reconciles of one namespace's Apps running at once, all workers together (`0`: no cap); a job over the cap waits 0.5–1 s in the delayed set, spending no attempt",
     },
     quarantineAfter: {
       name: 'EBB_QUARANTINE_AFTER',
@@ -60,6 +70,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     logLevel: v.logLevel,
     pullSecretNamespace: v.pullSecretNamespace,
     quarantineAfter: v.quarantineAfter,
+    namespaceConcurrency: v.namespaceConcurrency,
   });
 }
 

@@ -5,6 +5,7 @@ export function workerMetrics(): {
   reconciles: Counter<'kind' | 'result'>;
   duration: Histogram<'kind' | 'result'>;
   latency: Histogram<'kind'>;
+  capped: Counter;
 } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'ebb_worker_' });
@@ -28,6 +29,11 @@ export function workerMetrics(): {
       help: 'Time from enqueue to the start of the reconcile (first attempts only).',
       labelNames: ['kind'],
       buckets: [0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 5, 30],
+      registers: [registry],
+    }),
+    capped: new Counter({
+      name: 'ebb_namespace_cap_delays_total',
+      help: 'Reconcile jobs put back for a moment because their namespace had EBB_NAMESPACE_CONCURRENCY reconciles running.',
       registers: [registry],
     }),
   };

@@ -1,4 +1,4 @@
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import { errorSummary } from '../common/errors.ts';
 import { startOpsServer } from '../common/http.ts';
 import { throttledWarn, type Logger } from '../common/log.ts';
@@ -18,6 +18,7 @@ import {
   type ObjectKey,
   type ObjectKind,
 } from '../queue/index.ts';
+import { namespaceGate, type NamespaceGate } from '../queue/namespace-gate.ts';
 import { redisQuarantine } from '../queue/quarantine.ts';
 import { appQuarantineHooks } from './app/quarantine-hooks.ts';
 import type { WorkerConfig } from './config.ts';
@@ -33,6 +34,8 @@ export interface RunningWorker {
 
 interface ProcessorDeps {
   reconcilers: Partial<Record<ObjectKind, Reconciler>>;
+  /** The per-namespace cap on running reconciles; undefined: none. */
+  gate: NamespaceGate | undefined;
   rest: KubeRest;
   log: Logger;
   metrics: WorkerMetrics;
@@ -41,6 +44,9 @@ interface ProcessorDeps {
 
 /** A job's return value: its outcome, how long it took, and the reconciler's summary (Bull Board shows it). */
 export type JobReturn = Readonly<Record<string, unknown>> & { result: 'done' | 'wait' | 'dropped'; ms: number };
+
+/** A job over its namespace's cap is tried again after this long, up to twice it (jitter). */
+const NAMESPACE_CAP_DELAY_MS = 500;
 
 /** Most lines a job's log gets, and most characters a line has: the reconciler bounds them too. */
 export const MAX_JOB_LOG_LINES = 12;
@@ -52,6 +58,16 @@ async function writeJobLog(job: Job<ObjectKey, JobReturn, string>, lines: readon
     for (const line of lines.slice(0, MAX_JOB_LOG_LINES)) await job.log(line.slice(0, MAX_JOB_LOG_LINE));
   } catch (err) {
     log.debug({ err: errorSummary(err) }, 'could not write the job log');
+  }
+}
+
+/** The namespace cap fails open: a Redis error never stops a reconcile. */
+async function admitted(gate: NamespaceGate, namespace: string, member: string, log: Logger): Promise<boolean> {
+  try {
+    return await gate.acquire(namespace, member, Date.now());
+  } catch (err) {
+    log.debug({ err: errorSummary(err) }, 'namespace cap unavailable; reconciling');
+    return true;
   }
 }
 
@@ -67,6 +83,12 @@ function processor(deps: ProcessorDeps) {
       log.warn('no reconciler for this kind; dropping job');
       return { result: 'dropped', ms: 0 };
     }
+    const member = job.id ?? '';
+    if (deps.gate && key.kind === 'App' && !(await admitted(deps.gate, key.namespace, member, log))) {
+      deps.metrics.capped.inc();
+      await job.moveToDelayed(Date.now() + deps.gate.retryDelayMs(), _token);
+      throw new DelayedError();
+    }
     log.debug({ enqueuedAt: job.timestamp, startedAt: started }, 'reconcile started');
     let result: 'done' | 'wait' | 'error' = 'error';
     try {
@@ -81,6 +103,7 @@ function processor(deps: ProcessorDeps) {
       log.warn({ err: errorSummary(err), ms: Date.now() - started }, 'reconcile failed');
       throw err;
     } finally {
+      if (deps.gate && key.kind === 'App') await deps.gate.release(key.namespace, member).catch(() => undefined);
       deps.metrics.reconciles.inc({ kind: key.kind, result });
       deps.metrics.duration.observe({ kind: key.kind, result }, (Date.now() - started) / 1000);
     }
@@ -106,9 +129,13 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
   // A key whose reconciles keep ending workers is held instead of taking the next one down too.
   const quarantine = { store: redisQuarantine(producer, cfg.queue.prefix), limit: cfg.quarantineAfter, hooks: { App: appQuarantineHooks } };
   const guarded = withQuarantine(reconcilers, quarantine);
+  const gate =
+    cfg.namespaceConcurrency > 0
+      ? namespaceGate(producer, cfg.queue.prefix, { cap: cfg.namespaceConcurrency, leaseMs: 2 * cfg.queue.lockDurationMs, minDelayMs: NAMESPACE_CAP_DELAY_MS })
+      : undefined;
   const worker = new Worker<ObjectKey, JobReturn, string>(
     RECONCILE_QUEUE,
-    withRetryPolicy(processor({ reconcilers: guarded, rest, log, metrics, onWait })),
+    withRetryPolicy(processor({ reconcilers: guarded, gate, rest, log, metrics, onWait })),
     reconcileWorkerOptions(blocking, cfg.queue),
   );
   worker.on('error', throttledWarn(log, 'worker error'));
