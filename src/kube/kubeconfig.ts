@@ -76,7 +76,10 @@ export function loadKubeConfig(path?: string, opts: LoadOptions = {}): KubeConfi
   if (existsSync(home)) return fromMerged(readKubeConfigFiles([home]), opts.context);
   if (env['KUBERNETES_SERVICE_HOST'] && env['KUBERNETES_SERVICE_PORT']) {
     if (opts.context !== undefined)
-      throw new KubeConfigError('MissingContext', `context "${opts.context}" was asked for, but there is no kubeconfig (KUBECONFIG unset, ${home} does not exist)`);
+      throw new KubeConfigError(
+        'MissingContext',
+        `context "${opts.context}" was asked for, but there is no kubeconfig (KUBECONFIG unset, ${home} does not exist)`,
+      );
     return inClusterConfig(env, opts.serviceAccountDir);
   }
   throw new KubeConfigError('NotFound', `no kubeconfig: KUBECONFIG is unset, ${home} does not exist, and KUBERNETES_SERVICE_HOST is unset (not in a pod)`);

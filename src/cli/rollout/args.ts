@@ -1,13 +1,24 @@
 import { formatDuration, parseDuration } from '../../common/duration.ts';
 import { UsageError } from '../usage.ts';
 
-/** `ebb rollout ...`, parsed. `namespace` undefined: the kubeconfig context's, else `default`. */
+/**
+ * The App a subcommand works on. `namespace` undefined: the kubeconfig context's, else (in a pod) the service
+ * account's, else `default`; `context` undefined: the kubeconfig's current-context.
+ */
+export interface RolloutTarget {
+  name: string;
+  namespace: string | undefined;
+  context: string | undefined;
+}
+
+/** `ebb rollout ...`, parsed. */
 export type RolloutArgs =
   | { op: 'help' }
-  | { op: 'status'; name: string; namespace: string | undefined; timeoutMs: number | undefined; watch: boolean }
-  | { op: 'pause' | 'resume' | 'restart'; name: string; namespace: string | undefined }
-  | { op: 'undo'; name: string; namespace: string | undefined; toRevision: number }
-  | { op: 'history'; name: string; namespace: string | undefined; revision: number };
+  | ({ op: 'status'; timeoutMs: number | undefined; watch: boolean } & RolloutTarget)
+  | ({ op: 'pause' | 'resume' | 'restart' } & RolloutTarget)
+  | ({ op: 'undo'; toRevision: number } & RolloutTarget)
+  | ({ op: 'history'; revision: number } & RolloutTarget)
+  | ({ op: 'explain'; output: 'text' | 'json' } & RolloutTarget);
 
 /** Exit codes of `ebb rollout`. */
 export const RolloutExit = {
@@ -30,7 +41,9 @@ export const ROLLOUT_USAGE = `usage:
   ebb rollout undo app/NAME [--to-revision N]  go back to the previous revision, or to revision N
   ebb rollout history app/NAME [--revision N]  list the revisions, or show revision N's pod template
   ebb rollout restart app/NAME                 replace every pod, by stamping the pod template
-Every subcommand takes -n/--namespace NS (default: the kubeconfig context's namespace, else "default").
+  ebb rollout explain app/NAME [-o json]       what the rollout waits for, pod by pod, and what ebb does next and when
+Every subcommand takes -n/--namespace NS (default: the kubeconfig context's namespace, in a pod the pod's,
+else "default") and --context NAME (a kubeconfig context other than the current one).
 NAME may be written NAME, app/NAME, apps/NAME, ebapp/NAME or app.apps.ebb.dev/NAME.
 Exit codes: ${RolloutExit.done} done, ${RolloutExit.failed} failed, ${RolloutExit.usage} bad arguments, ${RolloutExit.deadline} progress deadline exceeded, ${RolloutExit.timeout} --timeout reached.
 `;
@@ -75,7 +88,8 @@ function splitFlags(args: readonly string[], valued: readonly string[], bare: re
       continue;
     }
     const eq = a.indexOf('=');
-    const flag = a === '-n' ? '--namespace' : eq < 0 ? a : a.slice(0, eq);
+    const head = eq < 0 ? a : a.slice(0, eq);
+    const flag = head === '-n' ? '--namespace' : head === '-o' ? '--output' : head;
     const inline = eq < 0 ? undefined : a.slice(eq + 1);
     if (bare.includes(flag) && inline === undefined) values.set(flag, 'true');
     else if (valued.includes(flag) || bare.includes(flag)) {
@@ -87,15 +101,27 @@ function splitFlags(args: readonly string[], valued: readonly string[], bare: re
   return { positional, values };
 }
 
-function target(op: string, f: Flags): { name: string; namespace: string | undefined } {
+/** The flags every subcommand takes. */
+const COMMON = ['--namespace', '--context'] as const;
+
+function target(op: string, f: Flags): RolloutTarget {
   if (f.positional.length !== 1) fail(`ebb rollout ${op} takes one App (app/NAME), got ${f.positional.length}`);
   const namespace = f.values.get('--namespace');
   if (namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) fail(`${JSON.stringify(namespace)} is not a namespace name`);
-  return { name: parseTarget(f.positional[0] ?? ''), namespace };
+  const context = f.values.get('--context');
+  if (context === '') fail('--context needs a context name');
+  return { name: parseTarget(f.positional[0] ?? ''), namespace, context };
+}
+
+function explainArgs(rest: readonly string[]): RolloutArgs {
+  const f = splitFlags(rest, [...COMMON, '--output'], []);
+  const output = f.values.get('--output') ?? 'text';
+  if (output !== 'text' && output !== 'json') return fail(`--output is text or json, got ${JSON.stringify(output)}`);
+  return { op: 'explain', ...target('explain', f), output };
 }
 
 function statusArgs(rest: readonly string[]): RolloutArgs {
-  const f = splitFlags(rest, ['--namespace', '--timeout'], ['--watch', '-w']);
+  const f = splitFlags(rest, [...COMMON, '--timeout'], ['--watch', '-w']);
   const timeoutText = f.values.get('--timeout');
   let timeoutMs: number | undefined;
   if (timeoutText !== undefined && timeoutText !== '0' && timeoutText !== '0s') {
@@ -121,17 +147,19 @@ export function parseRolloutArgs(args: readonly string[]): RolloutArgs {
     case 'pause':
     case 'resume':
     case 'restart':
-      return { op, ...target(op, splitFlags(rest, ['--namespace'], [])) };
+      return { op, ...target(op, splitFlags(rest, COMMON, [])) };
     case 'undo': {
-      const f = splitFlags(rest, ['--namespace', '--to-revision'], []);
+      const f = splitFlags(rest, [...COMMON, '--to-revision'], []);
       const text = f.values.get('--to-revision');
       return { op, ...target(op, f), toRevision: text === undefined ? 0 : wholeNumber(text, '--to-revision', 0) };
     }
     case 'history': {
-      const f = splitFlags(rest, ['--namespace', '--revision'], []);
+      const f = splitFlags(rest, [...COMMON, '--revision'], []);
       const text = f.values.get('--revision');
       return { op, ...target(op, f), revision: text === undefined ? 0 : wholeNumber(text, '--revision', 0) };
     }
+    case 'explain':
+      return explainArgs(rest);
     case undefined:
       return fail('ebb rollout needs a subcommand');
     default:

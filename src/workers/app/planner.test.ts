@@ -285,3 +285,35 @@ describe('plan', () => {
     expect(p.wait).toEqual({ reason: 'min-ready-seconds', afterMs: 30_000 });
   });
 });
+
+describe('Progressing at the last step of a rollout', () => {
+  const progressing = (p: ReturnType<typeof planned>) => p.status.conditions?.find((c) => c.type === 'Progressing');
+
+  it.each<[string, PodSpecTuple[]]>([
+    [
+      'the last pod deleted to be recreated',
+      [
+        [1, 'ready', 'new'],
+        [2, 'ready', 'new'],
+      ],
+    ],
+    [
+      'the last pod recreated (or updated in place), not ready yet',
+      [
+        [0, 'unready', 'new'],
+        [1, 'ready', 'new'],
+        [2, 'ready', 'new'],
+      ],
+    ],
+  ])('%s: the rolling update, never scaling', (_, pods) => {
+    const p = planned(world({ ...parallel, replicas: 3 }, pods), NOW);
+    expect(progressing(p)).toMatchObject({ status: 'True', reason: 'RollingUpdate' });
+    expect(progressing(p)?.message).toMatch(/^rolling update: \d of 3 pods at revision /);
+  });
+
+  it('a scale of an App whose rollout is complete is scaling', () => {
+    const obs = world({ ...parallel, replicas: 3 }, allNew(2));
+    obs.app.status = { ...obs.app.status, currentRevision: obs.app.status?.updateRevision ?? '' };
+    expect(progressing(planned(obs, NOW))).toMatchObject({ status: 'True', reason: 'Scaling' });
+  });
+});
