@@ -114,12 +114,19 @@ export function inClusterConfig(env: Readonly<Record<string, string | undefined>
   };
 }
 
-function fromMerged(m: MergedKubeConfig, context: string | undefined): KubeConfig {
+/** The context asked for (`--context`), else the current-context. */
+function contextOf(m: MergedKubeConfig, context: string | undefined): Entry {
   const where = m.files.join(', ');
   const name = context ?? m.currentContext;
   if (!name) throw new KubeConfigError('NoContext', `${where}: no current-context is set`);
   const ctx = m.contexts.get(name);
   if (!ctx) throw new KubeConfigError('MissingContext', `${where}: ${context === undefined ? 'current-context' : 'context'} "${name}" is not defined`);
+  return ctx;
+}
+
+function fromMerged(m: MergedKubeConfig, context: string | undefined): KubeConfig {
+  const where = m.files.join(', ');
+  const ctx = contextOf(m, context);
   const clusterName = stringField(ctx, 'context', 'cluster');
   if (!clusterName) throw new KubeConfigError('Invalid', `context "${ctx.name}" in ${ctx.file} names no cluster`);
   const cluster = m.clusters.get(clusterName);

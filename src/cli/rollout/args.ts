@@ -77,6 +77,9 @@ interface Flags {
   values: Map<string, string>;
 }
 
+const SHORT: Readonly<Record<string, string>> = { '-n': '--namespace', '-o': '--output' };
+const longFlag = (flag: string): string => SHORT[flag] ?? flag;
+
 /** `--flag value`, `--flag=value`, `-n value`; `valued` are the flags that take a value, `bare` those that may stand alone. */
 function splitFlags(args: readonly string[], valued: readonly string[], bare: readonly string[]): Flags {
   const positional: string[] = [];
@@ -88,8 +91,7 @@ function splitFlags(args: readonly string[], valued: readonly string[], bare: re
       continue;
     }
     const eq = a.indexOf('=');
-    const head = eq < 0 ? a : a.slice(0, eq);
-    const flag = head === '-n' ? '--namespace' : head === '-o' ? '--output' : head;
+    const flag = longFlag(eq < 0 ? a : a.slice(0, eq));
     const inline = eq < 0 ? undefined : a.slice(eq + 1);
     if (bare.includes(flag) && inline === undefined) values.set(flag, 'true');
     else if (valued.includes(flag) || bare.includes(flag)) {

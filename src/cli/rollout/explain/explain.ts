@@ -18,35 +18,50 @@ function pausedUntil(message: string | undefined): string | undefined {
   return m?.[1];
 }
 
+function generationWait(app: App): WaitItem[] {
+  const generation = app.metadata.generation ?? 0;
+  const observed = app.status?.observedGeneration ?? 0;
+  return observed < generation ? [{ kind: 'generation', message: `ebb has not seen generation ${generation} yet (status is of generation ${observed})` }] : [];
+}
+
+function pausedWait(app: App): WaitItem[] {
+  const paused = trueCondition(app, ConditionType.paused);
+  if (!paused) return [];
+  return [{ kind: 'paused', message: paused.message ?? 'paused', until: paused.reason === Reason.canaryTimedPause ? pausedUntil(paused.message) : undefined }];
+}
+
+/** Conditions that, when True, are a wait by themselves, and their kind in the answer. */
+const WAITING_CONDITIONS: readonly [string, string][] = [
+  [ConditionType.invalidSpec, 'invalid'],
+  [ConditionType.lifecycleHookWaiting, 'hook'],
+  [ConditionType.failedCreatePod, 'failedCreatePod'],
+  [ConditionType.failedUpdatePod, 'failedUpdatePod'],
+  [ConditionType.volumeExpansionRefused, 'volumeExpansionRefused'],
+];
+
+function conditionWaits(app: App): WaitItem[] {
+  return WAITING_CONDITIONS.flatMap(([type, kind]) => {
+    const c = trueCondition(app, type);
+    return c ? [{ kind, message: c.message ?? c.reason ?? type }] : [];
+  });
+}
+
+function progressingWait(app: App): WaitItem[] {
+  const p = app.status?.conditions?.find((c) => c.type === ConditionType.progressing);
+  if (p?.reason === Reason.progressDeadlineExceeded) return [{ kind: 'deadline', message: p.message ?? 'progress deadline exceeded' }];
+  if (p?.reason === Reason.scaleUpLimited || p?.reason === Reason.specifiedDeletePending) return [{ kind: 'deferred', message: p.message ?? p.reason }];
+  return [];
+}
+
+function prewarmWait(app: App): WaitItem[] {
+  const c = app.status?.conditions?.find((x) => x.type === ConditionType.imagesPrewarmed);
+  const requested = app.status?.prewarm?.nodesRequested ?? 0;
+  return c && c.status !== 'True' && requested > 0 ? [{ kind: 'prewarm', message: c.message ?? c.reason ?? '' }] : [];
+}
+
 /** What the rollout as a whole waits for, from the App's conditions (the same ones `rollout status` shows). */
 export function appWaits(app: App): WaitItem[] {
-  const out: WaitItem[] = [];
-  const generation = app.metadata.generation ?? 0;
-  if ((app.status?.observedGeneration ?? 0) < generation)
-    out.push({ kind: 'generation', message: `ebb has not seen generation ${generation} yet (status is of generation ${app.status?.observedGeneration ?? 0})` });
-  const invalid = trueCondition(app, ConditionType.invalidSpec);
-  if (invalid) out.push({ kind: 'invalid', message: `invalid spec: ${invalid.message ?? ''}` });
-  const paused = trueCondition(app, ConditionType.paused);
-  if (paused)
-    out.push({
-      kind: 'paused',
-      message: paused.message ?? 'paused',
-      until: paused.reason === Reason.canaryTimedPause ? pausedUntil(paused.message) : undefined,
-    });
-  for (const r of refusalsOf(app)) out.push({ kind: r.kind, message: r.message });
-  const hook = trueCondition(app, ConditionType.lifecycleHookWaiting);
-  if (hook) out.push({ kind: 'hook', message: hook.message ?? 'pods wait on a lifecycle hook' });
-  for (const type of [ConditionType.failedCreatePod, ConditionType.failedUpdatePod, ConditionType.volumeExpansionRefused]) {
-    const c = trueCondition(app, type);
-    if (c) out.push({ kind: type, message: c.message ?? c.reason ?? '' });
-  }
-  const progressing = app.status?.conditions?.find((c) => c.type === ConditionType.progressing);
-  if (progressing?.reason === Reason.progressDeadlineExceeded) out.push({ kind: 'deadline', message: progressing.message ?? 'progress deadline exceeded' });
-  else if (progressing?.reason === Reason.scaleUpLimited || progressing?.reason === Reason.specifiedDeletePending)
-    out.push({ kind: 'deferred', message: progressing.message ?? progressing.reason });
-  const prewarm = app.status?.conditions?.find((c) => c.type === ConditionType.imagesPrewarmed);
-  if (prewarm && prewarm.status !== 'True' && (app.status?.prewarm?.nodesRequested ?? 0) > 0) out.push({ kind: 'prewarm', message: prewarm.message ?? '' });
-  return out;
+  return [...generationWait(app), ...pausedWait(app), ...refusalsOf(app), ...conditionWaits(app), ...progressingWait(app), ...prewarmWait(app)];
 }
 
 /** Why pods still to update are not updated now, when it is the rollout's doing (pause, canary pause, OnDelete). */
@@ -59,31 +74,22 @@ function rolloutWait(app: App): string | undefined {
 
 const ordinalOf = (app: App, pod: Pod): number => getOrdinal(app.metadata.name ?? '', pod.metadata.name);
 
-export function explain(input: ExplainInput): Explanation {
-  const { app, now } = input;
-  const pods = input.pods as Stored<Pod>[];
-  const summary = summarizePods(pods);
-  const view = viewRollout(app, summary);
-  const held = trueCondition(app, ConditionType.rolloutHeld) !== undefined;
-  const prewarm = explainPrewarm(app, pods, input.imageLists);
-  const ru = app.spec.updateStrategy?.rollingUpdate;
-  const ctx: PodContext = {
-    app,
-    now,
-    update: app.status?.updateRevision,
-    current: app.status?.currentRevision,
-    partition: ru?.partition ?? 0,
-    rolloutWait: rolloutWait(app),
-    refusals: refusalsOf(app),
-    prewarm: new Map((prewarm?.nodes ?? []).map((n) => [n.node, n])),
-  };
+/** The plan's writes in words, by the pod they are about. */
+function plannedByPod(input: ExplainInput, held: boolean): Map<string, string[]> {
   const planned = new Map<string, string[]>();
   for (const a of input.plan?.actions ?? []) {
     const pod = actionPod(a);
     const text = describeAction(a, held);
     if (pod && text) planned.set(pod, [...(planned.get(pod) ?? []), text]);
   }
-  const rows: PodExplanation[] = [...pods]
+  return planned;
+}
+
+/** The pods, highest ordinal first (the order a rolling update goes in). */
+function podRows(input: ExplainInput, ctx: PodContext, held: boolean): PodExplanation[] {
+  const { app } = input;
+  const planned = plannedByPod(input, held);
+  return [...(input.pods as Stored<Pod>[])]
     .sort((a, b) => ordinalOf(app, b) - ordinalOf(app, a))
     .map((pod) => ({
       name: pod.metadata.name,
@@ -93,31 +99,54 @@ export function explain(input: ExplainInput): Explanation {
       waits: podWaits(ctx, pod),
       next: planned.get(pod.metadata.name) ?? [],
     }));
-  const notes = [...input.notes];
-  if (prewarm && input.imageLists === undefined) notes.push('pre-warm progress per node is unknown: the ImageLists could not be read');
+}
+
+function strategyOf(app: App): Explanation['strategy'] {
+  const ru = app.spec.updateStrategy?.rollingUpdate;
+  return {
+    type: app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate,
+    podUpdatePolicy: ru?.podUpdatePolicy ?? 'ReCreate',
+    partition: ru?.partition ?? 0,
+    paused: ru?.paused ?? false,
+  };
+}
+
+function identityOf(app: App): Explanation['app'] {
+  const m = app.metadata;
+  return { namespace: m.namespace ?? '', name: m.name ?? '', generation: m.generation ?? 0, observedGeneration: app.status?.observedGeneration ?? 0 };
+}
+
+export function explain(input: ExplainInput): Explanation {
+  const { app, now } = input;
+  const summary = summarizePods(input.pods);
+  const view = viewRollout(app, summary);
+  const held = trueCondition(app, ConditionType.rolloutHeld) !== undefined;
+  const prewarm = explainPrewarm(app, input.pods, input.imageLists);
+  const strategy = strategyOf(app);
+  const ctx: PodContext = {
+    app,
+    now,
+    update: app.status?.updateRevision,
+    current: app.status?.currentRevision,
+    partition: strategy.partition,
+    rolloutWait: rolloutWait(app),
+    refusals: refusalsOf(app),
+    prewarm: new Map((prewarm?.nodes ?? []).map((n) => [n.node, n])),
+  };
+  const unread = prewarm && input.imageLists === undefined ? ['pre-warm progress per node is unknown: the ImageLists could not be read'] : [];
   return {
     at: now.toISOString(),
-    app: {
-      namespace: app.metadata.namespace ?? '',
-      name: app.metadata.name ?? '',
-      generation: app.metadata.generation ?? 0,
-      observedGeneration: app.status?.observedGeneration ?? 0,
-    },
+    app: identityOf(app),
     state: view.state,
     line: view.line,
     phase: phaseOf(app, summary),
     revisions: { current: app.status?.currentRevision, update: app.status?.updateRevision },
-    strategy: {
-      type: app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate,
-      podUpdatePolicy: ru?.podUpdatePolicy ?? 'ReCreate',
-      partition: ru?.partition ?? 0,
-      paused: ru?.paused ?? false,
-    },
+    strategy,
     waits: appWaits(app),
-    pods: rows,
+    pods: podRows(input, ctx, held),
     prewarm,
     next: nextSteps(input.plan, input.queue, held, now),
     lastReconcile: input.queue?.last,
-    notes,
+    notes: [...input.notes, ...unread],
   };
 }

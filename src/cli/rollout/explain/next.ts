@@ -1,5 +1,6 @@
 /** Pure: what ebb does next and when, from a plan made read-only now, the App's timers and its pending job. */
-import type { Action } from '../../../workers/app/actions.ts';
+import type { Action, DeleteCause } from '../../../workers/app/actions.ts';
+import type { InPlaceStep } from '../../../workers/inplace/index.ts';
 import type { Wait } from '../../../workers/types.ts';
 import type { NextStep, QueueFacts } from './model.ts';
 
@@ -19,52 +20,52 @@ const TIMER_WORDS: Readonly<Record<string, string>> = {
 
 export const timerWords = (reason: string): string => TIMER_WORDS[reason] ?? reason;
 
+function inPlaceWords(s: InPlaceStep): string {
+  if (s.kind === 'start') return 'start its in-place update';
+  if (s.kind === 'patchSpec') return `patch the images of batch ${s.batch + 1}`;
+  if (s.kind === 'resize') return 'resize its containers';
+  if (s.kind === 'finish') return 'finish its in-place update (gate InPlaceUpdateReady True)';
+  return s.kind;
+}
+
+const DELETE_WHY: Readonly<Record<DeleteCause, string>> = {
+  condemned: 'scale down',
+  failed: 'replace the failed pod',
+  update: 'recreate it at the update revision',
+  reserved: 'its ordinal is reserved',
+  specified: 'it is labelled for deletion',
+};
+
+function deleteWords(a: Extract<Action, { kind: 'deletePod' }>, held: boolean): string {
+  const text = `delete ${a.name} (${DELETE_WHY[a.cause]})`;
+  return held && a.replacement ? `${text}: not done while the rollout is held (the dry run refuses the replacement)` : text;
+}
+
+function otherWords(a: Action): string | undefined {
+  if (a.kind === 'createPvc') return `create claim ${a.pvc.metadata.name}`;
+  if (a.kind === 'expandPvc') return `grow claim ${a.name} to ${a.storage} before ${a.pod} is updated`;
+  if (a.kind === 'requestPrewarm') return `pre-warm: ask node ${a.node} to pull ${a.images.length} image${a.images.length === 1 ? '' : 's'}`;
+  if (a.kind === 'removePrewarm') return `pre-warm: clear the entries on node ${a.node}`;
+  return undefined;
+}
+
 /** One action in words, or undefined for those not worth a line (Events, revision bookkeeping). */
 export function describeAction(a: Action, held: boolean): string | undefined {
   switch (a.kind) {
     case 'createPod':
       return `create ${a.pod.metadata.name} at revision ${a.revision}`;
-    case 'deletePod': {
-      const why = {
-        condemned: 'scale down',
-        failed: 'replace the failed pod',
-        update: 'recreate it at the update revision',
-        reserved: 'its ordinal is reserved',
-        specified: 'it is labelled for deletion',
-      }[a.cause];
-      const text = `delete ${a.name} (${why})`;
-      return held && a.replacement ? `${text}: not done, the rollout is held (the dry run refuses the replacement)` : text;
-    }
-    case 'inPlaceStep': {
-      const s = a.step;
-      const what =
-        s.kind === 'start'
-          ? 'start its in-place update'
-          : s.kind === 'patchSpec'
-            ? `patch the images of batch ${s.batch + 1}`
-            : s.kind === 'resize'
-              ? 'resize its containers'
-              : s.kind === 'finish'
-                ? 'finish its in-place update (gate InPlaceUpdateReady True)'
-                : s.kind;
-      return `${a.name}: ${what}`;
-    }
+    case 'deletePod':
+      return deleteWords(a, held);
+    case 'inPlaceStep':
+      return `${a.name}: ${inPlaceWords(a.step)}`;
     case 'markGateReady':
       return `${a.name}: set the InPlaceUpdateReady gate True`;
     case 'podLifecycle':
       return `${a.name}: move to lifecycle state ${a.state}`;
     case 'pauseRollout':
       return `pause the rollout (canary step ${a.step + 1})`;
-    case 'expandPvc':
-      return `grow claim ${a.name} to ${a.storage} before ${a.pod} is updated`;
-    case 'createPvc':
-      return `create claim ${a.pvc.metadata.name}`;
-    case 'requestPrewarm':
-      return `pre-warm: ask node ${a.node} to pull ${a.images.length} image${a.images.length === 1 ? '' : 's'}`;
-    case 'removePrewarm':
-      return `pre-warm: clear the entries on node ${a.node}`;
     default:
-      return undefined;
+      return otherWords(a);
   }
 }
 

@@ -1,7 +1,7 @@
 /** Pure: what one pod of the App waits for (a hook, readiness, its in-place step, the dry run's refusal, a pull, its turn). */
 import type { App } from '../../../api/app.ts';
 import { ConditionType, Reason } from '../../../api/keys.ts';
-import type { Pod, Stored } from '../../../kube/types.ts';
+import type { ContainerStatus, Pod, Stored } from '../../../kube/types.ts';
 import { inPlaceStatus, podIsUpdatingInPlace, readState } from '../../../workers/inplace/index.ts';
 import { hookWaits } from '../../../workers/app/lifecycle/hooks.ts';
 import { availableAtMs, getOrdinal, getPodRevision, isRunningAndReady, readyCondition } from '../../../workers/app/pods/predicates.ts';
@@ -50,60 +50,62 @@ function hookWait(ctx: PodContext, pod: Stored<Pod>): WaitItem | undefined {
   return { kind: 'hook', message: `lifecycle hook ${wait.hook} since ${wait.since}: waits until its handlers are removed (${handlers})` };
 }
 
+/** A started in-place update: in its grace period (until its end), or about to patch. */
+function startingWait(ctx: PodContext, pod: Pod, revision: string | undefined): WaitItem {
+  const grace = ctx.app.spec.updateStrategy?.rollingUpdate?.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0;
+  const end = Date.parse(readState(pod)?.startedAt ?? '') + grace * 1000;
+  if (grace > 0 && end > ctx.now.getTime())
+    return { kind: 'inPlace', message: `in-place update started; grace period of ${grace}s before the images are patched`, until: new Date(end).toISOString() };
+  return { kind: 'inPlace', message: `in-place update starting (to ${revision ?? 'the update revision'})` };
+}
+
 function inPlaceWait(ctx: PodContext, pod: Pod): WaitItem | undefined {
   if (!podIsUpdatingInPlace(pod)) return undefined;
   const s = inPlaceStatus(pod);
   const batches = s.batches === undefined ? '' : `, batch ${Math.max(0, s.batchesPatched ?? 0)}/${s.batches}`;
+  const waiting = s.waitingFor ? `${s.waitingFor.container} ${s.waitingFor.reason}` : 'not done';
   switch (s.phase) {
-    case 'Starting': {
-      const grace = ctx.app.spec.updateStrategy?.rollingUpdate?.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0;
-      const started = Date.parse(readState(pod)?.startedAt ?? '');
-      if (grace > 0 && !Number.isNaN(started) && started + grace * 1000 > ctx.now.getTime())
-        return {
-          kind: 'inPlace',
-          message: `in-place update started; grace period of ${grace}s before the images are patched`,
-          until: new Date(started + grace * 1000).toISOString(),
-        };
-      return { kind: 'inPlace', message: `in-place update starting (to ${s.revision ?? 'the update revision'})` };
-    }
+    case 'Starting':
+      return startingWait(ctx, pod, s.revision);
     case 'Patching':
       return { kind: 'inPlace', message: `in-place update: patching containers by priority${batches}` };
     case 'Waiting':
-      return { kind: 'inPlace', message: `in-place update: container ${s.waitingFor?.container ?? '?'} ${s.waitingFor?.reason ?? 'not done'}${batches}` };
+      return { kind: 'inPlace', message: `in-place update: container ${waiting}${batches}` };
     default:
       return { kind: 'inPlace', message: 'in-place update done; the InPlaceUpdateReady gate is set next' };
   }
 }
 
+function availabilityWait(ctx: PodContext, pod: Pod): WaitItem[] {
+  const minReady = ctx.app.spec.minReadySeconds ?? 0;
+  const at = availableAtMs(pod, minReady);
+  if (at === undefined || at <= ctx.now.getTime()) return [];
+  return [{ kind: 'availability', message: `ready; available once ready for minReadySeconds ${minReady}`, until: new Date(at).toISOString() }];
+}
+
+function containerWhy(c: ContainerStatus): string {
+  if (c.state.waiting?.reason) return c.state.waiting.reason;
+  if (c.state.running) return 'running, readiness probe not passed';
+  return c.state.terminated ? `terminated (${c.state.terminated.reason ?? 'exited'})` : 'not started';
+}
+
+function gateWaits(pod: Pod): WaitItem[] {
+  return (pod.spec?.readinessGates ?? []).flatMap((gate) => {
+    const c = pod.status?.conditions?.find((x) => x.type === gate.conditionType);
+    if (c?.status === 'True') return [];
+    const state = c ? `${c.status}${c.reason ? ` (${c.reason})` : ''}` : 'not set';
+    return [{ kind: 'gate', message: `readiness gate ${gate.conditionType}: ${state}` }];
+  });
+}
+
 /** Readiness: scheduling, containers not ready (and why), readiness gates not True, minReadySeconds. */
 function readinessWaits(ctx: PodContext, pod: Pod): WaitItem[] {
-  if (pod.metadata.deletionTimestamp) return [];
   if (!pod.spec?.nodeName) return [{ kind: 'readiness', message: 'not scheduled to a node yet' }];
-  if (isRunningAndReady(pod)) {
-    const at = availableAtMs(pod, ctx.app.spec.minReadySeconds ?? 0);
-    if (at !== undefined && at > ctx.now.getTime())
-      return [
-        {
-          kind: 'availability',
-          message: `ready; available once ready for minReadySeconds ${ctx.app.spec.minReadySeconds ?? 0}`,
-          until: new Date(at).toISOString(),
-        },
-      ];
-    return [];
-  }
-  const out: WaitItem[] = [];
-  for (const c of pod.status?.containerStatuses ?? []) {
-    if (c.ready) continue;
-    const why =
-      c.state.waiting?.reason ??
-      (c.state.running ? 'running, readiness probe not passed' : c.state.terminated ? `terminated (${c.state.terminated.reason ?? 'exited'})` : 'not started');
-    out.push({ kind: 'readiness', message: `container ${c.name}: ${why}` });
-  }
-  for (const gate of pod.spec.readinessGates ?? []) {
-    const c = pod.status?.conditions?.find((x) => x.type === gate.conditionType);
-    if (c?.status !== 'True')
-      out.push({ kind: 'gate', message: `readiness gate ${gate.conditionType}: ${c ? `${c.status}${c.reason ? ` (${c.reason})` : ''}` : 'not set'}` });
-  }
+  if (isRunningAndReady(pod)) return availabilityWait(ctx, pod);
+  const containers = (pod.status?.containerStatuses ?? [])
+    .filter((c) => !c.ready)
+    .map((c) => ({ kind: 'readiness', message: `container ${c.name}: ${containerWhy(c)}` }));
+  const out: WaitItem[] = [...containers, ...gateWaits(pod)];
   if (out.length === 0) out.push({ kind: 'readiness', message: `not ready (${readyCondition(pod)?.reason ?? pod.status?.phase ?? 'Pending'})` });
   return out;
 }

@@ -41,27 +41,27 @@ export function nodePrewarm(list: ImageList, images: readonly string[], pods: st
  * The nodes the App pre-warms (its ImageLists) and the nodes of its pods still to update that have no entry
  * yet (NotRequested), with the pods of each. Undefined when the App has no pre-warm and no ImageList.
  */
-export function explainPrewarm(app: App, pods: readonly Pod[], lists: readonly ImageList[] | undefined): PrewarmExplanation | undefined {
-  const status = app.status?.prewarm;
-  const enabled = app.spec.imagePrewarm?.enabled === true;
-  if (!status && !enabled && (lists ?? []).length === 0) return undefined;
-  const images = templateImages(app.spec.template);
+/** The App's pods still to update (not terminating), by the node they run on. */
+function outdatedByNode(app: App, pods: readonly Pod[]): Map<string, string[]> {
   const update = app.status?.updateRevision;
-  const outdatedByNode = new Map<string, string[]>();
+  const out = new Map<string, string[]>();
   for (const pod of pods) {
     const node = pod.spec?.nodeName;
     if (!node || pod.metadata.deletionTimestamp || getPodRevision(pod) === update) continue;
-    outdatedByNode.set(node, [...(outdatedByNode.get(node) ?? []), pod.metadata.name ?? '']);
+    out.set(node, [...(out.get(node) ?? []), pod.metadata.name ?? '']);
   }
-  const nodes = (lists ?? []).map((l) => nodePrewarm(l, images, outdatedByNode.get(l.metadata.name ?? '') ?? []));
+  return out;
+}
+
+export function explainPrewarm(app: App, pods: readonly Pod[], lists: readonly ImageList[] | undefined): PrewarmExplanation | undefined {
+  const status = app.status?.prewarm;
+  if (!status && app.spec.imagePrewarm?.enabled !== true && (lists ?? []).length === 0) return undefined;
+  const images = templateImages(app.spec.template);
+  const byNode = outdatedByNode(app, pods);
+  const nodes = (lists ?? []).map((l) => nodePrewarm(l, images, byNode.get(l.metadata.name ?? '') ?? []));
   const listed = new Set(nodes.map((n) => n.node));
-  for (const [node, names] of outdatedByNode) if (!listed.has(node)) nodes.push({ node, state: 'NotRequested', pulled: 0, images: [], pods: names });
+  for (const [node, names] of byNode) if (!listed.has(node)) nodes.push({ node, state: 'NotRequested', pulled: 0, images: [], pods: names });
   nodes.sort((a, b) => a.node.localeCompare(b.node, 'en', { numeric: true }));
-  return {
-    images,
-    nodesRequested: status?.nodesRequested ?? 0,
-    nodesPulled: status?.nodesPulled ?? 0,
-    nodesFailed: status?.nodesFailed ?? 0,
-    nodes,
-  };
+  const counts = status ?? { nodesRequested: 0, nodesPulled: 0, nodesFailed: 0 };
+  return { images, nodesRequested: counts.nodesRequested, nodesPulled: counts.nodesPulled, nodesFailed: counts.nodesFailed, nodes };
 }

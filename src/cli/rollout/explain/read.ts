@@ -27,13 +27,13 @@ const refuse = (): Promise<never> => Promise.reject(new ReadOnlyError('ebb rollo
 export function readOnlyClient(rest: KubeRest, signal: AbortSignal): AppClient {
   const c = restAppClient(rest, signal);
   return {
-    apps: { get: c.apps.get, patch: refuse, patchStatus: refuse },
-    pods: { get: c.pods.get, list: c.pods.list, create: refuse, patch: refuse, delete: refuse },
+    apps: { get: (ns, name) => c.apps.get(ns, name), patch: refuse, patchStatus: refuse },
+    pods: { get: (ns, name) => c.pods.get(ns, name), list: (ns, sel) => c.pods.list(ns, sel), create: refuse, patch: refuse, delete: refuse },
     podPatches: { patch: refuse },
-    claims: { list: c.claims.list, create: refuse, patch: refuse },
-    revisions: { get: c.revisions.get, list: c.revisions.list, create: refuse, patch: refuse, delete: refuse },
+    claims: { list: (ns, sel) => c.claims.list(ns, sel), create: refuse, patch: refuse },
+    revisions: { get: (ns, name) => c.revisions.get(ns, name), list: (ns, sel) => c.revisions.list(ns, sel), create: refuse, patch: refuse, delete: refuse },
     events: { record: refuse },
-    imageLists: { list: c.imageLists.list, apply: refuse },
+    imageLists: { list: (sel) => c.imageLists.list(sel), apply: refuse },
     dryRun: { pod: refuse, claim: refuse },
   };
 }

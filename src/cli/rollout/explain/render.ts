@@ -70,7 +70,7 @@ function reconcileSection(last: LastReconcile | undefined, now: Date): string[] 
     .join(', ');
   const wait = rv['wait'] as { reason?: string; until?: string } | undefined;
   const parts = [
-    last.failed ? `failed: ${last.failedReason ?? ''}` : String(rv['result'] ?? 'done'),
+    last.failed ? `failed: ${last.failedReason ?? ''}` : typeof rv['result'] === 'string' ? rv['result'] : 'done',
     typeof rv['ms'] === 'number' ? `${rv['ms']} ms` : undefined,
     actions ? `actions: ${actions}` : 'no writes',
     wait?.reason ? `wait ${wait.reason}${wait.until ? ` until ${wait.until}` : ''}` : undefined,
@@ -78,24 +78,26 @@ function reconcileSection(last: LastReconcile | undefined, now: Date): string[] 
   return [`  ${when} (job ${last.jobId}): ${parts.join(' · ')}`, ...last.logs.map((l) => `    | ${l}`)];
 }
 
+function header(e: Explanation): string[] {
+  const { current, update } = e.revisions;
+  const rev = current && current !== update ? `${current} → ${update ?? '?'}` : (update ?? '-');
+  const s = e.strategy;
+  const strategy = `${s.type}, ${s.podUpdatePolicy}${s.partition > 0 ? `, partition ${s.partition}` : ''}${s.paused ? ', paused' : ''}`;
+  return [e.line, `app ${e.app.namespace}/${e.app.name} · revision ${rev} · ${strategy} · ${e.state}`];
+}
+
+function waitsSection(e: Explanation, now: Date): string[] {
+  if (e.waits.length === 0) return [e.state === 'done' ? '  nothing: the rollout is complete' : '  nothing the App reports; see the pods'];
+  return e.waits.map((w) => `  ${w.kind}: ${w.message}${until(w, now)}`);
+}
+
 /** The whole answer, one line per row, ending with a newline. */
 export function renderExplanation(e: Explanation, opts: RenderOptions): string {
   const now = new Date(e.at);
   const title = (t: string): string => (opts.tty ? `\x1b[1m${t}\x1b[0m` : t);
-  const lines: string[] = [];
-  lines.push(`${e.line}`);
-  const rev =
-    e.revisions.current && e.revisions.current !== e.revisions.update ? `${e.revisions.current} → ${e.revisions.update ?? '?'}` : (e.revisions.update ?? '-');
-  const strategy = `${e.strategy.type}, ${e.strategy.podUpdatePolicy}${e.strategy.partition > 0 ? `, partition ${e.strategy.partition}` : ''}${e.strategy.paused ? ', paused' : ''}`;
-  lines.push(`app ${e.app.namespace}/${e.app.name} · revision ${rev} · ${strategy} · ${e.state}`);
-  lines.push('', title('WAITING FOR'));
-  if (e.waits.length === 0) lines.push(e.state === 'done' ? '  nothing: the rollout is complete' : '  nothing the App reports; see the pods');
-  for (const w of e.waits) lines.push(`  ${w.kind}: ${w.message}${until(w, now)}`);
-  lines.push('', title('PODS'), ...podSection(e, now));
+  const lines: string[] = [...header(e), '', title('WAITING FOR'), ...waitsSection(e, now), '', title('PODS'), ...podSection(e, now)];
   if (e.prewarm) lines.push('', title('PRE-WARM'), ...prewarmSection(e));
-  lines.push('', title('NEXT'));
-  if (e.next.length === 0) lines.push('  nothing planned: ebb acts on the next change');
-  for (const n of e.next) lines.push(nextLine(n, now));
+  lines.push('', title('NEXT'), ...(e.next.length === 0 ? ['  nothing planned: ebb acts on the next change'] : e.next.map((n) => nextLine(n, now))));
   if (e.lastReconcile) lines.push('', title('LAST RECONCILE'), ...reconcileSection(e.lastReconcile, now));
   if (e.notes.length > 0) lines.push('', title('NOTES'), ...e.notes.map((n) => `  ${n}`));
   const width = Math.max(40, (opts.width ?? 80) - 1);
