@@ -136,7 +136,9 @@ describe('ebb rollout explain', () => {
     const res = await explain(name, [], { ...cliEnv(), EBB_REDIS_URL: 'redis://127.0.0.1:1' });
     expect(res.code).toBe(0);
     expect(res.stdout).toContain('WAITING FOR\n  nothing: the rollout is complete\n');
-    expect(res.stdout).toMatch(/NOTES\n {2}the queues were not read \(Redis at redis:\/\/127\.0\.0\.1:1 \(EBB_REDIS_URL\): .+\): no last reconcile or timers shown/);
+    expect(res.stdout).toMatch(
+      /NOTES\n {2}the queues were not read \(Redis at redis:\/\/127\.0\.0\.1:1 \(EBB_REDIS_URL\): .+\): no last reconcile or timers shown/,
+    );
     expect(res.stdout).not.toContain('LAST RECONCILE');
   });
 

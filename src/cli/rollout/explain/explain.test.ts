@@ -84,6 +84,30 @@ describe('explain', () => {
     ]);
   });
 
+  it('a pod still to update that waits on its own hook, or that the plan acts on now, does not wait for its turn', () => {
+    const lifecycle = { preDelete: { labelsHandler: { 'traffic.example/serving': 'yes' } } };
+    const hooked = pod(1, { labels: { 'lifecycle.apps.ebb.dev/state': 'PreparingDelete', 'traffic.example/serving': 'yes' } });
+    const create: Action = {
+      kind: 'inPlaceStep',
+      name: 'web-0',
+      uid: 'u-0',
+      ordinal: 0,
+      revision: 'web-b',
+      pod: pod(0) as never,
+      step: { kind: 'finish', removeAnnotation: true, condition: { type: 'InPlaceUpdateReady', status: 'True' } },
+    };
+    const e = explain(input({ app: app({ spec: { lifecycle } }), pods: [pod(0), hooked, pod(2, { revision: 'web-b' })], plan: { actions: [create] } }));
+    expect(rowOf(e, 'web-1')?.waits.map((w) => w.kind)).toEqual(['hook']);
+    expect(rowOf(e, 'web-0')?.waits).toEqual([]);
+    expect(rowOf(e, 'web-0')?.next).toEqual(['web-0: finish its in-place update (gate InPlaceUpdateReady True)']);
+  });
+
+  it('a pause only a person ends is said as what comes next', () => {
+    const e = explain(input({ app: app({ conditions: [cond('Paused', 'True', 'PausedBySpec', 'spec.updateStrategy.rollingUpdate.paused is true')] }) }));
+    expect(e.next).toEqual([{ what: 'nothing more until someone resumes the rollout (ebb rollout resume app/web)', source: 'status' }]);
+    expect(rowOf(e, 'web-0')?.waits).toEqual([{ kind: 'turn', message: 'the rollout is paused (PausedBySpec)' }]);
+  });
+
   it('pre-warm: each node of a pod still to update, with its pulls; a node without entries is NotRequested', () => {
     const images = 'reg.local/web:2';
     const e = explain(

@@ -5,7 +5,7 @@ import { UpdateStrategyType } from '../../../api/update-strategy.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
 import { getOrdinal } from '../../../workers/app/pods/predicates.ts';
 import { phaseOf, summarizePods, viewRollout } from '../view.ts';
-import type { ExplainInput, Explanation, PodExplanation, WaitItem } from './model.ts';
+import type { ExplainInput, Explanation, NextStep, PodExplanation, WaitItem } from './model.ts';
 import { actionPod, describeAction, nextSteps } from './next.ts';
 import { podWaits, refusalsOf, revisionMark, type PodContext } from './pods.ts';
 import { explainPrewarm } from './prewarm.ts';
@@ -72,6 +72,13 @@ function rolloutWait(app: App): string | undefined {
   return paused ? `the rollout is paused (${paused.reason ?? ''})` : undefined;
 }
 
+/** A pause only a person ends (the spec's, a canary pause step without a duration): said as the next step. */
+function resumeStep(app: App): NextStep[] {
+  const paused = trueCondition(app, ConditionType.paused);
+  if (paused?.reason !== Reason.pausedBySpec && paused?.reason !== Reason.canaryPause) return [];
+  return [{ what: `nothing more until someone resumes the rollout (ebb rollout resume app/${app.metadata.name ?? ''})`, source: 'status' }];
+}
+
 const ordinalOf = (app: App, pod: Pod): number => getOrdinal(app.metadata.name ?? '', pod.metadata.name);
 
 /** The plan's writes in words, by the pod they are about. */
@@ -86,9 +93,8 @@ function plannedByPod(input: ExplainInput, held: boolean): Map<string, string[]>
 }
 
 /** The pods, highest ordinal first (the order a rolling update goes in). */
-function podRows(input: ExplainInput, ctx: PodContext, held: boolean): PodExplanation[] {
+function podRows(input: ExplainInput, ctx: PodContext, planned: ReadonlyMap<string, string[]>): PodExplanation[] {
   const { app } = input;
-  const planned = plannedByPod(input, held);
   return [...(input.pods as Stored<Pod>[])]
     .sort((a, b) => ordinalOf(app, b) - ordinalOf(app, a))
     .map((pod) => ({
@@ -123,6 +129,7 @@ export function explain(input: ExplainInput): Explanation {
   const held = trueCondition(app, ConditionType.rolloutHeld) !== undefined;
   const prewarm = explainPrewarm(app, input.pods, input.imageLists);
   const strategy = strategyOf(app);
+  const planned = plannedByPod(input, held);
   const ctx: PodContext = {
     app,
     now,
@@ -132,6 +139,7 @@ export function explain(input: ExplainInput): Explanation {
     rolloutWait: rolloutWait(app),
     refusals: refusalsOf(app),
     prewarm: new Map((prewarm?.nodes ?? []).map((n) => [n.node, n])),
+    planned: new Set(planned.keys()),
   };
   const unread = prewarm && input.imageLists === undefined ? ['pre-warm progress per node is unknown: the ImageLists could not be read'] : [];
   return {
@@ -143,9 +151,9 @@ export function explain(input: ExplainInput): Explanation {
     revisions: { current: app.status?.currentRevision, update: app.status?.updateRevision },
     strategy,
     waits: appWaits(app),
-    pods: podRows(input, ctx, held),
+    pods: podRows(input, ctx, planned),
     prewarm,
-    next: nextSteps(input.plan, input.queue, held, now),
+    next: [...nextSteps(input.plan, input.queue, held, now), ...resumeStep(app)],
     lastReconcile: input.queue?.last,
     notes: [...input.notes, ...unread],
   };

@@ -91,8 +91,8 @@ export interface NextStep {
   /** ISO time; undefined: now (or as soon as a worker takes the job). */
   at?: string | undefined;
   what: string;
-  /** `plan` (made read-only now), `timer` (a delayed job), `queue` (a job waiting or running), `reconcile` (the last summary's wait). */
-  source: 'plan' | 'timer' | 'queue' | 'reconcile';
+  /** `plan` (made read-only now), `timer` (a delayed job), `queue` (a job waiting or running), `status` (a pause only a person ends). */
+  source: 'plan' | 'timer' | 'queue' | 'status';
 }
 
 export interface Explanation {

@@ -20,6 +20,8 @@ export interface PodContext {
   refusals: readonly { kind: string; message: string }[];
   /** Pre-warm by node. */
   prewarm: ReadonlyMap<string, NodePrewarm>;
+  /** Pods the plan made now writes to: they do not wait for their turn, it is now. */
+  planned: ReadonlySet<string>;
 }
 
 const condition = (app: App, type: string) => app.status?.conditions?.find((c) => c.type === type && c.status === 'True');
@@ -110,8 +112,12 @@ function readinessWaits(ctx: PodContext, pod: Pod): WaitItem[] {
   return out;
 }
 
-/** For a pod still to update: what holds it back as the rollout goes (refusal, pull, pause, partition, turn). */
-function outdatedWaits(ctx: PodContext, pod: Stored<Pod>, ordinal: number): WaitItem[] {
+/**
+ * For a pod still to update: what holds it back as the rollout goes (refusal, pull, pause, partition), else its
+ * turn in the update order, unless it already waits for something of its own (`busy`: a hook, readiness) or
+ * the plan acts on it now.
+ */
+function outdatedWaits(ctx: PodContext, pod: Stored<Pod>, ordinal: number, busy: boolean): WaitItem[] {
   const out: WaitItem[] = [];
   for (const r of ctx.refusals) if (names(r.message, pod.metadata.name)) out.push({ kind: r.kind, message: r.message });
   const node = pod.spec?.nodeName ? ctx.prewarm.get(pod.spec.nodeName) : undefined;
@@ -119,7 +125,7 @@ function outdatedWaits(ctx: PodContext, pod: Stored<Pod>, ordinal: number): Wait
     out.push({ kind: 'prewarm', message: `pre-warm on ${node.node}: ${node.state}, ${node.pulled}/${node.images.length || '?'} images pulled` });
   if (ordinal < ctx.partition) out.push({ kind: 'partition', message: `below the partition (${ctx.partition}): stays at the current revision` });
   else if (ctx.rolloutWait) out.push({ kind: 'turn', message: ctx.rolloutWait });
-  else if (out.length === 0) out.push({ kind: 'turn', message: 'waits its turn in the update order' });
+  else if (out.length === 0 && !busy && !ctx.planned.has(pod.metadata.name)) out.push({ kind: 'turn', message: 'waits its turn in the update order' });
   return out;
 }
 
@@ -133,7 +139,8 @@ export function podWaits(ctx: PodContext, pod: Stored<Pod>): WaitItem[] {
   if (inPlace) out.push(inPlace);
   out.push(...readinessWaits(ctx, pod).filter((w) => !(inPlace && w.kind === 'gate')));
   const revision = getPodRevision(pod);
-  if (ctx.update && revision !== ctx.update && !inPlace) out.push(...outdatedWaits(ctx, pod, getOrdinal(ctx.app.metadata.name ?? '', pod.metadata.name)));
+  if (ctx.update && revision !== ctx.update && !inPlace)
+    out.push(...outdatedWaits(ctx, pod, getOrdinal(ctx.app.metadata.name ?? '', pod.metadata.name), out.length > 0));
   return out;
 }
 
