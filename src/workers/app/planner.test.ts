@@ -311,6 +311,22 @@ describe('Progressing at the last step of a rollout', () => {
     expect(progressing(p)?.message).toMatch(/^rolling update: \d of 3 pods at revision /);
   });
 
+  it.each([
+    ['RollingUpdate', 'RollingUpdate'],
+    ['Scaling', 'Scaling'],
+  ])('every pod updated and ready, the last not available yet (minReadySeconds), after Progressing %s: %s', (before, after) => {
+    const obs = world({ ...parallel, replicas: 3, minReadySeconds: 60 }, []);
+    const update = obs.app.status?.updateRevision ?? '';
+    obs.pods = [0, 1, 2].map((o) => podFor(obs.app, o, update, 'ready', o === 0 ? '2025-05-31T23:59:50Z' : '2025-01-01T00:00:00Z'));
+    obs.app.status = {
+      ...obs.app.status,
+      conditions: [{ type: 'Progressing', status: 'True', reason: before, message: 'x', lastTransitionTime: '2025-05-31T23:00:00Z' }],
+    };
+    const p = planned(obs, NOW);
+    expect(p.status.currentRevision).toBe(update);
+    expect(progressing(p)).toMatchObject({ status: 'True', reason: after });
+  });
+
   it('a scale of an App whose rollout is complete is scaling', () => {
     const obs = world({ ...parallel, replicas: 3 }, allNew(2));
     obs.app.status = { ...obs.app.status, currentRevision: obs.app.status?.updateRevision ?? '' };

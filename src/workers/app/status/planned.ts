@@ -57,6 +57,12 @@ function rolloutProgress(set: PodSet, counts: ReplicaCounts, canary: CanaryOutco
   return { state: 'rollingUpdate', message: `rolling update: ${updated}` };
 }
 
+/** Whether the App's status (as read) says a rollout is under way: Progressing True for the rolling update or a canary step. */
+function wasRolling(set: PodSet): boolean {
+  const p = findCondition(set.app.status?.conditions, ConditionType.progressing);
+  return p?.status === 'True' && (p.reason === Reason.rollingUpdate || p.reason === Reason.canaryStep);
+}
+
 /**
  * `pods`: how many pods the App owns once the plan's writes are made, and how many of them it creates;
  * `current`: the current revision once this plan's status is written (the update revision once complete).
@@ -75,9 +81,10 @@ function progressOf(
   const waiting = deferredProgress(deferred, want, ownedCount);
   if (waiting) return waiting;
   // The last step of a rollout (the pod just recreated, or updated in place and not available yet) leaves no
-  // pod outdated, yet the rollout is not complete: it is still the rollout that waits, never a scale.
+  // pod outdated, yet the rollout is not over: it is still the rollout that waits, never a scale. So while the
+  // update revision is not current, or the status said the rollout was under way, until every pod is available.
   const shortOfPods = ownedCount !== want || set.replicas.size + pods.created !== want || counts.availableReplicas < want;
-  if (shortOfPods && set.rollout.rolling && pods.current !== update) return rolloutProgress(set, counts, canary);
+  if (shortOfPods && set.rollout.rolling && (pods.current !== update || wasRolling(set))) return rolloutProgress(set, counts, canary);
   if (ownedCount !== want || set.replicas.size + pods.created !== want) return { state: 'scaling', message: `scaling to ${want} pods: ${ownedCount} exist` };
   if (counts.availableReplicas < want) return { state: 'scaling', message: `${counts.availableReplicas} of ${want} pods available` };
   return { state: 'complete', message: `${want} pods available at revision ${update}` };
