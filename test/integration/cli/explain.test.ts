@@ -140,6 +140,9 @@ describe('ebb rollout explain', () => {
       /NOTES\n {2}the queues were not read \(Redis at redis:\/\/127\.0\.0\.1:1 \(EBB_REDIS_URL\): .+\): no last reconcile or timers shown/,
     );
     expect(res.stdout).not.toContain('LAST RECONCILE');
+    const missing = await explain('nope', [], { ...cliEnv(), EBB_REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^ebb rollout: .*"nope" not found/);
   });
 
   it('--context picks a context of the kubeconfig, and its namespace is the default', async () => {

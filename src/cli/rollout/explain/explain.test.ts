@@ -132,6 +132,12 @@ describe('explain', () => {
     expect(e.lastReconcile).toBeUndefined();
   });
 
+  it('queues read but holding no reconcile of the App: a note says where to look', () => {
+    expect(explain(input({ queue: { timers: [] } })).notes).toEqual([
+      "the queues hold no finished reconcile of this App (they keep the newest EBB_QUEUE_REMOVE_ON_COMPLETE jobs; is EBB_QUEUE_PREFIX the watcher's?)",
+    ]);
+  });
+
   it('an in-place update in its grace period: the pod waits until the grace period ends', () => {
     const state: InPlaceState = {
       revision: 'web-b',

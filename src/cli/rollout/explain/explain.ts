@@ -142,6 +142,10 @@ export function explain(input: ExplainInput): Explanation {
     planned: new Set(planned.keys()),
   };
   const unread = prewarm && input.imageLists === undefined ? ['pre-warm progress per node is unknown: the ImageLists could not be read'] : [];
+  if (input.queue && !input.queue.last)
+    unread.push(
+      "the queues hold no finished reconcile of this App (they keep the newest EBB_QUEUE_REMOVE_ON_COMPLETE jobs; is EBB_QUEUE_PREFIX the watcher's?)",
+    );
   return {
     at: now.toISOString(),
     app: identityOf(app),
