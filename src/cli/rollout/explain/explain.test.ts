@@ -32,7 +32,7 @@ describe('explain', () => {
       }),
     );
     expect(e.waits).toContainEqual({ kind: 'held', message: held });
-    expect(rowOf(e, 'web-1')?.waits).toContainEqual({ kind: 'held', message: held });
+    expect(rowOf(e, 'web-1')?.waits).toContainEqual({ kind: 'held', message: 'kept running: the dry run refuses its replacement (see WAITING FOR)' });
     expect(rowOf(e, 'web-0')?.waits.map((w) => w.kind)).toEqual(['turn']);
     expect(rowOf(e, 'web-1')?.next).toEqual([
       'delete web-1 (recreate it at the update revision): not done while the rollout is held (the dry run refuses the replacement)',

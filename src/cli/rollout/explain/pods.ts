@@ -37,6 +37,12 @@ export function refusalsOf(app: App): { kind: string; message: string }[] {
   return out;
 }
 
+/** A refusal as a pod row says it (the whole message is the rollout's wait, shown once). */
+const REFUSAL_WORDS: Readonly<Record<string, string>> = {
+  held: 'kept running: the dry run refuses its replacement (see WAITING FOR)',
+  refused: 'its update is refused (see WAITING FOR)',
+};
+
 /** Whether `text` names pod `name` as a whole word (not web-1 inside web-10). */
 export function names(text: string, name: string): boolean {
   return new RegExp(`(^|[^a-z0-9.-])${name.replace(/[.]/g, '\\.')}($|[^a-z0-9-])`).test(text);
@@ -119,7 +125,7 @@ function readinessWaits(ctx: PodContext, pod: Pod): WaitItem[] {
  */
 function outdatedWaits(ctx: PodContext, pod: Stored<Pod>, ordinal: number, busy: boolean): WaitItem[] {
   const out: WaitItem[] = [];
-  for (const r of ctx.refusals) if (names(r.message, pod.metadata.name)) out.push({ kind: r.kind, message: r.message });
+  for (const r of ctx.refusals) if (names(r.message, pod.metadata.name)) out.push({ kind: r.kind, message: REFUSAL_WORDS[r.kind] ?? r.message });
   const node = pod.spec?.nodeName ? ctx.prewarm.get(pod.spec.nodeName) : undefined;
   if (node && node.state !== 'Pulled')
     out.push({ kind: 'prewarm', message: `pre-warm on ${node.node}: ${node.state}, ${node.pulled}/${node.images.length || '?'} images pulled` });
