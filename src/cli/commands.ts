@@ -32,7 +32,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
   },
   rollout: {
     run: rollout,
-    help: "rollout status|pause|resume|undo|history|restart|abort|retry|promote app/NAME  follow and steer an App's rollout (`ebb rollout help`)",
+    help: "rollout status|explain|pause|resume|undo|history|restart|abort|retry|promote app/NAME  follow, explain and steer an App's rollout (`ebb rollout help`)",
   },
   version: { run: versionCommand, help: 'version                                      print the ebb version' },
 };

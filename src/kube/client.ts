@@ -12,11 +12,14 @@ export async function kubeClient(env: KubeEnv): Promise<KubeRest> {
   return (await kubeConnection(env)).rest;
 }
 
-/** kubeClient, with the kubeconfig it was built from (a command reads the context's namespace from it). */
-export async function kubeConnection(env: KubeEnv): Promise<{ rest: KubeRest; config: KubeConfig }> {
+/**
+ * kubeClient, with the kubeconfig it was built from (a command reads the context's namespace from it);
+ * `context` picks a context other than the current one (a command's `--context`).
+ */
+export async function kubeConnection(env: KubeEnv, context?: string): Promise<{ rest: KubeRest; config: KubeConfig }> {
   const path = env.KUBECONFIG;
   try {
-    const config = loadKubeConfig(undefined, { env });
+    const config = loadKubeConfig(undefined, { env, context });
     const rest = new KubeRest(config);
     await rest.credentials();
     return { rest, config };

@@ -141,6 +141,30 @@ describe('loadKubeConfig: errors name the file and the entry', () => {
     expect(failure(() => loadKubeConfig(path))).toMatchObject({ code: 'MissingContext', message: expect.stringContaining('"other"') as string });
   });
 
+  it('--context picks another context of the same files, with its own namespace; an unknown one is named', () => {
+    const path = file(
+      'two.yaml',
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          { name: 'a', cluster: { server: 'https://a.example' } },
+          { name: 'b', cluster: { server: 'https://b.example' } },
+        ],
+        contexts: [
+          { name: 'dev', context: { cluster: 'a', namespace: 'team-dev' } },
+          { name: 'prod', context: { cluster: 'b', namespace: 'team-prod' } },
+        ],
+        'current-context': 'dev',
+      }),
+    );
+    expect(loadKubeConfig(path)).toMatchObject({ server: 'https://a.example', namespace: 'team-dev' });
+    expect(loadKubeConfig(path, { context: 'prod' })).toMatchObject({ server: 'https://b.example', namespace: 'team-prod' });
+    const err = failure(() => loadKubeConfig(path, { context: 'staging' }));
+    expect(err.code).toBe('MissingContext');
+    expect(err.message).toContain('context "staging" is not defined');
+  });
+
   it('a context naming a cluster or user that is not defined', () => {
     const noCluster = failure(() => loadKubeConfig(kubeconfig('nocluster.yaml', { context: { cluster: 'elsewhere', user: 'u' }, user: {} })));
     expect(noCluster.code).toBe('MissingCluster');
@@ -187,6 +211,19 @@ describe('in-cluster and default configuration', () => {
     writeFileSync(join(sa, 'token'), 'sa-token-2');
     expect(await authorization(c)).toBe('Bearer sa-token-2');
     expect(inClusterConfig({ KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' }, sa).server).toBe('https://[fd00::1]:443');
+  });
+
+  it("takes the pod's namespace from the service account's namespace file, when there is one", () => {
+    writeFileSync(join(sa, 'namespace'), 'shop\n');
+    expect(inClusterConfig(inPod, sa).namespace).toBe('shop');
+    rmSync(join(sa, 'namespace'));
+    expect(inClusterConfig(inPod, sa).namespace).toBeUndefined();
+  });
+
+  it('a context asked for in a pod without a kubeconfig is an error, not the service account', () => {
+    const err = failure(() => loadKubeConfig(undefined, { env: inPod, serviceAccountDir: sa, home: join(dir, 'no-home'), context: 'prod' }));
+    expect(err.code).toBe('MissingContext');
+    expect(err.message).toContain('context "prod"');
   });
 
   it('a missing service-account token names the file', () => {

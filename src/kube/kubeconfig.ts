@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
@@ -60,6 +60,8 @@ export interface LoadOptions {
   /** Home directory for `~/.kube/config` (default: the user's). */
   home?: string;
   serviceAccountDir?: string;
+  /** The context to use instead of the current-context (kubectl's `--context`); only with a kubeconfig file. */
+  context?: string | undefined;
 }
 
 /**
@@ -69,14 +71,34 @@ export interface LoadOptions {
 export function loadKubeConfig(path?: string, opts: LoadOptions = {}): KubeConfig {
   const env = opts.env ?? {};
   const list = path || env['KUBECONFIG'];
-  if (list) return fromMerged(readKubeConfigFiles(list.split(delimiter).filter((p) => p !== '')));
+  if (list) return fromMerged(readKubeConfigFiles(list.split(delimiter).filter((p) => p !== '')), opts.context);
   const home = join(opts.home ?? homedir(), '.kube', 'config');
-  if (existsSync(home)) return fromMerged(readKubeConfigFiles([home]));
-  if (env['KUBERNETES_SERVICE_HOST'] && env['KUBERNETES_SERVICE_PORT']) return inClusterConfig(env, opts.serviceAccountDir);
+  if (existsSync(home)) return fromMerged(readKubeConfigFiles([home]), opts.context);
+  if (env['KUBERNETES_SERVICE_HOST'] && env['KUBERNETES_SERVICE_PORT']) {
+    if (opts.context !== undefined)
+      throw new KubeConfigError(
+        'MissingContext',
+        `context "${opts.context}" was asked for, but there is no kubeconfig (KUBECONFIG unset, ${home} does not exist)`,
+      );
+    return inClusterConfig(env, opts.serviceAccountDir);
+  }
   throw new KubeConfigError('NotFound', `no kubeconfig: KUBECONFIG is unset, ${home} does not exist, and KUBERNETES_SERVICE_HOST is unset (not in a pod)`);
 }
 
-/** The pod's service account: KUBERNETES_SERVICE_HOST/PORT, its CA, and its token (re-read at each refresh). */
+/** The namespace file of the pod's service account, or undefined when there is none (kubectl's in-pod default). */
+function serviceAccountNamespace(dir: string): string | undefined {
+  try {
+    const text = readFileSync(join(dir, 'namespace'), 'utf8').trim();
+    return text === '' ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The pod's service account: KUBERNETES_SERVICE_HOST/PORT, its CA, its token (re-read at each refresh), and
+ * its namespace (the default namespace of commands run in the pod, as for kubectl).
+ */
 export function inClusterConfig(env: Readonly<Record<string, string | undefined>>, dir = SERVICE_ACCOUNT_DIR): KubeConfig {
   const host = env['KUBERNETES_SERVICE_HOST'];
   const port = env['KUBERNETES_SERVICE_PORT'];
@@ -87,15 +109,24 @@ export function inClusterConfig(env: Readonly<Record<string, string | undefined>
     server: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
     tls: { ca },
     proxyUrl: undefined,
+    namespace: serviceAccountNamespace(dir),
     credentials: tokenFileCredentials(join(dir, 'token'), 'the service account token', {}),
   };
 }
 
-function fromMerged(m: MergedKubeConfig): KubeConfig {
+/** The context asked for (`--context`), else the current-context. */
+function contextOf(m: MergedKubeConfig, context: string | undefined): Entry {
   const where = m.files.join(', ');
-  if (!m.currentContext) throw new KubeConfigError('NoContext', `${where}: no current-context is set`);
-  const ctx = m.contexts.get(m.currentContext);
-  if (!ctx) throw new KubeConfigError('MissingContext', `${where}: current-context "${m.currentContext}" is not defined`);
+  const name = context ?? m.currentContext;
+  if (!name) throw new KubeConfigError('NoContext', `${where}: no current-context is set`);
+  const ctx = m.contexts.get(name);
+  if (!ctx) throw new KubeConfigError('MissingContext', `${where}: ${context === undefined ? 'current-context' : 'context'} "${name}" is not defined`);
+  return ctx;
+}
+
+function fromMerged(m: MergedKubeConfig, context: string | undefined): KubeConfig {
+  const where = m.files.join(', ');
+  const ctx = contextOf(m, context);
   const clusterName = stringField(ctx, 'context', 'cluster');
   if (!clusterName) throw new KubeConfigError('Invalid', `context "${ctx.name}" in ${ctx.file} names no cluster`);
   const cluster = m.clusters.get(clusterName);

@@ -14,16 +14,30 @@ function usageError(args: string[]): UsageError {
 
 describe('parseRolloutArgs', () => {
   it.each([
-    [['status', 'app/web'], { op: 'status', name: 'web', namespace: undefined, timeoutMs: undefined, watch: true }],
-    [['status', 'web', '-n', 'shop', '--timeout', '5m'], { op: 'status', name: 'web', namespace: 'shop', timeoutMs: 300_000, watch: true }],
-    [['status', 'ebapp/web', '--namespace=shop', '--watch=false'], { op: 'status', name: 'web', namespace: 'shop', timeoutMs: undefined, watch: false }],
-    [['status', 'app.apps.ebb.dev/web', '--timeout=0'], { op: 'status', name: 'web', namespace: undefined, timeoutMs: undefined, watch: true }],
-    [['pause', 'apps/web'], { op: 'pause', name: 'web', namespace: undefined }],
-    [['resume', 'app/web', '-n', 'a'], { op: 'resume', name: 'web', namespace: 'a' }],
-    [['restart', 'app/web'], { op: 'restart', name: 'web', namespace: undefined }],
-    [['undo', 'app/web'], { op: 'undo', name: 'web', namespace: undefined, toRevision: 0 }],
-    [['undo', 'app/web', '--to-revision', '3'], { op: 'undo', name: 'web', namespace: undefined, toRevision: 3 }],
-    [['history', 'app/web', '--revision=2'], { op: 'history', name: 'web', namespace: undefined, revision: 2 }],
+    [['status', 'app/web'], { op: 'status', name: 'web', namespace: undefined, context: undefined, timeoutMs: undefined, watch: true }],
+    [['status', 'web', '-n', 'shop', '--timeout', '5m'], { op: 'status', name: 'web', namespace: 'shop', context: undefined, timeoutMs: 300_000, watch: true }],
+    [
+      ['status', 'ebapp/web', '--namespace=shop', '--watch=false'],
+      { op: 'status', name: 'web', namespace: 'shop', context: undefined, timeoutMs: undefined, watch: false },
+    ],
+    [
+      ['status', 'app.apps.ebb.dev/web', '--timeout=0'],
+      { op: 'status', name: 'web', namespace: undefined, context: undefined, timeoutMs: undefined, watch: true },
+    ],
+    [['pause', 'apps/web'], { op: 'pause', name: 'web', namespace: undefined, context: undefined }],
+    [['resume', 'app/web', '-n', 'a'], { op: 'resume', name: 'web', namespace: 'a', context: undefined }],
+    [['restart', 'app/web'], { op: 'restart', name: 'web', namespace: undefined, context: undefined }],
+    [['undo', 'app/web'], { op: 'undo', name: 'web', namespace: undefined, context: undefined, toRevision: 0 }],
+    [['undo', 'app/web', '--to-revision', '3'], { op: 'undo', name: 'web', namespace: undefined, context: undefined, toRevision: 3 }],
+    [['history', 'app/web', '--revision=2'], { op: 'history', name: 'web', namespace: undefined, context: undefined, revision: 2 }],
+    [['history', 'app/web', '--context', 'prod'], { op: 'history', name: 'web', namespace: undefined, context: 'prod', revision: 0 }],
+    [
+      ['status', 'app/web', '--context=prod', '-n=shop', '--watch=false'],
+      { op: 'status', name: 'web', namespace: 'shop', context: 'prod', timeoutMs: undefined, watch: false },
+    ],
+    [['explain', 'app/web'], { op: 'explain', name: 'web', namespace: undefined, context: undefined, output: 'text' }],
+    [['explain', 'app/web', '-o', 'json', '--context', 'c1'], { op: 'explain', name: 'web', namespace: undefined, context: 'c1', output: 'json' }],
+    [['explain', 'web', '--output=text', '-n', 'shop'], { op: 'explain', name: 'web', namespace: 'shop', context: undefined, output: 'text' }],
     [['help'], { op: 'help' }],
   ])('%j', (args, want) => {
     expect(parseRolloutArgs(args)).toEqual(want);
@@ -44,6 +58,9 @@ describe('parseRolloutArgs', () => {
     [['undo', 'app/web', '--to-revision', '-1'], '--to-revision needs a whole number'],
     [['undo', 'app/web', '--to-revision', 'x'], '--to-revision needs a whole number'],
     [['pause', 'app/web', '--force'], 'unknown argument "--force"'],
+    [['explain', 'app/web', '-o', 'yaml'], '--output is text or json'],
+    [['explain', 'app/web', '--context='], '--context needs a context name'],
+    [['explain', 'app/web', '--watch'], 'unknown argument "--watch"'],
   ])('%j is a usage error: %s', (args, message) => {
     const err = usageError(args);
     expect(err.message).toContain(message);
@@ -51,7 +68,7 @@ describe('parseRolloutArgs', () => {
   });
 
   it('documents every subcommand and the exit codes in its usage', () => {
-    for (const op of ['status', 'pause', 'resume', 'undo', 'history', 'restart']) expect(ROLLOUT_USAGE).toContain(`ebb rollout ${op} app/NAME`);
+    for (const op of ['status', 'pause', 'resume', 'undo', 'history', 'restart', 'explain']) expect(ROLLOUT_USAGE).toContain(`ebb rollout ${op} app/NAME`);
     expect(ROLLOUT_USAGE).toContain('3 progress deadline exceeded');
   });
 });

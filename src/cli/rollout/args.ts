@@ -1,13 +1,24 @@
 import { formatDuration, parseDuration } from '../../common/duration.ts';
 import { UsageError } from '../usage.ts';
 
-/** `ebb rollout ...`, parsed. `namespace` undefined: the kubeconfig context's, else `default`. */
+/**
+ * The App a subcommand works on. `namespace` undefined: the kubeconfig context's, else (in a pod) the service
+ * account's, else `default`; `context` undefined: the kubeconfig's current-context.
+ */
+export interface RolloutTarget {
+  name: string;
+  namespace: string | undefined;
+  context: string | undefined;
+}
+
+/** `ebb rollout ...`, parsed. */
 export type RolloutArgs =
   | { op: 'help' }
-  | { op: 'status'; name: string; namespace: string | undefined; timeoutMs: number | undefined; watch: boolean }
-  | { op: 'pause' | 'resume' | 'restart' | 'abort' | 'retry' | 'promote'; name: string; namespace: string | undefined }
-  | { op: 'undo'; name: string; namespace: string | undefined; toRevision: number }
-  | { op: 'history'; name: string; namespace: string | undefined; revision: number };
+  | ({ op: 'status'; timeoutMs: number | undefined; watch: boolean } & RolloutTarget)
+  | ({ op: 'pause' | 'resume' | 'restart' | 'abort' | 'retry' | 'promote' } & RolloutTarget)
+  | ({ op: 'undo'; toRevision: number } & RolloutTarget)
+  | ({ op: 'history'; revision: number } & RolloutTarget)
+  | ({ op: 'explain'; output: 'text' | 'json' } & RolloutTarget);
 
 /** Exit codes of `ebb rollout`. */
 export const RolloutExit = {
@@ -35,7 +46,9 @@ export const ROLLOUT_USAGE = `usage:
   ebb rollout abort app/NAME                   abort the rollout in progress: pods go back to the stable revision
   ebb rollout retry app/NAME                   end an abort: the rollout starts again from its first step
   ebb rollout promote app/NAME                 skip the remaining canary steps (and lift a step's pause)
-Every subcommand takes -n/--namespace NS (default: the kubeconfig context's namespace, else "default").
+  ebb rollout explain app/NAME [-o json]       what the rollout waits for, pod by pod, and what ebb does next and when
+Every subcommand takes -n/--namespace NS (default: the kubeconfig context's namespace, in a pod the pod's,
+else "default") and --context NAME (a kubeconfig context other than the current one).
 NAME may be written NAME, app/NAME, apps/NAME, ebapp/NAME or app.apps.ebb.dev/NAME.
 Exit codes: ${RolloutExit.done} done, ${RolloutExit.failed} failed, ${RolloutExit.usage} bad arguments, ${RolloutExit.deadline} progress deadline exceeded, ${RolloutExit.timeout} --timeout reached, ${RolloutExit.aborted} rollout aborted.
 `;
@@ -69,6 +82,9 @@ interface Flags {
   values: Map<string, string>;
 }
 
+const SHORT: Readonly<Record<string, string>> = { '-n': '--namespace', '-o': '--output' };
+const longFlag = (flag: string): string => SHORT[flag] ?? flag;
+
 /** `--flag value`, `--flag=value`, `-n value`; `valued` are the flags that take a value, `bare` those that may stand alone. */
 function splitFlags(args: readonly string[], valued: readonly string[], bare: readonly string[]): Flags {
   const positional: string[] = [];
@@ -80,7 +96,7 @@ function splitFlags(args: readonly string[], valued: readonly string[], bare: re
       continue;
     }
     const eq = a.indexOf('=');
-    const flag = a === '-n' ? '--namespace' : eq < 0 ? a : a.slice(0, eq);
+    const flag = longFlag(eq < 0 ? a : a.slice(0, eq));
     const inline = eq < 0 ? undefined : a.slice(eq + 1);
     if (bare.includes(flag) && inline === undefined) values.set(flag, 'true');
     else if (valued.includes(flag) || bare.includes(flag)) {
@@ -92,15 +108,27 @@ function splitFlags(args: readonly string[], valued: readonly string[], bare: re
   return { positional, values };
 }
 
-function target(op: string, f: Flags): { name: string; namespace: string | undefined } {
+/** The flags every subcommand takes. */
+const COMMON = ['--namespace', '--context'] as const;
+
+function target(op: string, f: Flags): RolloutTarget {
   if (f.positional.length !== 1) fail(`ebb rollout ${op} takes one App (app/NAME), got ${f.positional.length}`);
   const namespace = f.values.get('--namespace');
   if (namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) fail(`${JSON.stringify(namespace)} is not a namespace name`);
-  return { name: parseTarget(f.positional[0] ?? ''), namespace };
+  const context = f.values.get('--context');
+  if (context === '') fail('--context needs a context name');
+  return { name: parseTarget(f.positional[0] ?? ''), namespace, context };
+}
+
+function explainArgs(rest: readonly string[]): RolloutArgs {
+  const f = splitFlags(rest, [...COMMON, '--output'], []);
+  const output = f.values.get('--output') ?? 'text';
+  if (output !== 'text' && output !== 'json') return fail(`--output is text or json, got ${JSON.stringify(output)}`);
+  return { op: 'explain', ...target('explain', f), output };
 }
 
 function statusArgs(rest: readonly string[]): RolloutArgs {
-  const f = splitFlags(rest, ['--namespace', '--timeout'], ['--watch', '-w']);
+  const f = splitFlags(rest, [...COMMON, '--timeout'], ['--watch', '-w']);
   const timeoutText = f.values.get('--timeout');
   let timeoutMs: number | undefined;
   if (timeoutText !== undefined && timeoutText !== '0' && timeoutText !== '0s') {
@@ -121,7 +149,7 @@ const isSimpleOp = (op: string | undefined): op is SimpleOp => (SIMPLE_OPS as re
 /** Pure: `ebb rollout` arguments → what to do. Throws UsageError (exit code 2) on anything else. */
 export function parseRolloutArgs(args: readonly string[]): RolloutArgs {
   const [op, ...rest] = args;
-  if (isSimpleOp(op)) return { op, ...target(op, splitFlags(rest, ['--namespace'], [])) };
+  if (isSimpleOp(op)) return { op, ...target(op, splitFlags(rest, COMMON, [])) };
   switch (op) {
     case 'help':
     case '--help':
@@ -130,15 +158,17 @@ export function parseRolloutArgs(args: readonly string[]): RolloutArgs {
     case 'status':
       return statusArgs(rest);
     case 'undo': {
-      const f = splitFlags(rest, ['--namespace', '--to-revision'], []);
+      const f = splitFlags(rest, [...COMMON, '--to-revision'], []);
       const text = f.values.get('--to-revision');
       return { op, ...target(op, f), toRevision: text === undefined ? 0 : wholeNumber(text, '--to-revision', 0) };
     }
     case 'history': {
-      const f = splitFlags(rest, ['--namespace', '--revision'], []);
+      const f = splitFlags(rest, [...COMMON, '--revision'], []);
       const text = f.values.get('--revision');
       return { op, ...target(op, f), revision: text === undefined ? 0 : wholeNumber(text, '--revision', 0) };
     }
+    case 'explain':
+      return explainArgs(rest);
     case undefined:
       return fail('ebb rollout needs a subcommand');
     default:

@@ -129,7 +129,7 @@ async function status(rest: KubeRest, args: Extract<Target, { op: 'status' }>, n
 
 /**
  * `ebb rollout <subcommand> app/NAME`: the kubeconfig as every ebb command reads it (KUBECONFIG, else
- * ~/.kube/config, else in-cluster). Bad arguments throw UsageError (exit code 2); apiserver errors are thrown
+ * ~/.kube/config, else in-cluster), at its current context or `--context`. Bad arguments throw UsageError (exit code 2); apiserver errors are thrown
  * and printed by the dispatcher (exit code 1).
  */
 export async function rolloutCommand(argv: string[]): Promise<number> {
@@ -139,9 +139,10 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const { loadRolloutCliConfig } = await import('./config.ts');
-  const { rest, config } = await kubeConnection(loadRolloutCliConfig());
+  const { rest, config } = await kubeConnection(loadRolloutCliConfig(), args.context);
   const namespace = args.namespace ?? config.namespace ?? 'default';
   if (args.op === 'status') return status(rest, args, namespace);
+  if (args.op === 'explain') return (await import('./explain/command.ts')).explainCommand(rest, args, namespace);
   const app = await rest.get<Stored<App>>(appRef(namespace, args.name));
   let out: { text: string; code: number };
   switch (args.op) {

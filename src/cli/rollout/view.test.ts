@@ -19,6 +19,8 @@ interface Fixture {
   rollingUpdate?: Record<string, unknown>;
   type?: string;
   canaryStep?: number;
+  /** status.currentRevision (default web-a; the update revision is web-b). */
+  current?: string;
   prewarm?: { nodesRequested: number; nodesPulled: number; nodesFailed: number };
 }
 
@@ -40,7 +42,7 @@ function app(f: Fixture = {}): App {
       updatedReplicas: updated,
       readyReplicas: ready,
       availableReplicas: available,
-      currentRevision: 'web-a',
+      currentRevision: f.current ?? 'web-a',
       updateRevision: 'web-b',
       ...(f.canaryStep === undefined ? {} : { canary: { step: f.canaryStep } }),
       ...(f.prewarm ? { prewarm: f.prewarm } : {}),
@@ -127,10 +129,24 @@ describe('viewRollout', () => {
     ],
     [
       'scaling',
-      app({ counts: [3, 3, 3], conditions: [cond('Progressing', 'True', 'Scaling')] }),
+      app({ counts: [3, 3, 3], current: 'web-b', conditions: [cond('Progressing', 'True', 'Scaling')] }),
       NO_PODS,
       'progressing',
       'web: scaling · updated 3/5 · ready 3/5 · available 3/5',
+    ],
+    [
+      'Scaling said during a rollout step (a pod recreated, not ready yet): the rolling update',
+      app({ counts: [5, 4, 4], conditions: [cond('Progressing', 'True', 'Scaling')] }),
+      { total: 5, inPlace: [], notReady: ['web-0'], terminating: [] },
+      'progressing',
+      'web: rolling update · updated 5/5 · ready 4/5 · available 4/5 · not ready: web-0',
+    ],
+    [
+      'Scaling said while a pod is updated in place: the rolling update',
+      app({ counts: [5, 4, 4], current: 'web-b', conditions: [cond('Progressing', 'True', 'Scaling')] }),
+      { total: 5, inPlace: ['web-0'], notReady: [], terminating: [] },
+      'progressing',
+      'web: rolling update · updated 5/5 · ready 4/5 · available 4/5 · in place: web-0',
     ],
   ])('%s', (_, a, pods, state, line) => {
     const view = viewRollout(a, pods);

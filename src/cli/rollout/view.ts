@@ -134,11 +134,25 @@ function abortPart(app: App): string | undefined {
   return `aborted (${aborted.reason ?? ''}): ${back ? `back at revision ${current}` : `rolling back to revision ${current}`}`;
 }
 
-function statusLine(app: App, pods: PodsSummary, observed: boolean): string {
-  const progressing = condition(app, ConditionType.progressing);
-  const phase = observed
-    ? (abortPart(app) ?? canaryPart(app) ?? (progressing?.reason === Reason.scaling ? 'scaling' : 'rolling update'))
-    : `waiting for generation ${app.metadata.generation ?? 0} to be observed`;
+/**
+ * Scaling only when the App scales with no rollout under way: while the update revision is not the current
+ * one, or a pod is updated in place, a missing or unready pod is the rollout's step (a controller that said
+ * Scaling for it is not believed).
+ */
+function isScaling(app: App, pods: PodsSummary): boolean {
+  const { currentRevision, updateRevision } = app.status ?? {};
+  const rollout = (currentRevision !== undefined && currentRevision !== updateRevision) || pods.inPlace.length > 0;
+  return condition(app, ConditionType.progressing)?.reason === Reason.scaling && !rollout;
+}
+
+/** Where the rollout is: a canary step, scaling, the rolling update, or a spec not seen yet. */
+export function phaseOf(app: App, pods: PodsSummary): string {
+  if ((app.status?.observedGeneration ?? 0) < (app.metadata.generation ?? 0)) return `waiting for generation ${app.metadata.generation ?? 0} to be observed`;
+  return abortPart(app) ?? canaryPart(app) ?? (isScaling(app, pods) ? 'scaling' : 'rolling update');
+}
+
+function statusLine(app: App, pods: PodsSummary): string {
+  const phase = phaseOf(app, pods);
   return `${app.metadata.name ?? ''}: ${[phase, countsPart(app), ...extrasPart(app), ...podsPart(pods)].join(' · ')}`;
 }
 
@@ -187,7 +201,7 @@ function isComplete(app: App, progressing: Cond | undefined): boolean {
  */
 export function viewRollout(app: App, pods: PodsSummary): RolloutView {
   const observed = (app.status?.observedGeneration ?? 0) >= (app.metadata.generation ?? 0);
-  const line = statusLine(app, pods, observed);
+  const line = statusLine(app, pods);
   const end = observed ? outcome(app) : undefined;
   return end ? { ...end, line } : { state: 'progressing', line };
 }

@@ -74,10 +74,30 @@ describe('ebb rollout status', () => {
     expect(progress.length).toBeGreaterThanOrEqual(3);
     for (const l of progress)
       expect(l).toMatch(
-        new RegExp(`^${name}: (rolling update|scaling|waiting for generation \\d to be observed) · updated \\d/3 · ready \\d/3 · available \\d/3`),
+        // Never "scaling": a pod recreated by the rollout is the rollout's step.
+        new RegExp(`^${name}: (rolling update|waiting for generation \\d to be observed) · updated \\d/3 · ready \\d/3 · available \\d/3`),
       );
     // A line is printed only when it changed.
     for (let i = 1; i < progress.length; i++) expect(progress[i]).not.toBe(progress[i - 1]);
+  });
+
+  it('an in-place rollout, piped: every line says rolling update, never scaling, down to the last pod', async () => {
+    const name = uniqueName('inpl');
+    const inPlace = { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible' } } as const;
+    await createApp(ctl.ns, name, { replicas: 3, minReadySeconds: 1, updateStrategy: inPlace });
+    await settled(ctl.ns, name);
+    // Paused with the new template, so the command surely starts before the rollout; resumed once it printed.
+    await patchApp(ctl.ns, name, { template: template(name, 'v2'), updateStrategy: { rollingUpdate: { paused: true } } });
+    let resumed: Promise<unknown> | undefined;
+    const res = await ebb(['rollout', 'status', `app/${name}`, '-n', ctl.ns], (out) => {
+      if (out.includes('paused')) resumed ??= patchApp(ctl.ns, name, { updateStrategy: { rollingUpdate: { paused: false } } });
+    });
+    await resumed;
+    expect(res.code).toBe(0);
+    const lines = res.stdout.trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(new RegExp(`^app "${name}" rolled out: 3 pods at revision `));
+    expect(lines.slice(0, -1).some((l) => l.includes(' · in place: '))).toBe(true);
+    for (const l of lines.slice(0, -1)) expect(l).toMatch(new RegExp(`^${name}: (rolling update|waiting for generation \\d to be observed) · `));
   });
 
   it('exits 3 past the progress deadline and 1 on an invalid spec, and shows pods waiting on a hook', async () => {

@@ -48,12 +48,31 @@ function outdatedReplicas(set: PodSet): number {
   return outdated;
 }
 
-/** `pods`: how many pods the App owns once the plan's writes are made, and how many of them it creates. */
+/** The rolling update's (or canary step's) Progressing state: how many pods run the update revision. */
+function rolloutProgress(set: PodSet, counts: ReplicaCounts, canary: CanaryOutcome): Progress {
+  const want = set.ordinals.length;
+  const updated = `${counts.updatedReplicas} of ${want} pods at revision ${set.update.metadata.name}`;
+  const steps = set.rollout.canarySteps.length;
+  const step = canary.status?.step ?? steps;
+  if (step < steps) return { state: 'canary', message: `canary step ${step + 1} of ${steps}: ${updated}` };
+  return { state: 'rollingUpdate', message: `rolling update: ${updated}` };
+}
+
+/** Whether the App's status (as read) says a rollout is under way: Progressing True for the rolling update or a canary step. */
+function wasRolling(set: PodSet): boolean {
+  const p = findCondition(set.app.status?.conditions, ConditionType.progressing);
+  return p?.status === 'True' && (p.reason === Reason.rollingUpdate || p.reason === Reason.canaryStep);
+}
+
+/**
+ * `pods`: how many pods the App owns once the plan's writes are made, and how many of them it creates;
+ * `current`: the current revision once this plan's status is written (the update revision once complete).
+ */
 function progressOf(
   set: PodSet,
   counts: ReplicaCounts,
   canary: CanaryOutcome,
-  pods: { owned: number; created: number },
+  pods: { owned: number; created: number; current: string },
   deferred: DeferredWork | undefined,
 ): Progress {
   const ownedCount = pods.owned;
@@ -63,15 +82,14 @@ function progressOf(
     const back = rollingBackProgress(set.aborted.abort, update, outdatedReplicas(set));
     return { state: back.status === 'True' ? 'rollingBack' : 'aborted', message: back.message };
   }
-  if (outdatedReplicas(set) > 0) {
-    const updated = `${counts.updatedReplicas} of ${want} pods at revision ${update}`;
-    const steps = set.rollout.canarySteps.length;
-    const step = canary.status?.step ?? steps;
-    if (step < steps) return { state: 'canary', message: `canary step ${step + 1} of ${steps}: ${updated}` };
-    return { state: 'rollingUpdate', message: `rolling update: ${updated}` };
-  }
+  if (outdatedReplicas(set) > 0) return rolloutProgress(set, counts, canary);
   const waiting = deferredProgress(deferred, want, ownedCount);
   if (waiting) return waiting;
+  // The last step of a rollout (the pod just recreated, or updated in place and not available yet) leaves no
+  // pod outdated, yet the rollout is not over: it is still the rollout that waits, never a scale. So while the
+  // update revision is not current, or the status said the rollout was under way, until every pod is available.
+  const shortOfPods = ownedCount !== want || set.replicas.size + pods.created !== want || counts.availableReplicas < want;
+  if (shortOfPods && set.rollout.rolling && (pods.current !== update || wasRolling(set))) return rolloutProgress(set, counts, canary);
   if (ownedCount !== want || set.replicas.size + pods.created !== want) return { state: 'scaling', message: `scaling to ${want} pods: ${ownedCount} exist` };
   if (counts.availableReplicas < want) return { state: 'scaling', message: `${counts.availableReplicas} of ${want} pods available` };
   return { state: 'complete', message: `${want} pods available at revision ${update}` };
@@ -181,7 +199,7 @@ export function planStatus(input: StatusInput): AppStatus {
       specReplicas: set.ordinals.length,
       maxUnavailable: maxUnavailable(set),
       counts: done.counts,
-      progress: progressOf(set, done.counts, canary, { owned: pods.length, created: pods.length - owned.length }, input.deferred),
+      progress: progressOf(set, done.counts, canary, { owned: pods.length, created: pods.length - owned.length, current: done.current }, input.deferred),
       pause: paused.pause,
       pauseMessage: paused.message,
       createsPlanned: actions.some((a) => a.kind === 'createPod'),

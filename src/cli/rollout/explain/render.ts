@@ -1,0 +1,106 @@
+/**
+ * Pure: an Explanation as `ebb rollout explain` prints it. On a terminal: bold section titles and every line
+ * cut to the terminal's width, so the answer stays one screen; piped: plain text, lines whole, no escape codes.
+ */
+import type { Explanation, LastReconcile, NextStep, WaitItem } from './model.ts';
+
+export interface RenderOptions {
+  tty: boolean;
+  /** Terminal columns (tty only). */
+  width?: number | undefined;
+}
+
+/** `in 1m05s`, `12s ago`, `now`: a time relative to `now`. */
+export function relative(iso: string | number, now: Date): string {
+  const t = typeof iso === 'number' ? iso : Date.parse(iso);
+  if (Number.isNaN(t)) return String(iso);
+  const ms = t - now.getTime();
+  const s = Math.round(Math.abs(ms) / 1000);
+  if (s === 0) return 'now';
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const text = h > 0 ? `${h}h${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+  return ms > 0 ? `in ${text}` : `${text} ago`;
+}
+
+const until = (w: WaitItem, now: Date): string => (w.until ? ` (until ${w.until}, ${relative(w.until, now)})` : '');
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
+}
+
+function podSection(e: Explanation, now: Date): string[] {
+  if (e.pods.length === 0) return ['  (no pods)'];
+  const rows = e.pods.map((p) => {
+    const waits = p.waits.map((w) => `${w.message}${w.until ? ` (${relative(w.until, now)})` : ''}`);
+    const next = p.next.map((n) => `next: ${n}`);
+    return [p.name, p.revision, p.node ?? '-', p.ready ? 'yes' : 'no', [...waits, ...next].join('; ') || '-'];
+  });
+  return table([['POD', 'REVISION', 'NODE', 'READY', 'WAITING FOR'], ...rows]).map((l) => `  ${l}`);
+}
+
+function prewarmSection(e: Explanation): string[] {
+  const p = e.prewarm;
+  if (!p) return [];
+  const head = `${p.nodesPulled}/${p.nodesRequested} requested nodes pulled${p.nodesFailed > 0 ? `, ${p.nodesFailed} failed` : ''} · images ${p.images.join(', ') || '-'}`;
+  const rows = p.nodes.map((n) => {
+    const images = n.images.map((i) => `${i.image} ${i.phase}${i.attempts ? ` (attempt ${i.attempts})` : ''}${i.message ? `: ${i.message}` : ''}`);
+    return [n.node, n.state, `${n.pulled}/${n.images.length || p.images.length}`, n.pods.join(',') || '-', images.join('; ') || '-'];
+  });
+  return [head, ...(rows.length > 0 ? table([['NODE', 'STATE', 'PULLED', 'PODS TO UPDATE', 'IMAGES'], ...rows]) : ['(no node)'])].map((l) => `  ${l}`);
+}
+
+function nextLine(n: NextStep, now: Date): string {
+  const when = n.at ? `${relative(n.at, now)} (${n.at})` : 'now';
+  return `  ${when.padEnd(12)} ${n.what}`;
+}
+
+function reconcileSection(last: LastReconcile | undefined, now: Date): string[] {
+  if (!last) return [];
+  const when = last.finishedAt === undefined ? 'unfinished' : relative(last.finishedAt, now);
+  const rv = last.returnValue ?? {};
+  const actions = Object.entries((rv['actions'] as Record<string, number> | undefined) ?? {})
+    .map(([k, n]) => `${k} ${n}`)
+    .join(', ');
+  const wait = rv['wait'] as { reason?: string; until?: string } | undefined;
+  const parts = [
+    last.failed ? `failed: ${last.failedReason ?? ''}` : typeof rv['result'] === 'string' ? rv['result'] : 'done',
+    typeof rv['ms'] === 'number' ? `${rv['ms']} ms` : undefined,
+    actions ? `actions: ${actions}` : 'no writes',
+    wait?.reason ? `wait ${wait.reason}${wait.until ? ` until ${wait.until}` : ''}` : undefined,
+  ].filter((x): x is string => x !== undefined);
+  return [`  ${when} (job ${last.jobId}): ${parts.join(' · ')}`, ...last.logs.map((l) => `    | ${l}`)];
+}
+
+function header(e: Explanation): string[] {
+  const { current, update } = e.revisions;
+  const rev = current && current !== update ? `${current} → ${update ?? '?'}` : (update ?? '-');
+  const s = e.strategy;
+  const strategy = `${s.type}, ${s.podUpdatePolicy}${s.partition > 0 ? `, partition ${s.partition}` : ''}${s.paused ? ', paused' : ''}`;
+  return [e.line, `app ${e.app.namespace}/${e.app.name} · revision ${rev} · ${strategy} · ${e.state}`];
+}
+
+function waitsSection(e: Explanation, now: Date): string[] {
+  if (e.waits.length === 0) return [e.state === 'done' ? '  nothing: the rollout is complete' : '  nothing the App reports; see the pods'];
+  return e.waits.map((w) => `  ${w.kind}: ${w.message}${until(w, now)}`);
+}
+
+/** The whole answer, one line per row, ending with a newline. */
+export function renderExplanation(e: Explanation, opts: RenderOptions): string {
+  const now = new Date(e.at);
+  const title = (t: string): string => (opts.tty ? `\x1b[1m${t}\x1b[0m` : t);
+  const lines: string[] = [...header(e), '', title('WAITING FOR'), ...waitsSection(e, now), '', title('PODS'), ...podSection(e, now)];
+  if (e.prewarm) lines.push('', title('PRE-WARM'), ...prewarmSection(e));
+  lines.push('', title('NEXT'), ...(e.next.length === 0 ? ['  nothing planned: ebb acts on the next change'] : e.next.map((n) => nextLine(n, now))));
+  if (e.lastReconcile) lines.push('', title('LAST RECONCILE'), ...reconcileSection(e.lastReconcile, now));
+  if (e.notes.length > 0) lines.push('', title('NOTES'), ...e.notes.map((n) => `  ${n}`));
+  const width = Math.max(40, (opts.width ?? 80) - 1);
+  const cut = (l: string): string => (!opts.tty || l.length <= width || l.includes('\x1b') ? l : `${l.slice(0, width - 1)}…`);
+  return `${lines.map(cut).join('\n')}\n`;
+}
