@@ -1,4 +1,4 @@
-import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, WATCH_SETTINGS, kubeEnvOf, type KubeEnv } from '../common/process-settings.ts';
+import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, WATCH_SETTINGS, kubeAccessOf, type KubeAccess } from '../common/process-settings.ts';
 import { frozen, parseSettings, table, type Env, type Values } from '../common/settings.ts';
 import type { LogLevel } from '../common/log.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
@@ -9,8 +9,8 @@ export interface WatcherConfig {
   readonly queue: QueueConfig;
   /** Namespaces whose Apps are watched; empty = all namespaces. */
   readonly namespaces: readonly string[];
-  /** Where the apiserver is (KUBECONFIG, or the in-cluster service settings). */
-  readonly kube: KubeEnv;
+  /** Where the apiserver is (KUBECONFIG, or the in-cluster service settings), and the deadline of a request. */
+  readonly kube: KubeAccess;
   readonly httpAddress: string;
   readonly httpPort: number;
   /** Port of the KEDA external scaler (gRPC); undefined when switched off. */
@@ -106,7 +106,7 @@ export function parseWatcherConfig(env: Env): WatcherConfig {
     ...board(v),
     queue: queueConfigOf(v),
     namespaces: v.namespaces,
-    kube: kubeEnvOf(v),
+    kube: kubeAccessOf(v),
     httpAddress: v.httpAddress,
     httpPort: v.httpPort,
     scalerPort: v.scaler ? v.scalerPort : undefined,

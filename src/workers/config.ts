@@ -1,13 +1,13 @@
 import type { LogLevel } from '../common/log.ts';
-import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, PULL_SECRET_NAMESPACE_SETTING, kubeEnvOf, type KubeEnv } from '../common/process-settings.ts';
+import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, PULL_SECRET_NAMESPACE_SETTING, kubeAccessOf, type KubeAccess } from '../common/process-settings.ts';
 import { frozen, parseSettings, table, type Env } from '../common/settings.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
 
 /** The worker's configuration: parsed and validated once, frozen, passed down. */
 export interface WorkerConfig {
   readonly queue: QueueConfig;
-  /** Where the apiserver is (KUBECONFIG, or the in-cluster service settings). */
-  readonly kube: KubeEnv;
+  /** Where the apiserver is (KUBECONFIG, or the in-cluster service settings), and the deadline of a request. */
+  readonly kube: KubeAccess;
   readonly httpAddress: string;
   readonly httpPort: number;
   /** How long SIGTERM waits for running reconciles before the worker exits anyway. */
@@ -42,7 +42,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
   const v = parseSettings(WORKER_SETTINGS, env);
   return frozen({
     queue: queueConfigOf(v),
-    kube: kubeEnvOf(v),
+    kube: kubeAccessOf(v),
     httpAddress: v.httpAddress,
     httpPort: v.httpPort,
     shutdownTimeoutMs: v.shutdownTimeout,
