@@ -31,15 +31,15 @@ export class KubeError extends ClassifiedError {
   readonly reason: string | undefined;
   /** The apiserver's own message (the field and value it refused), without the request line `message` starts with. */
   readonly detail: string;
-  /** How long the apiserver asked the client to wait before the next request (`Retry-After` of a 429 or 503). */
-  readonly retryAfterMs: number | undefined;
-  constructor(code: KubeErrorCode, status: number, message: string, reason?: string, detail?: string, retryAfterMs?: number) {
+  /** How long the apiserver asked the client to wait before the next request (`Retry-After`); set by kubeErrorFromStatus. */
+  retryAfterMs: number | undefined;
+  constructor(code: KubeErrorCode, status: number, message: string, reason?: string, detail?: string) {
     super(message);
     this.code = code;
     this.status = status;
     this.reason = reason;
     this.detail = detail ?? message;
-    this.retryAfterMs = retryAfterMs;
+    this.retryAfterMs = undefined;
   }
 
   /**
@@ -100,7 +100,9 @@ export function parseRetryAfter(header: string | null | undefined, now = Date.no
 export function kubeErrorFromStatus(status: number, body: unknown, what: string, retryAfterMs?: number): KubeError {
   const parsed: StatusBody = typeof body === 'object' && body !== null ? body : {};
   const message = typeof parsed.message === 'string' ? parsed.message : `HTTP ${status}`;
-  return new KubeError(codeFor(status, parsed.reason, message), status, `${what}: ${message}`, parsed.reason, message, retryAfterMs);
+  const err = new KubeError(codeFor(status, parsed.reason, message), status, `${what}: ${message}`, parsed.reason, message);
+  err.retryAfterMs = retryAfterMs;
+  return err;
 }
 
 /** A network failure: the apiserver could not be reached at all. */

@@ -1,7 +1,7 @@
 import { ClassifiedError } from '../common/errors.ts';
 import { UnrecoverableError } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { KubeError, type KubeErrorCode } from '../kube/errors.ts';
+import { KubeError, kubeErrorFromStatus, type KubeErrorCode } from '../kube/errors.ts';
 import { InvalidKeyError } from './names.ts';
 import { backoffStrategy, retryAfterGivingUp, retryDecision, toJobError } from './retry.ts';
 
@@ -50,7 +50,7 @@ describe('retryDecision', () => {
   });
 
   it("waits at least the apiserver's Retry-After, within the cap", () => {
-    const asked = (ms: number): KubeError => new KubeError('TooManyRequests', 429, 'slow down', 'TooManyRequests', 'slow down', ms);
+    const asked = (ms: number): KubeError => kubeErrorFromStatus(429, { reason: 'TooManyRequests', message: 'slow down' }, 'list pods', ms);
     const at = (error: unknown): number => {
       const d = retryDecision(error, 1, { ...policy, random: () => 0 });
       return d.retry ? d.delayMs : -1;
