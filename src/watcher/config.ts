@@ -2,6 +2,7 @@ import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, WATCH_SETTINGS, kubeAccessO
 import { frozen, parseSettings, table, type Env, type Values } from '../common/settings.ts';
 import type { LogLevel } from '../common/log.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
+import { REDIS_LIVENESS_SETTINGS } from '../queue/redis-settings.ts';
 import type { BoardAuth } from './board.ts';
 
 /** The watcher's configuration: parsed and validated once, frozen, passed down. */
@@ -18,6 +19,8 @@ export interface WatcherConfig {
   /** A watch that delivers nothing (bookmarks included) for this long is re-opened. */
   readonly watchdogMs: number;
   readonly logLevel: LogLevel;
+  /** /healthz fails once Redis has been out of reach this long; 0: never. */
+  readonly redisUnhealthyAfterMs: number;
   /** Bull Board; undefined when disabled. */
   readonly board: { readonly basePath: string; readonly readOnly: boolean; readonly auth: BoardAuth } | undefined;
   /** Why the board is off although it was not switched off (shown once in the log). */
@@ -32,6 +35,7 @@ export const WATCHER_SETTINGS = table(
     ...HTTP_SETTINGS.entries,
     ...WATCH_SETTINGS.entries,
     ...QUEUE_SETTINGS.entries,
+    ...REDIS_LIVENESS_SETTINGS.entries,
     namespaces: {
       name: 'EBB_NAMESPACES',
       type: 'list',
@@ -112,6 +116,7 @@ export function parseWatcherConfig(env: Env): WatcherConfig {
     scalerPort: v.scaler ? v.scalerPort : undefined,
     watchdogMs: v.watchdog,
     logLevel: v.logLevel,
+    redisUnhealthyAfterMs: v.redisUnhealthyAfter,
   });
 }
 

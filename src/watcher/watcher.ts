@@ -30,6 +30,7 @@ import { failedJobIdsSince, markerPresent, resyncIsFull, resyncKeys, writeMarker
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 import { PodHolds } from './pod-holds.ts';
 import { errorMessage } from '../common/errors.ts';
+import { RedisReachability } from '../queue/reachability.ts';
 
 const ENQUEUE_CHUNK = 64;
 
@@ -158,10 +159,13 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   // failover to a replica behind): the jobs and timers of objects nothing else will wake (a pod waiting out
   // its in-place grace period). Everything known is enqueued again as soon as Redis answers, as a resync.
   let onRedisRestored = (): void => undefined;
+  const reachability = new RedisReachability();
   const producer = redisConnection(cfg.queue.redis, {
     forWorker: false,
     name: 'ebb-watcher',
     log,
+    commandTimeoutMs: cfg.queue.redisCommandTimeoutMs,
+    reachability,
     onRestored: () => onRedisRestored(),
   });
   const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-watcher-timers', log });
@@ -236,7 +240,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     address: cfg.httpAddress,
     port: cfg.httpPort,
     registry: metrics.registry,
-    healthz: () => undefined,
+    healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
     mounts: await boardMounts(cfg, [queue, timers]),
     readyz: async () => {
       // Every problem, not only the first: with Redis down the watches fail too (their enqueues do), and

@@ -2,6 +2,7 @@ import type { LogLevel } from '../common/log.ts';
 import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, PULL_SECRET_NAMESPACE_SETTING, kubeAccessOf, type KubeAccess } from '../common/process-settings.ts';
 import { frozen, parseSettings, table, type Env } from '../common/settings.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
+import { REDIS_LIVENESS_SETTINGS } from '../queue/redis-settings.ts';
 
 /** The worker's configuration: parsed and validated once, frozen, passed down. */
 export interface WorkerConfig {
@@ -15,6 +16,8 @@ export interface WorkerConfig {
   readonly logLevel: LogLevel;
   /** Where ImageList pull secrets are copied for the node daemons; undefined: pull secrets are not used. */
   readonly pullSecretNamespace: string | undefined;
+  /** /healthz fails once Redis has been out of reach this long; 0: never. */
+  readonly redisUnhealthyAfterMs: number;
 }
 
 /** Everything `ebb worker` reads. */
@@ -24,6 +27,7 @@ export const WORKER_SETTINGS = table(
     ...LOG_SETTINGS.entries,
     ...HTTP_SETTINGS.entries,
     ...QUEUE_SETTINGS.entries,
+    ...REDIS_LIVENESS_SETTINGS.entries,
     pullSecretNamespace: PULL_SECRET_NAMESPACE_SETTING,
     shutdownTimeout: {
       name: 'EBB_SHUTDOWN_TIMEOUT',
@@ -48,6 +52,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     shutdownTimeoutMs: v.shutdownTimeout,
     logLevel: v.logLevel,
     pullSecretNamespace: v.pullSecretNamespace,
+    redisUnhealthyAfterMs: v.redisUnhealthyAfter,
   });
 }
 

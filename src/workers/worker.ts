@@ -18,6 +18,7 @@ import {
   type ObjectKey,
   type ObjectKind,
 } from '../queue/index.ts';
+import { RedisReachability } from '../queue/reachability.ts';
 import type { WorkerConfig } from './config.ts';
 import { workerMetrics, type WorkerMetrics } from './metrics.ts';
 import type { Reconciler, ReconcileResult } from './types.ts';
@@ -91,7 +92,14 @@ function processor(deps: ProcessorDeps) {
 export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: Partial<Record<ObjectKind, Reconciler>>): Promise<RunningWorker> {
   const rest = await kubeClient(cfg.kube);
   const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-worker', log });
-  const producer = redisConnection(cfg.queue.redis, { forWorker: false, name: 'ebb-worker-timers', log });
+  const reachability = new RedisReachability();
+  const producer = redisConnection(cfg.queue.redis, {
+    forWorker: false,
+    name: 'ebb-worker-timers',
+    log,
+    commandTimeoutMs: cfg.queue.redisCommandTimeoutMs,
+    reachability,
+  });
   const timers = createTimersQueue(producer, cfg.queue);
   // BullMQ prints a Queue's connection errors raw to stderr unless someone listens; the connection
   // already logs them (structured, rate-limited).
@@ -121,7 +129,7 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
     address: cfg.httpAddress,
     port: cfg.httpPort,
     registry: metrics.registry,
-    healthz: () => undefined,
+    healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
     readyz: () => (worker.isRunning() ? undefined : 'worker not running'),
   });
   log.info({ concurrency: cfg.queue.workerConcurrency, port: ops.port }, 'worker started');
