@@ -98,7 +98,7 @@ export const REDIS_LIVENESS_SETTINGS = table({
     name: 'EBB_REDIS_UNHEALTHY_AFTER',
     type: 'duration',
     default: '5m',
-    min: '10s',
+    min: '1s',
     max: '24h',
     zeroDisables: true,
     doc: '`/healthz` fails once Redis has been out of reach this long, so the kubelet restarts the process',

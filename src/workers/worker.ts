@@ -11,13 +11,13 @@ import {
   redisConnection,
   retryAfterGivingUp,
   setTimer,
-  validateKey,
   withRetryPolicy,
   RECONCILE_QUEUE,
   RETRY_AFTER_GIVING_UP,
   type ObjectKey,
   type ObjectKind,
 } from '../queue/index.ts';
+import { ownJobKey } from '../queue/job-id.ts';
 import { RedisReachability } from '../queue/reachability.ts';
 import type { WorkerConfig } from './config.ts';
 import { workerMetrics, type WorkerMetrics } from './metrics.ts';
@@ -56,7 +56,11 @@ async function writeJobLog(job: Job<ObjectKey, JobReturn, string>, lines: readon
 /** Runs one job: dispatch by kind, child logger, metrics, "wait" → timer. Errors go to the retry policy. */
 function processor(deps: ProcessorDeps) {
   return async (job: Job<ObjectKey, JobReturn, string>, _token?: string, signal?: AbortSignal): Promise<JobReturn> => {
-    const key = validateKey(job.data);
+    const key = ownJobKey(job.id, job.data);
+    if (!key) {
+      deps.log.warn({ jobId: String(job.id).slice(0, 300), jobName: job.name.slice(0, 100) }, "job id is not ebb's own form; dropping job");
+      return { result: 'dropped', ms: 0 };
+    }
     const log = deps.log.child({ kind: key.kind, namespace: key.namespace, name: key.name, jobId: job.id, attempt: job.attemptsMade + 1 });
     const started = Date.now();
     if (job.attemptsMade === 0) deps.metrics.latency.observe({ kind: key.kind }, (started - job.timestamp) / 1000);
