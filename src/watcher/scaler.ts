@@ -69,7 +69,11 @@ export async function startScaler(opts: {
     (call: ServerUnaryCall<Req, Res>, cb: sendUnaryData<Res>): void => {
       fn(call.request).then(
         (res) => cb(null, res),
-        (err: unknown) => cb({ code: status.UNAVAILABLE, details: `backlog unavailable: ${errorMessage(err)}` }),
+        (err: unknown) => {
+          // The caller learns that the backlog could not be read, not why: the error stays in this log.
+          opts.log.warn({ err: errorMessage(err) }, 'KEDA scaler: backlog unavailable');
+          cb({ code: status.UNAVAILABLE, details: 'backlog unavailable' });
+        },
       );
     };
   server.addService(loadService(), {

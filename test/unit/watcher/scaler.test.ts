@@ -54,6 +54,20 @@ describe('KEDA external scaler', () => {
     }
   });
 
+  it('answers UNAVAILABLE without the error text when the backlog cannot be read', async () => {
+    const backlog = (): Promise<number> => Promise.reject(new Error('NOAUTH secret-detail of redis://:hunter2@redis'));
+    const scaler = await startScaler({ address: '127.0.0.1', port: 0, backlog, log });
+    const c = client(scaler.port);
+    try {
+      const err = (await call(c.IsActive, c, ref).catch((e: unknown) => e)) as ServiceError;
+      expect(err.code).toBe(14);
+      expect(err.details).toBe('backlog unavailable');
+    } finally {
+      c.close();
+      await scaler.close();
+    }
+  });
+
   it('pushes active on StreamIsActive the moment work is announced', async () => {
     let backlog = 0;
     // The periodic re-check is far away, so a push can only come from notify().
