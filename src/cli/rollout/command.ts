@@ -14,6 +14,7 @@ import { followRollout, StatusPrinter } from './follow.ts';
 import { chooseUndo, formatHistory } from './history.ts';
 import { planRestart } from './restart.ts';
 import { summarizePods, viewRollout, type RolloutState } from './view.ts';
+import { printable } from './printable.ts';
 import { core } from '../../kube/paths.ts';
 import type { Pod } from '../../kube/types.ts';
 
@@ -150,6 +151,6 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
       out = await restart(rest, app, new Date());
       break;
   }
-  (out.code === RolloutExit.done ? process.stdout : process.stderr).write(out.text);
+  (out.code === RolloutExit.done ? process.stdout : process.stderr).write(printable(out.text, { keepNewlines: true }));
   return out.code;
 }
