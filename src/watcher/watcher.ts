@@ -4,6 +4,7 @@ import { sleep } from '../common/wait.ts';
 import { startOpsServer, type Handler } from '../common/http.ts';
 import { throttledWarn, type Logger } from '../common/log.ts';
 import { kubeClient } from '../kube/client.ts';
+import type { KubeRest } from '../kube/rest.ts';
 import {
   applyLimitsWithOverrides,
   connectionOf,
@@ -134,10 +135,13 @@ async function redisProblem(redis: RedisClient): Promise<string | undefined> {
 }
 
 /** Bull Board, loaded only when it is on (it and its web stack cost memory an idle watcher does not need). */
-async function boardMounts(cfg: WatcherConfig, queues: readonly unknown[]): Promise<{ prefix: string; handler: Handler }[]> {
+async function boardMounts(cfg: WatcherConfig, queues: readonly unknown[], rest: KubeRest, log: Logger): Promise<{ prefix: string; handler: Handler }[]> {
   if (!cfg.board) return [];
   const { boardHandler } = await import('./board.ts');
-  return [{ prefix: cfg.board.basePath, handler: boardHandler(queues as Queue<unknown, unknown, string>[], cfg.board) }];
+  const { kubeTokenReviewer } = await import('./board-kube-auth.ts');
+  const auth = cfg.board.auth;
+  const reviewer = auth.kind === 'kubernetes' ? kubeTokenReviewer(rest, auth.access) : undefined;
+  return [{ prefix: cfg.board.basePath, handler: boardHandler(queues as Queue<unknown, unknown, string>[], { ...cfg.board, reviewer, log }) }];
 }
 
 /** The KEDA scaler, loaded only when it is on (gRPC and the proto loader). */
@@ -237,11 +241,12 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   })();
 
   const ops = await startOpsServer({
+    log,
     address: cfg.httpAddress,
     port: cfg.httpPort,
     registry: metrics.registry,
     healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
-    mounts: await boardMounts(cfg, [queue, timers]),
+    mounts: await boardMounts(cfg, [queue, timers], rest, log),
     readyz: async () => {
       // Every problem, not only the first: with Redis down the watches fail too (their enqueues do), and
       // the answer must still say that Redis is the cause.

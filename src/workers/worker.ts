@@ -130,6 +130,7 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
     );
   };
   const ops = await startOpsServer({
+    log,
     address: cfg.httpAddress,
     port: cfg.httpPort,
     registry: metrics.registry,
