@@ -9,6 +9,9 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
+/** The shortest token or password the board accepts, in bytes. */
+export const MIN_SECRET_BYTES = 32;
+
 export interface Refusal {
   status: 403;
   message: string;

@@ -10,6 +10,7 @@ import { errorSummary } from '../common/errors.ts';
 import type { Handler } from '../common/http.ts';
 import type { Logger } from '../common/log.ts';
 import { guardRequest } from './board-guards.ts';
+export { MIN_SECRET_BYTES } from './board-guards.ts';
 import type { BoardAccess, TokenReviewer } from './board-kube-auth.ts';
 
 /**
@@ -19,8 +20,6 @@ import type { BoardAccess, TokenReviewer } from './board-kube-auth.ts';
 export type BoardAuth =
   { kind: 'none' } | { kind: 'token'; token: string } | { kind: 'basic'; user: string; password: string } | { kind: 'kubernetes'; access: BoardAccess };
 
-/** The shortest token or password the board accepts, in bytes (what `openssl rand -hex 16` gives; the deploy docs use 32 random bytes). */
-export const MIN_SECRET_BYTES = 32;
 
 export interface BoardOptions {
   basePath: string;

@@ -3,7 +3,8 @@ import { frozen, parseSettings, table, type Env, type Values } from '../common/s
 import type { LogLevel } from '../common/log.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
 import { REDIS_LIVENESS_SETTINGS } from '../queue/redis-settings.ts';
-import { MIN_SECRET_BYTES, type BoardAuth } from './board.ts';
+import type { BoardAuth } from './board.ts';
+import { MIN_SECRET_BYTES } from './board-guards.ts';
 import { boardAccessOf } from './board-kube-auth.ts';
 
 /** The watcher's configuration: parsed and validated once, frozen, passed down. */
