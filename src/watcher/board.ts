@@ -20,7 +20,6 @@ import type { BoardAccess, TokenReviewer } from './board-kube-auth.ts';
 export type BoardAuth =
   { kind: 'none' } | { kind: 'token'; token: string } | { kind: 'basic'; user: string; password: string } | { kind: 'kubernetes'; access: BoardAccess };
 
-
 export interface BoardOptions {
   basePath: string;
   readOnly: boolean;
