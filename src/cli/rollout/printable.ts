@@ -9,9 +9,9 @@
 // ESC followed by a CSI (ESC [ … final byte), an OSC/DCS/SOS/PM/APC string (ended by BEL or ESC \), or one byte.
 // eslint-disable-next-line no-control-regex
 const ESCAPE_SEQUENCE = /\x1b(?:\[[0-?]*[ -/]*[@-~]|[\]PX^_][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_]?)/g;
- 
+
 const CSI_C1 = /\x9b[0-?]*[ -/]*[@-~]/g;
- 
+
 const SPACING = /[\t\n\v\f\r]/g;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\x00-\x08\x0e-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
