@@ -7,7 +7,7 @@ describe('sandboxBoardLogin', () => {
     const env: Record<string, string | undefined> = { EBB_HTTP_ADDRESS: '127.0.0.1' };
     const [note] = sandboxBoardLogin(env);
     const password = env['EBB_BOARD_PASSWORD'] ?? '';
-    expect(password.length).toBeGreaterThanOrEqual(16);
+    expect(password.length).toBeGreaterThanOrEqual(32);
     expect(note).toContain(`ebb / ${password}`);
     expect(parseWatcherConfig(env).board?.auth).toEqual({ kind: 'basic', user: 'ebb', password });
   });

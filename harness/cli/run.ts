@@ -45,7 +45,8 @@ function parseRunArgs(args: string[]): RunArgs {
 export function sandboxBoardLogin(env: Record<string, string | undefined>): string[] {
   if (env['EBB_BOARD'] === 'false' || env['EBB_BOARD_TOKEN'] || env['EBB_BOARD_USER'] || env['EBB_BOARD_PASSWORD']) return [];
   env['EBB_BOARD_USER'] = 'ebb';
-  env['EBB_BOARD_PASSWORD'] = randomBytes(12).toString('base64url');
+  // 32 random bytes (43 characters): the board refuses a password shorter than 32 bytes.
+  env['EBB_BOARD_PASSWORD'] = randomBytes(32).toString('base64url');
   return [`  Bull Board login: ebb / ${env['EBB_BOARD_PASSWORD']} (made up for this run; EBB_BOARD_USER and EBB_BOARD_PASSWORD choose them)`];
 }
 

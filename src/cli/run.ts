@@ -33,6 +33,8 @@ export function boardLogin(auth: BoardAuth): string | undefined {
       return `user ${auth.user}, password of EBB_BOARD_PASSWORD`;
     case 'token':
       return 'Bearer token of EBB_BOARD_TOKEN (or HTTP Basic, any user, the token as password)';
+    case 'kubernetes':
+      return `Bearer token of a user allowed to get ${auth.access.resource}${auth.access.group ? `.${auth.access.group}` : ''} (kubectl create token; or HTTP Basic, any user, the token as password)`;
   }
 }
 

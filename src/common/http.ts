@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { errorSummary } from './errors.ts';
+import type { Logger } from './log.ts';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
@@ -17,6 +19,8 @@ export interface OpsServerOptions {
   readyz: Probe;
   /** Extra handlers by path prefix (e.g. Bull Board). */
   mounts?: { prefix: string; handler: Handler }[];
+  /** Where a handler's failure is logged; the answer (500) never carries the error's text. */
+  log?: Logger | undefined;
 }
 
 async function probe(res: ServerResponse, p: Probe): Promise<void> {
@@ -44,8 +48,9 @@ export async function startOpsServer(opts: OpsServerOptions): Promise<{ server: 
       res.end('not found\n');
     };
     run().catch((err: unknown) => {
+      opts.log?.warn({ path, err: errorSummary(err) }, 'HTTP request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
-      res.end(`error: ${err instanceof Error ? err.message : 'internal error'}\n`);
+      res.end('internal error\n');
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -21,10 +21,28 @@ export const KUBE_SETTINGS = table({
     defaultDoc: 'set by Kubernetes',
     doc: 'the apiserver port Kubernetes puts in every pod (not set by hand)',
   },
+  kubeRequestTimeout: {
+    name: 'EBB_KUBE_REQUEST_TIMEOUT',
+    type: 'duration',
+    default: '30s',
+    min: '1s',
+    max: '10m',
+    doc: 'deadline of every apiserver request other than a watch (a request without an answer by then fails and is retried like an unreachable apiserver)',
+  },
 });
 
 /** Where the apiserver is, as the kube client reads it: KUBECONFIG, else the in-cluster service settings. */
 export type KubeEnv = Readonly<Partial<Record<'KUBECONFIG' | 'KUBERNETES_SERVICE_HOST' | 'KUBERNETES_SERVICE_PORT', string>>>;
+
+/** How a process reaches the apiserver: where it is, and the deadline of each request. */
+export interface KubeAccess {
+  readonly env: KubeEnv;
+  readonly requestTimeoutMs: number;
+}
+
+export function kubeAccessOf(v: Values<typeof KUBE_SETTINGS.entries>): KubeAccess {
+  return Object.freeze({ env: kubeEnvOf(v), requestTimeoutMs: v.kubeRequestTimeout });
+}
 
 export function kubeEnvOf(v: Values<typeof KUBE_SETTINGS.entries>): KubeEnv {
   return Object.freeze({

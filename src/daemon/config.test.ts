@@ -21,7 +21,7 @@ describe('parseDaemonConfig', () => {
       recheckPeriodMs: 300_000,
       statusFlushMs: 2_000,
       watchdogMs: 180_000,
-      kube: {},
+      kube: { env: {}, requestTimeoutMs: 30_000 },
       httpAddress: '0.0.0.0',
       httpPort: 8080,
       logLevel: 'info',
@@ -53,7 +53,7 @@ describe('parseDaemonConfig', () => {
       recheckPeriodMs: 3_600_000,
       statusFlushMs: 0,
       watchdogMs: 60_000,
-      kube: { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' },
+      kube: { env: { KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443' }, requestTimeoutMs: 30_000 },
       logLevel: 'debug',
     });
   });

@@ -5,8 +5,8 @@ import {
   LOG_SETTINGS,
   PULL_SECRET_NAMESPACE_SETTING,
   WATCH_SETTINGS,
-  kubeEnvOf,
-  type KubeEnv,
+  kubeAccessOf,
+  type KubeAccess,
 } from '../common/process-settings.ts';
 import { formatDuration } from '../common/duration.ts';
 import { frozen, parseSettings, table, type Env } from '../common/settings.ts';
@@ -33,8 +33,8 @@ export interface DaemonConfig {
   readonly watchdogMs: number;
   /** Where the worker copies pull secrets, the only namespace whose Secrets the daemon reads; unset: none. */
   readonly pullSecretNamespace: string | undefined;
-  /** Where the apiserver is (KUBECONFIG, or the in-cluster service settings). */
-  readonly kube: KubeEnv;
+  /** Where the apiserver is (KUBECONFIG, or the in-cluster service settings), and the deadline of a request. */
+  readonly kube: KubeAccess;
   readonly httpAddress: string;
   readonly httpPort: number;
   readonly logLevel: LogLevel;
@@ -130,7 +130,7 @@ export function parseDaemonConfig(env: Env): DaemonConfig {
     statusFlushMs: v.statusFlush,
     watchdogMs: v.watchdog,
     pullSecretNamespace: v.pullSecretNamespace,
-    kube: kubeEnvOf(v),
+    kube: kubeAccessOf(v),
     httpAddress: v.httpAddress,
     httpPort: v.httpPort,
     logLevel: v.logLevel,

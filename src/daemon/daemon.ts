@@ -123,7 +123,14 @@ export async function startDaemon(opts: DaemonOptions, deps: DaemonDeps): Promis
     return problems.join('; ') || undefined;
   };
   // Serving first: a port in use fails the start before any loop runs.
-  const ops = await startOpsServer({ address: opts.httpAddress, port: opts.httpPort, registry: metrics.registry, healthz: () => undefined, readyz: notReady });
+  const ops = await startOpsServer({
+    address: opts.httpAddress,
+    port: opts.httpPort,
+    registry: metrics.registry,
+    healthz: () => undefined,
+    readyz: notReady,
+    log: deps.log,
+  });
 
   const watchLoop = watchOwnImageList(
     { rest, nodeName: opts.nodeName, watchdogMs: opts.watchdogMs, log, signal: ac.signal },

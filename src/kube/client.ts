@@ -1,4 +1,4 @@
-import type { KubeEnv } from '../common/process-settings.ts';
+import type { KubeAccess } from '../common/process-settings.ts';
 import { loadKubeConfig, type KubeConfig } from './kubeconfig.ts';
 import { KubeRest } from './rest.ts';
 import { errorFirstLine } from '../common/errors.ts';
@@ -8,19 +8,19 @@ import { errorFirstLine } from '../common/errors.ts';
  * The credentials are fetched once here, so a broken kubeconfig, an unreadable token or a failing credential
  * plugin stops the process at start with one line naming the setting and the file.
  */
-export async function kubeClient(env: KubeEnv): Promise<KubeRest> {
-  return (await kubeConnection(env)).rest;
+export async function kubeClient(access: KubeAccess): Promise<KubeRest> {
+  return (await kubeConnection(access)).rest;
 }
 
 /**
  * kubeClient, with the kubeconfig it was built from (a command reads the context's namespace from it);
  * `context` picks a context other than the current one (a command's `--context`).
  */
-export async function kubeConnection(env: KubeEnv, context?: string): Promise<{ rest: KubeRest; config: KubeConfig }> {
+export async function kubeConnection({ env, requestTimeoutMs }: KubeAccess, context?: string): Promise<{ rest: KubeRest; config: KubeConfig }> {
   const path = env.KUBECONFIG;
   try {
     const config = loadKubeConfig(undefined, { env, context });
-    const rest = new KubeRest(config);
+    const rest = new KubeRest(config, { requestTimeoutMs });
     await rest.credentials();
     return { rest, config };
   } catch (err) {

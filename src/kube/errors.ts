@@ -31,18 +31,22 @@ export class KubeError extends ClassifiedError {
   readonly reason: string | undefined;
   /** The apiserver's own message (the field and value it refused), without the request line `message` starts with. */
   readonly detail: string;
+  /** How long the apiserver asked the client to wait before the next request (`Retry-After`); set by kubeErrorFromStatus. */
+  retryAfterMs: number | undefined;
   constructor(code: KubeErrorCode, status: number, message: string, reason?: string, detail?: string) {
     super(message);
     this.code = code;
     this.status = status;
     this.reason = reason;
     this.detail = detail ?? message;
+    this.retryAfterMs = undefined;
   }
 
   /**
    * Permanent: a retry cannot fix it without a change of the request or of the object (or of the cluster's
-   * policy). Heals: quota, rate limits, server errors (a webhook that is down), no apiserver. Reread: a
-   * conflict, or a name taken meanwhile.
+   * policy). Heals: quota, rate limits, server errors (a webhook that is down), no apiserver, and a 401 (a
+   * token rotated or expired meanwhile: the next attempt reads the credentials again). Reread: a conflict, or
+   * a name taken meanwhile.
    */
   get retryClass(): RetryClass {
     if (PERMANENT.has(this.code)) return 'permanent';
@@ -51,8 +55,8 @@ export class KubeError extends ClassifiedError {
   }
 }
 
-const PERMANENT: ReadonlySet<KubeErrorCode> = new Set(['BadRequest', 'Forbidden', 'Invalid', 'Unauthorized', 'DryRunUnsupported']);
-const HEALS: ReadonlySet<KubeErrorCode> = new Set(['QuotaExceeded', 'TooManyRequests', 'ServerError', 'Unavailable']);
+const PERMANENT: ReadonlySet<KubeErrorCode> = new Set(['BadRequest', 'Forbidden', 'Invalid', 'DryRunUnsupported']);
+const HEALS: ReadonlySet<KubeErrorCode> = new Set(['QuotaExceeded', 'TooManyRequests', 'ServerError', 'Unavailable', 'Unauthorized']);
 
 interface StatusBody {
   reason?: string;
@@ -78,11 +82,27 @@ function codeFor(status: number, reason: string | undefined, message: string): K
   return table[status] ?? (status >= 500 ? 'ServerError' : 'BadRequest');
 }
 
-/** Builds a KubeError from an HTTP status and the (optional) metav1.Status body. */
-export function kubeErrorFromStatus(status: number, body: unknown, what: string): KubeError {
+/** The longest `Retry-After` taken at its word: a larger value (or a far date) counts as this. */
+export const MAX_RETRY_AFTER_MS = 5 * 60_000;
+
+/**
+ * A `Retry-After` header in milliseconds: delay-seconds or an HTTP date (RFC 9110), capped at
+ * MAX_RETRY_AFTER_MS; undefined when absent or unreadable.
+ */
+export function parseRetryAfter(header: string | null | undefined, now = Date.now()): number | undefined {
+  const text = header?.trim();
+  if (!text) return undefined;
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now;
+  return Number.isFinite(ms) ? Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS) : undefined;
+}
+
+/** Builds a KubeError from an HTTP status, the (optional) metav1.Status body and the `Retry-After` header. */
+export function kubeErrorFromStatus(status: number, body: unknown, what: string, retryAfterMs?: number): KubeError {
   const parsed: StatusBody = typeof body === 'object' && body !== null ? body : {};
   const message = typeof parsed.message === 'string' ? parsed.message : `HTTP ${status}`;
-  return new KubeError(codeFor(status, parsed.reason, message), status, `${what}: ${message}`, parsed.reason, message);
+  const err = new KubeError(codeFor(status, parsed.reason, message), status, `${what}: ${message}`, parsed.reason, message);
+  err.retryAfterMs = retryAfterMs;
+  return err;
 }
 
 /** A network failure: the apiserver could not be reached at all. */

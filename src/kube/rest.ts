@@ -1,5 +1,6 @@
 import { fetch, type Dispatcher } from 'undici';
-import { kubeErrorFromStatus, unavailable } from './errors.ts';
+import { sleep } from '../common/wait.ts';
+import { isKubeError, kubeErrorFromStatus, parseRetryAfter, unavailable, type KubeError } from './errors.ts';
 import { kubeDispatcher, type KubeConfig } from './kubeconfig.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
 
@@ -35,6 +36,18 @@ export interface ListResult<T> {
 /** Auth headers are refreshed this often so rotated service-account tokens are picked up. */
 const AUTH_REFRESH_MS = 60_000;
 
+/** The deadline of one request (not of a watch) when the caller names none. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** A 429 is retried this often in place, each time after the wait the apiserver asked for. */
+const TOO_MANY_REQUESTS_RETRIES = 3;
+/** Longest `Retry-After` waited out in place; a longer one goes back to the caller (the queue backs off). */
+const MAX_IN_PLACE_WAIT_MS = 10_000;
+
+export interface KubeRestOptions {
+  /** Deadline of every request this client makes (watches are not requests here: `watch.ts`). */
+  requestTimeoutMs?: number;
+}
+
 interface Auth {
   headers: Record<string, string>;
   dispatcher: Dispatcher;
@@ -51,10 +64,12 @@ export class KubeRest {
   private auth: Auth | undefined;
   private refreshing: Promise<Auth> | undefined;
   private readonly counts = new Map<string, number>();
+  readonly requestTimeoutMs: number;
 
-  constructor(config: KubeConfig) {
+  constructor(config: KubeConfig, opts: KubeRestOptions = {}) {
     this.config = config;
     this.server = config.server.replace(/\/$/, '');
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   }
 
   /** Requests made by this client, by verb (for benchmarks and metrics). */
@@ -68,6 +83,10 @@ export class KubeRest {
    */
   async credentials(): Promise<{ headers: Record<string, string>; dispatcher: Dispatcher }> {
     if (this.auth && Date.now() - this.auth.at <= AUTH_REFRESH_MS) return this.auth;
+    return this.refreshOnce();
+  }
+
+  private refreshOnce(): Promise<Auth> {
     this.refreshing ??= this.refresh().finally(() => (this.refreshing = undefined));
     return this.refreshing;
   }
@@ -85,21 +104,47 @@ export class KubeRest {
     return u.toString();
   }
 
+  /**
+   * One request with a deadline (`requestTimeoutMs`, on top of the caller's signal). A 401 reads the
+   * credentials again and retries once (a rotated token); a 429 waits out its `Retry-After` (when short) and
+   * retries, at most TOO_MANY_REQUESTS_RETRIES times: the apiserver refused it before acting on it.
+   */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    let refreshed = false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.once<T>(method, path, opts);
+      } catch (err) {
+        if (isKubeError(err, 'Unauthorized') && !refreshed) {
+          refreshed = true;
+          if (this.auth) this.auth.at = Number.NEGATIVE_INFINITY;
+          await this.refreshOnce();
+          continue;
+        }
+        if (!isKubeError(err, 'TooManyRequests') || !waitsInPlace(err, attempt)) throw err;
+        await sleep(err.retryAfterMs ?? 0, opts.signal);
+      }
+    }
+  }
+
+  private async once<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
     const url = this.url(path, opts.query);
     const what = `${method} ${path}`;
     const { headers, dispatcher } = await this.credentials();
     this.counts.set(method, (this.counts.get(method) ?? 0) + 1);
+    const deadline = AbortSignal.timeout(this.requestTimeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
     let res;
+    let text;
     try {
-      res = await fetch(url, { method, headers: requestHeaders(headers, opts), dispatcher, body: serialize(opts.body), signal: opts.signal ?? null });
+      res = await fetch(url, { method, headers: requestHeaders(headers, opts), dispatcher, body: serialize(opts.body), signal });
+      text = await res.text();
     } catch (err) {
       if (opts.signal?.aborted) throw err;
-      throw unavailable(what, err);
+      throw unavailable(what, deadline.aborted ? new Error(`no answer within ${this.requestTimeoutMs} ms`) : err);
     }
-    const text = await res.text();
     const parsed: unknown = text.length > 0 && isJson(res.headers.get('content-type')) ? JSON.parse(text) : text;
-    if (res.status < 200 || res.status > 299) throw kubeErrorFromStatus(res.status, parsed, what);
+    if (res.status < 200 || res.status > 299) throw kubeErrorFromStatus(res.status, parsed, what, parseRetryAfter(res.headers.get('retry-after')));
     return parsed as T;
   }
 
@@ -150,6 +195,10 @@ export class KubeRest {
     };
     return this.request('DELETE', resourcePath(ref), { body, signal });
   }
+}
+
+function waitsInPlace(err: KubeError, attempt: number): boolean {
+  return attempt <= TOO_MANY_REQUESTS_RETRIES && err.retryAfterMs !== undefined && err.retryAfterMs <= MAX_IN_PLACE_WAIT_MS;
 }
 
 function requestHeaders(auth: Record<string, string>, opts: RequestOptions): Record<string, string> {

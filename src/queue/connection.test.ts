@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { clusterOptions, parseRedisUrl, redactRedisUrl, redisOptions } from './connection.ts';
+import { DEFAULT_COMMAND_TIMEOUT_MS, KEEPALIVE_INITIAL_DELAY_MS, clusterOptions, parseRedisUrl, redactRedisUrl, redisOptions } from './connection.ts';
 import { ConfigError } from '../common/config-error.ts';
 
 describe('parseRedisUrl', () => {
@@ -46,6 +46,15 @@ describe('redisOptions', () => {
   it('waits forever on worker connections and gives producers a bounded wait', () => {
     expect(redisOptions('redis://h', { forWorker: true }).maxRetriesPerRequest).toBeNull();
     expect(redisOptions('redis://h', { forWorker: false }).maxRetriesPerRequest).toBeGreaterThan(0);
+  });
+
+  it('bounds producer commands and keeps TCP keepalive on every connection, but never cuts a blocking read', () => {
+    const producer = redisOptions('redis://h', { forWorker: false, commandTimeoutMs: 2_500 });
+    expect(producer).toMatchObject({ commandTimeout: 2_500, keepAlive: KEEPALIVE_INITIAL_DELAY_MS });
+    expect(redisOptions('redis://h', { forWorker: false }).commandTimeout).toBe(DEFAULT_COMMAND_TIMEOUT_MS);
+    const worker = redisOptions('redis://h', { forWorker: true, commandTimeoutMs: 2_500 });
+    expect(worker.keepAlive).toBe(KEEPALIVE_INITIAL_DELAY_MS);
+    expect(worker.commandTimeout).toBeUndefined();
   });
 
   it('reconnects with a capped backoff and never gives up', () => {
@@ -102,5 +111,7 @@ describe('options of the Sentinel and Cluster modes', () => {
     expect(o.redisOptions).toMatchObject({ username: 'ebb', password: 'pw', maxRetriesPerRequest: null, tls: { servername: 'redis.example.org' } });
     expect(clusterOptions(cluster, { forWorker: false }).redisOptions?.maxRetriesPerRequest).toBeGreaterThan(0);
     expect(clusterOptions({ ...cluster, tls: undefined }, { forWorker: false }).redisOptions?.tls).toBeUndefined();
+    expect(clusterOptions(cluster, { forWorker: false, commandTimeoutMs: 900 }).redisOptions).toMatchObject({ commandTimeout: 900, keepAlive: 30_000 });
+    expect(clusterOptions(cluster, { forWorker: true, commandTimeoutMs: 900 }).redisOptions?.commandTimeout).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@ import { backoffMs } from '../common/backoff.ts';
 import { repeatGate, type Logger } from '../common/log.ts';
 import { ConfigError } from '../common/config-error.ts';
 import { describeRedis, parseRedisUrl, redactRedisUrl, type RedisTarget, type RedisTls } from './redis-target.ts';
+import type { RedisReachability } from './reachability.ts';
 
 export { parseRedisUrl, redactRedisUrl, redisUrlProblem, type RedisUrlParts } from './redis-target.ts';
 
@@ -24,6 +25,14 @@ export interface RedisConnectionOptions {
   name?: string;
   log?: Logger;
   /**
+   * Deadline of each command of a producer connection (`forWorker: false`); default
+   * DEFAULT_COMMAND_TIMEOUT_MS. Worker connections get none: BullMQ copies their options to the connection
+   * that blocks in BZPOPMIN, and ioredis would cut a blocking command at this deadline too.
+   */
+  commandTimeoutMs?: number | undefined;
+  /** Told when the connection is lost and when it is ready again (for /healthz). */
+  reachability?: RedisReachability;
+  /**
    * Called each time the connection is ready again after it was lost (Redis back, maybe empty; a Sentinel
    * failover to a replica that may be behind; a Cluster that lost a node); not at the first connect.
    */
@@ -33,6 +42,13 @@ export interface RedisConnectionOptions {
 const RECONNECT_BASE_MS = 100;
 const RECONNECT_CAP_MS = 5_000;
 const PRODUCER_RETRIES_PER_REQUEST = 3;
+/** A producer command without an answer by then fails (a Redis that stalls, a connection that died silently). */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
+/**
+ * TCP keepalive's first probe after this much silence on every connection: a peer that vanished (a node
+ * lost, a NAT entry dropped) is noticed by the kernel and the client reconnects, blocking connections too.
+ */
+export const KEEPALIVE_INITIAL_DELAY_MS = 30_000;
 
 /** The CA bundle of a TLS connection; a file that cannot be read is a ConfigError, at start. */
 function readCa(file: string): Buffer {
@@ -53,6 +69,8 @@ function tlsOptions(tls: RedisTls, defaultServername?: string): TlsOptions {
 function commonOptions(opts: RedisConnectionOptions): RedisOptions {
   return {
     connectionName: opts.name,
+    keepAlive: KEEPALIVE_INITIAL_DELAY_MS,
+    ...(opts.forWorker ? {} : { commandTimeout: opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS }),
     maxRetriesPerRequest: opts.forWorker ? null : PRODUCER_RETRIES_PER_REQUEST,
     // Commands issued while reconnecting are queued (bounded by maxRetriesPerRequest for producers).
     enableOfflineQueue: true,
@@ -149,8 +167,10 @@ function watch(client: RedisClient, target: string, opts: RedisConnectionOptions
   let closed = false;
   client.on('close', () => {
     closed = true;
+    opts.reachability?.lost();
   });
   client.on('ready', () => {
+    opts.reachability?.ready();
     const reconnect = readyBefore && closed;
     readyBefore = true;
     closed = false;

@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { Queue } from 'bullmq';
+import { reconcileJobId } from './job-id.ts';
 import { dedupId, validateKey, type ObjectKey } from './names.ts';
 
 export interface EnqueueOptions {
@@ -55,7 +55,7 @@ export async function enqueue(queue: Queue<ObjectKey, unknown, string>, key: Obj
     if (pending) return { outcome: 'skipped', jobId: pending };
   }
   // A fresh custom id tells a new job apart from a merge (BullMQ returns the existing job's id then).
-  const jobId = `${id}.${randomBytes(6).toString('hex')}`;
+  const jobId = reconcileJobId(data);
   const job = await queue.add(data.kind, data, {
     jobId,
     priority,

@@ -77,12 +77,33 @@ const ENTRIES = {
     secret: true,
     doc: "sentinel mode: the sentinels' own password (`requirepass` in sentinel.conf), when they require one; the data nodes use `EBB_REDIS_PASSWORD`",
   },
+  redisCommandTimeout: {
+    name: 'EBB_REDIS_COMMAND_TIMEOUT',
+    type: 'duration',
+    default: '10s',
+    min: '100ms',
+    max: '10m',
+    doc: "deadline of each Redis command other than BullMQ's blocking reads (which wait on the server's own timeout); every connection also sends TCP keepalives after 30s of silence",
+  },
   clusterNodes: {
     name: 'EBB_REDIS_CLUSTER_NODES',
     ...HOSTS,
     doc: 'cluster mode: seed nodes, `host:port,host:port,…` (the rest of the Cluster is learnt from them); every key of ebb shares the `{hash tag}` of `EBB_QUEUE_PREFIX`, so one slot',
   },
 } as const;
+
+/** What /healthz of a process that uses Redis (the watcher, the worker) says about it. */
+export const REDIS_LIVENESS_SETTINGS = table({
+  redisUnhealthyAfter: {
+    name: 'EBB_REDIS_UNHEALTHY_AFTER',
+    type: 'duration',
+    default: '5m',
+    min: '1s',
+    max: '24h',
+    zeroDisables: true,
+    doc: '`/healthz` fails once Redis has been out of reach this long, so the kubelet restarts the process',
+  },
+});
 
 /** How ebb reaches Redis, in every mode; part of QUEUE_SETTINGS. */
 export const REDIS_SETTINGS = table(ENTRIES, [

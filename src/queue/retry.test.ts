@@ -1,7 +1,7 @@
 import { ClassifiedError } from '../common/errors.ts';
 import { UnrecoverableError } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { KubeError, type KubeErrorCode } from '../kube/errors.ts';
+import { KubeError, kubeErrorFromStatus, type KubeErrorCode } from '../kube/errors.ts';
 import { InvalidKeyError } from './names.ts';
 import { backoffStrategy, retryAfterGivingUp, retryDecision, toJobError } from './retry.ts';
 
@@ -37,6 +37,7 @@ describe('retryDecision', () => {
   it.each<[string, unknown]>([
     ['500', kube('ServerError', 500)],
     ['429', kube('TooManyRequests', 429)],
+    ['401 (a rotated token: the next attempt reads credentials again)', kube('Unauthorized', 401)],
     ['404', kube('NotFound', 404)],
     ['unreachable apiserver', kube('Unavailable', 0)],
     ['a plain Error', new Error('boom')],
@@ -46,6 +47,17 @@ describe('retryDecision', () => {
     expect(d.retry).toBe(true);
     expect(d.retry && d.reason).toBe('transient');
     expect(d.retry && d.delayMs).toBeGreaterThanOrEqual(100);
+  });
+
+  it("waits at least the apiserver's Retry-After, within the cap", () => {
+    const asked = (ms: number): KubeError => kubeErrorFromStatus(429, { reason: 'TooManyRequests', message: 'slow down' }, 'list pods', ms);
+    const at = (error: unknown): number => {
+      const d = retryDecision(error, 1, { ...policy, random: () => 0 });
+      return d.retry ? d.delayMs : -1;
+    };
+    expect(at(kube('TooManyRequests', 429))).toBe(100);
+    expect(at(asked(7_000))).toBe(7_000);
+    expect(at(asked(60_000))).toBe(10_000);
   });
 
   it('grows exponentially and is capped (upper bound with random = 1)', () => {

@@ -18,18 +18,21 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseMs: 1_000, capMs: 300_000
 
 /**
  * The retry policy as a pure function of the error's retry class (`retryClassOf`):
- * - BullMQ's UnrecoverableError and `permanent` errors (KubeError 400/401/403/422, malformed job payloads)
+ * - BullMQ's UnrecoverableError and `permanent` errors (KubeError 400/403/422, malformed job payloads)
  *   are not retried: a retry cannot fix them; the worker reports them.
  * - `reread` (409 Conflict, AlreadyExists) is retried at once: the next attempt re-reads the object.
  * - Everything else backs off exponentially with full jitter, between baseMs and capMs, per object (the
- *   attempt count lives on the object's one job).
+ *   attempt count lives on the object's one job); never sooner than the apiserver's `Retry-After` (a 429
+ *   the client did not wait out itself), within capMs.
  */
 export function retryDecision(error: unknown, attempt: number, policy: RetryPolicy = DEFAULT_RETRY_POLICY): RetryDecision {
   if (isUnrecoverable(error)) return { retry: false, reason: 'unrecoverable' };
   const retryClass = retryClassOf(error);
   if (retryClass === 'reread') return { retry: true, delayMs: 0, reason: 'conflict' };
   if (retryClass === 'permanent') return { retry: false, reason: 'permanent' };
-  return { retry: true, delayMs: backoffMs(Math.max(1, attempt), policy.baseMs, policy.capMs, policy.random), reason: 'transient' };
+  const backoff = backoffMs(Math.max(1, attempt), policy.baseMs, policy.capMs, policy.random);
+  const asked = isKubeError(error) ? (error.retryAfterMs ?? 0) : 0;
+  return { retry: true, delayMs: Math.max(backoff, Math.min(asked, policy.capMs)), reason: 'transient' };
 }
 
 function isUnrecoverable(error: unknown): boolean {

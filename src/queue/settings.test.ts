@@ -11,6 +11,7 @@ describe('parseQueueConfig', () => {
     const cfg = parseQueueConfig({});
     expect(cfg).toEqual({
       redis: { mode: 'standalone', host: '127.0.0.1', port: 6379, db: 0, auth: { username: undefined, password: undefined }, tls: undefined },
+      redisCommandTimeoutMs: 10_000,
       prefix: '{ebb}',
       workerConcurrency: 8,
       globalConcurrency: undefined,

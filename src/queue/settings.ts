@@ -9,6 +9,8 @@ import { KEY_PREFIX } from './names.ts';
 export interface QueueConfig {
   /** Where Redis is, in any mode; holds credentials: log `describeRedis(redis)`, never this. */
   readonly redis: RedisTarget;
+  /** Deadline of a producer connection's commands (`redisConnection`'s commandTimeoutMs). */
+  readonly redisCommandTimeoutMs: number;
   /** BullMQ key prefix; must contain a `{hash tag}` so all keys share one Redis Cluster slot. */
   readonly prefix: string;
   /** Jobs one worker process runs at once. */
@@ -136,6 +138,7 @@ export const QUEUE_SETTINGS = table(
 export function queueConfigOf(v: Values<typeof QUEUE_SETTINGS.entries>): QueueConfig {
   return frozen({
     redis: redisTargetOfSettings(v),
+    redisCommandTimeoutMs: v.redisCommandTimeout,
     prefix: v.prefix,
     workerConcurrency: v.workerConcurrency,
     globalConcurrency: v.globalConcurrency,

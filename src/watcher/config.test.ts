@@ -4,6 +4,7 @@ import { authorized } from './board.ts';
 import { parseWatcherConfig } from './config.ts';
 
 const base = { EBB_REDIS_URL: 'redis://127.0.0.1:6379' };
+const TOKEN = 'a-board-token-of-at-least-32-bytes';
 
 describe('parseWatcherConfig', () => {
   it('applies defaults and freezes the result', () => {
@@ -41,8 +42,8 @@ describe('parseWatcherConfig', () => {
     const cfg = parseWatcherConfig({ ...base, EBB_HTTP_ADDRESS: '0.0.0.0' });
     expect(cfg.board).toBeUndefined();
     expect(cfg.boardNote).toContain('EBB_BOARD_TOKEN');
-    const withToken = parseWatcherConfig({ ...base, EBB_HTTP_ADDRESS: '0.0.0.0', EBB_BOARD_TOKEN: 's3cret' });
-    expect(withToken.board?.auth).toEqual({ kind: 'token', token: 's3cret' });
+    const withToken = parseWatcherConfig({ ...base, EBB_HTTP_ADDRESS: '0.0.0.0', EBB_BOARD_TOKEN: TOKEN });
+    expect(withToken.board?.auth).toEqual({ kind: 'token', token: TOKEN });
     expect(parseWatcherConfig({ ...base, EBB_BOARD: 'false' }).board).toBeUndefined();
   });
 
@@ -65,9 +66,41 @@ describe('parseWatcherConfig', () => {
   });
 
   it('reads Bull Board credentials and never shows a secret in a message', () => {
-    const basic = parseWatcherConfig({ ...base, EBB_HTTP_ADDRESS: '0.0.0.0', EBB_BOARD_USER: 'u', EBB_BOARD_PASSWORD: 'p', EBB_BOARD_READ_ONLY: 'false' });
-    expect(basic.board).toEqual({ basePath: '/board', readOnly: false, auth: { kind: 'basic', user: 'u', password: 'p' } });
+    const basic = parseWatcherConfig({ ...base, EBB_HTTP_ADDRESS: '0.0.0.0', EBB_BOARD_USER: 'u', EBB_BOARD_PASSWORD: TOKEN, EBB_BOARD_READ_ONLY: 'false' });
+    expect(basic.board).toEqual({ basePath: '/board', readOnly: false, auth: { kind: 'basic', user: 'u', password: TOKEN } });
     expect(() => parseWatcherConfig({ ...base, EBB_BOARD_PASSWORD: 'hunter2' })).toThrow(/^(?![\s\S]*hunter2)[\s\S]*EBB_BOARD_USER and EBB_BOARD_PASSWORD/);
+  });
+});
+
+describe('Bull Board secrets and Kubernetes authentication', () => {
+  it('refuses a token or password shorter than 32 bytes, naming the setting and not the value', () => {
+    for (const [setting, env] of [
+      ['EBB_BOARD_TOKEN', { EBB_BOARD_TOKEN: 'short-but-secret-31-bytes-long!' }],
+      ['EBB_BOARD_PASSWORD', { EBB_BOARD_USER: 'u', EBB_BOARD_PASSWORD: 'short-but-secret-31-bytes-long!' }],
+    ] as const) {
+      const parse = (): unknown => parseWatcherConfig({ ...base, ...env });
+      expect(parse).toThrow(ConfigError);
+      expect(parse).toThrow(`invalid configuration: ${setting}: must be at least 32 bytes`);
+      expect(parse).not.toThrow(/short-but-secret/);
+    }
+    expect(parseWatcherConfig({ ...base, EBB_BOARD_TOKEN: 'x'.repeat(32) }).board?.auth.kind).toBe('token');
+  });
+
+  it('reads the resource a user must be allowed to get, and serves the board on any address with it', () => {
+    const cfg = parseWatcherConfig({
+      ...base,
+      EBB_HTTP_ADDRESS: '0.0.0.0',
+      EBB_BOARD_KUBE_AUTH_RESOURCE: 'apps.apps.ebb.dev',
+      EBB_BOARD_KUBE_AUTH_NAMESPACE: 'ebb-system',
+    });
+    expect(cfg.board?.auth).toEqual({ kind: 'kubernetes', access: { group: 'apps.ebb.dev', resource: 'apps', namespace: 'ebb-system', name: undefined } });
+    const core = parseWatcherConfig({ ...base, EBB_BOARD_KUBE_AUTH_RESOURCE: 'services', EBB_BOARD_KUBE_AUTH_NAME: 'ebb-board' });
+    expect(core.board?.auth).toEqual({ kind: 'kubernetes', access: { group: '', resource: 'services', namespace: undefined, name: 'ebb-board' } });
+    expect(() => parseWatcherConfig({ ...base, EBB_BOARD_KUBE_AUTH_RESOURCE: 'apps', EBB_BOARD_TOKEN: TOKEN })).toThrow('choose one way to authenticate');
+    expect(() => parseWatcherConfig({ ...base, EBB_BOARD_KUBE_AUTH_NAMESPACE: 'x' })).toThrow(
+      'EBB_BOARD_KUBE_AUTH_NAMESPACE is set but EBB_BOARD_KUBE_AUTH_RESOURCE is not',
+    );
+    expect(() => parseWatcherConfig({ ...base, EBB_BOARD_KUBE_AUTH_RESOURCE: 'Apps/x' })).toThrow('EBB_BOARD_KUBE_AUTH_RESOURCE: must be resource.group');
   });
 });
 
@@ -82,7 +115,17 @@ describe('Bull Board authorization', () => {
     ['basic ok', basic('u', 'p'), { kind: 'basic', user: 'u', password: 'p' }, true],
     ['basic wrong password', basic('u', 'x'), { kind: 'basic', user: 'u', password: 'p' }, false],
     ['bearer where basic is configured', 'Bearer p', { kind: 'basic', user: 'u', password: 'p' }, false],
-  ])('%s', (_n, header, auth, ok) => {
-    expect(authorized(header, auth)).toBe(ok);
+  ])('%s', async (_n, header, auth, ok) => {
+    expect(await authorized(header, auth)).toBe(ok);
+  });
+
+  it('asks the reviewer about a Kubernetes token, as a Bearer token or a Basic password', async () => {
+    const auth = { kind: 'kubernetes', access: { group: '', resource: 'services', namespace: undefined, name: undefined } } as const;
+    const reviewer = (token: string): Promise<boolean> => Promise.resolve(token === 'good');
+    expect(await authorized('Bearer good', auth, reviewer)).toBe(true);
+    expect(await authorized(basic('anyone', 'good'), auth, reviewer)).toBe(true);
+    expect(await authorized('Bearer bad', auth, reviewer)).toBe(false);
+    expect(await authorized('Bearer ', auth, reviewer)).toBe(false);
+    expect(await authorized('Bearer good', auth)).toBe(false);
   });
 });

@@ -1,17 +1,20 @@
-import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, WATCH_SETTINGS, kubeEnvOf, type KubeEnv } from '../common/process-settings.ts';
+import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, WATCH_SETTINGS, kubeAccessOf, type KubeAccess } from '../common/process-settings.ts';
 import { frozen, parseSettings, table, type Env, type Values } from '../common/settings.ts';
 import type { LogLevel } from '../common/log.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
+import { REDIS_LIVENESS_SETTINGS } from '../queue/redis-settings.ts';
 import type { BoardAuth } from './board.ts';
 import { SCALER_SETTINGS, scalerTlsOf, type ScalerTlsFiles } from './scaler-settings.ts';
+import { MIN_SECRET_BYTES } from './board-guards.ts';
+import { boardAccessOf } from './board-kube-auth.ts';
 
 /** The watcher's configuration: parsed and validated once, frozen, passed down. */
 export interface WatcherConfig {
   readonly queue: QueueConfig;
   /** Namespaces whose Apps are watched; empty = all namespaces. */
   readonly namespaces: readonly string[];
-  /** Where the apiserver is (KUBECONFIG, or the in-cluster service settings). */
-  readonly kube: KubeEnv;
+  /** Where the apiserver is (KUBECONFIG, or the in-cluster service settings), and the deadline of a request. */
+  readonly kube: KubeAccess;
   readonly httpAddress: string;
   readonly httpPort: number;
   /** Port of the KEDA external scaler (gRPC); undefined when switched off. */
@@ -22,6 +25,8 @@ export interface WatcherConfig {
   /** A watch that delivers nothing (bookmarks included) for this long is re-opened. */
   readonly watchdogMs: number;
   readonly logLevel: LogLevel;
+  /** /healthz fails once Redis has been out of reach this long; 0: never. */
+  readonly redisUnhealthyAfterMs: number;
   /** Bull Board; undefined when disabled. */
   readonly board: { readonly basePath: string; readonly readOnly: boolean; readonly auth: BoardAuth } | undefined;
   /** Why the board is off although it was not switched off (shown once in the log). */
@@ -36,6 +41,7 @@ export const WATCHER_SETTINGS = table(
     ...HTTP_SETTINGS.entries,
     ...WATCH_SETTINGS.entries,
     ...QUEUE_SETTINGS.entries,
+    ...REDIS_LIVENESS_SETTINGS.entries,
     namespaces: {
       name: 'EBB_NAMESPACES',
       type: 'list',
@@ -67,10 +73,39 @@ export const WATCHER_SETTINGS = table(
       name: 'EBB_BOARD_TOKEN',
       type: 'string',
       secret: true,
-      doc: 'Bull Board credential: a Bearer token (or the password of HTTP Basic with any user)',
+      doc: `Bull Board credential: a Bearer token (or the password of HTTP Basic with any user), at least ${MIN_SECRET_BYTES} bytes (\`openssl rand -base64 32\`)`,
     },
     boardUser: { name: 'EBB_BOARD_USER', type: 'string', doc: 'Bull Board HTTP Basic user (with `EBB_BOARD_PASSWORD`)' },
-    boardPassword: { name: 'EBB_BOARD_PASSWORD', type: 'string', secret: true, doc: 'Bull Board HTTP Basic password (with `EBB_BOARD_USER`)' },
+    boardPassword: {
+      name: 'EBB_BOARD_PASSWORD',
+      type: 'string',
+      secret: true,
+      doc: `Bull Board HTTP Basic password (with \`EBB_BOARD_USER\`), at least ${MIN_SECRET_BYTES} bytes`,
+    },
+    boardKubeAuthResource: {
+      name: 'EBB_BOARD_KUBE_AUTH_RESOURCE',
+      type: 'string',
+      pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
+      format: 'be resource.group, like apps.apps.ebb.dev, or a core resource, like services',
+      defaultDoc: 'unset: no Kubernetes authentication',
+      doc: 'Bull Board opens to a bearer token (or the HTTP Basic password, any user) of a user the apiserver allows to `get` this resource (TokenReview, then SubjectAccessReview; the watcher needs the `system:auth-delegator` ClusterRole); instead of `EBB_BOARD_TOKEN` and `EBB_BOARD_USER`',
+    },
+    boardKubeAuthNamespace: {
+      name: 'EBB_BOARD_KUBE_AUTH_NAMESPACE',
+      type: 'string',
+      pattern: /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/,
+      format: 'be a namespace name',
+      defaultDoc: 'cluster-wide',
+      doc: 'the namespace of the resource of `EBB_BOARD_KUBE_AUTH_RESOURCE`',
+    },
+    boardKubeAuthName: {
+      name: 'EBB_BOARD_KUBE_AUTH_NAME',
+      type: 'string',
+      pattern: /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/,
+      format: 'be an object name',
+      defaultDoc: 'any object',
+      doc: 'one object of the resource of `EBB_BOARD_KUBE_AUTH_RESOURCE`',
+    },
   },
   [
     ...QUEUE_SETTINGS.checks,
@@ -79,14 +114,48 @@ export const WATCHER_SETTINGS = table(
       uses: ['boardUser', 'boardPassword'],
       problems: (v) => ((v.boardUser === undefined) !== (v.boardPassword === undefined) ? ['EBB_BOARD_USER and EBB_BOARD_PASSWORD must be set together'] : []),
     },
+    { uses: ['boardToken', 'boardPassword'], problems: (v) => shortSecrets(v) },
+    {
+      uses: ['boardToken', 'boardUser', 'boardKubeAuthResource', 'boardKubeAuthNamespace', 'boardKubeAuthName'],
+      problems: (v, isSet) => kubeAuthProblems(v, isSet),
+    },
   ],
 );
 
 type WatcherValues = Values<typeof WATCHER_SETTINGS.entries>;
 
+/** A token or password shorter than MIN_SECRET_BYTES (the message never shows it). */
+function shortSecrets(v: { readonly boardToken: string | undefined; readonly boardPassword: string | undefined }): string[] {
+  const short = (s: string | undefined): boolean => s !== undefined && Buffer.byteLength(s) < MIN_SECRET_BYTES;
+  return [
+    ...(short(v.boardToken) ? [`EBB_BOARD_TOKEN: must be at least ${MIN_SECRET_BYTES} bytes (generate one with openssl rand -base64 32)`] : []),
+    ...(short(v.boardPassword) ? [`EBB_BOARD_PASSWORD: must be at least ${MIN_SECRET_BYTES} bytes (generate one with openssl rand -base64 32)`] : []),
+  ];
+}
+
+interface KubeAuthValues {
+  readonly boardToken: string | undefined;
+  readonly boardUser: string | undefined;
+  readonly boardKubeAuthResource: string | undefined;
+}
+
+function kubeAuthProblems(v: KubeAuthValues, isSet: (k: 'boardKubeAuthNamespace' | 'boardKubeAuthName') => boolean): string[] {
+  if (v.boardKubeAuthResource === undefined) {
+    return (['boardKubeAuthNamespace', 'boardKubeAuthName'] as const)
+      .filter(isSet)
+      .map((k) => `${k === 'boardKubeAuthName' ? 'EBB_BOARD_KUBE_AUTH_NAME' : 'EBB_BOARD_KUBE_AUTH_NAMESPACE'} is set but EBB_BOARD_KUBE_AUTH_RESOURCE is not`);
+  }
+  return v.boardToken !== undefined || v.boardUser !== undefined
+    ? ['EBB_BOARD_KUBE_AUTH_RESOURCE is set together with EBB_BOARD_TOKEN or EBB_BOARD_USER: choose one way to authenticate']
+    : [];
+}
+
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
 function boardAuth(v: WatcherValues): BoardAuth {
+  if (v.boardKubeAuthResource !== undefined) {
+    return { kind: 'kubernetes', access: boardAccessOf(v.boardKubeAuthResource, v.boardKubeAuthNamespace, v.boardKubeAuthName) };
+  }
   if (v.boardToken !== undefined) return { kind: 'token', token: v.boardToken };
   if (v.boardUser !== undefined && v.boardPassword !== undefined) return { kind: 'basic', user: v.boardUser, password: v.boardPassword };
   return { kind: 'none' };
@@ -100,7 +169,10 @@ function board(v: WatcherValues): Pick<WatcherConfig, 'board' | 'boardNote'> {
   if (!v.board) return { board: undefined, boardNote: undefined };
   const auth = boardAuth(v);
   if (auth.kind === 'none' && !LOOPBACK.test(v.httpAddress)) {
-    return { board: undefined, boardNote: `Bull Board is off: set EBB_BOARD_TOKEN (or EBB_BOARD_USER/EBB_BOARD_PASSWORD) to serve it on ${v.httpAddress}` };
+    return {
+      board: undefined,
+      boardNote: `Bull Board is off: set EBB_BOARD_TOKEN (or EBB_BOARD_USER/EBB_BOARD_PASSWORD, or EBB_BOARD_KUBE_AUTH_RESOURCE) to serve it on ${v.httpAddress}`,
+    };
   }
   return { board: { basePath: v.boardPath, readOnly: v.boardReadOnly, auth }, boardNote: undefined };
 }
@@ -112,7 +184,7 @@ export function parseWatcherConfig(env: Env): WatcherConfig {
     ...board(v),
     queue: queueConfigOf(v),
     namespaces: v.namespaces,
-    kube: kubeEnvOf(v),
+    kube: kubeAccessOf(v),
     httpAddress: v.httpAddress,
     httpPort: v.httpPort,
     scalerPort: v.scaler ? v.scalerPort : undefined,
@@ -120,6 +192,7 @@ export function parseWatcherConfig(env: Env): WatcherConfig {
     scalerMaxStreams: v.scalerMaxStreams,
     watchdogMs: v.watchdog,
     logLevel: v.logLevel,
+    redisUnhealthyAfterMs: v.redisUnhealthyAfter,
   });
 }
 

@@ -83,7 +83,8 @@ export async function startScaler(opts: {
       fn(call.request).then(
         (res) => cb(null, res),
         (err: unknown) => {
-          opts.log.debug({ err: errorMessage(err) }, 'scaler backlog read failed');
+          // The caller learns that the backlog could not be read, not why: the error stays in this log.
+          opts.log.warn({ err: errorMessage(err) }, 'KEDA scaler: backlog unavailable');
           cb({ code: status.UNAVAILABLE, details: 'backlog unavailable' });
         },
       );

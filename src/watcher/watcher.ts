@@ -4,6 +4,7 @@ import { sleep } from '../common/wait.ts';
 import { startOpsServer, type Handler } from '../common/http.ts';
 import { throttledWarn, type Logger } from '../common/log.ts';
 import { kubeClient } from '../kube/client.ts';
+import type { KubeRest } from '../kube/rest.ts';
 import {
   applyLimitsWithOverrides,
   connectionOf,
@@ -30,6 +31,7 @@ import { failedJobIdsSince, markerPresent, resyncIsFull, resyncKeys, writeMarker
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 import { PodHolds } from './pod-holds.ts';
 import { errorMessage } from '../common/errors.ts';
+import { RedisReachability } from '../queue/reachability.ts';
 
 const ENQUEUE_CHUNK = 64;
 
@@ -133,10 +135,13 @@ async function redisProblem(redis: RedisClient): Promise<string | undefined> {
 }
 
 /** Bull Board, loaded only when it is on (it and its web stack cost memory an idle watcher does not need). */
-async function boardMounts(cfg: WatcherConfig, queues: readonly unknown[]): Promise<{ prefix: string; handler: Handler }[]> {
+async function boardMounts(cfg: WatcherConfig, queues: readonly unknown[], rest: KubeRest, log: Logger): Promise<{ prefix: string; handler: Handler }[]> {
   if (!cfg.board) return [];
   const { boardHandler } = await import('./board.ts');
-  return [{ prefix: cfg.board.basePath, handler: boardHandler(queues as Queue<unknown, unknown, string>[], cfg.board) }];
+  const { kubeTokenReviewer } = await import('./board-kube-auth.ts');
+  const auth = cfg.board.auth;
+  const reviewer = auth.kind === 'kubernetes' ? kubeTokenReviewer(rest, auth.access) : undefined;
+  return [{ prefix: cfg.board.basePath, handler: boardHandler(queues as Queue<unknown, unknown, string>[], { ...cfg.board, reviewer, log }) }];
 }
 
 /** The KEDA scaler, loaded only when it is on (gRPC and the proto loader). */
@@ -160,10 +165,13 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   // failover to a replica behind): the jobs and timers of objects nothing else will wake (a pod waiting out
   // its in-place grace period). Everything known is enqueued again as soon as Redis answers, as a resync.
   let onRedisRestored = (): void => undefined;
+  const reachability = new RedisReachability();
   const producer = redisConnection(cfg.queue.redis, {
     forWorker: false,
     name: 'ebb-watcher',
     log,
+    commandTimeoutMs: cfg.queue.redisCommandTimeoutMs,
+    reachability,
     onRestored: () => onRedisRestored(),
   });
   const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-watcher-timers', log });
@@ -235,11 +243,12 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   })();
 
   const ops = await startOpsServer({
+    log,
     address: cfg.httpAddress,
     port: cfg.httpPort,
     registry: metrics.registry,
-    healthz: () => undefined,
-    mounts: await boardMounts(cfg, [queue, timers]),
+    healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
+    mounts: await boardMounts(cfg, [queue, timers], rest, log),
     readyz: async () => {
       // Every problem, not only the first: with Redis down the watches fail too (their enqueues do), and
       // the answer must still say that Redis is the cause.

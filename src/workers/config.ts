@@ -1,14 +1,15 @@
 import type { LogLevel } from '../common/log.ts';
-import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, PULL_SECRET_NAMESPACE_SETTING, kubeEnvOf, type KubeEnv } from '../common/process-settings.ts';
+import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, PULL_SECRET_NAMESPACE_SETTING, kubeAccessOf, type KubeAccess } from '../common/process-settings.ts';
 import { frozen, parseSettings, table, type Env } from '../common/settings.ts';
 import { DEFAULT_QUARANTINE_LIMIT } from '../queue/quarantine.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
+import { REDIS_LIVENESS_SETTINGS } from '../queue/redis-settings.ts';
 
 /** The worker's configuration: parsed and validated once, frozen, passed down. */
 export interface WorkerConfig {
   readonly queue: QueueConfig;
-  /** Where the apiserver is (KUBECONFIG, or the in-cluster service settings). */
-  readonly kube: KubeEnv;
+  /** Where the apiserver is (KUBECONFIG, or the in-cluster service settings), and the deadline of a request. */
+  readonly kube: KubeAccess;
   readonly httpAddress: string;
   readonly httpPort: number;
   /** How long SIGTERM waits for running reconciles before the worker exits anyway. */
@@ -20,6 +21,8 @@ export interface WorkerConfig {
   readonly quarantineAfter: number;
   /** Reconciles of one namespace running at once, all workers together; 0: no cap. */
   readonly namespaceConcurrency: number;
+  /** /healthz fails once Redis has been out of reach this long; 0: never. */
+  readonly redisUnhealthyAfterMs: number;
 }
 
 /** Everything `ebb worker` reads. */
@@ -29,6 +32,7 @@ export const WORKER_SETTINGS = table(
     ...LOG_SETTINGS.entries,
     ...HTTP_SETTINGS.entries,
     ...QUEUE_SETTINGS.entries,
+    ...REDIS_LIVENESS_SETTINGS.entries,
     pullSecretNamespace: PULL_SECRET_NAMESPACE_SETTING,
     shutdownTimeout: {
       name: 'EBB_SHUTDOWN_TIMEOUT',
@@ -63,7 +67,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
   const v = parseSettings(WORKER_SETTINGS, env);
   return frozen({
     queue: queueConfigOf(v),
-    kube: kubeEnvOf(v),
+    kube: kubeAccessOf(v),
     httpAddress: v.httpAddress,
     httpPort: v.httpPort,
     shutdownTimeoutMs: v.shutdownTimeout,
@@ -71,6 +75,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     pullSecretNamespace: v.pullSecretNamespace,
     quarantineAfter: v.quarantineAfter,
     namespaceConcurrency: v.namespaceConcurrency,
+    redisUnhealthyAfterMs: v.redisUnhealthyAfter,
   });
 }
 

@@ -11,7 +11,6 @@ import {
   redisConnection,
   retryAfterGivingUp,
   setTimer,
-  validateKey,
   withRetryPolicy,
   RECONCILE_QUEUE,
   RETRY_AFTER_GIVING_UP,
@@ -21,6 +20,8 @@ import {
 import { namespaceGate, type NamespaceGate } from '../queue/namespace-gate.ts';
 import { redisQuarantine } from '../queue/quarantine.ts';
 import { appQuarantineHooks } from './app/quarantine-hooks.ts';
+import { ownJobKey } from '../queue/job-id.ts';
+import { RedisReachability } from '../queue/reachability.ts';
 import type { WorkerConfig } from './config.ts';
 import { withQuarantine } from './quarantine.ts';
 import { workerMetrics, type WorkerMetrics } from './metrics.ts';
@@ -74,10 +75,12 @@ async function admitted(gate: NamespaceGate, namespace: string, member: string, 
 /** Runs one job: dispatch by kind, child logger, metrics, "wait" → timer. Errors go to the retry policy. */
 function processor(deps: ProcessorDeps) {
   return async (job: Job<ObjectKey, JobReturn, string>, _token?: string, signal?: AbortSignal): Promise<JobReturn> => {
-    const key = validateKey(job.data);
+    const key = ownJobKey(job.id, job.data);
+    if (!key) {
+      deps.log.warn({ jobId: String(job.id).slice(0, 300), jobName: job.name.slice(0, 100) }, "job id is not ebb's own form; dropping job");
+      return { result: 'dropped', ms: 0 };
+    }
     const log = deps.log.child({ kind: key.kind, namespace: key.namespace, name: key.name, jobId: job.id, attempt: job.attemptsMade + 1 });
-    const started = Date.now();
-    if (job.attemptsMade === 0) deps.metrics.latency.observe({ kind: key.kind }, (started - job.timestamp) / 1000);
     const reconcile = deps.reconcilers[key.kind];
     if (!reconcile) {
       log.warn('no reconciler for this kind; dropping job');
@@ -89,6 +92,8 @@ function processor(deps: ProcessorDeps) {
       await job.moveToDelayed(Date.now() + deps.gate.retryDelayMs(), _token);
       throw new DelayedError();
     }
+    const started = Date.now();
+    if (job.attemptsMade === 0) deps.metrics.latency.observe({ kind: key.kind }, (started - job.timestamp) / 1000);
     log.debug({ enqueuedAt: job.timestamp, startedAt: started }, 'reconcile started');
     let result: 'done' | 'wait' | 'error' = 'error';
     try {
@@ -117,7 +122,14 @@ function processor(deps: ProcessorDeps) {
 export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: Partial<Record<ObjectKind, Reconciler>>): Promise<RunningWorker> {
   const rest = await kubeClient(cfg.kube);
   const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-worker', log });
-  const producer = redisConnection(cfg.queue.redis, { forWorker: false, name: 'ebb-worker-timers', log });
+  const reachability = new RedisReachability();
+  const producer = redisConnection(cfg.queue.redis, {
+    forWorker: false,
+    name: 'ebb-worker-timers',
+    log,
+    commandTimeoutMs: cfg.queue.redisCommandTimeoutMs,
+    reachability,
+  });
   const timers = createTimersQueue(producer, cfg.queue);
   // BullMQ prints a Queue's connection errors raw to stderr unless someone listens; the connection
   // already logs them (structured, rate-limited).
@@ -151,10 +163,11 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
     );
   };
   const ops = await startOpsServer({
+    log,
     address: cfg.httpAddress,
     port: cfg.httpPort,
     registry: metrics.registry,
-    healthz: () => undefined,
+    healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
     readyz: () => (worker.isRunning() ? undefined : 'worker not running'),
   });
   log.info({ concurrency: cfg.queue.workerConcurrency, port: ops.port }, 'worker started');

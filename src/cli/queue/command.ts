@@ -87,7 +87,7 @@ export async function queueCommand(argv: string[]): Promise<number> {
   }
   const { loadQueueCliConfig } = await import('./config.ts');
   const cfg = loadQueueCliConfig();
-  const client = redisConnection(cfg.redis, { forWorker: false, name: 'ebb-queue-cli' });
+  const client = redisConnection(cfg.redis, { forWorker: false, name: 'ebb-queue-cli', commandTimeoutMs: cfg.redisCommandTimeoutMs });
   const reconcile = createReconcileQueue(client, cfg);
   const timers = createTimersQueue(client, cfg);
   // The connection reports its own failures through the commands that fail; nothing to print twice.

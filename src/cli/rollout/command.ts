@@ -15,6 +15,7 @@ import { chooseUndo, formatHistory } from './history.ts';
 import { planRestart } from './restart.ts';
 import { planAbort, planPromote, planRetry, type ControlPlan } from './control.ts';
 import { summarizePods, viewRollout, type RolloutState } from './view.ts';
+import { printable } from './printable.ts';
 import { core } from '../../kube/paths.ts';
 import type { Pod } from '../../kube/types.ts';
 
@@ -169,6 +170,6 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
       out = await control(rest, app, args.op, planPromote(app));
       break;
   }
-  (out.code === RolloutExit.done ? process.stdout : process.stderr).write(out.text);
+  (out.code === RolloutExit.done ? process.stdout : process.stderr).write(printable(out.text, { keepNewlines: true }));
   return out.code;
 }

@@ -8,6 +8,7 @@ import type { KubeRest } from '../../kube/rest.ts';
 import type { Pod } from '../../kube/types.ts';
 import { listWatch } from '../../kube/watch.ts';
 import { summarizePods, viewRollout, type RolloutView } from './view.ts';
+import { printable } from './printable.ts';
 
 export interface FollowOptions {
   rest: KubeRest;
@@ -107,13 +108,15 @@ export class StatusPrinter {
     this.tty = tty;
   }
 
+  /** Cluster text in `view` is printed without its control characters (printable.ts). */
   show(view: RolloutView): void {
+    const text = printable(view.line);
     if (!this.tty) {
-      this.out.write(`${view.line}\n`);
+      this.out.write(`${text}\n`);
       return;
     }
     const width = Math.max(20, (this.out.columns ?? 80) - 1);
-    const line = view.line.length > width ? `${view.line.slice(0, width - 1)}…` : view.line;
+    const line = text.length > width ? `${text.slice(0, width - 1)}…` : text;
     this.out.write(`\r\x1b[2K${line}`);
     this.drawn = true;
   }
@@ -122,6 +125,6 @@ export class StatusPrinter {
   finish(text: string): void {
     if (this.drawn) this.out.write('\n');
     this.drawn = false;
-    this.out.write(`${text}\n`);
+    this.out.write(`${printable(text)}\n`);
   }
 }

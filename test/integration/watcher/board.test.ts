@@ -70,7 +70,7 @@ describe('Bull Board in a browser', () => {
     printLogsOnFailure(procs);
     const prefix = uniquePrefix('board');
     const namespace = `board-${randomBytes(4).toString('hex')}`;
-    const password = randomBytes(12).toString('hex');
+    const password = randomBytes(16).toString('hex'); // 32 characters: the shortest password the board accepts
     const watcher = spawnEbb(
       'watcher',
       ebbEnv({ kubeconfig, redisUrl, prefix, namespaces: [namespace] }, { EBB_BOARD: 'true', EBB_BOARD_USER: 'ops', EBB_BOARD_PASSWORD: password }),

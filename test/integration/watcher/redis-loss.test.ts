@@ -5,7 +5,8 @@
  *  - edits whose jobs were waiting when FLUSHALL wiped them (the worker was stopped): the queue is empty,
  *    no further event comes, and the next resync brings every App back — observed again;
  *  - Redis stopped and started again (empty) on the same port while Apps are edited: both processes ride it
- *    out and every App is observed.
+ *    out and every App is observed; the watcher's /healthz fails once Redis has been out of reach for
+ *    EBB_REDIS_UNHEALTHY_AFTER, and passes again when it is back.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,6 +25,7 @@ import {
   deleteNamespace,
   ebbEnv,
   editApp,
+  httpGet,
   printLogsOnFailure,
   spawnEbb,
   uniquePrefix,
@@ -83,7 +85,13 @@ describe('Redis loss during activity', () => {
     ns = await freshNamespace('redis');
     await createApps(sandbox().rest, ns, appNames(APPS));
     const prefix = uniquePrefix('redis');
-    env = ebbEnv({ kubeconfig: sandbox().kubeconfig, redisUrl: redis.url, prefix, namespaces: [ns] }, { EBB_RESYNC_PERIOD: `${RESYNC_MS / 1000}s` });
+    env = ebbEnv(
+      { kubeconfig: sandbox().kubeconfig, redisUrl: redis.url, prefix, namespaces: [ns] },
+      {
+        EBB_RESYNC_PERIOD: `${RESYNC_MS / 1000}s`,
+        EBB_REDIS_UNHEALTHY_AFTER: '2s',
+      },
+    );
     admin = redisConnection(redis.url, { forWorker: false });
     queue = createReconcileQueue(admin, parseQueueConfig({ EBB_REDIS_URL: redis.url, EBB_QUEUE_PREFIX: prefix }));
     queue.on('error', () => undefined); // Redis is stopped on purpose below
@@ -147,8 +155,12 @@ describe('Redis loss during activity', () => {
     const edits = editLoop();
     await edits.more(10, 'before the outage');
     await redis.stop();
+    const port = await watcher.httpPort();
+    const healthz = async (status: number): Promise<true | undefined> => ((await httpGet(port, '/healthz')).status === status ? true : undefined);
+    await waitFor(() => healthz(503), { timeoutMs: 20_000, intervalMs: 200, what: "the watcher's /healthz failing after EBB_REDIS_UNHEALTHY_AFTER" });
     await edits.more(20, 'while Redis is down');
     redis = await startRedis({ dir, port: redis.port });
+    await waitFor(() => healthz(200), { timeoutMs: 20_000, intervalMs: 200, what: "the watcher's /healthz passing again" });
     await edits.more(10, 'after the restart');
     expect(await edits.stop()).toBeGreaterThanOrEqual(40);
 

@@ -1,3 +1,4 @@
+import type { ServiceError } from '@grpc/grpc-js';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/common/log.ts';
 import { dueSoonBacklog } from '../../../src/queue/backlog.ts';
@@ -27,6 +28,20 @@ describe('KEDA external scaler', () => {
       });
       await queue.pause();
       expect(await call(c.IsActive, c, ref)).toEqual({ result: false });
+    } finally {
+      c.close();
+      await scaler.close();
+    }
+  });
+
+  it('answers UNAVAILABLE without the error text when the backlog cannot be read', async () => {
+    const backlog = (): Promise<number> => Promise.reject(new Error('NOAUTH secret-detail of redis://:hunter2@redis'));
+    const scaler = await startScaler({ address: '127.0.0.1', port: 0, backlog, log });
+    const c = client(scaler.port);
+    try {
+      const err = (await call(c.IsActive, c, ref).catch((e: unknown) => e)) as ServiceError;
+      expect(err.code).toBe(14);
+      expect(err.details).toBe('backlog unavailable');
     } finally {
       c.close();
       await scaler.close();

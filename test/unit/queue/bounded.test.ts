@@ -1,0 +1,91 @@
+/**
+ * Bounded waits on Redis, against a real redis-server: a producer command to a Redis that stalls (SIGSTOP)
+ * fails at its deadline instead of hanging; a worker connection's blocking read outlives that deadline; and
+ * a connection's reachability turns /healthz's answer after the set time out of reach, and back when Redis
+ * answers again.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../harness/sandbox/ports.ts';
+import { startRedis, type RedisServer } from '../../../harness/sandbox/redis.ts';
+import { waitFor } from '../../../src/common/wait.ts';
+import { redisConnection } from '../../../src/queue/connection.ts';
+import { RedisReachability } from '../../../src/queue/reachability.ts';
+
+let dir = '';
+const servers: RedisServer[] = [];
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ebb-bounded-'));
+});
+afterAll(async () => {
+  for (const s of servers) {
+    try {
+      process.kill(s.pid, 'SIGCONT');
+    } catch {
+      // already stopped
+    }
+    await s.stop();
+  }
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('Redis commands have deadlines', () => {
+  it("fails a producer's command to a stalled Redis at its deadline, and leaves blocking reads alone", async () => {
+    const server = await startRedis({ dir });
+    servers.push(server);
+    const producer = redisConnection(server.url, { forWorker: false, name: 'bounded-producer', commandTimeoutMs: 300 });
+    const worker = redisConnection(server.url, { forWorker: true, name: 'bounded-worker', commandTimeoutMs: 300 });
+    try {
+      expect(await producer.ping()).toBe('PONG');
+      // A blocking read that lasts longer than the producer deadline completes with the server's own timeout.
+      expect(await worker.bzpopmin('{bounded}:marker', 1)).toBeNull();
+
+      process.kill(server.pid, 'SIGSTOP');
+      const started = Date.now();
+      await expect(producer.ping()).rejects.toThrow(/timed out/i);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      process.kill(server.pid, 'SIGCONT');
+      expect(await producer.ping()).toBe('PONG');
+    } finally {
+      producer.disconnect();
+      worker.disconnect();
+    }
+  }, 30_000);
+});
+
+describe('RedisReachability', () => {
+  it('reports Redis out of reach only after the set time, and never with 0', () => {
+    let now = 1_000;
+    const r = new RedisReachability(() => now);
+    now += 5_000;
+    expect(r.problem(10_000)).toBeUndefined();
+    now += 6_000;
+    expect(r.problem(10_000)).toBe('redis unreachable for 11s');
+    expect(r.problem(0)).toBeUndefined();
+    r.ready();
+    expect(r.problem(10_000)).toBeUndefined();
+    r.lost();
+    now += 4_000;
+    r.lost(); // a second close in the same outage does not restart the clock
+    now += 7_000;
+    expect(r.problem(10_000)).toBe('redis unreachable for 11s');
+  });
+
+  it('follows a real connection: out of reach while nothing listens, healthy once Redis answers', async () => {
+    const port = await freePort();
+    const reachability = new RedisReachability();
+    const client = redisConnection(`redis://127.0.0.1:${port}`, { forWorker: false, name: 'reach', reachability });
+    try {
+      await waitFor(() => reachability.problem(200), { timeoutMs: 5_000, intervalMs: 20, what: 'Redis reported out of reach' });
+      const server = await startRedis({ dir, port });
+      servers.push(server);
+      await waitFor(() => (reachability.problem(200) === undefined ? true : undefined), { timeoutMs: 10_000, intervalMs: 20, what: 'Redis back' });
+      await server.stop();
+      await waitFor(() => reachability.problem(200), { timeoutMs: 5_000, intervalMs: 20, what: 'the outage reported' });
+    } finally {
+      client.disconnect();
+    }
+  }, 30_000);
+});
