@@ -13,7 +13,7 @@
  * pod stays Pending and nothing rewrites it; a pod the controller created first is left as it is.
  * ebb side: the watcher (the manifest's NODE_OPTIONS) runs from the start. After each step's objects exist,
  * a worker (the manifest's NODE_OPTIONS) starts and reconciles every App; once every process has
- * been quiet for 10 s, their RSS is read and the worker stops (so it never races the benchmark to create
+ * been quiet for 10 s, their RSS (and the worker's peak RSS) is read and the worker stops (so it never races the benchmark to create
  * pods). Then a second, fresh watcher lists everything from scratch and its RSS is read (off: --no-fresh).
  * StatefulSet side: kube-controller-manager with its statefulset controller, read the same way.
  */
@@ -214,6 +214,8 @@ async function runSide(side: Side): Promise<Reading[]> {
         await worker.waitForLog((l) => l.msg === 'worker started', 60_000, 'worker started');
         reading.settleS = await settle({ ...pids, 'ebb worker': worker.pid });
         reading.rss = await rss({ ...pids, 'ebb worker': worker.pid });
+        // Its high-water mark too: an App of thousands of pods is read whole at each reconcile.
+        reading.rss['ebb worker peak'] = (await memoryOf(worker.pid)).peakMiB;
         await worker.stop();
         if (!args['no-fresh']) {
           const fresh = startWatcher(env);
