@@ -3,7 +3,10 @@
  * edits; how long does the quiet namespace wait, and does the flood still drain at full speed?
  *
  *   node bench/fairness.ts [--flood 10000] [--edits 50] [--gap 100] [--work 20] [--workers 2] [--concurrency 8]
- *                          [--modes off,namespace] [--runs 3]
+ *                          [--modes off,namespace,namespace+cap] [--cap 4] [--runs 3]
+ *
+ * Mode `namespace+cap` is fairness plus the worker's per-namespace cap (EBB_NAMESPACE_CONCURRENCY = `--cap`):
+ * the workers run ebb's namespace gate, and a job over the cap goes back to the delayed set as in `ebb worker`.
  *
  * A private `redis-server`; per mode (EBB_QUEUE_FAIRNESS) a fresh key prefix and `--workers` worker processes
  * (this file with `--role worker`: a BullMQ Worker with ebb's reconcile worker options and a minimal reconcile
@@ -23,10 +26,11 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Worker, type Job } from 'bullmq';
+import { DelayedError, Worker, type Job } from 'bullmq';
 import { sleep, waitFor } from '../src/common/wait.ts';
 import { enqueue } from '../src/queue/enqueue.ts';
 import { TenantRates, type Fairness } from '../src/queue/fairness.ts';
+import { namespaceGate } from '../src/queue/namespace-gate.ts';
 import { dedupId, RECONCILE_QUEUE, type ObjectKey } from '../src/queue/names.ts';
 import { createReconcileQueue, reconcileWorkerOptions } from '../src/queue/queues.ts';
 import { redisConnection } from '../src/queue/connection.ts';
@@ -44,6 +48,7 @@ const { values: opt } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     modes: { type: 'string', default: 'off,namespace' },
     runs: { type: 'string', default: '3' },
+    cap: { type: 'string', default: '0' },
     role: { type: 'string', default: 'producer' },
     redis: { type: 'string' },
     prefix: { type: 'string' },
@@ -66,14 +71,25 @@ function queueConfig(url: string, prefix: string, fairness: Fairness) {
   return parseQueueConfig({ EBB_REDIS_URL: url, EBB_QUEUE_PREFIX: prefix, EBB_WORKER_CONCURRENCY: opt.concurrency, EBB_QUEUE_FAIRNESS: fairness });
 }
 
-/** `--role worker`: run jobs until SIGTERM, printing one line per job. */
+type Mode = Fairness | `${Fairness}+cap`;
+const fairnessOf = (mode: Mode): Fairness => (mode.endsWith('+cap') ? (mode.slice(0, -'+cap'.length) as Fairness) : (mode as Fairness));
+
+/** `--role worker`: run jobs until SIGTERM, printing one line per job; with `--cap` > 0, ebb's namespace gate first. */
 async function runWorker(url: string, prefix: string): Promise<void> {
   const cfg = queueConfig(url, prefix, 'off');
+  const cap = Number(opt.cap);
+  const gate =
+    cap > 0 ? namespaceGate(redisConnection(url, { forWorker: false, name: 'bench-gate' }), prefix, { cap, leaseMs: 60_000, minDelayMs: 500 }) : undefined;
   const worker = new Worker<ObjectKey, void, string>(
     RECONCILE_QUEUE,
-    async (job: Job<ObjectKey, void, string>) => {
+    async (job: Job<ObjectKey, void, string>, token?: string) => {
+      if (gate && !(await gate.acquire(job.data.namespace, job.id ?? '', Date.now()))) {
+        await job.moveToDelayed(Date.now() + gate.retryDelayMs(), token);
+        throw new DelayedError();
+      }
       const startedAt = Date.now();
       await sleep(WORK_MS);
+      await gate?.release(job.data.namespace, job.id ?? '');
       process.stdout.write(`${JSON.stringify({ id: dedupId(job.data), startedAt, doneAt: Date.now() } satisfies Started)}\n`);
     },
     reconcileWorkerOptions(redisConnection(url, { forWorker: true, name: 'bench-fairness-worker' }), cfg),
@@ -85,10 +101,13 @@ async function runWorker(url: string, prefix: string): Promise<void> {
   process.exit(0);
 }
 
-function spawnWorker(url: string, prefix: string, onJob: (s: Started) => void): Promise<ChildProcess> {
+function spawnWorker(url: string, prefix: string, cap: number, onJob: (s: Started) => void): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    [fileURLToPath(import.meta.url), '--role', 'worker', '--redis', url, '--prefix', prefix, '--work', String(WORK_MS), '--concurrency', opt.concurrency],
+    [
+      fileURLToPath(import.meta.url),
+      ...['--role', 'worker', '--redis', url, '--prefix', prefix, '--work', String(WORK_MS), '--concurrency', opt.concurrency, '--cap', String(cap)],
+    ],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -103,19 +122,21 @@ function spawnWorker(url: string, prefix: string, onJob: (s: Started) => void): 
 }
 
 interface Result {
-  mode: Fairness;
+  mode: Mode;
   bLatencies: number[];
   aEnqueueMs: number;
   aDrainMs: number;
 }
 
-async function runMode(url: string, mode: Fairness, n: number): Promise<Result> {
+async function runMode(url: string, mode: Mode, n: number): Promise<Result> {
   const prefix = `{fair${n}}`;
-  const cfg = queueConfig(url, prefix, mode);
+  const fairness = fairnessOf(mode);
+  const cap = mode.endsWith('+cap') ? Number(opt.cap) : 0;
+  const cfg = queueConfig(url, prefix, fairness);
   const starts = new Map<string, Started>();
-  const workers = await Promise.all(Array.from({ length: Number(opt.workers) }, () => spawnWorker(url, prefix, (s) => starts.set(s.id, s))));
+  const workers = await Promise.all(Array.from({ length: Number(opt.workers) }, () => spawnWorker(url, prefix, cap, (s) => starts.set(s.id, s))));
   const queue = createReconcileQueue(redisConnection(url, { forWorker: false, name: 'bench-fairness' }), cfg);
-  const rates = new TenantRates(mode);
+  const rates = new TenantRates(fairness);
   const add = (key: ObjectKey) => enqueue(queue, key, { priority: rates.priorityFor(key.namespace) });
 
   const t0 = Date.now();
@@ -154,7 +175,9 @@ function report(results: Result[]): void {
     `\n${FLOOD} reconciles of namespace A enqueued at once; ${EDITS} edits of namespace B, ${GAP_MS} ms apart; ` +
       `${opt.workers} workers x ${opt.concurrency}, ${WORK_MS} ms per reconcile; ${opt.runs} runs per mode\n`,
   );
-  console.log('| EBB_QUEUE_FAIRNESS | B edit → start p50 | B p99 | B max | A enqueue time s | A drain time s | A jobs/s |');
+  console.log(
+    `| EBB_QUEUE_FAIRNESS (+cap: EBB_NAMESPACE_CONCURRENCY=${opt.cap}) | B edit → start p50 | B p99 | B max | A enqueue time s | A drain time s | A jobs/s |`,
+  );
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const mode of new Set(results.map((r) => r.mode))) {
     const runs = results.filter((r) => r.mode === mode);
@@ -186,7 +209,7 @@ async function main(): Promise<void> {
   );
   try {
     const results: Result[] = [];
-    const modes = opt.modes.split(',') as Fairness[];
+    const modes = opt.modes.split(',') as Mode[];
     let n = 0;
     for (let run = 1; run <= Number(opt.runs); run++) {
       for (const mode of modes) {
