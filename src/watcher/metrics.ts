@@ -1,7 +1,8 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AppStates } from './app-conditions.ts';
 
 /** The watcher's Prometheus metrics, on one registry per process. */
-export function watcherMetrics(): {
+export function watcherMetrics(states?: AppStates): {
   registry: Registry;
   watchEvents: Counter<'resource' | 'type'>;
   watchRestarts: Counter<'source'>;
@@ -9,6 +10,7 @@ export function watcherMetrics(): {
   enqueued: Counter<'cause' | 'outcome'>;
   knownObjects: Gauge;
   resyncs: Counter;
+  appsInState: Gauge<'state'>;
 } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'ebb_watcher_' });
@@ -40,6 +42,16 @@ export function watcherMetrics(): {
     }),
     knownObjects: new Gauge({ name: 'ebb_known_objects', help: 'Apps and ImageLists the watcher knows of (the resync set).', registers: [registry] }),
     resyncs: new Counter({ name: 'ebb_resync_total', help: 'Periodic resyncs run.', registers: [registry] }),
+    appsInState: new Gauge({
+      name: 'ebb_apps_in_state',
+      help: 'Apps by alertable state: rollout_held, aborted, quarantined, invalid_spec, failed_create_pod, progress_deadline_exceeded.',
+      labelNames: ['state'],
+      registers: [registry],
+      collect() {
+        if (!states) return;
+        for (const [state, n] of Object.entries(states.counts())) this.set({ state }, n);
+      },
+    }),
   };
 }
 export type WatcherMetrics = ReturnType<typeof watcherMetrics>;

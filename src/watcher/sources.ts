@@ -5,6 +5,7 @@ import { core, type ResourceRef } from '../kube/paths.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import { listWatch, type WatchEvent } from '../kube/watch.ts';
 import { formatKey, type ObjectKey } from '../queue/names.ts';
+import type { AppStates } from './app-conditions.ts';
 import { metaFingerprint } from './fingerprint.ts';
 import { appKey, imageListKey, podOwnerKey, prewarmAppKeys } from './keys.ts';
 import { podDigest } from './pod-digest.ts';
@@ -129,10 +130,12 @@ export interface SourceSpec {
    * until its status is written (`PodHolds.appEvent`). Apps.
    */
   releasesPodHolds?: boolean;
+  /** Apps: the alertable states counted from every App object seen (`ebb_apps_in_state`). */
+  states?: AppStates;
 }
 
 /** The watch sources for a namespace set (empty = all namespaces). */
-export function sourceSpecs(namespaces: readonly string[]): SourceSpec[] {
+export function sourceSpecs(namespaces: readonly string[], states?: AppStates): SourceSpec[] {
   const scopes: (string | undefined)[] = namespaces.length > 0 ? [...namespaces] : [undefined];
   const specs: SourceSpec[] = [];
   for (const ns of scopes) {
@@ -145,6 +148,7 @@ export function sourceSpecs(namespaces: readonly string[]): SourceSpec[] {
       ignoreStatusOnly: true,
       settledOf: appSettled,
       releasesPodHolds: true,
+      ...(states ? { states } : {}),
     });
     specs.push({
       name: `pods${suffix}`,
@@ -176,6 +180,19 @@ function pageKeys(objs: KubeObject[], spec: SourceSpec, listed: Map<string, numb
     if (spec.tracked) listed.set(ks, knownValue(metaFingerprint(o), spec.settledOf?.(o) ?? true));
   }
   return [...seen.values()];
+}
+
+function observeStates(spec: SourceSpec, states: AppStates, objs: readonly KubeObject[]): void {
+  for (const o of objs) {
+    const k = spec.keyOf(o);
+    if (k) states.seen(formatKey(k), o);
+  }
+}
+
+/** After a relist: Apps of this source's namespace that the list no longer holds are gone. */
+function retainListed(spec: SourceSpec, states: AppStates, listed: Map<string, number>): void {
+  const ns = spec.ref.namespace;
+  states.retain((k) => listed.has(k) || (ns !== undefined && !k.startsWith(`App ${ns}/`)));
 }
 
 /** Updates the known keys for a tracked source's event; false when the event needs no reconcile. */
@@ -226,8 +243,10 @@ export async function runSource(
         }
         const keys = pageKeys(items, spec, listed, listedDigests);
         objects += items.length;
+        if (spec.states) observeStates(spec, spec.states, items);
         await sink.enqueue(keys, 'list');
         if (!page.last) return;
+        if (spec.states) retainListed(spec, spec.states, listed);
         if (spec.tracked) sink.known.replace(spec.name, listed);
         if (spec.digestOf) digests = listedDigests;
         deps.log.info({ objects, keys: spec.tracked ? listed.size : undefined }, 'listed');
@@ -243,6 +262,10 @@ export async function runSource(
           return;
         }
         if (spec.releasesPodHolds) sink.holds.appEvent(key);
+        if (spec.states) {
+          if (ev.type === 'DELETED') spec.states.gone(formatKey(key));
+          else observeStates(spec, spec.states, [ev.object]);
+        }
         if (spec.tracked && !trackEvent(spec, sink.known, ev, key)) {
           sink.onIgnored(resource, 'status-only');
           return;

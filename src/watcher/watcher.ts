@@ -28,6 +28,7 @@ import { watcherMetrics, type WatcherMetrics } from './metrics.ts';
 import type { BacklogReading, ScalerServer } from './scaler.ts';
 import type { Queue } from 'bullmq';
 import { failedJobIdsSince, markerPresent, resyncIsFull, resyncKeys, writeMarker } from './resync.ts';
+import { AppStates } from './app-conditions.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 import { PodHolds } from './pod-holds.ts';
 import { errorMessage } from '../common/errors.ts';
@@ -180,14 +181,15 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   // BullMQ prints a Queue's connection errors raw to stderr unless someone listens; the connection
   // already logs them (structured, rate-limited).
   for (const q of [queue, timers]) q.on('error', (err: Error) => log.debug({ err: err.message }, 'queue connection error'));
-  const metrics = watcherMetrics();
+  const appStates = new AppStates();
+  const metrics = watcherMetrics(appStates);
   registerQueueMetrics(metrics.registry, [queue, timers]);
   // Started after the watches; enqueues before that have no stream to notify.
   let scaler: ScalerServer | undefined = undefined;
   const tenants = new TenantRates(cfg.queue.fairness);
   const sink = makeSink(queue, tenants, metrics, log, { onWork: () => scaler?.notify(), signal: ac.signal });
   const states: Record<string, SourceState> = {};
-  const specs = sourceSpecs(cfg.namespaces);
+  const specs = sourceSpecs(cfg.namespaces, appStates);
   for (const s of specs) states[s.name] = 'starting';
 
   // Not awaited: BullMQ waits for Redis to be ready, and a watcher started while Redis is down must still
