@@ -11,12 +11,14 @@ import { core } from '../../../src/kube/paths.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
 import { sandbox } from '../support.ts';
 import { createApp, eventsOf, getApp, image, isSettled, podsOf, settled, uniqueName, until, useController } from './harness.ts';
+import { refusePodsLabelled as refuse } from './refuse-pods.ts';
+
+const refusePodsLabelled = (ns: string, label: string): Promise<string> => refuse(ns, label, cleanups);
 
 /** The retry backoff of this file's worker: its cap is the "one backoff step" the quota must heal within. */
 const BACKOFF_MAX_MS = 4_000;
 const ctl = useController('adm', { env: { EBB_QUEUE_BACKOFF_BASE: '500ms', EBB_QUEUE_BACKOFF_MAX: `${BACKOFF_MAX_MS}ms` } });
 
-const admission = (resource: string, name?: string) => ({ group: 'admissionregistration.k8s.io', version: 'v1', resource, name });
 const scheduling = (name?: string) => ({ group: 'scheduling.k8s.io', version: 'v1', resource: 'priorityclasses', name });
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
@@ -24,54 +26,6 @@ afterAll(async () => {
 });
 
 const condition = async (ns: string, name: string, type: string) => (await getApp(ns, name)).status?.conditions?.find((c) => c.type === type);
-
-/** A policy, bound to this file's namespace only, that refuses pods labelled `<label>=yes`. */
-async function refusePodsLabelled(ns: string, label: string): Promise<string> {
-  const { rest } = sandbox();
-  const name = uniqueName('ebb-test-deny');
-  await rest.create(admission('validatingadmissionpolicies'), {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicy',
-    metadata: { name },
-    spec: {
-      failurePolicy: 'Fail',
-      matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }] },
-      validations: [
-        {
-          expression: `!has(object.metadata.labels) || !('${label}' in object.metadata.labels) || object.metadata.labels['${label}'] != 'yes'`,
-          message: `pods labelled ${label}=yes are not allowed here`,
-        },
-      ],
-    },
-  });
-  cleanups.push(() => rest.delete(admission('validatingadmissionpolicies', name)));
-  await rest.create(admission('validatingadmissionpolicybindings'), {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicyBinding',
-    metadata: { name },
-    spec: { policyName: name, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ns } } } },
-  });
-  cleanups.push(() => rest.delete(admission('validatingadmissionpolicybindings', name)));
-  // Policies take effect once the apiserver has loaded them: a probe pod is refused by then.
-  const probe = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { generateName: 'probe-', labels: { [label]: 'yes' } },
-    spec: { containers: [{ name: 'c', image: image('probe') }] },
-  };
-  await waitFor(
-    async () => {
-      try {
-        await rest.create(core('pods', ns), probe, { dryRun: 'All' });
-        return undefined;
-      } catch {
-        return true;
-      }
-    },
-    { timeoutMs: 30_000, intervalMs: 200, what: `policy ${name} in force` },
-  );
-  return name;
-}
 
 /** The value of printer column `column` for App `name`, as `kubectl get ebapp` receives it (a Table). */
 async function printedColumn(ns: string, name: string, column: string): Promise<unknown> {
