@@ -21,6 +21,8 @@ export interface WorkerConfig {
   readonly quarantineAfter: number;
   /** Reconciles of one namespace running at once, all workers together; 0: no cap. */
   readonly namespaceConcurrency: number;
+  /** Where rollout notifications are POSTed; undefined: none are sent. */
+  readonly notifyWebhookUrl: string | undefined;
   /** /healthz fails once Redis has been out of reach this long; 0: never. */
   readonly redisUnhealthyAfterMs: number;
 }
@@ -50,6 +52,14 @@ export const WORKER_SETTINGS = table(
       max: 100_000,
       doc: "reconciles of one namespace's Apps running at once, all workers together (`0`: no cap); a job over the cap waits 0.5–1 s in the delayed set, spending no attempt",
     },
+    notifyWebhookUrl: {
+      name: 'EBB_NOTIFY_WEBHOOK_URL',
+      type: 'string',
+      secret: true,
+      pattern: /^https?:\/\/\S+$/,
+      format: 'be an http:// or https:// URL',
+      doc: 'POST a JSON notification (Slack-compatible `text`, details in `ebb`) when a rollout is aborted, paused, past its deadline or complete; retried with backoff, never holding a rollout',
+    },
     quarantineAfter: {
       name: 'EBB_QUARANTINE_AFTER',
       type: 'int',
@@ -75,6 +85,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     pullSecretNamespace: v.pullSecretNamespace,
     quarantineAfter: v.quarantineAfter,
     namespaceConcurrency: v.namespaceConcurrency,
+    notifyWebhookUrl: v.notifyWebhookUrl,
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
   });
 }

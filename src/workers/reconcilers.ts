@@ -4,6 +4,7 @@ import type { AppClient, ImageListStore } from './app/client.ts';
 import { CORRELATOR_DEFAULTS, EventCorrelator } from './app/event-correlator.ts';
 import { correlatedEvents } from './app/event-recorder.ts';
 import { restAppClient, restEventWriter } from './app/rest-client.ts';
+import { notifyingRecorder } from './notify/deliver.ts';
 import { imageListReconciler } from './imagelist/reconcile.ts';
 import type { Reconciler } from './types.ts';
 
@@ -32,7 +33,8 @@ export function reconcilers(opts: ReconcilerOptions = {}): Record<ObjectKind, Re
   // One correlator per worker process: repeated Events become series, similar ones are combined, rate-limited.
   const events = correlatedEvents(new EventCorrelator(CORRELATOR_DEFAULTS), CORRELATOR_DEFAULTS.heartbeatMs);
   const appClient = (ctx: Parameters<Reconciler>[1]): AppClient => {
-    const client = restAppClient(ctx.rest, ctx.signal, events.recorder(restEventWriter(ctx.rest)));
+    const recorder = events.recorder(restEventWriter(ctx.rest));
+    const client = restAppClient(ctx.rest, ctx.signal, ctx.notify ? notifyingRecorder(recorder, ctx.notify, ctx.log) : recorder);
     return enabled ? client : { ...client, imageLists: withoutPullSecrets(client.imageLists) };
   };
   return { App: appReconciler(appClient), ImageList: imageListReconciler(opts.pullSecretNamespace) };

@@ -1,6 +1,7 @@
 import type { Logger } from '../common/log.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import type { ObjectKey } from '../queue/names.ts';
+import type { Notification } from './notify/notification.ts';
 
 /** "Not yet" is a value: come back after `afterMs` (a timer, not a sleeping worker). */
 export interface Wait {
@@ -24,6 +25,8 @@ export interface ReconcileContext {
   log: Logger;
   signal: AbortSignal;
   now(): Date;
+  /** Queues a rollout notification for the webhook; undefined when no webhook is configured. */
+  notify?: ((n: Notification) => Promise<void>) | undefined;
 }
 
 /** Reconciles one object; re-reads everything it needs from the apiserver. Throws on failure. */

@@ -25,7 +25,8 @@ import { RedisReachability } from '../queue/reachability.ts';
 import type { WorkerConfig } from './config.ts';
 import { withQuarantine } from './quarantine.ts';
 import { workerMetrics, type WorkerMetrics } from './metrics.ts';
-import type { Reconciler, ReconcileResult } from './types.ts';
+import { startNotifications } from './notify/deliver.ts';
+import type { ReconcileContext, Reconciler, ReconcileResult } from './types.ts';
 
 export interface RunningWorker {
   httpPort: number;
@@ -41,6 +42,7 @@ interface ProcessorDeps {
   log: Logger;
   metrics: WorkerMetrics;
   onWait(key: ObjectKey, result: NonNullable<ReconcileResult['wait']>): Promise<void>;
+  notify: ReconcileContext['notify'];
 }
 
 /** A job's return value: its outcome, how long it took, and the reconciler's summary (Bull Board shows it). */
@@ -97,7 +99,7 @@ function processor(deps: ProcessorDeps) {
     log.debug({ enqueuedAt: job.timestamp, startedAt: started }, 'reconcile started');
     let result: 'done' | 'wait' | 'error' = 'error';
     try {
-      const out = await reconcile(key, { rest: deps.rest, log, signal: signal ?? new AbortController().signal, now: () => new Date() });
+      const out = await reconcile(key, { rest: deps.rest, log, signal: signal ?? new AbortController().signal, now: () => new Date(), notify: deps.notify });
       result = out.wait ? 'wait' : 'done';
       if (out.wait) await deps.onWait(key, out.wait);
       const ms = Date.now() - started;
@@ -145,9 +147,10 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
     cfg.namespaceConcurrency > 0
       ? namespaceGate(producer, cfg.queue.prefix, { cap: cfg.namespaceConcurrency, leaseMs: 2 * cfg.queue.lockDurationMs, minDelayMs: NAMESPACE_CAP_DELAY_MS })
       : undefined;
+  const notifications = cfg.notifyWebhookUrl ? startNotifications(cfg.queue, cfg.notifyWebhookUrl, log) : undefined;
   const worker = new Worker<ObjectKey, JobReturn, string>(
     RECONCILE_QUEUE,
-    withRetryPolicy(processor({ reconcilers: guarded, gate, rest, log, metrics, onWait })),
+    withRetryPolicy(processor({ reconcilers: guarded, gate, rest, log, metrics, onWait, notify: notifications?.send })),
     reconcileWorkerOptions(blocking, cfg.queue),
   );
   worker.on('error', throttledWarn(log, 'worker error'));
@@ -181,6 +184,7 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
         await worker.close(true);
       }
       await ops.close();
+      await notifications?.close();
       await timers.close();
       await Promise.all([blocking.quit().catch(() => undefined), producer.quit().catch(() => undefined)]);
       log.info('worker stopped');

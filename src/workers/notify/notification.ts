@@ -1,0 +1,43 @@
+/**
+ * Rollout notifications: an abort, a pause, a missed deadline and a completed rollout are sent to a webhook as
+ * JSON a Slack incoming webhook accepts (`text`), with the facts in `ebb` for other receivers. They ride on the
+ * Events the planner records at those transitions, so they need no planner rule of their own, and they are
+ * delivered from a queue of their own with retries: a receiver that is down never holds a rollout.
+ */
+import type { App } from '../../api/app.ts';
+import { EventReason } from '../../api/keys.ts';
+import type { Stored } from '../../kube/types.ts';
+import type { EventSpec } from '../app/actions.ts';
+
+/** The Event reasons that are sent, and the word for each in the message. */
+export const NOTIFIED: Readonly<Partial<Record<EventReason, string>>> = {
+  [EventReason.rolloutAborted]: 'rollout aborted',
+  [EventReason.canaryPaused]: 'rollout paused',
+  [EventReason.progressDeadlineExceeded]: 'rollout past its progress deadline',
+  [EventReason.rolloutComplete]: 'rollout complete',
+};
+
+export interface Notification {
+  /** Also the job id: one notification per App, transition and revision, however often it is recorded. */
+  id: string;
+  body: {
+    text: string;
+    ebb: { namespace: string; app: string; uid: string; reason: string; type: string; message: string; updateRevision: string; at: string };
+  };
+}
+
+/** The notification an Event makes, if its reason is one that is sent. */
+export function notificationOf(app: Stored<App>, event: EventSpec, now: Date): Notification | undefined {
+  const what = NOTIFIED[event.reason];
+  if (!what) return undefined;
+  const { namespace, name, uid } = app.metadata;
+  const updateRevision = app.status?.updateRevision ?? '';
+  const icon = event.type === 'Warning' ? ':warning:' : event.reason === EventReason.rolloutComplete ? ':white_check_mark:' : ':pause_button:';
+  return {
+    id: ['notify', uid ?? `${namespace}/${name}`, event.reason, updateRevision || 'none'].join('.').replace(/[^A-Za-z0-9._-]/g, '_'),
+    body: {
+      text: `${icon} App ${namespace}/${name}: ${what}. ${event.message}`.slice(0, 3_000),
+      ebb: { namespace, app: name, uid: uid ?? '', reason: event.reason, type: event.type, message: event.message, updateRevision, at: now.toISOString() },
+    },
+  };
+}
