@@ -28,6 +28,7 @@ import { watcherMetrics, type WatcherMetrics } from './metrics.ts';
 import type { BacklogReading, ScalerServer } from './scaler.ts';
 import type { Queue } from 'bullmq';
 import { failedJobIdsSince, markerPresent, resyncIsFull, resyncKeys, writeMarker } from './resync.ts';
+import { notifyQueue } from '../queue/notify-queue.ts';
 import { AppStates } from './app-conditions.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 import { PodHolds } from './pod-holds.ts';
@@ -250,7 +251,8 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     port: cfg.httpPort,
     registry: metrics.registry,
     healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
-    mounts: await boardMounts(cfg, [queue, timers], rest, log),
+    // The notify queue is the workers' (rollout notifications); the board shows its deliveries too.
+    mounts: await boardMounts(cfg, cfg.board ? [queue, timers, notifyQueue(producer, cfg.queue)] : [], rest, log),
     readyz: async () => {
       // Every problem, not only the first: with Redis down the watches fail too (their enqueues do), and
       // the answer must still say that Redis is the cause.

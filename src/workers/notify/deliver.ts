@@ -1,31 +1,15 @@
 /** Sends notifications to the webhook: one queue of their own, retried with backoff, never in a reconcile. */
-import { Queue, Worker, type Job } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import { errorSummary } from '../../common/errors.ts';
 import type { Logger } from '../../common/log.ts';
 import { redisConnection, type RedisClient } from '../../queue/connection.ts';
+import { NOTIFY_QUEUE, notifyQueue, type NotifyQueue } from '../../queue/notify-queue.ts';
 import type { QueueConfig } from '../../queue/settings.ts';
 import type { EventRecorder } from '../app/client.ts';
 import { notificationOf, type Notification } from './notification.ts';
 
-export const NOTIFY_QUEUE = 'notify';
 /** How long one delivery may take before it counts as failed (and is retried). */
 const DELIVERY_TIMEOUT_MS = 10_000;
-
-type NotifyQueue = Queue<Notification['body'], void, string>;
-
-/** A failed delivery is tried again after 2 s, 4 s, … for about an hour (12 attempts); then it is kept as failed. */
-export function notifyQueue(connection: RedisClient, cfg: QueueConfig): NotifyQueue {
-  return new Queue(NOTIFY_QUEUE, {
-    connection,
-    prefix: cfg.prefix,
-    defaultJobOptions: {
-      attempts: 12,
-      backoff: { type: 'exponential', delay: 2_000, jitter: 0.3 },
-      removeOnComplete: { count: 100 },
-      removeOnFail: { count: 100 },
-    },
-  });
-}
 
 /** POSTs one notification; a non-2xx answer or no answer in time throws (BullMQ retries). The URL is never logged. */
 export async function deliver(url: string, body: Notification['body'], fetchImpl: typeof fetch = fetch): Promise<void> {

@@ -1,0 +1,25 @@
+/** The `notify` queue: rollout notifications waiting for delivery to the webhook (the worker sends them; Bull Board shows them). */
+import { Queue } from 'bullmq';
+import type { RedisClient } from './connection.ts';
+import type { QueueConfig } from './settings.ts';
+
+/** What a notification job carries: the JSON body POSTed to the webhook. */
+export type NotificationBody = Record<string, unknown>;
+
+export const NOTIFY_QUEUE = 'notify';
+
+export type NotifyQueue = Queue<NotificationBody, void, string>;
+
+/** A failed delivery is tried again after 2 s, 4 s, … for about an hour (12 attempts); then it is kept as failed. */
+export function notifyQueue(connection: RedisClient, cfg: QueueConfig): NotifyQueue {
+  return new Queue(NOTIFY_QUEUE, {
+    connection,
+    prefix: cfg.prefix,
+    defaultJobOptions: {
+      attempts: 12,
+      backoff: { type: 'exponential', delay: 2_000, jitter: 0.3 },
+      removeOnComplete: { count: 100 },
+      removeOnFail: { count: 100 },
+    },
+  });
+}
