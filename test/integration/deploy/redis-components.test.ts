@@ -1,0 +1,96 @@
+/**
+ * The Redis install options, as the real `kubectl kustomize` renders deploy/ with them: redis-external and
+ * redis-sentinel remove the bundled Redis, and the watcher's and worker's environments (Secret values filled in
+ * as the kubelet would) are settings their processes accept, in the mode each option promises.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
+import { DEFAULT_BIN_DIR, PROJECT_ROOT } from '../../../harness/sandbox/paths.ts';
+import { parseWatcherConfig } from '../../../src/watcher/config.ts';
+import { parseWorkerConfig } from '../../../src/workers/config.ts';
+
+const run = promisify(execFile);
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { secretKeyRef?: { name: string; key: string } };
+}
+interface Manifest {
+  kind: string;
+  metadata: { name: string };
+  spec?: { template?: { spec?: { containers?: { env?: EnvVar[] }[] } } };
+}
+
+async function renderWith(component: string): Promise<Manifest[]> {
+  const overlay = await mkdtemp(join(tmpdir(), 'ebb-overlay-'));
+  try {
+    const rel = (p: string): string => relative(overlay, join(PROJECT_ROOT, p));
+    await writeFile(join(overlay, 'kustomization.yaml'), stringify({ resources: [rel('deploy')], components: [rel(`deploy/components/${component}`)] }));
+    const { stdout } = await run(join(DEFAULT_BIN_DIR, 'kubectl'), ['kustomize', overlay], { maxBuffer: 32 * 1024 * 1024 });
+    return parseAllDocuments(stdout).map((d) => d.toJS() as Manifest);
+  } finally {
+    await rm(overlay, { recursive: true, force: true });
+  }
+}
+
+/** A process's environment as the kubelet would give it, Secrets read from `secrets` (`<secret>/<key>`). */
+function envOf(objects: Manifest[], deployment: string, secrets: Record<string, string>): Record<string, string> {
+  const d = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === deployment);
+  const env: Record<string, string> = {};
+  for (const v of d?.spec?.template?.spec?.containers?.[0]?.env ?? []) {
+    const ref = v.valueFrom?.secretKeyRef;
+    const value = ref ? secrets[`${ref.name}/${ref.key}`] : v.value;
+    if (value !== undefined) env[v.name] = value;
+  }
+  return env;
+}
+
+const bundled = (objects: Manifest[]): string[] => objects.filter((o) => o.metadata.name === 'ebb-redis' && o.kind !== 'Secret').map((o) => o.kind);
+
+describe('Redis install options', () => {
+  it('redis-external: the URL and password come from ebb-redis-external, TLS included', async () => {
+    const objects = await renderWith('redis-external');
+    expect(bundled(objects)).toEqual([]);
+    const secrets = { 'ebb-redis-external/url': 'rediss://ebb@redis.example.com:6380', 'ebb-redis-external/password': 'pw' };
+    for (const [deployment, parse] of [
+      ['ebb-watcher', parseWatcherConfig],
+      ['ebb-worker', parseWorkerConfig],
+    ] as const) {
+      const cfg = parse(envOf(objects, deployment, secrets));
+      expect(cfg.queue.redis, deployment).toMatchObject({
+        mode: 'standalone',
+        host: 'redis.example.com',
+        port: 6380,
+        auth: { username: 'ebb', password: 'pw' },
+      });
+      expect(cfg.queue.redis.tls, `${deployment}: rediss:// means TLS`).toBeDefined();
+    }
+  });
+
+  it('redis-sentinel: sentinel mode with the master name, sentinels and both passwords', async () => {
+    const objects = await renderWith('redis-sentinel');
+    expect(bundled(objects)).toEqual([]);
+    const secrets = { 'ebb-redis-sentinel/password': 'pw', 'ebb-redis-sentinel/sentinel-password': 'spw' };
+    for (const [deployment, parse] of [
+      ['ebb-watcher', parseWatcherConfig],
+      ['ebb-worker', parseWorkerConfig],
+    ] as const) {
+      const env = envOf(objects, deployment, secrets);
+      expect(env['EBB_REDIS_URL'], 'no standalone URL left').toBeUndefined();
+      const cfg = parse(env);
+      expect(cfg.queue.redis, deployment).toMatchObject({
+        mode: 'sentinel',
+        masterName: 'mymaster',
+        sentinels: [{ host: 'redis-sentinel.redis.svc', port: 26379 }],
+        auth: { username: 'ebb', password: 'pw' },
+        sentinelAuth: { password: 'spw' },
+      });
+    }
+  });
+});
