@@ -15,6 +15,8 @@ export interface WorkerConfig {
   readonly logLevel: LogLevel;
   /** Where ImageList pull secrets are copied for the node daemons; undefined: pull secrets are not used. */
   readonly pullSecretNamespace: string | undefined;
+  /** Pre-warm pulls in progress at once across the cluster (every App, every worker). */
+  readonly prewarmPullBudget: number;
 }
 
 /** Everything `ebb worker` reads. */
@@ -25,6 +27,14 @@ export const WORKER_SETTINGS = table(
     ...HTTP_SETTINGS.entries,
     ...QUEUE_SETTINGS.entries,
     pullSecretNamespace: PULL_SECRET_NAMESPACE_SETTING,
+    prewarmPullBudget: {
+      name: 'EBB_PREWARM_PULL_BUDGET',
+      type: 'int',
+      default: 32,
+      min: 1,
+      max: 100_000,
+      doc: "pre-warm pulls in progress at once across the cluster, every App counted (one pull: one App's images on one node); the nodes past it wait their turn",
+    },
     shutdownTimeout: {
       name: 'EBB_SHUTDOWN_TIMEOUT',
       type: 'duration',
@@ -48,6 +58,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     shutdownTimeoutMs: v.shutdownTimeout,
     logLevel: v.logLevel,
     pullSecretNamespace: v.pullSecretNamespace,
+    prewarmPullBudget: v.prewarmPullBudget,
   });
 }
 

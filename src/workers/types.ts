@@ -1,6 +1,7 @@
 import type { Logger } from '../common/log.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import type { ObjectKey } from '../queue/names.ts';
+import type { PullBudget } from './app/prewarm/budget.ts';
 
 /** "Not yet" is a value: come back after `afterMs` (a timer, not a sleeping worker). */
 export interface Wait {
@@ -24,6 +25,8 @@ export interface ReconcileContext {
   log: Logger;
   signal: AbortSignal;
   now(): Date;
+  /** The cluster's pre-warm pull budget; absent: no limit. */
+  prewarmBudget?: PullBudget | undefined;
 }
 
 /** Reconciles one object; re-reads everything it needs from the apiserver. Throws on failure. */

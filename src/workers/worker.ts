@@ -21,6 +21,7 @@ import {
 import type { WorkerConfig } from './config.ts';
 import { workerMetrics, type WorkerMetrics } from './metrics.ts';
 import type { Reconciler, ReconcileResult } from './types.ts';
+import { redisPullBudget, type PullBudget } from './app/prewarm/budget.ts';
 
 export interface RunningWorker {
   httpPort: number;
@@ -33,6 +34,7 @@ interface ProcessorDeps {
   rest: KubeRest;
   log: Logger;
   metrics: WorkerMetrics;
+  prewarmBudget: PullBudget;
   onWait(key: ObjectKey, result: NonNullable<ReconcileResult['wait']>): Promise<void>;
 }
 
@@ -67,7 +69,8 @@ function processor(deps: ProcessorDeps) {
     log.debug({ enqueuedAt: job.timestamp, startedAt: started }, 'reconcile started');
     let result: 'done' | 'wait' | 'error' = 'error';
     try {
-      const out = await reconcile(key, { rest: deps.rest, log, signal: signal ?? new AbortController().signal, now: () => new Date() });
+      const ctx = { rest: deps.rest, log, signal: signal ?? new AbortController().signal, now: () => new Date(), prewarmBudget: deps.prewarmBudget };
+      const out = await reconcile(key, ctx);
       result = out.wait ? 'wait' : 'done';
       if (out.wait) await deps.onWait(key, out.wait);
       const ms = Date.now() - started;
@@ -102,7 +105,7 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
   };
   const worker = new Worker<ObjectKey, JobReturn, string>(
     RECONCILE_QUEUE,
-    withRetryPolicy(processor({ reconcilers, rest, log, metrics, onWait })),
+    withRetryPolicy(processor({ reconcilers, rest, log, metrics, onWait, prewarmBudget: redisPullBudget(producer, cfg.queue.prefix, cfg.prewarmPullBudget) })),
     reconcileWorkerOptions(blocking, cfg.queue),
   );
   worker.on('error', throttledWarn(log, 'worker error'));

@@ -100,7 +100,7 @@ describe('pre-warm', () => {
   });
 
   it('a failed ImageList write neither stops the rollout nor drops status.prewarm; it is tried again', async () => {
-    const s = await started({ imagePrewarm: { enabled: true } });
+    const s = await started({ imagePrewarm: { enabled: true, parallelism: 1 } });
     s.cluster.calls.failNth('imageLists.apply', 1, new KubeError('ServerError', 500, 'etcd timeout'));
     s.edit(template('v2'));
     schedule(s);
