@@ -73,7 +73,7 @@ export function redisPullBudget(client: RedisClient, prefix: string, limit: numb
     async settle(holder, { pulling, done, want }) {
       const t = now();
       const args = [t, t + LEASE_MS, limit, `${holder}/`, pulling.length, done.length, ...pulling, ...done, ...want].map(String);
-      const granted = (await client.eval(SETTLE, 1, key, ...args)) as unknown;
+      const granted: unknown = await client.eval(SETTLE, 1, key, ...args);
       return Array.isArray(granted) ? granted.map(String) : [];
     },
   };

@@ -44,6 +44,7 @@ describe('expectedPullMs', () => {
 /** A pod at `revision`, Ready since `secondsBefore` (or not Ready when undefined). */
 const pod = (revision: string, secondsBefore: number | undefined): Pod => ({
   metadata: { name: 'p', labels: { [Label.revision]: revision } },
+  spec: { containers: [] },
   status: {
     conditions: secondsBefore === undefined ? [{ type: 'Ready', status: 'False' }] : [{ type: 'Ready', status: 'True', lastTransitionTime: at(secondsBefore) }],
   },
