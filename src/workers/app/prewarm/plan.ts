@@ -48,6 +48,8 @@ export interface PrewarmInput {
   targets: readonly string[];
   /** At most this many nodes in progress at once; undefined: only the pull budget bounds them. */
   parallelism: number | undefined;
+  /** How many of the next pods the targets cover, for the status; undefined: every pod left to update. */
+  lookahead?: number | undefined;
   /** The ImageLists carrying `id.labelKey`, as read. */
   lists: readonly ClusterStored<ImageList>[];
 }
@@ -63,6 +65,7 @@ export interface BudgetUse {
   /** Every requested node's state, the nodes requested now counted as pulling. */
   states: ReadonlyMap<string, NodeState>;
   revision: string;
+  lookahead?: number | undefined;
 }
 
 export interface PrewarmOutcome {
@@ -151,7 +154,12 @@ function reported(actions: PrewarmAction[], budget: BudgetUse, waiting: number):
   const { states } = budget;
   return {
     actions,
-    status: { nodesRequested: states.size, nodesPulled: countOf(states, 'pulled'), nodesFailed: countOf(states, 'failed') },
+    status: {
+      nodesRequested: states.size,
+      nodesPulled: countOf(states, 'pulled'),
+      nodesFailed: countOf(states, 'failed'),
+      ...(budget.lookahead !== undefined ? { lookahead: budget.lookahead } : {}),
+    },
     condition: prewarmCondition(states, budget.revision, waiting),
     budget,
   };
@@ -198,5 +206,5 @@ export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
   for (const list of stale) if (!fresh.includes(list.metadata.name)) actions.push(removal(list, input.id));
   const done = input.lists.map((l) => l.metadata.name).filter((node) => !pulling.includes(node));
   for (const node of fresh) states.set(node, { state: 'pulling' });
-  return reported(actions, { pulling, done, states, revision: input.revision }, 0);
+  return reported(actions, { pulling, done, states, revision: input.revision, lookahead: input.lookahead }, 0);
 }

@@ -183,7 +183,7 @@ describe('pre-warm in the plan', () => {
 
   it('status: counters and condition while pre-warming; both removed once entries are cleared', () => {
     const running = planned(world({ pods: allOld(4), lists: [] }), NOW).status;
-    expect(running.prewarm).toEqual({ nodesRequested: 1, nodesPulled: 0, nodesFailed: 0 });
+    expect(running.prewarm).toEqual({ nodesRequested: 1, nodesPulled: 0, nodesFailed: 0, lookahead: 1 });
     expect(running.conditions).toContainEqual(expect.objectContaining({ type: 'ImagesPrewarmed', status: 'False', reason: 'ImagesPulling' }));
     const w = world({
       pods: [
@@ -213,6 +213,7 @@ describe('pre-warm in the plan', () => {
     const pods = (): PodTuple[] => [...allOld(6), [6, 'new'], [7, 'new']];
     // Nothing measured: pod 5 is updated now, the nodes of pods 4 to 0 are asked for.
     expect(prewarmWrites(world({ spec, pods: pods(), lists: [] }))).toEqual(['request n4', 'request n3', 'request n2', 'request n1', 'request n0']);
+    expect(planned(world({ spec, pods: pods(), lists: [] }), NOW).status.prewarm?.lookahead).toBeUndefined();
     // Pods 7 and 6 became Ready 2 s apart (a pod per 2 s), a pull took 4 s: 4 × 0.5 + 1 = 3 pods ahead.
     const measured = world({
       spec,
@@ -230,6 +231,7 @@ describe('pre-warm in the plan', () => {
         pod.status = { ...pod.status, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: `2025-05-31T23:59:5${ordinal === 6 ? 0 : 2}Z` }] };
     }
     expect(prewarmWrites(measured)).toEqual(['request n4', 'request n3', 'request n2']);
+    expect(planned(measured, NOW).status.prewarm?.lookahead).toBe(3);
   });
 
   it('templateImages: containers and init containers, each once, sorted', () => {

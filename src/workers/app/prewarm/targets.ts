@@ -130,6 +130,7 @@ export function prewarmStep(
     revision: update.metadata.name,
     targets: targetNodes(order, lookahead),
     parallelism,
+    lookahead: order.waiting ? undefined : lookahead,
     lists,
   });
 }
