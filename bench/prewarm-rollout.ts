@@ -70,6 +70,7 @@ interface Result {
   maxTransfersPerNode: number;
   daemonPulls: number;
   statusWritesPerImage: number | undefined;
+  lookaheadSeen: string;
 }
 
 function template(name: string, image: string): Record<string, unknown> {
@@ -140,6 +141,19 @@ async function settled(env: Env, w: Workload, timeoutMs: number): Promise<void> 
   });
 }
 
+/** The pre-warm lookahead the App's status reported during the rollout, each change once (`all`: every pod left). */
+async function watchLookahead(env: Env, w: Workload, done: AbortSignal): Promise<string> {
+  const seen: string[] = [];
+  while (!done.aborted) {
+    const app = await env.rest.get<{ status?: { prewarm?: { lookahead?: number } } }>(appRef(w.namespace, w.name));
+    const prewarm = app.status?.prewarm;
+    const now = prewarm === undefined ? undefined : String(prewarm.lookahead ?? 'all');
+    if (now !== undefined && seen.at(-1) !== now) seen.push(now);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return seen.join('→') || '–';
+}
+
 /** When the canary pause ended: the App's canary status leaves the pause step. Polled during the rollout. */
 async function watchPauseEnd(env: Env, w: Workload, done: AbortSignal): Promise<number | undefined> {
   let paused = false;
@@ -167,11 +181,13 @@ async function runConfig(env: Env, config: Config): Promise<Result> {
   const t0 = Date.now();
   const done = new AbortController();
   const pauseEnd = config.startsWith('canary') ? watchPauseEnd(env, w, done.signal) : Promise.resolve(undefined);
+  const lookahead = config.endsWith('prewarm') || config === 'prewarm-tuned' ? watchLookahead(env, w, done.signal) : Promise.resolve('–');
   await setImage(env, config, w, image);
   await settled(env, w, 1_800_000);
   const rolloutS = (Date.now() - t0) / 1000;
   done.abort();
   const pauseEndedAt = await pauseEnd;
+  const lookaheadSeen = await lookahead;
   const after = transfers(env);
   const daemonAfter = await daemonCounters(env);
   const daemonPulls = daemonAfter.pulls - daemonBefore.pulls;
@@ -183,6 +199,7 @@ async function runConfig(env: Env, config: Config): Promise<Result> {
     maxTransfersPerNode: Math.max(...[...after].map(([node, n]) => n - (before.get(node) ?? 0))),
     daemonPulls,
     statusWritesPerImage: daemonPulls > 0 ? (daemonAfter.writes - daemonBefore.writes) / daemonPulls : undefined,
+    lookaheadSeen,
   };
   progress(`${config}: ${JSON.stringify(result)}`);
   await env.rest.delete(core('namespaces', ns)).catch(() => undefined);
@@ -204,7 +221,7 @@ async function main(): Promise<void> {
   process.stdout.write(
     `${REPLICAS} replicas, one per node, pull ${PULL_MS / 1000} s, canary pause ${PAUSE_S} s, prewarm-tuned: lookahead ${opt.lookahead}, parallelism ${opt.parallelism}; pull budget ${opt.budget}\n` +
       table(
-        ['config', 'rollout s', 'kubelet pulls', 'pulls after pause', 'max fetches/node', 'daemon pulls', 'status writes/image'],
+        ['config', 'rollout s', 'kubelet pulls', 'pulls after pause', 'max fetches/node', 'daemon pulls', 'status writes/image', 'lookahead seen'],
         results.map((r) => [
           r.config,
           fmt(r.rolloutS),
@@ -213,6 +230,7 @@ async function main(): Promise<void> {
           String(r.maxTransfersPerNode),
           String(r.daemonPulls),
           fmt(r.statusWritesPerImage, 2),
+          r.lookaheadSeen,
         ]),
       ) +
       '\n',
