@@ -4,13 +4,15 @@
  *
  *   floor           ebb in place, the new image already on every node (the floor without pulls)
  *   inplace         ebb in place, no pre-warm (every pod waits for its own pull)
- *   prewarm         ebb in place with imagePrewarm (lookahead and parallelism from the flags)
+ *   prewarm         ebb in place with `imagePrewarm: {enabled: true}`: the defaults (measured lookahead, the budget)
+ *   prewarm-tuned   ebb in place with imagePrewarm, lookahead and parallelism from the flags
  *   canary          ebb in place, canary [{replicas: 1}, {pause: {duration: --pause s}}], then the rest
- *   canary-prewarm  the same with imagePrewarm
+ *   canary-prewarm  the same with `imagePrewarm: {enabled: true}`
  *   sts             the upstream StatefulSet controller (kube-controller-manager), same template
  *
  *   node bench/prewarm-rollout.ts [--replicas 20] [--pull 20] [--pause 60] [--lookahead 10] [--parallelism 10]
- *                                 [--configs floor,inplace,prewarm,canary,canary-prewarm,sts] [--json out.json]
+ *                                 [--configs floor,inplace,prewarm,prewarm-tuned,canary,canary-prewarm,sts]
+ *                                 [--budget 32] [--json out.json]
  *
  * Every node runs the real `ebb daemon` against its simulated CRI socket, which shares the image store the
  * simulated kubelet pulls from, so an image the daemon pulled starts a container without a pull. Per config:
@@ -23,21 +25,20 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { API_VERSION, APP_KIND, appRef, imageListRef } from '../src/api/group.ts';
-import type { ImageList } from '../src/api/image-list.ts';
+import { API_VERSION, APP_KIND, appRef } from '../src/api/group.ts';
 import { waitFor } from '../src/common/wait.ts';
-import { createLogger } from '../src/common/log.ts';
 import { core } from '../src/kube/paths.ts';
-import { KubeRest, loadKubeConfig, PatchType } from '../src/kube/rest.ts';
-import { parseWatcherConfig } from '../src/watcher/config.ts';
-import { startWatcher } from '../src/watcher/watcher.ts';
-import { parseWorkerConfig } from '../src/workers/config.ts';
-import { reconcilers } from '../src/workers/reconcilers.ts';
-import { startWorker } from '../src/workers/worker.ts';
-import { startNodeDaemons, type NodeDaemons } from '../harness/sandbox/daemons.ts';
-import { realisticProfile } from '../harness/sandbox/node/timings.ts';
-import { startSandbox, type Sandbox } from '../harness/sandbox/sandbox.ts';
-import { benchEbbEnv } from './lib/ebb-env.ts';
+import { PatchType } from '../src/kube/rest.ts';
+import {
+  benchNamespace,
+  daemonCounters,
+  kubeletPullsSince,
+  prePullEverywhere,
+  progress,
+  startPrewarmEnv,
+  transfers,
+  type PrewarmEnv as Env,
+} from './lib/prewarm-env.ts';
 import { table } from './lib/report.ts';
 import { readWorkload, statusSettled, type Workload } from './lib/workloads.ts';
 
@@ -48,27 +49,19 @@ const { values: opt } = parseArgs({
     pause: { type: 'string', default: '60' },
     lookahead: { type: 'string', default: '10' },
     parallelism: { type: 'string', default: '10' },
-    configs: { type: 'string', default: 'floor,inplace,prewarm,canary,canary-prewarm,sts' },
+    configs: { type: 'string', default: 'floor,inplace,prewarm,prewarm-tuned,canary,canary-prewarm,sts' },
+    budget: { type: 'string', default: '32' },
     json: { type: 'string' },
   },
 });
 const REPLICAS = Number(opt.replicas);
 const PULL_MS = Number(opt.pull) * 1000;
 const PAUSE_S = Number(opt.pause);
-type Config = 'floor' | 'inplace' | 'prewarm' | 'canary' | 'canary-prewarm' | 'sts';
+type Config = 'floor' | 'inplace' | 'prewarm' | 'prewarm-tuned' | 'canary' | 'canary-prewarm' | 'sts';
 const CONFIGS = opt.configs.split(',') as Config[];
 const LABEL = 'bench.ebb.dev/set';
 /** Every workload starts from this image, pulled on every node during setup. */
 const OLD_IMAGE = `registry.example.com/bench/web:old-${randomBytes(3).toString('hex')}`;
-const progress = (msg: string): void => void process.stderr.write(`[${new Date().toISOString()}] ${msg}\n`);
-
-interface Env {
-  sb: Sandbox;
-  rest: KubeRest;
-  daemons: NodeDaemons;
-  stop(): Promise<void>;
-}
-
 interface Result {
   config: Config;
   rolloutS: number;
@@ -77,6 +70,7 @@ interface Result {
   maxTransfersPerNode: number;
   daemonPulls: number;
   statusWritesPerImage: number | undefined;
+  lookaheadSeen: string;
 }
 
 function template(name: string, image: string): Record<string, unknown> {
@@ -99,7 +93,8 @@ function template(name: string, image: string): Record<string, unknown> {
 
 function appSpec(config: Config, name: string, image: string): Record<string, unknown> {
   const canary = config.startsWith('canary') ? { canary: { steps: [{ replicas: 1 }, { pause: { duration: `${PAUSE_S}s` } }] } } : {};
-  const prewarm = config.endsWith('prewarm') ? { imagePrewarm: { enabled: true, lookahead: Number(opt.lookahead), parallelism: Number(opt.parallelism) } } : {};
+  const tuned = { enabled: true, lookahead: Number(opt.lookahead), parallelism: Number(opt.parallelism) };
+  const prewarm = config === 'prewarm-tuned' ? { imagePrewarm: tuned } : config.endsWith('prewarm') ? { imagePrewarm: { enabled: true } } : {};
   return {
     replicas: REPLICAS,
     selector: { matchLabels: { [LABEL]: name } },
@@ -109,36 +104,6 @@ function appSpec(config: Config, name: string, image: string): Record<string, un
     template: template(name, image),
     ...prewarm,
   };
-}
-
-async function setup(dir: string): Promise<Env> {
-  const log = createLogger('bench', 'warn');
-  const timings = { ...realisticProfile, pullMs: PULL_MS, volumeAttachMs: 0 };
-  const sb = await startSandbox({ dir, nodes: REPLICAS, log, timings, extraControllers: ['statefulset-controller'] });
-  const rest = new KubeRest(loadKubeConfig(sb.kubeconfig));
-  const nodes = [...sb.sim.nodes.values()].map((n) => ({ name: n.name, criSocket: n.criSocket }));
-  const daemons = await startNodeDaemons({ kubeconfig: sb.kubeconfig, nodes, log });
-  const cfg = benchEbbEnv(sb);
-  const watcher = await startWatcher(parseWatcherConfig(cfg), log);
-  const worker = await startWorker(parseWorkerConfig(cfg), log, reconcilers());
-  return {
-    sb,
-    rest,
-    daemons,
-    stop: async () => {
-      await worker.stop();
-      await watcher.stop();
-      await daemons.stop();
-      await sb.stop();
-    },
-  };
-}
-
-async function namespace(rest: KubeRest, config: Config): Promise<string> {
-  const ns = `pw-${config}-${randomBytes(2).toString('hex')}`;
-  await rest.create(core('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
-  await waitFor(() => rest.get(core('serviceaccounts', ns, 'default')), { timeoutMs: 60_000, what: 'default ServiceAccount' });
-  return ns;
 }
 
 async function create(env: Env, config: Config, w: Workload, image: string): Promise<void> {
@@ -176,46 +141,17 @@ async function settled(env: Env, w: Workload, timeoutMs: number): Promise<void> 
   });
 }
 
-/**
- * Puts `image` on every node through ImageLists (field manager `bench-<what>`) and waits until each daemon
- * reports it Pulled: the old image before any workload is created (setup, not measured), and the new one for
- * the floor.
- */
-async function prePullEverywhere(env: Env, image: string, what: string): Promise<void> {
-  for (const node of env.sb.nodeNames) {
-    const body = { apiVersion: API_VERSION, kind: 'ImageList', metadata: { name: node }, spec: { images: [{ image }] } };
-    await env.rest.apply(imageListRef(node), body, `bench-${what}`);
+/** The pre-warm lookahead the App's status reported during the rollout, each change once (`all`: every pod left). */
+async function watchLookahead(env: Env, w: Workload, done: AbortSignal): Promise<string> {
+  const seen: string[] = [];
+  while (!done.aborted) {
+    const app = await env.rest.get<{ status?: { prewarm?: { lookahead?: number } } }>(appRef(w.namespace, w.name));
+    const prewarm = app.status?.prewarm;
+    const now = prewarm === undefined ? undefined : String(prewarm.lookahead ?? 'all');
+    if (now !== undefined && seen.at(-1) !== now) seen.push(now);
+    await new Promise((r) => setTimeout(r, 250));
   }
-  const pulled = async (node: string): Promise<boolean> => {
-    const list = await env.rest.get<ImageList>(imageListRef(node)).catch(() => undefined);
-    return list?.status?.images?.some((s) => s.image === image && s.phase === 'Pulled') === true;
-  };
-  await waitFor(async () => ((await Promise.all(env.sb.nodeNames.map(pulled))).every(Boolean) ? true : undefined), {
-    timeoutMs: 600_000,
-    intervalMs: 500,
-    what: 'floor pre-pull',
-  });
-}
-
-async function kubeletPullsSince(env: Env, ns: string, sinceMs: number): Promise<number> {
-  const events = await env.rest.list<{ reason?: string; firstTimestamp?: string; eventTime?: string }>(core('events', ns), { fieldSelector: 'reason=Pulling' });
-  return events.items.filter((e) => Date.parse(e.firstTimestamp ?? e.eventTime ?? '') >= Math.floor(sinceMs / 1000) * 1000).length;
-}
-
-const transfers = (env: Env): Map<string, number> => new Map([...env.sb.sim.nodes.values()].map((n) => [n.name, n.store.pullCount]));
-
-async function daemonCounters(env: Env): Promise<{ pulls: number; writes: number }> {
-  let pulls = 0;
-  let writes = 0;
-  for (const d of env.daemons.daemons.values()) {
-    const text = await (await fetch(`http://127.0.0.1:${d.httpPort}/metrics`)).text();
-    for (const line of text.split('\n')) {
-      const value = Number(line.slice(line.lastIndexOf(' ') + 1));
-      if (line.startsWith('ebb_daemon_pulls_total{') && line.includes('result="success"')) pulls += value;
-      if (line.startsWith('ebb_daemon_status_writes_total{') && line.includes('result="ok"')) writes += value;
-    }
-  }
-  return { pulls, writes };
+  return seen.join('→') || '–';
 }
 
 /** When the canary pause ended: the App's canary status leaves the pause step. Polled during the rollout. */
@@ -232,7 +168,7 @@ async function watchPauseEnd(env: Env, w: Workload, done: AbortSignal): Promise<
 }
 
 async function runConfig(env: Env, config: Config): Promise<Result> {
-  const ns = await namespace(env.rest, config);
+  const ns = await benchNamespace(env.rest, `pw-${config}`);
   const w: Workload = { kind: config === 'sts' ? 'sts' : 'ebb', policy: 'OrderedReady', namespace: ns, name: 'web', replicas: REPLICAS };
   const tag = randomBytes(3).toString('hex');
   await create(env, config, w, OLD_IMAGE);
@@ -245,11 +181,13 @@ async function runConfig(env: Env, config: Config): Promise<Result> {
   const t0 = Date.now();
   const done = new AbortController();
   const pauseEnd = config.startsWith('canary') ? watchPauseEnd(env, w, done.signal) : Promise.resolve(undefined);
+  const lookahead = config.endsWith('prewarm') || config === 'prewarm-tuned' ? watchLookahead(env, w, done.signal) : Promise.resolve('–');
   await setImage(env, config, w, image);
   await settled(env, w, 1_800_000);
   const rolloutS = (Date.now() - t0) / 1000;
   done.abort();
   const pauseEndedAt = await pauseEnd;
+  const lookaheadSeen = await lookahead;
   const after = transfers(env);
   const daemonAfter = await daemonCounters(env);
   const daemonPulls = daemonAfter.pulls - daemonBefore.pulls;
@@ -261,6 +199,7 @@ async function runConfig(env: Env, config: Config): Promise<Result> {
     maxTransfersPerNode: Math.max(...[...after].map(([node, n]) => n - (before.get(node) ?? 0))),
     daemonPulls,
     statusWritesPerImage: daemonPulls > 0 ? (daemonAfter.writes - daemonBefore.writes) / daemonPulls : undefined,
+    lookaheadSeen,
   };
   progress(`${config}: ${JSON.stringify(result)}`);
   await env.rest.delete(core('namespaces', ns)).catch(() => undefined);
@@ -269,7 +208,7 @@ async function runConfig(env: Env, config: Config): Promise<Result> {
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'ebb-pw-'));
-  const env = await setup(dir);
+  const env = await startPrewarmEnv(dir, REPLICAS, PULL_MS, { EBB_PREWARM_PULL_BUDGET: opt.budget });
   const results: Result[] = [];
   try {
     await prePullEverywhere(env, OLD_IMAGE, 'setup');
@@ -280,9 +219,9 @@ async function main(): Promise<void> {
   }
   const fmt = (n: number | undefined, digits = 1): string => (n === undefined ? '–' : n.toFixed(digits));
   process.stdout.write(
-    `${REPLICAS} replicas, one per node, pull ${PULL_MS / 1000} s, canary pause ${PAUSE_S} s, lookahead ${opt.lookahead}, parallelism ${opt.parallelism}\n` +
+    `${REPLICAS} replicas, one per node, pull ${PULL_MS / 1000} s, canary pause ${PAUSE_S} s, prewarm-tuned: lookahead ${opt.lookahead}, parallelism ${opt.parallelism}; pull budget ${opt.budget}\n` +
       table(
-        ['config', 'rollout s', 'kubelet pulls', 'pulls after pause', 'max fetches/node', 'daemon pulls', 'status writes/image'],
+        ['config', 'rollout s', 'kubelet pulls', 'pulls after pause', 'max fetches/node', 'daemon pulls', 'status writes/image', 'lookahead seen'],
         results.map((r) => [
           r.config,
           fmt(r.rolloutS),
@@ -291,6 +230,7 @@ async function main(): Promise<void> {
           String(r.maxTransfersPerNode),
           String(r.daemonPulls),
           fmt(r.statusWritesPerImage, 2),
+          r.lookaheadSeen,
         ]),
       ) +
       '\n',

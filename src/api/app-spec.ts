@@ -21,8 +21,6 @@ export const DEFAULT_REPLICAS = 1;
  */
 export const MAX_REPLICAS = 10_000;
 export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
-export const DEFAULT_PREWARM_PARALLELISM = 1;
-export const DEFAULT_PREWARM_LOOKAHEAD = 1;
 
 export const PodManagementPolicy = { orderedReady: 'OrderedReady', parallel: 'Parallel' } as const;
 export const RetentionPolicy = { retain: 'Retain', delete: 'Delete' } as const;
@@ -33,9 +31,18 @@ const retention = (description: string) =>
 export const ImagePrewarmSchema = Type.Object(
   {
     enabled: Type.Boolean({ description: 'Pull the images of the next revision on the nodes of the pods about to be updated.' }),
-    parallelism: Type.Optional(int32({ description: 'Nodes pre-warmed at a time.', minimum: 1, default: DEFAULT_PREWARM_PARALLELISM })),
+    parallelism: Type.Optional(
+      int32({
+        description: "At most this many nodes pre-warmed at a time. Unset: as many as the cluster's pre-warm pull budget has room for.",
+        minimum: 1,
+      }),
+    ),
     lookahead: Type.Optional(
-      int32({ description: 'How many of the next pods to be updated get their node pre-warmed.', minimum: 1, default: DEFAULT_PREWARM_LOOKAHEAD }),
+      int32({
+        description:
+          'How many of the next pods to be updated get their node pre-warmed. Unset: measured, so that each pull is expected to end before the rollout reaches its node.',
+        minimum: 1,
+      }),
     ),
   },
   { description: 'Image pre-warming through the ImageLists of nodes during a rolling update.' },

@@ -21,6 +21,13 @@ export const PrewarmStatusSchema = Type.Object(
     nodesRequested: int32({ description: 'Nodes whose ImageList lists the images of the update revision for this App.', minimum: 0 }),
     nodesPulled: int32({ description: 'Of those, nodes whose daemon reports every image pulled.', minimum: 0 }),
     nodesFailed: int32({ description: 'Of those, nodes whose daemon reports a failed pull (the rollout goes on regardless).', minimum: 0 }),
+    lookahead: Type.Optional(
+      int32({
+        description:
+          'How many of the next pods get their node pre-warmed now: spec.imagePrewarm.lookahead, else measured from pull times and the rollout pace. Absent: every pod left to update (nothing measured yet, or the rollout waits).',
+        minimum: 1,
+      }),
+    ),
   },
   { description: 'Image pre-warming of the rollout in progress (spec.imagePrewarm); absent while no ImageList holds entries of this App.' },
 );

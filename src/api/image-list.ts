@@ -50,6 +50,8 @@ export const ImageStatusSchema = Type.Object({
   phase: stringEnum([ImagePhase.pending, ImagePhase.pulling, ImagePhase.pulled, ImagePhase.failed], { description: 'Where the pull stands.' }),
   imageRef: Type.Optional(Type.String({ description: 'Reference of the pulled image in the container runtime (digest or ID).' })),
   lastPullTime: Type.Optional(dateTime({ description: 'When the last successful pull finished.' })),
+  pullStartTime: Type.Optional(dateTime({ description: 'When the running or the last pull attempt started.' })),
+  lastPullDurationMillis: Type.Optional(int64({ description: 'How long the last successful pull took, in milliseconds.', minimum: 0 })),
   attempts: Type.Optional(int32({ description: 'Pull attempts since the last success or the last pull request.', minimum: 0 })),
   message: Type.Optional(Type.String({ description: 'Details, e.g. why the last pull failed.', maxLength: 4096 })),
   observedPullRequestedAt: Type.Optional(dateTime({ description: 'The spec pullRequestedAt the last pull answered.' })),

@@ -37,7 +37,9 @@ describe('App spec defaults', () => {
     const spec: AppSpec = { ...minimalSpec(), replicas: 0, updateStrategy: { type: 'OnDelete' }, imagePrewarm: { enabled: true } };
     const before = structuredClone(spec);
     const out = withAppSpecDefaults(spec);
-    expect(out).toMatchObject({ replicas: 0, updateStrategy: { type: 'OnDelete' }, imagePrewarm: { enabled: true, parallelism: 1, lookahead: 1 } });
+    expect(out).toMatchObject({ replicas: 0, updateStrategy: { type: 'OnDelete' } });
+    // lookahead and parallelism have no default: unset, ebb measures the one and the pull budget bounds the other.
+    expect(out.imagePrewarm).toEqual({ enabled: true });
     expect(out.updateStrategy?.rollingUpdate).toBeUndefined();
     expect(spec).toEqual(before);
   });

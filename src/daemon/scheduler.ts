@@ -218,7 +218,7 @@ export class ImageScheduler {
     const { options, metrics, log } = this.deps;
     const started = this.now();
     const answers = m.entry.pullRequestedAt;
-    markPullStarted(m);
+    markPullStarted(m, started);
     this.changed();
     const deadline = AbortSignal.timeout(options.pullTimeoutMs);
     const signal = AbortSignal.any([ac.signal, this.shutdown.signal, deadline]);
@@ -227,7 +227,7 @@ export class ImageScheduler {
       const auth = m.entry.pullSecret ? await this.deps.credentials(m.entry, ref, signal) : undefined;
       const { imageRef } = await this.deps.runtime.pull(m.image, auth, signal);
       if (!this.owns(m)) return void (result = 'cancelled');
-      markPulled(m, imageRef, answers, this.now());
+      markPulled(m, imageRef, answers, this.now(), started);
       log.info({ image: m.image, imageRef, attempts: m.status.attempts, durationMs: this.now() - started }, 'image pulled');
     } catch (err) {
       if (ac.signal.aborted || this.shutdown.signal.aborted || !this.owns(m)) {

@@ -124,16 +124,20 @@ export function markPresent(m: ImageMemory): void {
   m.status = { ...rest, phase: ImagePhase.pulled };
 }
 
-export function markPullStarted(m: ImageMemory): void {
+/** A pull starts at `now`: its start time tells readers of the status how long it has been running. */
+export function markPullStarted(m: ImageMemory, now: number): void {
   const attempts = (m.freshAttempts ? 0 : (m.status.attempts ?? 0)) + 1;
   m.freshAttempts = false;
-  m.status = { ...m.status, phase: ImagePhase.pulling, attempts };
+  m.status = { ...m.status, phase: ImagePhase.pulling, attempts, pullStartTime: timestamp(now) };
 }
 
-/** A pull finished; it answers the pull request that was in the spec when it started. */
-export function markPulled(m: ImageMemory, imageRef: string, answered: string | undefined, now: number): void {
+/**
+ * A pull that started at `started` finished at `now`; it answers the pull request that was in the spec when it
+ * started. Its duration (to the millisecond) is what the worker plans pre-warming with.
+ */
+export function markPulled(m: ImageMemory, imageRef: string, answered: string | undefined, now: number, started: number): void {
   const { message: _dropped, ...rest } = m.status;
-  m.status = { ...rest, phase: ImagePhase.pulled, imageRef, lastPullTime: timestamp(now) };
+  m.status = { ...rest, phase: ImagePhase.pulled, imageRef, lastPullTime: timestamp(now), lastPullDurationMillis: Math.max(0, now - started) };
   if (answered) m.status.observedPullRequestedAt = answered;
   m.present = true;
   m.checkedAt = now;

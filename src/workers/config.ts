@@ -25,6 +25,8 @@ export interface WorkerConfig {
   readonly notifyWebhookUrl: string | undefined;
   /** /healthz fails once Redis has been out of reach this long; 0: never. */
   readonly redisUnhealthyAfterMs: number;
+  /** Pre-warm pulls in progress at once across the cluster (every App, every worker). */
+  readonly prewarmPullBudget: number;
 }
 
 /** Everything `ebb worker` reads. */
@@ -36,6 +38,14 @@ export const WORKER_SETTINGS = table(
     ...QUEUE_SETTINGS.entries,
     ...REDIS_LIVENESS_SETTINGS.entries,
     pullSecretNamespace: PULL_SECRET_NAMESPACE_SETTING,
+    prewarmPullBudget: {
+      name: 'EBB_PREWARM_PULL_BUDGET',
+      type: 'int',
+      default: 32,
+      min: 1,
+      max: 100_000,
+      doc: "pre-warm pulls in progress at once across the cluster, every App counted (one pull: one App's images on one node); the nodes past it wait their turn",
+    },
     shutdownTimeout: {
       name: 'EBB_SHUTDOWN_TIMEOUT',
       type: 'duration',
@@ -87,6 +97,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     namespaceConcurrency: v.namespaceConcurrency,
     notifyWebhookUrl: v.notifyWebhookUrl,
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
+    prewarmPullBudget: v.prewarmPullBudget,
   });
 }
 

@@ -2,6 +2,7 @@ import type { Logger } from '../common/log.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import type { ObjectKey } from '../queue/names.ts';
 import type { Notification } from './notify/notification.ts';
+import type { PullBudget } from './app/prewarm/budget.ts';
 
 /** "Not yet" is a value: come back after `afterMs` (a timer, not a sleeping worker). */
 export interface Wait {
@@ -27,6 +28,8 @@ export interface ReconcileContext {
   now(): Date;
   /** Queues a rollout notification for the webhook; undefined when no webhook is configured. */
   notify?: ((n: Notification) => Promise<void>) | undefined;
+  /** The cluster's pre-warm pull budget; absent: no limit. */
+  prewarmBudget?: PullBudget | undefined;
 }
 
 /** Reconciles one object; re-reads everything it needs from the apiserver. Throws on failure. */

@@ -27,6 +27,7 @@ import { withQuarantine } from './quarantine.ts';
 import { workerMetrics, type WorkerMetrics } from './metrics.ts';
 import { startNotifications } from './notify/deliver.ts';
 import type { ReconcileContext, Reconciler, ReconcileResult } from './types.ts';
+import { redisPullBudget, type PullBudget } from './app/prewarm/budget.ts';
 
 export interface RunningWorker {
   httpPort: number;
@@ -41,6 +42,7 @@ interface ProcessorDeps {
   rest: KubeRest;
   log: Logger;
   metrics: WorkerMetrics;
+  prewarmBudget: PullBudget;
   onWait(key: ObjectKey, result: NonNullable<ReconcileResult['wait']>): Promise<void>;
   notify: ReconcileContext['notify'];
 }
@@ -99,7 +101,15 @@ function processor(deps: ProcessorDeps) {
     log.debug({ enqueuedAt: job.timestamp, startedAt: started }, 'reconcile started');
     let result: 'done' | 'wait' | 'error' = 'error';
     try {
-      const out = await reconcile(key, { rest: deps.rest, log, signal: signal ?? new AbortController().signal, now: () => new Date(), notify: deps.notify });
+      const ctx = {
+        rest: deps.rest,
+        log,
+        signal: signal ?? new AbortController().signal,
+        now: () => new Date(),
+        notify: deps.notify,
+        prewarmBudget: deps.prewarmBudget,
+      };
+      const out = await reconcile(key, ctx);
       result = out.wait ? 'wait' : 'done';
       if (out.wait) await deps.onWait(key, out.wait);
       const ms = Date.now() - started;
@@ -150,7 +160,18 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
   const notifications = cfg.notifyWebhookUrl ? startNotifications(cfg.queue, cfg.notifyWebhookUrl, log) : undefined;
   const worker = new Worker<ObjectKey, JobReturn, string>(
     RECONCILE_QUEUE,
-    withRetryPolicy(processor({ reconcilers: guarded, gate, rest, log, metrics, onWait, notify: notifications?.send })),
+    withRetryPolicy(
+      processor({
+        reconcilers: guarded,
+        gate,
+        rest,
+        log,
+        metrics,
+        onWait,
+        notify: notifications?.send,
+        prewarmBudget: redisPullBudget(producer, cfg.queue.prefix, cfg.prewarmPullBudget),
+      }),
+    ),
     reconcileWorkerOptions(blocking, cfg.queue),
   );
   worker.on('error', throttledWarn(log, 'worker error'));

@@ -26,6 +26,8 @@ import { appControllerRef } from './ownership/owner.ts';
 import { controllerRef } from './pods/predicates.ts';
 import { applyLifecycle } from './lifecycle/apply.ts';
 import { afterPrewarm, isPrewarmAction, performPrewarm } from './prewarm/apply.ts';
+import { BudgetHolder } from './prewarm/grant.ts';
+import { UNLIMITED_BUDGET, type PullBudget } from './prewarm/budget.ts';
 import { judgeNameTaken } from './ownership/release-apply.ts';
 import { errorSummary, retryClassOf } from '../../common/errors.ts';
 import { EXPANSION_RETRY_MS, EXPANSION_RETRY_WAIT } from './rollout/volume-growth.ts';
@@ -36,6 +38,8 @@ interface ExecuteDeps {
   client: AppClient;
   log: Logger;
   now(): Date;
+  /** The cluster's pre-warm pull budget; absent: no limit. */
+  budget?: PullBudget | undefined;
 }
 
 interface Run {
@@ -244,10 +248,13 @@ async function onFailure(run: Run, action: Action, err: unknown, status: AppStat
  * The pre-warm writes, last: they never stop the reconcile (a failure is reported and tried again later).
  * Then the status. `read` is the status as the plan read it.
  */
-async function finish(run: Run, plan: Plan, read: AppStatus | undefined): Promise<{ wait: ReconcileResult['wait']; prewarmFailed: number }> {
-  const failures = await performPrewarm(run.deps.client.imageLists, plan.actions.filter(isPrewarmAction), run.deps.log);
+async function finish(run: Run, planned: Plan, read: AppStatus | undefined): Promise<{ wait: ReconcileResult['wait']; prewarmFailed: number }> {
   // A spec change made here (canary pause) is already reflected in the planned status.
   const generation = run.app.metadata.generation;
+  const budget = new BudgetHolder(run.deps.budget ?? UNLIMITED_BUDGET, `${run.ns}/${run.app.metadata.name}`, run.deps.log);
+  const plan = await budget.grant(planned, run.deps.now(), generation);
+  const failures = await performPrewarm(run.deps.client.imageLists, plan.actions.filter(isPrewarmAction), run.deps.log);
+  await budget.giveBack(failures);
   const { status, wait } = afterPrewarm(plan, read, failures, run.deps.now(), generation);
   await writeStatus(run, { ...status, observedGeneration: generation ?? status.observedGeneration });
   return { wait, prewarmFailed: failures.length };

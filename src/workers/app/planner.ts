@@ -71,6 +71,8 @@ export interface Plan {
   /** The status counting the pods as read, computed only on the failure path (when absent, `status`). */
   statusAsRead?: (() => AppStatus) | undefined;
   wait?: Wait | undefined;
+  /** The pre-warm part of the plan, for the pull budget (`prewarm/apply.ts`): its actions are in `actions`. */
+  prewarm?: PrewarmOutcome | undefined;
 }
 
 /** Objects a plan may be made without at first (`Observed` leaves them undefined when not read). */
@@ -158,6 +160,7 @@ function finishPlan(
     status,
     statusAsRead,
     wait: earliest([...acc.waits, canaryWait, availabilityWait(input.owned, set.minReadySeconds, set.now)]),
+    prewarm,
   };
 }
 
@@ -166,7 +169,7 @@ function deletingPlan(app: Stored<App>, owned: readonly Stored<Pod>[], observed:
   const status = passiveStatus(app, owned, app.spec.minReadySeconds ?? 0, now);
   const prewarm = prewarmStep(app, undefined, observed.imageLists);
   if (needsInput(prewarm)) return prewarm;
-  return { actions: prewarm.actions, status: withPrewarmStatus(status, prewarm, now, app.metadata.generation), statusAsRead: () => status };
+  return { actions: prewarm.actions, status: withPrewarmStatus(status, prewarm, now, app.metadata.generation), statusAsRead: () => status, prewarm };
 }
 
 /**

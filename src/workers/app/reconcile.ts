@@ -26,7 +26,7 @@ export function appReconciler(
     const client = clientFor(ctx);
     const read = await planLoop(client, key.namespace, key.name, () => ctx.now(), { verdicts, log: ctx.log });
     if (!read) {
-      await clearDeletedApp(client.imageLists, key.namespace, key.name, ctx.log);
+      await clearDeletedApp(client.imageLists, key.namespace, key.name, ctx.log, ctx.prewarmBudget);
       return { summary: { gone: true }, logs: ['the App is gone; the pre-warm entries it left, if any, are cleared'] };
     }
     const result = read.plan;
@@ -39,7 +39,7 @@ export function appReconciler(
       },
       'app plan',
     );
-    const { wait, executed } = await execute(result, read.observed.app, { client, log: ctx.log, now: () => ctx.now() });
+    const { wait, executed } = await execute(result, read.observed.app, { client, log: ctx.log, now: () => ctx.now(), budget: ctx.prewarmBudget });
     const summary = summarizeApp(result, read.observed.app.metadata.generation, executed, ctx.now());
     return { ...(wait ? { wait } : {}), summary: { ...summary }, logs: summaryLines(result, summary, executed) };
   };

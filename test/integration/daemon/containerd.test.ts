@@ -160,7 +160,15 @@ describe('ebb daemon against containerd and a registry', () => {
 
     for (const p of [pushed.v1, pushed.v2]) {
       const s = await waitStatus(p.ref, (s) => s.phase === 'Pulled', `${p.ref} Pulled`);
-      expect(s).toEqual({ image: p.ref, phase: 'Pulled', imageRef: p.image.id, attempts: 1, lastPullTime: expect.any(String) as unknown });
+      expect(s).toEqual({
+        image: p.ref,
+        phase: 'Pulled',
+        imageRef: p.image.id,
+        attempts: 1,
+        lastPullTime: expect.any(String) as unknown,
+        pullStartTime: expect.any(String) as unknown,
+        lastPullDurationMillis: expect.any(Number) as unknown,
+      });
       expect(Date.parse(s.lastPullTime ?? '')).toBeGreaterThanOrEqual(before);
       expect(Date.parse(s.lastPullTime ?? '')).toBeLessThanOrEqual(Date.now());
       // containerd holds it under the tag, as the same image ID.

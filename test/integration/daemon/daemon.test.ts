@@ -130,6 +130,9 @@ describe('ebb daemon on a simulated node', () => {
         attempts: 1,
         lastPullTime: expect.any(String) as unknown,
       });
+      // When it started and how long it took: what the worker plans pre-warming with.
+      expect(Date.parse(s.pullStartTime ?? '')).toBeLessThanOrEqual(Date.parse(s.lastPullTime ?? ''));
+      expect(s.lastPullDurationMillis).toBeGreaterThanOrEqual(0);
       expect(pullsOf(img)).toBe(1);
     }
     expect((await list())?.status?.observedGeneration).toBe(created.metadata.generation);

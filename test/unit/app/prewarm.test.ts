@@ -12,6 +12,7 @@ import { appReconciler } from '../../../src/workers/app/reconcile.ts';
 import { getOrdinal } from '../../../src/workers/app/pods/predicates.ts';
 import { NS } from './fixtures.ts';
 import { Scenario } from './scenario.ts';
+import type { PullBudget } from '../../../src/workers/app/prewarm/budget.ts';
 
 const image = (tag: string) => `registry.example/web:${tag}`;
 const template = (tag: string) => ({ template: { spec: { containers: [{ name: 'main', image: image(tag) }] } } });
@@ -48,7 +49,60 @@ async function started(spec: Partial<AppSpec>): Promise<Scenario> {
   return s;
 }
 
+/** The budget as Redis keeps it, in memory: members `<holder>/<node>`, at most `limit`. */
+function memoryBudget(limit: number): PullBudget & { held: Set<string> } {
+  const held = new Set<string>();
+  return {
+    held,
+    settle: (holder, { pulling, done, want }) => {
+      for (const n of pulling) held.add(`${holder}/${n}`);
+      for (const n of done) held.delete(`${holder}/${n}`);
+      const granted = want.filter((n) => held.has(`${holder}/${n}`) || (held.size < limit && held.add(`${holder}/${n}`)));
+      return Promise.resolve(granted);
+    },
+  };
+}
+
 describe('pre-warm', () => {
+  it('defaults, nothing measured yet: every remaining node is requested as the rollout starts', async () => {
+    const s = await started({ imagePrewarm: { enabled: true } });
+    s.edit(template('v2'));
+    schedule(s);
+    await s.step();
+    // web-3 is being updated; the nodes of web-2, web-1 and web-0 are asked for at once.
+    expect(requested(s)).toEqual(['node-0', 'node-1', 'node-2']);
+  });
+
+  it('defaults within a pull budget of 2: two nodes at a time, the rest reported waiting and asked for as pulls end', async () => {
+    const s = await started({ imagePrewarm: { enabled: true }, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { paused: true } } });
+    const budget = memoryBudget(2);
+    budget.held.add('other/app/node-9');
+    s.budget = budget;
+    s.edit(template('v2'));
+    schedule(s);
+    await s.step();
+    // Another App holds one share: one node now, and the condition says why the others wait.
+    expect(requested(s)).toEqual(['node-3']);
+    expect(condition(s)).toMatchObject({ status: 'False', reason: 'ImagesPulling' });
+    expect(condition(s)?.message).toContain("3 more nodes wait for room in the cluster's pre-warm pull budget");
+    budget.held.delete('other/app/node-9');
+    await s.step();
+    expect(requested(s)).toEqual(['node-2', 'node-3']);
+    s.cluster.imageLists.setPhase('node-3', image('v2'), 'Pulled');
+    await s.step();
+    expect(requested(s)).toEqual(['node-1', 'node-2', 'node-3']);
+    expect([...budget.held].sort()).toEqual(['ns/web/node-1', 'ns/web/node-2']);
+    s.cluster.imageLists.setPhase('node-2', image('v2'), 'Failed', 'manifest unknown');
+    s.cluster.imageLists.setPhase('node-1', image('v2'), 'Pulled');
+    await s.step();
+    expect(requested(s)).toEqual(['node-0', 'node-1', 'node-2', 'node-3']);
+    s.cluster.imageLists.setPhase('node-0', image('v2'), 'Pulled');
+    // The rollout goes on; at its end every share is given back.
+    s.edit({ updateStrategy: { rollingUpdate: { paused: false } } });
+    await run(s, (x) => x.converged() && requested(x).length === 0);
+    expect(budget.held.size).toBe(0);
+  });
+
   it('with no daemon: the rollout completes, at most `parallelism` nodes are requested, and everything is cleared at the end', async () => {
     const s = await started({ imagePrewarm: { enabled: true, parallelism: 1, lookahead: 2 } });
     const v1 = s.app().status?.updateRevision;
@@ -100,7 +154,7 @@ describe('pre-warm', () => {
   });
 
   it('a failed ImageList write neither stops the rollout nor drops status.prewarm; it is tried again', async () => {
-    const s = await started({ imagePrewarm: { enabled: true } });
+    const s = await started({ imagePrewarm: { enabled: true, parallelism: 1 } });
     s.cluster.calls.failNth('imageLists.apply', 1, new KubeError('ServerError', 500, 'etcd timeout'));
     s.edit(template('v2'));
     schedule(s);

@@ -12,6 +12,7 @@ import { IN_PLACE_GATE, podIsUpdatingInPlace } from '../../../src/workers/inplac
 import { timerId } from '../../../src/queue/names.ts';
 import { execute } from '../../../src/workers/app/executor.ts';
 import type { Pod } from '../../../src/kube/types.ts';
+import type { PullBudget } from '../../../src/workers/app/prewarm/budget.ts';
 import { planLoop } from '../../../src/workers/app/plan-loop.ts';
 import { AdmissionVerdicts } from '../../../src/workers/app/admission/dry-run.ts';
 import type { Plan } from '../../../src/workers/app/planner.ts';
@@ -66,6 +67,8 @@ export class Scenario {
   private frozen = new Map<number, PodView>();
   /** What of each plan is executed (a worker killed mid-plan performs a prefix of it); all of it when unset. */
   interfere: ((p: Plan) => Plan) | undefined;
+  /** The cluster's pre-warm pull budget the executor asks; unset: no limit. */
+  budget: PullBudget | undefined;
   /** Reconcile errors are recorded (the queue would retry) instead of thrown. */
   tolerateErrors = false;
   readonly errors: unknown[] = [];
@@ -158,7 +161,7 @@ export class Scenario {
     // The worker turns a wait into a timer: its reason must be one the timers queue takes.
     if (p.wait) timerId({ kind: 'App', namespace: NS, name: this.name }, p.wait.reason);
     try {
-      await execute(this.interfere ? this.interfere(p) : p, observed.app, { client, log: silent, now: this.clock.now });
+      await execute(this.interfere ? this.interfere(p) : p, observed.app, { client, log: silent, now: this.clock.now, budget: this.budget });
     } catch (err) {
       if (!this.tolerateErrors) throw err;
       this.errors.push(err);

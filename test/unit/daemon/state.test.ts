@@ -71,22 +71,24 @@ describe('pull transitions', () => {
 
   it('counts attempts until a success, then starts over', () => {
     const m = newMemory(entry, undefined);
-    markPullStarted(m);
-    expect(m.status).toMatchObject({ phase: 'Pulling', attempts: 1 });
+    markPullStarted(m, NOW - 9_000);
+    expect(m.status).toMatchObject({ phase: 'Pulling', attempts: 1, pullStartTime: timestamp(NOW - 9_000) });
     markFailed(m, { message: 'NotFound: manifest unknown', retryClass: 'transient', pull: true }, NOW, BACKOFF, () => 0);
     expect(m.status).toMatchObject({ phase: 'Failed', attempts: 1, message: 'NotFound: manifest unknown' });
-    markPullStarted(m);
+    markPullStarted(m, NOW - 4_250);
     expect(m.status.attempts).toBe(2);
-    markPulled(m, 'sha256:x', entry.pullRequestedAt, NOW);
+    markPulled(m, 'sha256:x', entry.pullRequestedAt, NOW, NOW - 4_250);
     expect(m.status).toEqual({
       image: 'a:1',
       phase: 'Pulled',
       attempts: 2,
       imageRef: 'sha256:x',
       lastPullTime: timestamp(NOW),
+      pullStartTime: timestamp(NOW - 4_250),
+      lastPullDurationMillis: 4_250,
       observedPullRequestedAt: entry.pullRequestedAt,
     });
-    markPullStarted(m);
+    markPullStarted(m, NOW);
     expect(m.status.attempts).toBe(1);
   });
 

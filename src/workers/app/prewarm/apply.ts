@@ -13,12 +13,15 @@ import type { Action } from '../actions.ts';
 import { setCondition } from '../status/conditions.ts';
 import { clearAll, prewarmIdentity, type PrewarmAction } from './plan.ts';
 import type { ImageListStore } from '../client.ts';
+import type { PullBudget } from './budget.ts';
 
 /** After a failed ImageList write, the reconcile tries again this much later (not at once: it is not urgent). */
 const PREWARM_RETRY: Wait = { reason: 'prewarm-retry', afterMs: 30_000 };
 
 interface PrewarmFailure {
   node: string;
+  /** The failed write was a request (not a removal). */
+  request: boolean;
   code: string | undefined;
   detail: string;
 }
@@ -64,7 +67,12 @@ export async function performPrewarm(store: ImageListStore, actions: readonly Pr
     try {
       await performOne(store, action);
     } catch (err) {
-      const failure = { node: action.node, code: isKubeError(err) ? err.code : undefined, detail: err instanceof Error ? err.message : String(err) };
+      const failure = {
+        node: action.node,
+        request: action.kind === 'requestPrewarm',
+        code: isKubeError(err) ? err.code : undefined,
+        detail: err instanceof Error ? err.message : String(err),
+      };
       failures.push(failure);
       log.warn(
         { action: action.kind, node: action.node, err: { code: failure.code, detail: failure.detail } },
@@ -114,11 +122,13 @@ function statusAfterPrewarmFailure(
 
 /**
  * Clears the pre-warm entries of App `namespace/name`, which no longer exists: one LIST by its label (usually
- * empty), then one removal per ImageList found. Throws PrewarmError when a removal failed, so the queue retries.
+ * empty), then one removal per ImageList found, its share of the pull budget given back. Throws PrewarmError when a removal failed, so the queue retries.
  */
-export async function clearDeletedApp(store: ImageListStore, namespace: string, name: string, log: Logger): Promise<void> {
+export async function clearDeletedApp(store: ImageListStore, namespace: string, name: string, log: Logger, budget?: PullBudget): Promise<void> {
   const lists = await store.list(prewarmLabelKey(namespace, name));
   if (lists.length === 0) return;
+  // Its pulls give back their share of the budget (best effort: a share not given back expires).
+  await budget?.settle(`${namespace}/${name}`, { pulling: [], done: lists.map((l) => l.metadata.name), want: [] }).catch(() => undefined);
   const { actions } = clearAll({ id: prewarmIdentity(namespace, name), lists });
   const failures = await performPrewarm(store, actions, log);
   if (failures.length > 0) throw new PrewarmError(failures);

@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { ImageList, ImagePhase } from '../../../api/image-list.ts';
 import type { ClusterStored } from '../../../kube/types.ts';
-import { imagesKey, nodeState, planPrewarm, prewarmCondition, prewarmIdentity, type NodeState, type PrewarmAction, type PrewarmInput } from './plan.ts';
+import {
+  imagesKey,
+  nodeState,
+  planPrewarm,
+  prewarmCondition,
+  prewarmIdentity,
+  withinBudget,
+  type NodeState,
+  type PrewarmAction,
+  type PrewarmInput,
+} from './plan.ts';
 
 const id = prewarmIdentity('shop', 'web');
 const IMAGES = ['example.com/init:2', 'example.com/web:2'];
@@ -123,6 +133,37 @@ describe('planPrewarm', () => {
     expect(planPrewarm(input({ active: false, lists: [list('a')] })).actions).toEqual([
       { kind: 'removePrewarm', node: 'a', uid: 'uid-a', fieldManager: id.fieldManager },
     ]);
+  });
+});
+
+describe('without parallelism: the pull budget bounds the requests', () => {
+  it('every target not requested yet is asked for, and the budget use names pulls running and done', () => {
+    const lists = [list('a'), list('b', pulled), list('c', {}, { key: OLD_KEY })];
+    const out = planPrewarm(input({ parallelism: undefined, targets: ['a', 'b', 'd', 'e'], lists }));
+    expect(summary(out.actions)).toEqual(['request d', 'request e', 'remove c']);
+    expect(out.budget).toMatchObject({ pulling: ['a'], done: ['b', 'c'] });
+    expect(out.status).toEqual({ nodesRequested: 4, nodesPulled: 1, nodesFailed: 0 });
+  });
+
+  it('withinBudget keeps the granted requests (and every removal) and reports the rest as waiting', () => {
+    const out = planPrewarm(input({ parallelism: undefined, targets: ['d', 'e', 'f'], lists: [list('a', pulled), list('c', {}, { key: OLD_KEY })] }));
+    const within = withinBudget(out, new Set(['d']));
+    expect(summary(within.actions)).toEqual(['request d', 'remove c']);
+    expect(within.status).toEqual({ nodesRequested: 2, nodesPulled: 1, nodesFailed: 0 });
+    expect(within.condition).toMatchObject({ status: 'False', reason: 'ImagesPulling' });
+    expect(within.condition?.message).toMatch(/pulling on d; 2 more nodes wait for room in the cluster's pre-warm pull budget$/);
+    expect(withinBudget(out, new Set(['d', 'e', 'f']))).toBe(out);
+  });
+
+  it('nothing granted and nothing requested before: pending, waiting for the budget', () => {
+    const within = withinBudget(planPrewarm(input({ parallelism: undefined, targets: ['d'] })), new Set());
+    expect(within.actions).toEqual([]);
+    expect(within.condition).toMatchObject({ status: 'False', reason: 'PrewarmPending' });
+    expect(within.condition?.message).toMatch(/no node requested yet for revision web-2; 1 more node waits/);
+  });
+
+  it('clearing everything gives every node back', () => {
+    expect(planPrewarm(input({ active: false, lists: [list('a'), list('b', pulled)] })).budget).toMatchObject({ pulling: [], done: ['a', 'b'] });
   });
 });
 

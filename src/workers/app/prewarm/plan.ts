@@ -7,8 +7,10 @@
  * ImageLists to apply and to clear, `status.prewarm` and condition ImagesPrewarmed.
  *
  * A node is "requested" once its ImageList lists the current images for this App (the label value names the
- * image set), and "in progress" until its daemon reports each image Pulled or Failed. At most `parallelism`
- * nodes are in progress at once: the next node is requested when one finishes. Entries of an earlier image set
+ * image set), and "in progress" until its daemon reports each image Pulled or Failed. With `parallelism` set, at
+ * most that many nodes are in progress at once: the next node is requested when one finishes; without it, every
+ * target is asked for, and the cluster's pull budget (`budget.ts`, applied when the writes are made) decides
+ * how many go out now. Entries of an earlier image set
  * are cleared (or replaced when the node is requested again); everything is cleared once pre-warming stops
  * (rollout over, pre-warm disabled, App deleted). Nothing here ever holds the rollout back.
  */
@@ -44,18 +46,34 @@ export interface PrewarmInput {
   revision: string;
   /** Nodes to pre-warm now, in update order, each once. */
   targets: readonly string[];
-  parallelism: number;
+  /** At most this many nodes in progress at once; undefined: only the pull budget bounds them. */
+  parallelism: number | undefined;
+  /** How many of the next pods the targets cover, for the status; undefined: every pod left to update. */
+  lookahead?: number | undefined;
   /** The ImageLists carrying `id.labelKey`, as read. */
   lists: readonly ClusterStored<ImageList>[];
 }
 
 export type NodeState = { state: 'pulling' } | { state: 'pulled' } | { state: 'failed'; message: string };
 
+/** What the outcome means for the cluster's pull budget, and enough to report it again with fewer requests. */
+export interface BudgetUse {
+  /** Nodes requested earlier whose pulls are still in progress: they keep their share of the budget. */
+  pulling: string[];
+  /** Nodes of this App's ImageLists with no pull of the current images in progress: their share is given back. */
+  done: string[];
+  /** Every requested node's state, the nodes requested now counted as pulling. */
+  states: ReadonlyMap<string, NodeState>;
+  revision: string;
+  lookahead?: number | undefined;
+}
+
 export interface PrewarmOutcome {
   actions: PrewarmAction[];
   /** undefined: no entries left (status.prewarm and the condition are removed). */
   status: PrewarmStatus | undefined;
   condition: ConditionInput | undefined;
+  budget?: BudgetUse | undefined;
 }
 
 const MESSAGE_NODES = 3;
@@ -90,23 +108,32 @@ export function nodeState(list: ClusterStored<ImageList>, images: readonly strin
 const nodeList = (nodes: readonly string[]): string =>
   nodes.length <= MESSAGE_NODES ? nodes.join(', ') : `${nodes.slice(0, MESSAGE_NODES).join(', ')} and ${nodes.length - MESSAGE_NODES} more`;
 
-/** Condition ImagesPrewarmed for the requested nodes' states. */
-export function prewarmCondition(states: ReadonlyMap<string, NodeState>, revision: string): ConditionInput {
+/**
+ * Condition ImagesPrewarmed for the requested nodes' states; `waiting` nodes are targets the pull budget has no
+ * room for yet.
+ */
+export function prewarmCondition(states: ReadonlyMap<string, NodeState>, revision: string, waiting = 0): ConditionInput {
   const type = ConditionType.imagesPrewarmed;
   const pulling = [...states].filter(([, s]) => s.state === 'pulling').map(([n]) => n);
   const failed = [...states].flatMap(([n, s]) => (s.state === 'failed' ? [`${n} (${s.message})`] : []));
   const pulled = states.size - pulling.length - failed.length;
+  const budget = waiting > 0 ? `; ${waiting} more ${waiting === 1 ? 'node waits' : 'nodes wait'} for room in the cluster's pre-warm pull budget` : '';
   if (states.size === 0)
     return {
       type,
       status: 'False',
       reason: Reason.prewarmPending,
-      message: `no node to pre-warm yet for revision ${revision}: the next pods are not scheduled`,
+      message:
+        waiting > 0
+          ? `no node requested yet for revision ${revision}${budget}`
+          : `no node to pre-warm yet for revision ${revision}: the next pods are not scheduled`,
     };
   const head = `${pulled} of ${states.size} requested nodes pulled the images of revision ${revision}`;
   const failures = failed.length > 0 ? `; failed on ${nodeList(failed)}` : '';
-  if (pulling.length > 0) return { type, status: 'False', reason: Reason.imagesPulling, message: `${head}; pulling on ${nodeList(pulling)}${failures}` };
-  if (failed.length > 0) return { type, status: 'False', reason: Reason.imagePullFailed, message: `${head}${failures}` };
+  if (pulling.length > 0)
+    return { type, status: 'False', reason: Reason.imagesPulling, message: `${head}; pulling on ${nodeList(pulling)}${failures}${budget}` };
+  if (failed.length > 0) return { type, status: 'False', reason: Reason.imagePullFailed, message: `${head}${failures}${budget}` };
+  if (waiting > 0) return { type, status: 'False', reason: Reason.prewarmPending, message: `${head}${budget}` };
   return { type, status: 'True', reason: Reason.imagesPulled, message: head };
 }
 
@@ -116,7 +143,40 @@ function removal(list: ClusterStored<ImageList>, id: PrewarmIdentity): PrewarmAc
 
 /** Clears every ImageList that holds this App's entries (the App's label). */
 export function clearAll(input: Pick<PrewarmInput, 'id' | 'lists'>): PrewarmOutcome {
-  return { actions: input.lists.map((l) => removal(l, input.id)), status: undefined, condition: undefined };
+  const done = input.lists.map((l) => l.metadata.name);
+  const budget: BudgetUse = { pulling: [], done, states: new Map(), revision: '' };
+  return { actions: input.lists.map((l) => removal(l, input.id)), status: undefined, condition: undefined, budget };
+}
+
+const countOf = (states: ReadonlyMap<string, NodeState>, state: NodeState['state']): number => [...states.values()].filter((s) => s.state === state).length;
+
+function reported(actions: PrewarmAction[], budget: BudgetUse, waiting: number): PrewarmOutcome {
+  const { states } = budget;
+  return {
+    actions,
+    status: {
+      nodesRequested: states.size,
+      nodesPulled: countOf(states, 'pulled'),
+      nodesFailed: countOf(states, 'failed'),
+      ...(budget.lookahead !== undefined ? { lookahead: budget.lookahead } : {}),
+    },
+    condition: prewarmCondition(states, budget.revision, waiting),
+    budget,
+  };
+}
+
+/**
+ * The outcome with only the `granted` requests: the others are left for a later reconcile, when the pull
+ * budget has room, and reported as waiting for it.
+ */
+export function withinBudget(outcome: PrewarmOutcome, granted: ReadonlySet<string>): PrewarmOutcome {
+  const { budget } = outcome;
+  const deferred = outcome.actions.filter((a) => a.kind === 'requestPrewarm' && !granted.has(a.node)).map((a) => a.node);
+  if (!budget || deferred.length === 0) return outcome;
+  const states = new Map(budget.states);
+  for (const node of deferred) states.delete(node);
+  const actions = outcome.actions.filter((a) => !deferred.includes(a.node) || a.kind === 'removePrewarm');
+  return reported(actions, { ...budget, states }, deferred.length);
 }
 
 export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
@@ -130,8 +190,8 @@ export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
     if (holdsCurrent(list, input, key)) states.set(node, nodeState(list, input.images));
     else stale.push(list);
   }
-  const inProgress = [...states.values()].filter((s) => s.state === 'pulling').length;
-  const slots = Math.max(0, input.parallelism - inProgress);
+  const pulling = [...states].filter(([, s]) => s.state === 'pulling').map(([node]) => node);
+  const slots = input.parallelism === undefined ? Infinity : Math.max(0, input.parallelism - pulling.length);
   const fresh = input.targets.filter((node) => !states.has(node)).slice(0, slots);
   const images = [...input.images].sort();
   const actions: PrewarmAction[] = fresh.map((node) => ({
@@ -144,11 +204,7 @@ export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
   }));
   // An earlier image set: replaced by the request when the node is requested now, cleared otherwise.
   for (const list of stale) if (!fresh.includes(list.metadata.name)) actions.push(removal(list, input.id));
+  const done = input.lists.map((l) => l.metadata.name).filter((node) => !pulling.includes(node));
   for (const node of fresh) states.set(node, { state: 'pulling' });
-  const count = (state: NodeState['state']): number => [...states.values()].filter((s) => s.state === state).length;
-  return {
-    actions,
-    status: { nodesRequested: states.size, nodesPulled: count('pulled'), nodesFailed: count('failed') },
-    condition: prewarmCondition(states, input.revision),
-  };
+  return reported(actions, { pulling, done, states, revision: input.revision, lookahead: input.lookahead }, 0);
 }

@@ -1,81 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { AppSpec } from '../../../api/app-spec.ts';
-import type { ImageList } from '../../../api/image-list.ts';
-import { Annotation } from '../../../api/keys.ts';
-import { makeApp, podFor, stored } from '../../../../test/unit/app/fixtures.ts';
-import type { ClusterStored, ControllerRevision, Stored } from '../../../kube/types.ts';
-import { needsInput, plan, type Observed } from '../planner.ts';
 import { planned } from '../../../../test/unit/app/fixtures.ts';
-import { imagesKey, prewarmIdentity } from './plan.ts';
+import { needsInput, plan } from '../planner.ts';
 import { templateImages } from './targets.ts';
-import { newRevision, revisionData } from '../revisions/revisions.ts';
-
-const NOW = new Date('2025-06-01T00:00:00Z');
-const v = (tag: string): AppSpec['template'] => ({
-  metadata: { labels: { app: 'web' } },
-  spec: { initContainers: [{ name: 'init', image: `example.com/init:${tag}` }], containers: [{ name: 'main', image: `example.com/web:${tag}` }] },
-});
-const id = prewarmIdentity('ns', 'web');
-const KEY = imagesKey(['example.com/init:v2', 'example.com/web:v2']);
-
-function revisionOf(spec: Partial<AppSpec>, n: number): Stored<ControllerRevision> {
-  return stored<ControllerRevision>(newRevision(makeApp('web', spec), revisionData(makeApp('web', spec)), n, 0), `rev-${n}`);
-}
-
-type PodTuple = [ordinal: number, revision: 'old' | 'new', node?: string, opts?: { inPlace?: boolean }];
-
-interface World {
-  spec?: Partial<AppSpec>;
-  pods: PodTuple[];
-  /** ImageLists holding the App's entries; undefined = not read. */
-  lists?: ClusterStored<ImageList>[] | undefined;
-  prewarmStatus?: boolean;
-  deleting?: boolean;
-  canary?: { step: number; pausedAt?: string };
-}
-
-/** An App at template v2 with pre-warm on; pods on node n<ordinal> unless said otherwise. */
-function world(w: World): Observed {
-  const spec: Partial<AppSpec> = { replicas: 4, podManagementPolicy: 'Parallel', imagePrewarm: { enabled: true, parallelism: 10, lookahead: 1 }, ...w.spec };
-  const oldRev = revisionOf({ ...spec, template: v('v1') }, 1);
-  const newRev = revisionOf({ ...spec, template: v('v2') }, 2);
-  const app = makeApp('web', { ...spec, template: v('v2') }, w.deleting ? { deletionTimestamp: '2025-01-01T00:00:00Z' } : {});
-  app.status = {
-    currentRevision: oldRev.metadata.name,
-    updateRevision: newRev.metadata.name,
-    ...(w.prewarmStatus ? { prewarm: { nodesRequested: 1, nodesPulled: 0, nodesFailed: 0 } } : {}),
-    ...(w.canary ? { canary: w.canary } : {}),
-  };
-  const pods = w.pods.map(([o, r, node, opts]) => {
-    const pod = podFor(app, o, (r === 'old' ? oldRev : newRev).metadata.name, 'ready');
-    pod.spec = { ...pod.spec, nodeName: node ?? `n${o}` };
-    if (opts?.inPlace) pod.metadata.annotations = { ...pod.metadata.annotations, [Annotation.inPlaceUpdateState]: '{}' };
-    return pod;
-  });
-  return { app, pods, revisions: [oldRev, newRev], claims: [], imageLists: w.lists };
-}
-
-/** An ImageList holding the App's entries for the v2 images (`key` KEY) or an earlier set; nothing pulled yet. */
-function held(node: string, key = KEY): ClusterStored<ImageList> {
-  const images = key === KEY ? ['example.com/init:v2', 'example.com/web:v2'] : ['example.com/web:v0'];
-  return {
-    apiVersion: 'apps.ebb.dev/v1alpha1',
-    kind: 'ImageList',
-    metadata: { name: node, uid: `uid-${node}`, resourceVersion: '1', labels: { [id.labelKey]: key } },
-    spec: { images: images.map((image) => ({ image })) },
-  };
-}
-
-const allOld = (n: number): PodTuple[] => Array.from({ length: n }, (_, i): PodTuple => [i, 'old']);
-const rolling = (ru: object): Partial<AppSpec> => ({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: ru } });
-const prewarm = (p: { parallelism?: number; lookahead?: number; enabled?: boolean }): Partial<AppSpec> => ({
-  imagePrewarm: { enabled: true, parallelism: 10, lookahead: 1, ...p },
-});
-
-/** The pre-warm writes of a plan, e.g. `request n2`, `remove n3`. */
-function prewarmWrites(o: Observed): string[] {
-  return planned(o, NOW).actions.flatMap((a) => (a.kind === 'requestPrewarm' ? [`request ${a.node}`] : a.kind === 'removePrewarm' ? [`remove ${a.node}`] : []));
-}
+import { NOW, v, world, held, allOld, rolling, prewarm, prewarmWrites, type PodTuple, type World } from '../../../../test/unit/app/prewarm-world.ts';
 
 describe('pre-warm in the plan', () => {
   it.each<[string, World, string[]]>([
@@ -256,7 +183,7 @@ describe('pre-warm in the plan', () => {
 
   it('status: counters and condition while pre-warming; both removed once entries are cleared', () => {
     const running = planned(world({ pods: allOld(4), lists: [] }), NOW).status;
-    expect(running.prewarm).toEqual({ nodesRequested: 1, nodesPulled: 0, nodesFailed: 0 });
+    expect(running.prewarm).toEqual({ nodesRequested: 1, nodesPulled: 0, nodesFailed: 0, lookahead: 1 });
     expect(running.conditions).toContainEqual(expect.objectContaining({ type: 'ImagesPrewarmed', status: 'False', reason: 'ImagesPulling' }));
     const w = world({
       pods: [
@@ -279,6 +206,32 @@ describe('pre-warm in the plan', () => {
     const kinds = p.actions.map((a) => a.kind);
     expect(kinds.indexOf('requestPrewarm')).toBeGreaterThan(kinds.indexOf('deletePod'));
     expect(p.statusAsRead?.().prewarm).toEqual({ nodesRequested: 1, nodesPulled: 0, nodesFailed: 0 });
+  });
+
+  it('no lookahead set: every remaining node until pulls and pace are measured, then ceil(pull × pace) + 1 pods', () => {
+    const spec = { replicas: 8, imagePrewarm: { enabled: true } };
+    const pods = (): PodTuple[] => [...allOld(6), [6, 'new'], [7, 'new']];
+    // Nothing measured: pod 5 is updated now, the nodes of pods 4 to 0 are asked for.
+    expect(prewarmWrites(world({ spec, pods: pods(), lists: [] }))).toEqual(['request n4', 'request n3', 'request n2', 'request n1', 'request n0']);
+    expect(planned(world({ spec, pods: pods(), lists: [] }), NOW).status.prewarm?.lookahead).toBeUndefined();
+    // Pods 7 and 6 became Ready 2 s apart (a pod per 2 s), a pull took 4 s: 4 × 0.5 + 1 = 3 pods ahead.
+    const measured = world({
+      spec,
+      pods: pods(),
+      lists: [
+        {
+          ...held('n9'),
+          status: { images: ['init', 'web'].map((c) => ({ image: `example.com/${c}:v2`, phase: 'Pulled' as const, lastPullDurationMillis: 4_000 })) },
+        },
+      ],
+    });
+    for (const pod of measured.pods) {
+      const ordinal = Number(pod.metadata.name.split('-').pop());
+      if (ordinal >= 6)
+        pod.status = { ...pod.status, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: `2025-05-31T23:59:5${ordinal === 6 ? 0 : 2}Z` }] };
+    }
+    expect(prewarmWrites(measured)).toEqual(['request n4', 'request n3', 'request n2']);
+    expect(planned(measured, NOW).status.prewarm?.lookahead).toBe(3);
   });
 
   it('templateImages: containers and init containers, each once, sorted', () => {

@@ -5,16 +5,16 @@
  *   partition: pods below it are not going to be updated, so their nodes are never pre-warmed; a canary step
  *   only holds pods back for a while, so it does not shorten the order;
  * - the pods the plan starts updating now, and pods whose in-place update is under way, are past pre-warming;
- * - while the rollout runs, the nodes of the next `lookahead` pods; while it waits, so that no pod can be
+ * - while the rollout runs, the nodes of the next `lookahead` pods: `imagePrewarm.lookahead` when set, else
+ *   measured from pull times and the rollout's pace (`lookahead.ts`); while it waits, so that no pod can be
  *   updated now (`rollingUpdate.paused`, a canary pause step, or OnDelete, which waits for a person), the nodes
- *   of every pod left to update.
+ *   of every pod left to update. How many of them pull at once is `parallelism` and the cluster's pull budget.
  *
  * The ImageLists are read only when pre-warming has something to do: enabled with pods left to update, or
  * entries to clear (`status.prewarm` present). A steady App costs no request.
  */
 import type { App } from '../../../api/app.ts';
 import type { AppStatus } from '../../../api/app-status.ts';
-import { DEFAULT_PREWARM_LOOKAHEAD, DEFAULT_PREWARM_PARALLELISM } from '../../../api/app-spec.ts';
 import type { ImageList } from '../../../api/image-list.ts';
 import { ConditionType } from '../../../api/keys.ts';
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
@@ -29,11 +29,13 @@ import { getOrdinal } from '../pods/predicates.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import { templateOf } from '../revisions/revisions.ts';
 import { outdatedOrdinals } from '../rollout/update-plan.ts';
+import { adaptiveLookahead, expectedPullMs, rolloutPace } from './lookahead.ts';
 import { planPrewarm, prewarmIdentity, type PrewarmOutcome } from './plan.ts';
 
-interface PrewarmTargets {
-  /** Nodes to pre-warm now, in update order, each once. */
-  nodes: string[];
+/** The pods left to update, in update order. */
+interface RolloutOrder {
+  /** Pods to update that are not being updated now, in update order. */
+  next: Named<Pod>[];
   /** Pods at or above the spec partition not at the update revision yet: 0 once the rollout is over. */
   remaining: number;
   /** No pod can be updated now (pause, paused, OnDelete): every remaining pod's node is a target. */
@@ -67,7 +69,7 @@ const nodeOf = (pod: Pod): string | undefined => {
   return typeof node === 'string' && node !== '' ? node : undefined;
 };
 
-function prewarmTargets(view: RolloutView, lookahead: number): PrewarmTargets {
+function rolloutOrder(view: RolloutView): RolloutOrder {
   const { set } = view;
   const name = set.app.metadata.name;
   const replicas = new Map<number, Named<Pod>>();
@@ -78,48 +80,57 @@ function prewarmTargets(view: RolloutView, lookahead: number): PrewarmTargets {
     return pod && !podIsUpdatingInPlace(pod) ? [pod] : [];
   });
   const waiting = !set.rollout.rolling || view.paused || view.canary.pause !== undefined;
+  return { next, remaining: order.length, waiting };
+}
+
+/** The nodes of the first `lookahead` pods of `order` (all of them while it waits, or when undefined), each once. */
+function targetNodes(order: RolloutOrder, lookahead: number | undefined): string[] {
   const nodes = new Set<string>();
-  for (const pod of waiting ? next : next.slice(0, lookahead)) {
+  for (const pod of order.waiting || lookahead === undefined ? order.next : order.next.slice(0, lookahead)) {
     const node = nodeOf(pod);
     if (node) nodes.add(node);
   }
-  return { nodes: [...nodes], remaining: order.length, waiting };
+  return [...nodes];
 }
 
 const INERT: PrewarmOutcome = { actions: [], status: undefined, condition: undefined };
+
+/** The pods left to update, or undefined when pre-warming is off or has nothing left to do. */
+function activeOrder(app: Stored<App>, view: RolloutView | undefined): RolloutOrder | undefined {
+  if (!view || app.spec.imagePrewarm?.enabled !== true) return undefined;
+  const order = rolloutOrder(view);
+  return order.remaining > 0 ? order : undefined;
+}
 
 /**
  * Pre-warming for one plan: `NeedsInput` when the ImageLists must be read first (`lists` undefined),
  * else the outcome. `view` is undefined when the App is being deleted (everything is cleared).
  */
-/** The nodes to pre-warm now, or undefined when pre-warming is off or has nothing left to do. */
-function activeTargets(app: Stored<App>, view: RolloutView | undefined): PrewarmTargets | undefined {
-  const spec = app.spec.imagePrewarm;
-  if (!view || spec?.enabled !== true) return undefined;
-  const targets = prewarmTargets(view, spec.lookahead ?? DEFAULT_PREWARM_LOOKAHEAD);
-  return targets.remaining > 0 ? targets : undefined;
-}
-
 export function prewarmStep(
   app: Stored<App>,
   view: RolloutView | undefined,
   lists: readonly ClusterStored<ImageList>[] | undefined,
 ): NeedsInput | PrewarmOutcome {
-  const targets = activeTargets(app, view);
-  if (!targets && app.status?.prewarm === undefined) return INERT;
+  const order = activeOrder(app, view);
+  if (!order && app.status?.prewarm === undefined) return INERT;
   if (lists === undefined) return { needs: 'imageLists' };
   const id = prewarmIdentity(app.metadata.namespace, app.metadata.name);
-  const parallelism = app.spec.imagePrewarm?.parallelism ?? DEFAULT_PREWARM_PARALLELISM;
-  if (!view || !targets) return planPrewarm({ id, active: false, images: [], revision: '', targets: [], parallelism, lists });
+  const spec = app.spec.imagePrewarm;
+  const parallelism = spec?.parallelism;
+  if (!view || !order) return planPrewarm({ id, active: false, images: [], revision: '', targets: [], parallelism, lists });
   const update = view.set.update;
+  const images = templateImages(templateOf(update));
+  const lookahead =
+    spec?.lookahead ?? adaptiveLookahead(expectedPullMs(lists, images, view.set.now), rolloutPace([...view.set.replicas.values()], update.metadata.name));
   return planPrewarm({
     id,
     active: true,
-    images: templateImages(templateOf(update)),
+    images,
     pullSecret: firstPullSecret(templateOf(update), app.metadata.namespace),
     revision: update.metadata.name,
-    targets: targets.nodes,
+    targets: targetNodes(order, lookahead),
     parallelism,
+    lookahead: order.waiting ? undefined : lookahead,
     lists,
   });
 }
