@@ -82,7 +82,11 @@ function canaryPart(app: App): string | undefined {
   const step = app.status?.canary?.step;
   if (steps.length === 0 || step === undefined || step >= steps.length) return undefined;
   const current = steps[step];
-  const what = current?.pause ? `pause${current.pause.duration ? ` ${current.pause.duration}` : ''}` : `replicas ${String(current?.replicas)}`;
+  const what = current?.pause
+    ? `pause${current.pause.duration ? ` ${current.pause.duration}` : ''}`
+    : current?.analysis
+      ? `analysis ${current.analysis.map((c) => c.name).join(', ')}`
+      : `replicas ${String(current?.replicas)}`;
   return `canary step ${step + 1}/${steps.length} (${what})`;
 }
 

@@ -9,6 +9,7 @@
  */
 import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
+import type { AnalysisStatus } from '../../api/analysis.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import { withAppSpecDefaults } from '../../api/defaults.ts';
 import type { Wait } from '../types.ts';
@@ -115,9 +116,9 @@ function finishPlan(
   app: Stored<App>,
   input: StatusInput,
   acc: Accumulator,
-  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined; guards: Guards; abort: AbortState },
+  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined; guards: Guards; abort: AbortState; analysis: AnalysisStatus | undefined },
 ): Plan {
-  const { canary, prewarm, hold, guards, abort } = outcomes;
+  const { canary, prewarm, hold, guards, abort, analysis } = outcomes;
   const set = input.set;
   const rolloutHeld: RolloutHeldInput = {
     hold,
@@ -126,8 +127,10 @@ function finishPlan(
     generation: app.metadata.generation,
     now: set.now,
   };
-  const guarded = (s: AppStatus): AppStatus =>
-    withAbortStatus(withGuardStatus(s, guards, set.now, app.metadata.generation), abort, set.now, app.metadata.generation);
+  const guarded = (s: AppStatus): AppStatus => ({
+    ...withAbortStatus(withGuardStatus(s, guards, set.now, app.metadata.generation), abort, set.now, app.metadata.generation),
+    ...(analysis ? { analysis } : {}),
+  });
   const status = guarded(
     withExpansionCondition(withRolloutHeldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), rolloutHeld), set),
   );
@@ -191,7 +194,7 @@ export function plan(observed: Observed, now: Date): PlanResult {
   // update revision, or the stable one while the rollout is aborted (`rollout/abort.ts`).
   const rollout = rolloutFor(app, adopted.owned, observed, revs, now);
   if (needsInput(rollout)) return rollout;
-  const { set, canary, guards, abort, actions } = rollout;
+  const { set, canary, guards, abort, analysis, actions } = rollout;
   const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...actions], waits: guards.waits };
   // Scaling: missing replicas ascending, then condemned pods descending; `blocked` (OrderedReady waiting on a
   // pod) stops the rolling update below, as upstream.
@@ -229,6 +232,6 @@ export function plan(observed: Observed, now: Date): PlanResult {
     fallbacks: acc.fallbacks ?? [],
     deferred: acc.deferred,
   };
-  const result = reportLifecycle(finishPlan(app, input, acc, { canary, prewarm, hold, guards, abort }), app, adopted.owned, now);
+  const result = reportLifecycle(finishPlan(app, input, acc, { canary, prewarm, hold, guards, abort, analysis }), app, adopted.owned, now);
   return withHistory(app, observed, result, adopted.owned, revs);
 }

@@ -7,11 +7,15 @@
  * - `{pause: {}}`: on entry sets `rollingUpdate.paused: true` on the spec and records `pausedAt`; the step is
  *   done when a person sets `paused: false` again.
  * - `{pause: {duration}}`: done `duration` after `pausedAt` (the reconcile returns a wait until then).
+ * - `{analysis: [...]}`: its checks measure (`analysis/book.ts`); done when all passed. A failed check holds the
+ *   step (the planner aborts the rollout); an inconclusive one pauses like `pause: {}` and resuming passes it.
  */
 import type { CanaryStatus } from '../../../api/app-status.ts';
 import { parseDuration } from '../../../common/duration.ts';
 import { canaryReplicasOf } from '../../../api/int-or-percent.ts';
 import type { CanaryStep } from '../../../api/update-strategy.ts';
+import type { AnalysisCheck } from '../../../api/analysis.ts';
+import type { StepVerdict } from './analysis/book.ts';
 
 export interface CanaryInput {
   steps: readonly CanaryStep[];
@@ -27,6 +31,8 @@ export interface CanaryInput {
   promoted?: boolean | undefined;
   /** Whether the `target` highest-ordinal pods (within the partition) all run the update revision and are available. */
   reached(target: number): boolean;
+  /** Advances the checks of an analysis step; without it an analysis step passes. */
+  analyze?: ((step: number, checks: readonly AnalysisCheck[]) => StepVerdict) | undefined;
 }
 
 export type CanaryPause = 'manual' | 'timed';
@@ -43,6 +49,8 @@ export interface CanaryOutcome {
   pauseSpec: boolean;
   /** Until a timed pause ends. */
   waitMs?: number | undefined;
+  /** The current step is an analysis whose checks are measuring, or one of which failed. */
+  analysis?: 'running' | 'failed' | undefined;
 }
 
 const stepTarget = (step: CanaryStep, replicas: number): number => {
@@ -88,12 +96,22 @@ function timedPause(input: CanaryInput, c: Cursor, durationMs: number): StepResu
   };
 }
 
+function analysisStep(input: CanaryInput, c: Cursor, checks: readonly AnalysisCheck[]): StepResult {
+  // An inconclusive check that a person already resumed passes the step; its record stays as it ended.
+  if (c.pausedAt !== undefined && !input.specPaused) return { next: true };
+  const verdict = input.analyze?.(c.step, checks) ?? 'passed';
+  if (verdict === 'passed') return { next: true };
+  if (verdict === 'inconclusive') return manualPause(input, c);
+  return { next: false, outcome: { status: { step: c.step }, target: c.target, enteredManualPause: false, pauseSpec: false, analysis: verdict } };
+}
+
 function runStep(input: CanaryInput, c: Cursor, step: CanaryStep): StepResult {
   if (step.replicas !== undefined) {
     c.target = stepTarget(step, input.replicas);
     if (input.reached(c.target)) return { next: true };
     return { next: false, outcome: { status: { step: c.step }, target: c.target, enteredManualPause: false, pauseSpec: false } };
   }
+  if (step.analysis !== undefined) return analysisStep(input, c, step.analysis);
   const duration = step.pause?.duration;
   if (duration === undefined) return manualPause(input, c);
   return timedPause(input, c, parseDuration(duration) ?? 0);

@@ -1,0 +1,126 @@
+/**
+ * The analysis of one plan: the checks of the canary step in force and the background checks, advanced on
+ * one record (`status.analysis`) that belongs to the update revision. Pure: the planner creates a book,
+ * the canary and the background ask it for verdicts, and the plan takes its status, Events, waits and the
+ * abort trigger of a failed check.
+ *
+ * - The record starts empty for a new update revision, and again when an abort is retried.
+ * - A failed check aborts the rollout (reason AnalysisFailed, with its last measurement); an inconclusive
+ *   one pauses it (a step's: like a `pause: {}` step, resumed by setting `paused: false`, which passes the
+ *   step; a background one: `rollingUpdate.paused` set once).
+ * - Every failed or inconclusive measurement is a Warning Event.
+ */
+import { AnalysisPhase, MeasurementPhase, type AnalysisCheck, type AnalysisRun, type AnalysisStatus, type Measurement } from '../../../../api/analysis.ts';
+import { EventReason } from '../../../../api/keys.ts';
+import { AbortReason } from '../../../../api/rollout-abort.ts';
+import type { Pod, Stored } from '../../../../kube/types.ts';
+import type { Wait } from '../../../types.ts';
+import type { Action } from '../../actions.ts';
+import type { AbortTrigger } from '../abort.ts';
+import { measurePodHealth } from './pod-health.ts';
+import { advanceRun } from './run.ts';
+
+export type StepVerdict = 'running' | 'passed' | 'failed' | 'inconclusive';
+
+export interface AnalysisBook {
+  /** Advances the checks of canary step `step`; their combined verdict. */
+  step(step: number, checks: readonly AnalysisCheck[]): StepVerdict;
+  /** Advances the background checks; their combined verdict. */
+  background(checks: readonly AnalysisCheck[]): StepVerdict;
+  /** What status.analysis says after this plan (undefined: as before). */
+  status(): AnalysisStatus | undefined;
+  /** Warning Events of the measurements taken in this plan. */
+  events(): Action[];
+  /** Until the next measurement due. */
+  wait(): Wait | undefined;
+  /** The first check found failed in this plan, as an abort trigger. */
+  failure(): AbortTrigger | undefined;
+  /** Background checks that turned inconclusive in this plan. */
+  turnedInconclusive(): string[];
+}
+
+export interface BookInput {
+  revision: string;
+  prior: AnalysisStatus | undefined;
+  /** Start the record again (an abort was retried in this plan). */
+  restart: boolean;
+  /** The App's pods at the update revision. */
+  updated: readonly Stored<Pod>[];
+  now: Date;
+}
+
+const keyOf = (name: string, step: number | undefined): string => `${step ?? '-'}/${name}`;
+
+function measureWith(check: AnalysisCheck, input: BookInput): Measurement {
+  if (check.podHealth) return measurePodHealth(check.podHealth, input.updated, input.now);
+  return { phase: MeasurementPhase.inconclusive, message: 'the check names no provider this worker knows', measuredAt: input.now.toISOString() };
+}
+
+function measurementEvent(run: AnalysisRun, m: Measurement): Action | undefined {
+  if (m.phase === MeasurementPhase.successful) return undefined;
+  const where = run.step === undefined ? 'background analysis' : `canary step ${run.step + 1} analysis`;
+  const failed = m.phase === MeasurementPhase.failed;
+  const message = `${where} ${run.name}: measurement ${failed ? 'failed' : 'inconclusive'} (${run.failed} failed, ${run.inconclusive} inconclusive): ${m.message ?? m.value ?? ''}`;
+  const reason = failed ? EventReason.analysisMeasurementFailed : EventReason.analysisMeasurementInconclusive;
+  return { kind: 'event', event: { type: 'Warning', reason, action: 'Measure', message } };
+}
+
+function verdictOf(runs: readonly AnalysisRun[]): StepVerdict {
+  if (runs.some((r) => r.phase === AnalysisPhase.failed)) return 'failed';
+  if (runs.some((r) => r.phase === AnalysisPhase.inconclusive)) return 'inconclusive';
+  return runs.every((r) => r.phase === AnalysisPhase.successful) ? 'passed' : 'running';
+}
+
+export function analysisBook(input: BookInput): AnalysisBook {
+  const same = input.prior?.revision === input.revision && !input.restart;
+  const runs = new Map<string, AnalysisRun>((same ? (input.prior?.runs ?? []) : []).map((r) => [keyOf(r.name, r.step), r]));
+  // A retry starts the record of this revision again; a new revision's record starts with its first measurement.
+  let touched = input.restart && input.prior?.revision === input.revision;
+  const events: Action[] = [];
+  const waits: number[] = [];
+  let failure: AbortTrigger | undefined;
+  const inconclusive: string[] = [];
+
+  const advance = (checks: readonly AnalysisCheck[], step: number | undefined): StepVerdict => {
+    const now: AnalysisRun[] = [];
+    for (const check of checks) {
+      const key = keyOf(check.name, step);
+      const out = advanceRun({ check, step, prior: runs.get(key), now: input.now, measure: () => measureWith(check, input) });
+      if (out.measured) {
+        touched = true;
+        runs.set(key, out.run);
+        const event = measurementEvent(out.run, out.measured);
+        if (event) events.push(event);
+        if (out.run.phase === AnalysisPhase.failed && !failure) failure = triggerOf(out.run, out.measured);
+        if (out.run.phase === AnalysisPhase.inconclusive && step === undefined) inconclusive.push(check.name);
+      }
+      if (out.waitMs !== undefined) waits.push(out.waitMs);
+      now.push(out.run);
+    }
+    return verdictOf(now);
+  };
+
+  return {
+    step: (step, checks) => advance(checks, step),
+    background: (checks) => advance(checks, undefined),
+    status: () => (touched ? { revision: input.revision, runs: [...runs.values()] } : undefined),
+    events: () => events,
+    wait: () => (waits.length > 0 ? { reason: 'analysis', afterMs: Math.min(...waits) } : undefined),
+    failure: () => failure,
+    turnedInconclusive: () => inconclusive,
+  };
+}
+
+function triggerOf(run: AnalysisRun, m: Measurement): AbortTrigger {
+  const where = run.step === undefined ? 'background analysis' : `canary step ${run.step + 1} analysis`;
+  return {
+    reason: AbortReason.analysisFailed,
+    message: `${where} ${run.name} failed: ${run.failed} failed measurements`,
+    measurement: {
+      analysis: run.name,
+      ...(m.value === undefined ? {} : { value: m.value }),
+      ...(m.message === undefined ? {} : { condition: m.message }),
+      measuredAt: m.measuredAt,
+    },
+  };
+}
