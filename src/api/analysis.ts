@@ -23,15 +23,12 @@ export const PodHealthSchema = Type.Object(
     ),
     maxNotReadySeconds: Type.Optional(
       int32({
-        description:
-          'Longest an updated pod may stay not ready (since it was created or last turned not ready), its readiness gates included. Default 300.',
+        description: 'Longest an updated pod may stay not ready (since it was created or last turned not ready), its readiness gates included. Default 300.',
         minimum: 1,
         maximum: 86400,
       }),
     ),
-    allowCrashLoop: Type.Optional(
-      Type.Boolean({ description: 'A container in CrashLoopBackOff does not by itself fail the measurement. Default false.' }),
-    ),
+    allowCrashLoop: Type.Optional(Type.Boolean({ description: 'A container in CrashLoopBackOff does not by itself fail the measurement. Default false.' })),
   },
   {
     description:
@@ -61,7 +58,9 @@ export const AnalysisCheckSchema = Type.Object(
         maximum: 10000,
       }),
     ),
-    failureLimit: Type.Optional(int32({ description: 'Failed measurements tolerated; one more fails the check and aborts the rollout. Default 0.', minimum: 0, maximum: 1000 })),
+    failureLimit: Type.Optional(
+      int32({ description: 'Failed measurements tolerated; one more fails the check and aborts the rollout. Default 0.', minimum: 0, maximum: 1000 }),
+    ),
     inconclusiveLimit: Type.Optional(
       int32({ description: 'Inconclusive measurements tolerated; one more pauses the rollout (rollingUpdate.paused). Default 0.', minimum: 0, maximum: 1000 }),
     ),
@@ -69,7 +68,9 @@ export const AnalysisCheckSchema = Type.Object(
   },
   {
     description: 'One check: how often it measures, how many measurements it takes and tolerates, and its provider (exactly one).',
-    'x-kubernetes-validations': [{ rule: 'has(self.podHealth)', message: 'each analysis check must set a provider: podHealth', fieldPath: '.podHealth', reason: 'FieldValueRequired' }],
+    'x-kubernetes-validations': [
+      { rule: 'has(self.podHealth)', message: 'each analysis check must set a provider: podHealth', fieldPath: '.podHealth', reason: 'FieldValueRequired' },
+    ],
   },
 );
 export type AnalysisCheck = Static<typeof AnalysisCheckSchema>;
@@ -109,7 +110,10 @@ export const AnalysisRunSchema = Type.Object(
     successful: tally('Successful measurements.'),
     failed: tally('Failed measurements.'),
     inconclusive: tally('Inconclusive measurements.'),
-    measurements: Type.Array(MeasurementSchema, { description: `The last ${MAX_MEASUREMENT_HISTORY} measurements, oldest first.`, maxItems: MAX_MEASUREMENT_HISTORY }),
+    measurements: Type.Array(MeasurementSchema, {
+      description: `The last ${MAX_MEASUREMENT_HISTORY} measurements, oldest first.`,
+      maxItems: MAX_MEASUREMENT_HISTORY,
+    }),
   },
   { description: 'One check of the rollout to status.analysis.revision.' },
 );

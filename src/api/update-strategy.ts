@@ -40,9 +40,7 @@ export const CanaryStepSchema = Type.Object(
       }),
     ),
     pause: Type.Optional(CanaryPauseSchema),
-    analysis: Type.Optional(
-      analysisList('Run these checks, then go on (all passed), pause the rollout (one inconclusive) or abort it (one failed).'),
-    ),
+    analysis: Type.Optional(analysisList('Run these checks, then go on (all passed), pause the rollout (one inconclusive) or abort it (one failed).')),
   },
   {
     description: 'One step: exactly one of replicas, pause or analysis.',

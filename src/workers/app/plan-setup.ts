@@ -37,6 +37,15 @@ function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target:
   };
 }
 
+/** Whether `target` replicas (not below the partition) run the update revision, available or not. */
+function updatedFor(set: Omit<PodSet, 'partition'>, partition: number): (target: number) => boolean {
+  return (target) => {
+    let n = 0;
+    for (const [ord, pod] of set.replicas) if (ord >= partition && !isTerminating(pod) && getPodRevision(pod) === set.update.metadata.name) n++;
+    return n >= target;
+  };
+}
+
 interface CanaryOptions {
   /** Start the steps again (an abort was retried in this plan). */
   restart: boolean;
@@ -57,6 +66,7 @@ function canaryFor(app: Stored<App>, base: Omit<PodSet, 'partition'>, opts: Cana
     now: base.now,
     promoted: opts.promoted,
     analyze: opts.analyze,
+    updated: updatedFor(base, base.rollout.partition),
     reached: reachedFor(base, base.rollout.partition),
   });
 }
@@ -167,7 +177,7 @@ export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], obse
   const restart = requested.ended === 'retried';
   // The analysis: a step's checks measure as the canary reaches the step, the background ones after it.
   const book = bookFor(app, owned, names.update, now, restart);
-  const stepped = podSetFor(input, { restart, promoted, analyze: (step, checks) => book.step(step, checks) });
+  const stepped = podSetFor(input, { restart, promoted, analyze: (step, checks, early) => book.step(step, checks, early) });
   const set = stepped.set;
   const active = names.current !== names.update;
   const anyUpdated = owned.some((p) => getPodRevision(p) === names.update);

@@ -31,8 +31,10 @@ export interface CanaryInput {
   promoted?: boolean | undefined;
   /** Whether the `target` highest-ordinal pods (within the partition) all run the update revision and are available. */
   reached(target: number): boolean;
+  /** Whether `target` pods (within the partition) run the update revision, available or not. */
+  updated?: ((target: number) => boolean) | undefined;
   /** Advances the checks of an analysis step; without it an analysis step passes. */
-  analyze?: ((step: number, checks: readonly AnalysisCheck[]) => StepVerdict) | undefined;
+  analyze?: ((step: number, checks: readonly AnalysisCheck[], early?: boolean) => StepVerdict) | undefined;
 }
 
 export type CanaryPause = 'manual' | 'timed';
@@ -105,10 +107,24 @@ function analysisStep(input: CanaryInput, c: Cursor, checks: readonly AnalysisCh
   return { next: false, outcome: { status: { step: c.step }, target: c.target, enteredManualPause: false, pauseSpec: false, analysis: verdict } };
 }
 
+/**
+ * An analysis step right after a replicas step starts as soon as that step's pods run the update revision,
+ * available or not: a canary that never becomes ready is judged instead of waited on. Only a failure acts
+ * before the replicas step is done (the rollout is aborted); the step's record goes on from there.
+ */
+function earlyAnalysis(input: CanaryInput, c: Cursor): StepResult | undefined {
+  const next = input.steps[c.step + 1];
+  if (next?.analysis === undefined || input.analyze === undefined || input.updated?.(c.target) !== true) return undefined;
+  if (input.analyze(c.step + 1, next.analysis, true) !== 'failed') return undefined;
+  return { next: false, outcome: { status: { step: c.step }, target: c.target, enteredManualPause: false, pauseSpec: false, analysis: 'failed' } };
+}
+
 function runStep(input: CanaryInput, c: Cursor, step: CanaryStep): StepResult {
   if (step.replicas !== undefined) {
     c.target = stepTarget(step, input.replicas);
     if (input.reached(c.target)) return { next: true };
+    const early = earlyAnalysis(input, c);
+    if (early) return early;
     return { next: false, outcome: { status: { step: c.step }, target: c.target, enteredManualPause: false, pauseSpec: false } };
   }
   if (step.analysis !== undefined) return analysisStep(input, c, step.analysis);

@@ -44,7 +44,8 @@ function canaryProblems(app: Stored<App>, replicas: number): string[] {
   const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps ?? [];
   steps.forEach((step, i) => {
     const at = `spec.updateStrategy.rollingUpdate.canary.steps[${i}]`;
-    if ([step.replicas, step.pause, step.analysis].filter((x) => x !== undefined).length !== 1) problems.push(`${at}: set exactly one of replicas, pause or analysis`);
+    if ([step.replicas, step.pause, step.analysis].filter((x) => x !== undefined).length !== 1)
+      problems.push(`${at}: set exactly one of replicas, pause or analysis`);
     if (step.replicas !== undefined) {
       const r = canaryReplicasOf(step.replicas, replicas);
       if (!r.ok) problems.push(`${at}.replicas: ${r.reason}`);

@@ -23,8 +23,8 @@ import { advanceRun } from './run.ts';
 export type StepVerdict = 'running' | 'passed' | 'failed' | 'inconclusive';
 
 export interface AnalysisBook {
-  /** Advances the checks of canary step `step`; their combined verdict. */
-  step(step: number, checks: readonly AnalysisCheck[]): StepVerdict;
+  /** Advances the checks of canary step `step`; their combined verdict. `early`: the step is not reached yet. */
+  step(step: number, checks: readonly AnalysisCheck[], early?: boolean): StepVerdict;
   /** Advances the background checks; their combined verdict. */
   background(checks: readonly AnalysisCheck[]): StepVerdict;
   /** What status.analysis says after this plan (undefined: as before). */
@@ -81,15 +81,15 @@ export function analysisBook(input: BookInput): AnalysisBook {
   let failure: AbortTrigger | undefined;
   const inconclusive: string[] = [];
 
-  const advance = (checks: readonly AnalysisCheck[], step: number | undefined): StepVerdict => {
+  const advance = (checks: readonly AnalysisCheck[], step: number | undefined, early = false): StepVerdict => {
     const now: AnalysisRun[] = [];
     for (const check of checks) {
       const key = keyOf(check.name, step);
-      const out = advanceRun({ check, step, prior: runs.get(key), now: input.now, measure: () => measureWith(check, input) });
+      const out = advanceRun({ check, step, prior: runs.get(key), now: input.now, early, measure: () => measureWith(check, input) });
       if (out.measured) {
         touched = true;
         runs.set(key, out.run);
-        const event = measurementEvent(out.run, out.measured);
+        const event = early && out.measured.phase !== MeasurementPhase.failed ? undefined : measurementEvent(out.run, out.measured);
         if (event) events.push(event);
         if (out.run.phase === AnalysisPhase.failed && !failure) failure = triggerOf(out.run, out.measured);
         if (out.run.phase === AnalysisPhase.inconclusive && step === undefined) inconclusive.push(check.name);
@@ -101,7 +101,7 @@ export function analysisBook(input: BookInput): AnalysisBook {
   };
 
   return {
-    step: (step, checks) => advance(checks, step),
+    step: (step, checks, early) => advance(checks, step, early),
     background: (checks) => advance(checks, undefined),
     status: () => (touched ? { revision: input.revision, runs: [...runs.values()] } : undefined),
     events: () => events,

@@ -6,7 +6,7 @@
  *
  * After each measurement: more than `failureLimit` failed → Failed; more than `inconclusiveLimit`
  * inconclusive → Inconclusive; `count` measurements taken → Successful; else Running until the next one.
- * A check that ended stays as it ended.
+ * A check that ended stays as it ended. Before its step is reached, only failures count (`early`).
  */
 import {
   AnalysisPhase,
@@ -25,6 +25,11 @@ export interface RunInput {
   step: number | undefined;
   prior: AnalysisRun | undefined;
   now: Date;
+  /**
+   * Before the step is reached (its replicas step still waits on its pods): only a failed measurement counts;
+   * others are kept in the history and the check goes on measuring.
+   */
+  early?: boolean | undefined;
   /** Takes one measurement (called only when one is due). */
   measure(): Measurement;
 }
@@ -69,11 +74,12 @@ export function advanceRun(input: RunInput): RunOutcome {
     measurements: [],
   };
   const { nextMeasurementAt: _next, ...rest } = base;
+  const counts = input.early !== true || m.phase === MeasurementPhase.failed;
   const counted: AnalysisRun = {
     ...rest,
-    successful: base.successful + (m.phase === MeasurementPhase.successful ? 1 : 0),
+    successful: base.successful + (counts && m.phase === MeasurementPhase.successful ? 1 : 0),
     failed: base.failed + (m.phase === MeasurementPhase.failed ? 1 : 0),
-    inconclusive: base.inconclusive + (m.phase === MeasurementPhase.inconclusive ? 1 : 0),
+    inconclusive: base.inconclusive + (counts && m.phase === MeasurementPhase.inconclusive ? 1 : 0),
     measurements: [...base.measurements, m].slice(-MAX_MEASUREMENT_HISTORY),
   };
   const phase = judged(counted, check, step);
