@@ -57,6 +57,20 @@ function judged(run: AnalysisRun, check: AnalysisCheck, step: number | undefined
   return AnalysisPhase.running;
 }
 
+/** `run` with `m` in its history and, unless it is an early measurement that did not fail, in its counts. */
+function withMeasurement(run: AnalysisRun, m: Measurement, early: boolean): AnalysisRun {
+  const { nextMeasurementAt: _next, ...rest } = run;
+  const counts = !early || m.phase === MeasurementPhase.failed;
+  const add = (phase: Measurement['phase']): number => (counts && m.phase === phase ? 1 : 0);
+  return {
+    ...rest,
+    successful: run.successful + add(MeasurementPhase.successful),
+    failed: run.failed + add(MeasurementPhase.failed),
+    inconclusive: run.inconclusive + add(MeasurementPhase.inconclusive),
+    measurements: [...run.measurements, m].slice(-MAX_MEASUREMENT_HISTORY),
+  };
+}
+
 export function advanceRun(input: RunInput): RunOutcome {
   const { check, step, prior, now } = input;
   if (prior && ended(prior)) return { run: prior, measured: undefined, waitMs: undefined };
@@ -73,15 +87,7 @@ export function advanceRun(input: RunInput): RunOutcome {
     inconclusive: 0,
     measurements: [],
   };
-  const { nextMeasurementAt: _next, ...rest } = base;
-  const counts = input.early !== true || m.phase === MeasurementPhase.failed;
-  const counted: AnalysisRun = {
-    ...rest,
-    successful: base.successful + (counts && m.phase === MeasurementPhase.successful ? 1 : 0),
-    failed: base.failed + (m.phase === MeasurementPhase.failed ? 1 : 0),
-    inconclusive: base.inconclusive + (counts && m.phase === MeasurementPhase.inconclusive ? 1 : 0),
-    measurements: [...base.measurements, m].slice(-MAX_MEASUREMENT_HISTORY),
-  };
+  const counted = withMeasurement(base, m, input.early === true);
   const phase = judged(counted, check, step);
   if (phase !== AnalysisPhase.running) return { run: { ...counted, phase }, measured: m, waitMs: undefined };
   const every = intervalMs(check);
