@@ -20,7 +20,7 @@ import { planGuards, type Guards } from './rollout/guards.ts';
 import { abortActions, abortState, type AbortState } from './rollout/abort.ts';
 import { RolloutAnnotation } from '../../api/rollout-abort.ts';
 import type { AnalysisStatus } from '../../api/analysis.ts';
-import { backgroundAnalysis, bookFor } from './rollout/analysis/setup.ts';
+import { backgroundAnalysis, bookFor, startingWait } from './rollout/analysis/setup.ts';
 
 /** Whether the `target` highest-ordinal replicas (not below the partition) run the update revision and are available. */
 function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target: number) => boolean {
@@ -192,8 +192,7 @@ export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], obse
     const state = abortState(app, names, now, triggers);
     if (state.abort) return abortedSetup(input, state, [...guards.actions.filter((a) => a.kind === 'event'), ...book.events()], analysis);
   }
-  const wait = book.wait();
-  if (wait) guards.waits.push(wait);
+  for (const wait of [book.wait(), startingWait(app, names.update, canary, active && set.rollout.rolling)]) if (wait) guards.waits.push(wait);
   const own = abortActions(app, requested, set.rollout.canarySteps, names.current);
   const actions = [...own.actions, ...book.events(), ...background.actions, ...canaryActions(app, canary, promoted), ...guards.actions];
   return { set, canary, guards, abort: requested, analysis, actions };
