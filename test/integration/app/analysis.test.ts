@@ -103,7 +103,7 @@ describe('analysis', () => {
 describe('analysis at admission', () => {
   const refused = async (rollingUpdate: Record<string, unknown>): Promise<string> => {
     const err = await rejection(
-      createApp(ctl.ns, uniqueName('bad'), { updateStrategy: { type: 'RollingUpdate', rollingUpdate } as AppSpec['updateStrategy'] }),
+      createApp(ctl.ns, uniqueName('bad'), { updateStrategy: { type: 'RollingUpdate', rollingUpdate } }),
     );
     expect(err.status).toBe(422);
     return err.message;
