@@ -1,7 +1,8 @@
 /**
- * Analysis: checks that judge the update revision while it rolls out. A canary step `analysis` runs its checks
- * and then goes on (every check passed), pauses (one was inconclusive) or aborts the rollout (one failed);
- * `rollingUpdate.analysis` runs in the background from the first updated pod to the end of the rollout.
+ * Analysis: checks that judge the update revision while it rolls out, defined once in
+ * `rollingUpdate.analysis.checks` and named by canary steps and `background`. A canary step `analysis` runs
+ * the checks it names and then goes on (every one passed), pauses (one was inconclusive) or aborts the rollout
+ * (one failed); `analysis.background` runs from the first updated pod to the end of the rollout.
  *
  * Each check measures every `interval` (on timers, never a polling loop) and records its measurements in
  * `status.analysis` (the last ten of each check). It passes after `count` measurements with at most
@@ -37,6 +38,60 @@ export const PodHealthSchema = Type.Object(
 );
 export type PodHealth = Static<typeof PodHealthSchema>;
 
+/** `<path> <op> <literal>`: the condition grammar (src/workers/app/rollout/analysis/condition.ts states it). */
+export const CONDITION_PATTERN =
+  '^\\s*(result|\\$)(\\.[A-Za-z_][A-Za-z0-9_-]*|\\[[0-9]{1,6}\\])*\\s*(==|!=|<=|>=|<|>)\\s*(-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?|true|false|null|\'[^\']*\'|"[^"]*")\\s*$';
+
+const condition = (description: string) => Type.String({ description, minLength: 1, maxLength: 512, pattern: CONDITION_PATTERN });
+
+export const SecretKeySelectorSchema = Type.Object(
+  {
+    name: dnsLabel('The Secret, in the App namespace.', { maxLength: 253 }),
+    key: Type.String({ description: 'The key of the Secret whose value is used.', minLength: 1, maxLength: 253 }),
+  },
+  { description: 'A value from a Secret in the App namespace (the worker must be granted get on it).' },
+);
+
+export const HeaderSchema = Type.Object(
+  {
+    name: Type.String({ description: 'Header name.', minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$" }),
+    value: Type.Optional(Type.String({ description: 'Literal value.', maxLength: 4096 })),
+    valueFrom: Type.Optional(Type.Object({ secretKeyRef: SecretKeySelectorSchema }, { description: 'The value from a Secret.' })),
+  },
+  {
+    description: 'One request header: a literal value or one from a Secret.',
+    'x-kubernetes-validations': [{ rule: 'has(self.value) != has(self.valueFrom)', message: 'a header sets exactly one of value or valueFrom' }],
+  },
+);
+export type Header = Static<typeof HeaderSchema>;
+
+export const WebSchema = Type.Object(
+  {
+    url: Type.String({
+      description: 'http(s) URL answering JSON.',
+      minLength: 1,
+      maxLength: 2048,
+      'x-kubernetes-validations': [{ rule: "self.matches('^https?://[^\\\\s/]+')", message: 'url must be an http:// or https:// URL' }],
+    }),
+    method: Type.Optional(stringEnum(['GET', 'POST'], { description: 'GET (default) or POST.' })),
+    body: Type.Optional(Type.String({ description: 'The request body of a POST (sent as application/json).', maxLength: 16384 })),
+    headers: Type.Optional(Type.Array(HeaderSchema, { description: 'Request headers.', maxItems: 8 })),
+    timeoutSeconds: Type.Optional(int32({ description: 'Seconds before the request counts as inconclusive. Default 10.', minimum: 1, maximum: 60 })),
+    successCondition: condition('When this holds of the answer, the measurement is successful, e.g. `$.errorRate < 0.05`.'),
+    failureCondition: Type.Optional(
+      condition('When this holds, the measurement failed. Without it, a successCondition that is false fails; with it, neither holding is inconclusive.'),
+    ),
+  },
+  {
+    description:
+      'An HTTP GET or POST answering JSON, judged by a condition: `<path> <op> <literal>` with a path like `$.data.rate` or `$.items[0].ok`, op one of == != < <= > >=, and a number, true, false, null or quoted string. A request error, a status other than 2xx, or an answer that is not JSON is inconclusive.',
+    'x-kubernetes-validations': [
+      { rule: "!has(self.body) || (has(self.method) && self.method == 'POST')", message: 'body requires method POST', fieldPath: '.body' },
+    ],
+  },
+);
+export type Web = Static<typeof WebSchema>;
+
 export const AnalysisCheckSchema = Type.Object(
   {
     name: dnsLabel('The check, unique in its list; status and Events name it.'),
@@ -65,20 +120,56 @@ export const AnalysisCheckSchema = Type.Object(
       int32({ description: 'Inconclusive measurements tolerated; one more pauses the rollout (rollingUpdate.paused). Default 0.', minimum: 0, maximum: 1000 }),
     ),
     podHealth: Type.Optional(PodHealthSchema),
+    web: Type.Optional(WebSchema),
   },
   {
     description: 'One check: how often it measures, how many measurements it takes and tolerates, and its provider (exactly one).',
     'x-kubernetes-validations': [
-      { rule: 'has(self.podHealth)', message: 'each analysis check must set a provider: podHealth', fieldPath: '.podHealth', reason: 'FieldValueRequired' },
+      {
+        rule: '(has(self.podHealth) ? 1 : 0) + (has(self.web) ? 1 : 0) == 1',
+        message: 'each analysis check must set exactly one provider: podHealth or web',
+      },
     ],
   },
 );
 export type AnalysisCheck = Static<typeof AnalysisCheckSchema>;
 
-const uniqueNames: CelRule = { rule: 'self.all(a, self.exists_one(b, b.name == a.name))', message: 'analysis check names must be unique' };
+export const MAX_ANALYSIS_CHECKS_DEFINED = 8;
 
-export const analysisList = (description: string) =>
-  Type.Array(AnalysisCheckSchema, { description, minItems: 1, maxItems: MAX_ANALYSIS_CHECKS, 'x-kubernetes-validations': [uniqueNames] });
+const checkName = () => Type.String({ minLength: 1, maxLength: 63 });
+
+/** The names of checks in `rollingUpdate.analysis.checks`. */
+export const checkNames = (description: string) => Type.Array(checkName(), { description, minItems: 1, maxItems: MAX_ANALYSIS_CHECKS });
+
+export const AnalysisSchema = Type.Object(
+  {
+    checks: Type.Array(AnalysisCheckSchema, {
+      description: 'The checks, each defined once; canary analysis steps and background name them.',
+      minItems: 1,
+      maxItems: MAX_ANALYSIS_CHECKS_DEFINED,
+      'x-kubernetes-validations': [{ rule: 'self.all(a, self.exists_one(b, b.name == a.name))', message: 'analysis check names must be unique' }],
+    }),
+    background: Type.Optional(
+      checkNames('Checks that run from the first pod at the update revision to the end of the rollout; one failing aborts it, one inconclusive pauses it.'),
+    ),
+  },
+  { description: 'Analysis of a rollout (see canary steps `analysis`).' },
+);
+export type Analysis = Static<typeof AnalysisSchema>;
+
+/** rollingUpdate rules: every name a step or `background` gives is a defined check. */
+export const analysisNameRules: CelRule[] = [
+  {
+    rule: '!has(self.analysis) || !has(self.analysis.background) || self.analysis.background.all(n, self.analysis.checks.exists(c, c.name == n))',
+    message: 'analysis.background names a check analysis.checks does not define',
+    fieldPath: '.analysis.background',
+  },
+  {
+    rule: '!has(self.canary) || self.canary.steps.all(s, !has(s.analysis) || (has(self.analysis) && s.analysis.all(n, self.analysis.checks.exists(c, c.name == n))))',
+    message: 'a canary analysis step names a check analysis.checks does not define',
+    fieldPath: '.canary.steps',
+  },
+];
 
 export const AnalysisPhase = { running: 'Running', successful: 'Successful', failed: 'Failed', inconclusive: 'Inconclusive' } as const;
 export type AnalysisPhase = (typeof AnalysisPhase)[keyof typeof AnalysisPhase];

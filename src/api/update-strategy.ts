@@ -4,7 +4,7 @@ import { int32, intOrString, PERCENT_1_TO_100_CEL, stringEnum } from './schema-k
 import { UnorderedUpdateSchema } from './priority.ts';
 import { pauseOnProgressDeadline } from './progress-deadline.ts';
 import { rollbackOnProgressDeadline } from './rollout-abort.ts';
-import { analysisList } from './analysis.ts';
+import { AnalysisSchema, analysisNameRules, checkNames } from './analysis.ts';
 
 export const DEFAULT_MAX_UNAVAILABLE = 1;
 export const MAX_GRACE_PERIOD_SECONDS = 300;
@@ -40,7 +40,11 @@ export const CanaryStepSchema = Type.Object(
       }),
     ),
     pause: Type.Optional(CanaryPauseSchema),
-    analysis: Type.Optional(analysisList('Run these checks, then go on (all passed), pause the rollout (one inconclusive) or abort it (one failed).')),
+    analysis: Type.Optional(
+      checkNames(
+        'Run these checks (names in rollingUpdate.analysis.checks), then go on (all passed), pause the rollout (one inconclusive) or abort it (one failed).',
+      ),
+    ),
   },
   {
     description: 'One step: exactly one of replicas, pause or analysis.',
@@ -105,13 +109,9 @@ export const RollingUpdateSchema = Type.Object(
     unorderedUpdate: Type.Optional(UnorderedUpdateSchema),
     pauseOnProgressDeadline: pauseOnProgressDeadline(),
     rollbackOnProgressDeadline: rollbackOnProgressDeadline(),
-    analysis: Type.Optional(
-      analysisList(
-        'Background checks: they run from the first pod at the update revision to the end of the rollout; one failing aborts it, one inconclusive pauses it.',
-      ),
-    ),
+    analysis: Type.Optional(AnalysisSchema),
   },
-  { description: 'Parameters of the RollingUpdate strategy.' },
+  { description: 'Parameters of the RollingUpdate strategy.', 'x-kubernetes-validations': analysisNameRules },
 );
 export type RollingUpdate = Static<typeof RollingUpdateSchema>;
 

@@ -77,17 +77,19 @@ function names(list: readonly string[], max = 3): string {
   return list.length > max ? `${shown} +${list.length - max} more` : shown;
 }
 
+type Step = NonNullable<NonNullable<NonNullable<App['spec']['updateStrategy']>['rollingUpdate']>['canary']>['steps'][number];
+
+function stepWords(step: Step | undefined): string {
+  if (step?.pause) return `pause${step.pause.duration ? ` ${step.pause.duration}` : ''}`;
+  if (step?.analysis) return `analysis ${step.analysis.join(', ')}`;
+  return `replicas ${String(step?.replicas)}`;
+}
+
 function canaryPart(app: App): string | undefined {
   const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps ?? [];
   const step = app.status?.canary?.step;
   if (steps.length === 0 || step === undefined || step >= steps.length) return undefined;
-  const current = steps[step];
-  const what = current?.pause
-    ? `pause${current.pause.duration ? ` ${current.pause.duration}` : ''}`
-    : current?.analysis
-      ? `analysis ${current.analysis.map((c) => c.name).join(', ')}`
-      : `replicas ${String(current?.replicas)}`;
-  return `canary step ${step + 1}/${steps.length} (${what})`;
+  return `canary step ${step + 1}/${steps.length} (${stepWords(steps[step])})`;
 }
 
 function countsPart(app: App): string {

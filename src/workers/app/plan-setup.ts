@@ -176,13 +176,16 @@ export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], obse
   const promoted = app.metadata.annotations?.[RolloutAnnotation.promote] === names.update;
   const restart = requested.ended === 'retried';
   // The analysis: a step's checks measure as the canary reaches the step, the background ones after it.
-  const book = bookFor(app, owned, names.update, now, restart);
+  const book = bookFor(app, owned, { revision: names.update, now, restart, taken: observed.measurements });
   const stepped = podSetFor(input, { restart, promoted, analyze: (step, checks, early) => book.step(step, checks, early) });
   const set = stepped.set;
   const active = names.current !== names.update;
   const anyUpdated = owned.some((p) => getPodRevision(p) === names.update);
-  const background = backgroundAnalysis({ app, book, active: active && set.rollout.rolling, anyUpdated, canary: stepped.canary });
+  const background = backgroundAnalysis({ app, book, revision: names.update, active: active && set.rollout.rolling, anyUpdated, canary: stepped.canary });
   const canary = background.canary;
+  // Web checks due: the plan loop measures them and plans again with the measurements.
+  const measure = book.requests();
+  if (measure.length > 0) return { needs: 'measurements', measure };
   // Guards before any pod is touched: the progress deadline may pause, or abort, the rollout for this very plan.
   const guards = planGuards(set, { active, canary });
   // What aborts the rollout by itself, found in this plan: the deadline, and a failed analysis check.

@@ -9,7 +9,8 @@
  */
 import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
-import type { AnalysisStatus } from '../../api/analysis.ts';
+import type { AnalysisStatus, Measurement } from '../../api/analysis.ts';
+import type { MeasureRequest } from './rollout/analysis/book.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import { withAppSpecDefaults } from '../../api/defaults.ts';
 import type { Wait } from '../types.ts';
@@ -63,6 +64,11 @@ export interface Observed {
    * and the rollout is held. Undefined when no dry run was made (or none refused).
    */
   refused?: Refusals | undefined;
+  /**
+   * Measurements of web checks taken for this plan, by check (`MeasureRequest.key`). Undefined when none
+   * were taken: a plan with one due says so (`{ needs: 'measurements', measure }`).
+   */
+  measurements?: ReadonlyMap<string, Measurement> | undefined;
 }
 
 export interface Plan {
@@ -75,7 +81,7 @@ export interface Plan {
 }
 
 /** Objects a plan may be made without at first (`Observed` leaves them undefined when not read). */
-export type Unread = 'revisions' | 'claims' | 'imageLists';
+export type Unread = 'revisions' | 'claims' | 'imageLists' | 'measurements';
 
 /**
  * The plan cannot be made without `needs`, which was not read: read it and plan again. It has no actions, so
@@ -83,6 +89,8 @@ export type Unread = 'revisions' | 'claims' | 'imageLists';
  */
 export interface NeedsInput {
   needs: Unread;
+  /** With `measurements`: the measurements due (web checks), to take and plan again with. */
+  measure?: MeasureRequest[] | undefined;
 }
 
 export type PlanResult = Plan | NeedsInput;

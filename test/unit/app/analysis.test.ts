@@ -25,8 +25,15 @@ const deletesOf = (s: Scenario, revision: string): number =>
 const allAt = (s: Scenario, revision: string): boolean =>
   s.pods().length === 4 && s.pods().every((p) => getPodRevision(p) === revision) && s.app().status?.availableReplicas === 4;
 
-async function rolledTo(steps: CanaryStep[] | undefined, ref: string, extra: Record<string, unknown> = {}): Promise<{ s: Scenario; stable: string }> {
-  const s = new Scenario(spec({ ...(steps ? { canary: { steps } } : {}), ...extra }), { neverReady: /crashloop/ });
+/** An App of 4 at v1 with `checks` defined (and `background` named), then its template set to `ref`. */
+async function rolledTo(
+  steps: CanaryStep[] | undefined,
+  ref: string,
+  checks: AnalysisCheck[] = [health],
+  background?: string[],
+): Promise<{ s: Scenario; stable: string }> {
+  const analysis = { checks, ...(background ? { background } : {}) };
+  const s = new Scenario(spec({ ...(steps ? { canary: { steps } } : {}), analysis }), { neverReady: /crashloop/ });
   await s.runUntil((x) => x.converged());
   const stable = s.app().status!.updateRevision!;
   s.arm({ maxUnavailable: 1 });
@@ -35,7 +42,7 @@ async function rolledTo(steps: CanaryStep[] | undefined, ref: string, extra: Rec
 }
 
 describe('a canary analysis step', () => {
-  const steps: CanaryStep[] = [{ replicas: 1 }, { analysis: [health] }, { replicas: '100%' }];
+  const steps: CanaryStep[] = [{ replicas: 1 }, { analysis: ['health'] }, { replicas: '100%' }];
 
   it('passes a healthy canary after its measurements, then the rollout completes', async () => {
     const { s, stable } = await rolledTo(steps, 'registry.example/web:v2');
@@ -75,7 +82,7 @@ describe('a canary analysis step', () => {
 
   it('pauses on an inconclusive result; resuming passes the step', async () => {
     // Analysis before any pod is updated: nothing to judge, so inconclusive.
-    const { s, stable } = await rolledTo([{ analysis: [health] }, { replicas: '100%' }], 'registry.example/web:v2');
+    const { s, stable } = await rolledTo([{ analysis: ['health'] }, { replicas: '100%' }], 'registry.example/web:v2');
     await s.runUntil((x) => x.app().spec.updateStrategy?.rollingUpdate?.paused === true, 20);
     expect(s.app().status?.analysis?.runs[0]).toMatchObject({ phase: AnalysisPhase.inconclusive, inconclusive: 1 });
     expect(s.cluster.events.filter((e) => e.event.reason === EventReason.analysisMeasurementInconclusive)).toHaveLength(1);
@@ -90,7 +97,7 @@ describe('a canary analysis step', () => {
 
 describe('a background analysis', () => {
   it('aborts a rolling update whose updated pods crash-loop', async () => {
-    const { s, stable } = await rolledTo(undefined, 'registry.example/crashloop:v2', { analysis: [{ ...health, count: undefined }] });
+    const { s, stable } = await rolledTo(undefined, 'registry.example/crashloop:v2', [{ ...health, count: undefined }], ['health']);
     await s.runUntil((x) => x.app().status?.abort !== undefined, 60);
     expect(s.app().status?.abort).toMatchObject({ reason: AbortReason.analysisFailed, measurement: { analysis: 'health' } });
     await s.runUntil((x) => allAt(x, stable), 60);
@@ -99,7 +106,7 @@ describe('a background analysis', () => {
   });
 
   it('runs until the rollout of a healthy revision completes', async () => {
-    const { s, stable } = await rolledTo(undefined, 'registry.example/web:v2', { analysis: [{ ...health, count: undefined }] });
+    const { s, stable } = await rolledTo(undefined, 'registry.example/web:v2', [{ ...health, count: undefined }], ['health']);
     await s.runUntil((x) => x.app().status?.updateRevision !== stable && x.converged(), 80);
     const run = s.app().status?.analysis?.runs[0];
     expect(run).toMatchObject({ phase: AnalysisPhase.running, failed: 0 });
@@ -108,5 +115,40 @@ describe('a background analysis', () => {
     const recorded = JSON.stringify(s.app().status?.analysis);
     for (let i = 0; i < 8; i++) await s.step();
     expect(JSON.stringify(s.app().status?.analysis)).toBe(recorded);
+  });
+});
+
+describe('a web check', () => {
+  /** A fetch answering `{"errorRate": rate()}`, counting its calls. */
+  function fakeWeb(rate: () => number): { io: NonNullable<Scenario['analysisIO']>; calls: () => number } {
+    let calls = 0;
+    const fetch = (() => {
+      calls++;
+      return Promise.resolve(new Response(JSON.stringify({ errorRate: rate() }), { status: 200 }));
+    }) as typeof globalThis.fetch;
+    return { io: { fetch, secretValue: () => Promise.resolve(undefined), signal: new AbortController().signal }, calls: () => calls };
+  }
+  const web: AnalysisCheck = { name: 'errors', interval: '5s', count: 2, web: { url: 'http://metrics.example/rate', successCondition: '$.errorRate < 0.05' } };
+
+  it('measures through the plan loop, once per interval, and passes', async () => {
+    const { s, stable } = await rolledTo([{ replicas: 1 }, { analysis: ['errors'] }, { replicas: '100%' }], 'registry.example/web:v2', [web]);
+    const w = fakeWeb(() => 0.01);
+    s.analysisIO = w.io;
+    await s.runUntil((x) => x.app().status?.updateRevision !== stable && x.converged(), 80);
+    expect(s.app().status?.analysis?.runs[0]).toMatchObject({ name: 'errors', phase: AnalysisPhase.successful, successful: 2 });
+    // Early measurements (before the canary pod was available) are requests too, but never more than one per interval.
+    const measured = s.app().status?.analysis?.runs[0]?.measurements ?? [];
+    expect(w.calls()).toBe(measured.length);
+    const times = measured.map((m) => Date.parse(m.measuredAt));
+    for (let i = 1; i < times.length; i++) expect((times[i] ?? 0) - (times[i - 1] ?? 0)).toBeGreaterThanOrEqual(5000);
+  });
+
+  it('aborts when the answer fails the condition', async () => {
+    const { s, stable } = await rolledTo([{ replicas: 1 }, { analysis: ['errors'] }, { replicas: '100%' }], 'registry.example/web:v2', [web]);
+    s.analysisIO = fakeWeb(() => 0.5).io;
+    await s.runUntil((x) => x.app().status?.abort !== undefined, 60);
+    expect(s.app().status?.abort).toMatchObject({ reason: AbortReason.analysisFailed, measurement: { analysis: 'errors', value: '0.5' } });
+    await s.runUntil((x) => allAt(x, stable), 60);
+    expect(s.violations).toEqual([]);
   });
 });

@@ -14,7 +14,6 @@ import type { CanaryStatus } from '../../../api/app-status.ts';
 import { parseDuration } from '../../../common/duration.ts';
 import { canaryReplicasOf } from '../../../api/int-or-percent.ts';
 import type { CanaryStep } from '../../../api/update-strategy.ts';
-import type { AnalysisCheck } from '../../../api/analysis.ts';
 import type { StepVerdict } from './analysis/book.ts';
 
 export interface CanaryInput {
@@ -33,8 +32,8 @@ export interface CanaryInput {
   reached(target: number): boolean;
   /** Whether `target` pods (within the partition) run the update revision, available or not. */
   updated?: ((target: number) => boolean) | undefined;
-  /** Advances the checks of an analysis step; without it an analysis step passes. */
-  analyze?: ((step: number, checks: readonly AnalysisCheck[], early?: boolean) => StepVerdict) | undefined;
+  /** Advances the checks an analysis step names; without it an analysis step passes. */
+  analyze?: ((step: number, checks: readonly string[], early?: boolean) => StepVerdict) | undefined;
 }
 
 export type CanaryPause = 'manual' | 'timed';
@@ -98,7 +97,7 @@ function timedPause(input: CanaryInput, c: Cursor, durationMs: number): StepResu
   };
 }
 
-function analysisStep(input: CanaryInput, c: Cursor, checks: readonly AnalysisCheck[]): StepResult {
+function analysisStep(input: CanaryInput, c: Cursor, checks: readonly string[]): StepResult {
   // An inconclusive check that a person already resumed passes the step; its record stays as it ended.
   if (c.pausedAt !== undefined && !input.specPaused) return { next: true };
   const verdict = input.analyze?.(c.step, checks) ?? 'passed';

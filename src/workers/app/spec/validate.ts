@@ -50,6 +50,8 @@ function canaryProblems(app: Stored<App>, replicas: number): string[] {
       const r = canaryReplicasOf(step.replicas, replicas);
       if (!r.ok) problems.push(`${at}.replicas: ${r.reason}`);
     }
+    const defined = new Set((app.spec.updateStrategy?.rollingUpdate?.analysis?.checks ?? []).map((c) => c.name));
+    for (const name of step.analysis ?? []) if (!defined.has(name)) problems.push(`${at}.analysis: no check "${name}" in rollingUpdate.analysis.checks`);
     const duration = step.pause?.duration;
     if (duration !== undefined && parseDuration(duration) === undefined) problems.push(`${at}.pause.duration: "${duration}" is not a duration like 30s or 5m`);
   });

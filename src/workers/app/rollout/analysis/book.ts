@@ -18,15 +18,21 @@ import type { Wait } from '../../../types.ts';
 import type { Action } from '../../actions.ts';
 import type { AbortTrigger } from '../abort.ts';
 import { measurePodHealth } from './pod-health.ts';
-import { advanceRun } from './run.ts';
+import { advanceRun, type RunOutcome } from './run.ts';
 
 export type StepVerdict = 'running' | 'passed' | 'failed' | 'inconclusive';
 
+/** A measurement of a check that needs I/O (web), due in this plan: the plan loop takes it and plans again. */
+export interface MeasureRequest {
+  key: string;
+  check: AnalysisCheck;
+}
+
 export interface AnalysisBook {
-  /** Advances the checks of canary step `step`; their combined verdict. `early`: the step is not reached yet. */
-  step(step: number, checks: readonly AnalysisCheck[], early?: boolean): StepVerdict;
-  /** Advances the background checks; their combined verdict. */
-  background(checks: readonly AnalysisCheck[]): StepVerdict;
+  /** Advances the checks canary step `step` names; their combined verdict. `early`: the step is not reached yet. */
+  step(step: number, names: readonly string[], early?: boolean): StepVerdict;
+  /** Advances the background checks (by name); their combined verdict. */
+  background(names: readonly string[]): StepVerdict;
   /** What status.analysis says after this plan (undefined: as before). */
   status(): AnalysisStatus | undefined;
   /** Warning Events of the measurements taken in this plan. */
@@ -35,18 +41,24 @@ export interface AnalysisBook {
   wait(): Wait | undefined;
   /** The first check found failed in this plan, as an abort trigger. */
   failure(): AbortTrigger | undefined;
+  /** Measurements due in this plan that need I/O and were not taken (`BookInput.taken`). */
+  requests(): MeasureRequest[];
   /** Background checks that turned inconclusive in this plan. */
   turnedInconclusive(): string[];
 }
 
 export interface BookInput {
   revision: string;
+  /** The checks defined (`rollingUpdate.analysis.checks`), by name. */
+  checks: ReadonlyMap<string, AnalysisCheck>;
   prior: AnalysisStatus | undefined;
   /** Start the record again (an abort was retried in this plan). */
   restart: boolean;
   /** The App's pods at the update revision. */
   updated: readonly Stored<Pod>[];
   now: Date;
+  /** Measurements of web checks taken for this plan, by key; undefined: none were taken. */
+  taken?: ReadonlyMap<string, Measurement> | undefined;
 }
 
 const keyOf = (name: string, step: number | undefined): string => `${step ?? '-'}/${name}`;
@@ -65,6 +77,20 @@ function measurementEvent(run: AnalysisRun, m: Measurement): Action | undefined 
   return { kind: 'event', event: { type: 'Warning', reason, action: 'Measure', message } };
 }
 
+const isDue = (run: AnalysisRun | undefined, now: Date): boolean =>
+  run === undefined || (run.phase === AnalysisPhase.running && (run.nextMeasurementAt === undefined || Date.parse(run.nextMeasurementAt) <= now.getTime()));
+
+const placeholder = (name: string, step: number | undefined, now: Date): AnalysisRun => ({
+  name,
+  ...(step === undefined ? {} : { step }),
+  phase: AnalysisPhase.running,
+  startedAt: now.toISOString(),
+  successful: 0,
+  failed: 0,
+  inconclusive: 0,
+  measurements: [],
+});
+
 function verdictOf(runs: readonly AnalysisRun[]): StepVerdict {
   if (runs.some((r) => r.phase === AnalysisPhase.failed)) return 'failed';
   if (runs.some((r) => r.phase === AnalysisPhase.inconclusive)) return 'inconclusive';
@@ -80,20 +106,38 @@ export function analysisBook(input: BookInput): AnalysisBook {
   const waits: number[] = [];
   let failure: AbortTrigger | undefined;
   const inconclusive: string[] = [];
+  const requests: MeasureRequest[] = [];
 
-  const advance = (checks: readonly AnalysisCheck[], step: number | undefined, early = false): StepVerdict => {
+  /** A web measurement due and not taken: asked of the plan loop (or, when it measured for this plan already, of the next plan). */
+  const pending = (check: AnalysisCheck, key: string, step: number | undefined): AnalysisRun | undefined => {
+    const prior = runs.get(key);
+    if (check.podHealth !== undefined || !isDue(prior, input.now) || input.taken?.has(key) === true) return undefined;
+    if (input.taken === undefined) requests.push({ key, check });
+    else waits.push(1000);
+    return prior ?? placeholder(check.name, step, input.now);
+  };
+
+  const record = (check: AnalysisCheck, step: number | undefined, early: boolean, out: RunOutcome & { measured: Measurement }): void => {
+    touched = true;
+    runs.set(keyOf(check.name, step), out.run);
+    const event = early && out.measured.phase !== MeasurementPhase.failed ? undefined : measurementEvent(out.run, out.measured);
+    if (event) events.push(event);
+    if (out.run.phase === AnalysisPhase.failed && !failure) failure = triggerOf(out.run, out.measured);
+    if (out.run.phase === AnalysisPhase.inconclusive && step === undefined) inconclusive.push(check.name);
+  };
+
+  const advance = (names: readonly string[], step: number | undefined, early = false): StepVerdict => {
     const now: AnalysisRun[] = [];
+    const checks = names.flatMap((n) => input.checks.get(n) ?? []);
     for (const check of checks) {
       const key = keyOf(check.name, step);
-      const out = advanceRun({ check, step, prior: runs.get(key), now: input.now, early, measure: () => measureWith(check, input) });
-      if (out.measured) {
-        touched = true;
-        runs.set(key, out.run);
-        const event = early && out.measured.phase !== MeasurementPhase.failed ? undefined : measurementEvent(out.run, out.measured);
-        if (event) events.push(event);
-        if (out.run.phase === AnalysisPhase.failed && !failure) failure = triggerOf(out.run, out.measured);
-        if (out.run.phase === AnalysisPhase.inconclusive && step === undefined) inconclusive.push(check.name);
+      const waiting = pending(check, key, step);
+      if (waiting) {
+        now.push(waiting);
+        continue;
       }
+      const out = advanceRun({ check, step, prior: runs.get(key), now: input.now, early, measure: () => input.taken?.get(key) ?? measureWith(check, input) });
+      if (out.measured) record(check, step, early, { ...out, measured: out.measured });
       if (out.waitMs !== undefined) waits.push(out.waitMs);
       now.push(out.run);
     }
@@ -101,13 +145,14 @@ export function analysisBook(input: BookInput): AnalysisBook {
   };
 
   return {
-    step: (step, checks, early) => advance(checks, step, early),
-    background: (checks) => advance(checks, undefined),
+    step: (step, names, early) => advance(names, step, early),
+    background: (names) => advance(names, undefined),
     status: () => (touched ? { revision: input.revision, runs: [...runs.values()] } : undefined),
     events: () => events,
     wait: () => (waits.length > 0 ? { reason: 'analysis', afterMs: Math.min(...waits) } : undefined),
     failure: () => failure,
     turnedInconclusive: () => inconclusive,
+    requests: () => requests,
   };
 }
 

@@ -11,18 +11,26 @@ import type { Action } from '../../actions.ts';
 import { getPodRevision } from '../../pods/predicates.ts';
 import type { CanaryOutcome } from '../canary.ts';
 import type { Wait } from '../../../types.ts';
-import type { AnalysisCheck } from '../../../../api/analysis.ts';
+import type { AnalysisCheck, Measurement } from '../../../../api/analysis.ts';
 import { analysisBook, type AnalysisBook } from './book.ts';
 import { intervalMs } from './run.ts';
 
-export function bookFor(app: Stored<App>, owned: readonly Stored<Pod>[], revision: string, now: Date, restart: boolean): AnalysisBook {
-  const updated = owned.filter((p) => getPodRevision(p) === revision);
-  return analysisBook({ revision, prior: app.status?.analysis, restart, updated, now });
+/** The book of one plan: `taken`, the web measurements the plan loop took for it. */
+export function bookFor(
+  app: Stored<App>,
+  owned: readonly Stored<Pod>[],
+  plan: { revision: string; now: Date; restart: boolean; taken: ReadonlyMap<string, Measurement> | undefined },
+): AnalysisBook {
+  const updated = owned.filter((p) => getPodRevision(p) === plan.revision);
+  const checks = new Map((app.spec.updateStrategy?.rollingUpdate?.analysis?.checks ?? []).map((c) => [c.name, c]));
+  return analysisBook({ ...plan, checks, prior: app.status?.analysis, updated });
 }
 
 export interface BackgroundInput {
   app: Stored<App>;
   book: AnalysisBook;
+  /** The update revision. */
+  revision: string;
   /** A RollingUpdate rollout is under way. */
   active: boolean;
   /** Pods run the update revision (the checks start with the first). */
@@ -33,9 +41,8 @@ export interface BackgroundInput {
 /** Advances the background checks: the canary outcome, paused when one turned inconclusive now, and the pause's Event. */
 export function backgroundAnalysis(input: BackgroundInput): { canary: CanaryOutcome; actions: Action[] } {
   const { app, book, canary } = input;
-  const checks = app.spec.updateStrategy?.rollingUpdate?.analysis ?? [];
-  const started = (app.status?.analysis?.runs ?? []).some((r) => r.step === undefined);
-  if (checks.length === 0 || !input.active || (!input.anyUpdated && !started)) return { canary, actions: [] };
+  const checks = app.spec.updateStrategy?.rollingUpdate?.analysis?.background ?? [];
+  if (!input.active || (!input.anyUpdated && unstartedBackground(app, input.revision).length > 0)) return { canary, actions: [] };
   book.background(checks);
   const turned = book.turnedInconclusive();
   if (turned.length === 0) return { canary, actions: [] };
@@ -51,16 +58,26 @@ export function backgroundAnalysis(input: BackgroundInput): { canary: CanaryOutc
  * next — those of an analysis step right after the replicas step in force, or background checks not
  * started yet.
  */
+/** The checks of the analysis step right after the replicas step in force. */
+function nextStepChecks(app: Stored<App>, canary: CanaryOutcome): readonly string[] {
+  const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps ?? [];
+  const at = canary.status?.step;
+  if (at === undefined || steps[at]?.replicas === undefined) return [];
+  return steps[at + 1]?.analysis ?? [];
+}
+
+/** Background checks not started yet for `revision`. */
+function unstartedBackground(app: Stored<App>, revision: string): readonly string[] {
+  const record = app.status?.analysis;
+  if (record?.revision === revision && record.runs.some((r) => r.step === undefined)) return [];
+  return app.spec.updateStrategy?.rollingUpdate?.analysis?.background ?? [];
+}
+
 export function startingWait(app: Stored<App>, revision: string, canary: CanaryOutcome, active: boolean): Wait | undefined {
   if (!active) return undefined;
-  const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps ?? [];
-  const checks: AnalysisCheck[] = [];
-  const at = canary.status?.step;
-  if (at !== undefined && steps[at]?.replicas !== undefined) checks.push(...(steps[at + 1]?.analysis ?? []));
-  const background = app.spec.updateStrategy?.rollingUpdate?.analysis ?? [];
-  const record = app.status?.analysis;
-  const started = record?.revision === revision && record.runs.some((r) => r.step === undefined);
-  if (!started) checks.push(...background);
+  const defined = app.spec.updateStrategy?.rollingUpdate?.analysis?.checks ?? [];
+  const names = new Set([...nextStepChecks(app, canary), ...unstartedBackground(app, revision)]);
+  const checks: AnalysisCheck[] = defined.filter((c) => names.has(c.name));
   if (checks.length === 0) return undefined;
   return { reason: 'analysis', afterMs: Math.min(...checks.map(intervalMs)) };
 }
