@@ -92,6 +92,44 @@ export const WebSchema = Type.Object(
 );
 export type Web = Static<typeof WebSchema>;
 
+/** Variables a Prometheus query may name; the worker puts in their values. */
+export const QUERY_VARIABLES = ['APP', 'NAMESPACE', 'REVISION', 'STABLE_REVISION', 'CANARY_PODS'] as const;
+
+export const PrometheusSchema = Type.Object(
+  {
+    address: Type.String({
+      description: 'The Prometheus server, e.g. http://prometheus.monitoring:9090.',
+      minLength: 1,
+      maxLength: 2048,
+      'x-kubernetes-validations': [{ rule: "self.matches('^https?://[^\\\\s/]+')", message: 'address must be an http:// or https:// URL' }],
+    }),
+    query: Type.String({
+      description:
+        'An instant PromQL query answering one number (a scalar or a vector of one sample). It may name ${APP}, ${NAMESPACE}, ${REVISION} (the update revision), ${STABLE_REVISION} and ${CANARY_PODS} (the pods at the update revision, as a regular expression for =~).',
+      minLength: 1,
+      maxLength: 4096,
+      'x-kubernetes-validations': [
+        {
+          rule: `self.findAll('[$][{][^}]*[}]').all(v, v in [${QUERY_VARIABLES.map((v) => `'\${${v}}'`).join(', ')}])`,
+          message: `query names a variable other than ${QUERY_VARIABLES.map((v) => `\${${v}}`).join(', ')}`,
+        },
+        {
+          rule: "self.findAll('[(]').size() == self.findAll('[)]').size() && self.findAll('[{]').size() == self.findAll('[}]').size() && self.findAll('\\\\[').size() == self.findAll('\\\\]').size()",
+          message: 'query has unbalanced parentheses, braces or brackets',
+        },
+      ],
+    }),
+    headers: Type.Optional(Type.Array(HeaderSchema, { description: 'Request headers (e.g. Authorization).', maxItems: 8 })),
+    timeoutSeconds: Type.Optional(int32({ description: 'Seconds before the query counts as inconclusive. Default 10.', minimum: 1, maximum: 60 })),
+    successCondition: condition('When this holds of the value (`result`), the measurement is successful, e.g. `result < 0.05`.'),
+    failureCondition: Type.Optional(condition('When this holds, the measurement failed; without it, a false successCondition fails.')),
+  },
+  {
+    description: 'A PromQL query judged like a web answer, `result` being its value. No data, several series, NaN or an error is inconclusive.',
+  },
+);
+export type Prometheus = Static<typeof PrometheusSchema>;
+
 export const AnalysisCheckSchema = Type.Object(
   {
     name: dnsLabel('The check, unique in its list; status and Events name it.'),
@@ -121,13 +159,14 @@ export const AnalysisCheckSchema = Type.Object(
     ),
     podHealth: Type.Optional(PodHealthSchema),
     web: Type.Optional(WebSchema),
+    prometheus: Type.Optional(PrometheusSchema),
   },
   {
     description: 'One check: how often it measures, how many measurements it takes and tolerates, and its provider (exactly one).',
     'x-kubernetes-validations': [
       {
-        rule: '(has(self.podHealth) ? 1 : 0) + (has(self.web) ? 1 : 0) == 1',
-        message: 'each analysis check must set exactly one provider: podHealth or web',
+        rule: '(has(self.podHealth) ? 1 : 0) + (has(self.web) ? 1 : 0) + (has(self.prometheus) ? 1 : 0) == 1',
+        message: 'each analysis check must set exactly one provider: podHealth, web or prometheus',
       },
     ],
   },

@@ -19,6 +19,7 @@ import type { Action } from '../../actions.ts';
 import type { AbortTrigger } from '../abort.ts';
 import { measurePodHealth } from './pod-health.ts';
 import { advanceRun, type RunOutcome } from './run.ts';
+import type { QueryVariables } from './prometheus.ts';
 
 export type StepVerdict = 'running' | 'passed' | 'failed' | 'inconclusive';
 
@@ -26,6 +27,8 @@ export type StepVerdict = 'running' | 'passed' | 'failed' | 'inconclusive';
 export interface MeasureRequest {
   key: string;
   check: AnalysisCheck;
+  /** What a Prometheus query's variables stand for. */
+  vars: QueryVariables;
 }
 
 export interface AnalysisBook {
@@ -49,6 +52,8 @@ export interface AnalysisBook {
 
 export interface BookInput {
   revision: string;
+  /** What a Prometheus query's variables stand for. */
+  vars: QueryVariables;
   /** The checks defined (`rollingUpdate.analysis.checks`), by name. */
   checks: ReadonlyMap<string, AnalysisCheck>;
   prior: AnalysisStatus | undefined;
@@ -112,7 +117,7 @@ export function analysisBook(input: BookInput): AnalysisBook {
   const pending = (check: AnalysisCheck, key: string, step: number | undefined): AnalysisRun | undefined => {
     const prior = runs.get(key);
     if (check.podHealth !== undefined || !isDue(prior, input.now) || input.taken?.has(key) === true) return undefined;
-    if (input.taken === undefined) requests.push({ key, check });
+    if (input.taken === undefined) requests.push({ key, check, vars: input.vars });
     else waits.push(1000);
     return prior ?? placeholder(check.name, step, input.now);
   };

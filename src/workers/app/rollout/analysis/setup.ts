@@ -14,16 +14,24 @@ import type { Wait } from '../../../types.ts';
 import type { AnalysisCheck, Measurement } from '../../../../api/analysis.ts';
 import { analysisBook, type AnalysisBook } from './book.ts';
 import { intervalMs } from './run.ts';
+import { podsPattern, type QueryVariables } from './prometheus.ts';
 
 /** The book of one plan: `taken`, the web measurements the plan loop took for it. */
 export function bookFor(
   app: Stored<App>,
   owned: readonly Stored<Pod>[],
-  plan: { revision: string; now: Date; restart: boolean; taken: ReadonlyMap<string, Measurement> | undefined },
+  plan: { revision: string; stable: string; now: Date; restart: boolean; taken: ReadonlyMap<string, Measurement> | undefined },
 ): AnalysisBook {
   const updated = owned.filter((p) => getPodRevision(p) === plan.revision);
+  const vars: QueryVariables = {
+    APP: app.metadata.name,
+    NAMESPACE: app.metadata.namespace,
+    REVISION: plan.revision,
+    STABLE_REVISION: plan.stable,
+    CANARY_PODS: podsPattern(updated.filter((p) => p.metadata.deletionTimestamp === undefined).map((p) => p.metadata.name)),
+  };
   const checks = new Map((app.spec.updateStrategy?.rollingUpdate?.analysis?.checks ?? []).map((c) => [c.name, c]));
-  return analysisBook({ ...plan, checks, prior: app.status?.analysis, updated });
+  return analysisBook({ ...plan, vars, checks, prior: app.status?.analysis, updated });
 }
 
 export interface BackgroundInput {

@@ -5,7 +5,7 @@
  * status other than 2xx, an answer that is not JSON or a Secret that cannot be read is inconclusive: the
  * check never fails because the measuring did.
  */
-import { MeasurementPhase, type Measurement, type Web } from '../../../../api/analysis.ts';
+import { MeasurementPhase, type Header, type Measurement, type Web } from '../../../../api/analysis.ts';
 import { judge, parseCondition, type Condition } from './condition.ts';
 
 /** Reads one key of a Secret in a namespace; undefined when the Secret or key is absent. Throws when refused. */
@@ -26,9 +26,10 @@ const inconclusive = (message: string, now: Date): Measurement => ({
   measuredAt: now.toISOString(),
 });
 
-async function headersOf(web: Web, namespace: string, deps: WebDeps): Promise<Record<string, string> | string> {
+/** The request headers, values from Secrets read; or why they could not be. */
+export async function headersOf(list: readonly Header[] | undefined, namespace: string, deps: WebDeps): Promise<Record<string, string> | string> {
   const headers: Record<string, string> = {};
-  for (const h of web.headers ?? []) {
+  for (const h of list ?? []) {
     if (h.value !== undefined) {
       headers[h.name] = h.value;
       continue;
@@ -60,7 +61,7 @@ function conditionsOf(web: Web): { success: Condition; failure: Condition | unde
 export async function measureWeb(web: Web, namespace: string, deps: WebDeps, now: () => Date): Promise<Measurement> {
   const conditions = conditionsOf(web);
   if (typeof conditions === 'string') return inconclusive(conditions, now());
-  const headers = await headersOf(web, namespace, deps);
+  const headers = await headersOf(web.headers, namespace, deps);
   if (typeof headers === 'string') return inconclusive(headers, now());
   const method = web.method ?? 'GET';
   const timeout = AbortSignal.timeout((web.timeoutSeconds ?? DEFAULT_WEB_TIMEOUT_SECONDS) * 1000);
