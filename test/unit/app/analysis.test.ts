@@ -151,4 +151,26 @@ describe('a web check', () => {
     await s.runUntil((x) => allAt(x, stable), 60);
     expect(s.violations).toEqual([]);
   });
+
+  it('in the background, an inconclusive answer pauses the rollout once; resuming goes on', async () => {
+    const { s, stable } = await rolledTo(undefined, 'registry.example/web:v2', [{ ...web, count: undefined }], ['errors']);
+    let answer: unknown = {};
+    s.analysisIO = {
+      fetch: (() => Promise.resolve(new Response(JSON.stringify(answer), { status: 200 }))) as typeof globalThis.fetch,
+      secretValue: () => Promise.resolve(undefined),
+      signal: new AbortController().signal,
+    };
+    await s.runUntil((x) => x.app().spec.updateStrategy?.rollingUpdate?.paused === true, 40);
+    expect(s.app().status?.analysis?.runs[0]).toMatchObject({ phase: AnalysisPhase.inconclusive });
+    expect(s.app().status?.analysis?.runs[0]?.step).toBeUndefined();
+    expect(s.cluster.events.filter((e) => e.event.reason === EventReason.analysisInconclusive)).toHaveLength(1);
+    const held = s.revisionCounts();
+    for (let i = 0; i < 6; i++) await s.step();
+    expect(s.revisionCounts()).toEqual(held);
+    answer = { errorRate: 0 };
+    s.edit({ updateStrategy: { rollingUpdate: { paused: false } } });
+    await s.runUntil((x) => x.app().status?.updateRevision !== stable && x.converged(), 80);
+    expect(s.cluster.events.filter((e) => e.event.reason === EventReason.analysisInconclusive)).toHaveLength(1);
+    expect(s.violations).toEqual([]);
+  });
 });
