@@ -108,8 +108,20 @@ function podsPart(pods: PodsSummary): string[] {
   return parts;
 }
 
+/** The checks of the rollout in progress that have not passed: each one's phase and counts. */
+function analysisPart(app: App): string | undefined {
+  const record = app.status?.analysis;
+  if (!record || record.revision !== app.status?.updateRevision || app.status.currentRevision === record.revision) return undefined;
+  const open = record.runs.filter((r) => r.phase !== 'Successful');
+  if (open.length === 0) return undefined;
+  const runs = open.map((r) => `${r.name} ${r.phase.toLowerCase()} (${r.successful} passed, ${r.failed} failed, ${r.inconclusive} inconclusive)`);
+  return `analysis ${runs.join(', ')}`;
+}
+
 function extrasPart(app: App): string[] {
   const parts: string[] = [];
+  const analysis = analysisPart(app);
+  if (analysis) parts.push(analysis);
   const paused = condition(app, ConditionType.paused);
   if (isTrue(paused)) parts.push(paused.reason === Reason.canaryTimedPause && paused.message ? paused.message : 'paused');
   const hook = condition(app, OptionalCondition.lifecycleHookWaiting);
