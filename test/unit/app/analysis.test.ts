@@ -156,7 +156,7 @@ describe('a web check', () => {
     const { s, stable } = await rolledTo(undefined, 'registry.example/web:v2', [{ ...web, count: undefined }], ['errors']);
     let answer: unknown = {};
     s.analysisIO = {
-      fetch: (() => Promise.resolve(new Response(JSON.stringify(answer), { status: 200 }))) as typeof globalThis.fetch,
+      fetch: () => Promise.resolve(new Response(JSON.stringify(answer), { status: 200 })),
       secretValue: () => Promise.resolve(undefined),
       signal: new AbortController().signal,
     };

@@ -4,7 +4,7 @@
  * number: a scalar, or a vector of exactly one sample. No data, several series, NaN, an error answer, a
  * request error or a timeout is inconclusive: the check never fails because the measuring did.
  */
-import type { QUERY_VARIABLES} from '../../../../api/analysis.ts';
+import type { QUERY_VARIABLES } from '../../../../api/analysis.ts';
 import { MeasurementPhase, type Measurement, type Prometheus } from '../../../../api/analysis.ts';
 import { judge, parseCondition } from './condition.ts';
 import { headersOf, type WebDeps } from './web.ts';
