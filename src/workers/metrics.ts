@@ -5,6 +5,7 @@ export function workerMetrics(): {
   reconciles: Counter<'kind' | 'result'>;
   duration: Histogram<'kind' | 'result'>;
   latency: Histogram<'kind'>;
+  analysisMeasurements: Counter<'phase'>;
 } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'ebb_worker_' });
@@ -28,6 +29,12 @@ export function workerMetrics(): {
       help: 'Time from enqueue to the start of the reconcile (first attempts only).',
       labelNames: ['kind'],
       buckets: [0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 5, 30],
+      registers: [registry],
+    }),
+    analysisMeasurements: new Counter({
+      name: 'ebb_analysis_measurements_total',
+      help: 'Analysis measurements taken, by phase (Successful, Failed, Inconclusive).',
+      labelNames: ['phase'],
       registers: [registry],
     }),
   };

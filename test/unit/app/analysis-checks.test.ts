@@ -7,6 +7,7 @@ import { AnalysisPhase, MeasurementPhase, type AnalysisCheck, type Measurement }
 import type { Pod, Stored } from '../../../src/kube/types.ts';
 import { measurePodHealth } from '../../../src/workers/app/rollout/analysis/pod-health.ts';
 import { advanceRun, type RunOutcome } from '../../../src/workers/app/rollout/analysis/run.ts';
+import { measuredSince } from '../../../src/workers/app/rollout/analysis/book.ts';
 import { makeApp, podFor } from './fixtures.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -114,5 +115,27 @@ describe('measurePodHealth', () => {
       phase: MeasurementPhase.failed,
       message: 'pod web-1: readiness gate example.com/lb not True for 60s (limit 30s)',
     });
+  });
+});
+
+describe('measuredSince (the worker metric)', () => {
+  const run = (phases: Measurement['phase'][]) => ({
+    name: 'health',
+    step: 1,
+    phase: AnalysisPhase.running,
+    startedAt: at(0).toISOString(),
+    successful: 0,
+    failed: 0,
+    inconclusive: 0,
+    measurements: phases.map((p, i) => m(p, i * 10)),
+  });
+
+  it('counts only the measurements a plan added, by phase', () => {
+    const prior = { revision: 'r2', runs: [run(['Successful'])] };
+    const next = { revision: 'r2', runs: [run(['Successful', 'Failed', 'Inconclusive'])] };
+    expect(measuredSince(prior, next)).toEqual({ Failed: 1, Inconclusive: 1 });
+    expect(measuredSince(next, next)).toEqual({});
+    // A record of another revision is all new.
+    expect(measuredSince({ ...prior, revision: 'r1' }, next)).toEqual({ Successful: 1, Failed: 1, Inconclusive: 1 });
   });
 });

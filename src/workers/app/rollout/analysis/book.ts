@@ -174,3 +174,14 @@ function triggerOf(run: AnalysisRun, m: Measurement): AbortTrigger {
     },
   };
 }
+
+/** Measurements `next` records that `prior` did not, by phase (what a plan measured: for the worker's metrics). */
+export function measuredSince(prior: AnalysisStatus | undefined, next: AnalysisStatus | undefined): Partial<Record<Measurement['phase'], number>> {
+  const seen = new Set<string>();
+  if (prior && prior.revision === next?.revision)
+    for (const r of prior.runs) for (const m of r.measurements) seen.add(`${keyOf(r.name, r.step)}@${m.measuredAt}`);
+  const counts: Partial<Record<Measurement['phase'], number>> = {};
+  for (const r of next?.runs ?? [])
+    for (const m of r.measurements) if (!seen.has(`${keyOf(r.name, r.step)}@${m.measuredAt}`)) counts[m.phase] = (counts[m.phase] ?? 0) + 1;
+  return counts;
+}
