@@ -36,7 +36,7 @@ endif
 deps: node ## Install npm packages from package-lock.json when it is newer than node_modules.
 	@if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then npm install --no-save --no-audit --no-fund; fi
 
-debs: ## Debian packages (redis-server, openssl; redis-sentinel for the Sentinel failover test; containerd, docker-registry, apache2-utils for the runtime tests; runc, containernetworking-plugins, iproute2 for the real nodes; chromium for the Bull Board test; tmux for the terminal test of ebb rollout status; prometheus for the alert rules and the alert test).
+debs: ## Debian packages (redis-server, openssl; redis-sentinel for the Sentinel failover test; containerd, docker-registry, apache2-utils for the runtime tests; runc, containernetworking-plugins, iproute2 for the real nodes; chromium for the Bull Board test; tmux for the terminal test of ebb rollout status; prometheus for the alert rules, the alert test and the analysis tests).
 	@missing=""; for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \

@@ -4,6 +4,7 @@ import { conditionList } from './meta.ts';
 import { dateTime, int32, int64 } from './schema-kit.ts';
 import { RolloutProgressSchema } from './progress-deadline.ts';
 import { AbortStatusSchema } from './rollout-abort.ts';
+import { AnalysisStatusSchema } from './analysis.ts';
 
 const count = (description: string) => Type.Optional(int32({ description, minimum: 0 }));
 
@@ -50,6 +51,7 @@ export const AppStatusSchema = Type.Object(
     prewarm: Type.Optional(PrewarmStatusSchema),
     rolloutProgress: Type.Optional(RolloutProgressSchema),
     abort: Type.Optional(AbortStatusSchema),
+    analysis: Type.Optional(AnalysisStatusSchema),
     expansionRefusedClaim: Type.Optional(
       Type.String({ description: 'The claim whose expansion the apiserver refused, while the VolumeExpansionRefused condition is True.' }),
     ),

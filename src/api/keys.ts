@@ -219,6 +219,12 @@ export const EventReason = {
   rolloutAborted: 'RolloutAborted',
   rolloutRetried: 'RolloutRetried',
   rolloutPromoted: 'RolloutPromoted',
+  /** An analysis measurement failed (the check fails once more than failureLimit did). */
+  analysisMeasurementFailed: 'AnalysisMeasurementFailed',
+  /** An analysis measurement was inconclusive (the rollout pauses once more than inconclusiveLimit were). */
+  analysisMeasurementInconclusive: 'AnalysisMeasurementInconclusive',
+  /** A background analysis check was inconclusive: the rollout is paused. */
+  analysisInconclusive: 'AnalysisInconclusive',
 } as const;
 export type EventReason = (typeof EventReason)[keyof typeof EventReason];
 

@@ -4,6 +4,7 @@ import { int32, intOrString, PERCENT_1_TO_100_CEL, stringEnum } from './schema-k
 import { UnorderedUpdateSchema } from './priority.ts';
 import { pauseOnProgressDeadline } from './progress-deadline.ts';
 import { rollbackOnProgressDeadline } from './rollout-abort.ts';
+import { AnalysisSchema, analysisNameRules, checkNames } from './analysis.ts';
 
 export const DEFAULT_MAX_UNAVAILABLE = 1;
 export const MAX_GRACE_PERIOD_SECONDS = 300;
@@ -39,10 +40,20 @@ export const CanaryStepSchema = Type.Object(
       }),
     ),
     pause: Type.Optional(CanaryPauseSchema),
+    analysis: Type.Optional(
+      checkNames(
+        'Run these checks (names in rollingUpdate.analysis.checks), then go on (all passed), pause the rollout (one inconclusive) or abort it (one failed).',
+      ),
+    ),
   },
   {
-    description: 'One step: exactly one of replicas or pause.',
-    'x-kubernetes-validations': [{ rule: 'has(self.replicas) != has(self.pause)', message: 'each canary step must set exactly one of replicas or pause' }],
+    description: 'One step: exactly one of replicas, pause or analysis.',
+    'x-kubernetes-validations': [
+      {
+        rule: '(has(self.replicas) ? 1 : 0) + (has(self.pause) ? 1 : 0) + (has(self.analysis) ? 1 : 0) == 1',
+        message: 'each canary step must set exactly one of replicas, pause or analysis',
+      },
+    ],
   },
 );
 export type CanaryStep = Static<typeof CanaryStepSchema>;
@@ -98,8 +109,9 @@ export const RollingUpdateSchema = Type.Object(
     unorderedUpdate: Type.Optional(UnorderedUpdateSchema),
     pauseOnProgressDeadline: pauseOnProgressDeadline(),
     rollbackOnProgressDeadline: rollbackOnProgressDeadline(),
+    analysis: Type.Optional(AnalysisSchema),
   },
-  { description: 'Parameters of the RollingUpdate strategy.' },
+  { description: 'Parameters of the RollingUpdate strategy.', 'x-kubernetes-validations': analysisNameRules },
 );
 export type RollingUpdate = Static<typeof RollingUpdateSchema>;
 

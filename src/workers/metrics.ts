@@ -6,6 +6,7 @@ export function workerMetrics(): {
   duration: Histogram<'kind' | 'result'>;
   latency: Histogram<'kind'>;
   capped: Counter;
+  analysisMeasurements: Counter<'phase'>;
 } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'ebb_worker_' });
@@ -34,6 +35,12 @@ export function workerMetrics(): {
     capped: new Counter({
       name: 'ebb_namespace_cap_delays_total',
       help: 'Reconcile jobs put back for a moment because their namespace had EBB_NAMESPACE_CONCURRENCY reconciles running.',
+      registers: [registry],
+    }),
+    analysisMeasurements: new Counter({
+      name: 'ebb_analysis_measurements_total',
+      help: 'Analysis measurements taken, by phase (Successful, Failed, Inconclusive).',
+      labelNames: ['phase'],
       registers: [registry],
     }),
   };

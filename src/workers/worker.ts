@@ -76,6 +76,12 @@ async function admitted(gate: NamespaceGate, namespace: string, member: string, 
   }
 }
 
+/** Analysis measurements a reconcile reports (`{phase: count}`), into their counter. */
+function countMeasurements(metrics: WorkerMetrics, measured: unknown): void {
+  if (typeof measured !== 'object' || measured === null) return;
+  for (const [phase, n] of Object.entries(measured)) if (typeof n === 'number') metrics.analysisMeasurements.inc({ phase }, n);
+}
+
 /** Runs one job: dispatch by kind, child logger, metrics, "wait" → timer. Errors go to the retry policy. */
 function processor(deps: ProcessorDeps) {
   return async (job: Job<ObjectKey, JobReturn, string>, _token?: string, signal?: AbortSignal): Promise<JobReturn> => {
@@ -115,6 +121,7 @@ function processor(deps: ProcessorDeps) {
       const ms = Date.now() - started;
       log.debug({ result, wait: out.wait, ms, startedAt: started, finishedAt: Date.now() }, 'reconcile finished');
       await writeJobLog(job, out.logs ?? [], log);
+      countMeasurements(deps.metrics, out.summary?.['measurements']);
       return { result, ms, ...out.summary };
     } catch (err) {
       log.warn({ err: errorSummary(err), ms: Date.now() - started }, 'reconcile failed');

@@ -180,9 +180,13 @@ describe('CRDs in deploy/crds', () => {
     [
       'a canary step with replicas and pause',
       rollingUpdate({ canary: { steps: [{ replicas: 1, pause: {} }] } }),
-      'each canary step must set exactly one of replicas or pause',
+      'each canary step must set exactly one of replicas, pause or analysis',
     ],
-    ['a canary step with neither replicas nor pause', rollingUpdate({ canary: { steps: [{}] } }), 'each canary step must set exactly one of replicas or pause'],
+    [
+      'a canary step with neither replicas nor pause',
+      rollingUpdate({ canary: { steps: [{}] } }),
+      'each canary step must set exactly one of replicas, pause or analysis',
+    ],
     [
       'canary replicas "0%"',
       rollingUpdate({ canary: { steps: [{ replicas: '0%' }] } }),

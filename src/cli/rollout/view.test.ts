@@ -70,6 +70,31 @@ describe('viewRollout', () => {
       'web: rolling update · updated 2/5 · ready 4/5 · available 4/5',
     ],
     [
+      'a canary analysis step measuring',
+      (() => {
+        const a = app({
+          counts: [1, 5, 5],
+          canaryStep: 1,
+          rollingUpdate: { canary: { steps: [{ replicas: 1 }, { analysis: ['health'] }] } },
+          conditions: [cond('Progressing', 'True', 'CanaryStep')],
+        });
+        const run = {
+          name: 'health',
+          step: 1,
+          phase: 'Running' as const,
+          startedAt: '2026-01-01T00:00:00Z',
+          successful: 2,
+          failed: 0,
+          inconclusive: 1,
+          measurements: [],
+        };
+        return { ...a, status: { ...a.status, analysis: { revision: 'web-b', runs: [run] } } };
+      })(),
+      NO_PODS,
+      'progressing',
+      'web: canary step 2/2 (analysis health) · updated 1/5 · ready 5/5 · available 5/5 · analysis health running (2 passed, 0 failed, 1 inconclusive)',
+    ],
+    [
       'a canary pause step, paused',
       app({
         counts: [1, 5, 5],

@@ -77,13 +77,19 @@ function names(list: readonly string[], max = 3): string {
   return list.length > max ? `${shown} +${list.length - max} more` : shown;
 }
 
+type Step = NonNullable<NonNullable<NonNullable<App['spec']['updateStrategy']>['rollingUpdate']>['canary']>['steps'][number];
+
+function stepWords(step: Step | undefined): string {
+  if (step?.pause) return `pause${step.pause.duration ? ` ${step.pause.duration}` : ''}`;
+  if (step?.analysis) return `analysis ${step.analysis.join(', ')}`;
+  return `replicas ${String(step?.replicas)}`;
+}
+
 function canaryPart(app: App): string | undefined {
   const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps ?? [];
   const step = app.status?.canary?.step;
   if (steps.length === 0 || step === undefined || step >= steps.length) return undefined;
-  const current = steps[step];
-  const what = current?.pause ? `pause${current.pause.duration ? ` ${current.pause.duration}` : ''}` : `replicas ${String(current?.replicas)}`;
-  return `canary step ${step + 1}/${steps.length} (${what})`;
+  return `canary step ${step + 1}/${steps.length} (${stepWords(steps[step])})`;
 }
 
 function countsPart(app: App): string {
@@ -102,8 +108,20 @@ function podsPart(pods: PodsSummary): string[] {
   return parts;
 }
 
+/** The checks of the rollout in progress that have not passed: each one's phase and counts. */
+function analysisPart(app: App): string | undefined {
+  const record = app.status?.analysis;
+  if (!record || record.revision !== app.status?.updateRevision || app.status.currentRevision === record.revision) return undefined;
+  const open = record.runs.filter((r) => r.phase !== 'Successful');
+  if (open.length === 0) return undefined;
+  const runs = open.map((r) => `${r.name} ${r.phase.toLowerCase()} (${r.successful} passed, ${r.failed} failed, ${r.inconclusive} inconclusive)`);
+  return `analysis ${runs.join(', ')}`;
+}
+
 function extrasPart(app: App): string[] {
   const parts: string[] = [];
+  const analysis = analysisPart(app);
+  if (analysis) parts.push(analysis);
   const paused = condition(app, ConditionType.paused);
   if (isTrue(paused)) parts.push(paused.reason === Reason.canaryTimedPause && paused.message ? paused.message : 'paused');
   const hook = condition(app, OptionalCondition.lifecycleHookWaiting);

@@ -8,6 +8,7 @@ import type { App } from '../../api/app.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import type { PatchClient } from '../inplace/index.ts';
 import type { EventSpec } from './actions.ts';
+import type { SecretValue } from './rollout/analysis/web.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 
 interface AppStore {
@@ -76,4 +77,12 @@ export interface AppClient {
   events: EventRecorder;
   imageLists: ImageListStore;
   dryRun: DryRunCreator;
+  /** What the web check measures through: a Secret reader (App namespace only) and HTTP. Absent: web checks are inconclusive. */
+  analysis?: AnalysisIO | undefined;
+}
+
+export interface AnalysisIO {
+  secretValue: SecretValue;
+  fetch: typeof globalThis.fetch;
+  signal: AbortSignal;
 }

@@ -24,7 +24,7 @@ interface AdmissionContext {
 async function planWithInputs(client: AppClient, observed: Observed, now: () => Date): Promise<{ observed: Observed; plan: Plan }> {
   let result = plan(observed, now());
   while (needsInput(result)) {
-    observed = await readMore(client, observed, result.needs);
+    observed = await readMore(client, observed, result.needs, { measure: result.measure ?? [], now });
     result = plan(observed, now());
   }
   return { observed, plan: result };

@@ -9,7 +9,7 @@ import type { Pod, Stored } from '../../kube/types.ts';
 import type { Action } from './actions.ts';
 import type { NeedsInput, Observed } from './planner.ts';
 import { templateOf } from './revisions/revisions.ts';
-import { canaryProgress, type CanaryOutcome } from './rollout/canary.ts';
+import { canaryProgress, type CanaryInput, type CanaryOutcome } from './rollout/canary.ts';
 import { rolloutSettings, type RolloutSettings } from './rollout/settings.ts';
 import { priorityReached } from './rollout/update-order.ts';
 import { getPodRevision, isRunningAndAvailable, isTerminating } from './pods/predicates.ts';
@@ -19,6 +19,8 @@ import { isTrueFor } from './status/conditions.ts';
 import { planGuards, type Guards } from './rollout/guards.ts';
 import { abortActions, abortState, type AbortState } from './rollout/abort.ts';
 import { RolloutAnnotation } from '../../api/rollout-abort.ts';
+import type { AnalysisStatus } from '../../api/analysis.ts';
+import { backgroundAnalysis, bookFor, startingWait } from './rollout/analysis/setup.ts';
 
 /** Whether the `target` highest-ordinal replicas (not below the partition) run the update revision and are available. */
 function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target: number) => boolean {
@@ -35,11 +37,22 @@ function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target:
   };
 }
 
+/** Whether `target` replicas (not below the partition) run the update revision, available or not. */
+function updatedFor(set: Omit<PodSet, 'partition'>, partition: number): (target: number) => boolean {
+  return (target) => {
+    let n = 0;
+    for (const [ord, pod] of set.replicas) if (ord >= partition && !isTerminating(pod) && getPodRevision(pod) === set.update.metadata.name) n++;
+    return n >= target;
+  };
+}
+
 interface CanaryOptions {
   /** Start the steps again (an abort was retried in this plan). */
   restart: boolean;
   /** `ebb rollout promote` named the update revision: its remaining steps are skipped. */
   promoted: boolean;
+  /** Advances the checks of an analysis step. */
+  analyze?: CanaryInput['analyze'];
 }
 
 function canaryFor(app: Stored<App>, base: Omit<PodSet, 'partition'>, opts: CanaryOptions): CanaryOutcome {
@@ -52,6 +65,8 @@ function canaryFor(app: Stored<App>, base: Omit<PodSet, 'partition'>, opts: Cana
     specPaused: base.rollout.paused,
     now: base.now,
     promoted: opts.promoted,
+    analyze: opts.analyze,
+    updated: updatedFor(base, base.rollout.partition),
     reached: reachedFor(base, base.rollout.partition),
   });
 }
@@ -122,6 +137,8 @@ export interface RolloutSetup {
   canary: CanaryOutcome;
   guards: Guards;
   abort: AbortState;
+  /** What status.analysis says after this plan. */
+  analysis: AnalysisStatus | undefined;
   /** The canary's, the guards' and the abort's writes, to run before any pod is touched. */
   actions: Action[];
 }
@@ -131,7 +148,7 @@ export interface RolloutSetup {
  * progress stays as it was (a retry starts the steps again), no deadline runs, nothing is pre-warmed for the
  * aborted revision. `earlier`: Events of the plan that found the abort (the deadline's).
  */
-function abortedSetup(input: SetupInput, state: AbortState, earlier: Action[]): RolloutSetup | NeedsInput {
+function abortedSetup(input: SetupInput, state: AbortState, earlier: Action[], analysis: AnalysisStatus | undefined): RolloutSetup | NeedsInput {
   const { app, revs } = input;
   const base = baseSetFor(input);
   const abort = state.abort;
@@ -147,30 +164,39 @@ function abortedSetup(input: SetupInput, state: AbortState, earlier: Action[]): 
   };
   const guards = planGuards(set, { active: false, canary });
   const own = abortActions(app, state, base.rollout.canarySteps, revs.current.metadata.name);
-  return { set, canary, guards, abort: state, actions: [...earlier, ...own.actions, ...guards.actions] };
+  return { set, canary, guards, abort: state, analysis, actions: [...earlier, ...own.actions, ...guards.actions] };
 }
 
 export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, revs: ResolvedRevisions, now: Date): RolloutSetup | NeedsInput {
   const input: SetupInput = { app, owned, observed, revs, now };
   const names = { current: revs.current.metadata.name, update: revs.update.metadata.name };
   const requested = abortState(app, names, now);
-  if (requested.abort) return abortedSetup(input, requested, []);
+  // Aborted already: the analysis record stays as it was when the rollout was aborted.
+  if (requested.abort) return abortedSetup(input, requested, [], app.status?.analysis);
   const promoted = app.metadata.annotations?.[RolloutAnnotation.promote] === names.update;
-  const { set, canary } = podSetFor(input, { restart: requested.ended === 'retried', promoted });
+  const restart = requested.ended === 'retried';
+  // The analysis: a step's checks measure as the canary reaches the step, the background ones after it.
+  const book = bookFor(app, owned, { revision: names.update, stable: names.current, now, restart, taken: observed.measurements });
+  const stepped = podSetFor(input, { restart, promoted, analyze: (step, checks, early) => book.step(step, checks, early) });
+  const set = stepped.set;
+  const active = names.current !== names.update;
+  const anyUpdated = owned.some((p) => getPodRevision(p) === names.update);
+  const background = backgroundAnalysis({ app, book, revision: names.update, active: active && set.rollout.rolling, anyUpdated, canary: stepped.canary });
+  const canary = background.canary;
+  // Web checks due: the plan loop measures them and plans again with the measurements.
+  const measure = book.requests();
+  if (measure.length > 0) return { needs: 'measurements', measure };
   // Guards before any pod is touched: the progress deadline may pause, or abort, the rollout for this very plan.
-  const guards = planGuards(set, { active: names.current !== names.update, canary });
-  // What aborts the rollout by itself, found in this plan: the deadline (a failed analysis adds its trigger here,
-  // reason AnalysisFailed with the measurement).
-  const triggers = [guards.deadline.rollback].filter((t) => t !== undefined);
+  const guards = planGuards(set, { active, canary });
+  // What aborts the rollout by itself, found in this plan: the deadline, and a failed analysis check.
+  const triggers = [guards.deadline.rollback, book.failure()].filter((t) => t !== undefined);
+  const analysis = book.status() ?? app.status?.analysis;
   if (triggers.length > 0) {
     const state = abortState(app, names, now, triggers);
-    if (state.abort)
-      return abortedSetup(
-        input,
-        state,
-        guards.actions.filter((a) => a.kind === 'event'),
-      );
+    if (state.abort) return abortedSetup(input, state, [...guards.actions.filter((a) => a.kind === 'event'), ...book.events()], analysis);
   }
+  for (const wait of [book.wait(), startingWait(app, names.update, canary, active && set.rollout.rolling)]) if (wait) guards.waits.push(wait);
   const own = abortActions(app, requested, set.rollout.canarySteps, names.current);
-  return { set, canary, guards, abort: requested, actions: [...own.actions, ...canaryActions(app, canary, promoted), ...guards.actions] };
+  const actions = [...own.actions, ...book.events(), ...background.actions, ...canaryActions(app, canary, promoted), ...guards.actions];
+  return { set, canary, guards, abort: requested, analysis, actions };
 }

@@ -9,6 +9,8 @@
  */
 import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
+import type { AnalysisStatus, Measurement } from '../../api/analysis.ts';
+import type { MeasureRequest } from './rollout/analysis/book.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import { withAppSpecDefaults } from '../../api/defaults.ts';
 import type { Wait } from '../types.ts';
@@ -62,6 +64,11 @@ export interface Observed {
    * and the rollout is held. Undefined when no dry run was made (or none refused).
    */
   refused?: Refusals | undefined;
+  /**
+   * Measurements of web checks taken for this plan, by check (`MeasureRequest.key`). Undefined when none
+   * were taken: a plan with one due says so (`{ needs: 'measurements', measure }`).
+   */
+  measurements?: ReadonlyMap<string, Measurement> | undefined;
 }
 
 export interface Plan {
@@ -76,7 +83,7 @@ export interface Plan {
 }
 
 /** Objects a plan may be made without at first (`Observed` leaves them undefined when not read). */
-export type Unread = 'revisions' | 'claims' | 'imageLists';
+export type Unread = 'revisions' | 'claims' | 'imageLists' | 'measurements';
 
 /**
  * The plan cannot be made without `needs`, which was not read: read it and plan again. It has no actions, so
@@ -84,6 +91,8 @@ export type Unread = 'revisions' | 'claims' | 'imageLists';
  */
 export interface NeedsInput {
   needs: Unread;
+  /** With `measurements`: the measurements due (web checks), to take and plan again with. */
+  measure?: MeasureRequest[] | undefined;
 }
 
 export type PlanResult = Plan | NeedsInput;
@@ -117,9 +126,9 @@ function finishPlan(
   app: Stored<App>,
   input: StatusInput,
   acc: Accumulator,
-  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined; guards: Guards; abort: AbortState },
+  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined; guards: Guards; abort: AbortState; analysis: AnalysisStatus | undefined },
 ): Plan {
-  const { canary, prewarm, hold, guards, abort } = outcomes;
+  const { canary, prewarm, hold, guards, abort, analysis } = outcomes;
   const set = input.set;
   const rolloutHeld: RolloutHeldInput = {
     hold,
@@ -128,8 +137,10 @@ function finishPlan(
     generation: app.metadata.generation,
     now: set.now,
   };
-  const guarded = (s: AppStatus): AppStatus =>
-    withAbortStatus(withGuardStatus(s, guards, set.now, app.metadata.generation), abort, set.now, app.metadata.generation);
+  const guarded = (s: AppStatus): AppStatus => ({
+    ...withAbortStatus(withGuardStatus(s, guards, set.now, app.metadata.generation), abort, set.now, app.metadata.generation),
+    ...(analysis ? { analysis } : {}),
+  });
   const status = guarded(
     withExpansionCondition(withRolloutHeldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), rolloutHeld), set),
   );
@@ -194,7 +205,7 @@ export function plan(observed: Observed, now: Date): PlanResult {
   // update revision, or the stable one while the rollout is aborted (`rollout/abort.ts`).
   const rollout = rolloutFor(app, adopted.owned, observed, revs, now);
   if (needsInput(rollout)) return rollout;
-  const { set, canary, guards, abort, actions } = rollout;
+  const { set, canary, guards, abort, analysis, actions } = rollout;
   const acc: Accumulator = { actions: [...adopted.actions, ...revs.actions, ...actions], waits: guards.waits };
   // Scaling: missing replicas ascending, then condemned pods descending; `blocked` (OrderedReady waiting on a
   // pod) stops the rolling update below, as upstream.
@@ -232,6 +243,6 @@ export function plan(observed: Observed, now: Date): PlanResult {
     fallbacks: acc.fallbacks ?? [],
     deferred: acc.deferred,
   };
-  const result = reportLifecycle(finishPlan(app, input, acc, { canary, prewarm, hold, guards, abort }), app, adopted.owned, now);
+  const result = reportLifecycle(finishPlan(app, input, acc, { canary, prewarm, hold, guards, abort, analysis }), app, adopted.owned, now);
   return withHistory(app, observed, result, adopted.owned, revs);
 }

@@ -7,6 +7,8 @@ import type { Observed, Unread } from './planner.ts';
 import type { AppClient } from './client.ts';
 import { selectorIsEmpty, selectorString } from './pods/selector.ts';
 import { derivedRevisions } from './revisions/revisions.ts';
+import type { MeasureRequest } from './rollout/analysis/book.ts';
+import { takeMeasurements } from './rollout/analysis/measure.ts';
 
 /**
  * Claims carry the selector's matchLabels (as upstream StatefulSet claims do, so claims of a StatefulSet
@@ -56,7 +58,12 @@ export async function readObserved(
  * `observed` with `unread` read. Each input is read once per reconcile: a plan asks only for what is
  * undefined, so asking again for something read is a planner bug, not a reason to read it twice.
  */
-export async function readMore(client: AppClient, observed: Observed, unread: Unread): Promise<Observed> {
+export async function readMore(
+  client: AppClient,
+  observed: Observed,
+  unread: Unread,
+  measuring: { measure: readonly MeasureRequest[]; now: () => Date } = { measure: [], now: () => new Date() },
+): Promise<Observed> {
   const { app } = observed;
   if (observed[unread] !== undefined) throw new Error(`internal: the plan asked for the ${unread}, which were read`);
   switch (unread) {
@@ -66,5 +73,7 @@ export async function readMore(client: AppClient, observed: Observed, unread: Un
       return { ...observed, claims: await readClaims(client, app) };
     case 'imageLists':
       return { ...observed, imageLists: await readImageLists(client, app.metadata.namespace, app.metadata.name) };
+    case 'measurements':
+      return { ...observed, measurements: await takeMeasurements(client.analysis, app, measuring.measure, measuring.now) };
   }
 }

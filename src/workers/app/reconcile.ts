@@ -40,7 +40,7 @@ export function appReconciler(
       'app plan',
     );
     const { wait, executed } = await execute(result, read.observed.app, { client, log: ctx.log, now: () => ctx.now(), budget: ctx.prewarmBudget });
-    const summary = summarizeApp(result, read.observed.app.metadata.generation, executed, ctx.now());
+    const summary = summarizeApp(result, read.observed.app.metadata.generation, executed, ctx.now(), read.observed.app.status?.analysis);
     return { ...(wait ? { wait } : {}), summary: { ...summary }, logs: summaryLines(result, summary, executed) };
   };
 }

@@ -26,6 +26,13 @@ async function orUndefined<T>(p: Promise<T>): Promise<T | undefined> {
   }
 }
 
+/** One key of Secret `namespace/name`, decoded; undefined when the Secret or the key is absent. */
+async function secretValue(rest: KubeRest, signal: AbortSignal, namespace: string, name: string, key: string): Promise<string | undefined> {
+  const secret = await orUndefined(rest.get<{ data?: Record<string, string> }>(core('secrets', namespace, name), signal));
+  const data = secret?.data?.[key];
+  return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+}
+
 /** Objects per LIST page: an App of thousands of pods is read in pages, never in one response. */
 export const LIST_PAGE_SIZE = 500;
 
@@ -124,6 +131,7 @@ export function restAppClient(rest: KubeRest, signal: AbortSignal, events: Event
         await rest.create(core('persistentvolumeclaims', ns), claim, DRY_RUN, signal);
       },
     },
+    analysis: { secretValue: (ns, name, key) => secretValue(rest, signal, ns, name, key), fetch: globalThis.fetch, signal },
     imageLists: {
       list: (labelSelector) => listAll<ClusterStored<ImageList>>(rest, imageListRef(), labelSelector, signal),
       apply: async (name, body, fieldManager) => {

@@ -6,6 +6,8 @@
  * write is named by its action kind, and conditions whose message holds an apiserver's answer are named by
  * their reason only.
  */
+import type { AnalysisStatus, Measurement } from '../../api/analysis.ts';
+import { measuredSince } from './rollout/analysis/book.ts';
 import type { AppStatus } from '../../api/app-status.ts';
 import { ConditionType, Reason } from '../../api/keys.ts';
 import type { Condition } from '../../api/meta.ts';
@@ -57,6 +59,8 @@ export interface AppSummary {
   held?: ConditionSummary;
   /** What keeps the App from progressing (a pause, a hook, a refused write, the deadline); at most `MAX_BLOCKED`. */
   blocked?: ConditionSummary[];
+  /** Analysis measurements this plan took, by phase (the worker counts them in `ebb_analysis_measurements_total`). */
+  measurements?: Partial<Record<Measurement['phase'], number>>;
 }
 
 const PREWARM_KINDS: readonly ActionKind[] = ['requestPrewarm', 'removePrewarm'];
@@ -147,12 +151,13 @@ function heldBy(status: AppStatus): ConditionSummary | undefined {
 }
 
 /** The summary of one App reconcile: what was done, why it waits, at which revisions and generation. */
-export function summarizeApp(plan: Plan, generation: number | undefined, run: Executed, now: Date): AppSummary {
+export function summarizeApp(plan: Plan, generation: number | undefined, run: Executed, now: Date, priorAnalysis?: AnalysisStatus): AppSummary {
   const done = attempted(plan.actions, run);
   const total = plan.actions.filter((a) => !PREWARM_KINDS.includes(a.kind)).length;
   const held = heldBy(plan.status);
   const blocked = blockedBy(plan.status);
   const { currentRevision: current, updateRevision: update } = plan.status;
+  const measured = measuredSince(priorAnalysis, plan.status.analysis);
   return {
     ...(generation === undefined ? {} : { generation }),
     revisions: { ...(current ? { current } : {}), ...(update ? { update } : {}) },
@@ -164,6 +169,7 @@ export function summarizeApp(plan: Plan, generation: number | undefined, run: Ex
       : {}),
     ...(held ? { held } : {}),
     ...(blocked.length > 0 ? { blocked } : {}),
+    ...(Object.keys(measured).length > 0 ? { measurements: measured } : {}),
   };
 }
 

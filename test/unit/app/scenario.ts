@@ -17,6 +17,7 @@ import { planLoop } from '../../../src/workers/app/plan-loop.ts';
 import { AdmissionVerdicts } from '../../../src/workers/app/admission/dry-run.ts';
 import type { Plan } from '../../../src/workers/app/planner.ts';
 import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating, isUnavailable } from '../../../src/workers/app/pods/predicates.ts';
+import type { AnalysisIO } from '../../../src/workers/app/client.ts';
 import { Clock } from '../../../harness/fakes/clock.ts';
 import { FakeCluster } from '../../../harness/fakes/cluster.ts';
 import { FakeKubelet, type KubeletOptions } from '../../../harness/fakes/kubelet.ts';
@@ -69,6 +70,8 @@ export class Scenario {
   interfere: ((p: Plan) => Plan) | undefined;
   /** The cluster's pre-warm pull budget the executor asks; unset: no limit. */
   budget: PullBudget | undefined;
+  /** What web analysis checks measure through (none: they are inconclusive). */
+  analysisIO: AnalysisIO | undefined;
   /** Reconcile errors are recorded (the queue would retry) instead of thrown. */
   tolerateErrors = false;
   readonly errors: unknown[] = [];
@@ -151,7 +154,7 @@ export class Scenario {
   }
 
   async reconcile(): Promise<Plan | undefined> {
-    const client = this.cluster.client();
+    const client = { ...this.cluster.client(), ...(this.analysisIO ? { analysis: this.analysisIO } : {}) };
     // The worker's own read → plan path: claims are listed only when the plan needs them.
     const read = await planLoop(client, NS, this.name, this.clock.now, { verdicts: this.verdicts, log: silent });
     if (!read) return undefined;

@@ -7,11 +7,14 @@
  * - `{pause: {}}`: on entry sets `rollingUpdate.paused: true` on the spec and records `pausedAt`; the step is
  *   done when a person sets `paused: false` again.
  * - `{pause: {duration}}`: done `duration` after `pausedAt` (the reconcile returns a wait until then).
+ * - `{analysis: [...]}`: its checks measure (`analysis/book.ts`); done when all passed. A failed check holds the
+ *   step (the planner aborts the rollout); an inconclusive one pauses like `pause: {}` and resuming passes it.
  */
 import type { CanaryStatus } from '../../../api/app-status.ts';
 import { parseDuration } from '../../../common/duration.ts';
 import { canaryReplicasOf } from '../../../api/int-or-percent.ts';
 import type { CanaryStep } from '../../../api/update-strategy.ts';
+import type { StepVerdict } from './analysis/book.ts';
 
 export interface CanaryInput {
   steps: readonly CanaryStep[];
@@ -27,6 +30,10 @@ export interface CanaryInput {
   promoted?: boolean | undefined;
   /** Whether the `target` highest-ordinal pods (within the partition) all run the update revision and are available. */
   reached(target: number): boolean;
+  /** Whether `target` pods (within the partition) run the update revision, available or not. */
+  updated?: ((target: number) => boolean) | undefined;
+  /** Advances the checks an analysis step names; without it an analysis step passes. */
+  analyze?: ((step: number, checks: readonly string[], early?: boolean) => StepVerdict) | undefined;
 }
 
 export type CanaryPause = 'manual' | 'timed';
@@ -43,6 +50,8 @@ export interface CanaryOutcome {
   pauseSpec: boolean;
   /** Until a timed pause ends. */
   waitMs?: number | undefined;
+  /** The current step is an analysis whose checks are measuring, or one of which failed. */
+  analysis?: 'running' | 'failed' | undefined;
 }
 
 const stepTarget = (step: CanaryStep, replicas: number): number => {
@@ -88,12 +97,36 @@ function timedPause(input: CanaryInput, c: Cursor, durationMs: number): StepResu
   };
 }
 
+function analysisStep(input: CanaryInput, c: Cursor, checks: readonly string[]): StepResult {
+  // An inconclusive check that a person already resumed passes the step; its record stays as it ended.
+  if (c.pausedAt !== undefined && !input.specPaused) return { next: true };
+  const verdict = input.analyze?.(c.step, checks) ?? 'passed';
+  if (verdict === 'passed') return { next: true };
+  if (verdict === 'inconclusive') return manualPause(input, c);
+  return { next: false, outcome: { status: { step: c.step }, target: c.target, enteredManualPause: false, pauseSpec: false, analysis: verdict } };
+}
+
+/**
+ * An analysis step right after a replicas step starts as soon as that step's pods run the update revision,
+ * available or not: a canary that never becomes ready is judged instead of waited on. Only a failure acts
+ * before the replicas step is done (the rollout is aborted); the step's record goes on from there.
+ */
+function earlyAnalysis(input: CanaryInput, c: Cursor): StepResult | undefined {
+  const next = input.steps[c.step + 1];
+  if (next?.analysis === undefined || input.analyze === undefined || input.updated?.(c.target) !== true) return undefined;
+  if (input.analyze(c.step + 1, next.analysis, true) !== 'failed') return undefined;
+  return { next: false, outcome: { status: { step: c.step }, target: c.target, enteredManualPause: false, pauseSpec: false, analysis: 'failed' } };
+}
+
 function runStep(input: CanaryInput, c: Cursor, step: CanaryStep): StepResult {
   if (step.replicas !== undefined) {
     c.target = stepTarget(step, input.replicas);
     if (input.reached(c.target)) return { next: true };
+    const early = earlyAnalysis(input, c);
+    if (early) return early;
     return { next: false, outcome: { status: { step: c.step }, target: c.target, enteredManualPause: false, pauseSpec: false } };
   }
+  if (step.analysis !== undefined) return analysisStep(input, c, step.analysis);
   const duration = step.pause?.duration;
   if (duration === undefined) return manualPause(input, c);
   return timedPause(input, c, parseDuration(duration) ?? 0);

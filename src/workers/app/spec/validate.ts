@@ -44,11 +44,14 @@ function canaryProblems(app: Stored<App>, replicas: number): string[] {
   const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps ?? [];
   steps.forEach((step, i) => {
     const at = `spec.updateStrategy.rollingUpdate.canary.steps[${i}]`;
-    if ((step.replicas === undefined) === (step.pause === undefined)) problems.push(`${at}: set exactly one of replicas or pause`);
+    if ([step.replicas, step.pause, step.analysis].filter((x) => x !== undefined).length !== 1)
+      problems.push(`${at}: set exactly one of replicas, pause or analysis`);
     if (step.replicas !== undefined) {
       const r = canaryReplicasOf(step.replicas, replicas);
       if (!r.ok) problems.push(`${at}.replicas: ${r.reason}`);
     }
+    const defined = new Set((app.spec.updateStrategy?.rollingUpdate?.analysis?.checks ?? []).map((c) => c.name));
+    for (const name of step.analysis ?? []) if (!defined.has(name)) problems.push(`${at}.analysis: no check "${name}" in rollingUpdate.analysis.checks`);
     const duration = step.pause?.duration;
     if (duration !== undefined && parseDuration(duration) === undefined) problems.push(`${at}.pause.duration: "${duration}" is not a duration like 30s or 5m`);
   });

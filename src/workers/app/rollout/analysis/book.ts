@@ -1,0 +1,187 @@
+/**
+ * The analysis of one plan: the checks of the canary step in force and the background checks, advanced on
+ * one record (`status.analysis`) that belongs to the update revision. Pure: the planner creates a book,
+ * the canary and the background ask it for verdicts, and the plan takes its status, Events, waits and the
+ * abort trigger of a failed check.
+ *
+ * - The record starts empty for a new update revision, and again when an abort is retried.
+ * - A failed check aborts the rollout (reason AnalysisFailed, with its last measurement); an inconclusive
+ *   one pauses it (a step's: like a `pause: {}` step, resumed by setting `paused: false`, which passes the
+ *   step; a background one: `rollingUpdate.paused` set once).
+ * - Every failed or inconclusive measurement is a Warning Event.
+ */
+import { AnalysisPhase, MeasurementPhase, type AnalysisCheck, type AnalysisRun, type AnalysisStatus, type Measurement } from '../../../../api/analysis.ts';
+import { EventReason } from '../../../../api/keys.ts';
+import { AbortReason } from '../../../../api/rollout-abort.ts';
+import type { Pod, Stored } from '../../../../kube/types.ts';
+import type { Wait } from '../../../types.ts';
+import type { Action } from '../../actions.ts';
+import type { AbortTrigger } from '../abort.ts';
+import { measurePodHealth } from './pod-health.ts';
+import { advanceRun, type RunOutcome } from './run.ts';
+import type { QueryVariables } from './prometheus.ts';
+
+export type StepVerdict = 'running' | 'passed' | 'failed' | 'inconclusive';
+
+/** A measurement of a check that needs I/O (web), due in this plan: the plan loop takes it and plans again. */
+export interface MeasureRequest {
+  key: string;
+  check: AnalysisCheck;
+  /** What a Prometheus query's variables stand for. */
+  vars: QueryVariables;
+}
+
+export interface AnalysisBook {
+  /** Advances the checks canary step `step` names; their combined verdict. `early`: the step is not reached yet. */
+  step(step: number, names: readonly string[], early?: boolean): StepVerdict;
+  /** Advances the background checks (by name); their combined verdict. */
+  background(names: readonly string[]): StepVerdict;
+  /** What status.analysis says after this plan (undefined: as before). */
+  status(): AnalysisStatus | undefined;
+  /** Warning Events of the measurements taken in this plan. */
+  events(): Action[];
+  /** Until the next measurement due. */
+  wait(): Wait | undefined;
+  /** The first check found failed in this plan, as an abort trigger. */
+  failure(): AbortTrigger | undefined;
+  /** Measurements due in this plan that need I/O and were not taken (`BookInput.taken`). */
+  requests(): MeasureRequest[];
+  /** Background checks that turned inconclusive in this plan. */
+  turnedInconclusive(): string[];
+}
+
+export interface BookInput {
+  revision: string;
+  /** What a Prometheus query's variables stand for. */
+  vars: QueryVariables;
+  /** The checks defined (`rollingUpdate.analysis.checks`), by name. */
+  checks: ReadonlyMap<string, AnalysisCheck>;
+  prior: AnalysisStatus | undefined;
+  /** Start the record again (an abort was retried in this plan). */
+  restart: boolean;
+  /** The App's pods at the update revision. */
+  updated: readonly Stored<Pod>[];
+  now: Date;
+  /** Measurements of web checks taken for this plan, by key; undefined: none were taken. */
+  taken?: ReadonlyMap<string, Measurement> | undefined;
+}
+
+const keyOf = (name: string, step: number | undefined): string => `${step ?? '-'}/${name}`;
+
+function measureWith(check: AnalysisCheck, input: BookInput): Measurement {
+  if (check.podHealth) return measurePodHealth(check.podHealth, input.updated, input.now);
+  return { phase: MeasurementPhase.inconclusive, message: 'the check names no provider this worker knows', measuredAt: input.now.toISOString() };
+}
+
+function measurementEvent(run: AnalysisRun, m: Measurement): Action | undefined {
+  if (m.phase === MeasurementPhase.successful) return undefined;
+  const where = run.step === undefined ? 'background analysis' : `canary step ${run.step + 1} analysis`;
+  const failed = m.phase === MeasurementPhase.failed;
+  const message = `${where} ${run.name}: measurement ${failed ? 'failed' : 'inconclusive'} (${run.failed} failed, ${run.inconclusive} inconclusive): ${m.message ?? m.value ?? ''}`;
+  const reason = failed ? EventReason.analysisMeasurementFailed : EventReason.analysisMeasurementInconclusive;
+  return { kind: 'event', event: { type: 'Warning', reason, action: 'Measure', message } };
+}
+
+const isDue = (run: AnalysisRun | undefined, now: Date): boolean =>
+  run === undefined || (run.phase === AnalysisPhase.running && (run.nextMeasurementAt === undefined || Date.parse(run.nextMeasurementAt) <= now.getTime()));
+
+const placeholder = (name: string, step: number | undefined, now: Date): AnalysisRun => ({
+  name,
+  ...(step === undefined ? {} : { step }),
+  phase: AnalysisPhase.running,
+  startedAt: now.toISOString(),
+  successful: 0,
+  failed: 0,
+  inconclusive: 0,
+  measurements: [],
+});
+
+function verdictOf(runs: readonly AnalysisRun[]): StepVerdict {
+  if (runs.some((r) => r.phase === AnalysisPhase.failed)) return 'failed';
+  if (runs.some((r) => r.phase === AnalysisPhase.inconclusive)) return 'inconclusive';
+  return runs.every((r) => r.phase === AnalysisPhase.successful) ? 'passed' : 'running';
+}
+
+export function analysisBook(input: BookInput): AnalysisBook {
+  const same = input.prior?.revision === input.revision && !input.restart;
+  const runs = new Map<string, AnalysisRun>((same ? (input.prior?.runs ?? []) : []).map((r) => [keyOf(r.name, r.step), r]));
+  // A retry starts the record of this revision again; a new revision's record starts with its first measurement.
+  let touched = input.restart && input.prior?.revision === input.revision;
+  const events: Action[] = [];
+  const waits: number[] = [];
+  let failure: AbortTrigger | undefined;
+  const inconclusive: string[] = [];
+  const requests: MeasureRequest[] = [];
+
+  /** A web measurement due and not taken: asked of the plan loop (or, when it measured for this plan already, of the next plan). */
+  const pending = (check: AnalysisCheck, key: string, step: number | undefined): AnalysisRun | undefined => {
+    const prior = runs.get(key);
+    if (check.podHealth !== undefined || !isDue(prior, input.now) || input.taken?.has(key) === true) return undefined;
+    if (input.taken === undefined) requests.push({ key, check, vars: input.vars });
+    else waits.push(1000);
+    return prior ?? placeholder(check.name, step, input.now);
+  };
+
+  const record = (check: AnalysisCheck, step: number | undefined, early: boolean, out: RunOutcome & { measured: Measurement }): void => {
+    touched = true;
+    runs.set(keyOf(check.name, step), out.run);
+    const event = early && out.measured.phase !== MeasurementPhase.failed ? undefined : measurementEvent(out.run, out.measured);
+    if (event) events.push(event);
+    if (out.run.phase === AnalysisPhase.failed && !failure) failure = triggerOf(out.run, out.measured);
+    if (out.run.phase === AnalysisPhase.inconclusive && step === undefined) inconclusive.push(check.name);
+  };
+
+  const advance = (names: readonly string[], step: number | undefined, early = false): StepVerdict => {
+    const now: AnalysisRun[] = [];
+    const checks = names.flatMap((n) => input.checks.get(n) ?? []);
+    for (const check of checks) {
+      const key = keyOf(check.name, step);
+      const waiting = pending(check, key, step);
+      if (waiting) {
+        now.push(waiting);
+        continue;
+      }
+      const out = advanceRun({ check, step, prior: runs.get(key), now: input.now, early, measure: () => input.taken?.get(key) ?? measureWith(check, input) });
+      if (out.measured) record(check, step, early, { ...out, measured: out.measured });
+      if (out.waitMs !== undefined) waits.push(out.waitMs);
+      now.push(out.run);
+    }
+    return verdictOf(now);
+  };
+
+  return {
+    step: (step, names, early) => advance(names, step, early),
+    background: (names) => advance(names, undefined),
+    status: () => (touched ? { revision: input.revision, runs: [...runs.values()] } : undefined),
+    events: () => events,
+    wait: () => (waits.length > 0 ? { reason: 'analysis', afterMs: Math.min(...waits) } : undefined),
+    failure: () => failure,
+    turnedInconclusive: () => inconclusive,
+    requests: () => requests,
+  };
+}
+
+function triggerOf(run: AnalysisRun, m: Measurement): AbortTrigger {
+  const where = run.step === undefined ? 'background analysis' : `canary step ${run.step + 1} analysis`;
+  return {
+    reason: AbortReason.analysisFailed,
+    message: `${where} ${run.name} failed: ${run.failed} failed measurements`,
+    measurement: {
+      analysis: run.name,
+      ...(m.value === undefined ? {} : { value: m.value }),
+      ...(m.message === undefined ? {} : { condition: m.message }),
+      measuredAt: m.measuredAt,
+    },
+  };
+}
+
+/** Measurements `next` records that `prior` did not, by phase (what a plan measured: for the worker's metrics). */
+export function measuredSince(prior: AnalysisStatus | undefined, next: AnalysisStatus | undefined): Partial<Record<Measurement['phase'], number>> {
+  const seen = new Set<string>();
+  if (prior && prior.revision === next?.revision)
+    for (const r of prior.runs) for (const m of r.measurements) seen.add(`${keyOf(r.name, r.step)}@${m.measuredAt}`);
+  const counts: Partial<Record<Measurement['phase'], number>> = {};
+  for (const r of next?.runs ?? [])
+    for (const m of r.measurements) if (!seen.has(`${keyOf(r.name, r.step)}@${m.measuredAt}`)) counts[m.phase] = (counts[m.phase] ?? 0) + 1;
+  return counts;
+}

@@ -1,0 +1,91 @@
+/**
+ * Where the analysis meets the plan (`plan-setup.ts`): the book of one plan over the App's pods at the update
+ * revision, and the background checks, which run while a RollingUpdate rollout is under way from the first
+ * pod at the update revision on. A background check turning inconclusive pauses the rollout once (the
+ * canary's pause write, with an Event); resuming lets the rollout go on, that check staying inconclusive.
+ */
+import type { App } from '../../../../api/app.ts';
+import { EventReason } from '../../../../api/keys.ts';
+import type { Pod, Stored } from '../../../../kube/types.ts';
+import type { Action } from '../../actions.ts';
+import { getPodRevision } from '../../pods/predicates.ts';
+import type { CanaryOutcome } from '../canary.ts';
+import type { Wait } from '../../../types.ts';
+import type { AnalysisCheck, Measurement } from '../../../../api/analysis.ts';
+import { analysisBook, type AnalysisBook } from './book.ts';
+import { intervalMs } from './run.ts';
+import { podsPattern, type QueryVariables } from './prometheus.ts';
+
+/** The book of one plan: `taken`, the web measurements the plan loop took for it. */
+export function bookFor(
+  app: Stored<App>,
+  owned: readonly Stored<Pod>[],
+  plan: { revision: string; stable: string; now: Date; restart: boolean; taken: ReadonlyMap<string, Measurement> | undefined },
+): AnalysisBook {
+  const updated = owned.filter((p) => getPodRevision(p) === plan.revision);
+  const vars: QueryVariables = {
+    APP: app.metadata.name,
+    NAMESPACE: app.metadata.namespace,
+    REVISION: plan.revision,
+    STABLE_REVISION: plan.stable,
+    CANARY_PODS: podsPattern(updated.filter((p) => p.metadata.deletionTimestamp === undefined).map((p) => p.metadata.name)),
+  };
+  const checks = new Map((app.spec.updateStrategy?.rollingUpdate?.analysis?.checks ?? []).map((c) => [c.name, c]));
+  return analysisBook({ ...plan, vars, checks, prior: app.status?.analysis, updated });
+}
+
+export interface BackgroundInput {
+  app: Stored<App>;
+  book: AnalysisBook;
+  /** The update revision. */
+  revision: string;
+  /** A RollingUpdate rollout is under way. */
+  active: boolean;
+  /** Pods run the update revision (the checks start with the first). */
+  anyUpdated: boolean;
+  canary: CanaryOutcome;
+}
+
+/** Advances the background checks: the canary outcome, paused when one turned inconclusive now, and the pause's Event. */
+export function backgroundAnalysis(input: BackgroundInput): { canary: CanaryOutcome; actions: Action[] } {
+  const { app, book, canary } = input;
+  const checks = app.spec.updateStrategy?.rollingUpdate?.analysis?.background ?? [];
+  if (!input.active || (!input.anyUpdated && unstartedBackground(app, input.revision).length > 0)) return { canary, actions: [] };
+  book.background(checks);
+  const turned = book.turnedInconclusive();
+  if (turned.length === 0) return { canary, actions: [] };
+  const paused = app.spec.updateStrategy?.rollingUpdate?.paused === true;
+  const message = `background analysis ${turned.join(', ')} inconclusive: rollout paused; set spec.updateStrategy.rollingUpdate.paused to false to go on`;
+  const actions: Action[] = [{ kind: 'event', event: { type: 'Warning', reason: EventReason.analysisInconclusive, action: 'Pause', message } }];
+  return { canary: { ...canary, pauseSpec: canary.pauseSpec || !paused }, actions };
+}
+
+/**
+ * Checks about to start wait for pods the watcher may not report again (a canary pod that never turns
+ * ready changes little): the plan looks again after the shortest interval of the checks that will start
+ * next — those of an analysis step right after the replicas step in force, or background checks not
+ * started yet.
+ */
+/** The checks of the analysis step right after the replicas step in force. */
+function nextStepChecks(app: Stored<App>, canary: CanaryOutcome): readonly string[] {
+  const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps ?? [];
+  const at = canary.status?.step;
+  if (at === undefined || steps[at]?.replicas === undefined) return [];
+  return steps[at + 1]?.analysis ?? [];
+}
+
+/** Background checks not started yet for `revision`. */
+function unstartedBackground(app: Stored<App>, revision: string): readonly string[] {
+  const record = app.status?.analysis;
+  if (record?.revision === revision && record.runs.some((r) => r.step === undefined)) return [];
+  return app.spec.updateStrategy?.rollingUpdate?.analysis?.background ?? [];
+}
+
+export function startingWait(app: Stored<App>, revision: string, canary: CanaryOutcome, active: boolean): Wait | undefined {
+  if (!active) return undefined;
+  const defined = app.spec.updateStrategy?.rollingUpdate?.analysis?.checks ?? [];
+  const names = new Set([...nextStepChecks(app, canary), ...unstartedBackground(app, revision)]);
+  const checks: AnalysisCheck[] = defined.filter((c) => names.has(c.name));
+  if (checks.length === 0) return undefined;
+  return { reason: 'analysis', afterMs: Math.min(...checks.map(intervalMs)) };
+}

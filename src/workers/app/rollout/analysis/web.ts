@@ -1,0 +1,96 @@
+/**
+ * The web provider: one HTTP GET or POST whose JSON answer is judged by the check's conditions
+ * (`condition.ts`). Header values may come from a Secret, always in the App's namespace (a check cannot
+ * name another); the worker reads it only if it was granted `get` on it. A request error, a timeout, a
+ * status other than 2xx, an answer that is not JSON or a Secret that cannot be read is inconclusive: the
+ * check never fails because the measuring did.
+ */
+import { MeasurementPhase, type Header, type Measurement, type Web } from '../../../../api/analysis.ts';
+import { judge, parseCondition, type Condition } from './condition.ts';
+
+/** Reads one key of a Secret in a namespace; undefined when the Secret or key is absent. Throws when refused. */
+export type SecretValue = (namespace: string, name: string, key: string) => Promise<string | undefined>;
+
+export interface WebDeps {
+  secretValue: SecretValue | undefined;
+  fetch: typeof globalThis.fetch;
+  signal: AbortSignal;
+}
+
+export const DEFAULT_WEB_TIMEOUT_SECONDS = 10;
+const MAX_ANSWER_BYTES = 1 << 20;
+
+const inconclusive = (message: string, now: Date): Measurement => ({
+  phase: MeasurementPhase.inconclusive,
+  message: message.slice(0, 1024),
+  measuredAt: now.toISOString(),
+});
+
+/** The request headers, values from Secrets read; or why they could not be. */
+export async function headersOf(list: readonly Header[] | undefined, namespace: string, deps: WebDeps): Promise<Record<string, string> | string> {
+  const headers: Record<string, string> = {};
+  for (const h of list ?? []) {
+    if (h.value !== undefined) {
+      headers[h.name] = h.value;
+      continue;
+    }
+    const ref = h.valueFrom?.secretKeyRef;
+    if (!ref) continue;
+    if (!deps.secretValue) return `header ${h.name}: this worker reads no Secrets`;
+    let value: string | undefined;
+    try {
+      value = await deps.secretValue(namespace, ref.name, ref.key);
+    } catch (err) {
+      return `header ${h.name}: Secret ${namespace}/${ref.name} could not be read (${err instanceof Error ? err.message.split('\n')[0] : 'error'})`;
+    }
+    if (value === undefined) return `header ${h.name}: Secret ${namespace}/${ref.name} has no key ${ref.key}`;
+    headers[h.name] = value;
+  }
+  return headers;
+}
+
+function conditionsOf(web: Web): { success: Condition; failure: Condition | undefined } | string {
+  const success = parseCondition(web.successCondition);
+  if ('error' in success) return `successCondition: ${success.error}`;
+  const failure = web.failureCondition === undefined ? undefined : parseCondition(web.failureCondition);
+  if (failure && 'error' in failure) return `failureCondition: ${failure.error}`;
+  return { success, failure };
+}
+
+/** One measurement: the request, its answer parsed as JSON, judged. `namespace`: the App's. */
+export async function measureWeb(web: Web, namespace: string, deps: WebDeps, now: () => Date): Promise<Measurement> {
+  const conditions = conditionsOf(web);
+  if (typeof conditions === 'string') return inconclusive(conditions, now());
+  const headers = await headersOf(web.headers, namespace, deps);
+  if (typeof headers === 'string') return inconclusive(headers, now());
+  const method = web.method ?? 'GET';
+  const timeout = AbortSignal.timeout((web.timeoutSeconds ?? DEFAULT_WEB_TIMEOUT_SECONDS) * 1000);
+  let text: string;
+  try {
+    const res = await deps.fetch(web.url, {
+      method,
+      headers: { accept: 'application/json', ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), ...headers },
+      ...(method === 'POST' && web.body !== undefined ? { body: web.body } : {}),
+      signal: AbortSignal.any([deps.signal, timeout]),
+      redirect: 'error',
+    });
+    text = await res.text();
+    if (!res.ok) return inconclusive(`${method} ${web.url}: HTTP ${res.status}`, now());
+    if (text.length > MAX_ANSWER_BYTES) return inconclusive(`${method} ${web.url}: answer over ${MAX_ANSWER_BYTES} bytes`, now());
+  } catch (err) {
+    return inconclusive(`${method} ${web.url}: ${err instanceof Error ? err.message : 'request failed'}`, now());
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return inconclusive(`${method} ${web.url}: the answer is not JSON`, now());
+  }
+  const verdict = judge(doc, conditions.success, conditions.failure);
+  return {
+    phase: verdict.phase,
+    ...(verdict.value === undefined ? {} : { value: verdict.value.slice(0, 1024) }),
+    ...(verdict.message === undefined ? {} : { message: verdict.message.slice(0, 1024) }),
+    measuredAt: now().toISOString(),
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * The web provider: the condition language (pure), and measurements against a local HTTP server — GET and
+ * POST, a header from a Secret, answers that fail, pass or say nothing, and every way the measuring itself
+ * can go wrong (all inconclusive).
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONDITION_PATTERN, type Web } from '../../../src/api/analysis.ts';
+import { evaluate, judge, parseCondition, type Condition } from '../../../src/workers/app/rollout/analysis/condition.ts';
+import { measureWeb, type WebDeps } from '../../../src/workers/app/rollout/analysis/web.ts';
+
+const cond = (text: string): Condition => {
+  const c = parseCondition(text);
+  if ('error' in c) throw new Error(c.error);
+  return c;
+};
+
+describe('conditions', () => {
+  const doc = { data: { rate: 0.02, ok: true, name: 'web', items: [{ n: '3' }] }, empty: null };
+
+  it.each([
+    ['$.data.rate < 0.05', true],
+    ['$.data.rate >= 0.05', false],
+    ['$.data.ok == true', true],
+    ["$.data.name == 'web'", true],
+    ['$.data.name != "web"', false],
+    ['$.data.items[0].n > 2', true], // a numeric string compares as its number (Prometheus samples)
+    ['$.data.items[0].n == 3', true],
+    ['$.empty == null', true],
+    ['$.data.missing < 1', undefined],
+    ['$.data.items[5].n > 1', undefined],
+    ['$.data.name > 1', undefined],
+  ])('%s → %s', (text, holds) => {
+    expect(evaluate(cond(text), doc).holds).toBe(holds);
+  });
+
+  it.each(['$.a < b', 'len($.a) > 1', '$.a <', '$..a == 1', 'x.a == 1', '$.a == 1 && $.b == 2', '$.a.constructor == 1e999x'])('refuses %s', (text) => {
+    expect(parseCondition(text)).toHaveProperty('error');
+    expect(new RegExp(CONDITION_PATTERN).test(text)).toBe(false);
+  });
+
+  it('the admission pattern accepts what the parser accepts', () => {
+    for (const text of ['$.a.b[0] <= -1.5e3', "result == 'x y'", '$ != null', '  $.ok==true  ']) {
+      expect(parseCondition(text)).not.toHaveProperty('error');
+      expect(new RegExp(CONDITION_PATTERN).test(text)).toBe(true);
+    }
+  });
+
+  it('does not walk into prototypes', () => {
+    expect(evaluate(cond('$.constructor == 1'), {}).holds).toBeUndefined();
+  });
+
+  it('judges: success, failure, and neither', () => {
+    const ok = cond('$.rate < 0.05');
+    const bad = cond('$.rate > 0.1');
+    expect(judge({ rate: 0.01 }, ok, bad).phase).toBe('Successful');
+    expect(judge({ rate: 0.2 }, ok, bad)).toMatchObject({ phase: 'Failed', value: '0.2' });
+    expect(judge({ rate: 0.07 }, ok, bad).phase).toBe('Inconclusive');
+    expect(judge({ rate: 0.07 }, ok, undefined).phase).toBe('Failed');
+    expect(judge({}, ok, undefined).phase).toBe('Inconclusive');
+  });
+});
+
+describe('measureWeb against a local HTTP server', () => {
+  let server: Server;
+  let base = '';
+  const seen: { method: string; url: string; auth: string | undefined; body: string }[] = [];
+  const body = (req: IncomingMessage) =>
+    new Promise<string>((resolve) => {
+      let text = '';
+      req.on('data', (c: Buffer) => (text += c.toString()));
+      req.on('end', () => resolve(text));
+    });
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      void body(req).then((text) => {
+        seen.push({ method: req.method ?? '', url: req.url ?? '', auth: req.headers.authorization, body: text });
+        if (req.url === '/slow') return setTimeout(() => res.end('{}'), 3000);
+        if (req.url === '/500') return res.writeHead(500).end('{"error":"x"}');
+        if (req.url === '/html') return res.end('<html>');
+        if (req.headers.authorization !== undefined && req.headers.authorization !== 'Bearer s3cret') return res.writeHead(403).end('{}');
+        const rate = req.url === '/bad' ? 0.3 : 0.01;
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ data: { errorRate: rate, query: text || undefined } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const secrets = new Map([['ns/token/value', 's3cret']]);
+  const deps: WebDeps = {
+    secretValue: (ns, name, key) => Promise.resolve(secrets.get(`${ns}/${name}/${key}`)),
+    fetch: globalThis.fetch,
+    signal: new AbortController().signal,
+  };
+  const now = () => new Date('2026-01-01T00:00:00Z');
+  const web = (path: string, extra: Partial<Web> = {}): Web => ({ url: `${base}${path}`, successCondition: '$.data.errorRate < 0.05', ...extra });
+
+  it('passes and fails on the answer', async () => {
+    expect(await measureWeb(web('/ok'), 'ns', deps, now)).toMatchObject({ phase: 'Successful', value: '0.01' });
+    expect(await measureWeb(web('/bad'), 'ns', deps, now)).toMatchObject({
+      phase: 'Failed',
+      value: '0.3',
+      message: '$.data.errorRate < 0.05 does not hold (0.3)',
+    });
+  });
+
+  it('POSTs a body with a header from a Secret of the App namespace', async () => {
+    const auth = { name: 'Authorization', valueFrom: { secretKeyRef: { name: 'token', key: 'value' } } };
+    const m = await measureWeb(
+      web('/q', { method: 'POST', body: '{"q":1}', headers: [{ ...auth }], successCondition: '$.data.query == \'{"q":1}\'' }),
+      'ns',
+      { ...deps, secretValue: (ns, name, key) => Promise.resolve(ns === 'ns' ? `Bearer ${secrets.get(`${ns}/${name}/${key}`) ?? ''}` : undefined) },
+      now,
+    );
+    expect(m.phase).toBe('Successful');
+    expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/q', auth: 'Bearer s3cret', body: '{"q":1}' });
+    // Another namespace's App finds no such Secret: inconclusive, and nothing is sent.
+    const before = seen.length;
+    const other = await measureWeb(web('/q', { headers: [auth] }), 'other', deps, now);
+    expect(other).toMatchObject({ phase: 'Inconclusive', message: 'header Authorization: Secret other/token has no key value' });
+    expect(seen.length).toBe(before);
+  });
+
+  it('is inconclusive when the measuring fails', async () => {
+    expect((await measureWeb(web('/500'), 'ns', deps, now)).message).toContain('HTTP 500');
+    expect((await measureWeb(web('/html'), 'ns', deps, now)).message).toContain('not JSON');
+    expect((await measureWeb(web('/slow', { timeoutSeconds: 1 }), 'ns', deps, now)).phase).toBe('Inconclusive');
+    expect((await measureWeb({ url: 'http://127.0.0.1:1/x', successCondition: '$.a == 1' }, 'ns', deps, now)).phase).toBe('Inconclusive');
+    const refused = await measureWeb(
+      web('/ok', { headers: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'a', key: 'b' } } }] }),
+      'ns',
+      { ...deps, secretValue: () => Promise.reject(new Error('secrets "a" is forbidden')) },
+      now,
+    );
+    expect(refused.message).toContain('could not be read (secrets "a" is forbidden)');
+  });
+});
