@@ -2,7 +2,7 @@
  * A real Prometheus (Debian's `prometheus`) for tests: its own temporary storage, on a free port, scraping
  * the given targets every second. Stopped by its PID (and by the reaper if this process dies first).
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../../src/common/wait.ts';
@@ -17,13 +17,18 @@ export interface RunningPrometheus {
 
 const START_ATTEMPTS = 3;
 
-/** Starts Prometheus scraping `targets` (`host:port`, path /metrics) every second; resolves once it is ready. */
-export async function startPrometheus(targets: readonly string[], signal?: AbortSignal): Promise<RunningPrometheus> {
+/**
+ * Starts Prometheus scraping `targets` (`host:port`, path /metrics) every second, evaluating `rules` (the
+ * `groups` of a rule file, as YAML) every second; resolves once it is ready. Stopping removes its storage.
+ */
+export async function startPrometheus(targets: readonly string[], signal?: AbortSignal, rules?: string): Promise<RunningPrometheus> {
   const dir = await mkdtemp(join(tmpdir(), 'ebb-prometheus-'));
+  if (rules !== undefined) await writeFile(join(dir, 'rules.yml'), rules);
   const config = [
     'global:',
     '  scrape_interval: 1s',
     '  evaluation_interval: 1s',
+    ...(rules !== undefined ? ['rule_files:', `  - ${JSON.stringify(join(dir, 'rules.yml'))}`] : []),
     'scrape_configs:',
     '  - job_name: test',
     '    static_configs:',
@@ -49,7 +54,11 @@ export async function startPrometheus(targets: readonly string[], signal?: Abort
         signal,
         what: 'prometheus ready',
       });
-      return { url, pid: child.pid, stop: () => child.stop(10_000) };
+      const stop = async (): Promise<void> => {
+        await child.stop(10_000);
+        await rm(dir, { recursive: true, force: true });
+      };
+      return { url, pid: child.pid, stop };
     } catch (err) {
       last = err;
       await child.stop(5_000);

@@ -4,13 +4,12 @@
  * deploy/components/monitoring/rules.yaml as shipped, with every `for` shortened to 1 s so the test need not
  * wait ten minutes; Prometheus scrapes and evaluates every second.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { PROJECT_ROOT } from '../../../harness/sandbox/paths.ts';
-import { freePort } from '../../../harness/sandbox/ports.ts';
-import { startChild, type Child } from '../../../harness/sandbox/process.ts';
+import { startPrometheus, type RunningPrometheus } from '../../../harness/sandbox/prometheus.ts';
 import { appRef } from '../../../src/api/group.ts';
 import { ConditionType } from '../../../src/api/keys.ts';
 import { createLogger } from '../../../src/common/log.ts';
@@ -39,11 +38,9 @@ const log = createLogger('it-alerts', 'warn');
 const ROLLOUT_ALERTS = new Set(['EbbRolloutHeld', 'EbbRolloutAborted', 'EbbRolloutPastDeadline', 'EbbAppsQuarantined', 'EbbAppsFailingCreates']);
 const cleanups: (() => Promise<unknown>)[] = [];
 let ns = '';
-let dir = '';
 let watcher: RunningWatcher | undefined;
 let worker: RunningWorker | undefined;
-let prometheus: Child | undefined;
-let promPort = 0;
+let prometheus: RunningPrometheus | undefined;
 
 const template = (name: string, blocked: string, tag: string) => ({
   metadata: { labels: { app: name, 'ebb-test/blocked': blocked } },
@@ -51,7 +48,7 @@ const template = (name: string, blocked: string, tag: string) => ({
 });
 
 async function alerts(): Promise<Alert[]> {
-  const res = await fetch(`http://127.0.0.1:${promPort}/api/v1/alerts`);
+  const res = await fetch(`${prometheus?.url ?? ''}/api/v1/alerts`);
   return ((await res.json()) as { data: { alerts: Alert[] } }).data.alerts;
 }
 
@@ -60,34 +57,9 @@ beforeAll(async () => {
   const env = controllerEnv(ns);
   watcher = await startWatcher(parseWatcherConfig(env), log);
   worker = await startWorker(parseWorkerConfig(env), log, reconcilers());
-  dir = await mkdtemp(join(sandbox().dir, 'prometheus-'));
   const shipped = parse(await readFile(join(PROJECT_ROOT, 'deploy/components/monitoring/rules.yaml'), 'utf8')) as Rules;
   const groups = shipped.spec.groups.map((g) => ({ ...g, rules: g.rules.map((r) => ({ ...r, for: '1s' })) }));
-  await writeFile(join(dir, 'rules.yaml'), stringify({ groups }));
-  const config = {
-    global: { scrape_interval: '1s', evaluation_interval: '1s' },
-    rule_files: [join(dir, 'rules.yaml')],
-    scrape_configs: [{ job_name: 'ebb-watcher', static_configs: [{ targets: [`127.0.0.1:${watcher.httpPort}`] }] }],
-  };
-  await writeFile(join(dir, 'prometheus.yml'), stringify(config));
-  promPort = await freePort();
-  prometheus = startChild(
-    'prometheus',
-    'prometheus',
-    [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${promPort}`],
-    join(dir, 'prometheus.log'),
-  );
-  await waitFor(
-    () =>
-      fetch(`http://127.0.0.1:${promPort}/-/ready`).then(
-        (r) => (r.ok ? true : undefined),
-        () => undefined,
-      ),
-    {
-      timeoutMs: 60_000,
-      what: 'Prometheus ready',
-    },
-  );
+  prometheus = await startPrometheus([`127.0.0.1:${watcher.httpPort}`], undefined, stringify({ groups }));
 });
 
 afterAll(async () => {
@@ -95,7 +67,6 @@ afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
   await worker?.stop();
   await watcher?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
 });
 
 describe('alerts in a real Prometheus', () => {
