@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sleep } from '../src/common/wait.ts';
 import { abortable, freshNamespace, interruptSignal, startRealEnv, type RealEnv } from './lib/realnode-env.ts';
-import { FloorPod, type FloorSamples } from './lib/realnode-floor.ts';
+import { FloorPod, emptySamples, type FloorSamples } from './lib/realnode-floor.ts';
 import { CONFIG_LABEL, createRealWorkload, realWorkload, setRealImage, type RealConfig } from './lib/realnode-workloads.ts';
 import { allAt, PodTimeline } from './lib/pod-timeline.ts';
 import { median, medianSpread, table } from './lib/report.ts';
@@ -121,7 +121,7 @@ async function rollout(env: RealEnv, t: Target, run: number, image: string, sign
 function report(all: Measured[], floors: FloorSamples, images: string[]): string {
   const by = (c: RealConfig): Measured[] => all.filter((m) => m.config === c);
   const upstream = median(by('sts').map((m) => m.ms));
-  const floorOf = (c: RealConfig): number => REPLICAS * median(c === 'inplace' ? floors.inPlaceMs : floors.recreateMs);
+  const floorOf = (c: RealConfig): number => REPLICAS * median(c === 'inplace' ? floors.gatedMs : floors.recreateMs);
   const rows = CONFIGS.map((c) => {
     const times = by(c).map((m) => m.ms);
     return [
@@ -129,7 +129,7 @@ function report(all: Measured[], floors: FloorSamples, images: string[]): string
       medianSpread(times, s1),
       Number.isFinite(upstream) ? (median(times) / upstream).toFixed(2) : '–',
       s2(median(times) / REPLICAS),
-      `${s1(floorOf(c))} (${c === 'inplace' ? 'in place' : 'recreate'})`,
+      `${s1(floorOf(c))} (${c === 'inplace' ? 'in place + gate' : 'recreate'})`,
       (median(times) / floorOf(c)).toFixed(2),
       medianSpread(
         by(c).map((m) => m.statusLagMs),
@@ -144,6 +144,8 @@ function report(all: Measured[], floors: FloorSamples, images: string[]): string
     '',
     `Kubelet floor per pod, bare pod on the real node, ${floors.inPlaceMs.length} samples each (median (min–max), s): ` +
       `in place (image patch → new container ready, pod Ready) ${medianSpread(floors.inPlaceMs, s2)}; ` +
+      `in place + gate (by hand: gate False, image patch, container ready, gate True → pod Ready) ${medianSpread(floors.gatedMs, s2)}, ` +
+      `of which image patch → container ready ${medianSpread(floors.gatedKubeletMs, s2)} and gate True → pod Ready ${medianSpread(floors.gatedReadyMs, s2)}; ` +
       `recreate (delete → gone → create → Ready) ${medianSpread(floors.recreateMs, s2)}, of which delete → gone ${medianSpread(floors.terminateMs, s2)}.`,
     '',
   ];
@@ -199,20 +201,27 @@ async function main(): Promise<void> {
   progress(`sandbox with a real node in ${dir}; ${REPLICAS} replicas, ${RUNS} runs; load ${load1().toFixed(2)}`);
   const env = await startRealEnv({ dir, daemon: false, signal });
   const targets: Target[] = [];
-  let floor: FloorPod | undefined;
+  const floors: FloorPod[] = [];
   try {
     const images = ['v1', 'v2'].map((v) => `${env.registry}/ebb/app:${v}`) as [string, string];
     for (const image of images) await env.cri.pullImage(image, { signal });
     const ns = await freshNamespace(env.rest, 'rn-bench', signal);
     targets.push(...(await createTargets(env, ns, images[0], signal)));
-    floor = new FloorPod(env.rest, ns, GRACE, signal);
-    await floor.start(images[0]);
+    for (const [name, gated] of [
+      ['floor', false],
+      ['floor-gated', true],
+    ] as const) {
+      floors.push(new FloorPod(env.rest, ns, { name, gated, graceSeconds: GRACE, signal }));
+      await floors[floors.length - 1]?.start(images[0]);
+    }
     progress(`all workloads Ready; load ${load1().toFixed(2)}`);
-    const floors: FloorSamples = { inPlaceMs: [], recreateMs: [], terminateMs: [] };
+    const samples = emptySamples();
     const all: Measured[] = [];
     for (let run = 1; run <= RUNS; run++) {
-      await floor.measure(images, SAMPLES, floors);
-      progress(`run ${run} floor so far: in place ${floors.inPlaceMs.map(s2).join(', ')}; recreate ${floors.recreateMs.map(s2).join(', ')}`);
+      for (const f of floors) await f.measure(images, SAMPLES, samples);
+      progress(
+        `run ${run} floor so far: in place ${samples.inPlaceMs.map(s2).join(', ')}; gated ${samples.gatedMs.map(s2).join(', ')}; recreate ${samples.recreateMs.map(s2).join(', ')}`,
+      );
       const image = run % 2 === 1 ? images[1] : images[0];
       for (let i = 0; i < targets.length; i++) {
         const t = targets[(i + run - 1) % targets.length]!;
@@ -221,10 +230,10 @@ async function main(): Promise<void> {
         progress(`run ${run} ${CONFIG_LABEL[t.config]}: ${s2(m.ms)} s; recreated ${m.recreated}; load ${load1().toFixed(2)}`);
       }
     }
-    process.stdout.write(`${report(all, floors, images)}\n`);
-    if (opt.json) await writeFile(opt.json, JSON.stringify({ all, floors }, null, 2));
+    process.stdout.write(`${report(all, samples, images)}\n`);
+    if (opt.json) await writeFile(opt.json, JSON.stringify({ all, samples }, null, 2));
   } finally {
-    await floor?.stop().catch(() => undefined);
+    for (const f of floors) await f.stop().catch(() => undefined);
     for (const t of targets) {
       await t.timeline.stop();
       await t.steps?.stop();
