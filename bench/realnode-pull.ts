@@ -7,7 +7,7 @@
  *   inplace   ebb in place without pre-warm
  *   sts       the upstream StatefulSet controller (kube-controller-manager)
  *
- *   node bench/realnode-pull.ts [--replicas 10] [--runs 2] [--mb 100] [--rate 20] [--lookahead 10] [--parallelism 10] [--configs prewarm,inplace,sts] [--json out.json]
+ *   node bench/realnode-pull.ts [--replicas 10] [--runs 2] [--mb 100] [--rate 20] [--lookahead 10] [--parallelism 10] [--configs prewarm,inplace,sts] [--cold-per-pod] [--json out.json]
  *
  * Each side gets a fresh workload (created on v1, not measured) and its own tag of the padded image (same
  * content). Before each side the padded image is removed from the node's containerd through CRI (every
@@ -17,6 +17,8 @@
  * the registry's access log (GETs of the padded layer blob and their bytes) and the daemon's pulls. Each run
  * also times one CRI pull of the padded image on a cold node (no pod): the cost of one pull.
  * There is one real node, so every pod of a side shares one image cache: at most one pull per side happens.
+ * --cold-per-pod (sides without pre-warm only) removes the image again each time a pod turned Ready, so every
+ * pod's turn starts without it, as if each pod had a node of its own (evictEachTurn says what that leaves out).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -40,7 +42,8 @@ import {
   type RealConfig,
 } from './lib/realnode-workloads.ts';
 import { paddedImage, pushTags } from './lib/padded-image.ts';
-import { allAt, PodTimeline } from './lib/pod-timeline.ts';
+import { allAt, imageOf, isReady, PodTimeline } from './lib/pod-timeline.ts';
+import { sleep } from '../src/common/wait.ts';
 import { median, medianSpread, table } from './lib/report.ts';
 import { startThrottleProxy, type ThrottleProxy } from './lib/throttle-proxy.ts';
 import { selectorOf, waitStatusSettled } from './lib/workloads.ts';
@@ -55,6 +58,7 @@ const { values: opt } = parseArgs({
     lookahead: { type: 'string', default: '10' },
     parallelism: { type: 'string', default: '10' },
     configs: { type: 'string', default: 'prewarm,inplace,sts' },
+    'cold-per-pod': { type: 'boolean', default: false },
     json: { type: 'string' },
   },
 });
@@ -64,6 +68,8 @@ const GRACE = 1;
 const CONFIGS = opt.configs.split(',') as RealConfig[];
 const PREWARM = { lookahead: Number(opt.lookahead), parallelism: Number(opt.parallelism) };
 const REPO = 'ebb/pad';
+const COLD_PER_POD = opt['cold-per-pod'];
+if (COLD_PER_POD && CONFIGS.includes('prewarm')) throw new Error('--cold-per-pod removes the image under the pre-warm daemon too: give --configs inplace,sts');
 
 const clock = (): number => performance.timeOrigin + performance.now();
 const progress = (msg: string): void => void process.stderr.write(`[${new Date().toISOString()}] ${msg}\n`);
@@ -80,6 +86,8 @@ interface Side {
   layerFetches: number;
   layerMB: number;
   daemonPulls: number;
+  /** --cold-per-pod: removals of the image during the rollout. */
+  removals: number;
   load: [number, number];
 }
 
@@ -89,8 +97,32 @@ async function makeAbsent(env: RealEnv, pad: OciImage, signal: AbortSignal): Pro
   await env.rest.delete(imageListRef(env.node.name)).catch((err: unknown) => {
     if (!isKubeError(err, 'NotFound')) throw err;
   });
-  for (const img of await env.cri.listImages({ signal })) if (img.id === pad.id) await env.cri.removeImage(img.id, { signal });
+  await removeFromNode(env, pad, signal);
   if ((await env.cri.listImages({ signal })).some((img) => img.id === pad.id)) throw new Error(`${pad.id} still on the node after RemoveImage`);
+}
+
+async function removeFromNode(env: RealEnv, pad: OciImage, signal: AbortSignal): Promise<void> {
+  for (const img of await env.cri.listImages({ signal })) if (img.id === pad.id) await env.cri.removeImage(img.id, { signal });
+}
+
+/**
+ * --cold-per-pod: each time one more pod runs `image` and is Ready (its turn is over), the image is removed
+ * from the node again, so the next pod's turn finds it absent. Running containers keep their snapshots, so
+ * each later pull downloads the layer again but has nothing to unpack. Returns how many removals it made.
+ */
+async function evictEachTurn(env: RealEnv, pad: OciImage, timeline: PodTimeline, image: string, done: AbortSignal): Promise<number> {
+  let seen = 0;
+  let removals = 0;
+  while (!done.aborted) {
+    const ready = timeline.current().filter((p) => imageOf(p) === image && isReady(p) && !p.metadata.deletionTimestamp).length;
+    if (ready > seen) {
+      seen = ready;
+      await removeFromNode(env, pad, done).catch(() => undefined);
+      removals++;
+    }
+    await sleep(100, done).catch(() => undefined);
+  }
+  return removals;
 }
 
 interface Ctx {
@@ -118,8 +150,13 @@ async function side({ env, proxy, pad, signal }: Ctx, config: RealConfig, run: n
     const daemon0 = await daemonPulls(port);
     const l0 = load1();
     const t0 = clock();
+    const rolled = new AbortController();
+    const evictions = COLD_PER_POD ? evictEachTurn(env, pad, timeline, image, AbortSignal.any([rolled.signal, signal])) : Promise.resolve(0);
     await setRealImage(env.rest, w, image, GRACE);
-    const done = await abortable(timeline.until(allAt(w.name, REPLICAS, image), 1_200_000, `${ns}/${w.name} at ${image}`), signal);
+    const done = await abortable(timeline.until(allAt(w.name, REPLICAS, image), 1_200_000, `${ns}/${w.name} at ${image}`), signal).finally(() =>
+      rolled.abort(),
+    );
+    const removals = await evictions;
     const l1 = load1();
     await waitStatusSettled(env.rest, w, 120_000);
     const statusLagMs = clock() - done;
@@ -134,6 +171,7 @@ async function side({ env, proxy, pad, signal }: Ctx, config: RealConfig, run: n
       layerFetches: fetched.fetches,
       layerMB: fetched.bytes / 1e6,
       daemonPulls: (await daemonPulls(port)) - daemon0,
+      removals,
       load: [l0, l1],
     };
   } finally {
@@ -173,7 +211,7 @@ function report(sides: Side[], pulls: number[], pad: OciImage): string {
   });
   const mb = (pad.layer.bytes.length / 1e6).toFixed(1);
   return [
-    `## Real node, pull-heavy: ${REPLICAS} replicas on real-node-0, ebb/app:v1 → a ${mb} MB image (one layer) through a ${opt.rate} MB/s loopback proxy, image absent from the node before each side, maxUnavailable 1, OrderedReady, ${RUNS} runs (median (min–max))`,
+    `## Real node, pull-heavy: ${REPLICAS} replicas on real-node-0, ebb/app:v1 → a ${mb} MB image (one layer) through a ${opt.rate} MB/s loopback proxy, image absent from the node before each side${COLD_PER_POD ? ' and removed again after each pod turned Ready (--cold-per-pod)' : ''}, maxUnavailable 1, OrderedReady, ${RUNS} runs (median (min–max))`,
     '',
     table(
       [
@@ -194,7 +232,7 @@ function report(sides: Side[], pulls: number[], pad: OciImage): string {
     '',
     ...sides.map(
       (s) =>
-        `- run ${s.run} ${CONFIG_LABEL[s.config]}: ${s1(s.ms)} s; Pulling ${s.pulling}, already present ${s.present}, layer fetches ${s.layerFetches} (${s.layerMB.toFixed(0)} MB), daemon pulls ${s.daemonPulls}; load ${s.load.map((n) => n.toFixed(2)).join('→')}`,
+        `- run ${s.run} ${CONFIG_LABEL[s.config]}: ${s1(s.ms)} s; Pulling ${s.pulling}, already present ${s.present}, layer fetches ${s.layerFetches} (${s.layerMB.toFixed(0)} MB), daemon pulls ${s.daemonPulls}${COLD_PER_POD ? `, image removals ${s.removals}` : ''}; load ${s.load.map((n) => n.toFixed(2)).join('→')}`,
     ),
   ].join('\n');
 }
