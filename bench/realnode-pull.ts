@@ -24,8 +24,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { imageListRef } from '../src/api/group.ts';
-import { isKubeError } from '../src/kube/errors.ts';
 import { abortable, freshNamespace, interruptSignal, startRealEnv, type RealEnv } from './lib/realnode-env.ts';
 import { coldPull } from './lib/realnode-floor.ts';
 import {
@@ -42,8 +40,8 @@ import {
   type RealConfig,
 } from './lib/realnode-workloads.ts';
 import { paddedImage, pushTags } from './lib/padded-image.ts';
-import { allAt, imageOf, isReady, PodTimeline } from './lib/pod-timeline.ts';
-import { sleep } from '../src/common/wait.ts';
+import { allAt, PodTimeline } from './lib/pod-timeline.ts';
+import { evictEachTurn, makeAbsent } from './lib/realnode-cache.ts';
 import { median, medianSpread, table } from './lib/report.ts';
 import { startThrottleProxy, type ThrottleProxy } from './lib/throttle-proxy.ts';
 import { selectorOf, waitStatusSettled } from './lib/workloads.ts';
@@ -83,46 +81,13 @@ interface Side {
   statusLagMs: number;
   pulling: number;
   present: number;
+  pulledIn: string[];
   layerFetches: number;
   layerMB: number;
   daemonPulls: number;
   /** --cold-per-pod: removals of the image during the rollout. */
   removals: number;
   load: [number, number];
-}
-
-/** Removes every reference of the padded image's ID from the node's containerd and checks it is gone. */
-async function makeAbsent(env: RealEnv, pad: OciImage, signal: AbortSignal): Promise<void> {
-  // No ImageList entry left from an earlier side may make the daemon pull it back.
-  await env.rest.delete(imageListRef(env.node.name)).catch((err: unknown) => {
-    if (!isKubeError(err, 'NotFound')) throw err;
-  });
-  await removeFromNode(env, pad, signal);
-  if ((await env.cri.listImages({ signal })).some((img) => img.id === pad.id)) throw new Error(`${pad.id} still on the node after RemoveImage`);
-}
-
-async function removeFromNode(env: RealEnv, pad: OciImage, signal: AbortSignal): Promise<void> {
-  for (const img of await env.cri.listImages({ signal })) if (img.id === pad.id) await env.cri.removeImage(img.id, { signal });
-}
-
-/**
- * --cold-per-pod: each time one more pod runs `image` and is Ready (its turn is over), the image is removed
- * from the node again, so the next pod's turn finds it absent. Running containers keep their snapshots, so
- * each later pull downloads the layer again but has nothing to unpack. Returns how many removals it made.
- */
-async function evictEachTurn(env: RealEnv, pad: OciImage, timeline: PodTimeline, image: string, done: AbortSignal): Promise<number> {
-  let seen = 0;
-  let removals = 0;
-  while (!done.aborted) {
-    const ready = timeline.current().filter((p) => imageOf(p) === image && isReady(p) && !p.metadata.deletionTimestamp).length;
-    if (ready > seen) {
-      seen = ready;
-      await removeFromNode(env, pad, done).catch(() => undefined);
-      removals++;
-    }
-    await sleep(100, done).catch(() => undefined);
-  }
-  return removals;
 }
 
 interface Ctx {
@@ -232,7 +197,7 @@ function report(sides: Side[], pulls: number[], pad: OciImage): string {
     '',
     ...sides.map(
       (s) =>
-        `- run ${s.run} ${CONFIG_LABEL[s.config]}: ${s1(s.ms)} s; Pulling ${s.pulling}, already present ${s.present}, layer fetches ${s.layerFetches} (${s.layerMB.toFixed(0)} MB), daemon pulls ${s.daemonPulls}${COLD_PER_POD ? `, image removals ${s.removals}` : ''}; load ${s.load.map((n) => n.toFixed(2)).join('→')}`,
+        `- run ${s.run} ${CONFIG_LABEL[s.config]}: ${s1(s.ms)} s; Pulling ${s.pulling}${s.pulledIn.length > 0 ? ` (pulled in ${s.pulledIn.join(', ')})` : ''}, already present ${s.present}, layer fetches ${s.layerFetches} (${s.layerMB.toFixed(0)} MB), daemon pulls ${s.daemonPulls}${COLD_PER_POD ? `, image removals ${s.removals}` : ''}; load ${s.load.map((n) => n.toFixed(2)).join('→')}`,
     ),
   ].join('\n');
 }

@@ -114,6 +114,8 @@ export interface PullEvents {
   pulling: number;
   /** `Pulled` "already present on machine". */
   present: number;
+  /** The kubelet's own pull times, from `Pulled` "Successfully pulled image … in <duration>". */
+  pulledIn: string[];
 }
 
 /** The kubelet's pull events in `ns` that are not in `before`, for images whose reference contains `image`. */
@@ -123,6 +125,7 @@ export async function pullEvents(rest: KubeRest, ns: string, before: Set<string>
   return {
     pulling: count((e) => e.reason === 'Pulling'),
     present: count((e) => e.reason === 'Pulled' && e.message?.includes('already present') === true),
+    pulledIn: events.flatMap((e) => (e.reason === 'Pulled' ? (/Successfully pulled .* in (\S+) /.exec(e.message ?? '')?.slice(1, 2) ?? []) : [])),
   };
 }
 
