@@ -40,8 +40,8 @@ export async function removeFromNode(env: RealEnv, pad: OciImage, signal: AbortS
 
 /**
  * --cold-per-pod: each time one more pod runs `image` and is Ready (its turn is over), the image is removed
- * from the node again, so the next pod's turn finds it absent. Running containers keep their snapshots, so
- * each later pull downloads the layer again but has nothing to unpack. Returns how many removals it made.
+ * from the node again, so the next pod's turn finds it absent and its pull downloads the layer again (the
+ * running containers keep their snapshots, so containerd may have less to unpack). Returns the removals made.
  */
 export async function evictEachTurn(env: RealEnv, pad: OciImage, timeline: PodTimeline, image: string, done: AbortSignal): Promise<number> {
   let seen = 0;
