@@ -10,7 +10,7 @@
  */
 import { sleep } from '../../src/common/wait.ts';
 import type { CriClient } from '../../src/cri/client.ts';
-import { READINESS_GATE_IN_PLACE_UPDATE_READY as GATE } from '../../src/api/keys.ts';
+import { Annotation, READINESS_GATE_IN_PLACE_UPDATE_READY as GATE } from '../../src/api/keys.ts';
 import { core } from '../../src/kube/paths.ts';
 import { PatchType, type KubeRest } from '../../src/kube/rest.ts';
 import { PodTimeline, isReady, type BenchPod } from './pod-timeline.ts';
@@ -81,10 +81,15 @@ export class FloorPod {
     }
   }
 
-  /** Sets the gate condition through pods/status, as ebb does. */
+  /**
+   * Sets the gate condition through pods/status as ebb does: in the same patch as its state annotation (set on
+   * False, removed on True). The annotation matters: a status-only change is no pod update for the kubelet,
+   * which then recomputes Ready only on its next sync for another reason (seen: 20 and 47 s).
+   */
   private async gate(status: 'True' | 'False'): Promise<void> {
     const condition = { type: GATE, status, lastTransitionTime: new Date().toISOString() };
-    await this.rest.patch(core('pods', this.ns, this.name, 'status'), { status: { conditions: [condition] } }, PatchType.strategic);
+    const metadata = { annotations: { [Annotation.inPlaceUpdateState]: status === 'False' ? JSON.stringify({ bench: Date.now() }) : null } };
+    await this.rest.patch(core('pods', this.ns, this.name, 'status'), { metadata, status: { conditions: [condition] } }, PatchType.strategic);
   }
 
   async start(image: string): Promise<void> {
