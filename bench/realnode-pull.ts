@@ -7,7 +7,7 @@
  *   inplace   ebb in place without pre-warm
  *   sts       the upstream StatefulSet controller (kube-controller-manager)
  *
- *   node bench/realnode-pull.ts [--replicas 10] [--runs 2] [--mb 100] [--rate 20] [--lookahead 10] [--parallelism 10] [--configs prewarm,inplace,sts] [--cold-per-pod] [--json out.json]
+ *   node bench/realnode-pull.ts [--replicas 10] [--runs 2] [--mb 100] [--rate 20] [--lookahead 10] [--parallelism 10] [--configs prewarm,inplace,sts] [--json out.json]
  *
  * Each side gets a fresh workload (created on v1, not measured) and its own tag of the padded image (same
  * content). Before each side the padded image is removed from the node's containerd through CRI (every
@@ -17,8 +17,6 @@
  * the registry's access log (GETs of the padded layer blob and their bytes) and the daemon's pulls. Each run
  * also times one CRI pull of the padded image on a cold node (no pod): the cost of one pull.
  * There is one real node, so every pod of a side shares one image cache: at most one pull per side happens.
- * --cold-per-pod (sides without pre-warm only) removes the image again each time a pod turned Ready, so every
- * pod's turn starts without it, as if each pod had a node of its own (evictEachTurn says what that leaves out).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -41,7 +39,7 @@ import {
 } from './lib/realnode-workloads.ts';
 import { paddedImage, pushTags } from './lib/padded-image.ts';
 import { allAt, PodTimeline } from './lib/pod-timeline.ts';
-import { evictEachTurn, makeAbsent } from './lib/realnode-cache.ts';
+import { makeAbsent } from './lib/realnode-cache.ts';
 import { median, medianSpread, table } from './lib/report.ts';
 import { startThrottleProxy, type ThrottleProxy } from './lib/throttle-proxy.ts';
 import { selectorOf, waitStatusSettled } from './lib/workloads.ts';
@@ -56,7 +54,6 @@ const { values: opt } = parseArgs({
     lookahead: { type: 'string', default: '10' },
     parallelism: { type: 'string', default: '10' },
     configs: { type: 'string', default: 'prewarm,inplace,sts' },
-    'cold-per-pod': { type: 'boolean', default: false },
     json: { type: 'string' },
   },
 });
@@ -66,8 +63,6 @@ const GRACE = 1;
 const CONFIGS = opt.configs.split(',') as RealConfig[];
 const PREWARM = { lookahead: Number(opt.lookahead), parallelism: Number(opt.parallelism) };
 const REPO = 'ebb/pad';
-const COLD_PER_POD = opt['cold-per-pod'];
-if (COLD_PER_POD && CONFIGS.includes('prewarm')) throw new Error('--cold-per-pod removes the image under the pre-warm daemon too: give --configs inplace,sts');
 
 const clock = (): number => performance.timeOrigin + performance.now();
 const progress = (msg: string): void => void process.stderr.write(`[${new Date().toISOString()}] ${msg}\n`);
@@ -85,8 +80,6 @@ interface Side {
   layerFetches: number;
   layerMB: number;
   daemonPulls: number;
-  /** --cold-per-pod: removals of the image during the rollout. */
-  removals: number;
   load: [number, number];
 }
 
@@ -94,10 +87,12 @@ interface Ctx {
   env: RealEnv;
   proxy: ThrottleProxy;
   pad: OciImage;
+  /** Namespaces of the sides done (their pods deleted): what makeAbsent removes from the node. */
+  finished: Set<string>;
   signal: AbortSignal;
 }
 
-async function side({ env, proxy, pad, signal }: Ctx, config: RealConfig, run: number): Promise<Side> {
+async function side({ env, proxy, pad, finished, signal }: Ctx, config: RealConfig, run: number): Promise<Side> {
   const ns = await freshNamespace(env.rest, `rn-pull-${config}`, signal);
   const w = realWorkload(config, ns, 'web', REPLICAS);
   const timeline = new PodTimeline(env.rest, ns, selectorOf(w));
@@ -108,20 +103,15 @@ async function side({ env, proxy, pad, signal }: Ctx, config: RealConfig, run: n
     await abortable(timeline.until(allAt(w.name, REPLICAS, v1), 600_000, `${ns}/${w.name} Ready`), signal);
     await waitStatusSettled(env.rest, w, 120_000);
     const image = `${proxy.host}/${REPO}:p${run}-${config}`;
-    await makeAbsent(env, pad, signal);
+    await makeAbsent(env, pad, finished, signal);
     const events = await eventNames(env.rest, ns);
     const offset = await logOffset(env.registryLog);
     const port = env.daemons?.daemons.get(env.node.name)?.httpPort ?? 0;
     const daemon0 = await daemonPulls(port);
     const l0 = load1();
     const t0 = clock();
-    const rolled = new AbortController();
-    const evictions = COLD_PER_POD ? evictEachTurn(env, pad, timeline, image, AbortSignal.any([rolled.signal, signal])) : Promise.resolve(0);
     await setRealImage(env.rest, w, image, GRACE);
-    const done = await abortable(timeline.until(allAt(w.name, REPLICAS, image), 1_200_000, `${ns}/${w.name} at ${image}`), signal).finally(() =>
-      rolled.abort(),
-    );
-    const removals = await evictions;
+    const done = await abortable(timeline.until(allAt(w.name, REPLICAS, image), 1_200_000, `${ns}/${w.name} at ${image}`), signal);
     const l1 = load1();
     await waitStatusSettled(env.rest, w, 120_000);
     const statusLagMs = clock() - done;
@@ -136,7 +126,6 @@ async function side({ env, proxy, pad, signal }: Ctx, config: RealConfig, run: n
       layerFetches: fetched.fetches,
       layerMB: fetched.bytes / 1e6,
       daemonPulls: (await daemonPulls(port)) - daemon0,
-      removals,
       load: [l0, l1],
     };
   } finally {
@@ -145,6 +134,7 @@ async function side({ env, proxy, pad, signal }: Ctx, config: RealConfig, run: n
       timeline.until((pods) => pods.length === 0, 300_000, `${ns} pods gone`),
       signal,
     ).catch(() => undefined);
+    finished.add(ns);
     await timeline.stop();
   }
 }
@@ -176,7 +166,7 @@ function report(sides: Side[], pulls: number[], pad: OciImage): string {
   });
   const mb = (pad.layer.bytes.length / 1e6).toFixed(1);
   return [
-    `## Real node, pull-heavy: ${REPLICAS} replicas on real-node-0, ebb/app:v1 → a ${mb} MB image (one layer) through a ${opt.rate} MB/s loopback proxy, image absent from the node before each side${COLD_PER_POD ? ' and removed again after each pod turned Ready (--cold-per-pod)' : ''}, maxUnavailable 1, OrderedReady, ${RUNS} runs (median (min–max))`,
+    `## Real node, pull-heavy: ${REPLICAS} replicas on real-node-0, ebb/app:v1 → a ${mb} MB image (one layer) through a ${opt.rate} MB/s loopback proxy, image absent from the node before each side, maxUnavailable 1, OrderedReady, ${RUNS} runs (median (min–max))`,
     '',
     table(
       [
@@ -197,7 +187,7 @@ function report(sides: Side[], pulls: number[], pad: OciImage): string {
     '',
     ...sides.map(
       (s) =>
-        `- run ${s.run} ${CONFIG_LABEL[s.config]}: ${s1(s.ms)} s; Pulling ${s.pulling}${s.pulledIn.length > 0 ? ` (pulled in ${s.pulledIn.join(', ')})` : ''}, already present ${s.present}, layer fetches ${s.layerFetches} (${s.layerMB.toFixed(0)} MB), daemon pulls ${s.daemonPulls}${COLD_PER_POD ? `, image removals ${s.removals}` : ''}; load ${s.load.map((n) => n.toFixed(2)).join('→')}`,
+        `- run ${s.run} ${CONFIG_LABEL[s.config]}: ${s1(s.ms)} s; Pulling ${s.pulling}${s.pulledIn.length > 0 ? ` (pulled in ${s.pulledIn.join(', ')})` : ''}, already present ${s.present}, layer fetches ${s.layerFetches} (${s.layerMB.toFixed(0)} MB), daemon pulls ${s.daemonPulls}; load ${s.load.map((n) => n.toFixed(2)).join('→')}`,
     ),
   ].join('\n');
 }
@@ -218,14 +208,15 @@ async function main(): Promise<void> {
     progress(`padded image pushed as ${tags.length} tags; proxy ${proxy.host} (pid ${proxy.pid}) at ${opt.rate} MB/s`);
     await env.cri.pullImage(`${env.registry}/ebb/app:v1`, { signal });
     const sides: Side[] = [];
+    const finished = new Set<string>();
     const pulls: number[] = [];
     for (let run = 1; run <= RUNS; run++) {
-      await makeAbsent(env, pad, signal);
+      await makeAbsent(env, pad, finished, signal);
       pulls.push(await coldPull(env.cri, `${proxy.host}/${REPO}:cold${run}`, signal));
       progress(`run ${run}: one cold pull ${s1(pulls[pulls.length - 1] ?? 0)} s`);
       for (let i = 0; i < CONFIGS.length; i++) {
         const config = CONFIGS[(i + run - 1) % CONFIGS.length]!;
-        const s = await side({ env, proxy, pad, signal }, config, run);
+        const s = await side({ env, proxy, pad, finished, signal }, config, run);
         sides.push(s);
         progress(
           `run ${run} ${CONFIG_LABEL[config]}: ${s1(s.ms)} s; Pulling ${s.pulling}, present ${s.present}, layer fetches ${s.layerFetches}, daemon ${s.daemonPulls}`,
