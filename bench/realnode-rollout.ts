@@ -66,6 +66,8 @@ interface Measured {
   restartCounts: number[];
   /** In place: per pod, the segments of SEGMENTS (ms). */
   segments?: number[][];
+  /** In place: pods seen Ready with the new image in the spec while the gate was False. */
+  staleReady?: number;
 }
 
 /** The in-place steps of one pod, in order: previous pod Ready (or template change), gate False, spec image, container ready, gate True, pod Ready. */
@@ -114,7 +116,7 @@ async function rollout(env: RealEnv, t: Target, run: number, image: string, sign
     load: [l0, l1],
     recreated: pods.filter((p) => before.get(p.metadata.name) !== p.metadata.uid).length,
     restartCounts: pods.map((p) => p.status?.containerStatuses?.[0]?.restartCount ?? -1),
-    ...(t.steps ? { segments: segmentsOf(steps, t0) } : {}),
+    ...(t.steps ? { segments: segmentsOf(steps, t0), staleReady: steps.filter((x) => x.readyWhileGateFalse !== undefined).length } : {}),
   };
 }
 
@@ -172,7 +174,7 @@ function report(all: Measured[], floors: FloorSamples, images: string[]): string
   for (const m of all) {
     lines.push(
       `- run ${m.run} ${CONFIG_LABEL[m.config]} → ${m.image.slice(m.image.lastIndexOf(':') + 1)}: ${s2(m.ms)} s; recreated pods ${m.recreated}; ` +
-        `restartCounts ${[...new Set(m.restartCounts)].join('/')}; load ${m.load.map((n) => n.toFixed(2)).join('→')}`,
+        `restartCounts ${[...new Set(m.restartCounts)].join('/')}${m.staleReady !== undefined ? `; pods Ready with the new spec while the gate was False ${m.staleReady}` : ''}; load ${m.load.map((n) => n.toFixed(2)).join('→')}`,
     );
   }
   return lines.join('\n');
