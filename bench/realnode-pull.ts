@@ -10,8 +10,8 @@
  *   node bench/realnode-pull.ts [--replicas 10] [--runs 2] [--mb 100] [--rate 20] [--lookahead 10] [--parallelism 10] [--configs prewarm,inplace,sts] [--json out.json]
  *
  * Each side gets a fresh workload (created on v1, not measured) and its own tag of the padded image (same
- * content). Before each side the padded image is removed from the node's containerd through CRI (every
- * reference of its image ID) and checked absent, so every side starts from a cold node. Rollout time:
+ * content). Before each side the padded image is removed from the node's containerd through CRI (the finished
+ * sides' pods, then every reference of its image ID) and checked gone (lib/realnode-cache.ts). Rollout time:
  * template change → all pods on the new image, Ready, not terminating (pod watch); then status settled.
  * Pulls: the kubelet's `Pulling` Events (a pod waited for a pull) and "already present" `Pulled` Events,
  * the registry's access log (GETs of the padded layer blob and their bytes) and the daemon's pulls. Each run
