@@ -81,11 +81,7 @@ export class FloorPod {
     }
   }
 
-  /**
-   * Sets the gate condition through pods/status as ebb does: in the same patch as its state annotation (set on
-   * False, removed on True). The annotation matters: a status-only change is no pod update for the kubelet,
-   * which then recomputes Ready only on its next sync for another reason (seen: 20 and 47 s).
-   */
+  /** Sets the gate condition through pods/status as ebb does: in one patch with its state annotation (set on False, removed on True). */
   private async gate(status: 'True' | 'False'): Promise<void> {
     const condition = { type: GATE, status, lastTransitionTime: new Date().toISOString() };
     const metadata = { annotations: { [Annotation.inPlaceUpdateState]: status === 'False' ? JSON.stringify({ bench: Date.now() }) : null } };
