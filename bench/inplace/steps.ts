@@ -22,6 +22,8 @@ export interface PodSteps {
   gateTrue?: number;
   ready?: number;
   restartCount?: number;
+  /** Seen Ready with the new image in the spec while the gate was still False (a kubelet that has not yet recomputed Ready). */
+  readyWhileGateFalse?: number;
 }
 
 const cond = (p: StepPod, type: string): string | undefined => p.status?.conditions?.find((c) => c.type === type)?.status;
@@ -105,10 +107,12 @@ function markSteps(s: PodSteps, p: StepPod, image: string, at: number): void {
     s.containerReady = at;
     s.restartCount = ready.restartCount;
   }
+  if (s.readyWhileGateFalse === undefined && newSpec && gate === 'False' && cond(p, 'Ready') === 'True') s.readyWhileGateFalse = at;
   markEnd(s, p, newSpec, gate === 'True', at);
 }
 
 function markEnd(s: PodSteps, p: StepPod, newSpec: boolean, gateTrue: boolean, at: number): void {
   if (s.gateTrue === undefined && s.gateFalse !== undefined && gateTrue) s.gateTrue = at;
-  if (s.ready === undefined && newSpec && cond(p, 'Ready') === 'True') s.ready = at;
+  // After the gate turned True: a Ready the kubelet has not yet recomputed since the gate went False is not the end.
+  if (s.ready === undefined && s.gateTrue !== undefined && newSpec && cond(p, 'Ready') === 'True') s.ready = at;
 }

@@ -35,12 +35,18 @@ function call<Req, Res>(fn: Unary<Req, Res>, client: RuntimeClient, req: Req, ti
 }
 
 /** Stops and removes every pod sandbox; returns the `namespace/name` of each. */
-export async function removeAllPods(socket: string, timeoutMs = 30_000): Promise<string[]> {
+export function removeAllPods(socket: string, timeoutMs = 30_000): Promise<string[]> {
+  return removePods(socket, () => true, timeoutMs);
+}
+
+/** Stops and removes the pod sandboxes (and so their containers) that `pick` selects; returns the `namespace/name` of each. */
+export async function removePods(socket: string, pick: (pod: { namespace: string; name: string }) => boolean, timeoutMs = 30_000): Promise<string[]> {
   const client = runtimeClient(socket);
   try {
     const { items } = await call(client.ListPodSandbox, client, {}, timeoutMs);
     const removed: string[] = [];
     for (const pod of items) {
+      if (!pick({ namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '' })) continue;
       await call(client.StopPodSandbox, client, { podSandboxId: pod.id }, timeoutMs);
       await call(client.RemovePodSandbox, client, { podSandboxId: pod.id }, timeoutMs);
       removed.push(`${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? pod.id}`);

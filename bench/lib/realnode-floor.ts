@@ -1,0 +1,167 @@
+/**
+ * The real kubelet's floor for one pod, measured directly on a bare pod (no controller) with the rollouts'
+ * pod template, seen through the same kind of pod watch as the rollouts:
+ *
+ *   in place   image patch on the idle pod → the container runs the new image, is ready and the pod Ready
+ *   gated      ebb's in-place protocol done by hand on a pod with the InPlaceUpdateReady readiness gate: gate
+ *              False (pods/status), image patch, container ready → gate True → pod Ready (no controller latency)
+ *   recreate   delete (grace from the pod) → pod gone, then create → Ready (the sum is the sample)
+ *   cold pull  CRI PullImage of an image absent from the node (containerd alone, no pod)
+ */
+import { sleep } from '../../src/common/wait.ts';
+import type { CriClient } from '../../src/cri/client.ts';
+import { Annotation, READINESS_GATE_IN_PLACE_UPDATE_READY as GATE } from '../../src/api/keys.ts';
+import { core } from '../../src/kube/paths.ts';
+import { PatchType, type KubeRest } from '../../src/kube/rest.ts';
+import { PodTimeline, isReady, type BenchPod } from './pod-timeline.ts';
+import { realPodTemplate } from './realnode-workloads.ts';
+import { SET_LABEL } from './workloads.ts';
+import { abortable } from './realnode-env.ts';
+
+const clock = (): number => performance.timeOrigin + performance.now();
+/** How long the pod stays idle (Ready) before each sample: the kubelet's own relist settles first. */
+const IDLE_MS = 3_000;
+
+export interface FloorSamples {
+  inPlaceMs: number[];
+  recreateMs: number[];
+  /** Of each recreate sample: delete → gone. */
+  terminateMs: number[];
+  gatedMs: number[];
+  /** Of each gated sample: image patch → container ready, and gate True → pod Ready. */
+  gatedKubeletMs: number[];
+  gatedReadyMs: number[];
+}
+
+export const emptySamples = (): FloorSamples => ({ inPlaceMs: [], recreateMs: [], terminateMs: [], gatedMs: [], gatedKubeletMs: [], gatedReadyMs: [] });
+
+/** The container runs `image`, is ready and restarted at least `minRestarts` times; with `podReady`, the pod is Ready too. */
+function running(name: string, image: string, minRestarts: number, podReady = true): (pods: BenchPod[]) => boolean {
+  return (pods) =>
+    pods.some((p) => {
+      const cs = p.status?.containerStatuses?.[0];
+      const ok = p.metadata.name === name && !p.metadata.deletionTimestamp && cs?.image === image && cs.ready && (cs.restartCount ?? 0) >= minRestarts;
+      return ok && (!podReady || isReady(p));
+    });
+}
+
+export class FloorPod {
+  private readonly timeline: PodTimeline;
+  private image = '';
+  private readonly rest: KubeRest;
+  private readonly ns: string;
+  private readonly graceSeconds: number;
+  private readonly signal: AbortSignal;
+  private readonly name: string;
+  private readonly gated: boolean;
+
+  /** A bare pod `name`; `gated`: with the InPlaceUpdateReady readiness gate, set True once created. */
+  constructor(rest: KubeRest, ns: string, opts: { name: string; gated: boolean; graceSeconds: number; signal: AbortSignal }) {
+    this.rest = rest;
+    this.ns = ns;
+    this.name = opts.name;
+    this.gated = opts.gated;
+    this.graceSeconds = opts.graceSeconds;
+    this.signal = opts.signal;
+    this.timeline = new PodTimeline(rest, ns, `${SET_LABEL}=${opts.name}`);
+  }
+
+  private until(check: (pods: BenchPod[]) => boolean, what: string): Promise<number> {
+    return abortable(this.timeline.until(check, 180_000, `floor pod: ${what}`), this.signal);
+  }
+
+  private async create(image: string): Promise<void> {
+    const t = realPodTemplate(this.name, image, this.graceSeconds) as { metadata: object; spec: object };
+    const spec = this.gated ? { ...t.spec, readinessGates: [{ conditionType: GATE }] } : t.spec;
+    await this.rest.create(core('pods', this.ns), { apiVersion: 'v1', kind: 'Pod', metadata: { name: this.name, ...t.metadata }, spec });
+    this.image = image;
+    if (this.gated) {
+      await this.until(running(this.name, image, 0, false), 'container ready');
+      await this.gate('True');
+    }
+  }
+
+  /** Sets the gate condition through pods/status as ebb does: in one patch with its state annotation (set on False, removed on True). */
+  private async gate(status: 'True' | 'False'): Promise<void> {
+    const condition = { type: GATE, status, lastTransitionTime: new Date().toISOString() };
+    const metadata = { annotations: { [Annotation.inPlaceUpdateState]: status === 'False' ? JSON.stringify({ bench: Date.now() }) : null } };
+    await this.rest.patch(core('pods', this.ns, this.name, 'status'), { metadata, status: { conditions: [condition] } }, PatchType.strategic);
+  }
+
+  async start(image: string): Promise<void> {
+    await this.timeline.start();
+    await this.create(image);
+    await this.until(running(this.name, image, 0), 'Ready');
+  }
+
+  /** One in-place sample: patch the image to `image` → running it, ready, pod Ready. */
+  async inPlace(image: string): Promise<number> {
+    await sleep(IDLE_MS, this.signal);
+    const restarts = this.timeline.current()[0]?.status?.containerStatuses?.[0]?.restartCount ?? 0;
+    const t0 = clock();
+    await this.rest.patch(core('pods', this.ns, this.name), { spec: { containers: [{ name: 'main', image }] } }, PatchType.strategic);
+    this.image = image;
+    return (await this.until(running(this.name, image, restarts + 1), `in place to ${image}`)) - t0;
+  }
+
+  /** One gated sample: gate False, image patch, container ready, gate True, pod Ready; [total, patch → container ready, gate True → Ready]. */
+  async gatedInPlace(image: string): Promise<[number, number, number]> {
+    await sleep(IDLE_MS, this.signal);
+    const restarts = this.timeline.current()[0]?.status?.containerStatuses?.[0]?.restartCount ?? 0;
+    const t0 = clock();
+    await this.gate('False');
+    const patched = clock();
+    await this.rest.patch(core('pods', this.ns, this.name), { spec: { containers: [{ name: 'main', image }] } }, PatchType.strategic);
+    this.image = image;
+    const ready = await this.until(running(this.name, image, restarts + 1, false), `gated in place to ${image}`);
+    const gateTrue = clock();
+    await this.gate('True');
+    const podReady = await this.until(running(this.name, image, restarts + 1), 'Ready after gate True');
+    return [podReady - t0, ready - patched, podReady - gateTrue];
+  }
+
+  /** One recreate sample: delete → gone → create (same image) → Ready; returns [total, delete → gone]. */
+  async recreate(): Promise<[number, number]> {
+    await sleep(IDLE_MS, this.signal);
+    const t0 = clock();
+    await this.rest.delete(core('pods', this.ns, this.name));
+    const gone = await this.until((pods) => !pods.some((p) => p.metadata.name === this.name), 'gone');
+    await this.create(this.image);
+    return [(await this.until(running(this.name, this.image, 0), 'recreated and Ready')) - t0, gone - t0];
+  }
+
+  /** Gated pod: `samples` gated samples; otherwise in-place then recreate samples; images alternate between `images`. */
+  async measure(images: [string, string], samples: number, into: FloorSamples): Promise<void> {
+    const next = (): string => (this.image === images[0] ? images[1] : images[0]);
+    if (this.gated) {
+      for (let i = 0; i < samples; i++) {
+        const [total, kubelet, ready] = await this.gatedInPlace(next());
+        into.gatedMs.push(total);
+        into.gatedKubeletMs.push(kubelet);
+        into.gatedReadyMs.push(ready);
+      }
+      return;
+    }
+    for (let i = 0; i < samples; i++) into.inPlaceMs.push(await this.inPlace(next()));
+    for (let i = 0; i < samples; i++) {
+      const [total, terminate] = await this.recreate();
+      into.recreateMs.push(total);
+      into.terminateMs.push(terminate);
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.rest.delete(core('pods', this.ns, this.name)).catch(() => undefined);
+    await this.timeline.stop();
+  }
+}
+
+/** CRI PullImage of `image` (absent: removed first), timed; removed again afterwards. */
+export async function coldPull(cri: CriClient, image: string, signal: AbortSignal): Promise<number> {
+  await cri.removeImage(image, { signal });
+  const t0 = clock();
+  await cri.pullImage(image, { signal });
+  const ms = clock() - t0;
+  await cri.removeImage(image, { signal });
+  return ms;
+}

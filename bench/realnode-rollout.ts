@@ -1,0 +1,255 @@
+/**
+ * Rollouts on the real node: a rolling image update of N replicas pinned to the sandbox's real node
+ * (kubelet, containerd, runc), by ebb in place (InPlaceIfPossible), ebb recreate (ReCreate) and the upstream
+ * StatefulSet controller (kube-controller-manager), all in one sandbox and one run, plus the real kubelet's
+ * per-pod floor measured directly on a bare pod (realnode-floor.ts).
+ *
+ *   node bench/realnode-rollout.ts [--replicas 10] [--runs 3] [--grace 1] [--floor-samples 3] [--configs inplace,recreate,sts] [--json out.json]
+ *
+ * Needs root and the real-node packages (see bench/README.md). The three workloads are created at once on
+ * `$EBB_SANDBOX_REGISTRY/ebb/app:v1` (setup, not measured); each run rolls every workload in turn (the order
+ * rotates per run) to the other of v1/v2 (both already on the node: no pull), after taking the floor samples.
+ * Rollout time: template change → the pod watch event after which all pods run the new image, are Ready and
+ * none is terminating; the status lag (→ the controller's status settled) is reported apart.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { sleep } from '../src/common/wait.ts';
+import { abortable, freshNamespace, interruptSignal, startRealEnv, type RealEnv } from './lib/realnode-env.ts';
+import { FloorPod, emptySamples, type FloorSamples } from './lib/realnode-floor.ts';
+import { CONFIG_LABEL, createRealWorkload, realWorkload, setRealImage, type RealConfig } from './lib/realnode-workloads.ts';
+import { allAt, PodTimeline } from './lib/pod-timeline.ts';
+import { median, medianSpread, table } from './lib/report.ts';
+import { selectorOf, waitStatusSettled, type Workload } from './lib/workloads.ts';
+import { StepRecorder, type PodSteps } from './inplace/steps.ts';
+
+const { values: opt } = parseArgs({
+  options: {
+    replicas: { type: 'string', default: '10' },
+    runs: { type: 'string', default: '3' },
+    grace: { type: 'string', default: '1' },
+    'floor-samples': { type: 'string', default: '3' },
+    configs: { type: 'string', default: 'inplace,recreate,sts' },
+    json: { type: 'string' },
+  },
+});
+const REPLICAS = Number(opt.replicas);
+const RUNS = Number(opt.runs);
+const GRACE = Number(opt.grace);
+const SAMPLES = Number(opt['floor-samples']);
+const CONFIGS = opt.configs.split(',') as RealConfig[];
+const QUIET_MS = 2_000;
+
+const clock = (): number => performance.timeOrigin + performance.now();
+const progress = (msg: string): void => void process.stderr.write(`[${new Date().toISOString()}] ${msg}\n`);
+const load1 = (): number => loadavg()[0] ?? 0;
+const s1 = (ms: number): string => (ms / 1000).toFixed(1);
+const s2 = (ms: number): string => (ms / 1000).toFixed(2);
+
+interface Target {
+  config: RealConfig;
+  w: Workload;
+  timeline: PodTimeline;
+  steps: StepRecorder | undefined;
+}
+
+interface Measured {
+  run: number;
+  config: RealConfig;
+  image: string;
+  ms: number;
+  statusLagMs: number;
+  load: [number, number];
+  recreated: number;
+  restartCounts: number[];
+  /** In place: per pod, the segments of SEGMENTS (ms). */
+  segments?: number[][];
+  /** In place: pods seen Ready with the new image in the spec while the gate was False. */
+  staleReady?: number;
+}
+
+/** The in-place steps of one pod, in order: previous pod Ready (or template change), gate False, spec image, container ready, gate True, pod Ready. */
+const SEGMENTS = [
+  'previous pod Ready (or template change) → gate False (ebb)',
+  'gate False → new image in the spec (ebb)',
+  'new image in the spec → container ready (kubelet: stop, start, probe)',
+  'container ready → gate True (ebb)',
+  'gate True → pod Ready (kubelet)',
+];
+
+function segmentsOf(steps: PodSteps[], t0: number): number[][] {
+  const ord = (s: PodSteps): number => Number(s.name.slice(s.name.lastIndexOf('-') + 1));
+  const out: number[][] = SEGMENTS.map(() => []);
+  let prev = t0;
+  for (const s of [...steps].sort((a, b) => ord(b) - ord(a))) {
+    const points = [prev, s.gateFalse, s.specImage, s.containerReady, s.gateTrue, s.ready];
+    for (let i = 0; i < SEGMENTS.length; i++) {
+      const [a, b] = [points[i], points[i + 1]];
+      if (a !== undefined && b !== undefined) out[i]?.push(b - a);
+    }
+    if (s.ready !== undefined) prev = s.ready;
+  }
+  return out;
+}
+
+async function rollout(env: RealEnv, t: Target, run: number, image: string, signal: AbortSignal): Promise<Measured> {
+  const before = new Map(t.timeline.current().map((p) => [p.metadata.name, p.metadata.uid]));
+  const l0 = load1();
+  const t0 = clock();
+  t.steps?.begin(image, t0, before);
+  await setRealImage(env.rest, t.w, image, GRACE);
+  const done = await abortable(t.timeline.until(allAt(t.w.name, REPLICAS, image), 900_000, `${t.w.name} at ${image}`), signal);
+  const l1 = load1();
+  await waitStatusSettled(env.rest, t.w, 120_000);
+  const statusLagMs = clock() - done;
+  await sleep(QUIET_MS, signal);
+  const pods = t.timeline.current().filter((p) => p.metadata.name.startsWith(`${t.w.name}-`));
+  const steps: PodSteps[] = t.steps?.end() ?? [];
+  return {
+    run,
+    config: t.config,
+    image,
+    ms: done - t0,
+    statusLagMs,
+    load: [l0, l1],
+    recreated: pods.filter((p) => before.get(p.metadata.name) !== p.metadata.uid).length,
+    restartCounts: pods.map((p) => p.status?.containerStatuses?.[0]?.restartCount ?? -1),
+    ...(t.steps ? { segments: segmentsOf(steps, t0), staleReady: steps.filter((x) => x.readyWhileGateFalse !== undefined).length } : {}),
+  };
+}
+
+function report(all: Measured[], floors: FloorSamples, images: string[]): string {
+  const by = (c: RealConfig): Measured[] => all.filter((m) => m.config === c);
+  const upstream = median(by('sts').map((m) => m.ms));
+  const floorOf = (c: RealConfig): number => REPLICAS * median(c === 'inplace' ? floors.gatedMs : floors.recreateMs);
+  const rows = CONFIGS.map((c) => {
+    const times = by(c).map((m) => m.ms);
+    return [
+      CONFIG_LABEL[c],
+      medianSpread(times, s1),
+      Number.isFinite(upstream) ? (median(times) / upstream).toFixed(2) : '–',
+      s2(median(times) / REPLICAS),
+      `${s1(floorOf(c))} (${c === 'inplace' ? 'in place + gate' : 'recreate'})`,
+      (median(times) / floorOf(c)).toFixed(2),
+      medianSpread(
+        by(c).map((m) => m.statusLagMs),
+        s1,
+      ),
+    ];
+  });
+  const lines = [
+    `## Real node: ${REPLICAS} replicas on real-node-0, rolling image update ${images.join(' ↔ ')} (no pull), maxUnavailable 1, OrderedReady, grace ${GRACE} s, ${RUNS} runs (median (min–max))`,
+    '',
+    table(['config', 'rollout s', '÷ upstream', 's / pod', `kubelet floor s (${REPLICAS} × per pod)`, '÷ floor', 'status lag s'], rows),
+    '',
+    `Kubelet floor per pod, bare pod on the real node, ${floors.inPlaceMs.length} samples each (median (min–max), s): ` +
+      `in place (image patch → new container ready, pod Ready) ${medianSpread(floors.inPlaceMs, s2)}; ` +
+      `in place + gate (by hand: gate False, image patch, container ready, gate True → pod Ready) ${medianSpread(floors.gatedMs, s2)}, ` +
+      `of which image patch → container ready ${medianSpread(floors.gatedKubeletMs, s2)} and gate True → pod Ready ${medianSpread(floors.gatedReadyMs, s2)}; ` +
+      `recreate (delete → gone → create → Ready) ${medianSpread(floors.recreateMs, s2)}, of which delete → gone ${medianSpread(floors.terminateMs, s2)}.`,
+    '',
+  ];
+  const ip = by('inplace');
+  if (ip.length > 0) {
+    const rowsOf = SEGMENTS.map((name, i) => [
+      name,
+      medianSpread(
+        ip.flatMap((m) => m.segments?.[i] ?? []),
+        (n) => n.toFixed(0),
+      ),
+      medianSpread(
+        ip.map((m) => (m.segments?.[i] ?? []).reduce((a, b) => a + b, 0)),
+        s1,
+      ),
+    ]);
+    lines.push(
+      `### In place on the real node: where each pod's time went`,
+      '',
+      table(['segment', 'per pod ms (all pods, all runs)', 'Σ per run s'], rowsOf),
+      '',
+    );
+  }
+  for (const m of all) {
+    lines.push(
+      `- run ${m.run} ${CONFIG_LABEL[m.config]} → ${m.image.slice(m.image.lastIndexOf(':') + 1)}: ${s2(m.ms)} s; recreated pods ${m.recreated}; ` +
+        `restartCounts ${[...new Set(m.restartCounts)].join('/')}${m.staleReady !== undefined ? `; pods Ready with the new spec while the gate was False ${m.staleReady}` : ''}; load ${m.load.map((n) => n.toFixed(2)).join('→')}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** The workloads of every config, created on `image`, Ready and settled; each with its pod watch. */
+async function createTargets(env: RealEnv, ns: string, image: string, signal: AbortSignal): Promise<Target[]> {
+  const targets: Target[] = [];
+  for (const config of CONFIGS) {
+    const w = realWorkload(config, ns, config === 'inplace' ? 'ip' : config === 'recreate' ? 'rc' : 'sts', REPLICAS);
+    const timeline = new PodTimeline(env.rest, ns, selectorOf(w));
+    await timeline.start();
+    const steps = config === 'inplace' ? new StepRecorder(env.rest, ns, selectorOf(w)) : undefined;
+    await steps?.start();
+    targets.push({ config, w, timeline, steps });
+    await createRealWorkload(env.rest, config, w, { image, graceSeconds: GRACE });
+  }
+  for (const t of targets) await abortable(t.timeline.until(allAt(t.w.name, REPLICAS, image), 600_000, `${t.w.name} Ready`), signal);
+  for (const t of targets) await waitStatusSettled(env.rest, t.w, 120_000);
+  return targets;
+}
+
+async function main(): Promise<void> {
+  const signal = interruptSignal();
+  const dir = await mkdtemp(join(tmpdir(), 'ebb-rn-bench-'));
+  progress(`sandbox with a real node in ${dir}; ${REPLICAS} replicas, ${RUNS} runs; load ${load1().toFixed(2)}`);
+  const env = await startRealEnv({ dir, daemon: false, signal });
+  const targets: Target[] = [];
+  const floors: FloorPod[] = [];
+  try {
+    const images = ['v1', 'v2'].map((v) => `${env.registry}/ebb/app:${v}`) as [string, string];
+    for (const image of images) await env.cri.pullImage(image, { signal });
+    const ns = await freshNamespace(env.rest, 'rn-bench', signal);
+    targets.push(...(await createTargets(env, ns, images[0], signal)));
+    for (const [name, gated] of [
+      ['floor', false],
+      ['floor-gated', true],
+    ] as const) {
+      floors.push(new FloorPod(env.rest, ns, { name, gated, graceSeconds: GRACE, signal }));
+      await floors[floors.length - 1]?.start(images[0]);
+    }
+    progress(`all workloads Ready; load ${load1().toFixed(2)}`);
+    const samples = emptySamples();
+    const all: Measured[] = [];
+    for (let run = 1; run <= RUNS; run++) {
+      for (const f of floors) await f.measure(images, SAMPLES, samples);
+      progress(
+        `run ${run} floor so far: in place ${samples.inPlaceMs.map(s2).join(', ')}; gated ${samples.gatedMs.map(s2).join(', ')}; recreate ${samples.recreateMs.map(s2).join(', ')}`,
+      );
+      const image = run % 2 === 1 ? images[1] : images[0];
+      for (let i = 0; i < targets.length; i++) {
+        const t = targets[(i + run - 1) % targets.length]!;
+        const m = await rollout(env, t, run, image, signal);
+        all.push(m);
+        progress(`run ${run} ${CONFIG_LABEL[t.config]}: ${s2(m.ms)} s; recreated ${m.recreated}; load ${load1().toFixed(2)}`);
+      }
+    }
+    process.stdout.write(`${report(all, samples, images)}\n`);
+    if (opt.json) await writeFile(opt.json, JSON.stringify({ all, samples }, null, 2));
+  } finally {
+    for (const f of floors) await f.stop().catch(() => undefined);
+    for (const t of targets) {
+      await t.timeline.stop();
+      await t.steps?.stop();
+    }
+    await env.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+// Exits when done: a watch left open by a failed step must not keep the process alive (the real node is stopped by then).
+await main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
