@@ -20,16 +20,16 @@ export const DEFAULT_ANALYSIS_INTERVAL = '30s';
 export const PodHealthSchema = Type.Object(
   {
     maxRestarts: Type.Optional(
-      int32({ description: 'Most container restarts an updated pod may have (summed over its containers). Default 2.', minimum: 0, maximum: 1000 }),
+      int32({ description: 'Most restarts an updated pod may have (all containers). Default 2.', minimum: 0, maximum: 1000 }),
     ),
     maxNotReadySeconds: Type.Optional(
       int32({
-        description: 'Longest an updated pod may stay not ready (since it was created or last turned not ready), its readiness gates included. Default 300.',
+        description: 'Seconds an updated pod may stay not ready, readiness gates included. Default 300.',
         minimum: 1,
         maximum: 86400,
       }),
     ),
-    allowCrashLoop: Type.Optional(Type.Boolean({ description: 'A container in CrashLoopBackOff does not by itself fail the measurement. Default false.' })),
+    allowCrashLoop: Type.Optional(Type.Boolean({ description: 'CrashLoopBackOff alone does not fail the measurement. Default false.' })),
   },
   {
     description:
@@ -76,7 +76,7 @@ export const WebSchema = Type.Object(
     method: Type.Optional(stringEnum(['GET', 'POST'], { description: 'GET (default) or POST.' })),
     body: Type.Optional(Type.String({ description: 'The request body of a POST (sent as application/json).', maxLength: 16384 })),
     headers: Type.Optional(Type.Array(HeaderSchema, { description: 'Request headers.', maxItems: 8 })),
-    timeoutSeconds: Type.Optional(int32({ description: 'Seconds before the request counts as inconclusive. Default 10.', minimum: 1, maximum: 60 })),
+    timeoutSeconds: Type.Optional(int32({ description: 'Request timeout in seconds (then inconclusive). Default 10.', minimum: 1, maximum: 60 })),
     successCondition: condition('When this holds of the answer, the measurement is successful, e.g. `$.errorRate < 0.05`.'),
     failureCondition: Type.Optional(
       condition('When this holds, the measurement failed. Without it, a successCondition that is false fails; with it, neither holding is inconclusive.'),
@@ -120,7 +120,7 @@ export const PrometheusSchema = Type.Object(
       ],
     }),
     headers: Type.Optional(Type.Array(HeaderSchema, { description: 'Request headers (e.g. Authorization).', maxItems: 8 })),
-    timeoutSeconds: Type.Optional(int32({ description: 'Seconds before the query counts as inconclusive. Default 10.', minimum: 1, maximum: 60 })),
+    timeoutSeconds: Type.Optional(int32({ description: 'Query timeout in seconds (then inconclusive). Default 10.', minimum: 1, maximum: 60 })),
     successCondition: condition('When this holds of the value (`result`), the measurement is successful, e.g. `result < 0.05`.'),
     failureCondition: Type.Optional(condition('When this holds, the measurement failed; without it, a false successCondition fails.')),
   },
@@ -152,10 +152,10 @@ export const AnalysisCheckSchema = Type.Object(
       }),
     ),
     failureLimit: Type.Optional(
-      int32({ description: 'Failed measurements tolerated; one more fails the check and aborts the rollout. Default 0.', minimum: 0, maximum: 1000 }),
+      int32({ description: 'Failed measurements tolerated; one more aborts the rollout. Default 0.', minimum: 0, maximum: 1000 }),
     ),
     inconclusiveLimit: Type.Optional(
-      int32({ description: 'Inconclusive measurements tolerated; one more pauses the rollout (rollingUpdate.paused). Default 0.', minimum: 0, maximum: 1000 }),
+      int32({ description: 'Inconclusive measurements tolerated; one more pauses the rollout. Default 0.', minimum: 0, maximum: 1000 }),
     ),
     podHealth: Type.Optional(PodHealthSchema),
     web: Type.Optional(WebSchema),

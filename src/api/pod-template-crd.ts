@@ -29,6 +29,27 @@ function prop(spec: JSONSchemaProps, name: string): JSONSchemaProps {
   return node;
 }
 
+function withoutDescriptions(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutDescriptions);
+  if (!isRecord(node)) return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k]) => k !== 'description')
+      .map(([k, v]) => [k, withoutDescriptions(v)]),
+  );
+}
+
+/**
+ * A claim template's `status` keeps its schema (manifests copied from `kubectl get sts -o yaml` carry
+ * `status.phase`, and strict field validation must accept them) but not its descriptions: nothing reads the
+ * status of a template, and its upstream text costs about 7 KB of the CRD's annotation budget.
+ */
+function withoutStatusDescriptions(claim: JSONSchemaProps): JSONSchemaProps {
+  const props = claim['properties'];
+  if (!isRecord(props) || !isRecord(props['status'])) return claim;
+  return { ...claim, properties: { ...props, status: withoutDescriptions(props['status']) } };
+}
+
 /**
  * `spec` (the structural schema of App.spec) with `template` and `volumeClaimTemplates[]` replaced by the
  * upstream schemas overlaid with ebb's. The result passes the structural checks again and has sorted keys.
@@ -39,7 +60,10 @@ export function withUpstreamTemplateSchemas(spec: JSONSchemaProps, upstream: Ups
   const claimsArray = prop(spec, 'volumeClaimTemplates');
   const claimItems = claimsArray['items'];
   if (!isRecord(claimItems)) throw new UpstreamSchemaError('.spec.volumeClaimTemplates has no items schema');
-  const claims = { ...claimsArray, items: overlaySchema(upstream.persistentVolumeClaim, claimItems, '.spec.volumeClaimTemplates[]', opts) };
+  const claims = {
+    ...claimsArray,
+    items: withoutStatusDescriptions(overlaySchema(upstream.persistentVolumeClaim, claimItems, '.spec.volumeClaimTemplates[]', opts)),
+  };
   const properties = { ...(spec['properties'] as JSONSchemaProps), template, volumeClaimTemplates: claims };
   return toStructural({ ...spec, properties }, '.spec');
 }
