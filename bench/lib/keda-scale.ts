@@ -67,7 +67,11 @@ export class KedaScalePlanner {
   private readonly history: { at: number; rec: number }[] = [];
   private lastActive = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly spec: ScaleSpec) {}
+  private readonly spec: ScaleSpec;
+
+  constructor(spec: ScaleSpec) {
+    this.spec = spec;
+  }
 
   /** The replica count to run at `now` (ms) for `backlog`, with `current` replicas running. */
   next(now: number, backlog: number, current: number): number {
