@@ -114,12 +114,16 @@ export function startWorkerPool(opts: PoolOptions): WorkerPool {
     w.port === undefined || w.exited ? 0 : (await readEbbWorker(w.port).catch(() => ({ reconciles: 0 }))).reconciles;
 
   const start = (): void => {
+    const t0 = Date.now();
     const w: Worker = { proc: opts.spawn(), exited: false, stopping: false };
     workers.push(w);
     void w.proc.exited.then(() => (w.exited = true));
     w.proc
       .waitForLog((l) => l.msg === 'worker started', 120_000, 'worker started')
-      .then((l) => (w.port = Number(l['port'])))
+      .then((l) => {
+        w.port = Number(l['port']);
+        opts.progress(`worker ${w.proc.pid} started in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      })
       .catch(() => undefined);
     for (const win of windows) win.started++;
   };
