@@ -1,5 +1,5 @@
 /**
- * Fleet benchmark (issue 13): N Apps × 3 replicas spread over namespaces and simulated nodes, then the same
+ * Fleet benchmark (issues 13, 31): N Apps × 3 replicas spread over namespaces and simulated nodes, then the same
  * fleet as StatefulSets run by kube-controller-manager's statefulset controller, one after the other on one
  * sandbox. Phases per side: create all → every pod Ready; a steady state with nothing changing; a rollout
  * wave (every workload gets a new image at once); delete all → every pod gone.
@@ -14,9 +14,9 @@
  * ebb runs as the manifests run it: one `ebb watcher` (its KEDA scaler on) and `ebb worker` processes scaled as
  * KEDA would scale them for the watcher's backlog (lib/keda-scale.ts, lib/worker-pool.ts), each with its
  * manifest's NODE_OPTIONS, each its own process, so CPU and RSS are theirs alone. kube-controller-manager runs
- * at client limits that do not bind (`--kcm-qps`, `--kcm-burst`) unless `--kcm-default-limits`. Requests are `apiserver_request_total` deltas minus
- * the simulated kubelets' and the benchmark's own client-side counts (lib/requests.ts), split by
- * lib/attribution.ts. Per phase: wall time, requests by key, CPU-seconds per process (/proc), RSS (end of the
+ * at client limits that do not bind (`--kcm-qps`, `--kcm-burst`) unless `--kcm-default-limits`. Requests are
+ * `apiserver_request_total` deltas minus the simulated kubelets' and the benchmark's own client-side counts
+ * (lib/requests.ts), split by lib/attribution.ts. Per phase: wall time, requests by key, CPU-seconds per process (/proc), RSS (end of the
  * phase and the maximum sampled every second). `--limit-minutes` is a hard wall limit: when it passes, the
  * phases measured so far are printed and the benchmark stops.
  */
