@@ -1,5 +1,5 @@
 /**
- * Fleet benchmark (issue 13): N Apps × 3 replicas spread over namespaces and simulated nodes, then the same
+ * Fleet benchmark (issues 13, 31): N Apps × 3 replicas spread over namespaces and simulated nodes, then the same
  * fleet as StatefulSets run by kube-controller-manager's statefulset controller, one after the other on one
  * sandbox. Phases per side: create all → every pod Ready; a steady state with nothing changing; a rollout
  * wave (every workload gets a new image at once); delete all → every pod gone.
@@ -8,12 +8,15 @@
  *                       [--sts-steady-minutes <steady-minutes>]
  *                       [--sides ebb,sts] [--policy OrderedReady] [--profile fast|realistic] [--parallel 32]
  *                       [--limit-minutes 45] [--dist] [--keep] [--json out.json] [--report out.json]
- *                       [--worker-node-options='<NODE_OPTIONS>']
+ *                       [--worker-node-options='<NODE_OPTIONS>'] [--kcm-qps 400] [--kcm-burst 800] [--kcm-default-limits]
+ *                       [--workers keda|<n>] [--scale-down-seconds 300]
  *
- * ebb runs as the manifest runs it: one `ebb watcher` and one `ebb worker`, each with its manifest's NODE_OPTIONS,
- * each its own process, so CPU and RSS are theirs alone. Requests are `apiserver_request_total` deltas minus
- * the simulated kubelets' and the benchmark's own client-side counts (lib/requests.ts), split by
- * lib/attribution.ts. Per phase: wall time, requests by key, CPU-seconds per process (/proc), RSS (end of the
+ * ebb runs as the manifests run it: one `ebb watcher` (its KEDA scaler on) and `ebb worker` processes scaled as
+ * KEDA would scale them for the watcher's backlog (lib/keda-scale.ts, lib/worker-pool.ts), each with its
+ * manifest's NODE_OPTIONS, each its own process, so CPU and RSS are theirs alone. kube-controller-manager runs
+ * at client limits that do not bind (`--kcm-qps`, `--kcm-burst`) unless `--kcm-default-limits`. Requests are
+ * `apiserver_request_total` deltas minus the simulated kubelets' and the benchmark's own client-side counts
+ * (lib/requests.ts), split by lib/attribution.ts. Per phase: wall time, requests by key, CPU-seconds per process (/proc), RSS (end of the
  * phase and the maximum sampled every second). `--limit-minutes` is a hard wall limit: when it passes, the
  * phases measured so far are printed and the benchmark stops.
  */
@@ -22,31 +25,17 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sleep, waitFor } from '../src/common/wait.ts';
-import { createLogger } from '../src/common/log.ts';
-import { KubeRest, loadKubeConfig } from '../src/kube/rest.ts';
-import { startSandbox, type Sandbox } from '../harness/sandbox/sandbox.ts';
+import { sleep } from '../src/common/wait.ts';
 import { realisticProfile } from '../harness/sandbox/node/timings.ts';
-import { benchEbbEnv } from './lib/ebb-env.ts';
 import { manifestNodeOptions } from './lib/manifest-options.ts';
-import { readEbbWorker } from './lib/ebb-metrics.ts';
-import { imageOf, isReady, PodTimeline, type BenchPod } from './lib/pod-timeline.ts';
-import { countRequests, readApiserverRequests, window, type RequestSnapshot } from './lib/requests.ts';
+import { describeWorkers, startEbb, workerMode, type EbbProcesses } from './lib/fleet-ebb.ts';
+import { fleetAt, setupFleet, waitFleetSettled, type FleetEnv } from './lib/fleet-env.ts';
+import { reviver, replacer } from './lib/fleet-json.ts';
+import { PodTimeline } from './lib/pod-timeline.ts';
+import { window } from './lib/requests.ts';
 import { fleetReport, type FleetSaved, type PhaseResult, type SideResult } from './lib/fleet-report.ts';
-import {
-  benchImage,
-  createWorkload,
-  deleteWorkloadObjects,
-  setImage,
-  SET_LABEL,
-  statusSettled,
-  workloadRef,
-  type ControllerKind,
-  type Policy,
-  type Workload,
-  type WorkloadObject,
-} from './lib/workloads.ts';
-import { cpuMeter, createNamespace, inParallel, memoryOf, rssSampler, spawnEbb, type BenchProcess } from './watcher-lib.ts';
+import { benchImage, createWorkload, deleteWorkloadObjects, setImage, SET_LABEL, type ControllerKind, type Policy, type Workload } from './lib/workloads.ts';
+import { cpuMeter, inParallel, memoryOf, rssSampler } from './watcher-lib.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -62,6 +51,11 @@ const { values: opt } = parseArgs({
     parallel: { type: 'string', default: '32' },
     'limit-minutes': { type: 'string', default: '45' },
     'worker-node-options': { type: 'string' },
+    'kcm-qps': { type: 'string', default: '400' },
+    'kcm-burst': { type: 'string', default: '800' },
+    'kcm-default-limits': { type: 'boolean', default: false },
+    workers: { type: 'string', default: 'keda' },
+    'scale-down-seconds': { type: 'string', default: '300' },
     dist: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     json: { type: 'string' },
@@ -85,55 +79,26 @@ const QUIET_MS = 5_000;
 const WATCHER_NODE_OPTIONS = manifestNodeOptions('watcher');
 /** The worker's NODE_OPTIONS: the manifest's, unless `--worker-node-options` names others (to weigh a change). */
 const WORKER_NODE_OPTIONS = opt['worker-node-options'] ?? manifestNodeOptions('worker');
-/** kube-controller-manager's garbage collector rediscovers API resources every 30 s. */
-const GC_DISCOVERY_MS = 40_000;
+/** kube-controller-manager's client limits; undefined: its defaults (20 QPS, burst 30). */
+const KCM_LIMITS = opt['kcm-default-limits'] ? undefined : { qps: Number(opt['kcm-qps']), burst: Number(opt['kcm-burst']) };
+const WORKERS = workerMode(opt.workers, Number(opt['scale-down-seconds']));
 const DEADLINE = Date.now() + Number(opt['limit-minutes']) * 60_000;
+
+/** The workers' sum in the per-process CPU and RSS records. */
+const EBB_WORKERS = 'ebb workers';
+// Each spawned worker adds an exit listener (watcher-lib).
+process.setMaxListeners(200);
 
 const clock = (): number => performance.timeOrigin + performance.now();
 const progress = (msg: string): void => void process.stderr.write(`[${new Date().toISOString()}] ${msg}\n`);
 const remaining = (): number => Math.max(1_000, DEADLINE - Date.now());
-
-interface Env {
-  sb: Sandbox;
-  rest: KubeRest;
-  namespaces: string[];
-  snapshot(): Promise<RequestSnapshot>;
-  /** Control plane and Redis process ids by name. */
-  pids: Record<string, number>;
-}
 
 interface Side {
   kind: ControllerKind;
   workloads: Workload[];
   timeline: PodTimeline;
   pids: Record<string, number>;
-  watcher?: BenchProcess;
-  worker?: { proc: BenchProcess; port: number };
-}
-
-/** Every fleet pod is at `image`, Ready and not terminating (`total` of them; none left over). */
-function fleetAt(total: number, image: string): (pods: BenchPod[]) => boolean {
-  return (pods) => pods.length === total && pods.every((p) => imageOf(p) === image && isReady(p) && !p.metadata.deletionTimestamp);
-}
-
-/** Polls every workload's status, one LIST per namespace, until all say they are done. */
-async function waitFleetSettled(env: Env, side: Side): Promise<void> {
-  const sample = side.workloads[0];
-  if (!sample) return;
-  await waitFor(
-    async () => {
-      for (const ns of env.namespaces) {
-        const { items } = await env.rest.list<WorkloadObject>({ ...workloadRef({ ...sample, namespace: ns }), name: undefined });
-        if (!items.every((o) => statusSettled(o, REPLICAS))) return undefined;
-      }
-      return true;
-    },
-    { timeoutMs: remaining(), intervalMs: 2_000, what: `${side.kind} fleet status settled` },
-  );
-}
-
-async function reconciles(side: Side): Promise<number | undefined> {
-  return side.worker ? (await readEbbWorker(side.worker.port)).reconciles : undefined;
+  ebb?: EbbProcesses;
 }
 
 async function rssOf(pids: Record<string, number>): Promise<Record<string, number>> {
@@ -143,26 +108,26 @@ async function rssOf(pids: Record<string, number>): Promise<Record<string, numbe
 }
 
 /** Runs one phase inside a request window, a CPU meter and an RSS sampler. */
-async function phase(env: Env, side: Side, name: string, body: () => Promise<{ ms: number; statusMs?: number }>): Promise<PhaseResult> {
+async function phase(env: FleetEnv, side: Side, name: string, body: () => Promise<{ ms: number; statusMs?: number }>): Promise<PhaseResult> {
   progress(`${side.kind}: ${name}`);
   const before = await env.snapshot();
-  const r0 = await reconciles(side);
+  const workers = await side.ebb?.pool.window();
   const cpu = await cpuMeter(side.pids);
   const rss = rssSampler(side.pids, 1_000);
   const load0 = loadavg()[0] ?? Number.NaN;
   try {
     const timed = await body();
     await sleep(QUIET_MS);
-    const r1 = await reconciles(side);
+    const w = await workers?.end();
     const result: PhaseResult = {
       phase: name,
       ...timed,
       window: window(before, await env.snapshot()),
-      cpu: await cpu(),
-      rssEnd: await rssOf(side.pids),
-      rssMax: rss.max(),
+      cpu: { ...(await cpu()), ...(w ? { [EBB_WORKERS]: w.cpu } : {}) },
+      rssEnd: { ...(await rssOf(side.pids)), ...(w ? { [EBB_WORKERS]: w.rssEnd } : {}) },
+      rssMax: { ...rss.max(), ...(w ? { [EBB_WORKERS]: w.rssMax } : {}) },
       load: [load0, loadavg()[0] ?? Number.NaN],
-      ...(r0 !== undefined && r1 !== undefined ? { reconciles: r1 - r0 } : {}),
+      ...(w ? { reconciles: w.reconciles, workers: { max: w.maxWorkers, end: w.endWorkers, started: w.started, stopped: w.stopped } } : {}),
     };
     progress(`${side.kind}: ${name} took ${(result.ms / 1000).toFixed(1)} s`);
     return result;
@@ -171,7 +136,7 @@ async function phase(env: Env, side: Side, name: string, body: () => Promise<{ m
   }
 }
 
-async function runSide(env: Env, side: Side, out: SideResult): Promise<void> {
+async function runSide(env: FleetEnv, side: Side, out: SideResult): Promise<void> {
   const total = side.workloads.length * REPLICAS;
   const v1 = benchImage('v1');
   const t = (image: string): { image: string; graceSeconds: number; claims: boolean } => ({ image, graceSeconds: GRACE, claims: false });
@@ -180,7 +145,7 @@ async function runSide(env: Env, side: Side, out: SideResult): Promise<void> {
       const t0 = clock();
       await inParallel(side.workloads, PARALLEL, (w) => createWorkload(env.rest, w, t(v1)));
       const ready = await side.timeline.until(fleetAt(total, v1), remaining(), `${side.kind}: all ${total} pods Ready`);
-      await waitFleetSettled(env, side);
+      await waitFleetSettled(env, side.kind, side.workloads[0], REPLICAS, remaining());
       return { ms: ready - t0, statusMs: clock() - t0 };
     }),
   );
@@ -197,7 +162,7 @@ async function runSide(env: Env, side: Side, out: SideResult): Promise<void> {
       const t0 = clock();
       await inParallel(side.workloads, PARALLEL, (w) => setImage(env.rest, w, t(v2)));
       const done = await side.timeline.until(fleetAt(total, v2), remaining(), `${side.kind}: all ${total} pods at the new image`);
-      await waitFleetSettled(env, side);
+      await waitFleetSettled(env, side.kind, side.workloads[0], REPLICAS, remaining());
       return { ms: done - t0, statusMs: clock() - t0 };
     }),
   );
@@ -211,36 +176,16 @@ async function runSide(env: Env, side: Side, out: SideResult): Promise<void> {
   );
 }
 
-async function startEbb(env: Env): Promise<Pick<Side, 'watcher' | 'worker'>> {
-  // Info level: the processes announce their ops port in the `... started` line (the rest is dropped unparsed).
-  const base = { ...benchEbbEnv(env.sb, env.namespaces), EBB_LOG_LEVEL: 'info' };
-  const opts = { dist: opt.dist };
-  const watcher = spawnEbb('watcher', { ...base, NODE_OPTIONS: WATCHER_NODE_OPTIONS }, () => false, opts);
-  const proc = spawnEbb('worker', { ...base, NODE_OPTIONS: WORKER_NODE_OPTIONS }, () => false, opts);
-  await watcher.waitForLog((l) => l.msg === 'watcher started', 60_000, 'watcher started');
-  const started = await proc.waitForLog((l) => l.msg === 'worker started', 60_000, 'worker started');
-  return { watcher, worker: { proc, port: Number(started['port']) } };
-}
-
-async function setup(dir: string): Promise<Env> {
-  const log = createLogger('bench', 'warn');
-  const timings = opt.profile === 'realistic' ? realisticProfile : undefined;
-  const t0 = Date.now();
-  const sb = await startSandbox({ dir, nodes: NODES, log, timings, extraControllers: ['statefulset-controller'] });
-  const kubelet = countRequests(sb.rest);
-  const rest = new KubeRest(loadKubeConfig(sb.kubeconfig));
-  const bench = countRequests(rest);
-  const namespaces = Array.from({ length: NAMESPACES }, (_, i) => `fleet-${i}`);
-  await inParallel(namespaces, 8, (ns) => createNamespace(rest, ns));
-  // kube-controller-manager starts before the CRDs exist; its garbage collector rediscovers resources every
-  // 30 s. Until it has, it GETs every App a pod names as owner, with backoff, which would be counted as ebb's.
-  await sleep(Math.max(0, GC_DISCOVERY_MS - (Date.now() - t0)));
-  const pids: Record<string, number> = { ...Object.fromEntries(sb.controlPlane.children.map((c) => [c.name, c.pid])), redis: sb.redisPid };
-  const snapshot = async (): Promise<RequestSnapshot> => {
-    const { total, conflicts } = await readApiserverRequests(rest);
-    return { apiserver: total, conflicts, kubelet: kubelet.snapshot(), bench: bench.snapshot() };
-  };
-  return { sb, rest, namespaces, snapshot, pids };
+function startEbbSide(env: FleetEnv): Promise<EbbProcesses> {
+  return startEbb({
+    sb: env.sb,
+    namespaces: env.namespaces,
+    workers: WORKERS,
+    watcherNodeOptions: WATCHER_NODE_OPTIONS,
+    workerNodeOptions: WORKER_NODE_OPTIONS,
+    dist: opt.dist,
+    progress,
+  });
 }
 
 async function main(): Promise<void> {
@@ -249,7 +194,13 @@ async function main(): Promise<void> {
   progress(
     `sandbox in ${dir}; ${APPS} workloads × ${REPLICAS}, ${NAMESPACES} namespaces, ${NODES} nodes; load ${loadStart.map((n) => n.toFixed(2)).join(' ')}`,
   );
-  const env = await setup(dir);
+  const env = await setupFleet({
+    dir,
+    nodes: NODES,
+    namespaces: NAMESPACES,
+    timings: opt.profile === 'realistic' ? realisticProfile : undefined,
+    kcmLimits: KCM_LIMITS,
+  });
   const saved: FleetSaved = {
     meta: {
       apps: APPS,
@@ -262,6 +213,8 @@ async function main(): Promise<void> {
       stsSteadyMinutes: STS_STEADY_MS / 60_000,
       started: new Date().toISOString(),
       load: { start: loadStart, end: [] },
+      kcmLimits: KCM_LIMITS ?? 'default',
+      workers: describeWorkers(WORKERS),
     },
     sides: [],
   };
@@ -290,18 +243,18 @@ async function main(): Promise<void> {
       }));
       const timeline = new PodTimeline(env.rest, '', SET_LABEL);
       await timeline.start();
-      const ebb = kind === 'ebb' ? await startEbb(env) : {};
-      const pids = { ...env.pids, ...(ebb.watcher && ebb.worker ? { 'ebb watcher': ebb.watcher.pid, 'ebb worker': ebb.worker.proc.pid } : {}) };
-      const side: Side = { kind, workloads, timeline, pids, ...ebb };
+      const ebb = kind === 'ebb' ? await startEbbSide(env) : undefined;
+      const pids = { ...env.pids, ...(ebb ? { 'ebb watcher': ebb.watcher.pid } : {}) };
+      const side: Side = { kind, workloads, timeline, pids, ...(ebb ? { ebb } : {}) };
       const result: SideResult = { kind, phases: [] };
       saved.sides.push(result);
       try {
-        if (ebb.watcher) await sleep(QUIET_MS); // the watcher's initial lists land before the first window
+        if (ebb) await sleep(QUIET_MS); // the watcher's initial lists land before the first window
         await runSide(env, side, result);
       } finally {
         await timeline.stop();
-        await ebb.watcher?.stop();
-        await ebb.worker?.proc.stop();
+        await ebb?.pool.close();
+        await ebb?.watcher.stop();
       }
     }
     clearTimeout(limit);
@@ -312,16 +265,6 @@ async function main(): Promise<void> {
     await env.sb.stop();
     if (!opt.keep) await rm(dir, { recursive: true, force: true });
   }
-}
-
-/** Maps (request counts) as plain objects in the JSON file. */
-function replacer(_key: string, value: unknown): unknown {
-  return value instanceof Map ? { $map: Object.fromEntries(value as Map<string, number>) } : value;
-}
-
-function reviver(_key: string, value: unknown): unknown {
-  if (value && typeof value === 'object' && '$map' in value) return new Map(Object.entries((value as { $map: Record<string, number> }).$map));
-  return value;
 }
 
 if (opt.report) {

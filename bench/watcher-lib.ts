@@ -81,6 +81,8 @@ export interface BenchProcess {
   /** Log lines kept (those `keep` accepted). */
   logs: LogLine[];
   waitForLog(pred: (l: LogLine) => boolean, timeoutMs: number, what: string): Promise<LogLine>;
+  /** Resolves when the process has exited (and been reaped). */
+  exited: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -123,6 +125,7 @@ export function spawnEbb(
     pid: proc.pid ?? -1,
     logs,
     waitForLog: (pred, timeoutMs, what) => waitFor(() => logs.find(pred), { timeoutMs, intervalMs: 50, what }),
+    exited,
     stop: async () => {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill('SIGTERM');

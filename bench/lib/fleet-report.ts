@@ -17,8 +17,10 @@ export interface PhaseResult {
   rssMax: Record<string, number>;
   /** 1-minute load average at the start and the end of the phase. */
   load: [number, number];
-  /** ebb only: App reconciles the worker ran in the phase. */
+  /** ebb only: App reconciles the workers ran in the phase. */
   reconciles?: number;
+  /** ebb only: workers running at most and at the end, started and stopped in the phase. */
+  workers?: { max: number; end: number; started: number; stopped: number };
 }
 
 export interface SideResult {
@@ -40,14 +42,25 @@ export interface FleetSaved {
     finished?: string;
     load: { start: number[]; end: number[] };
     incomplete?: string;
+    /** kube-controller-manager's `--kube-api-qps`/`--kube-api-burst`, or its defaults (20, 30); unset in older runs. */
+    kcmLimits?: { qps: number; burst: number } | 'default';
+    /** How ebb's workers ran (unset in older runs: one worker). */
+    workers?: string;
   };
   sides: SideResult[];
 }
 
 const f = (n: number | undefined, digits = 1): string => (n !== undefined && Number.isFinite(n) ? n.toFixed(digits) : '–');
-const label = (kind: string): string => (kind === 'ebb' ? 'ebb (watcher + worker)' : 'StatefulSet (kube-controller-manager)');
-const CONTROLLER_PROCS: Record<string, string[]> = { ebb: ['ebb watcher', 'ebb worker'], sts: ['kube-controller-manager'] };
-const CPU_PROCS = ['kube-apiserver', 'etcd', 'kube-controller-manager', 'kube-scheduler', 'ebb watcher', 'ebb worker', 'redis'];
+const label = (kind: string): string => (kind === 'ebb' ? 'ebb (watcher + workers)' : 'StatefulSet (kube-controller-manager)');
+/** The sum over every ebb worker that ran in the phase (`ebb worker` in runs with one fixed worker). */
+const WORKERS = 'ebb workers';
+const CONTROLLER_PROCS: Record<string, string[]> = { ebb: ['ebb watcher', WORKERS], sts: ['kube-controller-manager'] };
+const CPU_PROCS = ['kube-apiserver', 'etcd', 'kube-controller-manager', 'kube-scheduler', 'ebb watcher', WORKERS, 'redis'];
+
+/** A process's value, reading older runs' single `ebb worker` as the workers' sum. */
+function of(values: Record<string, number>, name: string): number | undefined {
+  return values[name] ?? (name === WORKERS ? values['ebb worker'] : undefined);
+}
 
 function phasesByName(saved: FleetSaved): string[] {
   return [...new Set(saved.sides.flatMap((s) => s.phases.map((p) => p.phase)))];
@@ -58,7 +71,11 @@ function find(saved: FleetSaved, kind: string, phase: string): PhaseResult | und
 }
 
 function controllerCpu(kind: string, p: PhaseResult): number {
-  return (CONTROLLER_PROCS[kind] ?? []).reduce((a, name) => a + (p.cpu[name] ?? 0), 0);
+  return (CONTROLLER_PROCS[kind] ?? []).reduce((a, name) => a + (of(p.cpu, name) ?? 0), 0);
+}
+
+function controllerRss(kind: string, values: Record<string, number>): number {
+  return (CONTROLLER_PROCS[kind] ?? []).reduce((a, name) => a + (of(values, name) ?? 0), 0);
 }
 
 function wallTable(saved: FleetSaved): string {
@@ -97,7 +114,7 @@ function cpuTable(saved: FleetSaved): string {
   for (const phase of phasesByName(saved)) {
     for (const s of saved.sides) {
       const p = s.phases.find((x) => x.phase === phase);
-      if (p) rows.push([phase, s.kind, ...CPU_PROCS.map((name) => (name in p.cpu ? f(p.cpu[name]) : '–')), f(controllerCpu(s.kind, p))]);
+      if (p) rows.push([phase, s.kind, ...CPU_PROCS.map((name) => f(of(p.cpu, name))), f(controllerCpu(s.kind, p))]);
     }
   }
   return table(['Phase', 'Side', ...CPU_PROCS, 'controller'], rows);
@@ -110,9 +127,8 @@ function rssTable(saved: FleetSaved): string {
       const p = s.phases.find((x) => x.phase === phase);
       if (!p) continue;
       const procs = CONTROLLER_PROCS[s.kind] ?? [];
-      const end = procs.reduce((a, n) => a + (p.rssEnd[n] ?? 0), 0);
-      const max = procs.reduce((a, n) => a + (p.rssMax[n] ?? 0), 0);
-      rows.push([phase, label(s.kind), procs.map((n) => `${n}: ${f(p.rssEnd[n])} (max ${f(p.rssMax[n])})`).join('; '), f(end), f(max)]);
+      const cell = (n: string): string => `${n}: ${f(of(p.rssEnd, n))} (max ${f(of(p.rssMax, n))})`;
+      rows.push([phase, label(s.kind), procs.map(cell).join('; '), f(controllerRss(s.kind, p.rssEnd)), f(controllerRss(s.kind, p.rssMax))]);
     }
   }
   return table(['Phase', 'Controller', 'RSS per process at the end (max) MiB', 'controller RSS at the end MiB', 'Σ of per-process maxima MiB'], rows);
@@ -151,12 +167,68 @@ function goalsTable(saved: FleetSaved): string {
   );
 }
 
+/** Per phase and side: wall time, CPU of the apiserver, etcd and the controller, controller requests and RSS. */
+function phaseTable(saved: FleetSaved): string {
+  const rows: string[][] = [];
+  for (const phase of phasesByName(saved)) {
+    const cells = (kind: string): number[] | undefined => {
+      const p = find(saved, kind, phase);
+      if (!p) return undefined;
+      const requests = sum(attribute(p.window.residual).controller);
+      return [
+        p.ms / 1000,
+        p.cpu['kube-apiserver'] ?? Number.NaN,
+        p.cpu['etcd'] ?? Number.NaN,
+        controllerCpu(kind, p),
+        requests,
+        controllerRss(kind, p.rssEnd),
+        controllerRss(kind, p.rssMax),
+      ];
+    };
+    const [e, s] = [cells('ebb'), cells('sts')];
+    const w = find(saved, 'ebb', phase)?.workers;
+    const digits = [1, 1, 1, 1, 0, 0, 0];
+    if (e) rows.push([phase, 'ebb', ...e.map((v, i) => f(v, digits[i])), w ? `${w.max} (end ${w.end})` : '–']);
+    if (s) rows.push([phase, 'StatefulSet', ...s.map((v, i) => f(v, digits[i])), '–']);
+    if (e && s)
+      rows.push([phase, '**ebb / StatefulSet**', ...e.map((v, i) => (phase === 'steady state' && i === 0 ? '–' : f(v / (s[i] ?? Number.NaN), 2))), '']);
+  }
+  return table(
+    [
+      'Phase',
+      'Side',
+      'wall s',
+      'apiserver CPU-s',
+      'etcd CPU-s',
+      'controller CPU-s',
+      'controller requests',
+      'controller RSS end MiB',
+      'controller RSS max MiB',
+      'ebb workers max',
+    ],
+    rows,
+  );
+}
+
+function limitsLine(m: FleetSaved['meta']): string {
+  const k = m.kcmLimits;
+  const kcm =
+    k === undefined || k === 'default'
+      ? '**kube-controller-manager at its default client limits (20 QPS, burst 30), which pace the StatefulSet side: the old comparison.**'
+      : `kube-controller-manager at client limits that do not bind: --kube-api-qps ${k.qps} --kube-api-burst ${k.burst}.`;
+  return `${kcm} ${m.workers ?? 'One ebb worker (fixed)'}.`;
+}
+
 export function fleetReport(saved: FleetSaved): string {
   const m = saved.meta;
   const out = [
     `Fleet: ${m.apps} workloads × ${m.replicas} replicas (${m.policy}), ${m.namespaces} namespaces, ${m.nodes} simulated nodes (${m.profile} kubelet timings), steady state ${m.steadyMinutes} min${m.stsSteadyMinutes !== undefined && m.stsSteadyMinutes !== m.steadyMinutes ? ` (StatefulSet side ${m.stsSteadyMinutes} min)` : ''}.`,
     `Started ${m.started}, finished ${m.finished ?? '–'}; 1-minute load ${m.load.start.map((n) => f(n, 2)).join(' ')} → ${m.load.end.map((n) => f(n, 2)).join(' ')}.`,
+    limitsLine(m),
     ...(m.incomplete ? [`**Incomplete:** ${m.incomplete}.`] : []),
+    '',
+    '### Per phase (controller: ebb watcher + every worker, or kube-controller-manager; RSS max: Σ of per-process maxima)',
+    phaseTable(saved),
     '',
     '### Wall time (s)',
     wallTable(saved),

@@ -32,6 +32,11 @@ export interface ControlPlaneOptions {
   signal?: AbortSignal | undefined;
   /** Extra kube-controller-manager controllers, e.g. `statefulset-controller` for comparisons. */
   extraControllers?: string[];
+  /**
+   * kube-controller-manager's client limits toward the apiserver (`--kube-api-qps`, `--kube-api-burst`);
+   * unset: its defaults (20 QPS, burst 30).
+   */
+  controllerManagerClientLimits?: { qps: number; burst: number } | undefined;
 }
 
 export interface ControlPlane {
@@ -144,6 +149,10 @@ async function startComponent(
   );
 }
 
+function clientLimitArgs(limits: ControlPlaneOptions['controllerManagerClientLimits']): string[] {
+  return limits ? [`--kube-api-qps=${limits.qps}`, `--kube-api-burst=${limits.burst}`] : [];
+}
+
 /**
  * Starts etcd, kube-apiserver, kube-controller-manager and kube-scheduler on loopback with free ports,
  * writes `<dir>/kubeconfig` (admin), and waits until the apiserver is ready.
@@ -184,6 +193,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
         `--root-ca-file=${pki.caCert}`,
         '--use-service-account-credentials=true',
         '--concurrent-statefulset-syncs=5',
+        ...clientLimitArgs(opts.controllerManagerClientLimits),
       ]),
     );
     // Default flags: the default StorageClass binds WaitForFirstConsumer, so a pod never waits in the

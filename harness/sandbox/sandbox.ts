@@ -21,6 +21,8 @@ export interface SandboxOptions {
   timings?: Partial<KubeletTimings> | undefined;
   /** Extra kube-controller-manager controllers (e.g. `statefulset-controller` for benchmarks). */
   extraControllers?: string[] | undefined;
+  /** kube-controller-manager's `--kube-api-qps` and `--kube-api-burst`; unset: its defaults (20, 30). */
+  controllerManagerClientLimits?: { qps: number; burst: number } | undefined;
   /** Real nodes (kubelet, containerd, runc) beside the simulated ones: 0 (default) or 1; needs root. */
   realNodes?: number | undefined;
 }
@@ -63,7 +65,14 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
   try {
     const t0 = Date.now();
     const [controlPlane, redis] = await Promise.all([
-      startControlPlane({ dir, binDir: opts.binDir ?? DEFAULT_BIN_DIR, log: opts.log, signal, extraControllers: opts.extraControllers }),
+      startControlPlane({
+        dir,
+        binDir: opts.binDir ?? DEFAULT_BIN_DIR,
+        log: opts.log,
+        signal,
+        extraControllers: opts.extraControllers,
+        controllerManagerClientLimits: opts.controllerManagerClientLimits,
+      }),
       startRedis({ dir: join(dir, 'redis'), signal, log: opts.log }),
     ]);
     stops.push(
