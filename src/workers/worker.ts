@@ -76,6 +76,20 @@ async function admitted(gate: NamespaceGate, namespace: string, member: string, 
   }
 }
 
+/** Over its namespace's cap, a job goes back to the delayed set for a moment (no attempt spent): this throws. */
+async function admitOrDelay(
+  gate: NamespaceGate,
+  namespace: string,
+  job: Job<ObjectKey, JobReturn, string>,
+  token: string | undefined,
+  o: { metrics: WorkerMetrics; log: Logger },
+): Promise<void> {
+  if (await admitted(gate, namespace, job.id ?? '', o.log)) return;
+  o.metrics.capped.inc();
+  await job.moveToDelayed(Date.now() + gate.retryDelayMs(), token);
+  throw new DelayedError();
+}
+
 /** Analysis measurements a reconcile reports (`{phase: count}`), into their counter. */
 function countMeasurements(metrics: WorkerMetrics, measured: unknown): void {
   if (typeof measured !== 'object' || measured === null) return;
@@ -96,12 +110,9 @@ function processor(deps: ProcessorDeps) {
       log.warn('no reconciler for this kind; dropping job');
       return { result: 'dropped', ms: 0 };
     }
+    const gate = key.kind === 'App' ? deps.gate : undefined;
     const member = job.id ?? '';
-    if (deps.gate && key.kind === 'App' && !(await admitted(deps.gate, key.namespace, member, log))) {
-      deps.metrics.capped.inc();
-      await job.moveToDelayed(Date.now() + deps.gate.retryDelayMs(), _token);
-      throw new DelayedError();
-    }
+    if (gate) await admitOrDelay(gate, key.namespace, job, _token, { metrics: deps.metrics, log });
     const started = Date.now();
     if (job.attemptsMade === 0) deps.metrics.latency.observe({ kind: key.kind }, (started - job.timestamp) / 1000);
     log.debug({ enqueuedAt: job.timestamp, startedAt: started }, 'reconcile started');
@@ -127,7 +138,7 @@ function processor(deps: ProcessorDeps) {
       log.warn({ err: errorSummary(err), ms: Date.now() - started }, 'reconcile failed');
       throw err;
     } finally {
-      if (deps.gate && key.kind === 'App') await deps.gate.release(key.namespace, member).catch(() => undefined);
+      await gate?.release(key.namespace, member).catch(() => undefined);
       deps.metrics.reconciles.inc({ kind: key.kind, result });
       deps.metrics.duration.observe({ kind: key.kind, result }, (Date.now() - started) / 1000);
     }
