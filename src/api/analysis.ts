@@ -19,9 +19,7 @@ export const DEFAULT_ANALYSIS_INTERVAL = '30s';
 
 export const PodHealthSchema = Type.Object(
   {
-    maxRestarts: Type.Optional(
-      int32({ description: 'Most restarts an updated pod may have (all containers). Default 2.', minimum: 0, maximum: 1000 }),
-    ),
+    maxRestarts: Type.Optional(int32({ description: 'Most restarts an updated pod may have (all containers). Default 2.', minimum: 0, maximum: 1000 })),
     maxNotReadySeconds: Type.Optional(
       int32({
         description: 'Seconds an updated pod may stay not ready, readiness gates included. Default 300.',
@@ -151,9 +149,7 @@ export const AnalysisCheckSchema = Type.Object(
         maximum: 10000,
       }),
     ),
-    failureLimit: Type.Optional(
-      int32({ description: 'Failed measurements tolerated; one more aborts the rollout. Default 0.', minimum: 0, maximum: 1000 }),
-    ),
+    failureLimit: Type.Optional(int32({ description: 'Failed measurements tolerated; one more aborts the rollout. Default 0.', minimum: 0, maximum: 1000 })),
     inconclusiveLimit: Type.Optional(
       int32({ description: 'Inconclusive measurements tolerated; one more pauses the rollout. Default 0.', minimum: 0, maximum: 1000 }),
     ),
