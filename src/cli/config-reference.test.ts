@@ -16,11 +16,11 @@ describe('configuration reference', () => {
   });
 
   it('keeps the text around the markers', () => {
-    const doc = `intro\n${CONFIG_BEGIN}\nold\n${CONFIG_END}\noutro\n`;
+    const doc = `intro\n${CONFIG_BEGIN}\nSTALE-REFERENCE-TEXT\n${CONFIG_END}\noutro\n`;
     const out = withConfigReference(doc);
     expect(out.startsWith(`intro\n${CONFIG_BEGIN}\n`)).toBe(true);
     expect(out.endsWith(`${CONFIG_END}\noutro\n`)).toBe(true);
-    expect(out).not.toContain('old');
+    expect(out).not.toContain('STALE-REFERENCE-TEXT');
     expect(() => withConfigReference('no markers')).toThrow(CONFIG_BEGIN);
   });
 

@@ -31,6 +31,10 @@ import { createReconcileQueue, createTimersQueue, reconcileWorkerOptions, timers
 import { parseQueueConfig, type QueueConfig } from '../../../src/queue/settings.ts';
 import { readStatus } from '../../../src/queue/status.ts';
 import { processTimer, setTimer, type TimerData } from '../../../src/queue/timers.ts';
+import { namespaceGate } from '../../../src/queue/namespace-gate.ts';
+import { notifyQueue } from '../../../src/queue/notify-queue.ts';
+import { redisQuarantine } from '../../../src/queue/quarantine.ts';
+import { redisPullBudget } from '../../../src/workers/app/prewarm/budget.ts';
 
 const MANIFEST = new URL('../../../deploy/components/redis.yaml', import.meta.url);
 const ADMIN_PASSWORD = randomBytes(16).toString('hex');
@@ -148,6 +152,23 @@ describe('the Redis ACL user of deploy/', () => {
     expect(status.queues[0]?.workers).toBeGreaterThan(0);
     expect(await registry.getSingleMetricAsString('ebb_queue_jobs')).toContain('state="failed"} 1');
     expect(await retryFailed(reconcile, timers)).toMatchObject({ failed: 1, added: 1 });
+
+    // The worker's own keys: quarantine records, the namespace cap's leases, the pre-warm pull budget, and the
+    // notify queue (rollout notifications).
+    const quarantine = redisQuarantine(client, cfg.prefix);
+    expect(await quarantine.started('App tenant-a/web')).toBe(0);
+    await quarantine.ended('App tenant-a/web');
+    await quarantine.hold('App tenant-b/api', { since: 'now', unfinished: 3, generation: 1 });
+    expect([...(await quarantine.list()).keys()]).toEqual(['App tenant-b/api']);
+    expect(await quarantine.release('App tenant-b/api')).toBe(true);
+    const gate = namespaceGate(client, cfg.prefix, { cap: 1, leaseMs: 1_000, minDelayMs: 100 });
+    expect(await gate.acquire('tenant-a', 'job-1', Date.now())).toBe(true);
+    await gate.release('tenant-a', 'job-1');
+    expect(await redisPullBudget(client, cfg.prefix, 2).settle('tenant-a/web', { pulling: [], done: [], want: ['node-1'] })).toEqual(['node-1']);
+    const notify = notifyQueue(client, cfg);
+    closables.push(notify);
+    await notify.add('notify', { text: 'x' }, { jobId: 'notify.x' });
+    expect(await notify.getJobCounts('wait')).toEqual({ wait: 1 });
 
     const denied = ((await admin.call('ACL', 'LOG')) as unknown[][]).map((entry) => JSON.stringify(entry));
     expect(denied).toEqual([]);
