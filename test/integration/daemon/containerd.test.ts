@@ -345,7 +345,15 @@ describe('ebb daemon against containerd and a registry', () => {
     await containerd.start(signal);
 
     const pulled = await waitStatus(added, (s) => s.phase === 'Pulled', 'the new entry Pulled after the restart', 60_000);
-    expect(pulled).toEqual({ image: added, phase: 'Pulled', imageRef: pushed.recovered.image.id, attempts: 1, lastPullTime: expect.any(String) as unknown });
+    expect(pulled).toEqual({
+      image: added,
+      phase: 'Pulled',
+      imageRef: pushed.recovered.image.id,
+      attempts: 1,
+      lastPullTime: expect.any(String) as unknown,
+      pullStartTime: expect.any(String) as unknown,
+      lastPullDurationMillis: expect.any(Number) as unknown,
+    });
     await waitFor(async () => ((await daemon.get('/readyz')).status === 200 ? true : undefined), { ...WAIT, signal, what: '/readyz 200 again' });
     expect(await daemon.metric('ebb_daemon_runtime_up')).toBe(1);
     // Same root: what was pulled before the restart is still there. The entries looked up while containerd
@@ -427,7 +435,7 @@ describe('ebb daemon against containerd and a registry', () => {
       signal,
       what: 'a held layer download',
     });
-    expect(await statusOf(ref)).toEqual({ image: ref, phase: 'Pulling', attempts: 1 });
+    expect(await statusOf(ref)).toEqual({ image: ref, phase: 'Pulling', attempts: 1, pullStartTime: expect.any(String) as unknown });
 
     await daemon.child.kill();
     expect(await daemon.child.exited).toBe('SIGKILL');
@@ -449,13 +457,21 @@ describe('ebb daemon against containerd and a registry', () => {
     expect(failedPull?.[0]).toContain('code = Canceled');
     expect(await cri.imageStatus(ref, { signal })).toBeUndefined();
     // Nobody wrote since: the status still says what the killed daemon last wrote.
-    expect(await statusOf(ref)).toEqual({ image: ref, phase: 'Pulling', attempts: 1 });
+    expect(await statusOf(ref)).toEqual({ image: ref, phase: 'Pulling', attempts: 1, pullStartTime: expect.any(String) as unknown });
 
     gate.open();
     daemon = await startEbb();
 
     const done = await waitStatus(ref, (s) => s.phase === 'Pulled', 'Pulled by the restarted daemon');
-    expect(done).toEqual({ image: ref, phase: 'Pulled', imageRef: pushed.slow.image.id, attempts: 2, lastPullTime: expect.any(String) as unknown });
+    expect(done).toEqual({
+      image: ref,
+      phase: 'Pulled',
+      imageRef: pushed.slow.image.id,
+      attempts: 2,
+      lastPullTime: expect.any(String) as unknown,
+      pullStartTime: expect.any(String) as unknown,
+      lastPullDurationMillis: expect.any(Number) as unknown,
+    });
     expect(await pullRequestsOf(ref)).toBe(2);
     // The restarted daemon looked v1 up and reported it as it was: no new pull.
     expect(await pullRequestsOf(pushed.v1.ref)).toBe(v1Pulls);
