@@ -220,7 +220,8 @@ async function deadlinePassesWithoutWorker(name: string, startedAt: number): Pro
   await startTheWorker();
   const restartedAt = Date.now();
   // The timer fired while no worker ran; its reconcile runs as soon as one does (not at the 10-minute resync).
-  const stopped = await until(ns, name, paused, { timeoutMs: 30_000 });
+  // The pause (a spec write) lands just before the status write that drops the clock: wait for both.
+  const stopped = await until(ns, name, (s) => paused(s) && s.app.status?.rolloutProgress === undefined, { timeoutMs: 30_000 });
   expect(Date.now() - restartedAt).toBeLessThan(20_000);
   return stopped;
 }

@@ -151,7 +151,10 @@ describe('the Redis ACL user of deploy/', () => {
     expect(status.queues[0]?.counts.failed).toBe(1);
     expect(status.queues[0]?.workers).toBeGreaterThan(0);
     expect(await registry.getSingleMetricAsString('ebb_queue_jobs')).toContain('state="failed"} 1');
-    expect(await retryFailed(reconcile, timers)).toMatchObject({ failed: 1, added: 1 });
+    // At least the job that failed above (a loaded machine may fail another one, e.g. a stalled job): each is added again.
+    const retried = await retryFailed(reconcile, timers);
+    expect(retried.failed).toBeGreaterThanOrEqual(1);
+    expect(retried.added).toBe(retried.failed);
 
     // The worker's own keys: quarantine records, the namespace cap's leases, the pre-warm pull budget, and the
     // notify queue (rollout notifications).
