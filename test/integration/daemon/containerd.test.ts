@@ -23,6 +23,12 @@ import { copyPullSecrets, createPullSecret, freshNamespace, sandbox } from '../s
 import { startEbbDaemon, type EbbDaemon } from './ebb-daemon.ts';
 import { startRegistryGate, type RegistryGate } from './registry-gate.ts';
 
+/** The times a Pulled entry carries, whatever their values. */
+const PULLED_TIMES = {
+  lastPullTime: expect.any(String) as unknown,
+  pullStartTime: expect.any(String) as unknown,
+  lastPullDurationMillis: expect.any(Number) as unknown,
+};
 const REPO = 'ebb/app';
 const PRIVATE_REPO = 'ebb/private';
 const SLOW_REPO = 'ebb/slow';
@@ -345,15 +351,7 @@ describe('ebb daemon against containerd and a registry', () => {
     await containerd.start(signal);
 
     const pulled = await waitStatus(added, (s) => s.phase === 'Pulled', 'the new entry Pulled after the restart', 60_000);
-    expect(pulled).toEqual({
-      image: added,
-      phase: 'Pulled',
-      imageRef: pushed.recovered.image.id,
-      attempts: 1,
-      lastPullTime: expect.any(String) as unknown,
-      pullStartTime: expect.any(String) as unknown,
-      lastPullDurationMillis: expect.any(Number) as unknown,
-    });
+    expect(pulled).toEqual({ image: added, phase: 'Pulled', imageRef: pushed.recovered.image.id, attempts: 1, ...PULLED_TIMES });
     await waitFor(async () => ((await daemon.get('/readyz')).status === 200 ? true : undefined), { ...WAIT, signal, what: '/readyz 200 again' });
     expect(await daemon.metric('ebb_daemon_runtime_up')).toBe(1);
     // Same root: what was pulled before the restart is still there. The entries looked up while containerd
@@ -463,15 +461,7 @@ describe('ebb daemon against containerd and a registry', () => {
     daemon = await startEbb();
 
     const done = await waitStatus(ref, (s) => s.phase === 'Pulled', 'Pulled by the restarted daemon');
-    expect(done).toEqual({
-      image: ref,
-      phase: 'Pulled',
-      imageRef: pushed.slow.image.id,
-      attempts: 2,
-      lastPullTime: expect.any(String) as unknown,
-      pullStartTime: expect.any(String) as unknown,
-      lastPullDurationMillis: expect.any(Number) as unknown,
-    });
+    expect(done).toEqual({ image: ref, phase: 'Pulled', imageRef: pushed.slow.image.id, attempts: 2, ...PULLED_TIMES });
     expect(await pullRequestsOf(ref)).toBe(2);
     // The restarted daemon looked v1 up and reported it as it was: no new pull.
     expect(await pullRequestsOf(pushed.v1.ref)).toBe(v1Pulls);
