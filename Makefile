@@ -53,7 +53,7 @@ keda: ## Build the KEDA operator once (cached) and copy its CRDs, for the scale-
 	@hack/keda.sh >/dev/null
 
 ##@ Develop
-.PHONY: build lint typecheck crds config-docs access-docs test test-unit test-integration test-runtime test-realnode test-keda run sandbox
+.PHONY: build lint typecheck crds config-docs access-docs test test-unit test-integration test-runtime test-realnode test-failover test-keda run sandbox
 build: deps ## Compile TypeScript to dist/.
 	npm run build
 
@@ -77,6 +77,9 @@ test-unit: deps debs ## Unit tests only (some start their own redis-server and r
 
 test-runtime: deps debs ## CRI client against a real containerd and registry (Debian packages; Go for the proto check).
 	npm run test:runtime
+
+test-failover: deps debs ## The Sentinel failover test (a primary killed mid-stream; not in `make test` while it is flaky under load).
+	EBB_FAILOVER=1 npx vitest run --project unit test/unit/queue/sentinel-failover.test.ts
 
 test-realnode: tools ## Real-node tests: a real kubelet, containerd and runc beside the sandbox (root; see README, Real nodes).
 	npx vitest run --project realnode
