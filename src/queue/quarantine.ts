@@ -9,7 +9,7 @@
 import type { RedisClient } from './connection.ts';
 
 /** Earlier runs of one key that never ended, at which the key is quarantined. */
-export const DEFAULT_QUARANTINE_LIMIT = 3;
+export const DEFAULT_QUARANTINE_LIMIT = 5;
 
 /** Why and since when a key is held, and the generation it was held at (a new one releases it). */
 export interface QuarantineRecord {

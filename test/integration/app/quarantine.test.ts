@@ -1,5 +1,5 @@
 /**
- * Quarantine on the sandbox: an App whose last three reconciles never ended (as if each had taken its worker
+ * Quarantine on the sandbox: an App whose last five reconciles never ended (as if each had taken its worker
  * down; the in-flight marks are written here as a dying worker leaves them) is held: condition Quarantined and a
  * Warning Event, no pod created. A spec change lifts it and the App rolls out; `ebb queue release` is the other
  * way out (unit-tested with the store).
@@ -23,7 +23,7 @@ describe('quarantine', () => {
     try {
       const store = redisQuarantine(conn, cfg.prefix);
       const id = formatKey({ kind: 'App', namespace: ctl.ns, name });
-      for (let i = 0; i < 3; i++) await store.started(id);
+      for (let i = 0; i < 5; i++) await store.started(id);
       await createApp(ctl.ns, name, { replicas: 2, template: template(name, 'v1') });
       const held = await waitFor(
         async () => {
@@ -35,7 +35,7 @@ describe('quarantine', () => {
       expect(held.status?.conditions?.find((c) => c.type === ConditionType.quarantined)).toMatchObject({ reason: Reason.workersLost });
       const events = await eventsOf(ctl.ns, name, EventReason.quarantined);
       expect(events).toHaveLength(1);
-      expect(events[0]?.note).toContain('3 in a row never ended');
+      expect(events[0]?.note).toContain('5 in a row never ended');
       expect(await podsOf(ctl.ns, name), 'no pod while held').toEqual([]);
       expect((await store.get(id))?.generation).toBe(1);
 
