@@ -18,7 +18,7 @@ import type { Wait } from '../../../types.ts';
 import type { Action } from '../../actions.ts';
 import type { AbortTrigger } from '../abort.ts';
 import { measurePodHealth } from './pod-health.ts';
-import { advanceRun, type RunOutcome } from './run.ts';
+import { advanceRun, freshRun, type RunOutcome } from './run.ts';
 import type { QueryVariables } from './prometheus.ts';
 
 export type StepVerdict = 'running' | 'passed' | 'failed' | 'inconclusive';
@@ -85,17 +85,6 @@ function measurementEvent(run: AnalysisRun, m: Measurement): Action | undefined 
 const isDue = (run: AnalysisRun | undefined, now: Date): boolean =>
   run === undefined || (run.phase === AnalysisPhase.running && (run.nextMeasurementAt === undefined || Date.parse(run.nextMeasurementAt) <= now.getTime()));
 
-const placeholder = (name: string, step: number | undefined, now: Date): AnalysisRun => ({
-  name,
-  ...(step === undefined ? {} : { step }),
-  phase: AnalysisPhase.running,
-  startedAt: now.toISOString(),
-  successful: 0,
-  failed: 0,
-  inconclusive: 0,
-  measurements: [],
-});
-
 function verdictOf(runs: readonly AnalysisRun[]): StepVerdict {
   if (runs.some((r) => r.phase === AnalysisPhase.failed)) return 'failed';
   if (runs.some((r) => r.phase === AnalysisPhase.inconclusive)) return 'inconclusive';
@@ -119,7 +108,7 @@ export function analysisBook(input: BookInput): AnalysisBook {
     if (check.podHealth !== undefined || !isDue(prior, input.now) || input.taken?.has(key) === true) return undefined;
     if (input.taken === undefined) requests.push({ key, check, vars: input.vars });
     else waits.push(1000);
-    return prior ?? placeholder(check.name, step, input.now);
+    return prior ?? freshRun(check.name, step, input.now);
   };
 
   const record = (check: AnalysisCheck, step: number | undefined, early: boolean, out: RunOutcome & { measured: Measurement }): void => {

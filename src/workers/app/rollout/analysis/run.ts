@@ -71,22 +71,25 @@ function withMeasurement(run: AnalysisRun, m: Measurement, early: boolean): Anal
   };
 }
 
+/** A check's run before its first measurement. */
+export const freshRun = (name: string, step: number | undefined, now: Date): AnalysisRun => ({
+  name,
+  ...(step === undefined ? {} : { step }),
+  phase: AnalysisPhase.running,
+  startedAt: now.toISOString(),
+  successful: 0,
+  failed: 0,
+  inconclusive: 0,
+  measurements: [],
+});
+
 export function advanceRun(input: RunInput): RunOutcome {
   const { check, step, prior, now } = input;
   if (prior && ended(prior)) return { run: prior, measured: undefined, waitMs: undefined };
   const due = prior?.nextMeasurementAt === undefined ? now.getTime() : Date.parse(prior.nextMeasurementAt);
   if (prior && due > now.getTime()) return { run: prior, measured: undefined, waitMs: due - now.getTime() };
   const m = input.measure();
-  const base: AnalysisRun = prior ?? {
-    name: check.name,
-    ...(step === undefined ? {} : { step }),
-    phase: AnalysisPhase.running,
-    startedAt: now.toISOString(),
-    successful: 0,
-    failed: 0,
-    inconclusive: 0,
-    measurements: [],
-  };
+  const base: AnalysisRun = prior ?? freshRun(check.name, step, now);
   const counted = withMeasurement(base, m, input.early === true);
   const phase = judged(counted, check, step);
   if (phase !== AnalysisPhase.running) return { run: { ...counted, phase }, measured: m, waitMs: undefined };
