@@ -22,7 +22,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { abortable, freshNamespace, interruptSignal, startRealEnv, type RealEnv } from './lib/realnode-env.ts';
+import { abortable, freshNamespace, interruptSignal, runToExit, startRealEnv, type RealEnv } from './lib/realnode-env.ts';
 import { coldPull } from './lib/realnode-floor.ts';
 import {
   CONFIG_LABEL,
@@ -232,11 +232,4 @@ async function main(): Promise<void> {
   }
 }
 
-// Exits when done: a watch left open by a failed step must not keep the process alive (the real node is stopped by then).
-await main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+await runToExit(main);

@@ -17,7 +17,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sleep } from '../src/common/wait.ts';
-import { abortable, freshNamespace, interruptSignal, startRealEnv, type RealEnv } from './lib/realnode-env.ts';
+import { abortable, freshNamespace, interruptSignal, runToExit, startRealEnv, type RealEnv } from './lib/realnode-env.ts';
 import { FloorPod, emptySamples, type FloorSamples } from './lib/realnode-floor.ts';
 import { CONFIG_LABEL, createRealWorkload, realWorkload, setRealImage, type RealConfig } from './lib/realnode-workloads.ts';
 import { allAt, PodTimeline } from './lib/pod-timeline.ts';
@@ -245,11 +245,4 @@ async function main(): Promise<void> {
   }
 }
 
-// Exits when done: a watch left open by a failed step must not keep the process alive (the real node is stopped by then).
-await main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+await runToExit(main);

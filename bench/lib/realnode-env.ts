@@ -115,3 +115,17 @@ export async function freshNamespace(rest: KubeRest, prefix: string, signal: Abo
   await waitFor(() => rest.get(core('serviceaccounts', ns, 'default')), { timeoutMs: 60_000, signal, what: 'default ServiceAccount' });
   return ns;
 }
+
+/**
+ * Runs a real-node benchmark's `main` and exits when it is done: a watch left open by a failed step must not keep
+ * the process alive (the real node is stopped by then).
+ */
+export async function runToExit(main: () => Promise<void>): Promise<never> {
+  try {
+    await main();
+    process.exit(0);
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  }
+}
