@@ -7,63 +7,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { ConditionType } from '../../../src/api/keys.ts';
 import type { Explanation } from '../../../src/cli/rollout/explain/model.ts';
-import { waitFor } from '../../../src/common/wait.ts';
-import { core } from '../../../src/kube/paths.ts';
 import { createApp, image, patchApp, settled, uniqueName, until, useController } from '../app/harness.ts';
-import { sandbox } from '../support.ts';
+import { refusePodsLabelled } from '../app/refuse-pods.ts';
 import { cliEnv, MAIN, run } from './cli.ts';
 
 const ctl = useController('cli-xheld');
 const LABEL = 'explain.example.com/denied';
-const admission = (resource: string, name?: string) => ({ group: 'admissionregistration.k8s.io', version: 'v1', resource, name });
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const clean of cleanups.reverse()) await clean().catch(() => undefined);
 });
-
-/** Refuses pods labelled LABEL=yes in this file's namespace; resolves once the apiserver enforces it. */
-async function refuseLabelledPods(): Promise<void> {
-  const { rest } = sandbox();
-  const name = uniqueName('ebb-test-explain-deny');
-  const rule = { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] };
-  const expression = `!has(object.metadata.labels) || !('${LABEL}' in object.metadata.labels) || object.metadata.labels['${LABEL}'] != 'yes'`;
-  await rest.create(admission('validatingadmissionpolicies'), {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicy',
-    metadata: { name },
-    spec: {
-      failurePolicy: 'Fail',
-      matchConstraints: { resourceRules: [rule] },
-      validations: [{ expression, message: `pods labelled ${LABEL}=yes are not allowed here` }],
-    },
-  });
-  cleanups.push(() => rest.delete(admission('validatingadmissionpolicies', name)));
-  await rest.create(admission('validatingadmissionpolicybindings'), {
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicyBinding',
-    metadata: { name },
-    spec: { policyName: name, validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': ctl.ns } } } },
-  });
-  cleanups.push(() => rest.delete(admission('validatingadmissionpolicybindings', name)));
-  const probe = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { generateName: 'probe-', labels: { [LABEL]: 'yes' } },
-    spec: { containers: [{ name: 'c', image: image('probe') }] },
-  };
-  await waitFor(
-    () =>
-      rest.create(core('pods', ctl.ns), probe, { dryRun: 'All' }).then(
-        () => undefined,
-        () => true,
-      ),
-    {
-      timeoutMs: 30_000,
-      intervalMs: 200,
-      what: `policy ${name} in force`,
-    },
-  );
-}
 
 const template = (name: string, tag: string, denied: boolean): AppSpec['template'] => ({
   metadata: { labels: { app: name, ...(denied ? { [LABEL]: 'yes' } : {}) } },
@@ -72,7 +25,7 @@ const template = (name: string, tag: string, denied: boolean): AppSpec['template
 
 describe('ebb rollout explain: a rollout held by the dry run', () => {
   it('names the refusal as the wait, on the pod it keeps, and the delete it does not make', async () => {
-    await refuseLabelledPods();
+    await refusePodsLabelled(ctl.ns, LABEL, cleanups);
     const name = uniqueName('held');
     await createApp(ctl.ns, name, { replicas: 2, template: template(name, 'v1', false) });
     await settled(ctl.ns, name);
