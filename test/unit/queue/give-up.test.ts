@@ -3,7 +3,7 @@
  * longer than the retry budget) is reconciled again after the capped backoff, without a new watch event:
  * `startWorker` against a real Redis, with the timers worker the watcher runs.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { timersWorkerOptions } from '../../../src/queue/queues.ts';
 import { processTimer, type TimerData } from '../../../src/queue/timers.ts';
 import { parseWorkerConfig } from '../../../src/workers/config.ts';
 import { startWorker, type RunningWorker } from '../../../src/workers/worker.ts';
-import { useRedis } from './support.ts';
+import { useRedis, writeUnusedKubeconfig } from './support.ts';
 
 const redis = useRedis();
 const key: ObjectKey = { kind: 'App', namespace: 'ns', name: 'web' };
@@ -29,18 +29,8 @@ describe('a job that gave up on an error that may heal', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ebb-give-up-'));
     kubeconfig = join(dir, 'kubeconfig');
-    // Never contacted: the reconciler below is a fake.
-    await writeFile(
-      kubeconfig,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
-        users: [{ name: 'u', user: { token: 'unused' } }],
-        contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
-        'current-context': 'x',
-      }),
-    );
+    // Never contacted: the reconcilers here are fakes.
+    await writeUnusedKubeconfig(kubeconfig);
   });
 
   afterAll(async () => {

@@ -3,7 +3,7 @@
  * temp dir), a unique key prefix per test, and cleanup of every queue, worker and connection a test made.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker, type Processor, type WorkerOptions } from 'bullmq';
@@ -98,4 +98,17 @@ export function gate(): { promise: Promise<void>; open(): void } {
     open = r;
   });
   return { promise, open };
+}
+
+/** A kubeconfig for a worker whose reconcilers are fakes: it names an apiserver nobody serves. */
+export async function writeUnusedKubeconfig(path: string): Promise<void> {
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
+    users: [{ name: 'u', user: { token: 'unused' } }],
+    contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
+    'current-context': 'x',
+  };
+  await writeFile(path, JSON.stringify(config));
 }

@@ -3,7 +3,7 @@
  * names another object than the id) are dropped without a reconcile and without a retry; and /healthz fails
  * once Redis has been out of reach for EBB_REDIS_UNHEALTHY_AFTER, and recovers when Redis answers again.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { ownJobKey, reconcileJobId } from '../../../src/queue/job-id.ts';
 import type { ObjectKey } from '../../../src/queue/names.ts';
 import { parseWorkerConfig } from '../../../src/workers/config.ts';
 import { startWorker, type RunningWorker } from '../../../src/workers/worker.ts';
-import { useRedis } from './support.ts';
+import { useRedis, writeUnusedKubeconfig } from './support.ts';
 
 const redis = useRedis();
 const key: ObjectKey = { kind: 'App', namespace: 'ns', name: 'web' };
@@ -42,18 +42,8 @@ describe('the worker', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ebb-worker-guards-'));
     kubeconfig = join(dir, 'kubeconfig');
-    // Never contacted: the reconcilers below are fakes.
-    await writeFile(
-      kubeconfig,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
-        users: [{ name: 'u', user: { token: 'unused' } }],
-        contexts: [{ name: 'x', context: { cluster: 'c', user: 'u' } }],
-        'current-context': 'x',
-      }),
-    );
+    // Never contacted: the reconcilers here are fakes.
+    await writeUnusedKubeconfig(kubeconfig);
   });
   afterEach(async () => {
     await worker?.stop();
