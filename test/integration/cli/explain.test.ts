@@ -80,7 +80,7 @@ describe('ebb rollout explain', () => {
     // The timer the reconcile set, read from the timers queue.
     expect(text).toMatch(/NEXT\n {2}in (9m\d\ds|10m00s) \(\S+\) timer canary-pause: the canary pause step ends\n/);
     // The last reconcile's summary and log lines, read from the reconcile queue.
-    expect(text).toMatch(new RegExp(`LAST RECONCILE\\n {2}\\S+ ago \\(job App\\.${ctl.ns}\\.${name}\\.[0-9a-f]{12}\\): `));
+    expect(text).toMatch(new RegExp(`LAST RECONCILE\\n {2}(now|\\S+ ago) \\(job App\\.${ctl.ns}\\.${name}\\.[0-9a-f]{12}\\): `));
     expect(text).not.toContain('NOTES');
 
     const pane = await inTerminal(tmux, name, 100);
