@@ -51,7 +51,7 @@ describe('canary', () => {
     expect(timed.app.status?.conditions).toContainEqual(expect.objectContaining({ type: ConditionType.paused, status: 'True', reason: 'CanaryTimedPause' }));
 
     // The timer fires 5 s after pausedAt and the rollout completes.
-    const done = await settled(ctl.ns, name, v2, 60_000);
+    const done = await settled(ctl.ns, name, v2);
     expect(Date.now() - pausedAt).toBeGreaterThanOrEqual(5_000);
     expect(done.app.status?.canary).toEqual({ step: 4 });
     expect(done.app.status).toMatchObject({ currentRevision: v2, updatedReplicas: 4 });

@@ -166,7 +166,7 @@ export async function until(
         opts.onEach?.(s);
         return check(s) ? s : undefined;
       },
-      { timeoutMs: opts.timeoutMs ?? 60_000, intervalMs: 100, what: opts.what ?? `App ${ns}/${name}` },
+      { timeoutMs: opts.timeoutMs ?? 120_000, intervalMs: 100, what: opts.what ?? `App ${ns}/${name}` },
     );
   } catch (err) {
     const pods = last?.pods.map(

@@ -35,7 +35,7 @@ describe('rollout notifications', () => {
     await patchApp(ctl.ns, name, { template: template(name, 'v2') });
     const s = await settled(ctl.ns, name);
     const got = await waitFor(() => Promise.resolve(received.find((b) => b.ebb.app === name && b.ebb.reason === 'RolloutComplete')), {
-      timeoutMs: 30_000,
+      timeoutMs: 90_000,
       what: 'the RolloutComplete notification',
     });
     expect(got.text).toContain(`App ${ctl.ns}/${name}: rollout complete.`);

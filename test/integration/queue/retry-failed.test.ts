@@ -58,7 +58,7 @@ describe('ebb queue status / retry-failed', () => {
     await createApps(rest, ns, ['web', 'api']);
 
     await waitFor(async () => ((await queueStatus(cli)).queues[0]?.counts.failed === 2 ? true : undefined), {
-      timeoutMs: 30_000,
+      timeoutMs: 90_000,
       what: 'two failed reconciles',
     });
     const text = await ebbQueueOk(['status'], cli);
