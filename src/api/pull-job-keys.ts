@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GROUP } from './group.ts';
+import type { ImagePullJobStatus } from './image-pull-job.ts';
 
 const MANAGER_PREFIX = 'ebb-pulljob/';
 const FIELD_MANAGER_MAX_LENGTH = 128;
@@ -71,3 +72,8 @@ export const PullJobEventReason = {
   /** ttlSecondsAfterFinished passed: the worker deletes the job. */
   deleting: 'TTLExpired',
 } as const;
+
+/** Whether a job is finished: condition Complete or Failed is True. */
+export function isPullJobFinished(status: ImagePullJobStatus | undefined): boolean {
+  return status?.conditions?.some((c) => (c.type === PullJobCondition.complete || c.type === PullJobCondition.failed) && c.status === 'True') === true;
+}
