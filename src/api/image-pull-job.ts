@@ -65,12 +65,7 @@ export const ImagePullJobSpecSchema = Type.Object(
   },
   {
     description: 'What to pull, where, and for how long.',
-    'x-kubernetes-validations': [
-      immutable('images'),
-      immutable('nodeSelector'),
-      immutable('pullSecrets'),
-      immutable('completionPolicy'),
-    ],
+    'x-kubernetes-validations': [immutable('images'), immutable('nodeSelector'), immutable('pullSecrets'), immutable('completionPolicy')],
   },
 );
 export type ImagePullJobSpec = Static<typeof ImagePullJobSpecSchema>;

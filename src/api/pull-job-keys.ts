@@ -53,6 +53,10 @@ export const PullJobCondition = {
 } as const;
 
 export const PullJobReason = {
+  /** Complete False: nodes are pulling or wait for a slot (parallelism). */
+  inProgress: 'InProgress',
+  /** Complete False for good: completionPolicy Never. */
+  neverCompletes: 'NeverCompletes',
   /** Complete: every node pulled every image. */
   allPulled: 'AllNodesPulled',
   /** Complete: every node is done, some failed. */

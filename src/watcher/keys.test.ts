@@ -64,7 +64,10 @@ describe('entryOwnerKeys', () => {
 describe('entryOwnerKeys and ImagePullJobs', () => {
   it('maps pull-job managers to their jobs, beside the Apps, in the watched namespaces only', () => {
     const obj: KubeObject = {
-      metadata: { name: 'node-1', managedFields: ['ebb-pulljob/ops/warm.v2', 'ebb-prewarm/ops/web', 'ebb-pulljob/other/x', 'ebb-pulljob/ops'].map((manager) => ({ manager })) },
+      metadata: {
+        name: 'node-1',
+        managedFields: ['ebb-pulljob/ops/warm.v2', 'ebb-prewarm/ops/web', 'ebb-pulljob/other/x', 'ebb-pulljob/ops'].map((manager) => ({ manager })),
+      },
     };
     expect(entryOwnerKeys(obj, ['ops'])).toEqual([
       { kind: 'ImagePullJob', namespace: 'ops', name: 'warm.v2' },

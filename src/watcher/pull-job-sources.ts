@@ -67,5 +67,11 @@ export function pullJobSource(namespace: string | undefined): SourceSpec {
 /** The Nodes: no key of their own, the open pull jobs when a node joins, leaves or is relabelled. */
 export function nodeSource(known: OpenJobs): SourceSpec {
   const labels = new NodeLabels();
-  return { name: 'nodes', ref: core('nodes'), keyOf: () => undefined, tracked: false, relatedKeys: (o, type) => (labels.changed(o, type) ? openPullJobs(known) : []) };
+  return {
+    name: 'nodes',
+    ref: core('nodes'),
+    keyOf: () => undefined,
+    tracked: false,
+    relatedKeys: (o, type) => (labels.changed(o, type) ? openPullJobs(known) : []),
+  };
 }

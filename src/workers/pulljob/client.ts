@@ -85,7 +85,9 @@ export function restPullJobClient(rest: KubeRest, signal: AbortSignal, pullSecre
     apply: async (action, fieldManager) => {
       const a = action.kind === 'request' && !pullSecrets ? { ...action, pullSecret: undefined } : action;
       // A clear that meets no ImageList with that uid: the ImageList is gone, and the entries with it.
-      await rest.apply(imageListRef(action.node), pullJobApplyBody(a), fieldManager, false, signal).catch(action.kind === 'clear' ? ignore('Conflict', 'NotFound') : ignore());
+      await rest
+        .apply(imageListRef(action.node), pullJobApplyBody(a), fieldManager, false, signal)
+        .catch(action.kind === 'clear' ? ignore('Conflict', 'NotFound') : ignore());
     },
     writeStatus: async (job, status) => {
       const body = { apiVersion: API_VERSION, kind: IMAGE_PULL_JOB_KIND, metadata: { name: job.metadata.name, namespace: job.metadata.namespace }, status };
@@ -99,7 +101,12 @@ export function restPullJobClient(rest: KubeRest, signal: AbortSignal, pullSecre
     record: async (job, event, now) => {
       // Best effort: an Event that cannot be written is not worth a retry of the reconcile.
       await rest
-        .create({ group: 'events.k8s.io', version: 'v1', resource: 'events', namespace: job.metadata.namespace }, eventBody(job, event, now), {}, AbortSignal.timeout(EVENT_WRITE_TIMEOUT_MS))
+        .create(
+          { group: 'events.k8s.io', version: 'v1', resource: 'events', namespace: job.metadata.namespace },
+          eventBody(job, event, now),
+          {},
+          AbortSignal.timeout(EVENT_WRITE_TIMEOUT_MS),
+        )
         .catch(() => undefined);
     },
   };

@@ -150,15 +150,20 @@ function failureEvents(before: ImagePullJobStatus | undefined, now: readonly Fai
   return fresh.slice(0, MESSAGE_NODES).map((f) => ({ type: 'Warning', reason: PullJobEventReason.nodeFailed, message: `node ${f.node}: ${f.message}` }));
 }
 
-export function planPullJob(input: PullJobInput): PullJobPlan {
+/** What was observed of a job that is not finished: its nodes, their states and the status counted from them. */
+interface Observed {
+  selected: string[];
+  states: Map<string, NodeState>;
+  stale: ClusterStored<ImageList>[];
+  fails: FailedNode[];
+  base: ImagePullJobStatus;
+  deadlineAt: number | undefined;
+}
+
+function observe(input: PullJobInput): Observed {
   const { job, now } = input;
   const before = job.status;
-  if (isPullJobFinished(before)) return planFinished(input, before ?? {}, []);
-  const events: PullJobEvent[] = [];
   const startTime = before?.startTime ?? rfc3339(now);
-  if (!before?.startTime) events.push({ type: 'Normal', reason: PullJobEventReason.started, message: `pulling ${job.spec.images.length} image(s)` });
-  const generation = job.metadata.generation;
-  const deadlineAt = job.spec.activeDeadlineSeconds === undefined ? undefined : secondsAfter(startTime, job.spec.activeDeadlineSeconds);
   const selected = input.nodes
     .filter((n) => matchesSelector(n.labels, job.spec.nodeSelector))
     .map((n) => n.name)
@@ -168,45 +173,70 @@ export function planPullJob(input: PullJobInput): PullJobPlan {
   const counts = (s: NodeState['state']): number => [...states.values()].filter((v) => v.state === s).length;
   const base: ImagePullJobStatus = {
     ...(before ?? {}),
-    observedGeneration: generation,
+    observedGeneration: job.metadata.generation,
     startTime,
     desired: selected.length,
     succeeded: counts('pulled'),
     failed: counts('failed'),
     failedNodes: fails,
   };
-  events.push(...failureEvents(before, fails));
-  if (deadlineAt !== undefined && now.getTime() >= deadlineAt) {
-    const message = `activeDeadlineSeconds (${job.spec.activeDeadlineSeconds}s) passed: ${base.succeeded} of ${selected.length} nodes pulled the images`;
+  const deadlineAt = job.spec.activeDeadlineSeconds === undefined ? undefined : secondsAfter(startTime, job.spec.activeDeadlineSeconds);
+  return { selected, states, stale, fails, base, deadlineAt };
+}
+
+/** Condition Complete True for a job whose every selected node is done (or that selects none). */
+function completion(o: Observed): ConditionInput & { failed: boolean } {
+  const failed = o.fails.length > 0;
+  const n = o.selected.length;
+  const reason = n === 0 ? PullJobReason.noNodes : failed ? PullJobReason.someFailed : PullJobReason.allPulled;
+  const failures = failed ? `; failed on ${nodeList(o.fails.map((f) => f.node))}` : '';
+  const message = n === 0 ? 'no node matches the nodeSelector' : `${o.base.succeeded} of ${n} nodes pulled the images${failures}`;
+  return { type: PullJobCondition.complete, status: 'True', reason, message, failed };
+}
+
+/** Condition Complete False while nodes are pulling or waiting (always, with completionPolicy Never). */
+function progressCondition(o: Observed, active: number, waiting: number, never: boolean): ConditionInput {
+  const progress = `${o.base.succeeded} of ${o.selected.length} nodes pulled the images, ${active} pulling, ${waiting} waiting`;
+  if (!never) return { type: PullJobCondition.complete, status: 'False', reason: PullJobReason.inProgress, message: progress };
+  return {
+    type: PullJobCondition.complete,
+    status: 'False',
+    reason: PullJobReason.neverCompletes,
+    message: `completionPolicy Never: ${progress}; nodes that join are warmed too`,
+  };
+}
+
+export function planPullJob(input: PullJobInput): PullJobPlan {
+  const { job, now } = input;
+  const before = job.status;
+  if (isPullJobFinished(before)) return planFinished(input, before ?? {}, []);
+  const o = observe(input);
+  const events: PullJobEvent[] = [];
+  if (!before?.startTime) events.push({ type: 'Normal', reason: PullJobEventReason.started, message: `pulling ${job.spec.images.length} image(s)` });
+  events.push(...failureEvents(before, o.fails));
+  if (o.deadlineAt !== undefined && now.getTime() >= o.deadlineAt) {
+    const message = `activeDeadlineSeconds (${job.spec.activeDeadlineSeconds}s) passed: ${o.base.succeeded} of ${o.selected.length} nodes pulled the images`;
     events.push({ type: 'Warning', reason: PullJobEventReason.deadlineExceeded, message });
-    return finish(input, base, { type: PullJobCondition.failed, status: 'True', reason: PullJobReason.deadlineExceeded, message }, events);
+    return finish(input, o.base, { type: PullJobCondition.failed, status: 'True', reason: PullJobReason.deadlineExceeded, message }, events);
   }
-  const pulling = [...states].filter(([, s]) => s.state === 'pulling').map(([n]) => n);
+  const pulling = [...o.states].filter(([, s]) => s.state === 'pulling').map(([n]) => n);
   const slots = job.spec.parallelism === undefined ? Infinity : Math.max(0, job.spec.parallelism - pulling.length);
-  const fresh = selected.filter((n) => !states.has(n)).slice(0, slots);
-  const waiting = selected.length - states.size - fresh.length;
+  const fresh = o.selected.filter((n) => !o.states.has(n)).slice(0, slots);
+  const waiting = o.selected.length - o.states.size - fresh.length;
   const never = job.spec.completionPolicy === CompletionPolicy.never;
   if (!never && pulling.length === 0 && fresh.length === 0 && waiting === 0) {
-    const failed = fails.length > 0;
-    const reason = selected.length === 0 ? PullJobReason.noNodes : failed ? PullJobReason.someFailed : PullJobReason.allPulled;
-    const message =
-      selected.length === 0
-        ? 'no node matches the nodeSelector'
-        : `${base.succeeded} of ${selected.length} nodes pulled the images${failed ? `; failed on ${nodeList(fails.map((f) => f.node))}` : ''}`;
-    events.push({ type: failed ? 'Warning' : 'Normal', reason: PullJobEventReason.completed, message });
-    return finish(input, base, { type: PullJobCondition.complete, status: 'True', reason, message }, events);
+    const { failed, ...c } = completion(o);
+    events.push({ type: failed ? 'Warning' : 'Normal', reason: PullJobEventReason.completed, message: c.message });
+    return finish(input, o.base, c, events);
   }
-  const key = requestKey(job);
-  const secret = jobPullSecret(job);
+  const label = { key: input.id.labelKey, value: requestKey(job) };
   const images = [...job.spec.images].sort();
-  const actions: PullJobAction[] = fresh.map((node) => ({ kind: 'request', node, label: { key: input.id.labelKey, value: key }, images, pullSecret: secret }));
-  actions.push(...clearAll(stale.filter((l) => !fresh.includes(l.metadata.name))));
+  const pullSecret = jobPullSecret(job);
+  const actions: PullJobAction[] = fresh.map((node) => ({ kind: 'request', node, label, images, pullSecret }));
+  actions.push(...clearAll(o.stale.filter((l) => !fresh.includes(l.metadata.name))));
   const active = pulling.length + fresh.length;
-  const progress = `${base.succeeded} of ${selected.length} nodes pulled the images, ${active} pulling, ${waiting} waiting`;
-  const c: ConditionInput = never
-    ? { type: PullJobCondition.complete, status: 'False', reason: 'NeverCompletes', message: `completionPolicy Never: ${progress}; nodes that join are warmed too` }
-    : { type: PullJobCondition.complete, status: 'False', reason: 'InProgress', message: progress };
-  const status = { ...base, active, conditions: setCondition(before?.conditions, c, now, generation) };
-  const wait = deadlineAt === undefined ? undefined : { reason: DEADLINE_WAIT, afterMs: Math.max(0, deadlineAt - now.getTime()) };
+  const c = progressCondition(o, active, waiting, never);
+  const status = { ...o.base, active, conditions: setCondition(before?.conditions, c, now, job.metadata.generation) };
+  const wait = o.deadlineAt === undefined ? undefined : { reason: DEADLINE_WAIT, afterMs: Math.max(0, o.deadlineAt - now.getTime()) };
   return { actions, status, events, deleteJob: false, wait };
 }

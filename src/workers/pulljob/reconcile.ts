@@ -11,7 +11,8 @@ import { pullJobFieldManager, pullJobLabelKey } from '../../api/pull-job-keys.ts
 import type { ObjectKey } from '../../queue/names.ts';
 import type { Reconciler, ReconcileContext, ReconcileResult } from '../types.ts';
 import type { PullJobClient } from './client.ts';
-import { planGone, planPullJob, type PullJobAction, type PullJobIdentity } from './plan.ts';
+import { planGone, planPullJob, type PullJobAction, type PullJobIdentity, type PullJobPlan } from './plan.ts';
+import type { ImagePullJobStatus } from '../../api/image-pull-job.ts';
 
 /** ImageList writes that failed: thrown after the status is written, so the queue retries with backoff. */
 export class PullJobWriteError extends Error {
@@ -38,7 +39,10 @@ async function clearGone(client: PullJobClient, id: PullJobIdentity, ctx: Reconc
   const actions = planGone(await client.lists(id.labelKey));
   const failed = await perform(client, actions, id.fieldManager, ctx);
   if (failed > 0) throw new PullJobWriteError(`clearing the entries of a deleted ImagePullJob failed on ${failed} ImageList(s)`);
-  return { summary: { gone: true, cleared: actions.length }, logs: [actions.length > 0 ? `cleared ${actions.length} ImageList(s) of a deleted job` : 'the job is gone'] };
+  return {
+    summary: { gone: true, cleared: actions.length },
+    logs: [actions.length > 0 ? `cleared ${actions.length} ImageList(s) of a deleted job` : 'the job is gone'],
+  };
 }
 
 export function imagePullJobReconciler(clientOf: (ctx: ReconcileContext) => PullJobClient): Reconciler {
@@ -55,15 +59,18 @@ export function imagePullJobReconciler(clientOf: (ctx: ReconcileContext) => Pull
     for (const e of plan.events) await client.record(job, e, now);
     if (failed > 0) throw new PullJobWriteError(`${failed} ImageList write(s) of the ImagePullJob failed`);
     if (plan.deleteJob) await client.deleteJob(job);
-    const st = plan.status ?? job.status;
-    const summary = {
-      actions: { request: count(plan.actions, 'request'), clear: count(plan.actions, 'clear'), ...(plan.deleteJob ? { deleteJob: 1 } : {}) },
-      desired: st?.desired ?? 0,
-      active: st?.active ?? 0,
-      succeeded: st?.succeeded ?? 0,
-      failed: st?.failed ?? 0,
-    };
-    const logs = [`nodes: ${summary.succeeded}/${summary.desired} pulled, ${summary.active} active, ${summary.failed} failed`];
-    return { summary, logs, ...(plan.wait ? { wait: plan.wait } : {}) };
+    return { ...said(plan, plan.status ?? job.status), ...(plan.wait ? { wait: plan.wait } : {}) };
   };
+}
+
+/** The job's summary and log line: what was written and the node counts. */
+function said(plan: PullJobPlan, st: ImagePullJobStatus | undefined): Pick<ReconcileResult, 'summary' | 'logs'> {
+  const summary = {
+    actions: { request: count(plan.actions, 'request'), clear: count(plan.actions, 'clear'), ...(plan.deleteJob ? { deleteJob: 1 } : {}) },
+    desired: st?.desired ?? 0,
+    active: st?.active ?? 0,
+    succeeded: st?.succeeded ?? 0,
+    failed: st?.failed ?? 0,
+  };
+  return { summary, logs: [`nodes: ${summary.succeeded}/${summary.desired} pulled, ${summary.active} active, ${summary.failed} failed`] };
 }
