@@ -114,4 +114,36 @@ describe('an ImagePullJob on two of three nodes by label', () => {
     });
     expect(events.items.filter((e) => e.regarding?.name === name).map((e) => e.reason)).toEqual(expect.arrayContaining(['Started', 'Completed']));
   }, 240_000);
+
+  it('with completionPolicy Never, warms a node that gains the label later; deleting the job clears its entries', async () => {
+    const [a, , c] = nodes as [DedicatedNode, DedicatedNode, DedicatedNode];
+    const name = `keep-${tag}`;
+    const label = `${LABEL}-keep`;
+    const image = `${IMAGE}-keep`;
+    const status = (want: { desired: number; succeeded: number }) =>
+      waitFor(
+        async () => {
+          const st = (await readJob(ctl.ns, name))?.status;
+          return st?.desired === want.desired && st.succeeded === want.succeeded ? st : undefined;
+        },
+        { ...WAIT, what: `ImagePullJob ${name} at ${JSON.stringify(want)}` },
+      );
+    await sandbox().rest.patch(core('nodes', undefined, a.name), { metadata: { labels: { [label]: 'yes' } } }, PatchType.merge);
+    await createJob(ctl.ns, name, { images: [image], nodeSelector: { [label]: 'yes' }, completionPolicy: 'Never' });
+    const first = await status({ desired: 1, succeeded: 1 });
+    expect(first.conditions?.find((x) => x.type === 'Complete')).toMatchObject({ status: 'False', reason: 'NeverCompletes' });
+    expect(c.node.store.status(image)).toBeUndefined();
+
+    // The node's label change reaches the job through the watcher's Node watch: nothing else changes.
+    await sandbox().rest.patch(core('nodes', undefined, c.name), { metadata: { labels: { [label]: 'yes' } } }, PatchType.merge);
+    await status({ desired: 2, succeeded: 2 });
+    expect(c.node.store.status(image)).toBeDefined();
+
+    await sandbox().rest.delete(imagePullJobRef(ctl.ns, name));
+    for (const n of [a, c])
+      await waitFor(async () => ((await readList(n.name))?.spec?.images?.some((e) => e.image === image) ? undefined : true), {
+        ...WAIT,
+        what: `the deleted job's entries gone from ${n.name}`,
+      });
+  }, 240_000);
 });
