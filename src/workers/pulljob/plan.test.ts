@@ -3,7 +3,18 @@ import type { ImageList, ImageStatus } from '../../api/image-list.ts';
 import type { ImagePullJob, ImagePullJobSpec, ImagePullJobStatus } from '../../api/image-pull-job.ts';
 import { pullJobFieldManager, pullJobLabelKey } from '../../api/pull-job-keys.ts';
 import type { ClusterStored, Stored } from '../../kube/types.ts';
-import { DEADLINE_WAIT, matchesSelector, planGone, planPullJob, requestKey, TTL_WAIT, type NodeInfo, type PullJobInput } from './plan.ts';
+import {
+  DEADLINE_WAIT,
+  matchesSelector,
+  PROGRESS_POLL_MS,
+  PROGRESS_WAIT,
+  planGone,
+  planPullJob,
+  requestKey,
+  TTL_WAIT,
+  type NodeInfo,
+  type PullJobInput,
+} from './plan.ts';
 
 const IMG = 'registry.example.com/team/app:v2';
 const NOW = new Date('2026-01-01T00:10:00Z');
@@ -152,6 +163,16 @@ describe('planPullJob', () => {
     const [action] = planPullJob(input(j, [node('a')])).actions;
     expect(action).toMatchObject({ kind: 'request', pullSecret: { namespace: 'ops', name: 'regcred' } });
     expect(requestKey(j)).not.toBe(requestKey(job()));
+  });
+});
+
+describe('a job whose ImageList events do not reach it (hashed field manager)', () => {
+  it('polls while nodes pull, and not once none does', () => {
+    const j = job({ completionPolicy: 'Never' }, { startTime: '2026-01-01T00:00:00Z' });
+    const unwatched = { ...id, watched: false };
+    expect(planPullJob({ ...input(j, [node('a')]), id: unwatched }).wait).toEqual({ reason: PROGRESS_WAIT, afterMs: PROGRESS_POLL_MS });
+    expect(planPullJob({ ...input(j, [node('a')]) }).wait).toBeUndefined();
+    expect(planPullJob({ ...input(j, [node('a')], [list('a', j, 'Pulled')]), id: unwatched }).wait).toBeUndefined();
   });
 });
 

@@ -22,6 +22,11 @@ import type { Wait } from '../types.ts';
 export interface PullJobIdentity {
   fieldManager: string;
   labelKey: string;
+  /**
+   * Whether the watcher maps ImageList events to this job (it reads the job from the field manager). False
+   * for a hashed manager (a very long namespace and name): the job polls while nodes pull instead.
+   */
+  watched?: boolean | undefined;
 }
 
 export interface NodeInfo {
@@ -66,6 +71,9 @@ export interface PullJobPlan {
 
 export const DEADLINE_WAIT = 'pulljob-deadline';
 export const TTL_WAIT = 'pulljob-ttl';
+export const PROGRESS_WAIT = 'pulljob-progress';
+/** How often a job whose ImageList events do not reach it reads its nodes' progress while they pull. */
+export const PROGRESS_POLL_MS = 15_000;
 const MESSAGE_NODES = 3;
 
 /** Whether the node's labels carry every selector entry (an empty selector selects every node). */
@@ -237,6 +245,13 @@ export function planPullJob(input: PullJobInput): PullJobPlan {
   const active = pulling.length + fresh.length;
   const c = progressCondition(o, active, waiting, never);
   const status = { ...o.base, active, conditions: setCondition(before?.conditions, c, now, job.metadata.generation) };
-  const wait = o.deadlineAt === undefined ? undefined : { reason: DEADLINE_WAIT, afterMs: Math.max(0, o.deadlineAt - now.getTime()) };
-  return { actions, status, events, deleteJob: false, wait };
+  return { actions, status, events, deleteJob: false, wait: nextWait(input, o, active) };
+}
+
+/** When to come back while the job runs: at its deadline, and every PROGRESS_POLL_MS while nodes pull unwatched. */
+function nextWait(input: PullJobInput, o: Observed, active: number): Wait | undefined {
+  const deadline = o.deadlineAt === undefined ? undefined : { reason: DEADLINE_WAIT, afterMs: Math.max(0, o.deadlineAt - input.now.getTime()) };
+  const poll = input.id.watched === false && active > 0 ? { reason: PROGRESS_WAIT, afterMs: PROGRESS_POLL_MS } : undefined;
+  if (deadline && poll) return deadline.afterMs <= poll.afterMs ? deadline : poll;
+  return deadline ?? poll;
 }

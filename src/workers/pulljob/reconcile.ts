@@ -7,7 +7,7 @@
  * finalizer is needed.
  */
 import { canonicalJson } from '../../common/canonical-json.ts';
-import { pullJobFieldManager, pullJobLabelKey } from '../../api/pull-job-keys.ts';
+import { parsePullJobFieldManager, pullJobFieldManager, pullJobLabelKey } from '../../api/pull-job-keys.ts';
 import type { ObjectKey } from '../../queue/names.ts';
 import type { Reconciler, ReconcileContext, ReconcileResult } from '../types.ts';
 import type { PullJobClient } from './client.ts';
@@ -48,7 +48,8 @@ async function clearGone(client: PullJobClient, id: PullJobIdentity, ctx: Reconc
 export function imagePullJobReconciler(clientOf: (ctx: ReconcileContext) => PullJobClient): Reconciler {
   return async (key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> => {
     const client = clientOf(ctx);
-    const id = { fieldManager: pullJobFieldManager(key.namespace, key.name), labelKey: pullJobLabelKey(key.namespace, key.name) };
+    const fieldManager = pullJobFieldManager(key.namespace, key.name);
+    const id = { fieldManager, labelKey: pullJobLabelKey(key.namespace, key.name), watched: parsePullJobFieldManager(fieldManager) !== undefined };
     const job = await client.get(key.namespace, key.name);
     if (!job || job.metadata.deletionTimestamp) return clearGone(client, id, ctx);
     const [nodes, lists] = await Promise.all([client.nodes(job.spec.nodeSelector), client.lists(id.labelKey)]);
