@@ -5,6 +5,10 @@
  * third node is never touched; after ttlSecondsAfterFinished the job is deleted and its entries are gone.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VERSION, IMAGE_PULL_JOB_KIND, imagePullJobRef } from '../../../src/api/group.ts';
 import type { ImagePullJob } from '../../../src/api/image-pull-job.ts';
@@ -20,6 +24,7 @@ import { rejection, sandbox } from '../support.ts';
 import { startDedicatedNode, type DedicatedNode } from './dedicated-node.ts';
 import { deleteList, readList } from './helpers.ts';
 
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const ctl = useController('pulljob');
 const tag = randomBytes(3).toString('hex');
 const IMAGE = `registry.example.com/pulljob/warm:${tag}`;
@@ -68,6 +73,9 @@ describe('an ImagePullJob on two of three nodes by label', () => {
     await createJob(ctl.ns, 'fixed', { images: [IMAGE], nodeSelector: { [LABEL]: 'nobody' } });
     const change = await rejection(sandbox().rest.patch(imagePullJobRef(ctl.ns, 'fixed'), { spec: { images: [`${IMAGE}-2`] } }, PatchType.merge));
     expect(change.message).toContain('images is immutable');
+    // The sample in deploy/samples is accepted as written.
+    const sample = parse(readFileSync(join(ROOT, 'deploy', 'samples', 'imagepulljob.yaml'), 'utf8')) as Record<string, unknown>;
+    await sandbox().rest.create(imagePullJobRef(ctl.ns), sample, { dryRun: 'All' });
   });
 
   it('reaches succeeded=2 and Complete, leaves the third node untouched, and is gone with its entries after its TTL', async () => {
