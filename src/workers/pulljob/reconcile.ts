@@ -7,6 +7,7 @@
  * finalizer is needed.
  */
 import { canonicalJson } from '../../common/canonical-json.ts';
+import { ClassifiedError, errorSummary } from '../../common/errors.ts';
 import { parsePullJobFieldManager, pullJobFieldManager, pullJobLabelKey } from '../../api/pull-job-keys.ts';
 import type { ObjectKey } from '../../queue/names.ts';
 import type { Reconciler, ReconcileContext, ReconcileResult } from '../types.ts';
@@ -15,8 +16,9 @@ import { planGone, planPullJob, type PullJobAction, type PullJobIdentity, type P
 import type { ImagePullJobStatus } from '../../api/image-pull-job.ts';
 
 /** ImageList writes that failed: thrown after the status is written, so the queue retries with backoff. */
-export class PullJobWriteError extends Error {
+export class PullJobWriteError extends ClassifiedError {
   override readonly name = 'PullJobWriteError';
+  readonly retryClass = 'transient';
 }
 
 /** Performs every action; returns how many failed (each logged). */
@@ -27,7 +29,7 @@ async function perform(client: PullJobClient, actions: readonly PullJobAction[],
       await client.apply(action, manager);
     } catch (err) {
       failed++;
-      ctx.log.warn({ action: action.kind, node: action.node, err: err instanceof Error ? err.message : String(err) }, 'ImagePullJob ImageList write failed');
+      ctx.log.warn({ action: action.kind, node: action.node, err: errorSummary(err) }, 'ImagePullJob ImageList write failed');
     }
   }
   return failed;
