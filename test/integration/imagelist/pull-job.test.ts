@@ -29,6 +29,7 @@ const ctl = useController('pulljob');
 const tag = randomBytes(3).toString('hex');
 const IMAGE = `registry.example.com/pulljob/warm:${tag}`;
 const LABEL = `pulljob.test.ebb.dev/${tag}`;
+const TABLE = 'application/json;as=Table;g=meta.k8s.io;v=v1';
 /** Generous: the machine may be busy with other runs. */
 const WAIT = { timeoutMs: 90_000, intervalMs: 250 };
 
@@ -91,6 +92,8 @@ describe('an ImagePullJob on two of three nodes by label', () => {
       { ...WAIT, what: `ImagePullJob ${name} Complete` },
     );
     expect(done.status).toMatchObject({ desired: 2, succeeded: 2, failed: 0, active: 0 });
+    const { desired, active, succeeded, failed } = done.status ?? {};
+    process.stdout.write(`ImagePullJob ${name}: desired=${desired} active=${active} succeeded=${succeeded} failed=${failed}, Complete=True\n`);
     expect(done.status?.failedNodes ?? []).toEqual([]);
     expect(done.status?.conditions?.find((x) => x.type === 'Complete')).toMatchObject({ reason: 'AllNodesPulled' });
     // The two labelled nodes hold the image, pulled once each by their daemon; the third pulled nothing.
@@ -146,6 +149,13 @@ describe('an ImagePullJob on two of three nodes by label', () => {
     await sandbox().rest.patch(core('nodes', undefined, c.name), { metadata: { labels: { [label]: 'yes' } } }, PatchType.merge);
     await status({ desired: 2, succeeded: 2 });
     expect(c.node.store.status(image)).toBeDefined();
+    // What `kubectl get ebpull` prints: the printer columns, as the apiserver renders them.
+    const table = (await sandbox().rest.list(imagePullJobRef(ctl.ns), { fieldSelector: `metadata.name=${name}` }, undefined, TABLE)) as unknown as {
+      columnDefinitions: { name: string }[];
+      rows: { cells: unknown[] }[];
+    };
+    expect(table.columnDefinitions.map((d) => d.name)).toEqual(['Name', 'Desired', 'Active', 'Succeeded', 'Failed', 'Complete', 'Age', 'Policy']);
+    expect(table.rows[0]?.cells.slice(0, 6)).toEqual([name, 2, 0, 2, 0, 'False']);
 
     await sandbox().rest.delete(imagePullJobRef(ctl.ns, name));
     for (const n of [a, c])
