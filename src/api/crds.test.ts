@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { CRD_DIR, renderCrdFiles } from './crd-files.ts';
-import { appCrd, imageListCrd, type CustomResourceDefinition } from './crds.ts';
+import { appCrd, imageListCrd, imagePullJobCrd, type CustomResourceDefinition } from './crds.ts';
 import { intOrString, listMap, openObject, stringEnum, stringMap } from './schema-kit.ts';
 import { toStructural, StructuralSchemaError, type JSONSchemaProps } from './structural.ts';
 
@@ -174,6 +174,37 @@ describe('ImageList CRD', () => {
     expect(nodes.get('.spec.images[].image')?.['pattern']).toMatch(/^\^.*\$$/);
     expect(nodes.get('.spec.images[].repullIntervalSeconds')).toMatchObject({ default: 86400, minimum: 60 });
     expect(nodes.get('.status.images[].phase')).toMatchObject({ enum: ['Pending', 'Pulling', 'Pulled', 'Failed'] });
+  });
+});
+
+describe('ImagePullJob CRD', () => {
+  const crd = imagePullJobCrd();
+  const version = crd.spec.versions[0]!;
+
+  it('is namespaced, short name ebpull, with a status subresource', () => {
+    expect(crd.metadata.name).toBe('imagepulljobs.apps.ebb.dev');
+    expect(crd.spec).toMatchObject({ scope: 'Namespaced', names: { kind: 'ImagePullJob', shortNames: ['ebpull'], categories: ['ebb'] } });
+    expect(version.subresources).toEqual({ status: {} });
+  });
+
+  it('prints DESIRED, ACTIVE, SUCCEEDED, FAILED, COMPLETE, AGE', () => {
+    expect(version.additionalPrinterColumns.filter((c) => c.priority === undefined).map((c) => c.name)).toEqual([
+      'Desired',
+      'Active',
+      'Succeeded',
+      'Failed',
+      'Complete',
+      'Age',
+    ]);
+  });
+
+  it('validates images with the ImageList grammar, and keeps what and where immutable', () => {
+    const nodes = new Map(walk(schemaOf(crd)));
+    expect(nodes.get('.spec.images[]')?.['pattern']).toBe(new Map(walk(schemaOf(imageListCrd()))).get('.spec.images[].image')?.['pattern']);
+    expect(nodes.get('.spec.images')).toMatchObject({ minItems: 1, 'x-kubernetes-list-type': 'set' });
+    expect(nodes.get('.spec.completionPolicy')).toMatchObject({ enum: ['Always', 'Never'], default: 'Always' });
+    const rules = (nodes.get('.spec')?.['x-kubernetes-validations'] as { message: string }[]).map((r) => r.message);
+    expect(rules).toEqual(['images', 'nodeSelector', 'pullSecrets', 'completionPolicy'].map((f) => `${f} is immutable: create another ImagePullJob`));
   });
 });
 

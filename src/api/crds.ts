@@ -17,9 +17,16 @@ import {
   IMAGE_LIST_PLURAL,
   IMAGE_LIST_SHORT_NAMES,
   IMAGE_LIST_SINGULAR,
+  IMAGE_PULL_JOB_CRD_NAME,
+  IMAGE_PULL_JOB_KIND,
+  IMAGE_PULL_JOB_LIST_KIND,
+  IMAGE_PULL_JOB_PLURAL,
+  IMAGE_PULL_JOB_SHORT_NAMES,
+  IMAGE_PULL_JOB_SINGULAR,
   VERSION,
 } from './group.ts';
 import { ImageListSpecSchema, ImageListStatusSchema } from './image-list.ts';
+import { ImagePullJobSpecSchema, ImagePullJobStatusSchema } from './image-pull-job.ts';
 import { withUpstreamTemplateSchemas } from './pod-template-crd.ts';
 import type { CelRule } from './schema-kit.ts';
 import { toStructural, type JSONSchemaProps } from './structural.ts';
@@ -192,6 +199,53 @@ export function imageListCrd(): CustomResourceDefinition {
   };
 }
 
+export const imagePullJobPrinterColumns: PrinterColumn[] = [
+  { name: 'Desired', type: 'integer', jsonPath: '.status.desired', description: 'Nodes the selector picks.' },
+  { name: 'Active', type: 'integer', jsonPath: '.status.active', description: 'Nodes pulling now.' },
+  { name: 'Succeeded', type: 'integer', jsonPath: '.status.succeeded', description: 'Nodes that pulled every image.' },
+  { name: 'Failed', type: 'integer', jsonPath: '.status.failed', description: 'Nodes whose pull failed (status.failedNodes says why).' },
+  { name: 'Complete', type: 'string', jsonPath: '.status.conditions[?(@.type=="Complete")].status', description: 'Every selected node is done.' },
+  AGE,
+  { name: 'Policy', type: 'string', jsonPath: '.spec.completionPolicy', description: 'Always or Never.', priority: 1 },
+];
+
+export function imagePullJobCrd(): CustomResourceDefinition {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: IMAGE_PULL_JOB_CRD_NAME, labels: { ...CRD_LABELS } },
+    spec: {
+      group: GROUP,
+      names: {
+        kind: IMAGE_PULL_JOB_KIND,
+        listKind: IMAGE_PULL_JOB_LIST_KIND,
+        plural: IMAGE_PULL_JOB_PLURAL,
+        singular: IMAGE_PULL_JOB_SINGULAR,
+        shortNames: [...IMAGE_PULL_JOB_SHORT_NAMES],
+        categories: [...CATEGORIES],
+      },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          schema: {
+            openAPIV3Schema: rootSchema({
+              description: 'ImagePullJob pulls images onto the nodes a label selector picks, a few nodes at a time, through their ImageLists.',
+              spec: ImagePullJobSpecSchema,
+              status: ImagePullJobStatusSchema,
+              specRequired: true,
+            }),
+          },
+          subresources: { status: {} },
+          additionalPrinterColumns: imagePullJobPrinterColumns,
+        },
+      ],
+    },
+  };
+}
+
 export function allCrds(): CustomResourceDefinition[] {
-  return [appCrd(), imageListCrd()];
+  return [appCrd(), imageListCrd(), imagePullJobCrd()];
 }

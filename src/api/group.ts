@@ -17,12 +17,19 @@ export const IMAGE_LIST_PLURAL = 'imagelists';
 export const IMAGE_LIST_SINGULAR = 'imagelist';
 export const IMAGE_LIST_SHORT_NAMES = ['ebimg'];
 
+export const IMAGE_PULL_JOB_KIND = 'ImagePullJob';
+export const IMAGE_PULL_JOB_LIST_KIND = 'ImagePullJobList';
+export const IMAGE_PULL_JOB_PLURAL = 'imagepulljobs';
+export const IMAGE_PULL_JOB_SINGULAR = 'imagepulljob';
+export const IMAGE_PULL_JOB_SHORT_NAMES = ['ebpull'];
+
 /** `kubectl get ebb` lists every ebb resource. */
 export const CATEGORIES = ['ebb'];
 
 /** The CustomResourceDefinition names (`<plural>.<group>`). */
 export const APP_CRD_NAME = `${APP_PLURAL}.${GROUP}`;
 export const IMAGE_LIST_CRD_NAME = `${IMAGE_LIST_PLURAL}.${GROUP}`;
+export const IMAGE_PULL_JOB_CRD_NAME = `${IMAGE_PULL_JOB_PLURAL}.${GROUP}`;
 
 export type AppSubresource = 'status' | 'scale';
 
@@ -34,4 +41,9 @@ export function appRef(namespace?: string, name?: string, subresource?: AppSubre
 /** ImageLists (cluster-scoped; one per node, named after the node), or one of them, or its status. */
 export function imageListRef(name?: string, subresource?: 'status'): ResourceRef {
   return { group: GROUP, version: VERSION, resource: IMAGE_LIST_PLURAL, name, subresource };
+}
+
+/** ImagePullJobs in a namespace (all namespaces when `namespace` is undefined), or one of them, or its status. */
+export function imagePullJobRef(namespace?: string, name?: string, subresource?: 'status'): ResourceRef {
+  return { group: GROUP, version: VERSION, resource: IMAGE_PULL_JOB_PLURAL, namespace, name, subresource };
 }

@@ -6,6 +6,7 @@ describe('dedupId', () => {
     [{ kind: 'App', namespace: 'default', name: 'web' }, 'App.default.web'],
     [{ kind: 'App', namespace: 'team-a', name: 'db.primary' }, 'App.team-a.db.primary'],
     [{ kind: 'ImageList', namespace: '', name: 'ip-10-0-0-1.ec2.internal' }, 'ImageList.ip-10-0-0-1.ec2.internal'],
+    [{ kind: 'ImagePullJob', namespace: 'ops', name: 'warm.v2' }, 'ImagePullJob.ops.warm.v2'],
   ])('maps %j to %s, without ":" and reversibly', (key, id) => {
     expect(dedupId(key)).toBe(id);
     expect(id).not.toContain(':');
@@ -14,6 +15,7 @@ describe('dedupId', () => {
 
   it.each<[ObjectKey]>([
     [{ kind: 'App', namespace: '', name: 'web' }],
+    [{ kind: 'ImagePullJob', namespace: '', name: 'warm' }],
     [{ kind: 'App', namespace: 'a.b', name: 'web' }],
     [{ kind: 'App', namespace: 'ns', name: 'Web' }],
     [{ kind: 'App', namespace: 'ns', name: 'a:b' }],
@@ -41,6 +43,7 @@ describe('formatKey', () => {
     [{ kind: 'App', namespace: 'default', name: 'web' }, 'App default/web'],
     [{ kind: 'App', namespace: 'team-a', name: 'db.primary' }, 'App team-a/db.primary'],
     [{ kind: 'ImageList', namespace: '', name: 'ip-10-0-0-1.ec2.internal' }, 'ImageList ip-10-0-0-1.ec2.internal'],
+    [{ kind: 'ImagePullJob', namespace: 'ops', name: 'warm' }, 'ImagePullJob ops/warm'],
   ])('writes %j as %s, and parseKey reads it back', (key, text) => {
     expect(formatKey(key)).toBe(text);
     expect(parseKey(text)).toEqual(key);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appKey, imageListKey, podOwnerKey, prewarmAppKeys } from './keys.ts';
+import { appKey, entryOwnerKeys, imageListKey, imagePullJobKey, podOwnerKey } from './keys.ts';
 import type { KubeObject } from '../kube/types.ts';
 
 const owned = (kind: string, apiVersion: string, controller = true): KubeObject => ({
@@ -43,7 +43,7 @@ describe('object keys', () => {
   });
 });
 
-describe('prewarmAppKeys', () => {
+describe('entryOwnerKeys', () => {
   const list = (...managers: string[]): KubeObject => ({ metadata: { name: 'node-1', managedFields: managers.map((manager) => ({ manager })) } });
 
   it.each<[string, KubeObject, string[], string[]]>([
@@ -57,6 +57,25 @@ describe('prewarmAppKeys', () => {
     ['no managed fields', { metadata: { name: 'node-1' } }, [], []],
     ['managers that only look alike', list('ebb-prewarm/a', 'ebb-prewarm/A/web', 'x-ebb-prewarm/a/web'), [], []],
   ])('%s', (_what, obj, namespaces, want) => {
-    expect(prewarmAppKeys(obj, namespaces)).toEqual(want.map((k) => ({ kind: 'App', namespace: k.split('/')[0], name: k.split('/')[1] })));
+    expect(entryOwnerKeys(obj, namespaces)).toEqual(want.map((k) => ({ kind: 'App', namespace: k.split('/')[0], name: k.split('/')[1] })));
+  });
+});
+
+describe('entryOwnerKeys and ImagePullJobs', () => {
+  it('maps pull-job managers to their jobs, beside the Apps, in the watched namespaces only', () => {
+    const obj: KubeObject = {
+      metadata: {
+        name: 'node-1',
+        managedFields: ['ebb-pulljob/ops/warm.v2', 'ebb-prewarm/ops/web', 'ebb-pulljob/other/x', 'ebb-pulljob/ops'].map((manager) => ({ manager })),
+      },
+    };
+    expect(entryOwnerKeys(obj, ['ops'])).toEqual([
+      { kind: 'ImagePullJob', namespace: 'ops', name: 'warm.v2' },
+      { kind: 'App', namespace: 'ops', name: 'web' },
+    ]);
+  });
+
+  it('keys an ImagePullJob by namespace and name', () => {
+    expect(imagePullJobKey({ metadata: { name: 'warm', namespace: 'ops' } })).toEqual({ kind: 'ImagePullJob', namespace: 'ops', name: 'warm' });
   });
 });

@@ -1,5 +1,6 @@
 import { API_VERSION, APP_KIND } from '../api/group.ts';
 import { Label, parsePrewarmFieldManager } from '../api/keys.ts';
+import { parsePullJobFieldManager } from '../api/pull-job-keys.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { ObjectKey } from '../queue/names.ts';
 
@@ -8,22 +9,32 @@ export function appKey(obj: KubeObject): ObjectKey | undefined {
   return name && namespace ? { kind: 'App', namespace, name } : undefined;
 }
 
+export function imagePullJobKey(obj: KubeObject): ObjectKey | undefined {
+  const { name, namespace } = obj.metadata ?? {};
+  return name && namespace ? { kind: 'ImagePullJob', namespace, name } : undefined;
+}
+
 export function imageListKey(obj: KubeObject): ObjectKey | undefined {
   const name = obj.metadata?.name;
   return name ? { kind: 'ImageList', namespace: '', name } : undefined;
 }
 
 /**
- * The Apps an ImageList concerns: those whose pre-warm field manager (`ebb-prewarm/<namespace>/<name>`) owns
- * part of it, within the watched namespaces (all when empty). So a daemon's status report reaches the Apps
- * whose rollout waits on it, and the list after a (re)start reaches the entries of Apps deleted meanwhile.
+ * The Apps and ImagePullJobs an ImageList concerns: those whose field manager (`ebb-prewarm/<namespace>/<name>`,
+ * `ebb-pulljob/<namespace>/<name>`) owns part of it, within the watched namespaces (all when empty). So a
+ * daemon's status report reaches the Apps and jobs that wait on it, and the list after a (re)start reaches the
+ * entries of Apps and jobs deleted meanwhile.
  */
-export function prewarmAppKeys(obj: KubeObject, namespaces: readonly string[]): ObjectKey[] {
+export function entryOwnerKeys(obj: KubeObject, namespaces: readonly string[]): ObjectKey[] {
   const keys = new Map<string, ObjectKey>();
   for (const entry of obj.metadata?.managedFields ?? []) {
-    const app = entry.manager ? parsePrewarmFieldManager(entry.manager) : undefined;
-    if (!app || (namespaces.length > 0 && !namespaces.includes(app.namespace))) continue;
-    keys.set(`${app.namespace}/${app.name}`, { kind: 'App', ...app });
+    if (!entry.manager) continue;
+    const app = parsePrewarmFieldManager(entry.manager);
+    const job = app ? undefined : parsePullJobFieldManager(entry.manager);
+    const owner = app ?? job;
+    if (!owner || (namespaces.length > 0 && !namespaces.includes(owner.namespace))) continue;
+    const kind = app ? 'App' : 'ImagePullJob';
+    keys.set(`${kind} ${owner.namespace}/${owner.name}`, { kind, ...owner });
   }
   return [...keys.values()];
 }

@@ -7,7 +7,8 @@ import { listWatch, type WatchEvent } from '../kube/watch.ts';
 import { formatKey, type ObjectKey } from '../queue/names.ts';
 import type { AppStates } from './app-conditions.ts';
 import { metaFingerprint } from './fingerprint.ts';
-import { appKey, imageListKey, podOwnerKey, prewarmAppKeys } from './keys.ts';
+import { appKey, entryOwnerKeys, imageListKey, podOwnerKey } from './keys.ts';
+import { nodeSource, pullJobSource } from './pull-job-sources.ts';
 import { podDigest } from './pod-digest.ts';
 import { filterPodEvent, objectId } from './pod-filter.ts';
 import type { PodHolds } from './pod-holds.ts';
@@ -77,6 +78,13 @@ export class KnownKeys {
     return [...this.bySource.values()].flatMap((m) => [...m.keys()]);
   }
 
+  /** The keys last seen not settled, of the sources `source` accepts. */
+  unsettledWhere(source: (name: string) => boolean): string[] {
+    const keys: string[] = [];
+    for (const [name, m] of this.bySource) if (source(name)) for (const [k, v] of m) if (v >= UNSETTLED) keys.push(k);
+    return keys;
+  }
+
   /** The keys last seen not settled. */
   unsettled(): string[] {
     const keys: string[] = [];
@@ -98,8 +106,11 @@ export interface SourceSpec {
   labelSelector?: string;
   /** Maps an object to the key it concerns. */
   keyOf: (obj: KubeObject) => ObjectKey | undefined;
-  /** Other objects an object's events concern (enqueued too, never tracked): ImageList → pre-warming Apps. */
-  relatedKeys?: (obj: KubeObject) => ObjectKey[];
+  /**
+   * Other objects an object's events concern (enqueued too, never tracked): ImageList → pre-warming Apps and
+   * pull jobs; Node → open pull jobs. `type` is the watch event's (undefined: listed).
+   */
+  relatedKeys?: (obj: KubeObject, type?: string) => ObjectKey[];
   /** Whether the objects themselves are tracked for resync (Apps, ImageLists) or only mapped (Pods). */
   tracked: boolean;
   /**
@@ -134,8 +145,8 @@ export interface SourceSpec {
   states?: AppStates;
 }
 
-/** The watch sources for a namespace set (empty = all namespaces). */
-export function sourceSpecs(namespaces: readonly string[], states?: AppStates): SourceSpec[] {
+/** The watch sources for a namespace set (empty = all namespaces); `known` lets Node events reach the open pull jobs. */
+export function sourceSpecs(namespaces: readonly string[], states?: AppStates, known?: KnownKeys): SourceSpec[] {
   const scopes: (string | undefined)[] = namespaces.length > 0 ? [...namespaces] : [undefined];
   const specs: SourceSpec[] = [];
   for (const ns of scopes) {
@@ -159,8 +170,10 @@ export function sourceSpecs(namespaces: readonly string[], states?: AppStates): 
       digestOf: podDigest,
       ownerSource: `apps${suffix}`,
     });
+    specs.push(pullJobSource(ns));
   }
-  specs.push({ name: 'imagelists', ref: imageListRef(), keyOf: imageListKey, tracked: true, relatedKeys: (o) => prewarmAppKeys(o, namespaces) });
+  specs.push({ name: 'imagelists', ref: imageListRef(), keyOf: imageListKey, tracked: true, relatedKeys: (o) => entryOwnerKeys(o, namespaces) });
+  if (known) specs.push(nodeSource(known));
   return specs;
 }
 
@@ -259,6 +272,8 @@ export async function runSource(
         const key = spec.keyOf(ev.object);
         if (!key) {
           digests.delete(objectId(ev.object));
+          const related = spec.relatedKeys?.(ev.object, ev.type) ?? [];
+          if (related.length > 0) await sink.enqueue(related, 'event');
           return;
         }
         if (spec.releasesPodHolds) sink.holds.appEvent(key);
@@ -271,7 +286,7 @@ export async function runSource(
           return;
         }
         if (spec.digestOf && !filterPodEvent({ digestOf: spec.digestOf, ownerSource: spec.ownerSource, resource }, sink, digests, ev, key)) return;
-        await sink.enqueue([key, ...(spec.relatedKeys?.(ev.object) ?? [])], 'event');
+        await sink.enqueue([key, ...(spec.relatedKeys?.(ev.object, ev.type) ?? [])], 'event');
       },
     },
   );

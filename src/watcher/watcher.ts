@@ -190,7 +190,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   const tenants = new TenantRates(cfg.queue.fairness);
   const sink = makeSink(queue, tenants, metrics, log, { onWork: () => scaler?.notify(), signal: ac.signal });
   const states: Record<string, SourceState> = {};
-  const specs = sourceSpecs(cfg.namespaces, appStates);
+  const specs = sourceSpecs(cfg.namespaces, appStates, sink.known);
   for (const s of specs) states[s.name] = 'starting';
 
   // Not awaited: BullMQ waits for Redis to be ready, and a watcher started while Redis is down must still

@@ -6,6 +6,8 @@ import { correlatedEvents } from './app/event-recorder.ts';
 import { restAppClient, restEventWriter } from './app/rest-client.ts';
 import { notifyingRecorder } from './notify/deliver.ts';
 import { imageListReconciler } from './imagelist/reconcile.ts';
+import { restPullJobClient } from './pulljob/client.ts';
+import { imagePullJobReconciler } from './pulljob/reconcile.ts';
 import type { Reconciler } from './types.ts';
 
 /** What the reconcilers take from the worker's configuration. */
@@ -37,5 +39,9 @@ export function reconcilers(opts: ReconcilerOptions = {}): Record<ObjectKind, Re
     const client = restAppClient(ctx.rest, ctx.signal, ctx.notify ? notifyingRecorder(recorder, ctx.notify, ctx.log) : recorder);
     return enabled ? client : { ...client, imageLists: withoutPullSecrets(client.imageLists) };
   };
-  return { App: appReconciler(appClient), ImageList: imageListReconciler(opts.pullSecretNamespace) };
+  return {
+    App: appReconciler(appClient),
+    ImageList: imageListReconciler(opts.pullSecretNamespace),
+    ImagePullJob: imagePullJobReconciler((ctx) => restPullJobClient(ctx.rest, ctx.signal, enabled)),
+  };
 }

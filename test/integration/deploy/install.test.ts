@@ -19,7 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
-import { API_VERSION, appRef, IMAGE_LIST_KIND, imageListRef } from '../../../src/api/group.ts';
+import { API_VERSION, appRef, IMAGE_LIST_KIND, IMAGE_PULL_JOB_KIND, imageListRef, imagePullJobRef } from '../../../src/api/group.ts';
+import type { ImagePullJob } from '../../../src/api/image-pull-job.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { core, type ResourceRef } from '../../../src/kube/paths.ts';
@@ -271,6 +272,14 @@ describe('deploy/ installed on the sandbox apiserver', () => {
     await waitFor(async () => ((await podsOf(ns, name)).length === 0 ? true : undefined), { ...WAIT, signal, what: `the pods of ${name} gone` });
     // whenDeleted: Delete: the worker made the App the claims' owner, so they go with it.
     await waitFor(async () => ((await claimsIn(ns)).length === 0 ? true : undefined), { ...WAIT, signal, what: `the claims of ${name} gone` });
+
+    // An ImagePullJob on the node: the worker reads nodes, writes the job's status and deletes it after its TTL.
+    const job = { images: [`${tool}-job`], nodeSelector: { 'kubernetes.io/hostname': dedicated.name }, ttlSecondsAfterFinished: 2 };
+    await rest.create(imagePullJobRef(ns), { apiVersion: API_VERSION, kind: IMAGE_PULL_JOB_KIND, metadata: { name: 'warm' }, spec: job });
+    const complete = async (): Promise<true | undefined> =>
+      (await rest.get<ImagePullJob>(imagePullJobRef(ns, 'warm')).catch(() => undefined))?.status?.succeeded === 1 ? true : undefined;
+    await waitFor(complete, { ...WAIT, intervalMs: 100, signal, what: 'ImagePullJob warm succeeded on the node' });
+    await waitFor(gone(imagePullJobRef(ns, 'warm')), { ...WAIT, signal, what: 'ImagePullJob warm deleted after its TTL' });
 
     for (const p of procs) {
       expect(p.running(), `${p.name} still running`).toBe(true);

@@ -41,6 +41,8 @@ const app: Resource = { group: EBB, resource: 'apps' };
 const appStatus: Resource = { group: EBB, resource: 'apps', subresource: 'status' };
 const imageLists: Resource = { group: EBB, resource: 'imagelists' };
 const imageListStatus: Resource = { group: EBB, resource: 'imagelists', subresource: 'status' };
+const pullJobs: Resource = { group: EBB, resource: 'imagepulljobs' };
+const pullJobStatus: Resource = { group: EBB, resource: 'imagepulljobs', subresource: 'status' };
 const core = (resource: string, subresource?: string): Resource => ({ group: '', resource, ...(subresource ? { subresource } : {}) });
 const events: Resource = { group: 'events.k8s.io', resource: 'events' };
 const revisions: Resource = { group: 'apps', resource: 'controllerrevisions' };
@@ -60,7 +62,11 @@ export const ACCESS: readonly AccessRow[] = [
   rbac('watcher', ['get', 'list', 'watch'], app, true, 'lists and watches Apps, to enqueue them'),
   rbac('watcher', ['get', 'list', 'watch'], core('pods'), true, 'maps pod events to their App'),
   rbac('watcher', ['get', 'list', 'watch'], imageLists, true, 'pre-warm progress and re-pull timers'),
+  rbac('watcher', ['get', 'list', 'watch'], pullJobs, true, 'lists and watches ImagePullJobs, to enqueue them'),
+  rbac('watcher', ['list', 'watch'], core('nodes'), true, 'a node that joins or is relabelled re-enqueues the ImagePullJobs not finished'),
   rbac('watcher', WRITE, app, false, 'the watcher writes nothing'),
+  rbac('watcher', WRITE, pullJobs, false, 'the watcher writes nothing'),
+  rbac('watcher', ['get', ...WRITE], core('nodes'), false, 'the watcher writes nothing'),
   rbac('watcher', ['update', 'patch'], appStatus, false, 'the watcher writes nothing'),
   rbac('watcher', WRITE, core('pods'), false, 'the watcher writes nothing'),
   rbac('watcher', WRITE, imageLists, false, 'the watcher writes nothing'),
@@ -88,7 +94,11 @@ export const ACCESS: readonly AccessRow[] = [
   rbac('worker', ALL, core('configmaps'), false, 'a kind it does not own'),
   rbac('worker', WRITE, { group: 'apps', resource: 'deployments' }, false, 'a kind it does not own'),
   rbac('worker', WRITE, { group: 'apps', resource: 'statefulsets' }, false, 'a kind it does not own'),
-  rbac('worker', ['get', ...WRITE], core('nodes'), false, 'no nodes'),
+  rbac('worker', ['get', 'delete'], pullJobs, true, 'reads the ImagePullJob it reconciles; deletes it after ttlSecondsAfterFinished'),
+  rbac('worker', ['patch'], pullJobStatus, true, 'writes the ImagePullJob status'),
+  rbac('worker', ['create', 'update', 'patch'], pullJobs, false, 'ImagePullJobs are written by people'),
+  rbac('worker', ['list'], core('nodes'), true, "the nodes an ImagePullJob's selector picks"),
+  rbac('worker', ['get', ...WRITE], core('nodes'), false, 'no other access to nodes'),
 
   rbac('daemon', ['get', 'list', 'watch'], imageLists, true, "watches its node's ImageList"),
   rbac('daemon', ['patch'], imageListStatus, true, 'writes per-image status (own node only: see below)'),

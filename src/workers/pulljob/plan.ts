@@ -1,0 +1,257 @@
+/**
+ * An ImagePullJob as a pure function. Input: the job, the nodes (names and labels), the ImageLists that hold
+ * the job's entries (found by its label) and the time. Output: the ImageLists to request and to clear, the
+ * status, the Events, whether to delete the job (ttlSecondsAfterFinished) and when to come back.
+ *
+ * A node is selected when its labels carry every `nodeSelector` entry. A selected node is "requested" once its
+ * ImageList holds the job's entries (the label value names the image set), "active" until its daemon reports
+ * each image Pulled or Failed, then succeeded or failed. At most `parallelism` nodes are active at once.
+ * Entries on a node that is gone or no longer selected are cleared. completionPolicy Always: once every
+ * selected node is done, the job is Complete and its entries are cleared; Never: it never completes and
+ * requests every node that joins. activeDeadlineSeconds fails a job that is not finished by then (entries
+ * cleared). A finished job's status is kept as it was (the ImageLists that told it are cleared).
+ */
+import type { ImageList } from '../../api/image-list.ts';
+import { CompletionPolicy, MAX_FAILED_NODES_LISTED, type FailedNode, type ImagePullJob, type ImagePullJobStatus } from '../../api/image-pull-job.ts';
+import { isPullJobFinished, PullJobCondition, PullJobEventReason, PullJobReason } from '../../api/pull-job-keys.ts';
+import type { ClusterStored, Stored } from '../../kube/types.ts';
+import { imagesKey, nodeState, type NodeState } from '../app/prewarm/plan.ts';
+import { rfc3339, setCondition, type ConditionInput } from '../app/status/conditions.ts';
+import type { Wait } from '../types.ts';
+
+export interface PullJobIdentity {
+  fieldManager: string;
+  labelKey: string;
+  /**
+   * Whether the watcher maps ImageList events to this job (it reads the job from the field manager). False
+   * for a hashed manager (a very long namespace and name): the job polls while nodes pull instead.
+   */
+  watched?: boolean | undefined;
+}
+
+export interface NodeInfo {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+}
+
+export type PullJobAction =
+  | {
+      kind: 'request';
+      node: string;
+      label: { key: string; value: string };
+      images: string[];
+      pullSecret?: { namespace: string; name: string } | undefined;
+    }
+  | { kind: 'clear'; node: string; uid: string };
+
+export interface PullJobEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export interface PullJobInput {
+  job: Stored<ImagePullJob>;
+  id: PullJobIdentity;
+  nodes: readonly NodeInfo[];
+  /** The ImageLists carrying `id.labelKey`, as read. */
+  lists: readonly ClusterStored<ImageList>[];
+  now: Date;
+}
+
+export interface PullJobPlan {
+  actions: PullJobAction[];
+  /** The status to write; undefined: unchanged. */
+  status: ImagePullJobStatus | undefined;
+  events: PullJobEvent[];
+  /** ttlSecondsAfterFinished has passed: delete the job. */
+  deleteJob: boolean;
+  wait?: Wait | undefined;
+}
+
+export const DEADLINE_WAIT = 'pulljob-deadline';
+export const TTL_WAIT = 'pulljob-ttl';
+export const PROGRESS_WAIT = 'pulljob-progress';
+/** How often a job whose ImageList events do not reach it reads its nodes' progress while they pull. */
+export const PROGRESS_POLL_MS = 15_000;
+const MESSAGE_NODES = 3;
+
+/** Whether the node's labels carry every selector entry (an empty selector selects every node). */
+export function matchesSelector(labels: Readonly<Record<string, string>>, selector: Readonly<Record<string, string>> | undefined): boolean {
+  return Object.entries(selector ?? {}).every(([k, v]) => labels[k] === v);
+}
+
+/** The job's first pull secret, in its own namespace: an ImageList entry names one. */
+export function jobPullSecret(job: Stored<ImagePullJob>): { namespace: string; name: string } | undefined {
+  const first = job.spec.pullSecrets?.[0];
+  return first ? { namespace: job.metadata.namespace, name: first.name } : undefined;
+}
+
+/** The label value naming what a node was asked for: the image set and the pull secret. */
+export function requestKey(job: Stored<ImagePullJob>): string {
+  const secret = jobPullSecret(job);
+  return imagesKey(secret ? [...job.spec.images, `pull-secret=${secret.namespace}/${secret.name}`] : job.spec.images);
+}
+
+const clearAll = (lists: readonly ClusterStored<ImageList>[]): PullJobAction[] =>
+  lists.map((l) => ({ kind: 'clear', node: l.metadata.name, uid: l.metadata.uid }));
+
+/** What to do for a job that no longer exists (or is being deleted): clear every ImageList that holds its entries. */
+export function planGone(lists: readonly ClusterStored<ImageList>[]): PullJobAction[] {
+  return clearAll(lists);
+}
+
+const secondsAfter = (time: string | undefined, seconds: number): number | undefined => (time ? Date.parse(time) + seconds * 1000 : undefined);
+
+/** A finished job: its entries cleared, then deleted once ttlSecondsAfterFinished has passed. */
+function planFinished(input: PullJobInput, status: ImagePullJobStatus, events: PullJobEvent[]): PullJobPlan {
+  const ttl = input.job.spec.ttlSecondsAfterFinished;
+  const expiresAt = ttl === undefined ? undefined : secondsAfter(status.completionTime, ttl);
+  const changed = status !== input.job.status;
+  const base = { actions: clearAll(input.lists), status: changed ? status : undefined, events };
+  if (expiresAt === undefined) return { ...base, deleteJob: false };
+  const left = expiresAt - input.now.getTime();
+  if (left <= 0) {
+    const event = { type: 'Normal' as const, reason: PullJobEventReason.deleting, message: `deleting the job: finished ${ttl}s ago (ttlSecondsAfterFinished)` };
+    return { ...base, events: [...events, event], deleteJob: true };
+  }
+  return { ...base, deleteJob: false, wait: { reason: TTL_WAIT, afterMs: left } };
+}
+
+const nodeList = (nodes: readonly string[]): string =>
+  nodes.length <= MESSAGE_NODES ? nodes.join(', ') : `${nodes.slice(0, MESSAGE_NODES).join(', ')} and ${nodes.length - MESSAGE_NODES} more`;
+
+function finish(input: PullJobInput, status: ImagePullJobStatus, c: ConditionInput, events: PullJobEvent[]): PullJobPlan {
+  const conditions = setCondition(status.conditions, c, input.now, input.job.metadata.generation);
+  const done = { ...status, active: 0, completionTime: rfc3339(input.now), conditions };
+  return planFinished(input, done, events);
+}
+
+interface Counted {
+  states: Map<string, NodeState>;
+  stale: ClusterStored<ImageList>[];
+}
+
+/** The requested nodes' states (selected nodes whose ImageList holds the current request), and the rest to clear. */
+function countNodes(input: PullJobInput, selected: ReadonlySet<string>, key: string): Counted {
+  const states = new Map<string, NodeState>();
+  const stale: ClusterStored<ImageList>[] = [];
+  for (const list of input.lists) {
+    const node = list.metadata.name;
+    const listed = new Set((list.spec?.images ?? []).map((e) => e.image));
+    const current = list.metadata.labels?.[input.id.labelKey] === key && input.job.spec.images.every((i) => listed.has(i));
+    if (current && selected.has(node)) states.set(node, nodeState(list, input.job.spec.images));
+    else stale.push(list);
+  }
+  return { states, stale };
+}
+
+function failedNodes(states: ReadonlyMap<string, NodeState>): FailedNode[] {
+  const failed = [...states].flatMap(([node, s]) => (s.state === 'failed' ? [{ node, message: s.message }] : []));
+  return failed.sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0)).slice(0, MAX_FAILED_NODES_LISTED);
+}
+
+/** Events for nodes that failed since the last status (at most a few, the count in the message). */
+function failureEvents(before: ImagePullJobStatus | undefined, now: readonly FailedNode[]): PullJobEvent[] {
+  const known = new Set((before?.failedNodes ?? []).map((f) => f.node));
+  const fresh = now.filter((f) => !known.has(f.node));
+  return fresh.slice(0, MESSAGE_NODES).map((f) => ({ type: 'Warning', reason: PullJobEventReason.nodeFailed, message: `node ${f.node}: ${f.message}` }));
+}
+
+/** What was observed of a job that is not finished: its nodes, their states and the status counted from them. */
+interface Observed {
+  selected: string[];
+  states: Map<string, NodeState>;
+  stale: ClusterStored<ImageList>[];
+  fails: FailedNode[];
+  base: ImagePullJobStatus;
+  deadlineAt: number | undefined;
+}
+
+function observe(input: PullJobInput): Observed {
+  const { job, now } = input;
+  const before = job.status;
+  const startTime = before?.startTime ?? rfc3339(now);
+  const selected = input.nodes
+    .filter((n) => matchesSelector(n.labels, job.spec.nodeSelector))
+    .map((n) => n.name)
+    .sort();
+  const { states, stale } = countNodes(input, new Set(selected), requestKey(job));
+  const fails = failedNodes(states);
+  const counts = (s: NodeState['state']): number => [...states.values()].filter((v) => v.state === s).length;
+  const base: ImagePullJobStatus = {
+    ...(before ?? {}),
+    observedGeneration: job.metadata.generation,
+    startTime,
+    desired: selected.length,
+    succeeded: counts('pulled'),
+    failed: counts('failed'),
+    failedNodes: fails,
+  };
+  const deadlineAt = job.spec.activeDeadlineSeconds === undefined ? undefined : secondsAfter(startTime, job.spec.activeDeadlineSeconds);
+  return { selected, states, stale, fails, base, deadlineAt };
+}
+
+/** Condition Complete True for a job whose every selected node is done (or that selects none). */
+function completion(o: Observed): ConditionInput & { failed: boolean } {
+  const failed = o.fails.length > 0;
+  const n = o.selected.length;
+  const reason = n === 0 ? PullJobReason.noNodes : failed ? PullJobReason.someFailed : PullJobReason.allPulled;
+  const failures = failed ? `; failed on ${nodeList(o.fails.map((f) => f.node))}` : '';
+  const message = n === 0 ? 'no node matches the nodeSelector' : `${o.base.succeeded} of ${n} nodes pulled the images${failures}`;
+  return { type: PullJobCondition.complete, status: 'True', reason, message, failed };
+}
+
+/** Condition Complete False while nodes are pulling or waiting (always, with completionPolicy Never). */
+function progressCondition(o: Observed, active: number, waiting: number, never: boolean): ConditionInput {
+  const progress = `${o.base.succeeded} of ${o.selected.length} nodes pulled the images, ${active} pulling, ${waiting} waiting`;
+  if (!never) return { type: PullJobCondition.complete, status: 'False', reason: PullJobReason.inProgress, message: progress };
+  return {
+    type: PullJobCondition.complete,
+    status: 'False',
+    reason: PullJobReason.neverCompletes,
+    message: `completionPolicy Never: ${progress}; nodes that join are warmed too`,
+  };
+}
+
+export function planPullJob(input: PullJobInput): PullJobPlan {
+  const { job, now } = input;
+  const before = job.status;
+  if (isPullJobFinished(before)) return planFinished(input, before ?? {}, []);
+  const o = observe(input);
+  const events: PullJobEvent[] = [];
+  if (!before?.startTime) events.push({ type: 'Normal', reason: PullJobEventReason.started, message: `pulling ${job.spec.images.length} image(s)` });
+  events.push(...failureEvents(before, o.fails));
+  if (o.deadlineAt !== undefined && now.getTime() >= o.deadlineAt) {
+    const message = `activeDeadlineSeconds (${job.spec.activeDeadlineSeconds}s) passed: ${o.base.succeeded} of ${o.selected.length} nodes pulled the images`;
+    events.push({ type: 'Warning', reason: PullJobEventReason.deadlineExceeded, message });
+    return finish(input, o.base, { type: PullJobCondition.failed, status: 'True', reason: PullJobReason.deadlineExceeded, message }, events);
+  }
+  const pulling = [...o.states].filter(([, s]) => s.state === 'pulling').map(([n]) => n);
+  const slots = job.spec.parallelism === undefined ? Infinity : Math.max(0, job.spec.parallelism - pulling.length);
+  const fresh = o.selected.filter((n) => !o.states.has(n)).slice(0, slots);
+  const waiting = o.selected.length - o.states.size - fresh.length;
+  const never = job.spec.completionPolicy === CompletionPolicy.never;
+  if (!never && pulling.length === 0 && fresh.length === 0 && waiting === 0) {
+    const { failed, ...c } = completion(o);
+    events.push({ type: failed ? 'Warning' : 'Normal', reason: PullJobEventReason.completed, message: c.message });
+    return finish(input, o.base, c, events);
+  }
+  const label = { key: input.id.labelKey, value: requestKey(job) };
+  const images = [...job.spec.images].sort();
+  const pullSecret = jobPullSecret(job);
+  const actions: PullJobAction[] = fresh.map((node) => ({ kind: 'request', node, label, images, pullSecret }));
+  actions.push(...clearAll(o.stale.filter((l) => !fresh.includes(l.metadata.name))));
+  const active = pulling.length + fresh.length;
+  const c = progressCondition(o, active, waiting, never);
+  const status = { ...o.base, active, conditions: setCondition(before?.conditions, c, now, job.metadata.generation) };
+  return { actions, status, events, deleteJob: false, wait: nextWait(input, o, active) };
+}
+
+/** When to come back while the job runs: at its deadline, and every PROGRESS_POLL_MS while nodes pull unwatched. */
+function nextWait(input: PullJobInput, o: Observed, active: number): Wait | undefined {
+  const deadline = o.deadlineAt === undefined ? undefined : { reason: DEADLINE_WAIT, afterMs: Math.max(0, o.deadlineAt - input.now.getTime()) };
+  const poll = input.id.watched === false && active > 0 ? { reason: PROGRESS_WAIT, afterMs: PROGRESS_POLL_MS } : undefined;
+  if (deadline && poll) return deadline.afterMs <= poll.afterMs ? deadline : poll;
+  return deadline ?? poll;
+}
