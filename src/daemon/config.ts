@@ -96,7 +96,7 @@ export const DAEMON_SETTINGS = table(
       default: '5m',
       min: '10s',
       max: '24h',
-      doc: 'how often the daemon checks every image of its list against the runtime again (an image removed by the kubelet is pulled again)',
+      doc: 'how often the daemon checks every image of its list against the runtime again (an image removed by the kubelet is pulled again, unless the image filesystem is too full)',
     },
     imageFsHighPercent: {
       name: 'EBB_IMAGE_FS_HIGH_PERCENT',
