@@ -116,10 +116,7 @@ function needOf(entry: ImageListEntry, ref: ImageReference, m: ImageMemory, inpu
 export function planImages(input: PlanInput): Plan {
   const actions: Action[] = [];
   let wakeAt: number | undefined;
-  let pulls = input.pullSlots;
-  let checks = input.checkSlots;
-  const gate = diskGate(input);
-  let readDisk = false;
+  const pass: Pass = { pulls: input.pullSlots, checks: input.checkSlots, gate: diskGate(input), readDisk: false };
   const wake = (at: number): void => void (wakeAt = wakeAt === undefined ? at : Math.min(wakeAt, at));
   for (const entry of input.entries) {
     const m = input.memory.get(entry.image);
@@ -133,26 +130,36 @@ export function planImages(input: PlanInput): Plan {
     if (input.busy.has(entry.image)) continue;
     const need = needOf(entry, parsed.ref, m, input);
     if (need.at !== undefined) wake(need.at);
-    const action = need.action;
-    if (!action) continue;
-    if (action.kind === 'pull') {
-      if (pulls <= 0) continue;
-      if (gate.read) {
-        readDisk = true;
-        continue;
-      }
-      const why = deferral(gate, m);
-      if (why !== undefined) {
-        actions.push({ kind: 'defer', image: entry.image, message: why });
-        continue;
-      }
-      pulls--;
-    } else if (action.kind === 'check') {
-      if (checks <= 0) continue;
-      checks--;
-    }
-    actions.push(action);
+    const action = need.action && admit(need.action, m, pass);
+    if (action) actions.push(action);
   }
-  if (readDisk && !input.disk?.busy) actions.push({ kind: 'readDisk' });
+  if (pass.readDisk && !input.disk?.busy) actions.push({ kind: 'readDisk' });
   return { actions, wakeAt };
+}
+
+/** What one pass has left: free slots, the disk guard, and whether a pull waits for a disk reading. */
+interface Pass {
+  pulls: number;
+  checks: number;
+  gate: DiskGate;
+  readDisk: boolean;
+}
+
+/** The action to take within the pass's slots and disk guard (a pull may become a deferral), or undefined. */
+function admit(action: Action, m: ImageMemory, pass: Pass): Action | undefined {
+  if (action.kind === 'check') {
+    if (pass.checks <= 0) return undefined;
+    pass.checks--;
+    return action;
+  }
+  if (action.kind !== 'pull') return action;
+  if (pass.pulls <= 0) return undefined;
+  if (pass.gate.read) {
+    pass.readDisk = true;
+    return undefined;
+  }
+  const why = deferral(pass.gate, m);
+  if (why !== undefined) return { kind: 'defer', image: action.image, message: why };
+  pass.pulls--;
+  return action;
 }

@@ -111,19 +111,20 @@ function holdsCurrent(list: ClusterStored<ImageList>, labelKey: string, images: 
   return images.every((image) => listed.has(image));
 }
 
-/** Where the daemon stands on `images` in `list`: pulling until each one is Pulled or Failed. */
+/** Where the daemon stands on `images` in `list`: pulling until each one is Pulled, Failed or Deferred. */
 export function nodeState(list: ClusterStored<ImageList>, images: readonly string[]): NodeState {
   const phases = new Map((list.status?.images ?? []).map((s) => [s.image, s]));
-  let failed: string | undefined;
-  let deferred: string | undefined;
+  const failed: string[] = [];
+  const deferred: string[] = [];
   for (const image of images) {
     const s = phases.get(image);
-    if (s?.phase === ImagePhase.failed) failed ??= `${image}: ${(s.message ?? 'pull failed').slice(0, DETAIL_MAX)}`;
-    else if (s?.phase === ImagePhase.deferred) deferred ??= (s.message ?? 'pull deferred').slice(0, DETAIL_MAX);
+    const detail = (fallback: string): string => (s?.message ?? fallback).slice(0, DETAIL_MAX);
+    if (s?.phase === ImagePhase.failed) failed.push(`${image}: ${detail('pull failed')}`);
+    else if (s?.phase === ImagePhase.deferred) deferred.push(detail('pull deferred'));
     else if (s?.phase !== ImagePhase.pulled) return { state: 'pulling' };
   }
-  if (failed !== undefined) return { state: 'failed', message: failed };
-  return deferred === undefined ? { state: 'pulled' } : { state: 'deferred', message: deferred };
+  if (failed[0] !== undefined) return { state: 'failed', message: failed[0] };
+  return deferred[0] === undefined ? { state: 'pulled' } : { state: 'deferred', message: deferred[0] };
 }
 
 const countOf = (states: ReadonlyMap<string, NodeState>, state: NodeState['state']): number => [...states.values()].filter((s) => s.state === state).length;
@@ -220,15 +221,9 @@ function unpinned(input: PrewarmInput, since: number, policy: PrewarmPolicy): Pr
   return { ...clearAll(input), condition: { type: ConditionType.imagesPrewarmed, status: 'False', reason: Reason.prewarmUnpinned, message } };
 }
 
-export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
-  if (!input.active || input.images.length === 0) return clearAll(input);
-  const policy = input.policy ?? DEFAULT_PREWARM_POLICY;
+/** Each requested node's state for the current image set, and the lists holding an earlier one. */
+function statesOf(input: PrewarmInput, images: readonly string[], key: string, policy: PrewarmPolicy) {
   const now = input.now?.getTime();
-  const pinsEnd = pinsEndAt(input.waitingSince, policy);
-  if (now !== undefined && pinsEnd !== undefined && now >= pinsEnd) return unpinned(input, pinsEnd - policy.pinMaxMs, policy);
-  const { images, left } = cappedImages(input.images, policy.maxImagesPerNode);
-  // The pull secret is part of what is requested: naming another one requests the nodes again.
-  const key = imagesKey(input.pullSecret ? [...images, `pull-secret=${input.pullSecret.namespace}/${input.pullSecret.name}`] : images);
   const labelKey = input.id.labelKey;
   const states = new Map<string, NodeState>();
   const stale: ClusterStored<ImageList>[] = [];
@@ -238,6 +233,18 @@ export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
     else if (now !== undefined && unanswered(list, images, labelKey, now, policy)) states.set(node, { state: 'unanswered' });
     else states.set(node, nodeState(list, images));
   }
+  return { states, stale };
+}
+
+export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
+  if (!input.active || input.images.length === 0) return clearAll(input);
+  const policy = input.policy ?? DEFAULT_PREWARM_POLICY;
+  const pinsEnd = pinsEndAt(input.waitingSince, policy);
+  if (input.now && pinsEnd !== undefined && input.now.getTime() >= pinsEnd) return unpinned(input, pinsEnd - policy.pinMaxMs, policy);
+  const { images, left } = cappedImages(input.images, policy.maxImagesPerNode);
+  // The pull secret is part of what is requested: naming another one requests the nodes again.
+  const key = imagesKey(input.pullSecret ? [...images, `pull-secret=${input.pullSecret.namespace}/${input.pullSecret.name}`] : images);
+  const { states, stale } = statesOf(input, images, key, policy);
   const pulling = [...states].filter(([, s]) => s.state === 'pulling').map(([node]) => node);
   const slots = input.parallelism === undefined ? Infinity : Math.max(0, input.parallelism - pulling.length);
   const fresh = input.targets.filter((node) => !states.has(node)).slice(0, slots);
@@ -245,7 +252,7 @@ export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
     kind: 'requestPrewarm',
     node,
     fieldManager: input.id.fieldManager,
-    label: { key: labelKey, value: key },
+    label: { key: input.id.labelKey, value: key },
     images,
     ...(input.pullSecret ? { pullSecret: input.pullSecret } : {}),
     ...(input.now ? { requestedAt: timestamp(input.now) } : {}),

@@ -183,8 +183,12 @@ describe('planPrewarm with the limits', () => {
 });
 
 describe('withPinWait', () => {
-  const plan = (wakeAt: number | undefined, wait?: Plan['wait']): Plan =>
-    ({ actions: [], status: {}, ...(wait ? { wait } : {}), prewarm: { actions: [], status: undefined, condition: undefined, wakeAt } }) as unknown as Plan;
+  const plan = (wakeAt: number | undefined, wait?: Plan['wait']): Plan => ({
+    actions: [],
+    status: {},
+    ...(wait ? { wait } : {}),
+    prewarm: { actions: [], status: undefined, condition: undefined, wakeAt },
+  });
 
   it('comes back when the pins end, unless something brings the App back sooner', () => {
     expect(withPinWait(plan(NOW.getTime() + HOUR), NOW).wait).toEqual({ reason: 'prewarm-pins-end', afterMs: HOUR });
