@@ -22,7 +22,7 @@ import type { Action } from '../actions.ts';
 import type { ConditionInput } from '../status/conditions.ts';
 import { fnv1a32 } from '../../../common/hash.ts';
 import { formatDuration } from '../../../common/duration.ts';
-import { cappedImages, DEFAULT_PREWARM_POLICY, pinsEndAt, timestamp, unanswered, type PrewarmPolicy } from './policy.ts';
+import { answerDueAt, cappedImages, DEFAULT_PREWARM_POLICY, pinsEndAt, timestamp, type PrewarmPolicy } from './policy.ts';
 
 export type PrewarmAction = Extract<Action, { kind: 'requestPrewarm' | 'removePrewarm' }>;
 
@@ -90,7 +90,7 @@ export interface PrewarmOutcome {
   status: PrewarmStatus | undefined;
   condition: ConditionInput | undefined;
   budget?: BudgetUse | undefined;
-  /** When the App should be planned again even if nothing changes (its pins end), ms since the epoch. */
+  /** When the App should be planned again even if nothing changes (pins end, a silent node is overdue), ms since the epoch. */
   wakeAt?: number | undefined;
 }
 
@@ -221,34 +221,34 @@ function unpinned(input: PrewarmInput, since: number, policy: PrewarmPolicy): Pr
   return { ...clearAll(input), condition: { type: ConditionType.imagesPrewarmed, status: 'False', reason: Reason.prewarmUnpinned, message } };
 }
 
-/** Each requested node's state for the current image set, and the lists holding an earlier one. */
+/**
+ * Each requested node's state for the current image set, the lists holding an earlier one, and when the first
+ * node still silent becomes overdue (the App is planned again then: a silent daemon changes nothing to watch).
+ */
 function statesOf(input: PrewarmInput, images: readonly string[], key: string, policy: PrewarmPolicy) {
   const now = input.now?.getTime();
   const labelKey = input.id.labelKey;
   const states = new Map<string, NodeState>();
   const stale: ClusterStored<ImageList>[] = [];
+  let dueAt: number | undefined;
   for (const list of input.lists) {
     const node = list.metadata.name;
+    const due = now === undefined ? undefined : answerDueAt(list, images, labelKey, policy);
     if (!holdsCurrent(list, labelKey, images, key)) stale.push(list);
-    else if (now !== undefined && unanswered(list, images, labelKey, now, policy)) states.set(node, { state: 'unanswered' });
-    else states.set(node, nodeState(list, images));
+    else if (now !== undefined && due !== undefined && now >= due) states.set(node, { state: 'unanswered' });
+    else {
+      states.set(node, nodeState(list, images));
+      if (due !== undefined) dueAt = Math.min(dueAt ?? due, due);
+    }
   }
-  return { states, stale };
+  return { states, stale, dueAt };
 }
 
-export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
-  if (!input.active || input.images.length === 0) return clearAll(input);
-  const policy = input.policy ?? DEFAULT_PREWARM_POLICY;
-  const pinsEnd = pinsEndAt(input.waitingSince, policy);
-  if (input.now && pinsEnd !== undefined && input.now.getTime() >= pinsEnd) return unpinned(input, pinsEnd - policy.pinMaxMs, policy);
-  const { images, left } = cappedImages(input.images, policy.maxImagesPerNode);
-  // The pull secret is part of what is requested: naming another one requests the nodes again.
-  const key = imagesKey(input.pullSecret ? [...images, `pull-secret=${input.pullSecret.namespace}/${input.pullSecret.name}`] : images);
-  const { states, stale } = statesOf(input, images, key, policy);
-  const pulling = [...states].filter(([, s]) => s.state === 'pulling').map(([node]) => node);
-  const slots = input.parallelism === undefined ? Infinity : Math.max(0, input.parallelism - pulling.length);
-  const fresh = input.targets.filter((node) => !states.has(node)).slice(0, slots);
-  const actions: PrewarmAction[] = fresh.map((node) => ({
+const earliest = (...times: (number | undefined)[]): number | undefined =>
+  times.reduce<number | undefined>((min, t) => (t === undefined ? min : Math.min(min ?? t, t)), undefined);
+
+function request(input: PrewarmInput, node: string, images: string[], key: string): PrewarmAction {
+  return {
     kind: 'requestPrewarm',
     node,
     fieldManager: input.id.fieldManager,
@@ -256,15 +256,38 @@ export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
     images,
     ...(input.pullSecret ? { pullSecret: input.pullSecret } : {}),
     ...(input.now ? { requestedAt: timestamp(input.now) } : {}),
-  }));
+  };
+}
+
+/** The label value of a request: the image set, and the pull secret (naming another one requests the nodes again). */
+const requestKey = (images: readonly string[], secret: PrewarmInput['pullSecret']): string =>
+  imagesKey(secret ? [...images, `pull-secret=${secret.namespace}/${secret.name}`] : images);
+
+/** When a node requested now becomes overdue if its daemon stays silent. */
+const answerDueOfNew = (now: Date | undefined, policy: PrewarmPolicy): number | undefined =>
+  now && policy.answerTimeoutMs > 0 ? now.getTime() + policy.answerTimeoutMs : undefined;
+
+const capNote = (left: number, all: number, policy: PrewarmPolicy): string =>
+  `; ${left} of the revision's ${all} images not pre-warmed (at most ${policy.maxImagesPerNode} per node, EBB_PREWARM_MAX_IMAGES_PER_NODE)`;
+
+export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
+  if (!input.active || input.images.length === 0) return clearAll(input);
+  const policy = input.policy ?? DEFAULT_PREWARM_POLICY;
+  const pinsEnd = pinsEndAt(input.waitingSince, policy);
+  if (input.now && pinsEnd !== undefined && input.now.getTime() >= pinsEnd) return unpinned(input, pinsEnd - policy.pinMaxMs, policy);
+  const { images, left } = cappedImages(input.images, policy.maxImagesPerNode);
+  const key = requestKey(images, input.pullSecret);
+  const { states, stale, dueAt } = statesOf(input, images, key, policy);
+  const pulling = [...states].filter(([, s]) => s.state === 'pulling').map(([node]) => node);
+  const slots = input.parallelism === undefined ? Infinity : Math.max(0, input.parallelism - pulling.length);
+  const fresh = input.targets.filter((node) => !states.has(node)).slice(0, slots);
+  const actions: PrewarmAction[] = fresh.map((node) => request(input, node, images, key));
   // An earlier image set: replaced by the request when the node is requested now, cleared otherwise.
   for (const list of stale) if (!fresh.includes(list.metadata.name)) actions.push(removal(list, input.id));
   const done = input.lists.map((l) => l.metadata.name).filter((node) => !pulling.includes(node));
   for (const node of fresh) states.set(node, { state: 'pulling' });
-  const note =
-    left > 0
-      ? `; ${left} of the revision's ${input.images.length} images not pre-warmed (at most ${policy.maxImagesPerNode} per node, EBB_PREWARM_MAX_IMAGES_PER_NODE)`
-      : undefined;
+  const note = left > 0 ? capNote(left, input.images.length, policy) : undefined;
   const outcome = reported(actions, { pulling, done, states, revision: input.revision, lookahead: input.lookahead, note }, 0);
-  return pinsEnd === undefined ? outcome : { ...outcome, wakeAt: pinsEnd };
+  const wakeAt = earliest(pinsEnd, dueAt, fresh.length > 0 ? answerDueOfNew(input.now, policy) : undefined);
+  return wakeAt === undefined ? outcome : { ...outcome, wakeAt };
 }

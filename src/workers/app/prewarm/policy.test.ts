@@ -3,7 +3,7 @@ import type { ImageList, ImagePhase } from '../../../api/image-list.ts';
 import type { ClusterStored } from '../../../kube/types.ts';
 import { parseWorkerConfig } from '../../config.ts';
 import { applyBody } from './apply.ts';
-import { withPinWait } from './grant.ts';
+import { withPrewarmWait } from './grant.ts';
 import { imagesKey, nodeState, planPrewarm, prewarmIdentity, type PrewarmInput } from './plan.ts';
 import { cappedImages, DEFAULT_PREWARM_POLICY, pinsEndAt, unanswered, waitingSince, type PrewarmPolicy } from './policy.ts';
 import type { Plan } from '../planner.ts';
@@ -132,6 +132,14 @@ describe('planPrewarm with the limits', () => {
     expect(answered.budget?.pulling).toEqual(['a']);
   });
 
+  it('is planned again when a silent node becomes overdue: the first of the nodes not answered yet, or a node requested now', () => {
+    const lists = [list('a', {}, 4 * MIN), list('b', {}, 2 * MIN), list('c', { 'example.com/web:2': 'Pulling' }, 9 * MIN)];
+    expect(planPrewarm(input({ targets: ['a', 'b', 'c'], parallelism: 3, lists })).wakeAt).toBe(NOW.getTime() + 6 * MIN);
+    expect(planPrewarm(input({ targets: ['d'], parallelism: 1 })).wakeAt).toBe(NOW.getTime() + 10 * MIN);
+    // The earlier of both clocks.
+    expect(planPrewarm(input({ targets: ['d'], waitingSince: NOW.getTime() - 24 * HOUR + MIN })).wakeAt).toBe(NOW.getTime() + MIN);
+  });
+
   it('writes the request time with the request, under the label key, as an annotation', () => {
     const [request] = planPrewarm(input({ targets: ['a'] })).actions;
     expect(request).toMatchObject({ kind: 'requestPrewarm', requestedAt: '2025-06-01T12:00:00Z' });
@@ -158,11 +166,12 @@ describe('planPrewarm with the limits', () => {
 
   it('a rollout paused for less than the limit pre-warms, and asks to be planned again when its pins end', () => {
     const since = NOW.getTime() - 23 * HOUR;
-    const o = planPrewarm(input({ targets: ['a'], waitingSince: since }));
+    const quiet = { ...POLICY, answerTimeoutMs: 0 };
+    const o = planPrewarm(input({ targets: ['a'], waitingSince: since, policy: quiet }));
     expect(requests(o)).toEqual(['a']);
     expect(o.wakeAt).toBe(since + 24 * HOUR);
-    expect(planPrewarm(input({ targets: ['a'], waitingSince: since, policy: { ...POLICY, pinMaxMs: 0 } })).wakeAt).toBeUndefined();
-    expect(planPrewarm(input({ targets: ['a'] })).wakeAt).toBeUndefined();
+    expect(planPrewarm(input({ targets: ['a'], waitingSince: since, policy: { ...quiet, pinMaxMs: 0 } })).wakeAt).toBeUndefined();
+    expect(planPrewarm(input({ targets: ['a'], policy: quiet })).wakeAt).toBeUndefined();
   });
 
   it('caps the images per node: the first in sorted order, keyed as such, the rest named in the condition', () => {
@@ -182,7 +191,7 @@ describe('planPrewarm with the limits', () => {
   });
 });
 
-describe('withPinWait', () => {
+describe('withPrewarmWait', () => {
   const plan = (wakeAt: number | undefined, wait?: Plan['wait']): Plan => ({
     actions: [],
     status: {},
@@ -190,9 +199,9 @@ describe('withPinWait', () => {
     prewarm: { actions: [], status: undefined, condition: undefined, wakeAt },
   });
 
-  it('comes back when the pins end, unless something brings the App back sooner', () => {
-    expect(withPinWait(plan(NOW.getTime() + HOUR), NOW).wait).toEqual({ reason: 'prewarm-pins-end', afterMs: HOUR });
-    expect(withPinWait(plan(NOW.getTime() + HOUR, { reason: 'x', afterMs: 5_000 }), NOW).wait).toEqual({ reason: 'x', afterMs: 5_000 });
-    expect(withPinWait(plan(undefined), NOW).wait).toBeUndefined();
+  it('comes back when a pre-warm clock runs out, unless something brings the App back sooner', () => {
+    expect(withPrewarmWait(plan(NOW.getTime() + HOUR), NOW).wait).toEqual({ reason: 'prewarm-timer', afterMs: HOUR });
+    expect(withPrewarmWait(plan(NOW.getTime() + HOUR, { reason: 'x', afterMs: 5_000 }), NOW).wait).toEqual({ reason: 'x', afterMs: 5_000 });
+    expect(withPrewarmWait(plan(undefined), NOW).wait).toBeUndefined();
   });
 });

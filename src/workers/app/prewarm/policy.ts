@@ -63,13 +63,18 @@ export function requestedAt(list: ClusterStored<ImageList>, labelKey: string): n
 }
 
 /**
- * Whether `list`'s daemon is overdue: none of `images` has a status `answerTimeoutMs` after the request. A list
- * with no request time is never overdue (it cannot be told).
+ * When `list`'s daemon is overdue unless it reports one of `images` first: `answerTimeoutMs` after the request.
+ * Undefined when it reported one already, when there is no timeout, or no request time (it cannot be told).
  */
-export function unanswered(list: ClusterStored<ImageList>, images: readonly string[], labelKey: string, now: number, policy: PrewarmPolicy): boolean {
-  if (policy.answerTimeoutMs <= 0) return false;
+export function answerDueAt(list: ClusterStored<ImageList>, images: readonly string[], labelKey: string, policy: PrewarmPolicy): number | undefined {
+  if (policy.answerTimeoutMs <= 0) return undefined;
   const at = requestedAt(list, labelKey);
-  if (at === undefined || now - at < policy.answerTimeoutMs) return false;
   const reported = new Set((list.status?.images ?? []).map((s) => s.image));
-  return !images.some((image) => reported.has(image));
+  return at === undefined || images.some((image) => reported.has(image)) ? undefined : at + policy.answerTimeoutMs;
+}
+
+/** Whether `list`'s daemon is overdue at `now` (`answerDueAt` passed). */
+export function unanswered(list: ClusterStored<ImageList>, images: readonly string[], labelKey: string, now: number, policy: PrewarmPolicy): boolean {
+  const due = answerDueAt(list, images, labelKey, policy);
+  return due !== undefined && now >= due;
 }
