@@ -170,11 +170,13 @@ export function markFailed(
 
 /**
  * A pull may not start: the image filesystem has no room for it (`disk.ts`). The status says why; the image is
- * not looked at again before `retryAt` (the next re-check), unless its entry changes.
+ * not looked at again before `retryAt` (the next re-check), unless its entry changes. Then it is looked up
+ * first: meanwhile the kubelet may have pulled it for a pod.
  */
 export function markDeferred(m: ImageMemory, message: string, retryAt: number): void {
   m.status = { ...m.status, phase: ImagePhase.deferred, message: clip(message) };
   m.retryAt = retryAt;
+  m.checkedAt = undefined;
 }
 
 /** A pull was cut short by the daemon stopping: the next daemon starts it again. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pullDeferral, usedPercent, type DiskReading } from '../../../src/daemon/disk.ts';
 import { planImages, type Plan, type PlanInput } from '../../../src/daemon/plan.ts';
-import { newMemory, type ImageMemory } from '../../../src/daemon/state.ts';
+import { markChecked, markDeferred, newMemory, type ImageMemory } from '../../../src/daemon/state.ts';
 import { ImageFsMonitor } from '../../../src/daemon/image-fs.ts';
 import { RuntimeError } from '../../../src/daemon/runtime.ts';
 import { pino } from 'pino';
@@ -129,6 +129,22 @@ describe('planImages with the disk guard', () => {
     expect(plan(deferred, disk(reading(90, NOW)))).toEqual({ actions: [], wakeAt: NOW + RECHECK });
     deferred.retryAt = NOW;
     expect(plan(deferred, disk(reading(90, NOW - RECHECK))).actions).toEqual([{ kind: 'readDisk' }]);
+  });
+
+  it('after a deferral, the image is looked up again at the next re-check: the kubelet may have pulled it meanwhile', () => {
+    const m = mem();
+    markDeferred(m, 'full', NOW + RECHECK);
+    expect(m.status).toMatchObject({ phase: 'Deferred', message: 'full' });
+    expect(plan(m, disk(reading(90, NOW)))).toEqual({ actions: [], wakeAt: NOW + RECHECK });
+    m.retryAt = NOW;
+    expect(plan(m, disk(reading(90, NOW - RECHECK))).actions).toEqual([{ kind: 'check', image: IMG }]);
+    // Found present: reported Pulled, no pull, no reading. Still absent: the reason stays until the pull is decided.
+    markChecked(m, { present: true, imageRef: 'sha256:aa', sizeBytes: 5 }, NOW);
+    expect(plan(m, disk(undefined)).actions).toEqual([{ kind: 'present', image: IMG }]);
+    const gone = mem();
+    markDeferred(gone, 'full', NOW);
+    markChecked(gone, { present: false }, NOW);
+    expect(gone.status).toMatchObject({ phase: 'Deferred', message: 'full' });
   });
 
   it('lookups need no reading', () => {
