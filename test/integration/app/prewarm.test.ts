@@ -127,6 +127,8 @@ describe('image pre-warming', () => {
     await eventually(`B's entries on ${nodes.join(', ')}`, async () => (sorted(await heldBy(b)).join() === nodes.join() ? true : undefined));
     const shared = (await imageLists()).find((l) => l.metadata.name === personal);
     expect(managersOf(shared!)).toEqual(expect.arrayContaining([PERSON, prewarmFieldManager(ctl.ns, a), prewarmFieldManager(ctl.ns, b)]));
+    // Each App wrote when it asked, under its label's key (the clock of the daemon's answer timeout).
+    for (const app of [a, b]) expect(shared?.metadata.annotations?.[prewarmLabelKey(ctl.ns, app)]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     const statusA = await until(ctl.ns, a, (s) => s.app.status?.prewarm?.nodesRequested === 3);
     expect(statusA.app.status?.prewarm).toEqual({ nodesRequested: 3, nodesPulled: 0, nodesFailed: 0 });
     expect(statusA.app.status?.conditions).toContainEqual(expect.objectContaining({ type: 'ImagesPrewarmed', status: 'False', reason: 'ImagesPulling' }));
@@ -147,6 +149,8 @@ describe('image pre-warming', () => {
     for (const n of nodes) expect(afterB[n] ?? [], n).toEqual(n === personal ? [image('v2'), TOOL].sort() : []);
     const left = (await imageLists()).find((l) => l.metadata.name === personal);
     expect(managersOf(left!).filter((m) => m.startsWith('ebb-prewarm/'))).toEqual([]);
+    // The request times went with the entries.
+    expect(Object.keys(left?.metadata.annotations ?? {}).filter((k) => k.startsWith('prewarm.'))).toEqual([]);
   });
 
   it('a canary pause: every remaining pod’s node holds the new image, with no daemon reporting anything', async () => {
