@@ -71,6 +71,16 @@ describe('ebb daemon disk guard against containerd', () => {
       },
       { ...WAIT, timeoutMs, signal, what },
     );
+  /** The value of printer column `column` for the node's ImageList, as `kubectl get ebimg` receives it (a Table). */
+  const printedColumn = async (column: string): Promise<unknown> => {
+    const table = await rest.request<{ columnDefinitions: { name: string }[]; rows: { cells: unknown[] }[] }>(
+      'GET',
+      `/apis/apps.ebb.dev/v1alpha1/imagelists/${node}`,
+      { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' },
+    );
+    const index = table.columnDefinitions.findIndex((c) => c.name === column);
+    return index < 0 ? `no column ${column}` : table.rows[0]?.cells[index];
+  };
   const pullsOf = async (ref: string): Promise<number> => (await containerd.imageRequests()).filter((r) => r.method === 'PullImage' && r.image === ref).length;
 
   beforeAll(async () => {
@@ -120,6 +130,8 @@ describe('ebb daemon disk guard against containerd', () => {
     expect(await cri.imageStatus(refs.fresh, { signal })).toBeUndefined();
     expect(Math.abs(((await daemon.metric('ebb_daemon_image_fs_used_percent')) ?? -100) - percent)).toBeLessThanOrEqual(1);
     await daemon.logged('image pull deferred: image filesystem too full', (l) => l['image'] === refs.fresh);
+    // `kubectl get ebimg` names it.
+    expect(await printedColumn('Deferred')).toBe(refs.fresh);
   });
 
   it('does not pull back an image the kubelet garbage-collected while the filesystem is above the threshold', async () => {
