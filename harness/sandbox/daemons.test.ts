@@ -12,7 +12,7 @@ function running(ports: Record<string, number>): NodeDaemons {
 }
 
 describe('node daemon options', () => {
-  it('serve the node through its CRI socket, on loopback with a free port: what `ebb daemon` runs with those settings', () => {
+  it('serve the node through its CRI socket, on loopback with a free port, no disk guard: what `ebb daemon` runs with those settings', () => {
     const o = nodeDaemonOptions(node);
     expect(o).toMatchObject({ nodeName: 'sim-node-1', criEndpoint: 'unix:///sandbox/nodes/sim-node-1/cri.sock', httpAddress: '127.0.0.1', httpPort: 0 });
     // Everything else is what the product's settings table gives a daemon whose environment sets only these.
@@ -21,6 +21,7 @@ describe('node daemon options', () => {
       EBB_CRI_ENDPOINT: 'unix:///sandbox/nodes/sim-node-1/cri.sock',
       EBB_HTTP_ADDRESS: '127.0.0.1',
       EBB_HTTP_PORT: '0',
+      EBB_IMAGE_FS_HIGH_PERCENT: '100',
     };
     expect(o).toEqual(daemonOptionsOf(parseDaemonConfig(env)));
     expect(Object.isFrozen(o)).toBe(true);

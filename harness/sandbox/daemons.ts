@@ -47,9 +47,19 @@ interface Started {
   runtime: CriRuntime;
 }
 
-/** The options of one node's daemon: the product defaults, loopback HTTP on a free port, then `overrides`. */
+/**
+ * The options of one node's daemon: the product defaults, loopback HTTP on a free port, no disk guard (every node
+ * of the sandbox shares the host's filesystem, whose usage is no one node's), then `overrides`.
+ */
 export function nodeDaemonOptions(node: DaemonNode, overrides: DaemonOverrides = {}): DaemonOptions {
-  return daemonOptions({ httpAddress: '127.0.0.1', httpPort: 0, ...overrides, nodeName: node.name, criEndpoint: unixEndpoint(node.criSocket) });
+  return daemonOptions({
+    httpAddress: '127.0.0.1',
+    httpPort: 0,
+    imageFsHighPercent: 100,
+    ...overrides,
+    nodeName: node.name,
+    criEndpoint: unixEndpoint(node.criSocket),
+  });
 }
 
 async function startOne(node: DaemonNode, opts: NodeDaemonsOptions): Promise<Started> {

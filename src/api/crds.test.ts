@@ -173,7 +173,7 @@ describe('ImageList CRD', () => {
     expect(nodes.get('.spec.images[].image')).toMatchObject({ maxLength: 512 });
     expect(nodes.get('.spec.images[].image')?.['pattern']).toMatch(/^\^.*\$$/);
     expect(nodes.get('.spec.images[].repullIntervalSeconds')).toMatchObject({ default: 86400, minimum: 60 });
-    expect(nodes.get('.status.images[].phase')).toMatchObject({ enum: ['Pending', 'Pulling', 'Pulled', 'Failed'] });
+    expect(nodes.get('.status.images[].phase')).toMatchObject({ enum: ['Pending', 'Pulling', 'Pulled', 'Failed', 'Deferred'] });
   });
 });
 

@@ -115,6 +115,12 @@ export const imageListPrinterColumns: PrinterColumn[] = [
     jsonPath: '.status.images[?(@.phase=="Failed")].image',
     description: 'An image whose last pull failed (the first, if several).',
   },
+  {
+    name: 'Deferred',
+    type: 'string',
+    jsonPath: '.status.images[?(@.phase=="Deferred")].image',
+    description: 'An image not pulled while the image filesystem of the node is too full (the first, if several).',
+  },
   AGE,
   { name: 'Generation', type: 'integer', jsonPath: '.metadata.generation', description: 'Generation of the spec.', priority: 1 },
   { name: 'Observed', type: 'integer', jsonPath: '.status.observedGeneration', description: 'Generation the daemon on the node has acted on.', priority: 1 },

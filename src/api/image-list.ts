@@ -42,12 +42,18 @@ export const ImageListSpecSchema = Type.Object(
 );
 export type ImageListSpec = Static<typeof ImageListSpecSchema>;
 
-export const ImagePhase = { pending: 'Pending', pulling: 'Pulling', pulled: 'Pulled', failed: 'Failed' } as const;
+/**
+ * Where an image stands on the node. `Deferred`: not pulled for now because the node's image filesystem is too
+ * full (the message says how full, and the threshold); the daemon looks again at its next re-check.
+ */
+export const ImagePhase = { pending: 'Pending', pulling: 'Pulling', pulled: 'Pulled', failed: 'Failed', deferred: 'Deferred' } as const;
 export type ImagePhase = (typeof ImagePhase)[keyof typeof ImagePhase];
 
 export const ImageStatusSchema = Type.Object({
   image: Type.String({ description: 'The spec entry this reports on.', minLength: 1 }),
-  phase: stringEnum([ImagePhase.pending, ImagePhase.pulling, ImagePhase.pulled, ImagePhase.failed], { description: 'Where the pull stands.' }),
+  phase: stringEnum([ImagePhase.pending, ImagePhase.pulling, ImagePhase.pulled, ImagePhase.failed, ImagePhase.deferred], {
+    description: 'Where the pull stands. Deferred: not pulled while the image filesystem of the node is too full (see message).',
+  }),
   imageRef: Type.Optional(Type.String({ description: 'Reference of the pulled image in the container runtime (digest or ID).' })),
   lastPullTime: Type.Optional(dateTime({ description: 'When the last successful pull finished.' })),
   pullStartTime: Type.Optional(dateTime({ description: 'When the running or the last pull attempt started.' })),

@@ -161,6 +161,12 @@ export const Reason = {
   imagesPulled: 'ImagesPulled',
   /** False: no node is pulling any more and some reported a failed pull. */
   imagePullFailed: 'ImagePullFailed',
+  /** False: no node is pulling any more and some hold the pull back: their image filesystem is too full. */
+  imagePullDeferred: 'ImagePullDeferred',
+  /** False: no node is pulling any more and some never answered (no node daemon reported the images in time). */
+  prewarmUnanswered: 'PrewarmUnanswered',
+  /** False: the rollout has waited longer than the pin limit; its entries are removed until it goes on. */
+  prewarmUnpinned: 'PrewarmUnpinned',
   // VolumeExpansionRefused
   expansionRefused: 'ExpansionRefused',
   noExpansionRefused: 'NoExpansionRefused',

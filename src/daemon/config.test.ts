@@ -19,6 +19,7 @@ describe('parseDaemonConfig', () => {
       pullTimeoutMs: 600_000,
       pullBackoff: { baseMs: 5_000, capMs: 300_000 },
       recheckPeriodMs: 300_000,
+      imageFsHighPercent: 80,
       statusFlushMs: 2_000,
       watchdogMs: 180_000,
       kube: { env: {}, requestTimeoutMs: 30_000 },

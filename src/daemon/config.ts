@@ -27,6 +27,8 @@ export interface DaemonConfig {
   readonly pullBackoff: { readonly baseMs: number; readonly capMs: number };
   /** How often every image of the list is checked against the runtime again. */
   readonly recheckPeriodMs: number;
+  /** At or above this used percent of the image filesystem, no pull starts. */
+  readonly imageFsHighPercent: number;
   /** Status changes within this long are written to the ImageList in one update. */
   readonly statusFlushMs: number;
   /** A watch that delivers nothing (bookmarks included) for this long is re-opened. */
@@ -94,7 +96,15 @@ export const DAEMON_SETTINGS = table(
       default: '5m',
       min: '10s',
       max: '24h',
-      doc: 'how often the daemon checks every image of its list against the runtime again (an image removed by the kubelet is pulled again)',
+      doc: 'how often the daemon checks every image of its list against the runtime again (an image removed by the kubelet is pulled again, unless the image filesystem is too full)',
+    },
+    imageFsHighPercent: {
+      name: 'EBB_IMAGE_FS_HIGH_PERCENT',
+      type: 'int',
+      default: 80,
+      min: 1,
+      max: 100,
+      doc: "used percent of the runtime's image filesystem (as the kubelet measures it for image garbage collection) at or above which the daemon starts no pull: the entry reports `Deferred` and is tried again every re-check period; keep it below the kubelet's `imageGCHighThresholdPercent` (default 85)",
     },
     statusFlush: {
       name: 'EBB_STATUS_FLUSH',
@@ -127,6 +137,7 @@ export function parseDaemonConfig(env: Env): DaemonConfig {
     pullTimeoutMs: v.pullTimeout,
     pullBackoff: { baseMs: v.pullBackoffBase, capMs: v.pullBackoffMax },
     recheckPeriodMs: v.recheckPeriod,
+    imageFsHighPercent: v.imageFsHighPercent,
     statusFlushMs: v.statusFlush,
     watchdogMs: v.watchdog,
     pullSecretNamespace: v.pullSecretNamespace,

@@ -1,5 +1,5 @@
 /**
- * ImageRuntime over the project's CRI client: the daemon's three calls, with the CRI error codes narrowed to
+ * ImageRuntime over the project's CRI client: the daemon's calls, with the CRI error codes narrowed to
  * the daemon's own. The CRI client classifies gRPC statuses in one place; nothing here reads messages.
  */
 import { CriClient, isCriError } from '../cri/client.ts';
@@ -41,8 +41,9 @@ export function criImageRuntime(endpoint: string, opts: { pullTimeoutMs: number 
     imageStatus: (image, signal) =>
       wrap(async () => {
         const found = await client.imageStatus(image, { signal });
-        return found ? { present: true, imageRef: found.id } : { present: false };
+        return found ? { present: true, imageRef: found.id, sizeBytes: found.size } : { present: false };
       }),
+    imageFs: (signal) => wrap(async () => (await client.imageFsInfo({ signal })).map((fs) => ({ mountpoint: fs.mountpoint, usedBytes: fs.usedBytes }))),
     pull: (image, auth: PullAuth | undefined, signal) => wrap(async () => ({ imageRef: await client.pullImage(image, auth ? { signal, auth } : { signal }) })),
     close: () => client.close(),
   };

@@ -17,6 +17,7 @@ import { ImageScheduler } from './scheduler.ts';
 import { copySecretReader, pullAuthFrom, type SecretReader } from './secrets.ts';
 import { watchOwnImageList, type SourceState } from './source.ts';
 import { StatusWriter, type StatusApi } from './status.ts';
+import { ImageFsMonitor, type Statfs } from './image-fs.ts';
 import { errorMessage } from '../common/errors.ts';
 
 export const FIELD_MANAGER = 'ebb-daemon';
@@ -35,6 +36,8 @@ export interface DaemonDeps {
   log: Logger;
   /** Reads pull Secrets; defaults to the apiserver. */
   secrets?: SecretReader;
+  /** The capacity of a filesystem by a path on it; defaults to statfs(2). */
+  statfs?: Statfs;
 }
 
 export interface RunningDaemon {
@@ -111,6 +114,10 @@ export async function startDaemon(opts: DaemonOptions, deps: DaemonDeps): Promis
     onChange: () => status.markDirty(),
     metrics,
     log,
+    disk: {
+      monitor: new ImageFsMonitor({ runtime, log, gauge: metrics.imageFsUsedPercent, statfs: deps.statfs }),
+      highPercent: opts.imageFsHighPercent,
+    },
   });
 
   let watchState: SourceState = 'starting';
@@ -150,7 +157,10 @@ export async function startDaemon(opts: DaemonOptions, deps: DaemonDeps): Promis
   const schedulerLoop = scheduler.run(ac.signal);
   const probeLoop = probeRuntime(runtime, { log, up: metrics.runtimeUp, health }, ac.signal);
 
-  log.info({ node: opts.nodeName, port: ops.port, cri: opts.criEndpoint, pullConcurrency: opts.pullConcurrency }, 'daemon started');
+  log.info(
+    { node: opts.nodeName, port: ops.port, cri: opts.criEndpoint, pullConcurrency: opts.pullConcurrency, imageFsHighPercent: opts.imageFsHighPercent },
+    'daemon started',
+  );
 
   let stopping: Promise<void> | undefined;
   return {

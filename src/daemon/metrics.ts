@@ -8,6 +8,7 @@ export function daemonMetrics(): {
   imagesPresent: Gauge;
   pullsInFlight: Gauge;
   runtimeUp: Gauge;
+  imageFsUsedPercent: Gauge;
   statusWrites: Counter<'result'>;
   watchEvents: Counter<'type'>;
 } {
@@ -32,6 +33,11 @@ export function daemonMetrics(): {
     runtimeUp: new Gauge({
       name: 'ebb_daemon_runtime_up',
       help: 'Whether the container runtime answered the last CRI Version call (1) or not (0); 0 until it first answers.',
+      registers: [registry],
+    }),
+    imageFsUsedPercent: new Gauge({
+      name: 'ebb_daemon_image_fs_used_percent',
+      help: "Used percent of the runtime's image filesystem at the last reading (as the kubelet's image garbage collection measures it); absent until read.",
       registers: [registry],
     }),
     statusWrites: new Counter({

@@ -18,6 +18,8 @@ export interface DaemonOptions {
   readonly backoffMaxMs: number;
   /** A pulled image is looked up in the runtime again this often (image garbage collection may remove it). */
   readonly recheckPeriodMs: number;
+  /** At or above this used percent of the image filesystem (CRI ImageFsInfo's mountpoint), no pull starts. */
+  readonly imageFsHighPercent: number;
   /** Status changes within this window go out in one write. */
   readonly statusFlushMs: number;
   /** A watch that delivers nothing (not even a bookmark) for this long is re-opened. */
@@ -54,6 +56,7 @@ export function daemonOptionsOf(cfg: DaemonConfig): DaemonOptions {
     backoffBaseMs: cfg.pullBackoff.baseMs,
     backoffMaxMs: cfg.pullBackoff.capMs,
     recheckPeriodMs: cfg.recheckPeriodMs,
+    imageFsHighPercent: cfg.imageFsHighPercent,
     statusFlushMs: cfg.statusFlushMs,
     watchdogMs: cfg.watchdogMs,
     pullSecretNamespace: cfg.pullSecretNamespace,

@@ -1,5 +1,5 @@
 /**
- * The daemon's narrow port to the container runtime: the three calls it makes, with typed errors. The
+ * The daemon's narrow port to the container runtime: the calls it makes, with typed errors. The
  * daemon depends on this interface only; an adapter maps a CRI client onto it, and tests use fakes.
  */
 import { ClassifiedError, type RetryClass } from '../common/errors.ts';
@@ -23,10 +23,20 @@ export interface RuntimeVersion {
 export interface ImageRuntime {
   /** Answers when the runtime is reachable and serving. */
   version(signal: AbortSignal): Promise<RuntimeVersion>;
-  /** Whether the runtime holds the image, and its reference (image ID) when it does. */
-  imageStatus(image: string, signal: AbortSignal): Promise<{ present: boolean; imageRef?: string | undefined }>;
+  /** Whether the runtime holds the image, and its reference (image ID) and size in bytes when it does. */
+  imageStatus(image: string, signal: AbortSignal): Promise<{ present: boolean; imageRef?: string | undefined; sizeBytes?: number | undefined }>;
   /** Pulls the image (always contacting the registry) and returns its reference (image ID). */
   pull(image: string, auth: PullAuth | undefined, signal: AbortSignal): Promise<{ imageRef: string }>;
+  /**
+   * The filesystems holding the runtime's images (CRI ImageFsInfo): where each is mounted, and the bytes images
+   * use on it when the runtime says. Absent: the runtime cannot tell, and pulls are not held back for disk.
+   */
+  imageFs?(signal: AbortSignal): Promise<ImageFilesystem[]>;
+}
+
+export interface ImageFilesystem {
+  mountpoint: string;
+  usedBytes: number | undefined;
 }
 
 /**

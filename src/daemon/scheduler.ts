@@ -8,15 +8,29 @@ import type { ImageReference } from '../api/image-ref.ts';
 import { repeatGate, type Logger } from '../common/log.ts';
 import type { DaemonMetrics } from './metrics.ts';
 import type { DaemonOptions } from './options.ts';
-import { planImages, type Action } from './plan.ts';
+import { planImages, type Action, type PlanInput } from './plan.ts';
 import { isRuntimeError, type ImageRuntime, type PullAuth } from './runtime.ts';
 import { PullSecretError } from './secrets.ts';
-import { markChecked, markFailed, markInterrupted, markInvalid, markPresent, markPulled, markPullStarted, syncEntries, type ImageMemory } from './state.ts';
+import {
+  markChecked,
+  markDeferred,
+  markFailed,
+  markInterrupted,
+  markInvalid,
+  markPresent,
+  markPulled,
+  markPullStarted,
+  syncEntries,
+  type ImageMemory,
+} from './state.ts';
+import type { ImageFsMonitor } from './image-fs.ts';
 import { errorMessage, type RetryClass } from '../common/errors.ts';
 
 /** Lookups (ImageStatus) running at once; they are cheap, but a node may list a thousand images. */
 const CHECK_CONCURRENCY = 4;
 const CHECK_TIMEOUT_MS = 30_000;
+/** A reading of the image filesystem serves the pulls that start within this long of it; later ones read again. */
+export const DISK_FRESH_MS = 10_000;
 /** Timers never sleep longer than this (setTimeout's range is ~24 days; a long sleep re-plans instead). */
 const MAX_SLEEP_MS = 3_600_000;
 
@@ -28,6 +42,8 @@ export interface SchedulerDeps {
   /** Called after every change of the reported status. */
   onChange(): void;
   metrics?: Pick<DaemonMetrics, 'pulls' | 'pullDuration' | 'imagesPresent' | 'pullsInFlight'> | undefined;
+  /** The disk guard: the image filesystem's readings, and the used percent at which no pull starts; absent: none. */
+  disk?: { monitor: ImageFsMonitor; highPercent: number } | undefined;
   log: Logger;
   now?: () => number;
   random?: () => number;
@@ -124,10 +140,17 @@ export class ImageScheduler {
         checkSlots: CHECK_CONCURRENCY - (this.running.size - this.pullsInFlight()),
         now: this.now(),
         recheckPeriodMs: this.deps.options.recheckPeriodMs,
+        disk: this.diskInput(),
       });
       for (const a of plan.actions) this.start(a);
       await this.idle(plan.wakeAt, signal);
     }
+  }
+
+  private diskInput(): PlanInput['disk'] {
+    const disk = this.deps.disk;
+    if (!disk) return undefined;
+    return { reading: disk.monitor.reading, busy: disk.monitor.busy, highPercent: disk.highPercent, freshMs: DISK_FRESH_MS };
   }
 
   /** Starts nothing more, cancels what runs (interrupted pulls go back to Pending) and waits for it to end. */
@@ -173,6 +196,11 @@ export class ImageScheduler {
   }
 
   private start(a: Action): void {
+    if (a.kind === 'readDisk') {
+      // Plans again with the reading (a failed one too: it holds nothing back).
+      void this.deps.disk?.monitor.refresh(this.shutdown.signal).then(() => this.kick());
+      return;
+    }
     const m = this.memory.get(a.image);
     if (!m) return;
     if (a.kind === 'invalid') {
@@ -183,6 +211,12 @@ export class ImageScheduler {
     }
     if (a.kind === 'present') {
       markPresent(m);
+      this.changed();
+      return;
+    }
+    if (a.kind === 'defer') {
+      markDeferred(m, a.message, this.now() + this.deps.options.recheckPeriodMs);
+      this.deps.log.info({ image: a.image, reason: a.message }, 'image pull deferred: image filesystem too full');
       this.changed();
       return;
     }

@@ -22,6 +22,8 @@ export interface ImageMemory {
   retryAt: number | undefined;
   /** The next pull starts a new `attempts` count (after a success, or a new pull request). */
   freshAttempts: boolean;
+  /** The image's size when the runtime last held it; undefined until it was seen present. */
+  sizeBytes?: number | undefined;
 }
 
 export interface BackoffOptions {
@@ -105,14 +107,16 @@ export function markInvalid(m: ImageMemory, message: string): void {
 }
 
 /** ImageStatus answered. An image that was pulled and is gone (image garbage collection) goes back to Pending. */
-export function markChecked(m: ImageMemory, found: { present: boolean; imageRef?: string | undefined }, now: number): void {
+export function markChecked(m: ImageMemory, found: { present: boolean; imageRef?: string | undefined; sizeBytes?: number | undefined }, now: number): void {
   m.present = found.present;
+  if (found.present && found.sizeBytes !== undefined) m.sizeBytes = found.sizeBytes;
   m.checkedAt = now;
   m.failures = 0;
   m.retryAt = undefined;
   if (found.present && found.imageRef) m.status.imageRef = found.imageRef;
-  // The runtime answers again: a message about an earlier lookup failure is stale (a pull failure's is not).
-  if (m.status.phase !== ImagePhase.failed) delete m.status.message;
+  // The runtime answers again: a message about an earlier lookup failure is stale (a pull failure's, or why a
+  // pull waits for disk, is not).
+  if (m.status.phase !== ImagePhase.failed && m.status.phase !== ImagePhase.deferred) delete m.status.message;
   if (!found.present && m.status.phase === ImagePhase.pulled) {
     m.status = { ...m.status, phase: ImagePhase.pending, message: 'image is no longer in the container runtime; pulling it again' };
   }
@@ -162,6 +166,17 @@ export function markFailed(
   const delay = f.retryClass !== 'permanent' ? backoffMs(m.failures - 1, b.backoffBaseMs, b.backoffMaxMs, random) : b.backoffMaxMs;
   m.retryAt = now + delay;
   m.status = f.pull ? { ...m.status, phase: ImagePhase.failed, message: clip(f.message) } : { ...m.status, message: clip(f.message) };
+}
+
+/**
+ * A pull may not start: the image filesystem has no room for it (`disk.ts`). The status says why; the image is
+ * not looked at again before `retryAt` (the next re-check), unless its entry changes. Then it is looked up
+ * first: meanwhile the kubelet may have pulled it for a pod.
+ */
+export function markDeferred(m: ImageMemory, message: string, retryAt: number): void {
+  m.status = { ...m.status, phase: ImagePhase.deferred, message: clip(message) };
+  m.retryAt = retryAt;
+  m.checkedAt = undefined;
 }
 
 /** A pull was cut short by the daemon stopping: the next daemon starts it again. */

@@ -1,6 +1,9 @@
 import type { LogLevel } from '../common/log.ts';
 import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, PULL_SECRET_NAMESPACE_SETTING, kubeAccessOf, type KubeAccess } from '../common/process-settings.ts';
 import { frozen, parseSettings, table, type Env } from '../common/settings.ts';
+import { formatDuration } from '../common/duration.ts';
+import { MAX_IMAGES_PER_NODE } from '../api/image-list.ts';
+import { DEFAULT_PREWARM_POLICY, type PrewarmPolicy } from './app/prewarm/policy.ts';
 import { DEFAULT_QUARANTINE_LIMIT } from '../queue/quarantine.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
 import { REDIS_LIVENESS_SETTINGS } from '../queue/redis-settings.ts';
@@ -27,6 +30,8 @@ export interface WorkerConfig {
   readonly redisUnhealthyAfterMs: number;
   /** Pre-warm pulls in progress at once across the cluster (every App, every worker). */
   readonly prewarmPullBudget: number;
+  /** The limits of each App's pre-warming. */
+  readonly prewarmPolicy: PrewarmPolicy;
 }
 
 /** Everything `ebb worker` reads. */
@@ -45,6 +50,30 @@ export const WORKER_SETTINGS = table(
       min: 1,
       max: 100_000,
       doc: "pre-warm pulls in progress at once across the cluster, every App counted (one pull: one App's images on one node); the nodes past it wait their turn",
+    },
+    prewarmMaxImagesPerNode: {
+      name: 'EBB_PREWARM_MAX_IMAGES_PER_NODE',
+      type: 'int',
+      default: DEFAULT_PREWARM_POLICY.maxImagesPerNode,
+      min: 1,
+      max: MAX_IMAGES_PER_NODE,
+      doc: "images one App's pre-warming lists on one node at most (the first in sorted order; condition ImagesPrewarmed says how many were left out)",
+    },
+    prewarmPinMax: {
+      name: 'EBB_PREWARM_PIN_MAX',
+      type: 'duration',
+      default: formatDuration(DEFAULT_PREWARM_POLICY.pinMaxMs),
+      min: '0',
+      max: '8760h',
+      doc: "a rollout paused longer than this (condition Paused True since then) stops pinning its images: its ImageList entries are removed so the kubelet's image garbage collection may reclaim them, and requested again when the rollout goes on (`0`: no limit)",
+    },
+    prewarmAnswerTimeout: {
+      name: 'EBB_PREWARM_ANSWER_TIMEOUT',
+      type: 'duration',
+      default: formatDuration(DEFAULT_PREWARM_POLICY.answerTimeoutMs),
+      min: '0',
+      max: '24h',
+      doc: 'a node asked to pre-warm whose daemon reported none of the images this long after the request gives its `parallelism` slot and its share of the pull budget back; its entries stay (`0`: never)',
     },
     shutdownTimeout: {
       name: 'EBB_SHUTDOWN_TIMEOUT',
@@ -98,6 +127,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     notifyWebhookUrl: v.notifyWebhookUrl,
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
     prewarmPullBudget: v.prewarmPullBudget,
+    prewarmPolicy: frozen({ maxImagesPerNode: v.prewarmMaxImagesPerNode, pinMaxMs: v.prewarmPinMax, answerTimeoutMs: v.prewarmAnswerTimeout }),
   });
 }
 

@@ -3,6 +3,7 @@ import type { KubeRest } from '../kube/rest.ts';
 import type { ObjectKey } from '../queue/names.ts';
 import type { Notification } from './notify/notification.ts';
 import type { PullBudget } from './app/prewarm/budget.ts';
+import type { PrewarmPolicy } from './app/prewarm/policy.ts';
 
 /** "Not yet" is a value: come back after `afterMs` (a timer, not a sleeping worker). */
 export interface Wait {
@@ -30,6 +31,8 @@ export interface ReconcileContext {
   notify?: ((n: Notification) => Promise<void>) | undefined;
   /** The cluster's pre-warm pull budget; absent: no limit. */
   prewarmBudget?: PullBudget | undefined;
+  /** The limits of each App's pre-warming (worker settings); absent: the defaults. */
+  prewarmPolicy?: PrewarmPolicy | undefined;
 }
 
 /** Reconciles one object; re-reads everything it needs from the apiserver. Throws on failure. */

@@ -28,6 +28,7 @@ import { workerMetrics, type WorkerMetrics } from './metrics.ts';
 import { startNotifications } from './notify/deliver.ts';
 import type { ReconcileContext, Reconciler, ReconcileResult } from './types.ts';
 import { redisPullBudget, type PullBudget } from './app/prewarm/budget.ts';
+import type { PrewarmPolicy } from './app/prewarm/policy.ts';
 
 export interface RunningWorker {
   httpPort: number;
@@ -43,6 +44,7 @@ interface ProcessorDeps {
   log: Logger;
   metrics: WorkerMetrics;
   prewarmBudget: PullBudget;
+  prewarmPolicy?: PrewarmPolicy | undefined;
   onWait(key: ObjectKey, result: NonNullable<ReconcileResult['wait']>): Promise<void>;
   notify: ReconcileContext['notify'];
 }
@@ -125,6 +127,7 @@ function processor(deps: ProcessorDeps) {
         now: () => new Date(),
         notify: deps.notify,
         prewarmBudget: deps.prewarmBudget,
+        prewarmPolicy: deps.prewarmPolicy,
       };
       const out = await reconcile(key, ctx);
       result = out.wait ? 'wait' : 'done';
@@ -188,6 +191,7 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
         onWait,
         notify: notifications?.send,
         prewarmBudget: redisPullBudget(producer, cfg.queue.prefix, cfg.prewarmPullBudget),
+        prewarmPolicy: cfg.prewarmPolicy,
       }),
     ),
     reconcileWorkerOptions(blocking, cfg.queue),

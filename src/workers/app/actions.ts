@@ -103,6 +103,8 @@ export type Action =
       images: string[];
       /** The pod template's first image pull Secret, named on each entry (used only where pull secrets are enabled). */
       pullSecret?: { namespace: string; name: string } | undefined;
+      /** When the request is made (RFC 3339), written as an annotation under the label's key: the clock of the answer timeout. */
+      requestedAt?: string | undefined;
     }
   /**
    * Pre-warm: server-side apply of nothing with the App's field manager, which removes this App's entries and

@@ -8,24 +8,25 @@ import { findRefusals, type AdmissionVerdicts } from './admission/dry-run.ts';
 import { replacementsToCheck } from './admission/replacement.ts';
 import { isHeld } from './admission/rollout-held.ts';
 import type { AppClient } from './client.ts';
-import { needsInput, plan, type Observed, type Plan } from './planner.ts';
+import { needsInput, plan, type Observed, type Plan, type PlanOptions } from './planner.ts';
 import { readMore, readObserved } from './read.ts';
 
-/** What the dry run before a delete needs: the verdicts remembered so far, and where to log. */
+/** What the dry run before a delete needs: the verdicts remembered so far, and where to log; and the plan's options. */
 interface AdmissionContext {
   verdicts: AdmissionVerdicts;
   log: Logger;
+  options?: PlanOptions | undefined;
 }
 
 /**
  * Plans until the plan is complete: while it names an input that was not read, that input is read and the
  * plan made again. Ends after at most three reads (revisions, claims, ImageLists: each read once).
  */
-async function planWithInputs(client: AppClient, observed: Observed, now: () => Date): Promise<{ observed: Observed; plan: Plan }> {
-  let result = plan(observed, now());
+async function planWithInputs(client: AppClient, observed: Observed, now: () => Date, options?: PlanOptions): Promise<{ observed: Observed; plan: Plan }> {
+  let result = plan(observed, now(), options);
   while (needsInput(result)) {
     observed = await readMore(client, observed, result.needs, { measure: result.measure ?? [], now });
-    result = plan(observed, now());
+    result = plan(observed, now(), options);
   }
   return { observed, plan: result };
 }
@@ -46,16 +47,17 @@ export async function planLoop(
   const first = await readObserved(client, namespace, name, { claims: 'lazy', revisions: 'lazy' });
   if (!first) return undefined;
   // 2. Plan, reading what the plan lacks.
-  let read = await planWithInputs(client, first, now);
+  const options = admission.options;
+  let read = await planWithInputs(client, first, now, options);
   // 3. A plan that deletes no pod to recreate it needs no dry run.
   if (replacementsToCheck(read.plan.actions).length === 0) return read;
   // A held rollout may be held by a claim its replacement lacks: that is only seen with the claims read.
   const { app } = read.observed;
   if (read.observed.claims === undefined && (app.spec.volumeClaimTemplates ?? []).length > 0 && isHeld(app))
-    read = await planWithInputs(client, await readMore(client, read.observed, 'claims'), now);
+    read = await planWithInputs(client, await readMore(client, read.observed, 'claims'), now, options);
   // 4. Dry-run the replacements; when the apiserver would refuse some, plan again knowing it (those deletes
   // left out, the rollout held).
   const refused = await findRefusals(client.dryRun, app, replacementsToCheck(read.plan.actions), admission.verdicts, admission.log);
   if (!refused) return read;
-  return planWithInputs(client, { ...read.observed, refused }, now);
+  return planWithInputs(client, { ...read.observed, refused }, now, options);
 }

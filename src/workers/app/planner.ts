@@ -33,6 +33,7 @@ import { specProblems } from './spec/validate.ts';
 import { planSpecifiedDeletes } from './rollout/specified-delete.ts';
 import { deferredWorkEvent } from './status/deferred-work.ts';
 import type { PrewarmOutcome } from './prewarm/plan.ts';
+import type { PrewarmPolicy } from './prewarm/policy.ts';
 import { type Hold, holdRefused, recreatesPods, type Refusals } from './admission/replacement.ts';
 import { rolloutHeldEvent, withRolloutHeldCondition, type RolloutHeldInput } from './admission/rollout-held.ts';
 import { withExpansionCondition } from './rollout/volume-growth.ts';
@@ -187,7 +188,12 @@ function deletingPlan(app: Stored<App>, owned: readonly Stored<Pod>[], observed:
  * The phases, in order. Each writes into one accumulator (actions and waits); a phase that finds an input
  * missing returns `NeedsInput` and the caller (`plan-loop.ts`) reads it and plans again.
  */
-export function plan(observed: Observed, now: Date): PlanResult {
+/** What the worker's settings decide for every App (absent: the defaults). */
+export interface PlanOptions {
+  prewarm?: PrewarmPolicy | undefined;
+}
+
+export function plan(observed: Observed, now: Date, options: PlanOptions = {}): PlanResult {
   const app: Stored<App> = { ...observed.app, spec: withAppSpecDefaults(observed.app.spec) };
   // Ownership first: every later phase counts only the pods the App controls (orphans adopted, strays left out).
   const adopted = adoptPods(app, observed.pods);
@@ -229,7 +235,7 @@ export function plan(observed: Observed, now: Date): PlanResult {
   const { actions: admitted, hold } = holdRefused(acc.actions, observed.refused);
   acc.actions = admitted;
   // Pre-warming looks at the final actions (which pods are about to be replaced) to choose its nodes.
-  const prewarm = prewarmStep(app, { set, paused, canary, actions: acc.actions }, observed.imageLists);
+  const prewarm = prewarmStep(app, { set, paused, canary, actions: acc.actions }, observed.imageLists, options.prewarm);
   if (needsInput(prewarm)) return prewarm;
   // Status, Events and the wait from everything above; the revision history is truncated last, once the
   // status says which revision is current.

@@ -24,7 +24,7 @@ export function appReconciler(
 ): Reconciler {
   return async (key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> => {
     const client = clientFor(ctx);
-    const read = await planLoop(client, key.namespace, key.name, () => ctx.now(), { verdicts, log: ctx.log });
+    const read = await planLoop(client, key.namespace, key.name, () => ctx.now(), { verdicts, log: ctx.log, options: { prewarm: ctx.prewarmPolicy } });
     if (!read) {
       await clearDeletedApp(client.imageLists, key.namespace, key.name, ctx.log, ctx.prewarmBudget);
       return { summary: { gone: true }, logs: ['the App is gone; the pre-warm entries it left, if any, are cleared'] };

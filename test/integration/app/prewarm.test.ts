@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { API_VERSION, IMAGE_LIST_KIND, imageListRef } from '../../../src/api/group.ts';
 import type { ImageList } from '../../../src/api/image-list.ts';
-import { prewarmFieldManager, prewarmLabelKey } from '../../../src/api/keys.ts';
+import { PREWARM_LABEL_PREFIX, prewarmFieldManager, prewarmLabelKey } from '../../../src/api/keys.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { sandbox } from '../support.ts';
@@ -61,6 +61,12 @@ async function allImages(): Promise<Record<string, string[]>> {
   return Object.fromEntries(lists.map((l) => [l.metadata.name ?? '', (l.spec?.images ?? []).map((e) => e.image).sort()]));
 }
 
+/** The keys of the pre-warm request times `l` carries (annotations under an App's label key, RFC 3339 values). */
+const requestTimes = (l: ImageList): string[] =>
+  Object.entries(l.metadata.annotations ?? {})
+    .filter(([k, v]) => k.startsWith(PREWARM_LABEL_PREFIX) && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(v))
+    .map(([k]) => k)
+    .sort();
 const managersOf = (l: ImageList): string[] => ((l.metadata as { managedFields?: { manager: string }[] }).managedFields ?? []).map((m) => m.manager);
 const nodeOf = (p: Snapshot['pods'][number]): string => (typeof p.spec?.['nodeName'] === 'string' ? p.spec['nodeName'] : '');
 const nodesOf = (s: Snapshot): string[] => s.pods.map(nodeOf).sort();
@@ -127,6 +133,8 @@ describe('image pre-warming', () => {
     await eventually(`B's entries on ${nodes.join(', ')}`, async () => (sorted(await heldBy(b)).join() === nodes.join() ? true : undefined));
     const shared = (await imageLists()).find((l) => l.metadata.name === personal);
     expect(managersOf(shared!)).toEqual(expect.arrayContaining([PERSON, prewarmFieldManager(ctl.ns, a), prewarmFieldManager(ctl.ns, b)]));
+    // Each App wrote when it asked, under its label's key (the clock of the daemon's answer timeout).
+    expect(requestTimes(shared!)).toEqual([prewarmLabelKey(ctl.ns, a), prewarmLabelKey(ctl.ns, b)].sort());
     const statusA = await until(ctl.ns, a, (s) => s.app.status?.prewarm?.nodesRequested === 3);
     expect(statusA.app.status?.prewarm).toEqual({ nodesRequested: 3, nodesPulled: 0, nodesFailed: 0 });
     expect(statusA.app.status?.conditions).toContainEqual(expect.objectContaining({ type: 'ImagesPrewarmed', status: 'False', reason: 'ImagesPulling' }));
@@ -147,6 +155,8 @@ describe('image pre-warming', () => {
     for (const n of nodes) expect(afterB[n] ?? [], n).toEqual(n === personal ? [image('v2'), TOOL].sort() : []);
     const left = (await imageLists()).find((l) => l.metadata.name === personal);
     expect(managersOf(left!).filter((m) => m.startsWith('ebb-prewarm/'))).toEqual([]);
+    // The request times went with the entries.
+    expect(requestTimes(left!)).toEqual([]);
   });
 
   it('a canary pause: every remaining pod’s node holds the new image, with no daemon reporting anything', async () => {

@@ -84,6 +84,8 @@ describe('ebb daemon against containerd and a registry', () => {
         EBB_RECHECK_PERIOD: '10s',
         EBB_PULL_TIMEOUT: '60s',
         EBB_PULL_SECRET_NAMESPACE: copies,
+        // containerd's root is on the host's disk, whatever its usage: no disk guard here (disk-guard.test.ts has it).
+        EBB_IMAGE_FS_HIGH_PERCENT: '100',
         // The most the daemon ever logs: the credential search below covers every line it can write.
         EBB_LOG_LEVEL: 'debug',
       },

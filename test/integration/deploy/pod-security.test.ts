@@ -66,9 +66,10 @@ describe("deploy/'s workloads under Pod Security admission", () => {
     const pod = podFromWorkload(daemonSet!);
     const refused = await rejection(dryRun(pod, copyOf(NAMESPACE)));
     expect(refused.code).toBe('Forbidden');
-    // The runtime socket's hostPath volume is its only violation.
+    // The hostPath volumes of the runtime socket and of the runtime's root (statfs of the image filesystem) are its
+    // only violation.
     expect(refused.message).toMatch(
-      /violates PodSecurity "restricted:latest": restricted volume types \(volume "cri" uses restricted volume type "hostPath"\)$/,
+      /violates PodSecurity "restricted:latest": restricted volume types \(volumes "cri", "image-fs" use restricted volume type "hostPath"\)$/,
     );
     await expect(dryRun(pod, copyOf(DAEMON_NAMESPACE))).resolves.toMatchObject({ kind: 'Pod', spec: { priorityClassName: 'system-node-critical' } });
   });

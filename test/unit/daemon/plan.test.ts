@@ -161,7 +161,7 @@ describe('planImages: slots', () => {
     const memory = new Map(entries.map((e) => [e.image, mem(e)]));
     for (const m of memory.values()) Object.assign(m, checkedAbsent);
     const p = planImages({ entries, memory, busy: new Set(), pullSlots: 2, checkSlots: 4, now: NOW, recheckPeriodMs: RECHECK });
-    expect(p.actions.map((a) => a.image)).toEqual([entries[0]!.image, entries[1]!.image]);
+    expect(p.actions.map((a) => ('image' in a ? a.image : a.kind))).toEqual([entries[0]!.image, entries[1]!.image]);
   });
 
   it('starts no more lookups than free lookup slots', () => {

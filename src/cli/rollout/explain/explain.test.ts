@@ -124,6 +124,18 @@ describe('explain', () => {
     expect(rowOf(e, 'web-0')?.waits[0]).toEqual({ kind: 'prewarm', message: 'pre-warm on node-0: NotRequested, 0/? images pulled' });
   });
 
+  it('pre-warm: a node whose daemon defers the pull for disk is Deferred, with the reason', () => {
+    const image = 'reg.local/web:2';
+    const message = 'image filesystem /var/lib/containerd is 83% used, at or above the 80% threshold';
+    const e = explain(
+      input({
+        app: app({ spec: { imagePrewarm: { enabled: true } }, status: { prewarm: { nodesRequested: 1, nodesPulled: 0, nodesFailed: 0 } } }),
+        imageLists: [imageList('node-1', [{ image, phase: 'Deferred', message }])],
+      }),
+    );
+    expect(e.prewarm?.nodes.find((n) => n.node === 'node-1')).toMatchObject({ state: 'Deferred', images: [{ image, phase: 'Deferred', message }] });
+  });
+
   it('an unreadable ImageList source and an unreachable queue are notes, not failures', () => {
     const e = explain(
       input({ app: app({ spec: { imagePrewarm: { enabled: true } } }), imageLists: undefined, queue: undefined, notes: ['the queues were not read'] }),

@@ -67,7 +67,7 @@ export interface PodExplanation {
   next: string[];
 }
 
-export type NodePullState = 'Pulled' | 'Pulling' | 'Pending' | 'Failed' | 'NotRequested';
+export type NodePullState = 'Pulled' | 'Pulling' | 'Pending' | 'Failed' | 'Deferred' | 'NotRequested';
 
 export interface NodePrewarm {
   node: string;

@@ -12,6 +12,7 @@ function stateOf(phases: readonly string[]): NodePullState {
   if (phases.length > 0 && phases.every((p) => p === ImagePhase.pulled)) return 'Pulled';
   if (phases.some((p) => p === ImagePhase.failed)) return 'Failed';
   if (phases.some((p) => p === ImagePhase.pulling)) return 'Pulling';
+  if (phases.some((p) => p === ImagePhase.deferred)) return 'Deferred';
   return 'Pending';
 }
 

@@ -45,7 +45,11 @@ export function applyBody(action: PrewarmAction): Record<string, unknown> {
   if (action.kind === 'removePrewarm') return { ...head, metadata: { name: action.node, ...(action.uid ? { uid: action.uid } : {}) } };
   return {
     ...head,
-    metadata: { name: action.node, labels: { [action.label.key]: action.label.value } },
+    metadata: {
+      name: action.node,
+      labels: { [action.label.key]: action.label.value },
+      ...(action.requestedAt ? { annotations: { [action.label.key]: action.requestedAt } } : {}),
+    },
     spec: { images: action.images.map((image) => ({ image, ...(action.pullSecret ? { pullSecret: action.pullSecret } : {}) })) },
   };
 }

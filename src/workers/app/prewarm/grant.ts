@@ -16,6 +16,17 @@ import { withPrewarmStatus } from './targets.ts';
 /** Requests the budget had no room for are asked again this much later (other Apps' pulls end meanwhile). */
 export const BUDGET_RETRY: Wait = { reason: 'prewarm-budget', afterMs: 5_000 };
 
+/**
+ * The plan, coming back when a pre-warm clock runs out (`PrewarmOutcome.wakeAt`: the pins of a waiting rollout
+ * end, a silent node becomes overdue) if nothing brings it back sooner.
+ */
+export function withPrewarmWait(plan: Plan, now: Date): Plan {
+  const at = plan.prewarm?.wakeAt;
+  if (at === undefined) return plan;
+  const afterMs = Math.max(1_000, at - now.getTime());
+  return plan.wait && plan.wait.afterMs <= afterMs ? plan : { ...plan, wait: { reason: 'prewarm-timer', afterMs } };
+}
+
 export class BudgetHolder {
   private readonly budget: PullBudget;
   private readonly holder: string;
@@ -29,7 +40,8 @@ export class BudgetHolder {
   }
 
   /** `plan` with only the pre-warm requests the budget grants, its status and wait saying so. */
-  async grant(plan: Plan, now: Date, generation: number | undefined): Promise<Plan> {
+  async grant(planned: Plan, now: Date, generation: number | undefined): Promise<Plan> {
+    const plan = withPrewarmWait(planned, now);
     const outcome = plan.prewarm;
     const use = outcome?.budget;
     if (!outcome || !use) return plan;

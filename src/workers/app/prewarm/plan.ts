@@ -21,6 +21,8 @@ import { ConditionType, prewarmFieldManager, prewarmLabelKey, Reason } from '../
 import type { Action } from '../actions.ts';
 import type { ConditionInput } from '../status/conditions.ts';
 import { fnv1a32 } from '../../../common/hash.ts';
+import { formatDuration } from '../../../common/duration.ts';
+import { answerDueAt, cappedImages, DEFAULT_PREWARM_POLICY, pinsEndAt, timestamp, type PrewarmPolicy } from './policy.ts';
 
 export type PrewarmAction = Extract<Action, { kind: 'requestPrewarm' | 'removePrewarm' }>;
 
@@ -52,9 +54,21 @@ export interface PrewarmInput {
   lookahead?: number | undefined;
   /** The ImageLists carrying `id.labelKey`, as read. */
   lists: readonly ClusterStored<ImageList>[];
+  /** The plan's time: written as the request time, and the clock of `policy`. Absent: neither (no timeouts). */
+  now?: Date | undefined;
+  /** The limits (`policy.ts`); absent: the defaults. */
+  policy?: PrewarmPolicy | undefined;
+  /** When the rollout began to wait (`waitingSince` of `policy.ts`), for the pin limit. */
+  waitingSince?: number | undefined;
 }
 
-export type NodeState = { state: 'pulling' } | { state: 'pulled' } | { state: 'failed'; message: string };
+/**
+ * Where a requested node stands. Only `pulling` holds a `parallelism` slot and a share of the pull budget:
+ * `deferred` (its daemon holds the pull back for disk) and `unanswered` (no daemon reported anything in time) wait
+ * on the node, not on a registry.
+ */
+export type NodeState =
+  { state: 'pulling' } | { state: 'pulled' } | { state: 'failed'; message: string } | { state: 'deferred'; message: string } | { state: 'unanswered' };
 
 /** What the outcome means for the cluster's pull budget, and enough to report it again with fewer requests. */
 export interface BudgetUse {
@@ -66,6 +80,8 @@ export interface BudgetUse {
   states: ReadonlyMap<string, NodeState>;
   revision: string;
   lookahead?: number | undefined;
+  /** Said at the end of the condition's message (images the cap left out). */
+  note?: string | undefined;
 }
 
 export interface PrewarmOutcome {
@@ -74,6 +90,8 @@ export interface PrewarmOutcome {
   status: PrewarmStatus | undefined;
   condition: ConditionInput | undefined;
   budget?: BudgetUse | undefined;
+  /** When the App should be planned again even if nothing changes (pins end, a silent node is overdue), ms since the epoch. */
+  wakeAt?: number | undefined;
 }
 
 const MESSAGE_NODES = 3;
@@ -87,37 +105,48 @@ export function imagesKey(images: readonly string[]): string {
 }
 
 /** Whether `list` holds this App's entries for exactly the current image set. */
-function holdsCurrent(list: ClusterStored<ImageList>, input: PrewarmInput, key: string): boolean {
-  if (list.metadata.labels?.[input.id.labelKey] !== key) return false;
+function holdsCurrent(list: ClusterStored<ImageList>, labelKey: string, images: readonly string[], key: string): boolean {
+  if (list.metadata.labels?.[labelKey] !== key) return false;
   const listed = new Set((list.spec?.images ?? []).map((e) => e.image));
-  return input.images.every((image) => listed.has(image));
+  return images.every((image) => listed.has(image));
 }
 
-/** Where the daemon stands on `images` in `list`: pulling until each one is Pulled or Failed. */
+/** Where the daemon stands on `images` in `list`: pulling until each one is Pulled, Failed or Deferred. */
 export function nodeState(list: ClusterStored<ImageList>, images: readonly string[]): NodeState {
   const phases = new Map((list.status?.images ?? []).map((s) => [s.image, s]));
-  let failed: string | undefined;
+  const failed: string[] = [];
+  const deferred: string[] = [];
   for (const image of images) {
     const s = phases.get(image);
-    if (s?.phase === ImagePhase.failed) failed ??= `${image}: ${(s.message ?? 'pull failed').slice(0, DETAIL_MAX)}`;
+    const detail = (fallback: string): string => (s?.message ?? fallback).slice(0, DETAIL_MAX);
+    if (s?.phase === ImagePhase.failed) failed.push(`${image}: ${detail('pull failed')}`);
+    else if (s?.phase === ImagePhase.deferred) deferred.push(detail('pull deferred'));
     else if (s?.phase !== ImagePhase.pulled) return { state: 'pulling' };
   }
-  return failed === undefined ? { state: 'pulled' } : { state: 'failed', message: failed };
+  if (failed[0] !== undefined) return { state: 'failed', message: failed[0] };
+  return deferred[0] === undefined ? { state: 'pulled' } : { state: 'deferred', message: deferred[0] };
 }
+
+const countOf = (states: ReadonlyMap<string, NodeState>, state: NodeState['state']): number => [...states.values()].filter((s) => s.state === state).length;
 
 const nodeList = (nodes: readonly string[]): string =>
   nodes.length <= MESSAGE_NODES ? nodes.join(', ') : `${nodes.slice(0, MESSAGE_NODES).join(', ')} and ${nodes.length - MESSAGE_NODES} more`;
 
 /**
  * Condition ImagesPrewarmed for the requested nodes' states; `waiting` nodes are targets the pull budget has no
- * room for yet.
+ * room for yet; `note` ends the message.
  */
-export function prewarmCondition(states: ReadonlyMap<string, NodeState>, revision: string, waiting = 0): ConditionInput {
+export function prewarmCondition(states: ReadonlyMap<string, NodeState>, revision: string, waiting = 0, note = ''): ConditionInput {
   const type = ConditionType.imagesPrewarmed;
-  const pulling = [...states].filter(([, s]) => s.state === 'pulling').map(([n]) => n);
-  const failed = [...states].flatMap(([n, s]) => (s.state === 'failed' ? [`${n} (${s.message})`] : []));
-  const pulled = states.size - pulling.length - failed.length;
+  const named = (state: NodeState['state']): string[] =>
+    [...states].flatMap(([n, s]) => (s.state !== state ? [] : s.state === 'failed' || s.state === 'deferred' ? [`${n} (${s.message})`] : [n]));
+  const pulling = named('pulling');
+  const failed = named('failed');
+  const deferred = named('deferred');
+  const silent = named('unanswered');
+  const pulled = countOf(states, 'pulled');
   const budget = waiting > 0 ? `; ${waiting} more ${waiting === 1 ? 'node waits' : 'nodes wait'} for room in the cluster's pre-warm pull budget` : '';
+  const tail = `${budget}${note}`;
   if (states.size === 0)
     return {
       type,
@@ -125,16 +154,22 @@ export function prewarmCondition(states: ReadonlyMap<string, NodeState>, revisio
       reason: Reason.prewarmPending,
       message:
         waiting > 0
-          ? `no node requested yet for revision ${revision}${budget}`
-          : `no node to pre-warm yet for revision ${revision}: the next pods are not scheduled`,
+          ? `no node requested yet for revision ${revision}${tail}`
+          : `no node to pre-warm yet for revision ${revision}: the next pods are not scheduled${note}`,
     };
   const head = `${pulled} of ${states.size} requested nodes pulled the images of revision ${revision}`;
-  const failures = failed.length > 0 ? `; failed on ${nodeList(failed)}` : '';
-  if (pulling.length > 0)
-    return { type, status: 'False', reason: Reason.imagesPulling, message: `${head}; pulling on ${nodeList(pulling)}${failures}${budget}` };
-  if (failed.length > 0) return { type, status: 'False', reason: Reason.imagePullFailed, message: `${head}${failures}${budget}` };
-  if (waiting > 0) return { type, status: 'False', reason: Reason.prewarmPending, message: `${head}${budget}` };
-  return { type, status: 'True', reason: Reason.imagesPulled, message: head };
+  const details = [
+    failed.length > 0 ? `; failed on ${nodeList(failed)}` : '',
+    deferred.length > 0 ? `; deferred for disk on ${nodeList(deferred)}` : '',
+    silent.length > 0 ? `; no answer from the node daemon on ${nodeList(silent)} (its pull slot is given back)` : '',
+  ].join('');
+  const condition = (reason: string, status: 'True' | 'False', message: string): ConditionInput => ({ type, status, reason, message });
+  if (pulling.length > 0) return condition(Reason.imagesPulling, 'False', `${head}; pulling on ${nodeList(pulling)}${details}${tail}`);
+  if (failed.length > 0) return condition(Reason.imagePullFailed, 'False', `${head}${details}${tail}`);
+  if (deferred.length > 0) return condition(Reason.imagePullDeferred, 'False', `${head}${details}${tail}`);
+  if (silent.length > 0) return condition(Reason.prewarmUnanswered, 'False', `${head}${details}${tail}`);
+  if (waiting > 0) return condition(Reason.prewarmPending, 'False', `${head}${tail}`);
+  return condition(Reason.imagesPulled, 'True', `${head}${note}`);
 }
 
 function removal(list: ClusterStored<ImageList>, id: PrewarmIdentity): PrewarmAction {
@@ -148,8 +183,6 @@ export function clearAll(input: Pick<PrewarmInput, 'id' | 'lists'>): PrewarmOutc
   return { actions: input.lists.map((l) => removal(l, input.id)), status: undefined, condition: undefined, budget };
 }
 
-const countOf = (states: ReadonlyMap<string, NodeState>, state: NodeState['state']): number => [...states.values()].filter((s) => s.state === state).length;
-
 function reported(actions: PrewarmAction[], budget: BudgetUse, waiting: number): PrewarmOutcome {
   const { states } = budget;
   return {
@@ -160,7 +193,7 @@ function reported(actions: PrewarmAction[], budget: BudgetUse, waiting: number):
       nodesFailed: countOf(states, 'failed'),
       ...(budget.lookahead !== undefined ? { lookahead: budget.lookahead } : {}),
     },
-    condition: prewarmCondition(states, budget.revision, waiting),
+    condition: prewarmCondition(states, budget.revision, waiting, budget.note),
     budget,
   };
 }
@@ -171,40 +204,90 @@ function reported(actions: PrewarmAction[], budget: BudgetUse, waiting: number):
  */
 export function withinBudget(outcome: PrewarmOutcome, granted: ReadonlySet<string>): PrewarmOutcome {
   const { budget } = outcome;
-  const deferred = outcome.actions.filter((a) => a.kind === 'requestPrewarm' && !granted.has(a.node)).map((a) => a.node);
-  if (!budget || deferred.length === 0) return outcome;
+  const held = outcome.actions.filter((a) => a.kind === 'requestPrewarm' && !granted.has(a.node)).map((a) => a.node);
+  if (!budget || held.length === 0) return outcome;
   const states = new Map(budget.states);
-  for (const node of deferred) states.delete(node);
-  const actions = outcome.actions.filter((a) => !deferred.includes(a.node) || a.kind === 'removePrewarm');
-  return reported(actions, { ...budget, states }, deferred.length);
+  for (const node of held) states.delete(node);
+  const actions = outcome.actions.filter((a) => !held.includes(a.node) || a.kind === 'removePrewarm');
+  return { ...reported(actions, { ...budget, states }, held.length), wakeAt: outcome.wakeAt };
 }
 
-export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
-  if (!input.active || input.images.length === 0) return clearAll(input);
-  // The pull secret is part of what is requested: naming another one requests the nodes again.
-  const key = imagesKey(input.pullSecret ? [...input.images, `pull-secret=${input.pullSecret.namespace}/${input.pullSecret.name}`] : input.images);
+/**
+ * The rollout has waited longer than the pin limit: every entry is removed (image garbage collection may
+ * reclaim the images), and the condition says so until the wait ends.
+ */
+function unpinned(input: PrewarmInput, since: number, policy: PrewarmPolicy): PrewarmOutcome {
+  const message = `the rollout has waited since ${timestamp(new Date(since))}, longer than ${formatDuration(policy.pinMaxMs)} (EBB_PREWARM_PIN_MAX): the images of revision ${input.revision} are no longer kept on the nodes, so image garbage collection may reclaim them; pre-warming resumes when the rollout goes on`;
+  return { ...clearAll(input), condition: { type: ConditionType.imagesPrewarmed, status: 'False', reason: Reason.prewarmUnpinned, message } };
+}
+
+/**
+ * Each requested node's state for the current image set, the lists holding an earlier one, and when the first
+ * node still silent becomes overdue (the App is planned again then: a silent daemon changes nothing to watch).
+ */
+function statesOf(input: PrewarmInput, images: readonly string[], key: string, policy: PrewarmPolicy) {
+  const now = input.now?.getTime();
+  const labelKey = input.id.labelKey;
   const states = new Map<string, NodeState>();
   const stale: ClusterStored<ImageList>[] = [];
+  let dueAt: number | undefined;
   for (const list of input.lists) {
     const node = list.metadata.name;
-    if (holdsCurrent(list, input, key)) states.set(node, nodeState(list, input.images));
-    else stale.push(list);
+    const due = now === undefined ? undefined : answerDueAt(list, images, labelKey, policy);
+    if (!holdsCurrent(list, labelKey, images, key)) stale.push(list);
+    else if (now !== undefined && due !== undefined && now >= due) states.set(node, { state: 'unanswered' });
+    else {
+      states.set(node, nodeState(list, images));
+      if (due !== undefined) dueAt = Math.min(dueAt ?? due, due);
+    }
   }
-  const pulling = [...states].filter(([, s]) => s.state === 'pulling').map(([node]) => node);
-  const slots = input.parallelism === undefined ? Infinity : Math.max(0, input.parallelism - pulling.length);
-  const fresh = input.targets.filter((node) => !states.has(node)).slice(0, slots);
-  const images = [...input.images].sort();
-  const actions: PrewarmAction[] = fresh.map((node) => ({
+  return { states, stale, dueAt };
+}
+
+const earliest = (...times: (number | undefined)[]): number | undefined =>
+  times.reduce<number | undefined>((min, t) => (t === undefined ? min : Math.min(min ?? t, t)), undefined);
+
+function request(input: PrewarmInput, node: string, images: string[], key: string): PrewarmAction {
+  return {
     kind: 'requestPrewarm',
     node,
     fieldManager: input.id.fieldManager,
     label: { key: input.id.labelKey, value: key },
     images,
     ...(input.pullSecret ? { pullSecret: input.pullSecret } : {}),
-  }));
+    ...(input.now ? { requestedAt: timestamp(input.now) } : {}),
+  };
+}
+
+/** The label value of a request: the image set, and the pull secret (naming another one requests the nodes again). */
+const requestKey = (images: readonly string[], secret: PrewarmInput['pullSecret']): string =>
+  imagesKey(secret ? [...images, `pull-secret=${secret.namespace}/${secret.name}`] : images);
+
+/** When a node requested now becomes overdue if its daemon stays silent. */
+const answerDueOfNew = (now: Date | undefined, policy: PrewarmPolicy): number | undefined =>
+  now && policy.answerTimeoutMs > 0 ? now.getTime() + policy.answerTimeoutMs : undefined;
+
+const capNote = (left: number, all: number, policy: PrewarmPolicy): string =>
+  `; ${left} of the revision's ${all} images not pre-warmed (at most ${policy.maxImagesPerNode} per node, EBB_PREWARM_MAX_IMAGES_PER_NODE)`;
+
+export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
+  if (!input.active || input.images.length === 0) return clearAll(input);
+  const policy = input.policy ?? DEFAULT_PREWARM_POLICY;
+  const pinsEnd = pinsEndAt(input.waitingSince, policy);
+  if (input.now && pinsEnd !== undefined && input.now.getTime() >= pinsEnd) return unpinned(input, pinsEnd - policy.pinMaxMs, policy);
+  const { images, left } = cappedImages(input.images, policy.maxImagesPerNode);
+  const key = requestKey(images, input.pullSecret);
+  const { states, stale, dueAt } = statesOf(input, images, key, policy);
+  const pulling = [...states].filter(([, s]) => s.state === 'pulling').map(([node]) => node);
+  const slots = input.parallelism === undefined ? Infinity : Math.max(0, input.parallelism - pulling.length);
+  const fresh = input.targets.filter((node) => !states.has(node)).slice(0, slots);
+  const actions: PrewarmAction[] = fresh.map((node) => request(input, node, images, key));
   // An earlier image set: replaced by the request when the node is requested now, cleared otherwise.
   for (const list of stale) if (!fresh.includes(list.metadata.name)) actions.push(removal(list, input.id));
   const done = input.lists.map((l) => l.metadata.name).filter((node) => !pulling.includes(node));
   for (const node of fresh) states.set(node, { state: 'pulling' });
-  return reported(actions, { pulling, done, states, revision: input.revision, lookahead: input.lookahead }, 0);
+  const note = left > 0 ? capNote(left, input.images.length, policy) : undefined;
+  const outcome = reported(actions, { pulling, done, states, revision: input.revision, lookahead: input.lookahead, note }, 0);
+  const wakeAt = earliest(pinsEnd, dueAt, fresh.length > 0 ? answerDueOfNew(input.now, policy) : undefined);
+  return wakeAt === undefined ? outcome : { ...outcome, wakeAt };
 }

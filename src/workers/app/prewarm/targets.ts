@@ -31,6 +31,7 @@ import { templateOf } from '../revisions/revisions.ts';
 import { outdatedOrdinals } from '../rollout/update-plan.ts';
 import { adaptiveLookahead, expectedPullMs, rolloutPace } from './lookahead.ts';
 import { planPrewarm, prewarmIdentity, type PrewarmOutcome } from './plan.ts';
+import { waitingSince, type PrewarmPolicy } from './policy.ts';
 
 /** The pods left to update, in update order. */
 interface RolloutOrder {
@@ -110,6 +111,7 @@ export function prewarmStep(
   app: Stored<App>,
   view: RolloutView | undefined,
   lists: readonly ClusterStored<ImageList>[] | undefined,
+  policy?: PrewarmPolicy,
 ): NeedsInput | PrewarmOutcome {
   const order = activeOrder(app, view);
   if (!order && app.status?.prewarm === undefined) return INERT;
@@ -132,6 +134,9 @@ export function prewarmStep(
     parallelism,
     lookahead: order.waiting ? undefined : lookahead,
     lists,
+    now: view.set.now,
+    policy,
+    waitingSince: order.waiting ? waitingSince(app.status) : undefined,
   });
 }
 
