@@ -85,6 +85,20 @@ describe('planPullJob', () => {
     expect(cond(p.status, 'Complete')?.message).toBe('1 of 4 nodes pulled the images, 2 pulling, 1 waiting');
   });
 
+  it('waits for a node its daemon deferred for disk, without holding a parallelism slot', () => {
+    const j = job({ parallelism: 1 });
+    const nodes = ['a', 'b'].map((n) => node(n));
+    const p = planPullJob(input(j, nodes, [list('a', j, 'Deferred', 'image filesystem /var is 83% used')]));
+    expect(requested(p)).toEqual(['b']);
+    expect(p.status).toMatchObject({ desired: 2, active: 2, succeeded: 0, failed: 0 });
+    const all = planPullJob(input(j, nodes, [list('a', j, 'Deferred'), list('b', j, 'Pulled')]));
+    expect(all.status?.completionTime).toBeUndefined();
+    expect(cond(all.status, 'Complete')).toMatchObject({
+      status: 'False',
+      message: '1 of 2 nodes pulled the images, 1 pulling (1 deferred by their daemon: image filesystem too full), 0 waiting',
+    });
+  });
+
   it('completes once every selected node is done, clears its entries, and names the failed nodes', () => {
     const j = job({ nodeSelector: { pool: 'gpu' } }, { startTime: '2026-01-01T00:00:00Z' });
     const lists = [list('a', j, 'Pulled'), list('b', j, 'Failed', 'registry said 404')];

@@ -203,8 +203,9 @@ function completion(o: Observed): ConditionInput & { failed: boolean } {
 }
 
 /** Condition Complete False while nodes are pulling or waiting (always, with completionPolicy Never). */
-function progressCondition(o: Observed, active: number, waiting: number, never: boolean): ConditionInput {
-  const progress = `${o.base.succeeded} of ${o.selected.length} nodes pulled the images, ${active} pulling, ${waiting} waiting`;
+function progressCondition(o: Observed, active: number, waiting: number, never: boolean, deferred: number): ConditionInput {
+  const held = deferred > 0 ? ` (${deferred} deferred by their daemon: image filesystem too full)` : '';
+  const progress = `${o.base.succeeded} of ${o.selected.length} nodes pulled the images, ${active} pulling${held}, ${waiting} waiting`;
   if (!never) return { type: PullJobCondition.complete, status: 'False', reason: PullJobReason.inProgress, message: progress };
   return {
     type: PullJobCondition.complete,
@@ -228,11 +229,13 @@ export function planPullJob(input: PullJobInput): PullJobPlan {
     return finish(input, o.base, { type: PullJobCondition.failed, status: 'True', reason: PullJobReason.deadlineExceeded, message }, events);
   }
   const pulling = [...o.states].filter(([, s]) => s.state === 'pulling').map(([n]) => n);
+  // A node whose daemon deferred for disk is not done (it pulls once there is room) but holds no parallelism slot.
+  const deferred = [...o.states.values()].filter((s) => s.state === 'deferred').length;
   const slots = job.spec.parallelism === undefined ? Infinity : Math.max(0, job.spec.parallelism - pulling.length);
   const fresh = o.selected.filter((n) => !o.states.has(n)).slice(0, slots);
   const waiting = o.selected.length - o.states.size - fresh.length;
   const never = job.spec.completionPolicy === CompletionPolicy.never;
-  if (!never && pulling.length === 0 && fresh.length === 0 && waiting === 0) {
+  if (!never && pulling.length === 0 && deferred === 0 && fresh.length === 0 && waiting === 0) {
     const { failed, ...c } = completion(o);
     events.push({ type: failed ? 'Warning' : 'Normal', reason: PullJobEventReason.completed, message: c.message });
     return finish(input, o.base, c, events);
@@ -242,8 +245,8 @@ export function planPullJob(input: PullJobInput): PullJobPlan {
   const pullSecret = jobPullSecret(job);
   const actions: PullJobAction[] = fresh.map((node) => ({ kind: 'request', node, label, images, pullSecret }));
   actions.push(...clearAll(o.stale.filter((l) => !fresh.includes(l.metadata.name))));
-  const active = pulling.length + fresh.length;
-  const c = progressCondition(o, active, waiting, never);
+  const active = pulling.length + deferred + fresh.length;
+  const c = progressCondition(o, active, waiting, never, deferred);
   const status = { ...o.base, active, conditions: setCondition(before?.conditions, c, now, job.metadata.generation) };
   return { actions, status, events, deleteJob: false, wait: nextWait(input, o, active) };
 }
