@@ -34,6 +34,7 @@ export function readOnlyClient(rest: KubeRest, signal: AbortSignal): AppClient {
     revisions: { get: (ns, name) => c.revisions.get(ns, name), list: (ns, sel) => c.revisions.list(ns, sel), create: refuse, patch: refuse, delete: refuse },
     events: { record: refuse },
     imageLists: { list: (sel) => c.imageLists.list(sel), apply: refuse },
+    nodes: { list: (sel) => c.nodes.list(sel) },
     dryRun: { pod: refuse, claim: refuse },
   };
 }

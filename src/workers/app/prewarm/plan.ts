@@ -50,6 +50,12 @@ export interface PrewarmInput {
   parallelism: number | undefined;
   /** How many of the next pods the targets cover, for the status; undefined: every pod left to update. */
   lookahead?: number | undefined;
+  /**
+   * When set, the only nodes whose entries are kept: the others are cleared even when they hold the current
+   * images (a warm pool with no rollout left, `nodes.ts`). Unset: entries of the current images stay until
+   * pre-warming stops.
+   */
+  retain?: ReadonlySet<string> | undefined;
   /** The ImageLists carrying `id.labelKey`, as read. */
   lists: readonly ClusterStored<ImageList>[];
 }
@@ -187,7 +193,7 @@ export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
   const stale: ClusterStored<ImageList>[] = [];
   for (const list of input.lists) {
     const node = list.metadata.name;
-    if (holdsCurrent(list, input, key)) states.set(node, nodeState(list, input.images));
+    if (holdsCurrent(list, input, key) && (input.retain?.has(node) ?? true)) states.set(node, nodeState(list, input.images));
     else stale.push(list);
   }
   const pulling = [...states].filter(([, s]) => s.state === 'pulling').map(([node]) => node);

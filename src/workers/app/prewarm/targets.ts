@@ -31,6 +31,8 @@ import { templateOf } from '../revisions/revisions.ts';
 import { outdatedOrdinals } from '../rollout/update-plan.ts';
 import { adaptiveLookahead, expectedPullMs, rolloutPace } from './lookahead.ts';
 import { planPrewarm, prewarmIdentity, type PrewarmOutcome } from './plan.ts';
+import { poolNodes, poolSelector, scaleUpNodes, unplacedReplicas } from './nodes.ts';
+import type { NodeFacts } from './placement.ts';
 
 /** The pods left to update, in update order. */
 interface RolloutOrder {
@@ -102,35 +104,72 @@ function activeOrder(app: Stored<App>, view: RolloutView | undefined): RolloutOr
   return order.remaining > 0 ? order : undefined;
 }
 
+/** What pre-warming has to do beside a rollout: a warm pool, and pods of a scale-up waiting for a node. */
+interface NodeWork {
+  pool: Readonly<Record<string, string>> | undefined;
+  /** Replicas with no node yet, counted only while no rollout is in progress. */
+  unplaced: number;
+  pods: Named<Pod>[];
+}
+
+function nodeWork(app: Stored<App>, view: RolloutView | undefined, order: RolloutOrder | undefined): NodeWork | undefined {
+  if (!view || app.spec.imagePrewarm?.enabled !== true) return undefined;
+  const name = app.metadata.name;
+  const replicas = new Map<number, Named<Pod>>();
+  for (const pod of projectPodWrites([...view.set.replicas.values()], view.actions, view.set.now)) replicas.set(getOrdinal(name, pod.metadata.name), pod);
+  const unplaced = order ? 0 : unplacedReplicas(view.set.ordinals, replicas);
+  const pool = poolSelector(app);
+  return pool || unplaced > 0 ? { pool, unplaced, pods: [...replicas.values()] } : undefined;
+}
+
+/** Rollout targets first (the nearest in time), then the pool's nodes, then a scale-up's, each once. */
+function mergedTargets(first: readonly string[], template: PodTemplateSpec | undefined, work: NodeWork | undefined, nodes: readonly NodeFacts[]): string[] {
+  if (!work) return [...first];
+  const pool = work.pool ? poolNodes(work.pool, nodes) : [];
+  // With a pool, the pool is where the App's pods go: a scale-up warms it, not the rest of the cluster.
+  const scaleUp = work.pool ? [] : scaleUpNodes(template, nodes, work.unplaced, work.pods);
+  return [...new Set([...first, ...pool, ...scaleUp])];
+}
+
 /**
- * Pre-warming for one plan: `NeedsInput` when the ImageLists must be read first (`lists` undefined),
- * else the outcome. `view` is undefined when the App is being deleted (everything is cleared).
+ * Pre-warming for one plan: `NeedsInput` when the ImageLists (or, for a warm pool or a scale-up, the Nodes)
+ * must be read first, else the outcome. `view` is undefined when the App is being deleted (everything is
+ * cleared).
  */
 export function prewarmStep(
   app: Stored<App>,
   view: RolloutView | undefined,
   lists: readonly ClusterStored<ImageList>[] | undefined,
+  nodes?: readonly NodeFacts[] | undefined,
 ): NeedsInput | PrewarmOutcome {
   const order = activeOrder(app, view);
-  if (!order && app.status?.prewarm === undefined) return INERT;
+  const work = nodeWork(app, view, order);
+  if (!order && !work && app.status?.prewarm === undefined) return INERT;
   if (lists === undefined) return { needs: 'imageLists' };
   const id = prewarmIdentity(app.metadata.namespace, app.metadata.name);
   const spec = app.spec.imagePrewarm;
   const parallelism = spec?.parallelism;
-  if (!view || !order) return planPrewarm({ id, active: false, images: [], revision: '', targets: [], parallelism, lists });
+  if (!view || (!order && !work)) return planPrewarm({ id, active: false, images: [], revision: '', targets: [], parallelism, lists });
+  if (work && nodes === undefined) return { needs: 'nodes' };
   const update = view.set.update;
-  const images = templateImages(templateOf(update));
-  const lookahead =
-    spec?.lookahead ?? adaptiveLookahead(expectedPullMs(lists, images, view.set.now), rolloutPace([...view.set.replicas.values()], update.metadata.name));
+  const template = templateOf(update);
+  const images = templateImages(template);
+  const lookahead = order
+    ? (spec?.lookahead ?? adaptiveLookahead(expectedPullMs(lists, images, view.set.now), rolloutPace([...view.set.replicas.values()], update.metadata.name)))
+    : undefined;
+  const targets = mergedTargets(order ? targetNodes(order, lookahead) : [], template, work, nodes ?? []);
+  // A pool with no rollout or scale-up left keeps its own nodes only: a node that left it is cleared.
+  const retain = work?.pool && !order && work.unplaced === 0 ? new Set(targets) : undefined;
   return planPrewarm({
     id,
     active: true,
     images,
-    pullSecret: firstPullSecret(templateOf(update), app.metadata.namespace),
+    pullSecret: firstPullSecret(template, app.metadata.namespace),
     revision: update.metadata.name,
-    targets: targetNodes(order, lookahead),
+    targets,
     parallelism,
-    lookahead: order.waiting ? undefined : lookahead,
+    lookahead: order && !order.waiting ? lookahead : undefined,
+    retain,
     lists,
   });
 }
