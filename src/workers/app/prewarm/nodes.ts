@@ -3,7 +3,7 @@
  *
  * - a warm pool (`imagePrewarm.nodeSelector`): every node whose labels include the selector's, nodes that join
  *   later included (the watcher enqueues the App when a Node appears or its labels change);
- * - a scale-up: while pods of the App wait to be created or scheduled (and no rollout is in progress), the nodes
+ * - a scale-up: while pods of the App wait to be created or to be placed (and no rollout is in progress), the nodes
  *   they can land on (`placement.ts`), those running the fewest of the App's pods first, at most
  *   `SCALE_UP_NODES_PER_POD` per waiting pod. With a warm pool, the pool is where pods are expected: its nodes
  *   are the scale-up's too.
@@ -61,15 +61,23 @@ const nodeOf = (pod: Pod): string | undefined => {
   return typeof node === 'string' && node !== '' ? node : undefined;
 };
 
+/** A pod kube-scheduler tried and could not place yet (condition PodScheduled False), not going away. */
+function unschedulable(pod: Named<Pod>): boolean {
+  if (nodeOf(pod) !== undefined || pod.metadata.deletionTimestamp !== undefined) return false;
+  const conditions = (pod.status?.['conditions'] ?? []) as { type?: string; status?: string }[];
+  return conditions.some((c) => c.type === 'PodScheduled' && c.status === 'False');
+}
+
 /**
- * How many replicas wait for a node: ordinals with no pod yet (creation deferred: OrderedReady, the scale-up
- * limit) and pods not scheduled yet (those the plan creates now included). `replicas` is the projected set.
+ * How many replicas wait for a node: ordinals with no pod even after this plan (creation deferred: OrderedReady,
+ * the scale-up limit) and pods the scheduler could not place yet. A pod the plan creates now is not counted:
+ * the scheduler places it within moments, before any pull could finish. `replicas` is the projected set.
  */
 export function unplacedReplicas(ordinals: readonly number[], replicas: ReadonlyMap<number, Named<Pod>>): number {
   let n = 0;
   for (const ordinal of ordinals) {
     const pod = replicas.get(ordinal);
-    if (!pod || (nodeOf(pod) === undefined && pod.metadata.deletionTimestamp === undefined)) n++;
+    if (!pod || unschedulable(pod)) n++;
   }
   return n;
 }

@@ -44,6 +44,13 @@ export const UNSCHEDULABLE_TAINT: Taint = { key: 'node.kubernetes.io/unschedulab
 
 const INTEGER = /^-?[0-9]+$/;
 
+/** `value` against the one integer of `values`: its sign, or NaN (matching neither) when either is no integer. */
+function compare(value: string | undefined, values: readonly string[]): number {
+  const bound = values[0];
+  if (value === undefined || bound === undefined || values.length !== 1 || !INTEGER.test(value) || !INTEGER.test(bound)) return NaN;
+  return Math.sign(Number(value) - Number(bound));
+}
+
 /** One requirement against a value that is present or not (`Gt`/`Lt` compare integers, as upstream). */
 export function requirementMatches(req: Requirement, value: string | undefined): boolean {
   const values = req.values ?? [];
@@ -57,11 +64,9 @@ export function requirementMatches(req: Requirement, value: string | undefined):
     case 'DoesNotExist':
       return value === undefined;
     case 'Gt':
-    case 'Lt': {
-      const bound = values[0];
-      if (value === undefined || bound === undefined || values.length !== 1 || !INTEGER.test(value) || !INTEGER.test(bound)) return false;
-      return req.operator === 'Gt' ? Number(value) > Number(bound) : Number(value) < Number(bound);
-    }
+      return compare(value, values) > 0;
+    case 'Lt':
+      return compare(value, values) < 0;
     default:
       return false;
   }

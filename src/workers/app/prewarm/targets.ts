@@ -9,9 +9,14 @@
  *   measured from pull times and the rollout's pace (`lookahead.ts`); while it waits, so that no pod can be
  *   updated now (`rollingUpdate.paused`, a canary pause step, or OnDelete, which waits for a person), the nodes
  *   of every pod left to update. How many of them pull at once is `parallelism` and the cluster's pull budget.
+ *   The update policy makes no difference: a pod about to be recreated gets its node warmed like one about to
+ *   be updated in place, and kube-scheduler's ImageLocality score then favours that node for its replacement;
+ * - beside the rollout, a warm pool's nodes and the nodes a scale-up's waiting pods can land on (`nodes.ts`),
+ *   with the same images (the update revision's: the template in force) under the same field manager.
  *
- * The ImageLists are read only when pre-warming has something to do: enabled with pods left to update, or
- * entries to clear (`status.prewarm` present). A steady App costs no request.
+ * The ImageLists are read only when pre-warming has something to do: enabled with pods left to update, a warm
+ * pool, pods waiting for a node, or entries to clear (`status.prewarm` present); the Nodes only for a pool or a
+ * scale-up. A steady App without a pool costs no request.
  */
 import type { App } from '../../../api/app.ts';
 import type { AppStatus } from '../../../api/app-status.ts';
@@ -131,6 +136,45 @@ function mergedTargets(first: readonly string[], template: PodTemplateSpec | und
   return [...new Set([...first, ...pool, ...scaleUp])];
 }
 
+/** `imagePrewarm.lookahead`, else measured from the daemons' pull times and the rollout's pace. */
+function lookaheadOf(app: Stored<App>, view: RolloutView, lists: readonly ClusterStored<ImageList>[], images: readonly string[]): number | undefined {
+  const { set } = view;
+  return (
+    app.spec.imagePrewarm?.lookahead ??
+    adaptiveLookahead(expectedPullMs(lists, images, set.now), rolloutPace([...set.replicas.values()], set.update.metadata.name))
+  );
+}
+
+/** The plan while pre-warming has work: a rollout (`order`), a pool or a scale-up (`work`), or both. */
+function activePlan(
+  app: Stored<App>,
+  view: RolloutView,
+  work: { order: RolloutOrder | undefined; nodes: NodeWork | undefined },
+  lists: readonly ClusterStored<ImageList>[],
+  nodes: readonly NodeFacts[],
+): PrewarmOutcome {
+  const { order } = work;
+  const update = view.set.update;
+  const template = templateOf(update);
+  const images = templateImages(template);
+  const lookahead = order ? lookaheadOf(app, view, lists, images) : undefined;
+  const targets = mergedTargets(order ? targetNodes(order, lookahead) : [], template, work.nodes, nodes);
+  // A pool with no rollout or scale-up left keeps its own nodes only: a node that left it is cleared.
+  const retain = work.nodes?.pool && !order && work.nodes.unplaced === 0 ? new Set(targets) : undefined;
+  return planPrewarm({
+    id: prewarmIdentity(app.metadata.namespace, app.metadata.name),
+    active: true,
+    images,
+    pullSecret: firstPullSecret(template, app.metadata.namespace),
+    revision: update.metadata.name,
+    targets,
+    parallelism: app.spec.imagePrewarm?.parallelism,
+    lookahead: order && !order.waiting ? lookahead : undefined,
+    retain,
+    lists,
+  });
+}
+
 /**
  * Pre-warming for one plan: `NeedsInput` when the ImageLists (or, for a warm pool or a scale-up, the Nodes)
  * must be read first, else the outcome. `view` is undefined when the App is being deleted (everything is
@@ -140,38 +184,18 @@ export function prewarmStep(
   app: Stored<App>,
   view: RolloutView | undefined,
   lists: readonly ClusterStored<ImageList>[] | undefined,
-  nodes?: readonly NodeFacts[] | undefined,
+  nodes?: readonly NodeFacts[],
 ): NeedsInput | PrewarmOutcome {
   const order = activeOrder(app, view);
   const work = nodeWork(app, view, order);
   if (!order && !work && app.status?.prewarm === undefined) return INERT;
   if (lists === undefined) return { needs: 'imageLists' };
-  const id = prewarmIdentity(app.metadata.namespace, app.metadata.name);
-  const spec = app.spec.imagePrewarm;
-  const parallelism = spec?.parallelism;
-  if (!view || (!order && !work)) return planPrewarm({ id, active: false, images: [], revision: '', targets: [], parallelism, lists });
+  if (!view || (!order && !work)) {
+    const id = prewarmIdentity(app.metadata.namespace, app.metadata.name);
+    return planPrewarm({ id, active: false, images: [], revision: '', targets: [], parallelism: app.spec.imagePrewarm?.parallelism, lists });
+  }
   if (work && nodes === undefined) return { needs: 'nodes' };
-  const update = view.set.update;
-  const template = templateOf(update);
-  const images = templateImages(template);
-  const lookahead = order
-    ? (spec?.lookahead ?? adaptiveLookahead(expectedPullMs(lists, images, view.set.now), rolloutPace([...view.set.replicas.values()], update.metadata.name)))
-    : undefined;
-  const targets = mergedTargets(order ? targetNodes(order, lookahead) : [], template, work, nodes ?? []);
-  // A pool with no rollout or scale-up left keeps its own nodes only: a node that left it is cleared.
-  const retain = work?.pool && !order && work.unplaced === 0 ? new Set(targets) : undefined;
-  return planPrewarm({
-    id,
-    active: true,
-    images,
-    pullSecret: firstPullSecret(template, app.metadata.namespace),
-    revision: update.metadata.name,
-    targets,
-    parallelism,
-    lookahead: order && !order.waiting ? lookahead : undefined,
-    retain,
-    lists,
-  });
+  return activePlan(app, view, { order, nodes: work }, lists, nodes ?? []);
 }
 
 /** `status` with the outcome's `prewarm` and ImagesPrewarmed condition (both removed when it has none). */
