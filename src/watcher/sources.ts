@@ -13,6 +13,7 @@ import { filterPodEvent, objectId } from './pod-filter.ts';
 import type { PodHolds } from './pod-holds.ts';
 import { appSettled } from './settled.ts';
 import type { KubeObject } from '../kube/types.ts';
+import { observers, WarmPools, type AppObserver } from './warm-pools.ts';
 
 export type SourceState = 'starting' | 'listing' | 'watching' | 'backoff';
 
@@ -98,8 +99,12 @@ export interface SourceSpec {
   labelSelector?: string;
   /** Maps an object to the key it concerns. */
   keyOf: (obj: KubeObject) => ObjectKey | undefined;
-  /** Other objects an object's events concern (enqueued too, never tracked): ImageList → pre-warming Apps. */
-  relatedKeys?: (obj: KubeObject) => ObjectKey[];
+  /**
+   * Other objects an object's events concern (enqueued too, never tracked): ImageList → pre-warming Apps,
+   * Node → Apps with a warm pool. `type` is the watch event's, undefined for an object of a list. A source
+   * whose objects have no key of their own (Nodes) enqueues only these.
+   */
+  relatedKeys?: (obj: KubeObject, type?: string) => ObjectKey[];
   /** Whether the objects themselves are tracked for resync (Apps, ImageLists) or only mapped (Pods). */
   tracked: boolean;
   /**
@@ -130,14 +135,15 @@ export interface SourceSpec {
    * until its status is written (`PodHolds.appEvent`). Apps.
    */
   releasesPodHolds?: boolean;
-  /** Apps: the alertable states counted from every App object seen (`ebb_apps_in_state`). */
-  states?: AppStates;
+  /** Apps: what is counted and indexed from every App object seen (`ebb_apps_in_state`, the warm pools). */
+  states?: AppObserver;
 }
 
 /** The watch sources for a namespace set (empty = all namespaces). */
-export function sourceSpecs(namespaces: readonly string[], states?: AppStates): SourceSpec[] {
+export function sourceSpecs(namespaces: readonly string[], appStates?: AppStates, pools = new WarmPools()): SourceSpec[] {
   const scopes: (string | undefined)[] = namespaces.length > 0 ? [...namespaces] : [undefined];
   const specs: SourceSpec[] = [];
+  const states = observers(appStates, pools);
   for (const ns of scopes) {
     const suffix = ns ? `/${ns}` : '';
     specs.push({
@@ -148,7 +154,7 @@ export function sourceSpecs(namespaces: readonly string[], states?: AppStates): 
       ignoreStatusOnly: true,
       settledOf: appSettled,
       releasesPodHolds: true,
-      ...(states ? { states } : {}),
+      states,
     });
     specs.push({
       name: `pods${suffix}`,
@@ -161,6 +167,8 @@ export function sourceSpecs(namespaces: readonly string[], states?: AppStates): 
     });
   }
   specs.push({ name: 'imagelists', ref: imageListRef(), keyOf: imageListKey, tracked: true, relatedKeys: (o) => prewarmAppKeys(o, namespaces) });
+  // Nodes, metadata only: a Node that appears or changes labels enqueues the warm-pool Apps it concerns.
+  specs.push({ name: 'nodes', ref: core('nodes'), keyOf: () => undefined, tracked: false, relatedKeys: (o, type) => pools.nodeEvent(o, type) });
   return specs;
 }
 
@@ -182,7 +190,7 @@ function pageKeys(objs: KubeObject[], spec: SourceSpec, listed: Map<string, numb
   return [...seen.values()];
 }
 
-function observeStates(spec: SourceSpec, states: AppStates, objs: readonly KubeObject[]): void {
+function observeStates(spec: SourceSpec, states: AppObserver, objs: readonly KubeObject[]): void {
   for (const o of objs) {
     const k = spec.keyOf(o);
     if (k) states.seen(formatKey(k), o);
@@ -190,7 +198,7 @@ function observeStates(spec: SourceSpec, states: AppStates, objs: readonly KubeO
 }
 
 /** After a relist: Apps of this source's namespace that the list no longer holds are gone. */
-function retainListed(spec: SourceSpec, states: AppStates, listed: Map<string, number>): void {
+function retainListed(spec: SourceSpec, states: AppObserver, listed: Map<string, number>): void {
   const ns = spec.ref.namespace;
   states.retain((k) => listed.has(k) || (ns !== undefined && !k.startsWith(`App ${ns}/`)));
 }
@@ -259,6 +267,8 @@ export async function runSource(
         const key = spec.keyOf(ev.object);
         if (!key) {
           digests.delete(objectId(ev.object));
+          const related = spec.relatedKeys?.(ev.object, ev.type) ?? [];
+          if (related.length > 0) await sink.enqueue(related, 'event');
           return;
         }
         if (spec.releasesPodHolds) sink.holds.appEvent(key);
