@@ -60,6 +60,8 @@ export const ACCESS: readonly AccessRow[] = [
   rbac('watcher', ['get', 'list', 'watch'], app, true, 'lists and watches Apps, to enqueue them'),
   rbac('watcher', ['get', 'list', 'watch'], core('pods'), true, 'maps pod events to their App'),
   rbac('watcher', ['get', 'list', 'watch'], imageLists, true, 'pre-warm progress and re-pull timers'),
+  rbac('watcher', ['list', 'watch'], core('nodes'), true, 'a Node that joins or changes labels reaches the warm pools it matches'),
+  rbac('watcher', WRITE, core('nodes'), false, 'the watcher writes nothing'),
   rbac('watcher', WRITE, app, false, 'the watcher writes nothing'),
   rbac('watcher', ['update', 'patch'], appStatus, false, 'the watcher writes nothing'),
   rbac('watcher', WRITE, core('pods'), false, 'the watcher writes nothing'),
@@ -88,7 +90,8 @@ export const ACCESS: readonly AccessRow[] = [
   rbac('worker', ALL, core('configmaps'), false, 'a kind it does not own'),
   rbac('worker', WRITE, { group: 'apps', resource: 'deployments' }, false, 'a kind it does not own'),
   rbac('worker', WRITE, { group: 'apps', resource: 'statefulsets' }, false, 'a kind it does not own'),
-  rbac('worker', ['get', ...WRITE], core('nodes'), false, 'no nodes'),
+  rbac('worker', ['list'], core('nodes'), true, 'the nodes of a warm pool and those a scale-up can use'),
+  rbac('worker', WRITE, core('nodes'), false, 'reads Nodes only'),
 
   rbac('daemon', ['get', 'list', 'watch'], imageLists, true, "watches its node's ImageList"),
   rbac('daemon', ['patch'], imageListStatus, true, 'writes per-image status (own node only: see below)'),
