@@ -37,6 +37,7 @@ import { outdatedOrdinals } from '../rollout/update-plan.ts';
 import { adaptiveLookahead, expectedPullMs, rolloutPace } from './lookahead.ts';
 import { planPrewarm, prewarmIdentity, type PrewarmOutcome } from './plan.ts';
 import { poolNodes, poolSelector, scaleUpNodes, unplacedReplicas } from './nodes.ts';
+import { podsOnWarmNodes } from './landing.ts';
 import type { NodeFacts } from './placement.ts';
 
 /** The pods left to update, in update order. */
@@ -161,7 +162,7 @@ function activePlan(
   const targets = mergedTargets(order ? targetNodes(order, lookahead) : [], template, work.nodes, nodes);
   // A pool with no rollout or scale-up left keeps its own nodes only: a node that left it is cleared.
   const retain = work.nodes?.pool && !order && work.nodes.unplaced === 0 ? new Set(targets) : undefined;
-  return planPrewarm({
+  const outcome = planPrewarm({
     id: prewarmIdentity(app.metadata.namespace, app.metadata.name),
     active: true,
     images,
@@ -173,6 +174,9 @@ function activePlan(
     retain,
     lists,
   });
+  const landed = podsOnWarmNodes([...view.set.replicas.values()], update.metadata.name, images, lists);
+  // Omitted when zero, as Kubernetes status counters are.
+  return outcome.status && landed > 0 ? { ...outcome, status: { ...outcome.status, podsOnWarmNodes: landed } } : outcome;
 }
 
 /**
@@ -200,9 +204,12 @@ export function prewarmStep(
 
 /** `status` with the outcome's `prewarm` and ImagesPrewarmed condition (both removed when it has none). */
 export function withPrewarmStatus(status: AppStatus, outcome: PrewarmOutcome, now: Date, generation: number | undefined): AppStatus {
-  const { prewarm: _previous, ...rest } = status;
+  const { prewarm: previous, ...rest } = status;
+  // The pull budget's second pass (`grant.ts`) recounts the nodes only: the pods counted by the plan stay.
+  const landed = outcome.status?.podsOnWarmNodes ?? previous?.podsOnWarmNodes;
+  const prewarm = outcome.status ? { ...outcome.status, ...(landed !== undefined ? { podsOnWarmNodes: landed } : {}) } : undefined;
   const conditions = outcome.condition
     ? setCondition(status.conditions, outcome.condition, now, generation)
     : status.conditions?.filter((c) => c.type !== ConditionType.imagesPrewarmed);
-  return { ...rest, ...(outcome.status ? { prewarm: outcome.status } : {}), ...(conditions ? { conditions } : {}) };
+  return { ...rest, ...(prewarm ? { prewarm } : {}), ...(conditions ? { conditions } : {}) };
 }
