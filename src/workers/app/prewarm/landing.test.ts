@@ -17,7 +17,7 @@ const pod = (name: string, node: string, created: string, revision = 'rev-2'): N
   ({
     metadata: { name, namespace: 'ns', creationTimestamp: created, labels: { [Label.revision]: revision } },
     spec: { nodeName: node, containers: [] },
-  }) as Named<Pod>;
+  });
 
 describe('podsOnWarmNodes', () => {
   const lists = [pulledAt('warm', '2025-01-01T00:01:00Z'), pulledAt('half', '2025-01-01T00:01:00Z', IMAGES.slice(0, 1)), pulledAt('untimed', undefined)];
