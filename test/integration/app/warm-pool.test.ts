@@ -17,7 +17,7 @@ import { prewarmLabelKey } from '../../../src/api/keys.ts';
 import { createLogger } from '../../../src/common/log.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { startNodeDaemons, type NodeDaemons } from '../../../harness/sandbox/daemons.ts';
-import { sandbox } from '../support.ts';
+import { rejection, sandbox } from '../support.ts';
 import { deleteList, readList, waitImageStatus } from '../imagelist/helpers.ts';
 import { startDedicatedNode, type DedicatedNode } from '../imagelist/dedicated-node.ts';
 import { createApp, image, patchApp, settled, uniqueName, until, useController, type Snapshot } from './harness.ts';
@@ -85,6 +85,16 @@ describe('pre-warm for ReCreate rollouts', () => {
 });
 
 describe('a warm pool', () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    ['without pre-warm enabled', { enabled: false, nodeSelector: { [POOL_KEY]: POOL } }, 'a warm pool (nodeSelector) needs enabled: true'],
+    ['with a label key the apiserver would refuse', { enabled: true, nodeSelector: { 'bad key': 'x' } }, 'label keys must be'],
+    ['with a label value the apiserver would refuse', { enabled: true, nodeSelector: { [POOL_KEY]: 'not a value' } }, 'should match'],
+  ])('is refused %s', async (_what, imagePrewarm, message) => {
+    const err = await rejection(createApp(ctl.ns, uniqueName('wpv'), { imagePrewarm: imagePrewarm as AppSpec['imagePrewarm'] }));
+    expect(err.code).toBe('Invalid');
+    expect(err.message).toContain(message);
+  });
+
   let node: DedicatedNode | undefined;
   let daemons: NodeDaemons | undefined;
 
