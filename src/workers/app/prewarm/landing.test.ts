@@ -13,11 +13,10 @@ function pulledAt(node: string, at: string | undefined, images = IMAGES): Cluste
   return { ...list, status: { images: images.map((image) => ({ image, phase: 'Pulled' as const, ...(at ? { lastPullTime: at } : {}) })) } };
 }
 
-const pod = (name: string, node: string, created: string, revision = 'rev-2'): Named<Pod> =>
-  ({
-    metadata: { name, namespace: 'ns', creationTimestamp: created, labels: { [Label.revision]: revision } },
-    spec: { nodeName: node, containers: [] },
-  });
+const pod = (name: string, node: string, created: string, revision = 'rev-2'): Named<Pod> => ({
+  metadata: { name, namespace: 'ns', creationTimestamp: created, labels: { [Label.revision]: revision } },
+  spec: { nodeName: node, containers: [] },
+});
 
 describe('podsOnWarmNodes', () => {
   const lists = [pulledAt('warm', '2025-01-01T00:01:00Z'), pulledAt('half', '2025-01-01T00:01:00Z', IMAGES.slice(0, 1)), pulledAt('untimed', undefined)];

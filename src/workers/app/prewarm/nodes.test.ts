@@ -136,6 +136,12 @@ describe('pre-warm in the plan: warm pool, scale-up, ReCreate', () => {
     expect(prewarmWrites(observe(w, nodes))).toEqual(writes);
   });
 
+  it('a pool that matches no node says so in ImagesPrewarmed', () => {
+    const p = plan(observe({ ...steady, lists: [] }, [facts('other')]), NOW);
+    const condition = needsInput(p) ? undefined : p.status.conditions?.find((c) => c.type === 'ImagesPrewarmed');
+    expect(condition).toMatchObject({ status: 'False', reason: 'PrewarmPending', message: "no node matches the warm pool's nodeSelector (pool=web)" });
+  });
+
   it('a scale-up waits for no Node read once every pod is placed', () => {
     const p = plan(observe({ pods: allNew(4), lists: [] }, undefined), NOW);
     expect(needsInput(p)).toBe(false);

@@ -21,7 +21,7 @@
 import type { App } from '../../../api/app.ts';
 import type { AppStatus } from '../../../api/app-status.ts';
 import type { ImageList } from '../../../api/image-list.ts';
-import { ConditionType } from '../../../api/keys.ts';
+import { ConditionType, Reason } from '../../../api/keys.ts';
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
 import { podIsUpdatingInPlace } from '../../inplace/index.ts';
 import type { Action } from '../actions.ts';
@@ -146,6 +146,15 @@ function lookaheadOf(app: Stored<App>, view: RolloutView, lists: readonly Cluste
   );
 }
 
+/** A pool with no node to pre-warm says so, rather than that the next pods are not scheduled. */
+function emptyPoolCondition(outcome: PrewarmOutcome, pool: Readonly<Record<string, string>> | undefined): PrewarmOutcome {
+  if (!pool || !outcome.condition || (outcome.status?.nodesRequested ?? 0) > 0 || outcome.condition.reason !== Reason.prewarmPending) return outcome;
+  const selector = Object.entries(pool)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
+  return { ...outcome, condition: { ...outcome.condition, message: `no node matches the warm pool's nodeSelector (${selector})` } };
+}
+
 /** The plan while pre-warming has work: a rollout (`order`), a pool or a scale-up (`work`), or both. */
 function activePlan(
   app: Stored<App>,
@@ -175,8 +184,9 @@ function activePlan(
     lists,
   });
   const landed = podsOnWarmNodes([...view.set.replicas.values()], update.metadata.name, images, lists);
+  const said = emptyPoolCondition(outcome, order === undefined && work.nodes?.unplaced === 0 ? work.nodes.pool : undefined);
   // Omitted when zero, as Kubernetes status counters are.
-  return outcome.status && landed > 0 ? { ...outcome, status: { ...outcome.status, podsOnWarmNodes: landed } } : outcome;
+  return said.status && landed > 0 ? { ...said, status: { ...said.status, podsOnWarmNodes: landed } } : said;
 }
 
 /**
