@@ -142,6 +142,17 @@ describe('pre-warm in the plan: warm pool, scale-up, ReCreate', () => {
     expect(condition).toMatchObject({ status: 'False', reason: 'PrewarmPending', message: "no node matches the warm pool's nodeSelector (pool=web)" });
   });
 
+  it('the last pod recreated but not available yet: entries kept and the status stays, then cleared', () => {
+    const w = world({ pods: allNew(4), prewarmStatus: true, lists: [held('n2'), held('n3')] });
+    const last = w.pods.find((p) => p.metadata.name === 'web-3');
+    last!.status = { ...last!.status, conditions: [{ type: 'Ready', status: 'False' }] };
+    expect(prewarmWrites(w)).toEqual([]);
+    const p = plan(w, NOW);
+    expect(needsInput(p) ? undefined : p.status.prewarm).toMatchObject({ nodesRequested: 2 });
+    last!.status = { ...last!.status, conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2025-05-31T00:00:00Z' }] };
+    expect(prewarmWrites(w)).toEqual(['remove n2', 'remove n3']);
+  });
+
   it('a scale-up waits for no Node read once every pod is placed', () => {
     const p = plan(observe({ pods: allNew(4), lists: [] }, undefined), NOW);
     expect(needsInput(p)).toBe(false);

@@ -30,7 +30,7 @@ import type { CanaryOutcome } from '../rollout/canary.ts';
 import { setCondition } from '../status/conditions.ts';
 import type { ClusterStored, Named, Pod, Stored } from '../../../kube/types.ts';
 import { projectPodWrites } from '../status/planned.ts';
-import { getOrdinal } from '../pods/predicates.ts';
+import { getOrdinal, isRunningAndAvailable } from '../pods/predicates.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import { templateOf } from '../revisions/revisions.ts';
 import { outdatedOrdinals } from '../rollout/update-plan.ts';
@@ -116,6 +116,11 @@ interface NodeWork {
   /** Replicas with no node yet, counted only while no rollout is in progress. */
   unplaced: number;
   pods: Named<Pod>[];
+  /**
+   * Entries are kept (nothing new is requested) until every replica is available: pre-warming ends with the
+   * rollout or scale-up it served, and its status counts the last pods too (`podsOnWarmNodes`).
+   */
+  settling: boolean;
 }
 
 function nodeWork(app: Stored<App>, view: RolloutView | undefined, order: RolloutOrder | undefined): NodeWork | undefined {
@@ -125,8 +130,13 @@ function nodeWork(app: Stored<App>, view: RolloutView | undefined, order: Rollou
   for (const pod of projectPodWrites([...view.set.replicas.values()], view.actions, view.set.now)) replicas.set(getOrdinal(name, pod.metadata.name), pod);
   const unplaced = order ? 0 : unplacedReplicas(view.set.ordinals, replicas);
   const pool = poolSelector(app);
-  return pool || unplaced > 0 ? { pool, unplaced, pods: [...replicas.values()] } : undefined;
+  const { minReadySeconds, now } = view.set;
+  const settling =
+    !order && app.status?.prewarm !== undefined && view.set.ordinals.some((o) => !isRunningAndAvailable(replicas.get(o) ?? UNCREATED, minReadySeconds, now));
+  return pool || unplaced > 0 || settling ? { pool, unplaced, pods: [...replicas.values()], settling } : undefined;
 }
+
+const UNCREATED: Pod = { metadata: {}, spec: { containers: [] } };
 
 /** Rollout targets first (the nearest in time), then the pool's nodes, then a scale-up's, each once. */
 function mergedTargets(first: readonly string[], template: PodTemplateSpec | undefined, work: NodeWork | undefined, nodes: readonly NodeFacts[]): string[] {
@@ -145,6 +155,10 @@ function lookaheadOf(app: Stored<App>, view: RolloutView, lists: readonly Cluste
     adaptiveLookahead(expectedPullMs(lists, images, set.now), rolloutPace([...set.replicas.values()], set.update.metadata.name))
   );
 }
+
+/** Only a warm pool is left to serve: no rollout, no pod waiting for a node or to become available. */
+const poolOnly = (order: RolloutOrder | undefined, work: NodeWork | undefined): boolean =>
+  !order && work?.pool !== undefined && work.unplaced === 0 && !work.settling;
 
 /** A pool with no node to pre-warm says so, rather than that the next pods are not scheduled. */
 function emptyPoolCondition(outcome: PrewarmOutcome, pool: Readonly<Record<string, string>> | undefined): PrewarmOutcome {
@@ -170,7 +184,7 @@ function activePlan(
   const lookahead = order ? lookaheadOf(app, view, lists, images) : undefined;
   const targets = mergedTargets(order ? targetNodes(order, lookahead) : [], template, work.nodes, nodes);
   // A pool with no rollout or scale-up left keeps its own nodes only: a node that left it is cleared.
-  const retain = work.nodes?.pool && !order && work.nodes.unplaced === 0 ? new Set(targets) : undefined;
+  const retain = poolOnly(order, work.nodes) ? new Set(targets) : undefined;
   const outcome = planPrewarm({
     id: prewarmIdentity(app.metadata.namespace, app.metadata.name),
     active: true,
@@ -184,7 +198,7 @@ function activePlan(
     lists,
   });
   const landed = podsOnWarmNodes([...view.set.replicas.values()], update.metadata.name, images, lists);
-  const said = emptyPoolCondition(outcome, order === undefined && work.nodes?.unplaced === 0 ? work.nodes.pool : undefined);
+  const said = emptyPoolCondition(outcome, poolOnly(order, work.nodes) ? work.nodes?.pool : undefined);
   // Omitted when zero, as Kubernetes status counters are.
   return said.status && landed > 0 ? { ...said, status: { ...said.status, podsOnWarmNodes: landed } } : said;
 }
@@ -208,7 +222,7 @@ export function prewarmStep(
     const id = prewarmIdentity(app.metadata.namespace, app.metadata.name);
     return planPrewarm({ id, active: false, images: [], revision: '', targets: [], parallelism: app.spec.imagePrewarm?.parallelism, lists });
   }
-  if (work && nodes === undefined) return { needs: 'nodes' };
+  if (work && (work.pool || work.unplaced > 0) && nodes === undefined) return { needs: 'nodes' };
   return activePlan(app, view, { order, nodes: work }, lists, nodes ?? []);
 }
 
