@@ -19,11 +19,12 @@ const pod = (name: string, node: string, created: string, revision = 'rev-2'): N
 });
 
 describe('podsOnWarmNodes', () => {
-  const lists = [pulledAt('warm', '2025-01-01T00:01:00Z'), pulledAt('half', '2025-01-01T00:01:00Z', IMAGES.slice(0, 1)), pulledAt('untimed', undefined)];
+  const lists = [pulledAt('warm', '2025-01-01T00:01:00.600Z'), pulledAt('half', '2025-01-01T00:01:00Z', IMAGES.slice(0, 1)), pulledAt('untimed', undefined)];
 
   it.each<[string, Named<Pod>, number]>([
     ['created on a node after its pull finished', pod('a', 'warm', '2025-01-01T00:02:00Z'), 1],
     ['created before the pull finished (or updated in place since)', pod('a', 'warm', '2025-01-01T00:00:30Z'), 0],
+    ['created in the second the pull finished (creation times have whole seconds)', pod('a', 'warm', '2025-01-01T00:01:00Z'), 1],
     ['another revision', pod('a', 'warm', '2025-01-01T00:02:00Z', 'rev-1'), 0],
     ['a node where one image is not pulled', pod('a', 'half', '2025-01-01T00:02:00Z'), 0],
     ['a pull with no time reported', pod('a', 'untimed', '2025-01-01T00:02:00Z'), 0],

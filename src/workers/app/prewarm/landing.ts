@@ -39,7 +39,8 @@ export function podsOnWarmNodes(pods: readonly Named<Pod>[], revision: string, i
     const node = pod.spec?.['nodeName'];
     const since = typeof node === 'string' ? warm.get(node) : undefined;
     const created = pod.metadata.creationTimestamp ? Date.parse(pod.metadata.creationTimestamp) : NaN;
-    if (since !== undefined && getPodRevision(pod) === revision && created >= since) n++;
+    // creationTimestamp has whole seconds: a pod created in the second the pull ended counts.
+    if (since !== undefined && getPodRevision(pod) === revision && created >= Math.floor(since / 1000) * 1000) n++;
   }
   return n;
 }

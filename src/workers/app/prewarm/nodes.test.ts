@@ -153,6 +153,14 @@ describe('pre-warm in the plan: warm pool, scale-up, ReCreate', () => {
     expect(prewarmWrites(w)).toEqual(['remove n2', 'remove n3']);
   });
 
+  it('the last pod deleted to be recreated: entries kept until its replacement is available', () => {
+    const w = world({ pods: [...allNew(3), [3, 'old']], prewarmStatus: true, lists: [held('n3')] });
+    const p = plan(w, NOW);
+    expect(needsInput(p) ? [] : p.actions.map((a) => a.kind)).toContain('deletePod');
+    expect(prewarmWrites(w)).toEqual([]);
+    expect(needsInput(p) ? undefined : p.status.prewarm).toMatchObject({ nodesRequested: 1 });
+  });
+
   it('a scale-up waits for no Node read once every pod is placed', () => {
     const p = plan(observe({ pods: allNew(4), lists: [] }, undefined), NOW);
     expect(needsInput(p)).toBe(false);

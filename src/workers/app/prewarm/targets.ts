@@ -30,7 +30,7 @@ import type { CanaryOutcome } from '../rollout/canary.ts';
 import { setCondition } from '../status/conditions.ts';
 import type { ClusterStored, Named, Pod, Stored } from '../../../kube/types.ts';
 import { projectPodWrites } from '../status/planned.ts';
-import { getOrdinal, isRunningAndAvailable } from '../pods/predicates.ts';
+import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating } from '../pods/predicates.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import { templateOf } from '../revisions/revisions.ts';
 import { outdatedOrdinals } from '../rollout/update-plan.ts';
@@ -130,13 +130,16 @@ function nodeWork(app: Stored<App>, view: RolloutView | undefined, order: Rollou
   for (const pod of projectPodWrites([...view.set.replicas.values()], view.actions, view.set.now)) replicas.set(getOrdinal(name, pod.metadata.name), pod);
   const unplaced = order ? 0 : unplacedReplicas(view.set.ordinals, replicas);
   const pool = poolSelector(app);
-  const { minReadySeconds, now } = view.set;
-  const settling =
-    !order && app.status?.prewarm !== undefined && view.set.ordinals.some((o) => !isRunningAndAvailable(replicas.get(o) ?? UNCREATED, minReadySeconds, now));
+  const { minReadySeconds, now, update, rollout } = view.set;
+  // Below the spec partition pods stay at the current revision: those only have to be available.
+  const done = (o: number, pod: Named<Pod> | undefined): boolean =>
+    pod !== undefined &&
+    !isTerminating(pod) &&
+    (o < rollout.partition || getPodRevision(pod) === update.metadata.name) &&
+    isRunningAndAvailable(pod, minReadySeconds, now);
+  const settling = !order && app.status?.prewarm !== undefined && view.set.ordinals.some((o) => !done(o, replicas.get(o)));
   return pool || unplaced > 0 || settling ? { pool, unplaced, pods: [...replicas.values()], settling } : undefined;
 }
-
-const UNCREATED: Pod = { metadata: {}, spec: { containers: [] } };
 
 /** Rollout targets first (the nearest in time), then the pool's nodes, then a scale-up's, each once. */
 function mergedTargets(first: readonly string[], template: PodTemplateSpec | undefined, work: NodeWork | undefined, nodes: readonly NodeFacts[]): string[] {
