@@ -12,7 +12,10 @@
  *   The update policy makes no difference: a pod about to be recreated gets its node warmed like one about to
  *   be updated in place, and kube-scheduler's ImageLocality score then favours that node for its replacement;
  * - beside the rollout, a warm pool's nodes and the nodes a scale-up's waiting pods can land on (`nodes.ts`),
- *   with the same images (the update revision's: the template in force) under the same field manager.
+ *   with the same images (the update revision's: the template in force) under the same field manager;
+ * - pre-warming ends once every replica is available (and, from the spec partition up, at the update revision):
+ *   until then its entries stay, so a pod deleted to be recreated keeps its node's, and the status counts the
+ *   pods that landed on a warm node (`landing.ts`) to the last one.
  *
  * The ImageLists are read only when pre-warming has something to do: enabled with pods left to update, a warm
  * pool, pods waiting for a node, or entries to clear (`status.prewarm` present); the Nodes only for a pool or a
