@@ -69,7 +69,7 @@ export async function readForExplain(client: AppClient, namespace: string, name:
   let planned: ExplainReads['plan'];
   try {
     let obs: Observed = { ...observed, imageLists };
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < 5; round++) {
       const result = plan(obs, now);
       if (!needsInput(result)) {
         planned = { actions: result.actions, wait: result.wait };
