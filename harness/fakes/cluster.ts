@@ -12,7 +12,7 @@ import { applyJsonPatch, applyResizePatch, applyStatusPatch } from './pod-patch.
 import { FakeImageLists } from './image-lists.ts';
 import { alreadyExists, CallLog, conflict, mergePatch, notFound, parseSelector, stamp } from './store.ts';
 import type { ControllerRevision, KubeObject, PersistentVolumeClaim, Pod, Stored } from '../../src/kube/types.ts';
-import type { AppClient, ObjectStore } from '../../src/workers/app/client.ts';
+import type { AppClient, NodeObject, ObjectStore } from '../../src/workers/app/client.ts';
 import { canonicalJson } from '../../src/common/canonical-json.ts';
 
 /** Any object this fake stores. */
@@ -46,6 +46,8 @@ export class FakeCluster {
   readonly claims = new Map<string, Stored<PersistentVolumeClaim>>();
   readonly revisions = new Map<string, Stored<ControllerRevision>>();
   readonly imageLists = new FakeImageLists();
+  /** Nodes the pre-warm planner may read (a warm pool, a scale-up). */
+  nodes: NodeObject[] = [];
   /** Called before a pod is stored: scenario tests check ordering invariants here. */
   beforeCreatePod: ((pod: Pod) => void) | undefined;
   /**
@@ -171,6 +173,10 @@ export class FakeCluster {
         record: (app, event, at) => this.guard('events.record', () => void this.events.push({ app: app.metadata.name, event, at })),
       },
       imageLists: this.imageLists.store((op, fn) => this.guard(op, fn)),
+      nodes: {
+        list: (selector) =>
+          this.guard('nodes.list', () => this.nodes.filter((n) => parseSelector(selector)(n.metadata.labels ?? {})).map((n) => structuredClone(n))),
+      },
     };
   }
 

@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { labelSelector } from './meta.ts';
 import { PodTemplateSpecSchema, volumeClaimTemplates } from './pod-template.ts';
-import { dnsLabel, int32, stringEnum } from './schema-kit.ts';
+import { DNS_LABEL_MAX_LENGTH, dnsLabel, int32, LABEL_VALUE_PATTERN, labelKeysRule, stringEnum, stringMap } from './schema-kit.ts';
 import { UpdateStrategySchema } from './update-strategy.ts';
 import { LifecycleSchema } from './lifecycle.ts';
 import { VolumeClaimUpdateStrategySchema } from './volume-claim-update.ts';
@@ -21,6 +21,8 @@ export const DEFAULT_REPLICAS = 1;
  */
 export const MAX_REPLICAS = 10_000;
 export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
+/** The most labels a warm pool's node selector may name. */
+export const WARM_POOL_MAX_LABELS = 16;
 
 export const PodManagementPolicy = { orderedReady: 'OrderedReady', parallel: 'Parallel' } as const;
 export const RetentionPolicy = { retain: 'Retain', delete: 'Delete' } as const;
@@ -30,7 +32,9 @@ const retention = (description: string) =>
 
 export const ImagePrewarmSchema = Type.Object(
   {
-    enabled: Type.Boolean({ description: 'Pull the images of the next revision on the nodes of the pods about to be updated.' }),
+    enabled: Type.Boolean({
+      description: 'Pull the images of the next revision on the nodes of the pods about to be updated, and on the nodes a scale-up may place pods on.',
+    }),
     parallelism: Type.Optional(
       int32({
         description: "At most this many nodes pre-warmed at a time. Unset: as many as the cluster's pre-warm pull budget has room for.",
@@ -44,8 +48,24 @@ export const ImagePrewarmSchema = Type.Object(
         minimum: 1,
       }),
     ),
+    nodeSelector: Type.Optional(
+      stringMap(
+        {
+          description:
+            "A warm pool: every node whose labels include all of these keeps the App's images (of the template in force) pulled, nodes that join later included, for as long as this is set. Empty: no pool.",
+          maxProperties: WARM_POOL_MAX_LABELS,
+          'x-kubernetes-validations': [labelKeysRule],
+        },
+        Type.String({ maxLength: DNS_LABEL_MAX_LENGTH, pattern: LABEL_VALUE_PATTERN }),
+      ),
+    ),
   },
-  { description: 'Image pre-warming through the ImageLists of nodes during a rolling update.' },
+  {
+    description: 'Image pre-warming through the ImageLists of nodes: during a rolling update, for a scale-up, and on a warm pool of nodes.',
+    'x-kubernetes-validations': [
+      { rule: '!has(self.nodeSelector) || size(self.nodeSelector) == 0 || self.enabled', message: 'a warm pool (nodeSelector) needs enabled: true' },
+    ],
+  },
 );
 export type ImagePrewarm = Static<typeof ImagePrewarmSchema>;
 

@@ -29,8 +29,17 @@ export const PrewarmStatusSchema = Type.Object(
         minimum: 1,
       }),
     ),
+    podsOnWarmNodes: Type.Optional(
+      int32({
+        description:
+          "Pods of the update revision created on a node after this App's pre-warm pull there had finished (a recreated or new pod that kube-scheduler placed on a warm node). Pods updated in place are not counted. Absent: none.",
+        minimum: 0,
+      }),
+    ),
   },
-  { description: 'Image pre-warming of the rollout in progress (spec.imagePrewarm); absent while no ImageList holds entries of this App.' },
+  {
+    description: 'Image pre-warming in progress (spec.imagePrewarm: a rollout, a scale-up, a warm pool); absent while no ImageList holds entries of this App.',
+  },
 );
 export type PrewarmStatus = Static<typeof PrewarmStatusSchema>;
 

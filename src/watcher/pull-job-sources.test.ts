@@ -1,33 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { formatKey, type ObjectKey } from '../queue/names.ts';
-import { NodeLabels, nodeSource, openPullJobs, pullJobSource } from './pull-job-sources.ts';
+import { nodeSource } from './node-source.ts';
+import { openPullJobs, pullJobSource } from './pull-job-sources.ts';
 import { KnownKeys } from './sources.ts';
+import { WarmPools } from './warm-pools.ts';
 
 const node = (name: string, labels: Record<string, string> = {}) => ({ metadata: { name, labels } });
 const job: ObjectKey = { kind: 'ImagePullJob', namespace: 'ops', name: 'warm' };
 const finished: ObjectKey = { kind: 'ImagePullJob', namespace: 'ops', name: 'done' };
 const app: ObjectKey = { kind: 'App', namespace: 'ops', name: 'web' };
 
-describe('NodeLabels', () => {
-  it('reports a node that joins, is relabelled or leaves; not a status or heartbeat update', () => {
-    const labels = new NodeLabels();
-    expect(labels.changed(node('a', { pool: 'gpu' }))).toBe(true);
-    expect(labels.changed(node('a', { pool: 'gpu' }), 'MODIFIED')).toBe(false);
-    expect(labels.changed(node('a', { pool: 'cpu' }), 'MODIFIED')).toBe(true);
-    expect(labels.changed(node('a', { pool: 'cpu' }), 'DELETED')).toBe(true);
-    expect(labels.changed(node('a', { pool: 'cpu' }), 'ADDED')).toBe(true);
-    expect(labels.size).toBe(1);
-  });
-});
-
-describe('the Node source', () => {
-  it('enqueues the unfinished ImagePullJobs (never Apps, never finished jobs) when a node joins or is relabelled', () => {
+describe('ImagePullJob sources', () => {
+  it('a Node change enqueues the unfinished ImagePullJobs (never Apps, never finished jobs)', () => {
     const known = new KnownKeys();
     known.record(pullJobSource('ops').name, job, 1, false);
     known.record(pullJobSource('ops').name, finished, 2, true);
     known.record('apps/ops', app, 3, false);
     expect(openPullJobs(known)).toEqual([job]);
-    const spec = nodeSource(known);
+    const spec = nodeSource(new WarmPools(), known);
     expect(spec).toMatchObject({ name: 'nodes', tracked: false });
     expect(spec.keyOf(node('a'))).toBeUndefined();
     expect(spec.relatedKeys?.(node('a', { pool: 'gpu' }))).toEqual([job]);

@@ -8,12 +8,14 @@ import { formatKey, type ObjectKey } from '../queue/names.ts';
 import type { AppStates } from './app-conditions.ts';
 import { metaFingerprint } from './fingerprint.ts';
 import { appKey, entryOwnerKeys, imageListKey, podOwnerKey } from './keys.ts';
-import { nodeSource, pullJobSource } from './pull-job-sources.ts';
+import { nodeSource } from './node-source.ts';
+import { pullJobSource } from './pull-job-sources.ts';
 import { podDigest } from './pod-digest.ts';
 import { filterPodEvent, objectId } from './pod-filter.ts';
 import type { PodHolds } from './pod-holds.ts';
 import { appSettled } from './settled.ts';
 import type { KubeObject } from '../kube/types.ts';
+import { observers, WarmPools, type AppObserver } from './warm-pools.ts';
 
 export type SourceState = 'starting' | 'listing' | 'watching' | 'backoff';
 
@@ -108,7 +110,8 @@ export interface SourceSpec {
   keyOf: (obj: KubeObject) => ObjectKey | undefined;
   /**
    * Other objects an object's events concern (enqueued too, never tracked): ImageList → pre-warming Apps and
-   * pull jobs; Node → open pull jobs. `type` is the watch event's (undefined: listed).
+   * pull jobs; Node → Apps with a warm pool and open pull jobs. `type` is the watch event's, undefined for an
+   * object of a list. A source whose objects have no key of their own (Nodes) enqueues only these.
    */
   relatedKeys?: (obj: KubeObject, type?: string) => ObjectKey[];
   /** Whether the objects themselves are tracked for resync (Apps, ImageLists) or only mapped (Pods). */
@@ -141,14 +144,15 @@ export interface SourceSpec {
    * until its status is written (`PodHolds.appEvent`). Apps.
    */
   releasesPodHolds?: boolean;
-  /** Apps: the alertable states counted from every App object seen (`ebb_apps_in_state`). */
-  states?: AppStates;
+  /** Apps: what is counted and indexed from every App object seen (`ebb_apps_in_state`, the warm pools). */
+  states?: AppObserver;
 }
 
 /** The watch sources for a namespace set (empty = all namespaces); `known` lets Node events reach the open pull jobs. */
-export function sourceSpecs(namespaces: readonly string[], states?: AppStates, known?: KnownKeys): SourceSpec[] {
+export function sourceSpecs(namespaces: readonly string[], appStates?: AppStates, known?: KnownKeys, pools = new WarmPools()): SourceSpec[] {
   const scopes: (string | undefined)[] = namespaces.length > 0 ? [...namespaces] : [undefined];
   const specs: SourceSpec[] = [];
+  const states = observers(appStates, pools);
   for (const ns of scopes) {
     const suffix = ns ? `/${ns}` : '';
     specs.push({
@@ -159,7 +163,7 @@ export function sourceSpecs(namespaces: readonly string[], states?: AppStates, k
       ignoreStatusOnly: true,
       settledOf: appSettled,
       releasesPodHolds: true,
-      ...(states ? { states } : {}),
+      states,
     });
     specs.push({
       name: `pods${suffix}`,
@@ -173,7 +177,7 @@ export function sourceSpecs(namespaces: readonly string[], states?: AppStates, k
     specs.push(pullJobSource(ns));
   }
   specs.push({ name: 'imagelists', ref: imageListRef(), keyOf: imageListKey, tracked: true, relatedKeys: (o) => entryOwnerKeys(o, namespaces) });
-  if (known) specs.push(nodeSource(known));
+  specs.push(nodeSource(pools, known));
   return specs;
 }
 
@@ -195,7 +199,7 @@ function pageKeys(objs: KubeObject[], spec: SourceSpec, listed: Map<string, numb
   return [...seen.values()];
 }
 
-function observeStates(spec: SourceSpec, states: AppStates, objs: readonly KubeObject[]): void {
+function observeStates(spec: SourceSpec, states: AppObserver, objs: readonly KubeObject[]): void {
   for (const o of objs) {
     const k = spec.keyOf(o);
     if (k) states.seen(formatKey(k), o);
@@ -203,7 +207,7 @@ function observeStates(spec: SourceSpec, states: AppStates, objs: readonly KubeO
 }
 
 /** After a relist: Apps of this source's namespace that the list no longer holds are gone. */
-function retainListed(spec: SourceSpec, states: AppStates, listed: Map<string, number>): void {
+function retainListed(spec: SourceSpec, states: AppObserver, listed: Map<string, number>): void {
   const ns = spec.ref.namespace;
   states.retain((k) => listed.has(k) || (ns !== undefined && !k.startsWith(`App ${ns}/`)));
 }

@@ -50,6 +50,8 @@ export interface SimNodesOptions {
   shape?: Partial<NodeShape> | undefined;
   /** Taints every node registers with (e.g. a node only the pods of one test tolerate). */
   registerWithTaints?: readonly NodeTaint[] | undefined;
+  /** Labels every node registers with (e.g. a node group's, which a warm pool selects). */
+  registerWithLabels?: Readonly<Record<string, string>> | undefined;
   /** Record kubelet Events on pods (default true). */
   events?: boolean | undefined;
   /** Index of the first node in the address plan, when nodes are started in several batches. */
@@ -94,7 +96,15 @@ async function startNode(r: RunningNode, index: number, opts: SimNodesOptions, s
   r.cri = await serveImageService({ socketPath: r.node.criSocket, store: r.node.store, log });
   r.agent = await startNodeAgent({
     rest: opts.rest,
-    id: { name, internalIP: r.node.internalIP, podCIDR: r.node.podCIDR, shape, bootID: randomUUID(), taints: opts.registerWithTaints },
+    id: {
+      name,
+      internalIP: r.node.internalIP,
+      podCIDR: r.node.podCIDR,
+      shape,
+      bootID: randomUUID(),
+      taints: opts.registerWithTaints,
+      labels: opts.registerWithLabels,
+    },
     store: r.node.store,
     timings: () => r.timings,
     log,

@@ -41,6 +41,8 @@ export interface NodeIdentity {
   bootID: string;
   /** Taints the node registers with (kubelet --register-with-taints). */
   taints?: readonly NodeTaint[] | undefined;
+  /** Labels the node registers with beside the kubelet's own (kubelet --node-labels). */
+  labels?: Readonly<Record<string, string>> | undefined;
 }
 
 function hex(seed: string, length: number): string {
@@ -70,6 +72,7 @@ export function buildNode(id: NodeIdentity): Record<string, unknown> {
         'beta.kubernetes.io/os': 'linux',
         'beta.kubernetes.io/arch': id.shape.arch,
         [SIMULATED_LABEL]: 'true',
+        ...id.labels,
       },
       annotations: {
         'node.alpha.kubernetes.io/ttl': '0',

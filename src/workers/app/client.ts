@@ -54,6 +54,18 @@ export interface ImageListStore {
   apply(name: string, body: unknown, fieldManager: string): Promise<void>;
 }
 
+/** Nodes, read only (pre-warming's warm pool and scale-up targets). */
+export interface NodeStore {
+  /** Every Node `labelSelector` selects ('' for all), page by page. */
+  list(labelSelector: string): Promise<NodeObject[]>;
+}
+
+/** What pre-warming reads of a Node. */
+export interface NodeObject {
+  metadata: { name?: string; labels?: Record<string, string> };
+  spec?: Record<string, unknown>;
+}
+
 /**
  * Creates with `dryRun=All`: the apiserver validates and admits the object (every admission plugin, policy and
  * webhook) and stores nothing. Objects are sent with `generateName` and no name, so a dry run never collides
@@ -76,6 +88,7 @@ export interface AppClient {
   revisions: RevisionStore;
   events: EventRecorder;
   imageLists: ImageListStore;
+  nodes: NodeStore;
   dryRun: DryRunCreator;
   /** What the web check measures through: a Secret reader (App namespace only) and HTTP. Absent: web checks are inconclusive. */
   analysis?: AnalysisIO | undefined;

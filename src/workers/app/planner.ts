@@ -28,6 +28,7 @@ import { planInFlight, updateContext } from './rollout/inplace-plan.ts';
 import { gateLifecycle, planPrepared } from './lifecycle/plan.ts';
 import { reportLifecycle } from './lifecycle/report.ts';
 import { prewarmStep, withPrewarmStatus } from './prewarm/targets.ts';
+import type { NodeFacts } from './prewarm/placement.ts';
 import { planFallbackReport, planRollingUpdate } from './rollout/update-plan.ts';
 import { specProblems } from './spec/validate.ts';
 import { planSpecifiedDeletes } from './rollout/specified-delete.ts';
@@ -61,6 +62,11 @@ export interface Observed {
    */
   imageLists?: ClusterStored<ImageList>[] | undefined;
   /**
+   * The Nodes pre-warming may choose (a warm pool, a scale-up: `prewarm/nodes.ts`), by its label selector.
+   * Undefined when not read: a plan that needs them says so (`{ needs: 'nodes' }`) and is redone with them.
+   */
+  nodes?: NodeFacts[] | undefined;
+  /**
    * Revisions whose replacement pods a dry run found refused (`admission/dry-run.ts`): their deletes are left out
    * and the rollout is held. Undefined when no dry run was made (or none refused).
    */
@@ -84,7 +90,7 @@ export interface Plan {
 }
 
 /** Objects a plan may be made without at first (`Observed` leaves them undefined when not read). */
-export type Unread = 'revisions' | 'claims' | 'imageLists' | 'measurements';
+export type Unread = 'revisions' | 'claims' | 'imageLists' | 'nodes' | 'measurements';
 
 /**
  * The plan cannot be made without `needs`, which was not read: read it and plan again. It has no actions, so
@@ -235,7 +241,7 @@ export function plan(observed: Observed, now: Date, options: PlanOptions = {}): 
   const { actions: admitted, hold } = holdRefused(acc.actions, observed.refused);
   acc.actions = admitted;
   // Pre-warming looks at the final actions (which pods are about to be replaced) to choose its nodes.
-  const prewarm = prewarmStep(app, { set, paused, canary, actions: acc.actions }, observed.imageLists, options.prewarm);
+  const prewarm = prewarmStep(app, { set, paused, canary, actions: acc.actions }, observed.imageLists, observed.nodes, options.prewarm);
   if (needsInput(prewarm)) return prewarm;
   // Status, Events and the wait from everything above; the revision history is truncated last, once the
   // status says which revision is current.

@@ -9,6 +9,7 @@ import { selectorIsEmpty, selectorString } from './pods/selector.ts';
 import { derivedRevisions } from './revisions/revisions.ts';
 import type { MeasureRequest } from './rollout/analysis/book.ts';
 import { takeMeasurements } from './rollout/analysis/measure.ts';
+import { nodeFacts, nodeReadSelector } from './prewarm/nodes.ts';
 
 /**
  * Claims carry the selector's matchLabels (as upstream StatefulSet claims do, so claims of a StatefulSet
@@ -73,6 +74,8 @@ export async function readMore(
       return { ...observed, claims: await readClaims(client, app) };
     case 'imageLists':
       return { ...observed, imageLists: await readImageLists(client, app.metadata.namespace, app.metadata.name) };
+    case 'nodes':
+      return { ...observed, nodes: (await client.nodes.list(nodeReadSelector(app))).map(nodeFacts) };
     case 'measurements':
       return { ...observed, measurements: await takeMeasurements(client.analysis, app, measuring.measure, measuring.now) };
   }

@@ -8,7 +8,7 @@ import { core, type ResourceRef } from '../../kube/paths.ts';
 import { PatchType, type KubeRest } from '../../kube/rest.ts';
 import { eventObject, reportingInstance } from './events.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, Pod, Stored } from '../../kube/types.ts';
-import type { AppClient, EventRecorder, ObjectStore, RevisionStore } from './client.ts';
+import type { AppClient, EventRecorder, NodeObject, ObjectStore, RevisionStore } from './client.ts';
 import type { EventWriter } from './event-recorder.ts';
 
 const WRITE = { fieldManager: FieldManager.ebb };
@@ -132,6 +132,7 @@ export function restAppClient(rest: KubeRest, signal: AbortSignal, events: Event
       },
     },
     analysis: { secretValue: (ns, name, key) => secretValue(rest, signal, ns, name, key), fetch: globalThis.fetch, signal },
+    nodes: { list: (labelSelector) => listAll<NodeObject>(rest, core('nodes'), labelSelector || undefined, signal) },
     imageLists: {
       list: (labelSelector) => listAll<ClusterStored<ImageList>>(rest, imageListRef(), labelSelector, signal),
       apply: async (name, body, fieldManager) => {

@@ -38,7 +38,13 @@ const ignoreNotFound = (err: unknown): void => {
  * Starts one simulated node named `<prefix>-<random>`. `index` places it in the address plan; it should differ
  * from the sandbox's nodes (0, 1, 2) and from other files' dedicated nodes.
  */
-export async function startDedicatedNode(opts: { prefix: string; index: number; timings?: Partial<KubeletTimings> }): Promise<DedicatedNode> {
+export async function startDedicatedNode(opts: {
+  prefix: string;
+  index: number;
+  timings?: Partial<KubeletTimings>;
+  /** Labels the node registers with, beside the kubelet's own. */
+  labels?: Record<string, string>;
+}): Promise<DedicatedNode> {
   const { rest, dir } = sandbox();
   const name = `${opts.prefix}-${randomBytes(3).toString('hex')}`;
   const taint: NodeTaint = { key: DEDICATED_TAINT_KEY, value: name, effect: 'NoSchedule' };
@@ -51,6 +57,7 @@ export async function startDedicatedNode(opts: { prefix: string; index: number; 
     registry,
     timings: opts.timings,
     registerWithTaints: [taint],
+    registerWithLabels: opts.labels,
     firstIndex: opts.index,
     log: createLogger('sim', 'warn'),
     signal: lifetime.signal,

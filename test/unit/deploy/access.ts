@@ -63,7 +63,13 @@ export const ACCESS: readonly AccessRow[] = [
   rbac('watcher', ['get', 'list', 'watch'], core('pods'), true, 'maps pod events to their App'),
   rbac('watcher', ['get', 'list', 'watch'], imageLists, true, 'pre-warm progress and re-pull timers'),
   rbac('watcher', ['get', 'list', 'watch'], pullJobs, true, 'lists and watches ImagePullJobs, to enqueue them'),
-  rbac('watcher', ['list', 'watch'], core('nodes'), true, 'a node that joins or is relabelled re-enqueues the ImagePullJobs not finished'),
+  rbac(
+    'watcher',
+    ['list', 'watch'],
+    core('nodes'),
+    true,
+    'a node that joins or is relabelled reaches the warm pools it matches and the ImagePullJobs not finished',
+  ),
   rbac('watcher', WRITE, app, false, 'the watcher writes nothing'),
   rbac('watcher', WRITE, pullJobs, false, 'the watcher writes nothing'),
   rbac('watcher', ['get', ...WRITE], core('nodes'), false, 'the watcher writes nothing'),
@@ -97,7 +103,7 @@ export const ACCESS: readonly AccessRow[] = [
   rbac('worker', ['get', 'delete'], pullJobs, true, 'reads the ImagePullJob it reconciles; deletes it after ttlSecondsAfterFinished'),
   rbac('worker', ['patch'], pullJobStatus, true, 'writes the ImagePullJob status'),
   rbac('worker', ['create', 'update', 'patch'], pullJobs, false, 'ImagePullJobs are written by people'),
-  rbac('worker', ['list'], core('nodes'), true, "the nodes an ImagePullJob's selector picks"),
+  rbac('worker', ['list'], core('nodes'), true, "the nodes an ImagePullJob's selector picks, of a warm pool, and those a scale-up can use"),
   rbac('worker', ['get', ...WRITE], core('nodes'), false, 'no other access to nodes'),
 
   rbac('daemon', ['get', 'list', 'watch'], imageLists, true, "watches its node's ImageList"),

@@ -34,6 +34,7 @@ export function readOnlyClient(rest: KubeRest, signal: AbortSignal): AppClient {
     revisions: { get: (ns, name) => c.revisions.get(ns, name), list: (ns, sel) => c.revisions.list(ns, sel), create: refuse, patch: refuse, delete: refuse },
     events: { record: refuse },
     imageLists: { list: (sel) => c.imageLists.list(sel), apply: refuse },
+    nodes: { list: (sel) => c.nodes.list(sel) },
     dryRun: { pod: refuse, claim: refuse },
   };
 }
@@ -68,7 +69,7 @@ export async function readForExplain(client: AppClient, namespace: string, name:
   let planned: ExplainReads['plan'];
   try {
     let obs: Observed = { ...observed, imageLists };
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < 5; round++) {
       const result = plan(obs, now);
       if (!needsInput(result)) {
         planned = { actions: result.actions, wait: result.wait };

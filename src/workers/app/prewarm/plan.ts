@@ -52,6 +52,12 @@ export interface PrewarmInput {
   parallelism: number | undefined;
   /** How many of the next pods the targets cover, for the status; undefined: every pod left to update. */
   lookahead?: number | undefined;
+  /**
+   * When set, the only nodes whose entries are kept: the others are cleared even when they hold the current
+   * images (a warm pool with no rollout left, `nodes.ts`). Unset: entries of the current images stay until
+   * pre-warming stops.
+   */
+  retain?: ReadonlySet<string> | undefined;
   /** The ImageLists carrying `id.labelKey`, as read. */
   lists: readonly ClusterStored<ImageList>[];
   /** The plan's time: written as the request time, and the clock of `policy`. Absent: neither (no timeouts). */
@@ -234,7 +240,7 @@ function statesOf(input: PrewarmInput, images: readonly string[], key: string, p
   for (const list of input.lists) {
     const node = list.metadata.name;
     const due = now === undefined ? undefined : answerDueAt(list, images, labelKey, policy);
-    if (!holdsCurrent(list, labelKey, images, key)) stale.push(list);
+    if (!holdsCurrent(list, labelKey, images, key) || !(input.retain?.has(node) ?? true)) stale.push(list);
     else if (now !== undefined && due !== undefined && now >= due) states.set(node, { state: 'unanswered' });
     else {
       states.set(node, nodeState(list, images));
