@@ -126,83 +126,69 @@ export const imageListPrinterColumns: PrinterColumn[] = [
   { name: 'Observed', type: 'integer', jsonPath: '.status.observedGeneration', description: 'Generation the daemon on the node has acted on.', priority: 1 },
 ];
 
-export function appCrd(): CustomResourceDefinition {
+type Version = CustomResourceDefinition['spec']['versions'][number];
+
+/** One CRD of the group, served and stored at VERSION, in the category `ebb`. */
+function crd(
+  name: string,
+  names: { kind: string; listKind: string; plural: string; singular: string; shortNames: readonly string[] },
+  scope: 'Namespaced' | 'Cluster',
+  version: Pick<Version, 'schema' | 'subresources' | 'additionalPrinterColumns'>,
+): CustomResourceDefinition {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: APP_CRD_NAME, labels: { ...CRD_LABELS } },
+    metadata: { name, labels: { ...CRD_LABELS } },
     spec: {
       group: GROUP,
-      names: {
-        kind: APP_KIND,
-        listKind: APP_LIST_KIND,
-        plural: APP_PLURAL,
-        singular: APP_SINGULAR,
-        shortNames: [...APP_SHORT_NAMES],
-        categories: [...CATEGORIES],
-      },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: rootSchema({
-              description: 'App is an enhanced StatefulSet: in-place updates, paused and canary rollouts, image pre-warming.',
-              spec: AppSpecSchema,
-              status: AppStatusSchema,
-              specRequired: true,
-              rules: appRootRules,
-              refineSpec: (spec) => withUpstreamTemplateSchemas(spec),
-            }),
-          },
-          subresources: {
-            status: {},
-            scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' },
-          },
-          additionalPrinterColumns: appPrinterColumns,
-        },
-      ],
+      names: { ...names, shortNames: [...names.shortNames], categories: [...CATEGORIES] },
+      scope,
+      versions: [{ name: VERSION, served: true, storage: true, ...version }],
     },
   };
 }
 
-export function imageListCrd(): CustomResourceDefinition {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: IMAGE_LIST_CRD_NAME, labels: { ...CRD_LABELS } },
-    spec: {
-      group: GROUP,
-      names: {
-        kind: IMAGE_LIST_KIND,
-        listKind: IMAGE_LIST_LIST_KIND,
-        plural: IMAGE_LIST_PLURAL,
-        singular: IMAGE_LIST_SINGULAR,
-        shortNames: [...IMAGE_LIST_SHORT_NAMES],
-        categories: [...CATEGORIES],
-      },
-      scope: 'Cluster',
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: rootSchema({
-              description: 'ImageList is the set of images one node should hold; it is named after the node.',
-              spec: ImageListSpecSchema,
-              status: ImageListStatusSchema,
-              specRequired: false,
-            }),
-          },
-          subresources: { status: {} },
-          additionalPrinterColumns: imageListPrinterColumns,
-        },
-      ],
+export function appCrd(): CustomResourceDefinition {
+  const names = { kind: APP_KIND, listKind: APP_LIST_KIND, plural: APP_PLURAL, singular: APP_SINGULAR, shortNames: APP_SHORT_NAMES };
+  return crd(APP_CRD_NAME, names, 'Namespaced', {
+    schema: {
+      openAPIV3Schema: rootSchema({
+        description: 'App is an enhanced StatefulSet: in-place updates, paused and canary rollouts, image pre-warming.',
+        spec: AppSpecSchema,
+        status: AppStatusSchema,
+        specRequired: true,
+        rules: appRootRules,
+        refineSpec: (spec) => withUpstreamTemplateSchemas(spec),
+      }),
     },
+    subresources: {
+      status: {},
+      scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' },
+    },
+    additionalPrinterColumns: appPrinterColumns,
+  });
+}
+
+export function imageListCrd(): CustomResourceDefinition {
+  const names = {
+    kind: IMAGE_LIST_KIND,
+    listKind: IMAGE_LIST_LIST_KIND,
+    plural: IMAGE_LIST_PLURAL,
+    singular: IMAGE_LIST_SINGULAR,
+    shortNames: IMAGE_LIST_SHORT_NAMES,
   };
+  return crd(IMAGE_LIST_CRD_NAME, names, 'Cluster', {
+    schema: {
+      openAPIV3Schema: rootSchema({
+        description: 'ImageList is the set of images one node should hold; it is named after the node.',
+        spec: ImageListSpecSchema,
+        status: ImageListStatusSchema,
+        specRequired: false,
+      }),
+    },
+    subresources: { status: {} },
+    additionalPrinterColumns: imageListPrinterColumns,
+  });
 }
 
 export const imagePullJobPrinterColumns: PrinterColumn[] = [
@@ -216,40 +202,25 @@ export const imagePullJobPrinterColumns: PrinterColumn[] = [
 ];
 
 export function imagePullJobCrd(): CustomResourceDefinition {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: IMAGE_PULL_JOB_CRD_NAME, labels: { ...CRD_LABELS } },
-    spec: {
-      group: GROUP,
-      names: {
-        kind: IMAGE_PULL_JOB_KIND,
-        listKind: IMAGE_PULL_JOB_LIST_KIND,
-        plural: IMAGE_PULL_JOB_PLURAL,
-        singular: IMAGE_PULL_JOB_SINGULAR,
-        shortNames: [...IMAGE_PULL_JOB_SHORT_NAMES],
-        categories: [...CATEGORIES],
-      },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          schema: {
-            openAPIV3Schema: rootSchema({
-              description: 'ImagePullJob pulls images onto the nodes a label selector picks, a few nodes at a time, through their ImageLists.',
-              spec: ImagePullJobSpecSchema,
-              status: ImagePullJobStatusSchema,
-              specRequired: true,
-            }),
-          },
-          subresources: { status: {} },
-          additionalPrinterColumns: imagePullJobPrinterColumns,
-        },
-      ],
-    },
+  const names = {
+    kind: IMAGE_PULL_JOB_KIND,
+    listKind: IMAGE_PULL_JOB_LIST_KIND,
+    plural: IMAGE_PULL_JOB_PLURAL,
+    singular: IMAGE_PULL_JOB_SINGULAR,
+    shortNames: IMAGE_PULL_JOB_SHORT_NAMES,
   };
+  return crd(IMAGE_PULL_JOB_CRD_NAME, names, 'Namespaced', {
+    schema: {
+      openAPIV3Schema: rootSchema({
+        description: 'ImagePullJob pulls images onto the nodes a label selector picks, a few nodes at a time, through their ImageLists.',
+        spec: ImagePullJobSpecSchema,
+        status: ImagePullJobStatusSchema,
+        specRequired: true,
+      }),
+    },
+    subresources: { status: {} },
+    additionalPrinterColumns: imagePullJobPrinterColumns,
+  });
 }
 
 export function allCrds(): CustomResourceDefinition[] {
