@@ -92,13 +92,21 @@ describe('CRDs in deploy/crds', () => {
     await rest().create(imageListRef(), validImageList(name));
     await rest().patch(
       imageListRef(name, 'status'),
-      { status: { observedGeneration: 1, images: [{ image: 'nginx:1.27', phase: 'Failed', message: 'not found' }] } },
+      {
+        status: {
+          observedGeneration: 1,
+          images: [
+            { image: 'nginx:1.27', phase: 'Failed', message: 'not found' },
+            { image: 'busybox:1.36', phase: 'Deferred', message: 'image filesystem /var/lib/containerd is 83% used' },
+          ],
+        },
+      },
       PatchType.merge,
     );
     const { stdout } = await run(KUBECTL, ['--kubeconfig', sandbox().kubeconfig, 'get', 'imagelists.apps.ebb.dev', name, '-o', 'wide']);
     const [header, row] = stdout.trim().split('\n');
-    expect(header?.trim().split(/\s+/)).toEqual(['NAME', 'FAILED', 'AGE', 'GENERATION', 'OBSERVED']);
-    expect(row?.trim().split(/\s+/)).toEqual([name, 'nginx:1.27', expect.stringMatching(/^\d+s$/), '1', '1']);
+    expect(header?.trim().split(/\s+/)).toEqual(['NAME', 'FAILED', 'DEFERRED', 'AGE', 'GENERATION', 'OBSERVED']);
+    expect(row?.trim().split(/\s+/)).toEqual([name, 'nginx:1.27', 'busybox:1.36', expect.stringMatching(/^\d+s$/), '1', '1']);
     await rest().delete(imageListRef(name));
   });
 
