@@ -55,9 +55,9 @@ export async function planLoop(
   const { app } = read.observed;
   if (read.observed.claims === undefined && (app.spec.volumeClaimTemplates ?? []).length > 0 && isHeld(app))
     read = await planWithInputs(client, await readMore(client, read.observed, 'claims'), now, options);
-  // 4. Dry-run the replacements; when the apiserver would refuse some, plan again knowing it (those deletes
+  // 4. Dry-run the replacements no live pod vouches for; when the apiserver would refuse some, plan again knowing it (those deletes
   // left out, the rollout held).
-  const refused = await findRefusals(client.dryRun, app, replacementsToCheck(read.plan.actions), admission.verdicts, admission.log);
+  const refused = await findRefusals(client.dryRun, app, replacementsToCheck(read.plan.actions), admission.verdicts, admission.log, read.observed.pods);
   if (!refused) return read;
   return planWithInputs(client, { ...read.observed, refused }, now, options);
 }
