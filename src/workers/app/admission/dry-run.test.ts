@@ -75,10 +75,11 @@ describe('vouchByPods', () => {
     const { dryRun, sent } = recorder();
     const verdicts = new AdmissionVerdicts(() => NOW);
     const pods = [created(podFor(app, 2, 'web-a'), '2025-01-01T00:09:00Z'), created(podFor(app, 1, 'web-old'), '2025-01-01T00:00:00Z')];
-    expect(await findRefusals(dryRun, app, [replacement('web-a')], verdicts, log, pods)).toBeUndefined();
+    vouchByPods(verdicts, app, pods, [replacement('web-a'), replacement('web-b')]);
+    expect(await findRefusals(dryRun, app, [replacement('web-a')], verdicts, log)).toBeUndefined();
     expect(sent).toHaveLength(0);
     // Another revision has no pod to vouch for it.
-    await findRefusals(dryRun, app, [replacement('web-b')], verdicts, log, pods);
+    await findRefusals(dryRun, app, [replacement('web-b')], verdicts, log);
     expect(sent).toHaveLength(1);
   });
 

@@ -117,9 +117,7 @@ export async function findRefusals(
   replacements: readonly Replacement[],
   verdicts: AdmissionVerdicts,
   log: Logger,
-  pods: readonly Stored<Pod>[] = [],
 ): Promise<Refusals | undefined> {
-  vouchByPods(verdicts, app, pods, replacements);
   const refused = new Map<string, Refusal>();
   for (const replacement of replacements) {
     const key = verdictKey(app, replacement);
