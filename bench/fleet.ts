@@ -33,6 +33,7 @@ import { fleetAt, setupFleet, waitFleetSettled, type FleetEnv } from './lib/flee
 import { reviver, replacer } from './lib/fleet-json.ts';
 import { PodTimeline } from './lib/pod-timeline.ts';
 import { window } from './lib/requests.ts';
+import { countsDelta, readWatcherCounts } from './lib/watcher-counts.ts';
 import { fleetReport, type FleetSaved, type PhaseResult, type SideResult } from './lib/fleet-report.ts';
 import { benchImage, createWorkload, deleteWorkloadObjects, setImage, SET_LABEL, type ControllerKind, type Policy, type Workload } from './lib/workloads.ts';
 import { cpuMeter, inParallel, memoryOf, rssSampler } from './watcher-lib.ts';
@@ -112,6 +113,7 @@ async function phase(env: FleetEnv, side: Side, name: string, body: () => Promis
   progress(`${side.kind}: ${name}`);
   const before = await env.snapshot();
   const workers = await side.ebb?.pool.window();
+  const counts0 = await readWatcherCounts(side.ebb?.watcherPort);
   const cpu = await cpuMeter(side.pids);
   const rss = rssSampler(side.pids, 1_000);
   const load0 = loadavg()[0] ?? Number.NaN;
@@ -127,6 +129,7 @@ async function phase(env: FleetEnv, side: Side, name: string, body: () => Promis
       rssEnd: { ...(await rssOf(side.pids)), ...(w ? { [EBB_WORKERS]: w.rssEnd } : {}) },
       rssMax: { ...rss.max(), ...(w ? { [EBB_WORKERS]: w.rssMax } : {}) },
       load: [load0, loadavg()[0] ?? Number.NaN],
+      ...(side.ebb ? { watcher: countsDelta(counts0, await readWatcherCounts(side.ebb.watcherPort)) } : {}),
       ...(w ? { reconciles: w.reconciles, workers: { max: w.maxWorkers, end: w.endWorkers, started: w.started, stopped: w.stopped } } : {}),
     };
     progress(`${side.kind}: ${name} took ${(result.ms / 1000).toFixed(1)} s`);

@@ -14,6 +14,8 @@ export type WorkerMode = { mode: 'keda'; spec: ScaleSpec; intervalMs: number } |
 
 export interface EbbProcesses {
   watcher: BenchProcess;
+  /** The watcher's ops port (its /metrics). */
+  watcherPort: number | undefined;
   pool: WorkerPool;
 }
 
@@ -65,5 +67,6 @@ export async function startEbb(o: EbbOptions): Promise<EbbProcesses> {
     intervalMs: w.mode === 'keda' ? w.intervalMs : 1_000,
     progress: o.progress,
   });
-  return { watcher, pool };
+  const port = Number(started['port']);
+  return { watcher, watcherPort: Number.isInteger(port) ? port : undefined, pool };
 }

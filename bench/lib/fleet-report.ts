@@ -1,6 +1,7 @@
 /** The tables of the fleet benchmark (bench/fleet.ts): wall time, requests, CPU and RSS per phase and side. */
 import { attribute } from './attribution.ts';
 import { table } from './report.ts';
+import { watcherCountsTable } from './watcher-counts.ts';
 import { sum, type RequestWindow } from './requests.ts';
 
 export interface PhaseResult {
@@ -19,6 +20,8 @@ export interface PhaseResult {
   load: [number, number];
   /** ebb only: App reconciles the workers ran in the phase. */
   reconciles?: number;
+  /** ebb only: the watcher's counters over the phase (`lib/watcher-counts.ts`). */
+  watcher?: Record<string, number>;
   /** ebb only: workers running at most and at the end, started and stopped in the phase. */
   workers?: { max: number; end: number; started: number; stopped: number };
 }
@@ -243,6 +246,10 @@ export function fleetReport(saved: FleetSaved): string {
     rssTable(saved),
     '',
     ...phasesByName(saved).flatMap((p) => [`### Requests: ${p}`, requestsTable(saved, p), '']),
+    ...saved.sides.flatMap((s) => {
+      const t = s.kind === 'ebb' ? watcherCountsTable(s.phases) : undefined;
+      return t ? ["### ebb: reconciles and the watcher's counters (events by resource and type, dropped or held by reason, enqueues by outcome)", t, ''] : [];
+    }),
   ];
   return `${out.join('\n')}\n`;
 }

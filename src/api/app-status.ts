@@ -55,6 +55,12 @@ export const AppStatusSchema = Type.Object(
     currentRevision: Type.Optional(Type.String({ description: 'Revision of the pods before the update in progress.' })),
     updateRevision: Type.Optional(Type.String({ description: 'Revision of the current template.' })),
     collisionCount: Type.Optional(int32({ description: 'Counts hash collisions of revision names, to make a new name.', minimum: 0 })),
+    revisionCount: Type.Optional(
+      int32({
+        description: 'At most this many ControllerRevisions belong to the App: those found when they were last read, plus those created or adopted since.',
+        minimum: 0,
+      }),
+    ),
     labelSelector: Type.Optional(Type.String({ description: 'spec.selector as a string, for the scale subresource (HPA).' })),
     canary: Type.Optional(CanaryStatusSchema),
     prewarm: Type.Optional(PrewarmStatusSchema),

@@ -4,7 +4,7 @@
  * executor takes.
  */
 import type { Logger } from '../../common/log.ts';
-import { findRefusals, type AdmissionVerdicts } from './admission/dry-run.ts';
+import { findRefusals, vouchByPods, type AdmissionVerdicts } from './admission/dry-run.ts';
 import { replacementsToCheck } from './admission/replacement.ts';
 import { isHeld } from './admission/rollout-held.ts';
 import type { AppClient } from './client.ts';
@@ -55,9 +55,11 @@ export async function planLoop(
   const { app } = read.observed;
   if (read.observed.claims === undefined && (app.spec.volumeClaimTemplates ?? []).length > 0 && isHeld(app))
     read = await planWithInputs(client, await readMore(client, read.observed, 'claims'), now, options);
-  // 4. Dry-run the replacements; when the apiserver would refuse some, plan again knowing it (those deletes
+  // 4. Dry-run the replacements no live pod vouches for; when the apiserver would refuse some, plan again knowing it (those deletes
   // left out, the rollout held).
-  const refused = await findRefusals(client.dryRun, app, replacementsToCheck(read.plan.actions), admission.verdicts, admission.log);
+  const replacements = replacementsToCheck(read.plan.actions);
+  vouchByPods(admission.verdicts, app, read.observed.pods, replacements);
+  const refused = await findRefusals(client.dryRun, app, replacements, admission.verdicts, admission.log);
   if (!refused) return read;
   return planWithInputs(client, { ...read.observed, refused }, now, options);
 }

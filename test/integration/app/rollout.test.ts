@@ -153,4 +153,21 @@ describe('rolling update', () => {
       [v1, 3],
     ]);
   });
+
+  it('keeps revisionHistoryLimit across rollouts completed without listing the revisions, and its count bounds them', async () => {
+    const name = uniqueName('hist');
+    await createApp(ctl.ns, name, { replicas: 2, podManagementPolicy: 'Parallel', revisionHistoryLimit: 1 });
+    let last = (await settled(ctl.ns, name)).app.status?.updateRevision;
+    for (const tag of ['v2', 'v3', 'v4']) {
+      await patchApp(ctl.ns, name, { template: template(name, tag) });
+      const next = (await until(ctl.ns, name, (s) => s.app.status?.updateRevision !== last)).app.status?.updateRevision;
+      const done = await settled(ctl.ns, name, next);
+      const revisions = await revisionsOf(ctl.ns, name);
+      // The update revision and at most one of history; the status's count never below what exists.
+      expect(revisions.length).toBeLessThanOrEqual(2);
+      expect(revisions.map((r) => r.metadata.name)).toContain(next);
+      expect(done.app.status?.revisionCount ?? 0).toBeGreaterThanOrEqual(revisions.length);
+      last = next;
+    }
+  });
 });

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { KubeError } from '../../../kube/errors.ts';
 import type { PersistentVolumeClaim, Pod } from '../../../kube/types.ts';
 import type { Replacement } from '../actions.ts';
-import { AdmissionVerdicts, findRefusals, verdictKey } from './dry-run.ts';
+import { AdmissionVerdicts, findRefusals, verdictKey, vouchByPods } from './dry-run.ts';
 import type { DryRunCreator } from '../client.ts';
-import { makeApp } from '../../../../test/unit/app/fixtures.ts';
+import { makeApp, podFor } from '../../../../test/unit/app/fixtures.ts';
 
 const log = pino({ level: 'silent' });
 const app = makeApp('web');
@@ -67,7 +67,55 @@ describe('findRefusals', () => {
   });
 });
 
+describe('vouchByPods', () => {
+  const NOW = Date.parse('2025-01-01T00:10:00Z');
+  const created = (pod: ReturnType<typeof podFor>, at: string) => ({ ...pod, metadata: { ...pod.metadata, creationTimestamp: at } });
+
+  it('skips the dry run of a revision a live pod of the App was created at within the TTL', async () => {
+    const { dryRun, sent } = recorder();
+    const verdicts = new AdmissionVerdicts(() => NOW);
+    const pods = [created(podFor(app, 2, 'web-a'), '2025-01-01T00:09:00Z'), created(podFor(app, 1, 'web-old'), '2025-01-01T00:00:00Z')];
+    vouchByPods(verdicts, app, pods, [replacement('web-a'), replacement('web-b')]);
+    expect(await findRefusals(dryRun, app, [replacement('web-a')], verdicts, log)).toBeUndefined();
+    expect(sent).toHaveLength(0);
+    // Another revision has no pod to vouch for it.
+    await findRefusals(dryRun, app, [replacement('web-b')], verdicts, log);
+    expect(sent).toHaveLength(1);
+  });
+
+  it('does not vouch by a pod too old, terminating, of another controller, or for a replacement creating claims', () => {
+    const verdicts = new AdmissionVerdicts(() => NOW, 5 * 60_000);
+    const old = created(podFor(app, 2, 'web-a'), '2025-01-01T00:04:59Z');
+    const terminating = created(podFor(app, 2, 'web-b', 'terminating'), '2025-01-01T00:09:00Z');
+    const other = created(podFor(makeApp('web', {}, { uid: 'other' }), 2, 'web-c'), '2025-01-01T00:09:00Z');
+    const fresh = created(podFor(app, 1, 'web-d'), '2025-01-01T00:09:00Z');
+    vouchByPods(
+      verdicts,
+      app,
+      [old, terminating, other, fresh],
+      [replacement('web-a'), replacement('web-b'), replacement('web-c'), replacement('web-d', ['1Gi'])],
+    );
+    for (const r of ['web-a', 'web-b', 'web-c']) expect(verdicts.isAccepted(verdictKey(app, replacement(r)))).toBe(false);
+    expect(verdicts.isAccepted(verdictKey(app, replacement('web-d', ['1Gi'])))).toBe(false);
+    vouchByPods(verdicts, app, [fresh], [replacement('web-d')]);
+    expect(verdicts.isAccepted(verdictKey(app, replacement('web-d')))).toBe(true);
+  });
+});
+
 describe('AdmissionVerdicts', () => {
+  it('counts the TTL from the time given, and never moves a verdict back in time', () => {
+    let now = 10_000;
+    const verdicts = new AdmissionVerdicts(() => now, 1_000);
+    verdicts.remember('old', 8_999);
+    expect(verdicts.isAccepted('old')).toBe(false);
+    verdicts.remember('a', 9_500);
+    verdicts.remember('a', 9_100);
+    now = 10_499;
+    expect(verdicts.isAccepted('a')).toBe(true);
+    now = 10_500;
+    expect(verdicts.isAccepted('a')).toBe(false);
+  });
+
   it('forgets a verdict after its time to live, and the oldest beyond its size', () => {
     let now = 0;
     const verdicts = new AdmissionVerdicts(() => now, 1_000, 2);

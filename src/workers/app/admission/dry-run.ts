@@ -7,13 +7,16 @@
  * reason only an edit (of the template or of the cluster's policies) can lift holds that revision's deletes.
  * A quota refusal does not: the pod about to be deleted still counts against the quota, its replacement will
  * not. Refusals that heal with time (429, 5xx, a webhook down) are thrown: the reconcile backs off and retries.
- * Accepted revisions are remembered (`AdmissionVerdicts`), so a rollout costs one dry run per revision.
+ * Accepted revisions are remembered (`AdmissionVerdicts`), so a rollout costs one dry run per revision, and a
+ * pod the App created at a revision vouches for that revision as a dry run would (`vouchByPods`): the
+ * rollout's first delete is dry-run, the deletes after it are vouched for by the pods it recreated.
  */
 import type { App } from '../../../api/app.ts';
 import { fnv1a32 } from '../../../common/hash.ts';
 import type { Logger } from '../../../common/log.ts';
 import { isKubeError } from '../../../kube/errors.ts';
-import type { KubeObject, Named, Stored } from '../../../kube/types.ts';
+import type { KubeObject, Named, Pod, Stored } from '../../../kube/types.ts';
+import { getPodRevision, isControlledBy, isTerminating } from '../pods/predicates.ts';
 import type { Replacement } from '../actions.ts';
 import type { Refusal, Refusals } from './replacement.ts';
 import { canonicalJson } from '../../../common/canonical-json.ts';
@@ -47,9 +50,11 @@ export class AdmissionVerdicts {
     return false;
   }
 
-  remember(key: string): void {
+  /** Remembers `key` as accepted at `at` (epoch ms; now by default), for what is left of the TTL from then. */
+  remember(key: string, at: number = this.now()): void {
+    if (this.now() - at >= this.ttlMs || (this.accepted.get(key) ?? -Infinity) > at) return;
     this.accepted.delete(key);
-    this.accepted.set(key, this.now());
+    this.accepted.set(key, at);
     while (this.accepted.size > this.maxEntries) {
       const oldest = this.accepted.keys().next();
       if (oldest.done === true) break;
@@ -85,6 +90,23 @@ async function dryRunReplacement(dryRun: DryRunCreator, namespace: string, repla
     }
     if (err.retryClass === 'permanent') return { code: err.code, message: err.detail };
     throw err;
+  }
+}
+
+/**
+ * Remembers as accepted the replacements a live pod vouches for: a pod this App controls, not terminating, at
+ * the replacement's revision, was admitted when it was created, as its replacement would be now unless the
+ * cluster's policies changed since (what the verdict's TTL, counted from the pod's creation, bounds). Only a
+ * replacement that creates no claim: the pod's claims were not created with it.
+ */
+export function vouchByPods(verdicts: AdmissionVerdicts, app: Stored<App>, pods: readonly Stored<Pod>[], replacements: readonly Replacement[]): void {
+  for (const replacement of replacements) {
+    if (replacement.claims.length > 0) continue;
+    const created = pods
+      .filter((p) => !isTerminating(p) && isControlledBy(p.metadata, app.metadata.uid) && getPodRevision(p) === replacement.revision)
+      .map((p) => Date.parse(p.metadata.creationTimestamp ?? ''))
+      .filter((t) => Number.isFinite(t));
+    if (created.length > 0) verdicts.remember(verdictKey(app, replacement), Math.max(...created));
   }
 }
 

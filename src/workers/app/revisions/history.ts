@@ -20,13 +20,39 @@ export function revisionsOf(app: Stored<App>, observed: Observed): ResolvedRevis
 }
 
 /**
+ * At most how many revisions the App controls once `actions` are written, from the revisions as read: those
+ * owned, plus those created or adopted. Deletes are not subtracted (one that fails would leave the count
+ * short): the count stays an upper bound, which is what lets a later plan skip a read.
+ */
+export function revisionCountAfter(owned: number, actions: readonly { kind: string }[]): number {
+  return owned + actions.filter((a) => a.kind === 'createRevision' || a.kind === 'adoptRevision').length;
+}
+
+/**
+ * Whether truncating the history cannot delete anything: at most `count` revisions are controlled, one of them
+ * the update revision (always live), so at most `count - 1` are history. A negative limit keeps all of them.
+ */
+export function historyWithinLimit(count: number | undefined, limit: number): boolean {
+  return limit < 0 || (count !== undefined && count - 1 <= limit);
+}
+
+/**
  * History truncated once the plan is made: the revision its status makes current is the one kept live (a
  * completing rollout frees the previous one). A plan made without the revisions (`derivedRevisions`) needs
- * them when its status moves the current revision.
+ * them when its status moves the current revision, unless the status's revision count shows the history
+ * within the limit: no revision is created, adopted or deleted without a plan that read them, so the
+ * count recorded then still bounds how many there are.
  */
 export function withHistory(app: Stored<App>, observed: Observed, result: Plan, owned: readonly Stored<Pod>[], revs: ResolvedRevisions): PlanResult {
-  if (!observed.revisions && result.status.currentRevision !== app.status?.currentRevision) return { needs: 'revisions' };
+  const limit = app.spec.revisionHistoryLimit ?? 10;
+  const known = app.status?.revisionCount;
+  if (!observed.revisions) {
+    if (result.status.currentRevision !== app.status?.currentRevision && !historyWithinLimit(known, limit)) return { needs: 'revisions' };
+    if (known !== undefined) result.status.revisionCount = known;
+    return result;
+  }
   const live = liveRevisions(owned, revs, result.status.currentRevision);
-  result.actions.push(...truncateHistory(revs.owned, live, app.spec.revisionHistoryLimit ?? 10));
+  result.actions.push(...truncateHistory(revs.owned, live, limit));
+  result.status.revisionCount = revisionCountAfter(revs.owned.length, revs.actions);
   return result;
 }
