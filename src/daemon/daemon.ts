@@ -79,7 +79,11 @@ async function probeRuntime(runtime: ImageRuntime, deps: { log: Logger; up: Gaug
   while (!signal.aborted) {
     try {
       const v = await runtime.version(AbortSignal.any([signal, AbortSignal.timeout(VERSION_TIMEOUT_MS)]));
-      if (gate.pass('ok') !== undefined) log.info({ runtime: v.runtimeName, version: v.runtimeVersion }, 'container runtime answers');
+      // Said once when it starts answering (or answers again), not on every probe.
+      if (health.answeredAt === undefined || health.failure !== undefined) {
+        log.info({ runtime: v.runtimeName, version: v.runtimeVersion }, 'container runtime answers');
+        gate.reset();
+      }
       health.answeredAt = Date.now();
       health.failure = undefined;
       up.set(1);

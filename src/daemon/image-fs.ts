@@ -79,9 +79,14 @@ export class ImageFsMonitor {
     const { runtime, log, gauge, statfs = hostStatfs, now = Date.now } = this.deps;
     try {
       const reading = await read(runtime, statfs, now, signal);
+      const before = this.reading;
       this.reading = reading;
       gauge?.set(usedPercent(reading.capacityBytes, reading.availableBytes));
-      if (this.gate.pass('ok') !== undefined) log.info({ mountpoint: reading.mountpoint }, 'image filesystem usage read');
+      // Said once when the first reading succeeds (or one succeeds after failures), not on every reading.
+      if (before === undefined || 'failure' in before) {
+        log.info({ mountpoint: reading.mountpoint }, 'image filesystem usage read');
+        this.gate.reset();
+      }
     } catch (err) {
       if (signal.aborted) return this.reading;
       const failure = errorMessage(err);
