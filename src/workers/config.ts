@@ -32,7 +32,12 @@ export interface WorkerConfig {
   readonly prewarmPullBudget: number;
   /** The limits of each App's pre-warming. */
   readonly prewarmPolicy: PrewarmPolicy;
+  /** `on`: repeated Events are aggregated (series, combined, rate-limited); `off`: each written as its own object. */
+  readonly eventCorrelation: EventCorrelationMode;
 }
+
+export const EVENT_CORRELATION_MODES = ['on', 'off'] as const;
+export type EventCorrelationMode = (typeof EVENT_CORRELATION_MODES)[number];
 
 /** Everything `ebb worker` reads. */
 export const WORKER_SETTINGS = table(
@@ -99,6 +104,13 @@ export const WORKER_SETTINGS = table(
       format: 'be an http:// or https:// URL',
       doc: 'POST a JSON notification (Slack-compatible `text`, details in `ebb`) when a rollout is aborted, paused, past its deadline or complete; retried with backoff, never holding a rollout',
     },
+    eventCorrelation: {
+      name: 'EBB_EVENT_CORRELATION',
+      type: 'enum',
+      values: EVENT_CORRELATION_MODES,
+      default: 'on',
+      doc: "`on`: an App's repeated Event becomes one Event whose `series` count grows (patched at most once a minute), similar Events beyond 10 are combined, and each App writes at most 25 Events, then one per 5 minutes; `off` (diagnostic, for comparing Event traffic): every Event is written as its own object",
+    },
     quarantineAfter: {
       name: 'EBB_QUARANTINE_AFTER',
       type: 'int',
@@ -127,6 +139,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     notifyWebhookUrl: v.notifyWebhookUrl,
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
     prewarmPullBudget: v.prewarmPullBudget,
+    eventCorrelation: v.eventCorrelation,
     prewarmPolicy: frozen({ maxImagesPerNode: v.prewarmMaxImagesPerNode, pinMaxMs: v.prewarmPinMax, answerTimeoutMs: v.prewarmAnswerTimeout }),
   });
 }

@@ -1,8 +1,7 @@
 import type { ObjectKind } from '../queue/names.ts';
 import { appReconciler } from './app/reconcile.ts';
 import type { AppClient, ImageListStore } from './app/client.ts';
-import { CORRELATOR_DEFAULTS, EventCorrelator } from './app/event-correlator.ts';
-import { correlatedEvents } from './app/event-recorder.ts';
+import { workerEvents } from './app/event-recorder.ts';
 import { restAppClient, restEventWriter } from './app/rest-client.ts';
 import { notifyingRecorder } from './notify/deliver.ts';
 import { imageListReconciler } from './imagelist/reconcile.ts';
@@ -14,6 +13,8 @@ import type { Reconciler } from './types.ts';
 export interface ReconcilerOptions {
   /** Where ImageList pull secrets are copied for the node daemons; undefined: pull secrets are not used. */
   pullSecretNamespace?: string | undefined;
+  /** `off`: every App Event written as its own object (a diagnostic); default `on`. */
+  eventCorrelation?: 'on' | 'off';
 }
 
 /**
@@ -33,7 +34,7 @@ export function withoutPullSecrets(store: ImageListStore): ImageListStore {
 export function reconcilers(opts: ReconcilerOptions = {}): Record<ObjectKind, Reconciler> {
   const enabled = opts.pullSecretNamespace !== undefined;
   // One correlator per worker process: repeated Events become series, similar ones are combined, rate-limited.
-  const events = correlatedEvents(new EventCorrelator(CORRELATOR_DEFAULTS), CORRELATOR_DEFAULTS.heartbeatMs);
+  const events = workerEvents(opts.eventCorrelation !== 'off');
   const appClient = (ctx: Parameters<Reconciler>[1]): AppClient => {
     const recorder = events.recorder(restEventWriter(ctx.rest));
     const client = restAppClient(ctx.rest, ctx.signal, ctx.notify ? notifyingRecorder(recorder, ctx.notify, ctx.log) : recorder);

@@ -8,7 +8,7 @@ import { isKubeError } from '../../kube/errors.ts';
 import type { Stored } from '../../kube/types.ts';
 import type { EventSpec } from './actions.ts';
 import type { EventRecorder } from './client.ts';
-import { type EventCorrelator } from './event-correlator.ts';
+import { CORRELATOR_DEFAULTS, EventCorrelator } from './event-correlator.ts';
 import { microTime } from './events.ts';
 
 /** Where Events go: create one, or merge-patch one (its `series`). */
@@ -74,4 +74,22 @@ export function correlatedEvents(correlator: EventCorrelator, heartbeatMs: numbe
       timer = undefined;
     },
   };
+}
+
+/** Every Event written as it is recorded, with no correlation (tests, tools, and `EBB_EVENT_CORRELATION=off`). */
+export function uncorrelated(writer: EventWriter): EventRecorder {
+  return {
+    record: async (app, event, now) => {
+      await writer.create(app, event, now);
+    },
+  };
+}
+
+/**
+ * The worker process's Events: one correlator for every reconcile (`correlate`, the default), or each Event
+ * written as its own object, as a diagnostic to compare the Event traffic with and without correlation.
+ */
+export function workerEvents(correlate: boolean): Pick<CorrelatedEvents, 'recorder' | 'stop'> {
+  if (!correlate) return { recorder: uncorrelated, stop: () => undefined };
+  return correlatedEvents(new EventCorrelator(CORRELATOR_DEFAULTS), CORRELATOR_DEFAULTS.heartbeatMs);
 }

@@ -9,7 +9,7 @@ import { PatchType, type KubeRest } from '../../kube/rest.ts';
 import { eventObject, reportingInstance } from './events.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, Pod, Stored } from '../../kube/types.ts';
 import type { AppClient, EventRecorder, NodeObject, ObjectStore, RevisionStore } from './client.ts';
-import type { EventWriter } from './event-recorder.ts';
+import { uncorrelated, type EventWriter } from './event-recorder.ts';
 
 const WRITE = { fieldManager: FieldManager.ebb };
 const DRY_RUN = { ...WRITE, dryRun: 'All' };
@@ -89,15 +89,6 @@ export function restEventWriter(rest: KubeRest, instance = reportingInstance()):
     },
     patch: async (ns, name, patch) => {
       await rest.patch({ ...eventsRef(ns), name }, patch, PatchType.merge, {}, AbortSignal.timeout(EVENT_WRITE_TIMEOUT_MS));
-    },
-  };
-}
-
-/** Every Event written as it is recorded, with no correlation (tests and tools; the worker correlates). */
-function uncorrelated(writer: EventWriter): EventRecorder {
-  return {
-    record: async (app, event, now) => {
-      await writer.create(app, event, now);
     },
   };
 }
