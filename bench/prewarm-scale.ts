@@ -11,7 +11,8 @@
  *   sts            the upstream StatefulSet controller, same template and pod management policy
  *
  * Per configuration: time from the replicas change to every replica Ready (status settled), kubelet pulls in that
- * window (its `Pulling` Events: pulls on the critical path), and the highest `status.prewarm.podsOnWarmNodes`.
+ * window (its `Pulling` Events: pulls on the critical path), new pods whose kubelet never pulled, and the highest
+ * `status.prewarm.podsOnWarmNodes`.
  * Then, with the pool's App still running, --joins nodes join the running cluster one after another, each with the
  * pool's label and its own daemon: time from the start of the join to the node Ready, to the App's image in its
  * ImageList, and to the image Pulled there (the warm set of a new node).
@@ -29,7 +30,7 @@ import type { ImageList } from '../src/api/image-list.ts';
 import { waitFor } from '../src/common/wait.ts';
 import { core } from '../src/kube/paths.ts';
 import { PatchType } from '../src/kube/rest.ts';
-import { benchNamespace, kubeletPullsSince, progress, startPrewarmEnv, type PrewarmEnv as Env } from './lib/prewarm-env.ts';
+import { benchNamespace, kubeletPullsSince, newPodsWithoutPull, progress, startPrewarmEnv, type PrewarmEnv as Env } from './lib/prewarm-env.ts';
 import { createPrewarmWorkload, setReplicas, waitPrewarmPulled, waitSettled, watchPrewarm } from './lib/prewarm-workload.ts';
 import { table } from './lib/report.ts';
 import type { Policy, Workload } from './lib/workloads.ts';
@@ -59,6 +60,7 @@ interface ScaleResult {
   scaleUpS: number;
   kubeletPulls: number;
   podsOnWarmNodes: number;
+  newPodsWithoutPull: number;
 }
 
 interface JoinResult {
@@ -92,7 +94,13 @@ async function runScale(env: Env, config: Config): Promise<{ result: ScaleResult
   // The status keeps reporting while a warm pool holds entries: one more poll so the last pods are counted.
   await new Promise((r) => setTimeout(r, 2_000));
   done.abort();
-  const result: ScaleResult = { config, scaleUpS, kubeletPulls: await kubeletPullsSince(env, ns, t0), podsOnWarmNodes: (await seen).podsOnWarmNodes };
+  const result: ScaleResult = {
+    config,
+    scaleUpS,
+    kubeletPulls: await kubeletPullsSince(env, ns, t0),
+    podsOnWarmNodes: (await seen).podsOnWarmNodes,
+    newPodsWithoutPull: await newPodsWithoutPull(env, ns, t0),
+  };
   progress(`${config}: ${JSON.stringify(result)}`);
   return { result, w: { ...w, replicas: REPLICAS }, image };
 }
@@ -145,8 +153,8 @@ async function main(): Promise<void> {
   process.stdout.write(
     `scale-up ${FROM} → ${REPLICAS} replicas on ${REPLICAS} nodes, one per node, ${POLICY}, pull ${PULL_MS / 1000} s\n` +
       table(
-        ['config', 'scale-up s (to all Ready)', 'kubelet pulls', 'pods on warm nodes'],
-        scales.map((r) => [r.config, fmt(r.scaleUpS), String(r.kubeletPulls), String(r.podsOnWarmNodes)]),
+        ['config', 'scale-up s (to all Ready)', 'kubelet pulls', 'new pods without a pull', 'pods on warm nodes (status)'],
+        scales.map((r) => [r.config, fmt(r.scaleUpS), String(r.kubeletPulls), String(r.newPodsWithoutPull), String(r.podsOnWarmNodes)]),
       ) +
       '\n',
   );

@@ -108,6 +108,18 @@ export async function kubeletPullsSince(env: PrewarmEnv, ns: string, sinceMs: nu
   return events.items.filter((e) => Date.parse(e.firstTimestamp ?? e.eventTime ?? '') >= Math.floor(sinceMs / 1000) * 1000).length;
 }
 
+/**
+ * Pods of `ns` created since `sinceMs` whose kubelet never pulled (no `Pulling` Event for the pod): pods that
+ * found their images on their node, e.g. a recreated or new pod that landed on a pre-warmed node.
+ */
+export async function newPodsWithoutPull(env: PrewarmEnv, ns: string, sinceMs: number): Promise<number> {
+  const pulling = await env.rest.list<{ involvedObject?: { uid?: string } }>(core('events', ns), { fieldSelector: 'reason=Pulling' });
+  const pulled = new Set(pulling.items.map((e) => e.involvedObject?.uid));
+  const pods = await env.rest.list<{ metadata: { uid?: string; creationTimestamp?: string } }>(core('pods', ns));
+  const since = Math.floor(sinceMs / 1000) * 1000;
+  return pods.items.filter((p) => Date.parse(p.metadata.creationTimestamp ?? '') >= since && !pulled.has(p.metadata.uid)).length;
+}
+
 export const transfers = (env: PrewarmEnv): Map<string, number> => new Map([...env.sb.sim.nodes.values()].map((n) => [n.name, n.store.pullCount]));
 
 export async function daemonCounters(env: PrewarmEnv): Promise<{ pulls: number; writes: number }> {
