@@ -24,7 +24,8 @@
  * rollout time (template change → every pod on the new image, Ready, status settled), kubelet pulls during
  * the rollout (the kubelet's `Pulling` Events), kubelet pulls after the canary pause ended, registry
  * transfers per node (no node should fetch the new image twice), the daemons' status writes per image, and the
- * highest `status.prewarm.podsOnWarmNodes` seen (pods created on a node after its pre-warm pull had finished).
+ * highest `status.prewarm.podsOnWarmNodes` seen (pods created on a node after its pre-warm pull had finished),
+ * and the pods created during the rollout whose kubelet never pulled (a recreated pod that found the image).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -37,6 +38,7 @@ import {
   benchNamespace,
   daemonCounters,
   kubeletPullsSince,
+  newPodsWithoutPull,
   prePullEverywhere,
   progress,
   startPrewarmEnv,
@@ -78,6 +80,7 @@ interface Result {
   statusWritesPerImage: number | undefined;
   lookaheadSeen: string;
   podsOnWarmNodes: number;
+  newPodsWithoutPull: number;
 }
 
 function appSpec(config: Config): Record<string, unknown> {
@@ -139,6 +142,7 @@ async function runConfig(env: Env, config: Config): Promise<Result> {
     statusWritesPerImage: daemonPulls > 0 ? (daemonAfter.writes - daemonBefore.writes) / daemonPulls : undefined,
     lookaheadSeen,
     podsOnWarmNodes,
+    newPodsWithoutPull: await newPodsWithoutPull(env, ns, t0),
   };
   progress(`${config}: ${JSON.stringify(result)}`);
   await env.rest.delete(core('namespaces', ns)).catch(() => undefined);
@@ -169,7 +173,8 @@ async function main(): Promise<void> {
           'daemon pulls',
           'status writes/image',
           'lookahead seen',
-          'pods on warm nodes',
+          'new pods without a pull',
+          'pods on warm nodes (status)',
         ],
         results.map((r) => [
           r.config,
@@ -180,6 +185,7 @@ async function main(): Promise<void> {
           String(r.daemonPulls),
           fmt(r.statusWritesPerImage, 2),
           r.lookaheadSeen,
+          String(r.newPodsWithoutPull),
           String(r.podsOnWarmNodes),
         ]),
       ) +
