@@ -8,39 +8,46 @@
  *   prewarm-tuned   ebb in place with imagePrewarm, lookahead and parallelism from the flags
  *   canary          ebb in place, canary [{replicas: 1}, {pause: {duration: --pause s}}], then the rest
  *   canary-prewarm  the same with `imagePrewarm: {enabled: true}`
+ *   recreate        ebb with `podUpdatePolicy: ReCreate` (every pod deleted and created again), no pre-warm
+ *   recreate-prewarm the same with `imagePrewarm: {enabled: true}`
  *   sts             the upstream StatefulSet controller (kube-controller-manager), same template
  *
  *   node bench/prewarm-rollout.ts [--replicas 20] [--pull 20] [--pause 60] [--lookahead 10] [--parallelism 10]
  *                                 [--configs floor,inplace,prewarm,prewarm-tuned,canary,canary-prewarm,sts]
- *                                 [--budget 32] [--json out.json]
+ *                                 [--spare-nodes 0] [--budget 32] [--json out.json]
+ *
+ * `--spare-nodes` adds nodes beyond one per replica, so a recreated pod has a choice of nodes (kube-scheduler's
+ * ImageLocality favours one that holds the image).
  *
  * Every node runs the real `ebb daemon` against its simulated CRI socket, which shares the image store the
  * simulated kubelet pulls from, so an image the daemon pulled starts a container without a pull. Per config:
  * rollout time (template change → every pod on the new image, Ready, status settled), kubelet pulls during
  * the rollout (the kubelet's `Pulling` Events), kubelet pulls after the canary pause ended, registry
- * transfers per node (no node should fetch the new image twice), and the daemons' status writes per image.
+ * transfers per node (no node should fetch the new image twice), the daemons' status writes per image, and the
+ * highest `status.prewarm.podsOnWarmNodes` seen (pods created on a node after its pre-warm pull had finished),
+ * and the pods created during the rollout whose kubelet never pulled (a recreated pod that found the image).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { API_VERSION, APP_KIND, appRef } from '../src/api/group.ts';
-import { waitFor } from '../src/common/wait.ts';
+import { appRef } from '../src/api/group.ts';
 import { core } from '../src/kube/paths.ts';
-import { PatchType } from '../src/kube/rest.ts';
 import {
   benchNamespace,
   daemonCounters,
   kubeletPullsSince,
+  newPodsWithoutPull,
   prePullEverywhere,
   progress,
   startPrewarmEnv,
   transfers,
   type PrewarmEnv as Env,
 } from './lib/prewarm-env.ts';
+import { createPrewarmWorkload, setPrewarmImage, waitSettled, watchPrewarm } from './lib/prewarm-workload.ts';
 import { table } from './lib/report.ts';
-import { readWorkload, statusSettled, type Workload } from './lib/workloads.ts';
+import type { Workload } from './lib/workloads.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -51,15 +58,16 @@ const { values: opt } = parseArgs({
     parallelism: { type: 'string', default: '10' },
     configs: { type: 'string', default: 'floor,inplace,prewarm,prewarm-tuned,canary,canary-prewarm,sts' },
     budget: { type: 'string', default: '32' },
+    'spare-nodes': { type: 'string', default: '0' },
     json: { type: 'string' },
   },
 });
 const REPLICAS = Number(opt.replicas);
 const PULL_MS = Number(opt.pull) * 1000;
 const PAUSE_S = Number(opt.pause);
-type Config = 'floor' | 'inplace' | 'prewarm' | 'prewarm-tuned' | 'canary' | 'canary-prewarm' | 'sts';
+type Config = 'floor' | 'inplace' | 'prewarm' | 'prewarm-tuned' | 'canary' | 'canary-prewarm' | 'recreate' | 'recreate-prewarm' | 'sts';
 const CONFIGS = opt.configs.split(',') as Config[];
-const LABEL = 'bench.ebb.dev/set';
+const NODES = REPLICAS + Number(opt['spare-nodes']);
 /** Every workload starts from this image, pulled on every node during setup. */
 const OLD_IMAGE = `registry.example.com/bench/web:old-${randomBytes(3).toString('hex')}`;
 interface Result {
@@ -71,87 +79,19 @@ interface Result {
   daemonPulls: number;
   statusWritesPerImage: number | undefined;
   lookaheadSeen: string;
+  podsOnWarmNodes: number;
+  newPodsWithoutPull: number;
 }
 
-function template(name: string, image: string): Record<string, unknown> {
-  return {
-    metadata: { labels: { [LABEL]: name } },
-    spec: {
-      terminationGracePeriodSeconds: 1,
-      // One pod per node: every pod needs its own pull.
-      affinity: {
-        podAntiAffinity: {
-          requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { [LABEL]: name } }, topologyKey: 'kubernetes.io/hostname' }],
-        },
-      },
-      containers: [
-        { name: 'main', image, readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 1 }, resources: { requests: { cpu: '10m', memory: '16Mi' } } },
-      ],
-    },
-  };
-}
-
-function appSpec(config: Config, name: string, image: string): Record<string, unknown> {
+function appSpec(config: Config): Record<string, unknown> {
   const canary = config.startsWith('canary') ? { canary: { steps: [{ replicas: 1 }, { pause: { duration: `${PAUSE_S}s` } }] } } : {};
   const tuned = { enabled: true, lookahead: Number(opt.lookahead), parallelism: Number(opt.parallelism) };
   const prewarm = config === 'prewarm-tuned' ? { imagePrewarm: tuned } : config.endsWith('prewarm') ? { imagePrewarm: { enabled: true } } : {};
+  const podUpdatePolicy = config.startsWith('recreate') ? 'ReCreate' : 'InPlaceIfPossible';
   return {
-    replicas: REPLICAS,
-    selector: { matchLabels: { [LABEL]: name } },
-    serviceName: name,
-    podManagementPolicy: 'OrderedReady',
-    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, podUpdatePolicy: 'InPlaceIfPossible', ...canary } },
-    template: template(name, image),
+    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, podUpdatePolicy, ...canary } },
     ...prewarm,
   };
-}
-
-async function create(env: Env, config: Config, w: Workload, image: string): Promise<void> {
-  const meta = { name: w.name, namespace: w.namespace };
-  await env.rest.create(core('services', w.namespace), {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: meta,
-    spec: { clusterIP: 'None', selector: { [LABEL]: w.name } },
-  });
-  if (config === 'sts') {
-    const spec = { replicas: REPLICAS, selector: { matchLabels: { [LABEL]: w.name } }, serviceName: w.name, template: template(w.name, image) };
-    await env.rest.create(
-      { group: 'apps', version: 'v1', resource: 'statefulsets', namespace: w.namespace },
-      { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: meta, spec },
-    );
-    return;
-  }
-  await env.rest.create(
-    { ...appRef(w.namespace), name: undefined },
-    { apiVersion: API_VERSION, kind: APP_KIND, metadata: meta, spec: appSpec(config, w.name, image) },
-  );
-}
-
-async function setImage(env: Env, config: Config, w: Workload, image: string): Promise<void> {
-  const ref = config === 'sts' ? { group: 'apps', version: 'v1', resource: 'statefulsets', namespace: w.namespace, name: w.name } : appRef(w.namespace, w.name);
-  await env.rest.patch(ref, { spec: { template: template(w.name, image) } }, PatchType.merge);
-}
-
-async function settled(env: Env, w: Workload, timeoutMs: number): Promise<void> {
-  await waitFor(async () => (statusSettled(await readWorkload(env.rest, w), REPLICAS) ? true : undefined), {
-    timeoutMs,
-    intervalMs: 200,
-    what: `${w.name} settled`,
-  });
-}
-
-/** The pre-warm lookahead the App's status reported during the rollout, each change once (`all`: every pod left). */
-async function watchLookahead(env: Env, w: Workload, done: AbortSignal): Promise<string> {
-  const seen: string[] = [];
-  while (!done.aborted) {
-    const app = await env.rest.get<{ status?: { prewarm?: { lookahead?: number } } }>(appRef(w.namespace, w.name));
-    const prewarm = app.status?.prewarm;
-    const now = prewarm === undefined ? undefined : String(prewarm.lookahead ?? 'all');
-    if (now !== undefined && seen.at(-1) !== now) seen.push(now);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return seen.join('→') || '–';
 }
 
 /** When the canary pause ended: the App's canary status leaves the pause step. Polled during the rollout. */
@@ -171,8 +111,8 @@ async function runConfig(env: Env, config: Config): Promise<Result> {
   const ns = await benchNamespace(env.rest, `pw-${config}`);
   const w: Workload = { kind: config === 'sts' ? 'sts' : 'ebb', policy: 'OrderedReady', namespace: ns, name: 'web', replicas: REPLICAS };
   const tag = randomBytes(3).toString('hex');
-  await create(env, config, w, OLD_IMAGE);
-  await settled(env, w, 900_000);
+  await createPrewarmWorkload(env.rest, w, OLD_IMAGE, appSpec(config));
+  await waitSettled(env.rest, w, REPLICAS, 900_000);
   const image = `registry.example.com/bench/web:new-${tag}`;
   if (config === 'floor') await prePullEverywhere(env, image, 'floor');
   const before = transfers(env);
@@ -181,13 +121,14 @@ async function runConfig(env: Env, config: Config): Promise<Result> {
   const t0 = Date.now();
   const done = new AbortController();
   const pauseEnd = config.startsWith('canary') ? watchPauseEnd(env, w, done.signal) : Promise.resolve(undefined);
-  const lookahead = config.endsWith('prewarm') || config === 'prewarm-tuned' ? watchLookahead(env, w, done.signal) : Promise.resolve('–');
-  await setImage(env, config, w, image);
-  await settled(env, w, 1_800_000);
+  const none = { lookahead: '–', podsOnWarmNodes: 0 };
+  const seen = config.endsWith('prewarm') || config === 'prewarm-tuned' ? watchPrewarm(env.rest, w, done.signal) : Promise.resolve(none);
+  await setPrewarmImage(env.rest, w, image);
+  await waitSettled(env.rest, w, REPLICAS, 1_800_000);
   const rolloutS = (Date.now() - t0) / 1000;
   done.abort();
   const pauseEndedAt = await pauseEnd;
-  const lookaheadSeen = await lookahead;
+  const { lookahead: lookaheadSeen, podsOnWarmNodes } = await seen;
   const after = transfers(env);
   const daemonAfter = await daemonCounters(env);
   const daemonPulls = daemonAfter.pulls - daemonBefore.pulls;
@@ -200,6 +141,8 @@ async function runConfig(env: Env, config: Config): Promise<Result> {
     daemonPulls,
     statusWritesPerImage: daemonPulls > 0 ? (daemonAfter.writes - daemonBefore.writes) / daemonPulls : undefined,
     lookaheadSeen,
+    podsOnWarmNodes,
+    newPodsWithoutPull: await newPodsWithoutPull(env, ns, t0),
   };
   progress(`${config}: ${JSON.stringify(result)}`);
   await env.rest.delete(core('namespaces', ns)).catch(() => undefined);
@@ -208,7 +151,7 @@ async function runConfig(env: Env, config: Config): Promise<Result> {
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'ebb-pw-'));
-  const env = await startPrewarmEnv(dir, REPLICAS, PULL_MS, { EBB_PREWARM_PULL_BUDGET: opt.budget });
+  const env = await startPrewarmEnv(dir, NODES, PULL_MS, { EBB_PREWARM_PULL_BUDGET: opt.budget });
   const results: Result[] = [];
   try {
     await prePullEverywhere(env, OLD_IMAGE, 'setup');
@@ -219,9 +162,20 @@ async function main(): Promise<void> {
   }
   const fmt = (n: number | undefined, digits = 1): string => (n === undefined ? '–' : n.toFixed(digits));
   process.stdout.write(
-    `${REPLICAS} replicas, one per node, pull ${PULL_MS / 1000} s, canary pause ${PAUSE_S} s, prewarm-tuned: lookahead ${opt.lookahead}, parallelism ${opt.parallelism}; pull budget ${opt.budget}\n` +
+    `${REPLICAS} replicas on ${NODES} nodes, at most one per node, pull ${PULL_MS / 1000} s, canary pause ${PAUSE_S} s, prewarm-tuned: lookahead ${opt.lookahead}, parallelism ${opt.parallelism}; pull budget ${opt.budget}\n` +
       table(
-        ['config', 'rollout s', 'kubelet pulls', 'pulls after pause', 'max fetches/node', 'daemon pulls', 'status writes/image', 'lookahead seen'],
+        [
+          'config',
+          'rollout s',
+          'kubelet pulls',
+          'pulls after pause',
+          'max fetches/node',
+          'daemon pulls',
+          'status writes/image',
+          'lookahead seen',
+          'new pods without a pull',
+          'pods on warm nodes (status)',
+        ],
         results.map((r) => [
           r.config,
           fmt(r.rolloutS),
@@ -231,6 +185,8 @@ async function main(): Promise<void> {
           String(r.daemonPulls),
           fmt(r.statusWritesPerImage, 2),
           r.lookaheadSeen,
+          String(r.newPodsWithoutPull),
+          String(r.podsOnWarmNodes),
         ]),
       ) +
       '\n',

@@ -17,6 +17,7 @@ import { parseWorkerConfig } from '../../src/workers/config.ts';
 import { reconcilers } from '../../src/workers/reconcilers.ts';
 import { startWorker } from '../../src/workers/worker.ts';
 import { startNodeDaemons, type NodeDaemons } from '../../harness/sandbox/daemons.ts';
+import { startSimNodes, type SimCluster } from '../../harness/sandbox/node/cluster.ts';
 import { realisticProfile } from '../../harness/sandbox/node/timings.ts';
 import { startSandbox, type Sandbox } from '../../harness/sandbox/sandbox.ts';
 import { benchEbbEnv } from './ebb-env.ts';
@@ -27,6 +28,11 @@ export interface PrewarmEnv {
   daemons: NodeDaemons;
   /** The worker's queue key prefix (the pull budget lives under it). */
   prefix: string;
+  /**
+   * A node joining the running cluster: one more simulated node (same registry and timings, registered with
+   * `labels`), then its daemon, as a DaemonSet would start one. Resolves once both run; stopped with the env.
+   */
+  joinNode(name: string, labels: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -43,15 +49,27 @@ export async function startPrewarmEnv(dir: string, nodes: number, pullMs: number
   const cfg = { ...benchEbbEnv(sb), ...env };
   const watcher = await startWatcher(parseWatcherConfig(cfg), log);
   const worker = await startWorker(parseWorkerConfig(cfg), log, reconcilers());
+  const joined: { sim: SimCluster; daemons: NodeDaemons }[] = [];
+  const lifetime = new AbortController();
   return {
     sb,
     rest,
     daemons,
     prefix: cfg['EBB_QUEUE_PREFIX'] ?? '',
+    joinNode: async (name, labels) => {
+      const firstIndex = nodes + joined.length;
+      const opts = { rest: sb.rest, names: [name], dir, registry: sb.registry, timings, registerWithLabels: labels, firstIndex, log, signal: lifetime.signal };
+      const sim = await startSimNodes(opts);
+      const node = sim.nodes.get(name)!;
+      joined.push({ sim, daemons: await startNodeDaemons({ kubeconfig: sb.kubeconfig, nodes: [{ name, criSocket: node.criSocket }], log }) });
+    },
     stop: async () => {
       await worker.stop();
       await watcher.stop();
+      for (const j of joined) await j.daemons.stop();
       await daemons.stop();
+      lifetime.abort();
+      for (const j of joined) await j.sim.stop();
       await sb.stop();
     },
   };
@@ -88,6 +106,18 @@ export async function prePullEverywhere(env: PrewarmEnv, image: string, what: st
 export async function kubeletPullsSince(env: PrewarmEnv, ns: string, sinceMs: number): Promise<number> {
   const events = await env.rest.list<{ reason?: string; firstTimestamp?: string; eventTime?: string }>(core('events', ns), { fieldSelector: 'reason=Pulling' });
   return events.items.filter((e) => Date.parse(e.firstTimestamp ?? e.eventTime ?? '') >= Math.floor(sinceMs / 1000) * 1000).length;
+}
+
+/**
+ * Pods of `ns` created since `sinceMs` whose kubelet never pulled (no `Pulling` Event for the pod): pods that
+ * found their images on their node, e.g. a recreated or new pod that landed on a pre-warmed node.
+ */
+export async function newPodsWithoutPull(env: PrewarmEnv, ns: string, sinceMs: number): Promise<number> {
+  const pulling = await env.rest.list<{ involvedObject?: { uid?: string } }>(core('events', ns), { fieldSelector: 'reason=Pulling' });
+  const pulled = new Set(pulling.items.map((e) => e.involvedObject?.uid));
+  const pods = await env.rest.list<{ metadata: { uid?: string; creationTimestamp?: string } }>(core('pods', ns));
+  const since = Math.floor(sinceMs / 1000) * 1000;
+  return pods.items.filter((p) => Date.parse(p.metadata.creationTimestamp ?? '') >= since && !pulled.has(p.metadata.uid)).length;
 }
 
 export const transfers = (env: PrewarmEnv): Map<string, number> => new Map([...env.sb.sim.nodes.values()].map((n) => [n.name, n.store.pullCount]));
