@@ -17,7 +17,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/integration/global-setup.ts'],
-          setupFiles: ['test/integration/leave-no-image-lists.ts'],
+          setupFiles: ['test/integration/leave-nothing-behind.ts'],
           // Generous: every wait inside is for a condition, so a loaded machine only makes a passing test slower.
           testTimeout: 240_000,
           hookTimeout: 180_000,
