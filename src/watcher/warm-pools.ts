@@ -4,6 +4,7 @@
  * has a pool (most have none and take no memory); the Node watch (`node-source.ts`) says what a Node event
  * changed.
  */
+import { matchesLabels } from '../kube/labels.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { ObjectKey } from '../queue/names.ts';
 import { appKey } from './keys.ts';
@@ -52,7 +53,7 @@ export class WarmPools implements AppObserver {
   /** The pool Apps whose selector `labels` match. */
   matching(labels: Readonly<Record<string, string>>): ObjectKey[] {
     const keys: ObjectKey[] = [];
-    for (const pool of this.pools.values()) if (Object.entries(pool.selector).every(([k, v]) => labels[k] === v)) keys.push(pool.key);
+    for (const pool of this.pools.values()) if (matchesLabels(labels, pool.selector)) keys.push(pool.key);
     return keys;
   }
 

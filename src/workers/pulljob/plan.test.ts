@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ImageList, ImageStatus } from '../../api/image-list.ts';
 import type { ImagePullJob, ImagePullJobSpec, ImagePullJobStatus } from '../../api/image-pull-job.ts';
+import { matchesLabels as matchesSelector } from '../../kube/labels.ts';
 import { pullJobFieldManager, pullJobLabelKey } from '../../api/pull-job-keys.ts';
 import type { ClusterStored, Stored } from '../../kube/types.ts';
-import {
-  DEADLINE_WAIT,
-  matchesSelector,
-  PROGRESS_POLL_MS,
-  PROGRESS_WAIT,
-  planGone,
-  planPullJob,
-  requestKey,
-  TTL_WAIT,
-  type NodeInfo,
-  type PullJobInput,
-} from './plan.ts';
+import { DEADLINE_WAIT, PROGRESS_POLL_MS, PROGRESS_WAIT, planGone, planPullJob, requestKey, TTL_WAIT, type NodeInfo, type PullJobInput } from './plan.ts';
 
 const IMG = 'registry.example.com/team/app:v2';
 const NOW = new Date('2026-01-01T00:10:00Z');

@@ -11,6 +11,7 @@
  * requests every node that joins. activeDeadlineSeconds fails a job that is not finished by then (entries
  * cleared). A finished job's status is kept as it was (the ImageLists that told it are cleared).
  */
+import { matchesLabels } from '../../kube/labels.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import { CompletionPolicy, MAX_FAILED_NODES_LISTED, type FailedNode, type ImagePullJob, type ImagePullJobStatus } from '../../api/image-pull-job.ts';
 import { isPullJobFinished, PullJobCondition, PullJobEventReason, PullJobReason } from '../../api/pull-job-keys.ts';
@@ -77,9 +78,6 @@ export const PROGRESS_POLL_MS = 15_000;
 const MESSAGE_NODES = 3;
 
 /** Whether the node's labels carry every selector entry (an empty selector selects every node). */
-export function matchesSelector(labels: Readonly<Record<string, string>>, selector: Readonly<Record<string, string>> | undefined): boolean {
-  return Object.entries(selector ?? {}).every(([k, v]) => labels[k] === v);
-}
 
 /** The job's first pull secret, in its own namespace: an ImageList entry names one. */
 export function jobPullSecret(job: Stored<ImagePullJob>): { namespace: string; name: string } | undefined {
@@ -173,7 +171,7 @@ function observe(input: PullJobInput): Observed {
   const before = job.status;
   const startTime = before?.startTime ?? rfc3339(now);
   const selected = input.nodes
-    .filter((n) => matchesSelector(n.labels, job.spec.nodeSelector))
+    .filter((n) => matchesLabels(n.labels, job.spec.nodeSelector))
     .map((n) => n.name)
     .sort();
   const { states, stale } = countNodes(input, new Set(selected), requestKey(job));

@@ -13,6 +13,7 @@
  */
 import type { App } from '../../../api/app.ts';
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
+import { matchesLabels } from '../../../kube/labels.ts';
 import type { Named, Pod, Stored } from '../../../kube/types.ts';
 import { canPlace, type NodeFacts, type Taint } from './placement.ts';
 
@@ -45,13 +46,10 @@ export function nodeFacts(node: { metadata: { name?: string; labels?: Record<str
   return { name: node.metadata.name ?? '', labels: node.metadata.labels ?? {}, taints, unschedulable: node.spec?.['unschedulable'] === true };
 }
 
-const matches = (labels: Readonly<Record<string, string>>, selector: Readonly<Record<string, string>>): boolean =>
-  Object.entries(selector).every(([k, v]) => labels[k] === v);
-
 /** The pool's nodes, by name. */
 export function poolNodes(selector: Readonly<Record<string, string>>, nodes: readonly NodeFacts[]): string[] {
   return nodes
-    .filter((n) => matches(n.labels, selector))
+    .filter((n) => matchesLabels(n.labels, selector))
     .map((n) => n.name)
     .sort();
 }
