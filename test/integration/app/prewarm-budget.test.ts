@@ -12,6 +12,7 @@ import { prewarmLabelKey } from '../../../src/api/keys.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { sandbox } from '../support.ts';
+import { spreadTemplate } from './prewarm-support.ts';
 import { createApp, image, patchApp, settled, uniqueName, useController } from './harness.ts';
 
 const BUDGET = 2;
@@ -25,16 +26,7 @@ function spec(name: string, tag: string): Partial<AppSpec> {
     podManagementPolicy: 'Parallel',
     imagePrewarm: { enabled: true },
     updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible', paused: true } },
-    template: {
-      metadata: { labels: { app: name } },
-      spec: {
-        containers: [{ name: 'main', image: image(tag) }],
-        terminationGracePeriodSeconds: 1,
-        topologySpreadConstraints: [
-          { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: name } } },
-        ],
-      },
-    },
+    template: spreadTemplate(name, tag),
   };
 }
 

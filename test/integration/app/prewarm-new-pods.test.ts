@@ -12,15 +12,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
-import { imageListRef } from '../../../src/api/group.ts';
-import type { ImageList } from '../../../src/api/image-list.ts';
-import { prewarmLabelKey } from '../../../src/api/keys.ts';
 import { createLogger } from '../../../src/common/log.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { startNodeDaemons, type NodeDaemons } from '../../../harness/sandbox/daemons.ts';
 import { sandbox } from '../support.ts';
 import { deleteList, startEvents, waitImageStatus } from '../imagelist/helpers.ts';
 import { DEDICATED_TAINT_KEY, startDedicatedNode, type DedicatedNode } from '../imagelist/dedicated-node.ts';
+import { prewarmHeldBy } from './prewarm-support.ts';
 import { createApp, image, patchApp, settled, uniqueName, until, useController } from './harness.ts';
 
 const ctl = useController('app-scale-pw');
@@ -44,11 +42,6 @@ function placed(name: string, tag: string): AppSpec['template'] {
       ],
     },
   };
-}
-
-async function heldBy(name: string): Promise<Record<string, string[]>> {
-  const lists = (await sandbox().rest.list<ImageList>(imageListRef(), { labelSelector: prewarmLabelKey(ctl.ns, name) })).items;
-  return Object.fromEntries(lists.map((l) => [l.metadata.name ?? '', (l.spec?.images ?? []).map((e) => e.image).sort()]));
 }
 
 describe('pre-warm for new and recreated pods', () => {
@@ -92,7 +85,7 @@ describe('pre-warm for new and recreated pods', () => {
     // While pod 1 waits, both nodes it can land on are requested (no sandbox node: they lack the label).
     await waitFor(
       async () =>
-        Object.keys(await heldBy(name))
+        Object.keys(await prewarmHeldBy(ctl.ns, name))
           .sort()
           .join() === names.join()
           ? true
@@ -110,7 +103,7 @@ describe('pre-warm for new and recreated pods', () => {
     expect(events.filter((e) => e.reason === 'Pulled').map((e) => e.message)).toEqual([`Container image "${image(tag)}" already present on machine`]);
     expect(events.some((e) => e.reason === 'Pulling')).toBe(false);
     // Every pod has a node: the scale-up's entries go.
-    await waitFor(async () => (Object.keys(await heldBy(name)).length === 0 ? true : undefined), {
+    await waitFor(async () => (Object.keys(await prewarmHeldBy(ctl.ns, name)).length === 0 ? true : undefined), {
       timeoutMs: TIMEOUT,
       intervalMs: 200,
       what: 'entries cleared',
@@ -147,7 +140,7 @@ describe('pre-warm for new and recreated pods', () => {
     expect(events.filter((e) => e.reason === 'Pulled').map((e) => e.message)).toEqual([`Container image "${image(v2)}" already present on machine`]);
     expect(events.some((e) => e.reason === 'Pulling')).toBe(false);
     await settled(ctl.ns, name, undefined, TIMEOUT);
-    await waitFor(async () => (Object.keys(await heldBy(name)).length === 0 ? true : undefined), {
+    await waitFor(async () => (Object.keys(await prewarmHeldBy(ctl.ns, name)).length === 0 ? true : undefined), {
       timeoutMs: TIMEOUT,
       intervalMs: 200,
       what: 'entries cleared',

@@ -11,6 +11,7 @@ import { PREWARM_LABEL_PREFIX, prewarmFieldManager, prewarmLabelKey } from '../.
 import { waitFor } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { sandbox } from '../support.ts';
+import { prewarmHeldBy, spreadTemplate } from './prewarm-support.ts';
 import { createApp, image, patchApp, settled, uniqueName, until, useController, type Snapshot } from './harness.ts';
 
 const ctl = useController('app-pw');
@@ -19,26 +20,11 @@ const PERSON = 'it-person';
 const INIT_B = 'registry.example.com/team/init:b2';
 const TOOL = 'registry.example.com/person/tool:1';
 
-/** Each App's pods on distinct nodes (3 pods, 3 nodes), updated in place so they stay there. */
-function appTemplate(name: string, tag: string, init?: string): AppSpec['template'] {
-  return {
-    metadata: { labels: { app: name } },
-    spec: {
-      containers: [{ name: 'main', image: image(tag) }],
-      ...(init ? { initContainers: [{ name: 'init', image: init }] } : {}),
-      terminationGracePeriodSeconds: 1,
-      topologySpreadConstraints: [
-        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: name } } },
-      ],
-    },
-  };
-}
-
 function spec(name: string, prewarm: { parallelism?: number }, rollingUpdate: Record<string, unknown> = {}): Partial<AppSpec> {
   return {
     replicas: 3,
     podManagementPolicy: 'Parallel',
-    template: appTemplate(name, 'v1'),
+    template: spreadTemplate(name, 'v1'),
     imagePrewarm: { enabled: true, ...prewarm },
     updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceIfPossible', ...rollingUpdate } },
   };
@@ -46,12 +32,6 @@ function spec(name: string, prewarm: { parallelism?: number }, rollingUpdate: Re
 
 async function imageLists(labelSelector?: string): Promise<ImageList[]> {
   return (await rest().list<ImageList>(imageListRef(), labelSelector ? { labelSelector } : {})).items;
-}
-
-/** Node → images of the ImageLists that carry App `name`'s label. */
-async function heldBy(name: string): Promise<Record<string, string[]>> {
-  const lists = await imageLists(prewarmLabelKey(ctl.ns, name));
-  return Object.fromEntries(lists.map((l) => [l.metadata.name ?? '', (l.spec?.images ?? []).map((e) => e.image).sort()]));
 }
 
 /** Node → images of every ImageList of the sandbox nodes. */
@@ -110,7 +90,7 @@ describe('image pre-warming', () => {
     const a = uniqueName('pwa');
     const b = uniqueName('pwb');
     await createApp(ctl.ns, a, spec(a, { parallelism: 3 }));
-    await createApp(ctl.ns, b, { ...spec(b, { parallelism: 3 }), template: appTemplate(b, 'v1', 'registry.example.com/team/init:b1') });
+    await createApp(ctl.ns, b, { ...spec(b, { parallelism: 3 }), template: spreadTemplate(b, 'v1', 'registry.example.com/team/init:b1') });
     const [sa, sb] = await Promise.all([settled(ctl.ns, a), settled(ctl.ns, b)]);
     const nodes = nodesOf(sa);
     expect(nodesOf(sb)).toEqual(nodes);
@@ -126,11 +106,11 @@ describe('image pre-warming', () => {
     await rest().apply(imageListRef(personal), personBody, PERSON);
 
     // A rollout that waits (paused): every pod's node gets the new image, for A only.
-    await patchApp(ctl.ns, a, { template: appTemplate(a, 'v2'), updateStrategy: { rollingUpdate: { paused: true } } });
-    await eventually(`A's entries on ${nodes.join(', ')}`, async () => (sorted(await heldBy(a)).join() === nodes.join() ? true : undefined));
-    for (const images of Object.values(await heldBy(a))) expect(images).toContain(image('v2'));
-    await patchApp(ctl.ns, b, { template: appTemplate(b, 'v2', INIT_B), updateStrategy: { rollingUpdate: { paused: true } } });
-    await eventually(`B's entries on ${nodes.join(', ')}`, async () => (sorted(await heldBy(b)).join() === nodes.join() ? true : undefined));
+    await patchApp(ctl.ns, a, { template: spreadTemplate(a, 'v2'), updateStrategy: { rollingUpdate: { paused: true } } });
+    await eventually(`A's entries on ${nodes.join(', ')}`, async () => (sorted(await prewarmHeldBy(ctl.ns, a)).join() === nodes.join() ? true : undefined));
+    for (const images of Object.values(await prewarmHeldBy(ctl.ns, a))) expect(images).toContain(image('v2'));
+    await patchApp(ctl.ns, b, { template: spreadTemplate(b, 'v2', INIT_B), updateStrategy: { rollingUpdate: { paused: true } } });
+    await eventually(`B's entries on ${nodes.join(', ')}`, async () => (sorted(await prewarmHeldBy(ctl.ns, b)).join() === nodes.join() ? true : undefined));
     const shared = (await imageLists()).find((l) => l.metadata.name === personal);
     expect(managersOf(shared!)).toEqual(expect.arrayContaining([PERSON, prewarmFieldManager(ctl.ns, a), prewarmFieldManager(ctl.ns, b)]));
     // Each App wrote when it asked, under its label's key (the clock of the daemon's answer timeout).
@@ -142,7 +122,7 @@ describe('image pre-warming', () => {
     // A finishes: its entries and label go; B's entries (the same image included) and the person's stay.
     await patchApp(ctl.ns, a, { updateStrategy: { rollingUpdate: { paused: false } } });
     await settled(ctl.ns, a, undefined, 90_000);
-    await eventually("A's entries cleared", async () => (sorted(await heldBy(a)).length === 0 ? true : undefined));
+    await eventually("A's entries cleared", async () => (sorted(await prewarmHeldBy(ctl.ns, a)).length === 0 ? true : undefined));
     const afterA = await allImages();
     for (const n of nodes) expect(afterA[n], n).toEqual(n === personal ? [INIT_B, image('v2'), TOOL].sort() : [INIT_B, image('v2')].sort());
     expect((await until(ctl.ns, a, (s) => s.app.status?.prewarm === undefined)).app.status?.conditions?.some((c) => c.type === 'ImagesPrewarmed')).toBe(false);
@@ -150,7 +130,7 @@ describe('image pre-warming', () => {
     // B finishes: only the person's entries are left.
     await patchApp(ctl.ns, b, { updateStrategy: { rollingUpdate: { paused: false } } });
     await settled(ctl.ns, b, undefined, 90_000);
-    await eventually("B's entries cleared", async () => (sorted(await heldBy(b)).length === 0 ? true : undefined));
+    await eventually("B's entries cleared", async () => (sorted(await prewarmHeldBy(ctl.ns, b)).length === 0 ? true : undefined));
     const afterB = await allImages();
     for (const n of nodes) expect(afterB[n] ?? [], n).toEqual(n === personal ? [image('v2'), TOOL].sort() : []);
     const left = (await imageLists()).find((l) => l.metadata.name === personal);
@@ -163,7 +143,7 @@ describe('image pre-warming', () => {
     const name = uniqueName('pwc');
     await createApp(ctl.ns, name, spec(name, { parallelism: 3 }, { canary: { steps: [{ replicas: 1 }, { pause: {} }] } }));
     await settled(ctl.ns, name);
-    await patchApp(ctl.ns, name, { template: appTemplate(name, 'c2') });
+    await patchApp(ctl.ns, name, { template: spreadTemplate(name, 'c2') });
     const paused = await until(
       ctl.ns,
       name,
@@ -173,12 +153,12 @@ describe('image pre-warming', () => {
     expect(remaining).toHaveLength(2);
     const want = remaining.map(nodeOf).sort();
     await eventually(`entries on ${want.join(', ')}`, async () => {
-      const held = await heldBy(name);
+      const held = await prewarmHeldBy(ctl.ns, name);
       return want.every((n) => held[n]?.includes(image('c2'))) ? true : undefined;
     });
     await patchApp(ctl.ns, name, { updateStrategy: { rollingUpdate: { paused: false } } });
     await settled(ctl.ns, name, undefined, 90_000);
-    await eventually('entries cleared', async () => (sorted(await heldBy(name)).length === 0 ? true : undefined));
+    await eventually('entries cleared', async () => (sorted(await prewarmHeldBy(ctl.ns, name)).length === 0 ? true : undefined));
   });
 
   it('parallelism 1: the next node is requested when the daemon reports the last one Pulled or Failed', async () => {
@@ -186,12 +166,12 @@ describe('image pre-warming', () => {
     await createApp(ctl.ns, name, spec(name, { parallelism: 1 }, { paused: true }));
     const initial = await settled(ctl.ns, name);
     const byOrdinal = initial.pods.map(nodeOf);
-    await patchApp(ctl.ns, name, { template: appTemplate(name, 'd2') });
+    await patchApp(ctl.ns, name, { template: spreadTemplate(name, 'd2') });
     const first = byOrdinal[2] ?? '';
-    await eventually('the first node requested', async () => (sorted(await heldBy(name)).join() === first ? true : undefined));
+    await eventually('the first node requested', async () => (sorted(await prewarmHeldBy(ctl.ns, name)).join() === first ? true : undefined));
     // Nobody reports: nothing more is requested.
     await new Promise((r) => setTimeout(r, 1500));
-    expect(sorted(await heldBy(name))).toEqual([first]);
+    expect(sorted(await prewarmHeldBy(ctl.ns, name))).toEqual([first]);
     expect((await until(ctl.ns, name, (s) => s.app.status?.prewarm !== undefined)).app.status?.prewarm).toEqual({
       nodesRequested: 1,
       nodesPulled: 0,
@@ -200,14 +180,16 @@ describe('image pre-warming', () => {
 
     await report(first, image('d2'), 'Pulled');
     const second = byOrdinal[1] ?? '';
-    await eventually('the second node requested', async () => (sorted(await heldBy(name)).join() === [first, second].sort().join() ? true : undefined));
+    await eventually('the second node requested', async () =>
+      sorted(await prewarmHeldBy(ctl.ns, name)).join() === [first, second].sort().join() ? true : undefined,
+    );
     await report(second, image('d2'), 'Failed');
-    await eventually('the third node requested', async () => (sorted(await heldBy(name)).length === 3 ? true : undefined));
+    await eventually('the third node requested', async () => (sorted(await prewarmHeldBy(ctl.ns, name)).length === 3 ? true : undefined));
     const s = await until(ctl.ns, name, (x) => x.app.status?.prewarm?.nodesRequested === 3);
     expect(s.app.status?.prewarm).toEqual({ nodesRequested: 3, nodesPulled: 1, nodesFailed: 1 });
 
     await patchApp(ctl.ns, name, { updateStrategy: { rollingUpdate: { paused: false } } });
     await settled(ctl.ns, name, undefined, 90_000);
-    await eventually('entries cleared', async () => (sorted(await heldBy(name)).length === 0 ? true : undefined));
+    await eventually('entries cleared', async () => (sorted(await prewarmHeldBy(ctl.ns, name)).length === 0 ? true : undefined));
   });
 });

@@ -11,41 +11,19 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
-import { imageListRef } from '../../../src/api/group.ts';
-import type { ImageList } from '../../../src/api/image-list.ts';
-import { prewarmLabelKey } from '../../../src/api/keys.ts';
 import { createLogger } from '../../../src/common/log.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { startNodeDaemons, type NodeDaemons } from '../../../harness/sandbox/daemons.ts';
 import { rejection, sandbox } from '../support.ts';
 import { deleteList, readList, waitImageStatus } from '../imagelist/helpers.ts';
 import { startDedicatedNode, type DedicatedNode } from '../imagelist/dedicated-node.ts';
+import { prewarmHeldBy, spreadTemplate } from './prewarm-support.ts';
 import { createApp, image, patchApp, settled, uniqueName, until, useController, type Snapshot } from './harness.ts';
 
 const ctl = useController('app-warm');
 const POOL_KEY = 'sandbox.ebb.dev/warm-pool';
 const POOL = `wp-${randomBytes(3).toString('hex')}`;
 const TIMEOUT = 60_000;
-
-/** Pods spread one per sandbox node, so a recreated pod goes back to the node it left. */
-function spread(name: string, tag: string): AppSpec['template'] {
-  return {
-    metadata: { labels: { app: name } },
-    spec: {
-      containers: [{ name: 'main', image: image(tag) }],
-      terminationGracePeriodSeconds: 1,
-      topologySpreadConstraints: [
-        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: name } } },
-      ],
-    },
-  };
-}
-
-/** Node → images of the ImageLists that carry App `name`'s pre-warm label. */
-async function heldBy(name: string): Promise<Record<string, string[]>> {
-  const lists = (await sandbox().rest.list<ImageList>(imageListRef(), { labelSelector: prewarmLabelKey(ctl.ns, name) })).items;
-  return Object.fromEntries(lists.map((l) => [l.metadata.name ?? '', (l.spec?.images ?? []).map((e) => e.image).sort()]));
-}
 
 const eventually = <T>(what: string, fn: () => Promise<T | undefined>): Promise<T> => waitFor(fn, { timeoutMs: TIMEOUT, intervalMs: 250, what });
 const nodeOf = (p: Snapshot['pods'][number]): string => (typeof p.spec?.['nodeName'] === 'string' ? p.spec['nodeName'] : '');
@@ -56,12 +34,12 @@ describe('pre-warm for ReCreate rollouts', () => {
     await createApp(ctl.ns, name, {
       replicas: 3,
       podManagementPolicy: 'Parallel',
-      template: spread(name, 'r1'),
+      template: spreadTemplate(name, 'r1'),
       imagePrewarm: { enabled: true },
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'ReCreate', canary: { steps: [{ replicas: 1 }, { pause: {} }] } } },
     });
     const before = await settled(ctl.ns, name, undefined, TIMEOUT);
-    await patchApp(ctl.ns, name, { template: spread(name, 'r2') });
+    await patchApp(ctl.ns, name, { template: spreadTemplate(name, 'r2') });
     const paused = await until(
       ctl.ns,
       name,
@@ -75,12 +53,12 @@ describe('pre-warm for ReCreate rollouts', () => {
     expect(remaining).toHaveLength(2);
     const want = remaining.map(nodeOf).sort();
     await eventually(`entries of ${image('r2')} on ${want.join(', ')}`, async () => {
-      const held = await heldBy(name);
+      const held = await prewarmHeldBy(ctl.ns, name);
       return want.every((n) => held[n]?.includes(image('r2'))) ? true : undefined;
     });
     await patchApp(ctl.ns, name, { updateStrategy: { rollingUpdate: { paused: false } } });
     await settled(ctl.ns, name, undefined, 90_000);
-    await eventually('entries cleared once the rollout is over', async () => (Object.keys(await heldBy(name)).length === 0 ? true : undefined));
+    await eventually('entries cleared once the rollout is over', async () => (Object.keys(await prewarmHeldBy(ctl.ns, name)).length === 0 ? true : undefined));
   });
 });
 
@@ -109,14 +87,14 @@ describe('a warm pool', () => {
     await createApp(ctl.ns, name, {
       replicas: 1,
       podManagementPolicy: 'Parallel',
-      template: spread(name, 'p1'),
+      template: spreadTemplate(name, 'p1'),
       imagePrewarm: { enabled: true, nodeSelector: { [POOL_KEY]: POOL } },
     });
     await settled(ctl.ns, name, undefined, TIMEOUT);
     // No node is in the pool yet: nothing is requested.
     const empty = await until(ctl.ns, name, (s) => s.app.status?.prewarm !== undefined, { timeoutMs: TIMEOUT });
     expect(empty.app.status?.prewarm?.nodesRequested).toBe(0);
-    expect(await heldBy(name)).toEqual({});
+    expect(await prewarmHeldBy(ctl.ns, name)).toEqual({});
 
     // A node joins the running cluster with the pool's label, and its daemon starts.
     node = await startDedicatedNode({ prefix: 'it-warm', index: 61, timings: { pullMs: 200 }, labels: { [POOL_KEY]: POOL } });
@@ -127,26 +105,26 @@ describe('a warm pool', () => {
       options: { statusFlushMs: 200 },
     });
     const joined = node.name;
-    await eventually(`the pool's entries on ${joined}`, async () => ((await heldBy(name))[joined]?.includes(image('p1')) ? true : undefined));
+    await eventually(`the pool's entries on ${joined}`, async () => ((await prewarmHeldBy(ctl.ns, name))[joined]?.includes(image('p1')) ? true : undefined));
     await waitImageStatus(joined, image('p1'), (s) => s.phase === 'Pulled', 'Pulled', TIMEOUT);
     expect(node.node.store.status(image('p1'))).toBeDefined();
     const pulled = await until(ctl.ns, name, (s) => s.app.status?.prewarm?.nodesPulled === 1, { timeoutMs: TIMEOUT });
     expect(pulled.app.status?.prewarm).toMatchObject({ nodesRequested: 1, nodesPulled: 1, nodesFailed: 0 });
-    expect(Object.keys(await heldBy(name))).toEqual([joined]);
+    expect(Object.keys(await prewarmHeldBy(ctl.ns, name))).toEqual([joined]);
 
     // A new template: the pool holds the new images instead.
-    await patchApp(ctl.ns, name, { template: spread(name, 'p2') });
+    await patchApp(ctl.ns, name, { template: spreadTemplate(name, 'p2') });
     await eventually(`the new image on ${joined}`, async () => {
-      const held = (await heldBy(name))[joined];
+      const held = (await prewarmHeldBy(ctl.ns, name))[joined];
       return held?.includes(image('p2')) && !held.includes(image('p1')) ? true : undefined;
     });
     await waitImageStatus(joined, image('p2'), (s) => s.phase === 'Pulled', 'Pulled', TIMEOUT);
     await settled(ctl.ns, name, undefined, 90_000);
-    expect((await heldBy(name))[joined]).toEqual([image('p2')]);
+    expect((await prewarmHeldBy(ctl.ns, name))[joined]).toEqual([image('p2')]);
 
     // The pool turned off: its entries go, and the App's status no longer reports pre-warming.
     await patchApp(ctl.ns, name, { imagePrewarm: { nodeSelector: null } });
-    await eventually('the pool’s entries cleared', async () => (Object.keys(await heldBy(name)).length === 0 ? true : undefined));
+    await eventually('the pool’s entries cleared', async () => (Object.keys(await prewarmHeldBy(ctl.ns, name)).length === 0 ? true : undefined));
     expect((await readList(joined))?.spec?.images ?? []).toEqual([]);
     await until(ctl.ns, name, (s) => s.app.status?.prewarm === undefined, { timeoutMs: TIMEOUT });
   });
