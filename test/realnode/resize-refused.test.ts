@@ -3,6 +3,7 @@
  * restarts), then a lower memory limit. The kubelet keeps PodResizeInProgress=True with reason Error and the
  * old limit. InPlaceIfPossible recreates the pod, which starts at the lower limit; InPlaceOnly holds it at
  * its revision (not counted as updated) with the ResizeRefused condition and a Warning Event quoting the kubelet.
+ * A cpu request above the node's allocatable is reported Infeasible by the kubelet, and held the same way.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -96,6 +97,37 @@ describe('a memory decrease after an in-place restart, on a real node', () => {
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ type: 'Warning', action: 'Refuse' });
     expect(events[0]?.note).toContain(REFUSED);
+    expect(await eventsOf(ctl.ns, name, EventReason.successfulDelete)).toHaveLength(0);
+    await deleteApp(ctl.ns, name);
+  });
+});
+
+describe('a resize larger than the node, on a real node', () => {
+  it('InPlaceOnly: the kubelet says Infeasible, and the pod is held with the ResizeRefused condition quoting it', async () => {
+    const name = uniqueName('rnrr');
+    const cpu = (request: string) =>
+      realTemplate(name, [mainContainer('v1', { resources: { requests: { cpu: request, memory: '32Mi' }, limits: { memory: '128Mi' } } })]);
+    await createApp(ctl.ns, name, {
+      replicas: 1,
+      template: cpu('100m'),
+      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy: 'InPlaceOnly' } },
+    });
+    const before = await settled(ctl.ns, name, undefined, 90_000);
+    // More cpu than any node of this machine has: no other pod's exit can make room for it.
+    await patchApp(ctl.ns, name, { template: cpu('64') });
+    const held = await until(ctl.ns, name, (s) => s.app.status?.observedGeneration === 2 && fallback(s)?.reason === Reason.resizeRefused, {
+      timeoutMs: 90_000,
+      what: `App ${name} holds the pod whose resize is infeasible`,
+    });
+    const pod = held.pods[0] as Pod;
+    expect(pod.metadata.uid).toBe(before.pods[0]?.metadata.uid);
+    const pending = pod.status?.conditions?.find((c) => c.type === 'PodResizePending');
+    expect(pending).toMatchObject({ status: 'True', reason: 'Infeasible' });
+    expect(fallback(held)?.message).toContain(`infeasible on its node: ${pending?.message ?? ''}`);
+    expect(held.app.status?.updatedReplicas).toBe(0);
+    const events = await eventsOf(ctl.ns, name, EventReason.resizeRefused);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'Warning', action: 'Refuse' });
     expect(await eventsOf(ctl.ns, name, EventReason.successfulDelete)).toHaveLength(0);
     await deleteApp(ctl.ns, name);
   });

@@ -54,26 +54,31 @@ export function quoteKubeletMessage(message: string | undefined): string {
 const condition = (pod: Pod, type: string) => pod.status?.conditions?.find((c) => c.type === type && c.status === 'True');
 
 /**
- * The kubelet refused to actuate the pod's resize: `PodResizeInProgress=True` with reason `Error` (it keeps
- * retrying, and keeps failing for a cause that does not heal, such as lowering the memory limit of a container
- * restarted in place). Returns the kubelet's message, quoted; undefined when there is no refusal.
+ * The kubelet refused the pod's resize for a cause that waiting does not heal: `PodResizeInProgress=True` with
+ * reason `Error` (it keeps retrying and failing, such as lowering the memory limit of a container restarted in
+ * place), or `PodResizePending=True` with reason `Infeasible` (the pod would need more than its node's
+ * allocatable, which no other pod's exit frees; a `Deferred` resize is different: it waits for room). Returns
+ * the kubelet's message, quoted; undefined when there is no refusal.
  */
 export function resizeRefusal(pod: Pod): string | undefined {
   const inProgress = condition(pod, 'PodResizeInProgress');
-  return inProgress?.reason === 'Error' ? quoteKubeletMessage(inProgress.message ?? 'resize failed') : undefined;
+  if (inProgress?.reason === 'Error') return quoteKubeletMessage(inProgress.message ?? 'resize failed');
+  const pending = condition(pod, 'PodResizePending');
+  if (pending?.reason === 'Infeasible') return quoteKubeletMessage(`infeasible on its node: ${pending.message ?? 'not enough capacity'}`);
+  return undefined;
 }
 
 /**
  * A resized container is done when the kubelet says so: it has observed the pod's spec, no resize is pending
  * or in progress (`PodResizePending`, `PodResizeInProgress`), it reports the spec's resources as actual, and
- * the container is ready. `ResizeRefused` (InProgress with reason Error) is final for this pod: the caller
- * decides what to do with it, waiting does not help.
+ * the container is ready. `ResizeRefused` (see resizeRefusal) is final for this pod: the caller decides what
+ * to do with it, waiting does not help.
  */
 export function resizePending(pod: Pod, container: string): Pending {
   if (statusIsStale(pod)) return { container, reason: 'StatusNotObserved' };
   if (resizeRefusal(pod) !== undefined) return { container, reason: 'ResizeRefused' };
   const pending = condition(pod, 'PodResizePending');
-  if (pending) return { container, reason: pending.reason === 'Infeasible' ? 'ResizeInfeasible' : 'ResizeDeferred' };
+  if (pending) return { container, reason: 'ResizeDeferred' };
   if (condition(pod, 'PodResizeInProgress')) return { container, reason: 'ResizeInProgress' };
   const spec = findContainer(pod, container)?.spec;
   const s = findStatus(pod, container);

@@ -1,8 +1,9 @@
 /**
- * A resize the kubelet refused (PodResizeInProgress=True, reason Error), and what ebb does about it. The
- * kubelet retries such a resize on every sync and keeps failing for a cause that does not heal — lowering the
- * memory limit of a container restarted in place, with containerd 1.6 — so waiting would hold the rollout
- * forever while the pod runs with its old limits. The rule, by podUpdatePolicy:
+ * A resize the kubelet refused, and what ebb does about it. Either the kubelet retries it on every sync and
+ * keeps failing for a cause that does not heal (PodResizeInProgress=True, reason Error: lowering the memory
+ * limit of a container restarted in place, with containerd 1.6), or it finds the resize larger than the node
+ * (PodResizePending=True, reason Infeasible). Waiting would hold the rollout forever while the pod runs with its
+ * old resources; a recreated pod is scheduled again, to a node with room. The rule, by podUpdatePolicy:
  * - InPlaceIfPossible: the pod is recreated, through the normal delete path of the rolling update (dry run,
  *   lifecycle hooks, maxUnavailable), and comes back with the new resources;
  * - InPlaceOnly: the pod keeps its revision (it is not counted as updated, so the rollout does not complete);

@@ -38,7 +38,14 @@ describe('resize completion', () => {
     expect(resizePending(pod(small, small, [], 2), 'app')).toEqual({ container: 'app', reason: 'StatusNotObserved' });
     const deferred = { type: 'PodResizePending', status: 'True', reason: 'Deferred' } as PodCondition;
     expect(resizePending(pod(small, big, [deferred]), 'app')).toEqual({ container: 'app', reason: 'ResizeDeferred' });
-    expect(resizePending(pod(small, big, [{ ...deferred, reason: 'Infeasible' }]), 'app')).toEqual({ container: 'app', reason: 'ResizeInfeasible' });
+  });
+
+  it('reads PodResizePending with reason Infeasible as a refusal (the node is too small), Deferred as a wait', () => {
+    const infeasible = { type: 'PodResizePending', status: 'True', reason: 'Infeasible', message: "Node didn't have enough capacity: memory" } as PodCondition;
+    expect(resizePending(pod(small, big, [infeasible]), 'app')).toEqual({ container: 'app', reason: 'ResizeRefused' });
+    expect(resizeRefusal(pod(small, big, [infeasible]))).toBe("infeasible on its node: Node didn't have enough capacity: memory");
+    expect(resizeRefusal(pod(small, big, [{ ...infeasible, reason: 'Deferred' }]))).toBeUndefined();
+    expect(resizeRefusal(pod(small, big, [{ ...infeasible, status: 'False' }]))).toBeUndefined();
   });
 
   it('reads PodResizeInProgress with reason Error as a refusal, quoting the kubelet bounded and without control characters', () => {

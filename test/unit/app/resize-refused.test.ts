@@ -94,3 +94,41 @@ describe('a memory decrease the kubelet refuses after an in-place restart', () =
     for (const p of s.pods()) expect(container(p)?.resources).toEqual(big);
   });
 });
+
+describe('a resize larger than the node (PodResizePending, reason Infeasible)', () => {
+  // The fake kubelet's node has 1Ti of memory: a request above it is infeasible there, a wait would be forever.
+  const huge = { requests: { memory: '2Ti' }, limits: { memory: '2Ti' } };
+  const INFEASIBLE = /infeasible on its node: Node didn't have enough capacity: memory/;
+
+  async function converged(policy: string): Promise<{ s: Scenario; v1: string; uids: (string | undefined)[] }> {
+    const s = new Scenario(spec(policy));
+    await s.runUntil((x) => x.converged());
+    s.arm({ maxUnavailable: 1 });
+    return { s, v1: s.app().status!.updateRevision!, uids: s.pods().map((p) => p.metadata.uid) };
+  }
+
+  it('InPlaceIfPossible recreates each pod with the new resources instead of waiting for the node', async () => {
+    const { s, v1, uids } = await converged('InPlaceIfPossible');
+    s.edit(template('v1', huge));
+    await s.runUntil((x) => x.converged() && x.app().status?.updateRevision !== v1);
+    expect(s.violations).toEqual([]);
+    expect(s.cluster.podDeletions.sort()).toEqual(['web-0', 'web-1']);
+    for (const p of s.pods()) expect(uids).not.toContain(p.metadata.uid);
+    const events = s.cluster.events.filter((e) => e.event.reason === EventReason.resizeRefused);
+    expect(events.map((e) => e.event.related?.name).sort()).toEqual(['web-0', 'web-1']);
+    expect(events[0]?.event.message).toMatch(INFEASIBLE);
+  });
+
+  it('InPlaceOnly holds the pods at their revision with the ResizeRefused condition naming the node capacity', async () => {
+    const { s, v1, uids } = await converged('InPlaceOnly');
+    s.edit(template('v1', huge));
+    await s.runUntil((x) => fallback(x)?.reason === Reason.resizeRefused);
+    for (let i = 0; i < 10; i++) await s.step();
+    expect(s.violations).toEqual([]);
+    expect(s.cluster.podDeletions).toEqual([]);
+    expect(s.pods().map((p) => p.metadata.uid)).toEqual(uids);
+    expect(s.app().status).toMatchObject({ currentRevision: v1, updatedReplicas: 0 });
+    expect(fallback(s)?.message).toMatch(INFEASIBLE);
+    expect(s.cluster.events.filter((e) => e.event.reason === EventReason.resizeRefused)).toHaveLength(1);
+  });
+});
