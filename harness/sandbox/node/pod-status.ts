@@ -148,17 +148,21 @@ function resizeConditions(rt: PodRuntime): Cond[] {
   return out;
 }
 
+const isTransient = (type: string): boolean => (TRANSIENT_CONDITIONS as readonly string[]).includes(type);
+
 function stamp(conds: Cond[], input: StatusInput): PodCondition[] {
   const generation = input.pod.metadata.generation;
   return conds.map((c) => {
     const prev = input.previous?.find((p) => p.type === c.type) ?? input.pod.status?.conditions?.find((p) => p.type === c.type);
-    const lastTransitionTime = prev && prev.status === c.status && prev.lastTransitionTime ? prev.lastTransitionTime : rfc3339(input.now);
+    // Upstream's resize conditions are stamped anew, probe time too, whenever their reason or message changes.
+    const same = prev !== undefined && prev.status === c.status && (!isTransient(c.type) || (prev.reason === c.reason && prev.message === c.message));
+    const lastTransitionTime = same && prev.lastTransitionTime ? prev.lastTransitionTime : rfc3339(input.now);
     return {
       type: c.type,
       status: c.status,
       ...(c.reason ? { reason: c.reason } : {}),
       ...(c.message ? { message: c.message } : {}),
-      lastProbeTime: null,
+      lastProbeTime: isTransient(c.type) ? ((same ? prev.lastProbeTime : undefined) ?? lastTransitionTime) : null,
       lastTransitionTime,
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
     };
