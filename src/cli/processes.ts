@@ -24,11 +24,12 @@ export async function watcherCommand(): Promise<number> {
 export async function workerCommand(): Promise<number> {
   const { loadWorkerConfig } = await import('../workers/config.ts');
   const { startWorker } = await import('../workers/worker.ts');
-  const { reconcilers } = await import('../workers/reconcilers.ts');
+  const { workerReconcilers } = await import('../workers/reconcilers.ts');
   const cfg = loadWorkerConfig();
   const log = createLogger('worker', cfg.logLevel);
   logCrashes(log);
-  const worker = await startWorker(cfg, log, reconcilers(cfg));
+  const set = workerReconcilers(cfg);
+  const worker = await startWorker(cfg, log, set.byKind, set.drain);
   const sig = await untilSignal();
   log.info({ signal: sig }, 'shutting down');
   return stopWithin(() => worker.stop(), cfg.shutdownTimeoutMs + WORKER_STOP_MARGIN_MS, log);

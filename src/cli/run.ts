@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { createLogger, type Logger } from '../common/log.ts';
 import type { BoardAuth } from '../watcher/board.ts';
 import { startWatcher } from '../watcher/watcher.ts';
-import { reconcilers } from '../workers/reconcilers.ts';
+import { workerReconcilers } from '../workers/reconcilers.ts';
 import { startWorker } from '../workers/worker.ts';
 import { cliConfig, parseRunConfig, processEnv } from './config.ts';
 import { logCrashes, stopWithin, untilSignal, WATCHER_STOP_DEADLINE_MS, WORKER_STOP_MARGIN_MS } from './signals.ts';
@@ -46,7 +46,8 @@ export function boardLogin(auth: BoardAuth): string | undefined {
 export async function startAll(env: Env, log: Logger): Promise<RunningAll> {
   const cfg = parseRunConfig(env);
   const watcher = await startWatcher(cfg.watcher, log.child({ process: 'watcher' }));
-  const worker = await startWorker(cfg.worker, log.child({ process: 'worker' }), reconcilers(cfg.worker)).catch(async (err: unknown) => {
+  const set = workerReconcilers(cfg.worker);
+  const worker = await startWorker(cfg.worker, log.child({ process: 'worker' }), set.byKind, set.drain).catch(async (err: unknown) => {
     await watcher.stop();
     throw err;
   });

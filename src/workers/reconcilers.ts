@@ -30,8 +30,20 @@ export function withoutPullSecrets(store: ImageListStore): ImageListStore {
   return { list: (selector) => store.list(selector), apply: (name, body, manager) => store.apply(name, strip(body), manager) };
 }
 
+/** The worker's reconcilers, and what must be written before the process exits. */
+export interface WorkerReconcilers {
+  byKind: Record<ObjectKind, Reconciler>;
+  /** Writes the Event series counts not written yet (a worker scaled down or restarted would lose them). */
+  drain: () => Promise<void>;
+}
+
 /** The reconcile function for each kind the worker handles. */
 export function reconcilers(opts: ReconcilerOptions = {}): Record<ObjectKind, Reconciler> {
+  return workerReconcilers(opts).byKind;
+}
+
+/** `reconcilers`, with the drain the worker runs once its last reconcile ended. */
+export function workerReconcilers(opts: ReconcilerOptions = {}): WorkerReconcilers {
   const enabled = opts.pullSecretNamespace !== undefined;
   // One correlator per worker process: repeated Events become series, similar ones are combined, rate-limited.
   const events = workerEvents(opts.eventCorrelation !== 'off');
@@ -40,9 +52,14 @@ export function reconcilers(opts: ReconcilerOptions = {}): Record<ObjectKind, Re
     const client = restAppClient(ctx.rest, ctx.signal, ctx.notify ? notifyingRecorder(recorder, ctx.notify, ctx.log) : recorder);
     return enabled ? client : { ...client, imageLists: withoutPullSecrets(client.imageLists) };
   };
-  return {
+  const byKind = {
     App: appReconciler(appClient),
     ImageList: imageListReconciler(opts.pullSecretNamespace),
     ImagePullJob: imagePullJobReconciler((ctx) => restPullJobClient(ctx.rest, ctx.signal, enabled)),
   };
+  const drain = async (): Promise<void> => {
+    events.stop();
+    await events.flush(new Date(), true);
+  };
+  return { byKind, drain };
 }

@@ -52,6 +52,11 @@ interface ProcessorDeps {
 /** A job's return value: its outcome, how long it took, and the reconciler's summary (Bull Board shows it). */
 export type JobReturn = Readonly<Record<string, unknown>> & { result: 'done' | 'wait' | 'dropped'; ms: number };
 
+/** How long a stopping worker gives its reconcilers' drain (Event series counts) before closing. */
+const DRAIN_TIMEOUT_MS = 3_000;
+
+const delay = (ms: number): Promise<'timeout'> => new Promise((r) => setTimeout(() => r('timeout'), ms).unref());
+
 /** A job over its namespace's cap is tried again after this long, up to twice it (jitter). */
 const NAMESPACE_CAP_DELAY_MS = 500;
 
@@ -152,7 +157,12 @@ function processor(deps: ProcessorDeps) {
  * The BullMQ Worker shell of `ebb worker`: stateless, each job re-reads live state. Concurrency and lock
  * duration come from the queue config; shutdown is graceful and bounded.
  */
-export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: Partial<Record<ObjectKind, Reconciler>>): Promise<RunningWorker> {
+export async function startWorker(
+  cfg: WorkerConfig,
+  log: Logger,
+  reconcilers: Partial<Record<ObjectKind, Reconciler>>,
+  drain: () => Promise<void> = () => Promise.resolve(),
+): Promise<RunningWorker> {
   const rest = await kubeClient(cfg.kube);
   const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-worker', log });
   const reachability = new RedisReachability();
@@ -226,6 +236,9 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
         log.warn({ timeoutMs: cfg.shutdownTimeoutMs }, 'running reconciles did not finish in time; forcing close');
         await worker.close(true);
       }
+      // No reconcile runs any more: what they left to write (Event series counts) goes now, within a bound.
+      const drained = await Promise.race([drain().then(() => 'drained' as const), delay(DRAIN_TIMEOUT_MS)]).catch((err: unknown) => errorSummary(err));
+      if (drained !== 'drained') log.warn({ timeoutMs: DRAIN_TIMEOUT_MS, err: drained }, 'Event series counts not all written before exit');
       await ops.close();
       await notifications?.close();
       await timers.close();

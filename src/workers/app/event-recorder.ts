@@ -89,7 +89,7 @@ export function uncorrelated(writer: EventWriter): EventRecorder {
  * The worker process's Events: one correlator for every reconcile (`correlate`, the default), or each Event
  * written as its own object, as a diagnostic to compare the Event traffic with and without correlation.
  */
-export function workerEvents(correlate: boolean): Pick<CorrelatedEvents, 'recorder' | 'stop'> {
-  if (!correlate) return { recorder: uncorrelated, stop: () => undefined };
+export function workerEvents(correlate: boolean): Pick<CorrelatedEvents, 'recorder' | 'flush' | 'stop'> {
+  if (!correlate) return { recorder: uncorrelated, flush: () => Promise.resolve(), stop: () => undefined };
   return correlatedEvents(new EventCorrelator(CORRELATOR_DEFAULTS), CORRELATOR_DEFAULTS.heartbeatMs);
 }
