@@ -7,6 +7,8 @@
  *
  * - ImageList pull secrets: a user who may write ImageLists and read tenant-a's Secrets names tenant-a's Secret
  *   but not tenant-b's; an entry another writer left in place does not block that user's update.
+ * - App analysis headers: the same user may take a header's value from a Secret of tenant-a, not of tenant-b,
+ *   and may still edit a tenant-b App whose header an admin pointed at tenant-b's Secret.
  * - The worker (its service account, impersonated): no pod without an App controller reference, nothing in
  *   kube-system or its own namespace; App-owned pods and revisions, adoption and release are admitted.
  */
@@ -23,7 +25,7 @@ import { core } from '../../../src/kube/paths.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import { kubectlFor, render, writeManifests, type Manifest } from './install.ts';
 
-const POLICIES = ['ebb-worker-app-owned', 'ebb-imagelist-pull-secrets', 'ebb-daemon-own-node'];
+const POLICIES = ['ebb-worker-app-owned', 'ebb-imagelist-pull-secrets', 'ebb-daemon-own-node', 'ebb-app-analysis-secrets'];
 const WAIT = { timeoutMs: 60_000, intervalMs: 250 };
 
 describe("deploy/'s admission policies", () => {
@@ -82,7 +84,7 @@ describe("deploy/'s admission policies", () => {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
       metadata: { name: renamed('imagelist-writer') },
-      rules: [{ apiGroups: ['apps.ebb.dev'], resources: ['imagelists'], verbs: ['get', 'create', 'patch', 'update'] }],
+      rules: [{ apiGroups: ['apps.ebb.dev'], resources: ['imagelists', 'apps'], verbs: ['get', 'create', 'patch', 'update'] }],
     };
     const readerRole = {
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -168,6 +170,55 @@ describe("deploy/'s admission policies", () => {
     // Moving tenant-b's Secret to another image is naming it anew.
     const moved = entryList([{ image: 'registry.example.com/d:1', pullSecret: secretOf(tenantB) }]);
     expect(await refused(as(writer(), ['replace'], moved))).toContain('may name only a pull secret its writer may get');
+  });
+
+  /** An App of `namespace` with one web check whose Authorization header comes from Secret `secret`. */
+  const analysed = (namespace: string, name: string, secret: string, replicas = 0): unknown => ({
+    apiVersion: API_VERSION,
+    kind: APP_KIND,
+    metadata: { name, namespace },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'registry.example.com/app:1' }] } },
+      updateStrategy: {
+        type: 'RollingUpdate',
+        rollingUpdate: {
+          analysis: {
+            checks: [
+              {
+                name: 'errors',
+                web: {
+                  url: 'http://metrics.example/',
+                  headers: [{ name: 'Authorization', valueFrom: { secretKeyRef: { name: secret, key: 'token' } } }],
+                  successCondition: 'result == 0',
+                },
+              },
+            ],
+          },
+        },
+      },
+    },
+  });
+
+  it("lets an App's analysis header take its value only from a Secret its writer may get", async () => {
+    const toB = analysed(tenantB, 'checked', 'registry');
+    await waitFor(
+      async () => ((await refused(as(writer(), ['create', '--dry-run=server'], toB))).includes(renamed('ebb-app-analysis-secrets')) ? true : undefined),
+      { ...WAIT, signal, what: 'the analysis-secret policy in force' },
+    );
+    const message = await refused(as(writer(), ['create'], toB));
+    expect(message).toContain("an analysis header may take its value only from a Secret its App's writer may get");
+    expect(message).not.toMatch(/not found/i);
+    await expect(as(writer(), ['create'], analysed(tenantA, 'checked', 'registry'))).resolves.toContain('created');
+    // An admin points a tenant-b App at tenant-b's Secret; the writer may still scale it, but not name another Secret.
+    await as(['system:admin', 'system:masters'], ['create'], toB);
+    await expect(as(writer(), ['apply', '--server-side', '--force-conflicts'], analysed(tenantB, 'checked', 'registry', 2))).resolves.toContain(
+      'serverside-applied',
+    );
+    expect(await refused(as(writer(), ['apply', '--server-side', '--force-conflicts'], analysed(tenantB, 'checked', 'other', 2)))).toContain(
+      'may take its value only from a Secret',
+    );
   });
 
   const pod = (namespace: string, name: string, ownerReferences?: unknown[]): unknown => ({
