@@ -19,7 +19,7 @@ import {
   type ObjectKind,
 } from '../queue/index.ts';
 import { namespaceGate, type NamespaceGate } from '../queue/namespace-gate.ts';
-import { redisQuarantine } from '../queue/quarantine.ts';
+import { shardedQuarantine } from '../queue/quarantine.ts';
 import { appQuarantineHooks } from './app/quarantine-hooks.ts';
 import { ownJobKey } from '../queue/job-id.ts';
 import { RedisReachability } from '../queue/reachability.ts';
@@ -174,7 +174,7 @@ export async function startWorker(cfg: WorkerConfig, log: Logger, reconcilers: P
     await setTimer(forKey(timers, key), key, wait.reason, Date.now() + Math.max(0, wait.afterMs));
   };
   // A key whose reconciles keep ending workers is held instead of taking the next one down too.
-  const quarantine = { store: redisQuarantine(producer, cfg.queue.prefix), limit: cfg.quarantineAfter, hooks: { App: appQuarantineHooks } };
+  const quarantine = { store: shardedQuarantine(producer, cfg.queue.prefix, cfg.queue.shards), limit: cfg.quarantineAfter, hooks: { App: appQuarantineHooks } };
   const guarded = withQuarantine(reconcilers, quarantine);
   const gate =
     cfg.namespaceConcurrency > 0

@@ -5,7 +5,7 @@ import { describeRedis, redisLocationSetting, type RedisTarget } from '../../que
 import { changeLimit, retryFailed } from '../../queue/operator.ts';
 import { createReconcileQueues, createTimersQueues, type ReconcileQueue, type TimersQueue } from '../../queue/queues.ts';
 import type { QueueConfig } from '../../queue/settings.ts';
-import { redisQuarantine } from '../../queue/quarantine.ts';
+import { shardedQuarantine } from '../../queue/quarantine.ts';
 import { readStatus } from '../../queue/status.ts';
 import { parseQueueArgs, QUEUE_USAGE, type QueueArgs } from './args.ts';
 import { formatQuarantined, formatRateLimit, formatRetryFailed, formatStatus, statusJson } from './format.ts';
@@ -48,7 +48,7 @@ async function perform(args: Exclude<QueueArgs, { op: 'help' }>, h: Handles): Pr
 }
 
 async function quarantineOp(args: Extract<QueueArgs, { op: 'quarantined' | 'release' }>, h: Handles): Promise<string> {
-  const store = redisQuarantine(h.client, h.cfg.prefix);
+  const store = shardedQuarantine(h.client, h.cfg.prefix, h.cfg.shards);
   if (args.op === 'quarantined') {
     const held = await store.list();
     return args.json ? `${JSON.stringify(Object.fromEntries(held), null, 2)}\n` : formatQuarantined(held);
