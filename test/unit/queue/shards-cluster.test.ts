@@ -54,8 +54,8 @@ describe('queue shards on a three-primary Cluster', () => {
     const producer = redisConnection(cfg.redis, { forWorker: false, name: 'shards-producer' });
     const blocking = redisConnection(cfg.redis, { forWorker: true, name: 'shards-worker' });
     closers.push(
-      async () => producer.disconnect(),
-      async () => blocking.disconnect(),
+      () => Promise.resolve(producer.disconnect()),
+      () => Promise.resolve(blocking.disconnect()),
     );
     expect(producer).toBeInstanceOf(Cluster);
     const queues = createReconcileQueues(producer, cfg);
