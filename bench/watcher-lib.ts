@@ -87,11 +87,11 @@ export interface BenchProcess {
 }
 
 /**
- * Starts `node src/cli/main.ts <command>` (or dist/cli/main.js, or bench/minimal-worker.ts) with `env` (on top of PATH/HOME) and parses its JSON log lines;
+ * Starts `node src/cli/main.ts <command>` (or dist/cli/main.js, or bench/minimal-worker.ts or bench/queue-worker.ts) with `env` (on top of PATH/HOME) and parses its JSON log lines;
  * only lines `keep` accepts are stored (a worker at debug level writes hundreds per second).
  */
 export function spawnEbb(
-  command: 'watcher' | 'worker' | 'minimal-worker',
+  command: 'watcher' | 'worker' | 'minimal-worker' | 'queue-worker',
   env: Record<string, string>,
   keep: (l: LogLine) => boolean = () => true,
   opts: { dist?: boolean } = {},
@@ -99,7 +99,7 @@ export function spawnEbb(
   const base = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '' };
   // `dist` runs the compiled JavaScript (`npm run build`), as the container image does: no TypeScript loader.
   const cli = opts.dist ? join(PROJECT_ROOT, 'dist', 'cli', 'main.js') : join(PROJECT_ROOT, 'src', 'cli', 'main.ts');
-  const argv = command === 'minimal-worker' ? [join(PROJECT_ROOT, 'bench', 'minimal-worker.ts')] : [cli, command];
+  const argv = command === 'minimal-worker' || command === 'queue-worker' ? [join(PROJECT_ROOT, 'bench', `${command}.ts`)] : [cli, command];
   const proc = spawn(process.execPath, argv, {
     cwd: PROJECT_ROOT,
     env: { ...base, EBB_HTTP_ADDRESS: '127.0.0.1', EBB_HTTP_PORT: '0', EBB_SCALER_PORT: '0', EBB_BOARD: 'false', ...env },

@@ -55,3 +55,29 @@ export async function dueSoonBacklog(queue: BacklogQueue, windowMs: number, now:
   const growsAt = paused || nextDue === undefined ? undefined : nextDue - Math.max(0, windowMs);
   return { wait, prioritized, active, delayedDueSoon, paused, total, growsAt };
 }
+
+/** The backlog of every shard's queue (indexed by shard) and their sum, which is what the KEDA scaler reports. */
+export interface ShardedBacklog extends Backlog {
+  shards: Backlog[];
+}
+
+/** `dueSoonBacklog` of every shard, summed: counts add up, paused only when every shard is, growsAt the earliest. */
+export async function shardedBacklog(queues: readonly BacklogQueue[], windowMs: number, now: number = Date.now()): Promise<ShardedBacklog> {
+  const shards = await Promise.all(queues.map((q) => dueSoonBacklog(q, windowMs, now)));
+  return { ...sumBacklogs(shards), shards };
+}
+
+/** Pure: the sum of shard backlogs. */
+export function sumBacklogs(shards: readonly Backlog[]): Backlog {
+  const add = (pick: (b: Backlog) => number): number => shards.reduce((sum, b) => sum + pick(b), 0);
+  const grows = shards.map((b) => b.growsAt).filter((t): t is number => t !== undefined);
+  return {
+    wait: add((b) => b.wait),
+    prioritized: add((b) => b.prioritized),
+    active: add((b) => b.active),
+    delayedDueSoon: add((b) => b.delayedDueSoon),
+    paused: shards.length > 0 && shards.every((b) => b.paused),
+    total: add((b) => b.total),
+    ...(grows.length > 0 ? { growsAt: Math.min(...grows) } : {}),
+  };
+}

@@ -12,7 +12,10 @@ export { formatDuration, parseDuration } from '../common/duration.ts';
 export {
   connectionOf,
   createReconcileQueue,
+  createReconcileQueues,
   createTimersQueue,
+  createTimersQueues,
+  shardOfQueue,
   reconcileJobOptions,
   reconcileWorkerOptions,
   timerJobOptions,
@@ -38,9 +41,10 @@ export {
 export type { RetryDecision, RetryPolicy } from './retry.ts';
 export { QUEUE_STATES, queueCounts, registerQueueMetrics } from './metrics.ts';
 export type { CountableQueue, QueueState } from './metrics.ts';
-export { dueSoonBacklog } from './backlog.ts';
-export type { Backlog, BacklogQueue } from './backlog.ts';
-export { applyLimitsWithOverrides, applyQueueKnobs } from './knobs.ts';
+export { dueSoonBacklog, shardedBacklog, sumBacklogs } from './backlog.ts';
+export type { Backlog, BacklogQueue, ShardedBacklog } from './backlog.ts';
+export { MAX_SHARDS, clusterSlot, forKey, shardOf, shardOfKey, shardPrefix, shardPrefixes, splitEvenly } from './shards.ts';
+export { applyLimitsWithOverrides, applyQueueKnobs, applyShardedKnobs, shardLimits } from './knobs.ts';
 export { decodeOverrides, effectiveLimits, encodeOverride, overridesKey, readOverrides, withLimitsLock, writeOverride } from './overrides.ts';
 export type { LimitName, LimitOverrides, Limits, RateLimit } from './overrides.ts';
 export type { AppliedKnobs, KnobbedQueue } from './knobs.ts';

@@ -1,7 +1,8 @@
 import type { Queue } from 'bullmq';
 import type { RedisClient } from './connection.ts';
-import { effectiveLimits, readOverrides, withLimitsLock } from './overrides.ts';
+import { effectiveLimits, readOverrides, withLimitsLock, type Limits } from './overrides.ts';
 import type { QueueConfig } from './settings.ts';
+import { shareOf } from './shards.ts';
 
 /** What the knobs need of a queue; structural, so queues of any job type fit. */
 export type KnobbedQueue = Pick<
@@ -29,14 +30,42 @@ export async function applyQueueKnobs(queue: KnobbedQueue, cfg: Pick<QueueConfig
 }
 
 /**
+ * One shard's part of queue-wide limits: BullMQ keeps them per queue, so with shards each shard's queue gets
+ * a whole share, the shares adding up to the configured limit (`splitEvenly`).
+ */
+export function shardLimits(limits: Limits, shards: number, shard: number): Limits {
+  const rate = limits.globalRateLimit;
+  return {
+    globalConcurrency: limits.globalConcurrency === undefined ? undefined : shareOf(limits.globalConcurrency, shards, shard),
+    globalRateLimit: rate === undefined ? undefined : { max: shareOf(rate.max, shards, shard), durationMs: rate.durationMs },
+  };
+}
+
+/** The limits of every shard's queue added up: what all workers together obey. */
+function summed(applied: readonly AppliedKnobs[]): AppliedKnobs {
+  const concurrency = applied.map((a) => a.globalConcurrency);
+  const rates = applied.map((a) => a.globalRateLimit);
+  return {
+    globalConcurrency: concurrency.every((c) => c !== null) ? concurrency.reduce((a, b) => a + b, 0) : null,
+    globalRateLimit: rates.every((r) => r !== null) && rates[0] ? { max: rates.reduce((a, r) => a + r.max, 0), duration: rates[0].duration } : null,
+  };
+}
+
+/** `applyQueueKnobs` on the reconcile queue of every shard (indexed by shard), each with its share; returns the sum. */
+export async function applyShardedKnobs(queues: readonly KnobbedQueue[], limits: Limits): Promise<AppliedKnobs> {
+  return summed(await Promise.all(queues.map((q, shard) => applyQueueKnobs(q, shardLimits(limits, queues.length, shard)))));
+}
+
+/**
  * What the watcher runs at start and at every resync: the limits of its configuration, except where an
- * operator override (`ebb queue concurrency|rate-limit`, overrides.ts) says otherwise. Holds the limits lock
- * so it never interleaves with an operator's change.
+ * operator override (`ebb queue concurrency|rate-limit`, overrides.ts) says otherwise, split across the
+ * shards' queues. Holds the limits lock so it never interleaves with an operator's change.
  */
 export function applyLimitsWithOverrides(
-  queue: KnobbedQueue,
+  queues: KnobbedQueue | readonly KnobbedQueue[],
   client: RedisClient,
   cfg: Pick<QueueConfig, 'prefix' | 'globalConcurrency' | 'globalRateLimit'>,
 ): Promise<AppliedKnobs> {
-  return withLimitsLock(client, cfg.prefix, async () => applyQueueKnobs(queue, effectiveLimits(cfg, await readOverrides(client, cfg.prefix))));
+  const list = Array.isArray(queues) ? (queues as readonly KnobbedQueue[]) : [queues as KnobbedQueue];
+  return withLimitsLock(client, cfg.prefix, async () => applyShardedKnobs(list, effectiveLimits(cfg, await readOverrides(client, cfg.prefix))));
 }

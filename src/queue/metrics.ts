@@ -1,7 +1,8 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { JobType, Queue } from 'bullmq';
+import { shardOfQueue } from './queues.ts';
 
-/** The job states exported as `ebb_queue_jobs{queue, state}`. */
+/** The job states exported as `ebb_queue_jobs{queue, shard, state}`. */
 export const QUEUE_STATES = ['wait', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed', 'completed'] as const;
 export type QueueState = (typeof QUEUE_STATES)[number];
 
@@ -16,44 +17,53 @@ export async function queueCounts(queue: CountableQueue): Promise<Record<QueueSt
   return out;
 }
 
+interface Scraped {
+  labels: { queue: string; shard: string };
+  counts: Record<QueueState, number> | undefined;
+}
+
 /**
  * Registers queue depth gauges that read `getJobCounts` on every scrape (no polling between scrapes):
- * `ebb_queue_jobs{queue,state}` and `ebb_queue_up{queue}` (0 when Redis could not be read; the depth series
- * of that queue are then absent rather than stale). One scrape reads each queue once.
+ * `ebb_queue_jobs{queue,shard,state}` and `ebb_queue_up{queue,shard}` (0 when Redis could not be read; the
+ * depth series of that queue are then absent rather than stale). `shard` is the queue shard ("0" without
+ * sharding); sum by queue for the whole. One scrape reads each queue once.
  */
 export function registerQueueMetrics(registry: Registry, queues: readonly CountableQueue[], opts: { timeoutMs?: number } = {}): void {
   const timeoutMs = opts.timeoutMs ?? 3_000;
-  let inflight: Promise<Map<string, Record<QueueState, number> | undefined>> | undefined;
+  let inflight: Promise<Scraped[]> | undefined;
   // prom-client collects all metrics of a scrape concurrently: both gauges share one read.
-  const scrape = (): Promise<Map<string, Record<QueueState, number> | undefined>> => {
-    inflight ??= Promise.all(queues.map(async (queue) => [queue.name, await withTimeout(queueCounts(queue), timeoutMs).catch(() => undefined)] as const))
-      .then((entries) => new Map(entries))
-      .finally(() => {
-        inflight = undefined;
-      });
+  const scrape = (): Promise<Scraped[]> => {
+    inflight ??= Promise.all(
+      queues.map(async (queue) => ({
+        labels: { queue: queue.name, shard: String(shardOfQueue(queue)) },
+        counts: await withTimeout(queueCounts(queue), timeoutMs).catch(() => undefined),
+      })),
+    ).finally(() => {
+      inflight = undefined;
+    });
     return inflight;
   };
   new Gauge({
     name: 'ebb_queue_jobs',
-    help: 'Jobs in a queue by state, read from Redis at scrape time.',
-    labelNames: ['queue', 'state'] as const,
+    help: 'Jobs in a queue shard by state, read from Redis at scrape time.',
+    labelNames: ['queue', 'shard', 'state'] as const,
     registers: [registry],
     async collect() {
       const results = await scrape();
       this.reset();
-      for (const [queue, counts] of results) {
-        if (counts) for (const state of QUEUE_STATES) this.set({ queue, state }, counts[state]);
+      for (const { labels, counts } of results) {
+        if (counts) for (const state of QUEUE_STATES) this.set({ ...labels, state }, counts[state]);
       }
     },
   });
   new Gauge({
     name: 'ebb_queue_up',
-    help: 'Whether the last scrape could read the queue from Redis (1) or not (0).',
-    labelNames: ['queue'] as const,
+    help: 'Whether the last scrape could read the queue shard from Redis (1) or not (0).',
+    labelNames: ['queue', 'shard'] as const,
     registers: [registry],
     async collect() {
       const results = await scrape();
-      for (const [queue, counts] of results) this.set({ queue }, counts ? 1 : 0);
+      for (const { labels, counts } of results) this.set(labels, counts ? 1 : 0);
     },
   });
 }

@@ -7,6 +7,8 @@
  * again. The hashes live under the queue prefix (its hash tag and the Redis ACL cover them).
  */
 import type { RedisClient } from './connection.ts';
+import { parseKey } from './names.ts';
+import { shardOfKey, shardPrefix } from './shards.ts';
 
 /** Earlier runs of one key that never ended, at which the key is quarantined. */
 export const DEFAULT_QUARANTINE_LIMIT = 5;
@@ -67,5 +69,24 @@ export function redisQuarantine(client: RedisClient, prefix: string): Quarantine
       }
       return out;
     },
+  };
+}
+
+/**
+ * The quarantine of a sharded queue (`shards.ts`): each key's records live in its own shard's hash tag, so
+ * the three commands every reconcile spends here go to the node of the shard that ran it. One shard: exactly
+ * `redisQuarantine(client, prefix)`. Keys are `formatKey` strings.
+ */
+export function shardedQuarantine(client: RedisClient, prefix: string, shards: number): QuarantineStore {
+  const stores = Array.from({ length: shards }, (_, i) => redisQuarantine(client, shardPrefix(prefix, i)));
+  if (shards === 1 && stores[0]) return stores[0];
+  const of = (key: string): QuarantineStore => stores[shardOfKey(parseKey(key), shards)] ?? (stores[0] as QuarantineStore);
+  return {
+    started: (key) => of(key).started(key),
+    ended: (key) => of(key).ended(key),
+    get: (key) => of(key).get(key),
+    hold: (key, record) => of(key).hold(key, record),
+    release: (key) => of(key).release(key),
+    list: async () => new Map((await Promise.all(stores.map((s) => s.list()))).flatMap((m) => [...m])),
   };
 }

@@ -13,6 +13,7 @@ describe('parseQueueConfig', () => {
       redis: { mode: 'standalone', host: '127.0.0.1', port: 6379, db: 0, auth: { username: undefined, password: undefined }, tls: undefined },
       redisCommandTimeoutMs: 10_000,
       prefix: '{ebb}',
+      shards: 1,
       workerConcurrency: 8,
       globalConcurrency: undefined,
       globalRateLimit: undefined,
@@ -65,6 +66,8 @@ describe('parseQueueConfig', () => {
     [{ EBB_QUEUE_PREFIX: '{ebb-staging}' }, { prefix: '{ebb-staging}' }],
     [{ EBB_WORKER_CONCURRENCY: ' 4 ' }, { workerConcurrency: 4 }],
     [{ EBB_WORKER_CONCURRENCY: '' }, { workerConcurrency: 8 }],
+    [{ EBB_QUEUE_SHARDS: '3' }, { shards: 3, prefix: '{ebb}' }],
+    [{ EBB_QUEUE_SHARDS: '8', EBB_WORKER_CONCURRENCY: '8', EBB_QUEUE_GLOBAL_CONCURRENCY: '8', EBB_QUEUE_RATE_LIMIT_MAX: '8' }, { shards: 8 }],
   ])('reads %j', (env, expected) => {
     expect(parseQueueConfig(env)).toMatchObject(expected);
   });
@@ -89,6 +92,18 @@ describe('parseQueueConfig', () => {
     [{ EBB_REDIS_URL: 'redis://:pw@host/x' }, 'EBB_REDIS_URL: database "x" is not a number (got "redis://:***@host/x")'],
     [{ EBB_REDIS_CA_FILE: '/ca.pem' }, 'EBB_REDIS_CA_FILE is set but EBB_REDIS_URL is not a rediss:// (TLS) URL'],
     [{ EBB_REDIS_URL: 'rediss://r', EBB_REDIS_CA_FILE: 'ca.pem' }, 'EBB_REDIS_CA_FILE: must be an absolute path (got "ca.pem")'],
+    [{ EBB_QUEUE_SHARDS: '0' }, 'EBB_QUEUE_SHARDS: must be an integer from 1 to 64 (got "0")'],
+    [{ EBB_QUEUE_SHARDS: '65' }, 'EBB_QUEUE_SHARDS: must be an integer from 1 to 64 (got "65")'],
+    [{ EBB_QUEUE_SHARDS: 'two' }, 'EBB_QUEUE_SHARDS: must be an integer from 1 to 64 (got "two")'],
+    [{ EBB_QUEUE_SHARDS: '16' }, 'EBB_WORKER_CONCURRENCY (8) must be at least EBB_QUEUE_SHARDS (16): it is split across the shards, and each needs at least 1'],
+    [
+      { EBB_QUEUE_SHARDS: '4', EBB_QUEUE_GLOBAL_CONCURRENCY: '3' },
+      'EBB_QUEUE_GLOBAL_CONCURRENCY (3) must be at least EBB_QUEUE_SHARDS (4): it is split across the shards, and each needs at least 1',
+    ],
+    [
+      { EBB_QUEUE_SHARDS: '4', EBB_QUEUE_RATE_LIMIT_MAX: '2' },
+      'EBB_QUEUE_RATE_LIMIT_MAX (2) must be at least EBB_QUEUE_SHARDS (4): it is split across the shards, and each needs at least 1',
+    ],
   ])('rejects %j', (env, problem) => {
     expect(problemsOf(env)).toEqual([problem]);
   });

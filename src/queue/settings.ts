@@ -4,6 +4,7 @@ import { REDIS_SETTINGS, redisTargetOfSettings } from './redis-settings.ts';
 import type { RedisTarget } from './redis-target.ts';
 import { FAIRNESS_MODES, type Fairness } from './fairness.ts';
 import { KEY_PREFIX } from './names.ts';
+import { MAX_SHARDS } from './shards.ts';
 
 /** The queue part of a process's configuration: validated once, frozen, passed down. */
 export interface QueueConfig {
@@ -13,6 +14,11 @@ export interface QueueConfig {
   readonly redisCommandTimeoutMs: number;
   /** BullMQ key prefix; must contain a `{hash tag}` so all keys share one Redis Cluster slot. */
   readonly prefix: string;
+  /**
+   * Queue shards (`shards.ts`): 1 is the unsharded queues under `prefix`; N > 1 adds N-1 copies under their
+   * own hash tags, each object in one of them. Worker concurrency and the global limits are split across them.
+   */
+  readonly shards: number;
   /** Jobs one worker process runs at once. */
   readonly workerConcurrency: number;
   /** Jobs all workers together run at once; undefined = no global limit. */
@@ -47,6 +53,14 @@ export const QUEUE_SETTINGS = table(
       pattern: /^[^:\s]*\{[^{}:\s]+\}[^:\s]*$/,
       format: "contain a hash tag like {ebb} and no ':' or spaces",
       doc: 'BullMQ key prefix; its `{hash tag}` keeps every key in one Redis Cluster slot',
+    },
+    shards: {
+      name: 'EBB_QUEUE_SHARDS',
+      type: 'int',
+      default: 1,
+      min: 1,
+      max: MAX_SHARDS,
+      doc: 'queue shards, each under its own hash tag (`{ebb}`, `{ebb-1}`, ...) so a Redis Cluster spreads them over its primaries; an object always uses the shard its key hashes to; every worker consumes every shard, and `EBB_WORKER_CONCURRENCY` and the global limits are split across the shards; set the same value on the watcher, the workers and `ebb queue`',
     },
     workerConcurrency: { name: 'EBB_WORKER_CONCURRENCY', type: 'int', default: 8, min: 1, max: 1_000, doc: 'reconciles one worker process runs at once' },
     globalConcurrency: {
@@ -125,6 +139,10 @@ export const QUEUE_SETTINGS = table(
           : [],
     },
     {
+      uses: ['shards', 'workerConcurrency', 'globalConcurrency', 'rateLimitMax'],
+      problems: (v) => shardProblems(v),
+    },
+    {
       uses: ['backoffBase', 'backoffMax'],
       problems: (v) =>
         v.backoffBase > v.backoffMax
@@ -134,12 +152,26 @@ export const QUEUE_SETTINGS = table(
   ],
 );
 
+/** Each shard needs a whole share (at least 1) of every limit that is split across the shards. */
+function shardProblems(v: { shards: number; workerConcurrency: number; globalConcurrency?: number | undefined; rateLimitMax?: number | undefined }): string[] {
+  if (v.shards === 1) return [];
+  const split: [string, number | undefined][] = [
+    ['EBB_WORKER_CONCURRENCY', v.workerConcurrency],
+    ['EBB_QUEUE_GLOBAL_CONCURRENCY', v.globalConcurrency],
+    ['EBB_QUEUE_RATE_LIMIT_MAX', v.rateLimitMax],
+  ];
+  return split
+    .filter(([, value]) => value !== undefined && value < v.shards)
+    .map(([name, value]) => `${name} (${value}) must be at least EBB_QUEUE_SHARDS (${v.shards}): it is split across the shards, and each needs at least 1`);
+}
+
 /** The queue config out of the parsed settings of any table that includes QUEUE_SETTINGS. */
 export function queueConfigOf(v: Values<typeof QUEUE_SETTINGS.entries>): QueueConfig {
   return frozen({
     redis: redisTargetOfSettings(v),
     redisCommandTimeoutMs: v.redisCommandTimeout,
     prefix: v.prefix,
+    shards: v.shards,
     workerConcurrency: v.workerConcurrency,
     globalConcurrency: v.globalConcurrency,
     globalRateLimit: v.rateLimitMax === undefined ? undefined : { max: v.rateLimitMax, durationMs: v.rateLimitDuration },

@@ -2,11 +2,13 @@ import type { Job, Queue } from 'bullmq';
 import type { RedisClient } from './connection.ts';
 import { queueCounts, type QueueState } from './metrics.ts';
 import { readOverrides, type LimitOverrides, type RateLimit } from './overrides.ts';
+import { shardOfQueue } from './queues.ts';
+import { clusterSlot } from './shards.ts';
 
 /** What `ebb queue status` reads of a queue; structural, so queues of any job type fit. */
 export type InspectedQueue = Pick<
   Queue,
-  'name' | 'getJobCounts' | 'isPaused' | 'getJobs' | 'getFailed' | 'getWorkersCount' | 'getGlobalConcurrency' | 'getGlobalRateLimit'
+  'name' | 'qualifiedName' | 'getJobCounts' | 'isPaused' | 'getJobs' | 'getFailed' | 'getWorkersCount' | 'getGlobalConcurrency' | 'getGlobalRateLimit'
 >;
 
 export interface FailedJob {
@@ -21,6 +23,9 @@ export interface FailedJob {
 
 export interface QueueStatus {
   name: string;
+  /** The queue shard (0 without sharding) and the Redis Cluster slot its keys hash to. */
+  shard: number;
+  slot: number;
   paused: boolean;
   counts: Record<QueueState, number>;
   /** Enqueue time (epoch ms) of the oldest job waiting to start (`wait`, and `prioritized` as far as scanned). */
@@ -62,6 +67,8 @@ export async function readQueueStatus(queue: InspectedQueue, opts: ReadStatusOpt
   ]);
   return {
     name: queue.name,
+    shard: shardOfQueue(queue),
+    slot: clusterSlot(queue.qualifiedName),
     paused,
     counts,
     oldestWaitingAt: oldest([...waiting, ...prioritized].filter(Boolean)),
@@ -79,6 +86,7 @@ export async function readQueueStatus(queue: InspectedQueue, opts: ReadStatusOpt
 }
 
 export interface Status {
+  /** Every queue of every shard (`totalsByQueue` adds the shards up). */
   queues: QueueStatus[];
   /** The operator overrides of the reconcile queue's limits. */
   overrides: LimitOverrides;
@@ -90,4 +98,40 @@ export interface Status {
 export async function readStatus(queues: readonly InspectedQueue[], client: RedisClient, prefix: string, opts: ReadStatusOptions): Promise<Status> {
   const [list, overrides] = await Promise.all([Promise.all(queues.map((q) => readQueueStatus(q, opts))), readOverrides(client, prefix)]);
   return { queues: list, overrides, at: Date.now() };
+}
+
+const sumOrNull = (values: readonly (number | null)[]): number | null =>
+  values.every((v) => v !== null) ? values.reduce<number>((a, v) => a + (v ?? 0), 0) : null;
+
+/**
+ * Pure: the shards of each queue added up. Paused only when every shard is; the oldest waiting job of any
+ * shard; failed jobs of all shards, newest first (as many as one shard lists); workers are the most any shard
+ * has (every worker consumes every shard); limits the sum of the shards' shares. Shard and slot are -1.
+ */
+export function totalsByQueue(queues: readonly QueueStatus[]): QueueStatus[] {
+  const names = [...new Set(queues.map((q) => q.name))];
+  return names.map((name) => {
+    const shards = queues.filter((q) => q.name === name);
+    const counts = {} as Record<QueueState, number>;
+    for (const q of shards) for (const [state, n] of Object.entries(q.counts) as [QueueState, number][]) counts[state] = (counts[state] ?? 0) + n;
+    const oldestTimes = shards.map((q) => q.oldestWaitingAt).filter((t): t is number => t !== undefined);
+    const limit = Math.max(0, ...shards.map((q) => q.failed.length));
+    const rates = shards.map((q) => q.globalRateLimit);
+    return {
+      name,
+      shard: -1,
+      slot: -1,
+      paused: shards.every((q) => q.paused),
+      counts,
+      oldestWaitingAt: oldestTimes.length ? Math.min(...oldestTimes) : undefined,
+      failed: shards
+        .flatMap((q) => q.failed)
+        .sort((a, b) => (b.failedAt ?? 0) - (a.failedAt ?? 0))
+        .slice(0, limit),
+      workers: Math.max(0, ...shards.map((q) => q.workers)),
+      globalConcurrency: sumOrNull(shards.map((q) => q.globalConcurrency)),
+      globalRateLimit:
+        rates.every((r) => r !== null) && rates[0] ? { max: rates.reduce((a, r) => a + (r?.max ?? 0), 0), durationMs: rates[0].durationMs } : null,
+    };
+  });
 }

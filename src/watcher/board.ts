@@ -10,6 +10,7 @@ import { errorSummary } from '../common/errors.ts';
 import type { Handler } from '../common/http.ts';
 import type { Logger } from '../common/log.ts';
 import { guardRequest } from './board-guards.ts';
+import { shardOfQueue } from '../queue/queues.ts';
 export { MIN_SECRET_BYTES } from './board-guards.ts';
 import type { BoardAccess, TokenReviewer } from './board-kube-auth.ts';
 
@@ -95,13 +96,17 @@ class QuietHonoAdapter extends HonoAdapter {
 /**
  * Bull Board for the given queues, as a node:http handler mounted at `basePath`. Routes match with or without
  * a trailing slash (`/board` and `/board/`, which many ingresses send), and the page is the same either way.
- * Requests pass the origin and Host checks of board-guards.ts first, then authentication.
+ * Requests pass the origin and Host checks of board-guards.ts first, then authentication. Queue shards past
+ * the first are listed as `shard-N.<queue>` (the board needs distinct names).
  */
 export function boardHandler(queues: Queue<unknown, unknown, string>[], opts: BoardOptions): Handler {
   const adapter = new QuietHonoAdapter(opts.log);
   adapter.setBasePath(opts.basePath);
   createBullBoard({
-    queues: queues.map((q) => new BullMQAdapter(q, { readOnlyMode: opts.readOnly })),
+    queues: queues.map((q) => {
+      const shard = shardOfQueue(q);
+      return new BullMQAdapter(q, { readOnlyMode: opts.readOnly, ...(shard > 0 ? { prefix: `shard-${shard}.` } : {}) });
+    }),
     serverAdapter: adapter,
     options: { uiConfig: { boardTitle: 'ebb queues' } },
   });

@@ -7,13 +7,12 @@ import { kubeClient } from '../kube/client.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import {
   applyLimitsWithOverrides,
-  connectionOf,
-  dueSoonBacklog,
-  createReconcileQueue,
-  createTimersQueue,
+  shardedBacklog,
+  createReconcileQueues,
+  createTimersQueues,
   enqueue,
+  forKey,
   formatKey,
-  parseKey,
   processTimer,
   redisConnection,
   registerQueueMetrics,
@@ -27,18 +26,13 @@ import type { WatcherConfig } from './config.ts';
 import { watcherMetrics, type WatcherMetrics } from './metrics.ts';
 import type { BacklogReading, ScalerServer } from './scaler.ts';
 import type { Queue } from 'bullmq';
-import { failedJobIdsSince, markerPresent, resyncIsFull, resyncKeys, writeMarker } from './resync.ts';
+import { ENQUEUE_CHUNK, enqueueResync, periodicResync, writeMarkers } from './resync-run.ts';
 import { notifyQueue } from '../queue/notify-queue.ts';
 import { AppStates } from './app-conditions.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 import { PodHolds } from './pod-holds.ts';
 import { errorMessage } from '../common/errors.ts';
 import { RedisReachability } from '../queue/reachability.ts';
-
-const ENQUEUE_CHUNK = 64;
-
-/** The Redis-loss marker's key within the reconcile queue's keys (`resync.ts`). */
-const RESYNC_MARKER = 'ebb-resync-marker';
 
 /** Delayed jobs due within this window count as backlog for the KEDA scaler. */
 const SCALER_DUE_WINDOW_MS = 30_000;
@@ -52,13 +46,19 @@ export interface RunningWatcher {
   stop(): Promise<void>;
 }
 
-function makeSink(queue: ReconcileQueue, tenants: TenantRates, metrics: WatcherMetrics, log: Logger, hooks: { onWork: () => void; signal: AbortSignal }): Sink {
+function makeSink(
+  queues: readonly ReconcileQueue[],
+  tenants: TenantRates,
+  metrics: WatcherMetrics,
+  log: Logger,
+  hooks: { onWork: () => void; signal: AbortSignal },
+): Sink {
   const known = new KnownKeys();
   const { onWork } = hooks;
   const one = async (key: ObjectKey, cause: string): Promise<void> => {
     try {
       // Tenant fairness: a namespace that enqueues a flood waits behind quieter namespaces' changes.
-      const r = await enqueue(queue, key, { priority: tenants.priorityFor(key.namespace) });
+      const r = await enqueue(forKey(queues, key), key, { priority: tenants.priorityFor(key.namespace) });
       metrics.enqueued.inc({ cause, outcome: r.outcome });
       if (r.outcome !== 'skipped') onWork();
     } catch (err) {
@@ -89,44 +89,6 @@ function makeSink(queue: ReconcileQueue, tenants: TenantRates, metrics: WatcherM
   };
 }
 
-async function enqueueResync(keys: readonly string[], queue: ReconcileQueue, metrics: WatcherMetrics): Promise<number> {
-  const parsed = keys.map(parseKey);
-  for (let i = 0; i < parsed.length; i += ENQUEUE_CHUNK) {
-    await Promise.all(
-      parsed.slice(i, i + ENQUEUE_CHUNK).map(async (k) => {
-        const r = await enqueue(queue, k, { background: true });
-        metrics.enqueued.inc({ cause: 'resync', outcome: r.outcome });
-      }),
-    );
-  }
-  metrics.resyncs.inc();
-  return parsed.length;
-}
-
-/** One periodic resync (`resync.ts`): full, or light (unsettled objects and those whose job failed since `since`). */
-async function periodicResync(
-  sink: Sink,
-  queue: ReconcileQueue,
-  metrics: WatcherMetrics,
-  round: number,
-  since: number,
-): Promise<{ objects: number; full: boolean; known: number }> {
-  const redis = connectionOf(queue);
-  const marker = queue.toKey(RESYNC_MARKER);
-  const full = resyncIsFull(round, redis ? await markerPresent(redis, marker) : false);
-  const all = sink.known.all();
-  const keys = resyncKeys({
-    full,
-    all,
-    unsettled: full ? [] : sink.known.unsettled(),
-    failedJobIds: full || !redis ? [] : await failedJobIdsSince(redis, queue.toKey('failed'), since),
-  });
-  const objects = await enqueueResync(keys, queue, metrics);
-  // Written only after a full resync: one written after a light one could hide a loss during that resync.
-  if (redis && full) await writeMarker(redis, marker);
-  return { objects, full, known: all.length };
-}
-
 async function redisProblem(redis: RedisClient): Promise<string | undefined> {
   try {
     await Promise.race([redis.ping(), sleep(2000).then(() => Promise.reject(new Error('ping timed out')))]);
@@ -147,11 +109,12 @@ async function boardMounts(cfg: WatcherConfig, queues: readonly unknown[], rest:
 }
 
 /** The KEDA scaler, loaded only when it is on (gRPC and the proto loader). */
-async function startScalerIfOn(cfg: WatcherConfig, queue: ReconcileQueue, log: Logger): Promise<ScalerServer | undefined> {
+async function startScalerIfOn(cfg: WatcherConfig, queues: readonly ReconcileQueue[], log: Logger): Promise<ScalerServer | undefined> {
   if (cfg.scalerPort === undefined) return undefined;
   const { startScaler } = await import('./scaler.ts');
   const { readScalerTls } = await import('./scaler-settings.ts');
-  const backlog = (): Promise<BacklogReading> => dueSoonBacklog(queue, SCALER_DUE_WINDOW_MS);
+  // Every worker consumes every shard: the backlog KEDA scales on is the shards' sum.
+  const backlog = (): Promise<BacklogReading> => shardedBacklog(queues, SCALER_DUE_WINDOW_MS);
   const tls = cfg.scalerTls ? readScalerTls(cfg.scalerTls) : undefined;
   return startScaler({ address: cfg.httpAddress, port: cfg.scalerPort, backlog, log, maxStreams: cfg.scalerMaxStreams, tls });
 }
@@ -177,18 +140,20 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     onRestored: () => onRedisRestored(),
   });
   const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-watcher-timers', log });
-  const queue = createReconcileQueue(producer, cfg.queue);
-  const timers = createTimersQueue(producer, cfg.queue);
+  // One reconcile and one timers queue per shard (indexed by shard); an object's jobs and timers are in its own.
+  const queues = createReconcileQueues(producer, cfg.queue);
+  const timers = createTimersQueues(producer, cfg.queue);
+  const all = [...queues, ...timers];
   // BullMQ prints a Queue's connection errors raw to stderr unless someone listens; the connection
   // already logs them (structured, rate-limited).
-  for (const q of [queue, timers]) q.on('error', (err: Error) => log.debug({ err: err.message }, 'queue connection error'));
+  for (const q of all) q.on('error', (err: Error) => log.debug({ err: err.message }, 'queue connection error'));
   const appStates = new AppStates();
   const metrics = watcherMetrics(appStates);
-  registerQueueMetrics(metrics.registry, [queue, timers]);
+  registerQueueMetrics(metrics.registry, all);
   // Started after the watches; enqueues before that have no stream to notify.
   let scaler: ScalerServer | undefined = undefined;
   const tenants = new TenantRates(cfg.queue.fairness);
-  const sink = makeSink(queue, tenants, metrics, log, { onWork: () => scaler?.notify(), signal: ac.signal });
+  const sink = makeSink(queues, tenants, metrics, log, { onWork: () => scaler?.notify(), signal: ac.signal });
   const states: Record<string, SourceState> = {};
   const specs = sourceSpecs(cfg.namespaces, appStates, sink.known);
   for (const s of specs) states[s.name] = 'starting';
@@ -196,17 +161,24 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   // Not awaited: BullMQ waits for Redis to be ready, and a watcher started while Redis is down must still
   // start (serve /readyz, watch, retry). The knobs are applied as soon as Redis answers, and again at resync;
   // an operator's runtime override (`ebb queue concurrency|rate-limit`) wins over the configured value.
-  void applyLimitsWithOverrides(queue, producer, cfg.queue).catch((err: unknown) =>
+  void applyLimitsWithOverrides(queues, producer, cfg.queue).catch((err: unknown) =>
     log.warn({ err: String(err) }, 'could not apply queue knobs yet; will retry at resync'),
   );
-  const timersWorker = new Worker<TimerData, void, string>(
-    timers.name,
-    (job) => processTimer(job, queue, (key) => tenants.priorityFor(key.namespace)),
-    timersWorkerOptions(blocking, cfg.queue),
+  // One timers Worker per shard; a fired timer enqueues in its object's shard.
+  const timersWorkers = timers.map(
+    (t, shard) =>
+      new Worker<TimerData, void, string>(
+        t.name,
+        (job) => processTimer(job, forKey(queues, job.data.key), (key) => tenants.priorityFor(key.namespace)),
+        timersWorkerOptions(blocking, cfg.queue, shard),
+      ),
   );
-  timersWorker.on('error', throttledWarn(log, 'timers worker error'));
-  // A fired timer enqueued a reconcile: the scaler re-reads the backlog now, not at its next idle re-check.
-  timersWorker.on('completed', () => scaler?.notify());
+  const timersError = throttledWarn(log, 'timers worker error');
+  for (const w of timersWorkers) {
+    w.on('error', timersError);
+    // A fired timer enqueued a reconcile: the scaler re-reads the backlog now, not at its next idle re-check.
+    w.on('completed', () => scaler?.notify());
+  }
 
   const loops = specs.map((spec) =>
     runSource(spec, {
@@ -219,24 +191,23 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     }).catch(() => undefined),
   );
   onRedisRestored = () => {
-    enqueueResync(sink.known.all(), queue, metrics).then(
+    enqueueResync(sink.known.all(), queues, metrics).then(
       (n) => log.info({ objects: n }, 'redis back: resync enqueued'),
       (err: unknown) => log.warn({ err: errorMessage(err) }, 'resync after the Redis outage failed; the next period retries'),
     );
   };
   const resyncLoop = (async () => {
     if (cfg.queue.resyncPeriodMs <= 0) return;
-    // The Redis-loss marker, once Redis answers (a start while Redis is down makes the first resync full).
-    const producerRedis = connectionOf(queue);
-    if (producerRedis) void writeMarker(producerRedis, queue.toKey(RESYNC_MARKER)).catch(() => undefined);
+    // The Redis-loss markers, once Redis answers (a start while Redis is down makes the first resync full).
+    void writeMarkers(queues).catch(() => undefined);
     let since = Date.now();
     for (let round = 1; !ac.signal.aborted; round++) {
       await sleep(cfg.queue.resyncPeriodMs, ac.signal).catch(() => undefined);
       if (ac.signal.aborted) break;
       const startedAt = Date.now();
       try {
-        await applyLimitsWithOverrides(queue, producer, cfg.queue);
-        const r = await periodicResync(sink, queue, metrics, round, since);
+        await applyLimitsWithOverrides(queues, producer, cfg.queue);
+        const r = await periodicResync(sink, queues, metrics, round, since);
         since = startedAt;
         log.info({ objects: r.objects, full: r.full, known: r.known }, 'resync enqueued');
       } catch (err) {
@@ -252,7 +223,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     registry: metrics.registry,
     healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
     // The notify queue is the workers' (rollout notifications); the board shows its deliveries too.
-    mounts: await boardMounts(cfg, cfg.board ? [queue, timers, notifyQueue(producer, cfg.queue)] : [], rest, log),
+    mounts: await boardMounts(cfg, cfg.board ? [...all, notifyQueue(producer, cfg.queue)] : [], rest, log),
     readyz: async () => {
       // Every problem, not only the first: with Redis down the watches fail too (their enqueues do), and
       // the answer must still say that Redis is the cause.
@@ -263,7 +234,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
       return problems.filter(Boolean).join('; ') || undefined;
     },
   });
-  scaler = await startScalerIfOn(cfg, queue, log);
+  scaler = await startScalerIfOn(cfg, queues, log);
   if (cfg.boardNote) log.warn(cfg.boardNote);
   log.info(
     {
@@ -280,14 +251,14 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     httpPort: ops.port,
     scalerPort: scaler?.port,
     states: () => ({ ...states }),
-    resync: () => enqueueResync(sink.known.all(), queue, metrics),
+    resync: () => enqueueResync(sink.known.all(), queues, metrics),
     stop: async () => {
       ac.abort();
       await Promise.all([...loops, resyncLoop]);
       await ops.close();
       await scaler?.close();
-      await timersWorker.close();
-      await Promise.all([queue.close(), timers.close()]);
+      await Promise.all(timersWorkers.map((w) => w.close()));
+      await Promise.all(all.map((q) => q.close()));
       await Promise.all([producer.quit().catch(() => undefined), blocking.quit().catch(() => undefined)]);
       log.info('watcher stopped');
     },

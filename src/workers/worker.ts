@@ -5,7 +5,8 @@ import { throttledWarn, type Logger } from '../common/log.ts';
 import { kubeClient } from '../kube/client.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import {
-  createTimersQueue,
+  createTimersQueues,
+  forKey,
   formatKey,
   reconcileWorkerOptions,
   redisConnection,
@@ -18,7 +19,7 @@ import {
   type ObjectKind,
 } from '../queue/index.ts';
 import { namespaceGate, type NamespaceGate } from '../queue/namespace-gate.ts';
-import { redisQuarantine } from '../queue/quarantine.ts';
+import { shardedQuarantine } from '../queue/quarantine.ts';
 import { appQuarantineHooks } from './app/quarantine-hooks.ts';
 import { ownJobKey } from '../queue/job-id.ts';
 import { RedisReachability } from '../queue/reachability.ts';
@@ -173,48 +174,53 @@ export async function startWorker(
     commandTimeoutMs: cfg.queue.redisCommandTimeoutMs,
     reachability,
   });
-  const timers = createTimersQueue(producer, cfg.queue);
+  // The timers queue of every shard: an object's timers go to its shard (`forKey`).
+  const timers = createTimersQueues(producer, cfg.queue);
   // BullMQ prints a Queue's connection errors raw to stderr unless someone listens; the connection
   // already logs them (structured, rate-limited).
-  timers.on('error', (err: Error) => log.debug({ err: err.message }, 'queue connection error'));
+  for (const t of timers) t.on('error', (err: Error) => log.debug({ err: err.message }, 'queue connection error'));
   const metrics = workerMetrics();
   const onWait = async (key: ObjectKey, wait: NonNullable<ReconcileResult['wait']>): Promise<void> => {
-    await setTimer(timers, key, wait.reason, Date.now() + Math.max(0, wait.afterMs));
+    await setTimer(forKey(timers, key), key, wait.reason, Date.now() + Math.max(0, wait.afterMs));
   };
   // A key whose reconciles keep ending workers is held instead of taking the next one down too.
-  const quarantine = { store: redisQuarantine(producer, cfg.queue.prefix), limit: cfg.quarantineAfter, hooks: { App: appQuarantineHooks } };
+  const quarantine = { store: shardedQuarantine(producer, cfg.queue.prefix, cfg.queue.shards), limit: cfg.quarantineAfter, hooks: { App: appQuarantineHooks } };
   const guarded = withQuarantine(reconcilers, quarantine);
   const gate =
     cfg.namespaceConcurrency > 0
       ? namespaceGate(producer, cfg.queue.prefix, { cap: cfg.namespaceConcurrency, leaseMs: 2 * cfg.queue.lockDurationMs, minDelayMs: NAMESPACE_CAP_DELAY_MS })
       : undefined;
   const notifications = cfg.notifyWebhookUrl ? startNotifications(cfg.queue, cfg.notifyWebhookUrl, log) : undefined;
-  const worker = new Worker<ObjectKey, JobReturn, string>(
-    RECONCILE_QUEUE,
-    withRetryPolicy(
-      processor({
-        reconcilers: guarded,
-        gate,
-        rest,
-        log,
-        metrics,
-        onWait,
-        notify: notifications?.send,
-        prewarmBudget: redisPullBudget(producer, cfg.queue.prefix, cfg.prewarmPullBudget),
-        prewarmPolicy: cfg.prewarmPolicy,
-      }),
-    ),
-    reconcileWorkerOptions(blocking, cfg.queue),
+  const processJob = withRetryPolicy(
+    processor({
+      reconcilers: guarded,
+      gate,
+      rest,
+      log,
+      metrics,
+      onWait,
+      notify: notifications?.send,
+      prewarmBudget: redisPullBudget(producer, cfg.queue.prefix, cfg.prewarmPullBudget),
+      prewarmPolicy: cfg.prewarmPolicy,
+    }),
   );
-  worker.on('error', throttledWarn(log, 'worker error'));
-  worker.on('failed', (job, err) => {
-    if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) void gaveUp(job.data, job.attemptsMade, err);
-  });
+  // One BullMQ Worker per queue shard, each with its share of EBB_WORKER_CONCURRENCY (`reconcileWorkerOptions`).
+  const workers = Array.from(
+    { length: cfg.queue.shards },
+    (_, shard) => new Worker<ObjectKey, JobReturn, string>(RECONCILE_QUEUE, processJob, reconcileWorkerOptions(blocking, cfg.queue, shard)),
+  );
+  const workerError = throttledWarn(log, 'worker error');
+  for (const worker of workers) {
+    worker.on('error', workerError);
+    worker.on('failed', (job, err) => {
+      if (job && job.attemptsMade >= (job.opts.attempts ?? 1)) void gaveUp(job.data, job.attemptsMade, err);
+    });
+  }
   const gaveUp = async (key: ObjectKey, attemptsMade: number, err: Error): Promise<void> => {
     const retryInMs = retryAfterGivingUp(err, attemptsMade, cfg.queue.backoff);
     log.error({ key: formatKey(key), err: err.message, ...(retryInMs === undefined ? {} : { retryInMs }) }, 'reconcile gave up');
     if (retryInMs === undefined) return;
-    await setTimer(timers, key, RETRY_AFTER_GIVING_UP, Date.now() + retryInMs).catch((timerErr: unknown) =>
+    await setTimer(forKey(timers, key), key, RETRY_AFTER_GIVING_UP, Date.now() + retryInMs).catch((timerErr: unknown) =>
       log.warn({ key: formatKey(key), err: errorSummary(timerErr) }, 'could not set the retry timer; the next event or resync reconciles'),
     );
   };
@@ -224,24 +230,25 @@ export async function startWorker(
     port: cfg.httpPort,
     registry: metrics.registry,
     healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
-    readyz: () => (worker.isRunning() ? undefined : 'worker not running'),
+    readyz: () => (workers.every((w) => w.isRunning()) ? undefined : 'worker not running'),
   });
-  log.info({ concurrency: cfg.queue.workerConcurrency, port: ops.port }, 'worker started');
+  log.info({ concurrency: cfg.queue.workerConcurrency, shards: cfg.queue.shards, port: ops.port }, 'worker started');
   return {
     httpPort: ops.port,
     stop: async () => {
       const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), cfg.shutdownTimeoutMs).unref());
-      const closed = await Promise.race([worker.close().then(() => 'closed' as const), timeout]);
+      const closing = Promise.all(workers.map((w) => w.close())).then(() => 'closed' as const);
+      const closed = await Promise.race([closing, timeout]);
       if (closed === 'timeout') {
         log.warn({ timeoutMs: cfg.shutdownTimeoutMs }, 'running reconciles did not finish in time; forcing close');
-        await worker.close(true);
+        await Promise.all(workers.map((w) => w.close(true)));
       }
       // No reconcile runs any more: what they left to write (Event series counts) goes now, within a bound.
       const drained = await Promise.race([drain().then(() => 'drained' as const), delay(DRAIN_TIMEOUT_MS)]).catch((err: unknown) => errorSummary(err));
       if (drained !== 'drained') log.warn({ timeoutMs: DRAIN_TIMEOUT_MS, err: drained }, 'Event series counts not all written before exit');
       await ops.close();
       await notifications?.close();
-      await timers.close();
+      await Promise.all(timers.map((t) => t.close()));
       await Promise.all([blocking.quit().catch(() => undefined), producer.quit().catch(() => undefined)]);
       log.info('worker stopped');
     },

@@ -3,9 +3,9 @@ import { sleep } from '../../common/wait.ts';
 import { redisConnection, type RedisClient } from '../../queue/connection.ts';
 import { describeRedis, redisLocationSetting, type RedisTarget } from '../../queue/redis-target.ts';
 import { changeLimit, retryFailed } from '../../queue/operator.ts';
-import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../queue/queues.ts';
+import { createReconcileQueues, createTimersQueues, type ReconcileQueue, type TimersQueue } from '../../queue/queues.ts';
 import type { QueueConfig } from '../../queue/settings.ts';
-import { redisQuarantine } from '../../queue/quarantine.ts';
+import { shardedQuarantine } from '../../queue/quarantine.ts';
 import { readStatus } from '../../queue/status.ts';
 import { parseQueueArgs, QUEUE_USAGE, type QueueArgs } from './args.ts';
 import { formatQuarantined, formatRateLimit, formatRetryFailed, formatStatus, statusJson } from './format.ts';
@@ -13,22 +13,23 @@ import { formatQuarantined, formatRateLimit, formatRetryFailed, formatStatus, st
 interface Handles {
   cfg: QueueConfig;
   client: RedisClient;
-  reconcile: ReconcileQueue;
-  timers: TimersQueue;
+  /** The queues of every shard, indexed by shard. */
+  reconcile: ReconcileQueue[];
+  timers: TimersQueue[];
 }
 
 /** Runs one parsed subcommand against the queues; returns what to print. */
 async function perform(args: Exclude<QueueArgs, { op: 'help' }>, h: Handles): Promise<string> {
   switch (args.op) {
     case 'status': {
-      const status = await readStatus([h.reconcile, h.timers], h.client, h.cfg.prefix, { failedLimit: args.failed });
+      const status = await readStatus([...h.reconcile, ...h.timers], h.client, h.cfg.prefix, { failedLimit: args.failed });
       return args.json ? statusJson(status) : formatStatus(status);
     }
     case 'pause':
-      await h.reconcile.pause();
+      await Promise.all(h.reconcile.map((q) => q.pause()));
       return 'reconcile paused: no reconcile starts until `ebb queue resume`; the watcher still records every event as a job\n';
     case 'resume':
-      await h.reconcile.resume();
+      await Promise.all(h.reconcile.map((q) => q.resume()));
       return 'reconcile resumed\n';
     case 'concurrency':
       await changeLimit(h.reconcile, h.client, h.cfg.prefix, { limit: 'globalConcurrency', value: args.value });
@@ -47,7 +48,7 @@ async function perform(args: Exclude<QueueArgs, { op: 'help' }>, h: Handles): Pr
 }
 
 async function quarantineOp(args: Extract<QueueArgs, { op: 'quarantined' | 'release' }>, h: Handles): Promise<string> {
-  const store = redisQuarantine(h.client, h.cfg.prefix);
+  const store = shardedQuarantine(h.client, h.cfg.prefix, h.cfg.shards);
   if (args.op === 'quarantined') {
     const held = await store.list();
     return args.json ? `${JSON.stringify(Object.fromEntries(held), null, 2)}\n` : formatQuarantined(held);
@@ -88,16 +89,16 @@ export async function queueCommand(argv: string[]): Promise<number> {
   const { loadQueueCliConfig } = await import('./config.ts');
   const cfg = loadQueueCliConfig();
   const client = redisConnection(cfg.redis, { forWorker: false, name: 'ebb-queue-cli', commandTimeoutMs: cfg.redisCommandTimeoutMs });
-  const reconcile = createReconcileQueue(client, cfg);
-  const timers = createTimersQueue(client, cfg);
+  const reconcile = createReconcileQueues(client, cfg);
+  const timers = createTimersQueues(client, cfg);
   // The connection reports its own failures through the commands that fail; nothing to print twice.
-  for (const q of [reconcile, timers]) q.on('error', () => undefined);
+  for (const q of [...reconcile, ...timers]) q.on('error', () => undefined);
   try {
     await reachable(client, cfg.redis);
     process.stdout.write(await perform(args, { cfg, client, reconcile, timers }));
     return 0;
   } finally {
-    await Promise.all([reconcile.close(), timers.close()]).catch(() => undefined);
+    await Promise.all([...reconcile, ...timers].map((q) => q.close())).catch(() => undefined);
     client.disconnect();
   }
 }

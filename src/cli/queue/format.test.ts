@@ -7,6 +7,8 @@ const NOW = 1_800_000_000_000;
 function queue(over: Partial<QueueStatus>): QueueStatus {
   return {
     name: 'reconcile',
+    shard: 0,
+    slot: 4407,
     paused: false,
     counts: { wait: 0, active: 0, delayed: 0, prioritized: 0, 'waiting-children': 0, failed: 0, completed: 0 },
     oldestWaitingAt: undefined,
@@ -99,6 +101,46 @@ describe('formatStatus', () => {
     const parsed = JSON.parse(statusJson(status)) as Status;
     expect(parsed.queues[0]?.counts.failed).toBe(12);
     expect(parsed.overrides).toEqual({ globalConcurrency: 3 });
+  });
+});
+
+describe('formatStatus with queue shards', () => {
+  const counts = (wait: number, delayed: number): QueueStatus['counts'] => ({
+    wait,
+    active: 0,
+    delayed,
+    prioritized: 0,
+    'waiting-children': 0,
+    failed: 0,
+    completed: 0,
+  });
+  const status: Status = {
+    at: NOW,
+    overrides: {},
+    queues: [
+      queue({ shard: 0, slot: 4407, counts: counts(2, 0), workers: 2, globalConcurrency: 4 }),
+      queue({ shard: 1, slot: 11762, counts: counts(5, 1), workers: 2, globalConcurrency: 3, oldestWaitingAt: NOW - 10_000 }),
+      queue({ name: 'timers', shard: 0, slot: 4407, counts: counts(0, 3) }),
+      queue({ name: 'timers', shard: 1, slot: 11762, counts: counts(0, 4) }),
+    ],
+  };
+  const lines = formatStatus(status).split('\n');
+
+  it('prints each queue summed over its shards, then one row per shard with its Cluster slot', () => {
+    expect(lines[0]).toMatch(/^QUEUE\s+SHARD\s+SLOT\s+STATE\s+WAIT\s/);
+    expect(lines[1]).toMatch(/^reconcile\s+all\s+-\s+running\s+7\s+0\s+0\s+1\s+0\s+0\s+2\s+10s ago$/);
+    expect(lines[2]).toMatch(/^reconcile\s+0\s+4407\s+running\s+2\s/);
+    expect(lines[3]).toMatch(/^reconcile\s+1\s+11762\s+running\s+5\s/);
+    expect(lines[4]).toMatch(/^timers\s+all\s+-\s+running\s+0\s+0\s+0\s+7\s/);
+  });
+
+  it('shows the global limit as the sum of the shards and adds totals to the JSON', () => {
+    expect(lines).toContain("global concurrency: 7 (watcher's setting)");
+    const parsed = JSON.parse(statusJson(status)) as { totals: QueueStatus[] };
+    expect(parsed.totals.map((t) => [t.name, t.counts.wait, t.counts.delayed])).toEqual([
+      ['reconcile', 7, 1],
+      ['timers', 0, 7],
+    ]);
   });
 });
 

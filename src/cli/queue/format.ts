@@ -4,7 +4,7 @@ import { formatKey, validateKey, type ObjectKey } from '../../queue/names.ts';
 import type { LimitOverrides, RateLimit } from '../../queue/overrides.ts';
 import type { RetryFailedResult } from '../../queue/operator.ts';
 import type { QuarantineRecord } from '../../queue/quarantine.ts';
-import type { FailedJob, QueueStatus, Status } from '../../queue/status.ts';
+import { totalsByQueue, type FailedJob, type QueueStatus, type Status } from '../../queue/status.ts';
 
 /** Pure: what `ebb queue` prints. */
 
@@ -45,16 +45,33 @@ function columns(rows: string[][]): string[] {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  '));
 }
 
+/** Queues with shards: each queue's total row, then one row per shard with the Redis Cluster slot of its keys. */
 function countsTable(queues: readonly QueueStatus[], at: number): string[] {
-  const head = ['QUEUE', 'STATE', 'WAIT', 'PRIORITIZED', 'ACTIVE', 'DELAYED', 'FAILED', 'COMPLETED', 'WORKERS', 'OLDEST WAITING'];
-  const rows = queues.map((q) => [
+  const sharded = queues.some((q) => q.shard > 0);
+  const rows = sharded ? totalsByQueue(queues).flatMap((t) => [t, ...queues.filter((q) => q.name === t.name)]) : queues;
+  const shardCells = (q: QueueStatus): string[] => (sharded ? [q.shard < 0 ? 'all' : String(q.shard), q.slot < 0 ? '-' : String(q.slot)] : []);
+  const head = [
+    'QUEUE',
+    ...(sharded ? ['SHARD', 'SLOT'] : []),
+    'STATE',
+    'WAIT',
+    'PRIORITIZED',
+    'ACTIVE',
+    'DELAYED',
+    'FAILED',
+    'COMPLETED',
+    'WORKERS',
+    'OLDEST WAITING',
+  ];
+  const cells = rows.map((q) => [
     q.name,
+    ...shardCells(q),
     q.paused ? 'paused' : 'running',
     ...(['wait', 'prioritized', 'active', 'delayed', 'failed', 'completed'] as const).map((s) => String(q.counts[s])),
     String(q.workers),
     q.oldestWaitingAt === undefined ? '-' : `${formatAge(at - q.oldestWaitingAt)} ago`,
   ]);
-  return columns([head, ...rows]);
+  return columns([head, ...cells]);
 }
 
 function limitLines(q: QueueStatus | undefined, overrides: LimitOverrides): string[] {
@@ -76,11 +93,12 @@ function failedLines(q: QueueStatus, at: number): string[] {
   return [`failed ${q.name} jobs (${q.failed.length} of ${q.counts.failed}, newest first):`, ...q.failed.map(line)];
 }
 
-/** The human-readable `ebb queue status`. */
+/** The human-readable `ebb queue status`: limits and failed jobs of each queue are its shards' together. */
 export function formatStatus(status: Status): string {
-  const reconcile = status.queues[0];
+  const totals = totalsByQueue(status.queues);
+  const reconcile = totals[0];
   const lines = [...countsTable(status.queues, status.at), '', ...limitLines(reconcile, status.overrides)];
-  for (const q of status.queues) {
+  for (const q of totals) {
     const failed = failedLines(q, status.at);
     if (failed.length > 0) lines.push('', ...failed);
   }
@@ -88,9 +106,9 @@ export function formatStatus(status: Status): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `ebb queue status --json`: the same facts, machine-readable (times as epoch ms). */
+/** `ebb queue status --json`: the same facts, machine-readable (times as epoch ms), with each queue's shards added up in `totals`. */
 export function statusJson(status: Status): string {
-  return `${JSON.stringify(status, null, 2)}\n`;
+  return `${JSON.stringify({ ...status, totals: totalsByQueue(status.queues) }, null, 2)}\n`;
 }
 
 export function formatRetryFailed(r: RetryFailedResult): string {

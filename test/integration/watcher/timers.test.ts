@@ -5,6 +5,8 @@
  *    once due;
  *  - a timer 60 s ahead never postpones an event: an edit of the same App is reconciled promptly by a
  *    worker, and the timer stays pending with its due time unchanged.
+ * Both unsharded and with three queue shards (the watcher runs one timers Worker per shard; an App's timer
+ * is in its shard and enqueues into that shard's reconcile queue).
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +14,8 @@ import { waitFor } from '../../../src/common/wait.ts';
 import { parseQueueConfig } from '../../../src/queue/settings.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';
 import type { ObjectKey } from '../../../src/queue/names.ts';
-import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../../src/queue/queues.ts';
+import { createReconcileQueues, createTimersQueues, type ReconcileQueue, type TimersQueue } from '../../../src/queue/queues.ts';
+import { forKey, shardOfKey } from '../../../src/queue/shards.ts';
 import { setTimer } from '../../../src/queue/timers.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import {
@@ -28,25 +31,32 @@ import {
   type EbbProcess,
 } from './helpers.ts';
 
-describe('timers', () => {
+function timerOnlyKey(namespace: string, shards: number): ObjectKey {
+  for (let i = 0; ; i++) {
+    const key: ObjectKey = { kind: 'App', namespace, name: `timer-only-${i}` };
+    if (shards === 1 || shardOfKey(key, shards) > 0) return key;
+  }
+}
+
+describe.each([{ shards: 1 }, { shards: 3 }])('timers ($shards shard(s))', ({ shards }) => {
   let ns = '';
   let env: Record<string, string>;
   let conn: Redis;
-  let reconcile: ReconcileQueue;
-  let timers: TimersQueue;
+  let reconciles: ReconcileQueue[] = [];
+  let timerQueues: TimersQueue[] = [];
   let watcher: EbbProcess;
   const procs: EbbProcess[] = [];
 
   beforeAll(async () => {
     const { rest, kubeconfig, redisUrl } = sandbox();
-    ns = await freshNamespace('timers');
+    ns = await freshNamespace(`timers-${shards}`);
     await createApps(rest, ns, ['web']);
     const prefix = uniquePrefix('timers');
-    env = ebbEnv({ kubeconfig, redisUrl, prefix, namespaces: [ns] }, { EBB_RESYNC_PERIOD: '0' });
-    const cfg = parseQueueConfig({ EBB_REDIS_URL: redisUrl, EBB_QUEUE_PREFIX: prefix });
+    env = ebbEnv({ kubeconfig, redisUrl, prefix, namespaces: [ns] }, { EBB_RESYNC_PERIOD: '0', EBB_QUEUE_SHARDS: String(shards) });
+    const cfg = parseQueueConfig({ EBB_REDIS_URL: redisUrl, EBB_QUEUE_PREFIX: prefix, EBB_QUEUE_SHARDS: String(shards) });
     conn = redisConnection(redisUrl, { forWorker: false });
-    reconcile = createReconcileQueue(conn, cfg);
-    timers = createTimersQueue(conn, cfg);
+    reconciles = createReconcileQueues(conn, cfg);
+    timerQueues = createTimersQueues(conn, cfg);
     watcher = spawnEbb('watcher', env);
     procs.push(watcher);
     const port = await watcher.httpPort();
@@ -55,7 +65,7 @@ describe('timers', () => {
 
   afterAll(async () => {
     await Promise.all(procs.map((p) => p.stop()));
-    await Promise.all([reconcile?.close(), timers?.close()]);
+    await Promise.all([...reconciles, ...timerQueues].map((q) => q.close()));
     conn?.disconnect();
     await deleteNamespace(sandbox().rest, ns);
   });
@@ -63,7 +73,10 @@ describe('timers', () => {
   it('fire with zero workers running: a due timer becomes a waiting reconcile job', async () => {
     printLogsOnFailure(procs);
     // A key no watch event ever enqueues, so the job can only come from the timer.
-    const key: ObjectKey = { kind: 'App', namespace: ns, name: 'timer-only' };
+    // With shards, one outside shard 0, so the timer goes through a shard's own timers Worker and queues.
+    const key = timerOnlyKey(ns, shards);
+    const reconcile = forKey(reconciles, key);
+    const timers = forKey(timerQueues, key);
     const dueAt = Date.now() + 1_500;
     expect(await setTimer(timers, key, 'grace', dueAt)).toBe('created');
     expect(await timers.getDelayedCount()).toBe(1);
@@ -92,6 +105,7 @@ describe('timers', () => {
     await waitAllObserved(rest, ns, 1);
 
     const key: ObjectKey = { kind: 'App', namespace: ns, name: 'web' };
+    const timers = forKey(timerQueues, key);
     const dueAt = Date.now() + 60_000;
     expect(await setTimer(timers, key, 'canary-pause', dueAt)).toBe('created');
     const editedAt = Date.now();
@@ -107,6 +121,6 @@ describe('timers', () => {
       pending.map((j) => ({ key: j.data.key, dueAt: j.data.dueAt })),
       'the timer is untouched',
     ).toEqual([{ key, dueAt }]);
-    process.stdout.write(`timers: edit observed ${tookMs} ms after it was written, with a timer pending 60 s ahead\n`);
+    process.stdout.write(`timers (${shards} shard(s)): edit observed ${tookMs} ms after it was written, with a timer pending 60 s ahead\n`);
   });
 });

@@ -3,7 +3,7 @@
  * the user `ebb` with its password from EBB_REDIS_PASSWORD, enqueues, works, sets and fires timers, reads
  * metrics, status and the KEDA backlog, pauses and resumes, and writes limit overrides without one command or
  * key refused (Redis's ACL LOG stays empty). The same user cannot reconfigure, flush or stop Redis, run
- * administrative commands, or touch a key outside the `{ebb}` prefix, directly or from a Lua script; a
+ * administrative commands, or touch a key outside the `{ebb}` prefix and its shards' `{ebb-N}`, directly or from a Lua script; a
  * client without credentials is refused. The server runs the manifest's redis.conf and ACL file; the test
  * adds an `admin` user of its own to read the ACL LOG.
  */
@@ -27,13 +27,22 @@ import { registerQueueMetrics } from '../../../src/queue/metrics.ts';
 import { KEY_PREFIX, RECONCILE_QUEUE, TIMERS_QUEUE, type ObjectKey } from '../../../src/queue/names.ts';
 import { changeLimit, retryFailed } from '../../../src/queue/operator.ts';
 import { readOverrides } from '../../../src/queue/overrides.ts';
-import { createReconcileQueue, createTimersQueue, reconcileWorkerOptions, timersWorkerOptions } from '../../../src/queue/queues.ts';
+import {
+  createReconcileQueue,
+  createReconcileQueues,
+  createTimersQueue,
+  createTimersQueues,
+  reconcileWorkerOptions,
+  timersWorkerOptions,
+} from '../../../src/queue/queues.ts';
+import { forKey } from '../../../src/queue/shards.ts';
+import { shardedBacklog } from '../../../src/queue/backlog.ts';
 import { parseQueueConfig, type QueueConfig } from '../../../src/queue/settings.ts';
 import { readStatus } from '../../../src/queue/status.ts';
 import { processTimer, setTimer, type TimerData } from '../../../src/queue/timers.ts';
 import { namespaceGate } from '../../../src/queue/namespace-gate.ts';
 import { notifyQueue } from '../../../src/queue/notify-queue.ts';
-import { redisQuarantine } from '../../../src/queue/quarantine.ts';
+import { redisQuarantine, shardedQuarantine } from '../../../src/queue/quarantine.ts';
 import { redisPullBudget } from '../../../src/workers/app/prewarm/budget.ts';
 
 const MANIFEST = new URL('../../../deploy/components/redis.yaml', import.meta.url);
@@ -173,6 +182,31 @@ describe('the Redis ACL user of deploy/', () => {
     await notify.add('notify', { text: 'x' }, { jobId: 'notify.x' });
     expect(await notify.getJobCounts('wait')).toEqual({ wait: 1 });
 
+    const denied = ((await admin.call('ACL', 'LOG')) as unknown[][]).map((entry) => JSON.stringify(entry));
+    expect(denied).toEqual([]);
+  });
+
+  it('lets queue shards work too (`{ebb-N}` keys)', async () => {
+    // A prefix of its own (`{ebb-s}`, `{ebb-s-1}`, `{ebb-s-2}`: the pattern of `{ebb-1}`): the worker above still consumes `{ebb}`.
+    const env = { EBB_REDIS_URL: `redis://ebb@127.0.0.1:${port}`, EBB_REDIS_PASSWORD: password, EBB_QUEUE_SHARDS: '3', EBB_QUEUE_PREFIX: '{ebb-s}' };
+    const sharded = parseQueueConfig(env);
+    const client = connect(false);
+    const queues = createReconcileQueues(client, sharded);
+    const timers = createTimersQueues(client, sharded);
+    closables.push(...queues, ...timers);
+    const keys: ObjectKey[] = Array.from({ length: 12 }, (_, i) => ({ kind: 'App', namespace: 'tenant-s', name: `app-${i}` }));
+    for (const key of keys) {
+      await enqueue(forKey(queues, key), key);
+      await setTimer(forKey(timers, key), key, 'grace', Date.now() + 60_000);
+    }
+    const backlog = await shardedBacklog(queues, 5_000);
+    expect(backlog.total).toBe(12);
+    expect(backlog.shards.filter((b) => b.total > 0)).toHaveLength(3);
+    await applyLimitsWithOverrides(queues, client, { ...sharded, globalConcurrency: 6 });
+    expect(await Promise.all(queues.map((q) => q.getGlobalConcurrency()))).toEqual([2, 2, 2]);
+    const quarantine = shardedQuarantine(client, sharded.prefix, 3);
+    await quarantine.hold('App tenant-s/app-1', { since: 'now', unfinished: 5, generation: 1 });
+    expect([...(await quarantine.list()).keys()]).toEqual(['App tenant-s/app-1']);
     const denied = ((await admin.call('ACL', 'LOG')) as unknown[][]).map((entry) => JSON.stringify(entry));
     expect(denied).toEqual([]);
   });

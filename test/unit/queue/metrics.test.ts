@@ -29,16 +29,16 @@ describe('queue metrics', () => {
     await setTimer(timers, app('a'), 'grace', Date.now() + 60_000);
 
     const text = await registry.metrics();
-    expect(text).toContain('ebb_queue_jobs{queue="reconcile",state="wait"} 2');
-    expect(text).toContain('ebb_queue_jobs{queue="reconcile",state="prioritized"} 1');
-    expect(text).toContain('ebb_queue_jobs{queue="reconcile",state="active"} 0');
-    expect(text).toContain('ebb_queue_jobs{queue="timers",state="delayed"} 1');
-    expect(text).toContain('ebb_queue_jobs{queue="timers",state="waiting-children"} 0');
-    expect(text).toContain('ebb_queue_up{queue="reconcile"} 1');
+    expect(text).toContain('ebb_queue_jobs{queue="reconcile",shard="0",state="wait"} 2');
+    expect(text).toContain('ebb_queue_jobs{queue="reconcile",shard="0",state="prioritized"} 1');
+    expect(text).toContain('ebb_queue_jobs{queue="reconcile",shard="0",state="active"} 0');
+    expect(text).toContain('ebb_queue_jobs{queue="timers",shard="0",state="delayed"} 1');
+    expect(text).toContain('ebb_queue_jobs{queue="timers",shard="0",state="waiting-children"} 0');
+    expect(text).toContain('ebb_queue_up{queue="reconcile",shard="0"} 1');
 
     // A scrape reads live counts: no polling in between.
     await enqueue(reconcile, app('d'));
-    expect(await registry.metrics()).toContain('ebb_queue_jobs{queue="reconcile",state="wait"} 3');
+    expect(await registry.metrics()).toContain('ebb_queue_jobs{queue="reconcile",shard="0",state="wait"} 3');
   });
 
   it('report a queue as down, promptly, when Redis cannot be reached', async () => {
@@ -53,7 +53,7 @@ describe('queue metrics', () => {
       const t0 = Date.now();
       const text = await registry.metrics();
       expect(Date.now() - t0).toBeLessThan(2_000);
-      expect(text).toContain('ebb_queue_up{queue="reconcile"} 0');
+      expect(text).toContain('ebb_queue_up{queue="reconcile",shard="0"} 0');
       expect(text).not.toContain('ebb_queue_jobs{');
     } finally {
       await queue.close().catch(() => undefined);

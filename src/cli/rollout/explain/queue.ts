@@ -9,6 +9,7 @@ import { errorMessage } from '../../../common/errors.ts';
 import { sleep } from '../../../common/wait.ts';
 import { redisConnection, type RedisClient } from '../../../queue/connection.ts';
 import { dedupId } from '../../../queue/names.ts';
+import { shardOf } from '../../../queue/shards.ts';
 import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../../queue/queues.ts';
 import { describeRedis, redisLocationSetting } from '../../../queue/redis-target.ts';
 import type { LastReconcile, QueueFacts } from './model.ts';
@@ -86,11 +87,13 @@ export async function readQueueFacts(namespace: string, name: string, deadlineMs
     return { note: `the queues were not read (${errorMessage(err)}): no last reconcile or timers shown` };
   }
   const client = redisConnection(cfg.redis, { forWorker: false, name: 'ebb-rollout-explain' });
-  const reconcile = createReconcileQueue(client, cfg);
-  const timers = createTimersQueue(client, cfg);
+  const id = dedupId({ kind: 'App', namespace, name });
+  // The App's jobs and timers all live in its shard.
+  const shard = shardOf(id, cfg.shards);
+  const reconcile = createReconcileQueue(client, cfg, shard);
+  const timers = createTimersQueue(client, cfg, shard);
   for (const q of [reconcile, timers]) q.on('error', () => undefined);
   const ac = new AbortController();
-  const id = dedupId({ kind: 'App', namespace, name });
   const where = `Redis at ${describeRedis(cfg.redis)} (${redisLocationSetting(cfg.redis)})`;
   try {
     const read = (async (): Promise<QueueFacts> => {
