@@ -1,9 +1,8 @@
 /**
  * Cluster mode against real servers (three primaries joined with `redis-cli --cluster create`): ebb's queue
  * code (enqueue, a worker, timers) runs through an ioredis Cluster; the `{hash tag}` of the prefix keeps every
- * key of a queue in one slot, so BullMQ's multi-key scripts work. A Cluster failover is not in the suite
- * yet: after a primary fails over to its replica, the timers Worker stopped taking jobs in about half the tries
- * (docs/decisions.md, "Redis connection modes").
+ * key of a queue in one slot, so BullMQ's multi-key scripts work. The failover of a primary to its replica is
+ * cluster-failover.test.ts.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

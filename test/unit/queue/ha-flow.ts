@@ -6,7 +6,7 @@
  * `onRedisRestored` does, so anything Redis lost (jobs, timers) is derived again.
  */
 import { Worker } from 'bullmq';
-import { sleep } from '../../../src/common/wait.ts';
+import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { redisConnection, type RedisClient } from '../../../src/queue/connection.ts';
 import { enqueue } from '../../../src/queue/enqueue.ts';
 import { formatKey, RECONCILE_QUEUE, TIMERS_QUEUE, type ObjectKey } from '../../../src/queue/names.ts';
@@ -24,6 +24,8 @@ export interface Flow {
   restored(): number;
   /** Enqueues like the watcher's sink: retried until Redis takes it. */
   add(key: ObjectKey, signal: AbortSignal): Promise<void>;
+  /** What the queues hold and what the workers are doing, for the message of a failed wait. */
+  describe(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,14 @@ export function startFlow(cfg: QueueConfig, graceMs: number): Flow {
   const producer = redisConnection(cfg.redis, { forWorker: false, name: 'ha-producer', onRestored: () => onRestored() });
   const workerConn = redisConnection(cfg.redis, { forWorker: true, name: 'ha-worker' });
   const timersConn = redisConnection(cfg.redis, { forWorker: true, name: 'ha-timers' });
+  const trace: string[] = [];
+  for (const [n, c] of [
+    ['producer', producer],
+    ['worker', workerConn],
+    ['timers', timersConn],
+  ] as const) {
+    for (const ev of ['connecting', 'ready', 'close', 'reconnecting', 'end']) c.on(ev, () => trace.push(`${Date.now() % 100000} ${n} ${ev}`));
+  }
   const queue = createReconcileQueue(producer, cfg);
   const timers = createTimersQueue(producer, cfg);
   for (const q of [queue, timers]) q.on('error', () => undefined);
@@ -85,6 +95,28 @@ export function startFlow(cfg: QueueConfig, graceMs: number): Flow {
         }
       }
     },
+    describe: async () => {
+      const counts = async (q: typeof queue | typeof timers): Promise<string> =>
+        JSON.stringify(await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed').catch((e: Error) => e.message));
+      const w = (x: Worker): string => {
+        const i = x as unknown as Record<string, unknown>;
+        const b = (i['backend'] as { blockingConnection?: { _client?: { status?: string } } } | undefined)?.blockingConnection?._client?.status;
+        return JSON.stringify({
+          running: x.isRunning(),
+          waiting: i['waiting'] !== null,
+          drained: i['drained'],
+          blockUntil: i['blockUntil'],
+          limitUntil: i['limitUntil'],
+          blocking: b,
+        });
+      };
+      return `reconcile ${await counts(queue)} timers ${await counts(timers)}; worker ${w(worker)}; timersWorker ${w(timersWorker)}; restored ${restored}; status ${producer.status}/${workerConn.status}/${timersConn.status}; trace ${trace.join(', ')}; unsettled ${[
+        ...known.keys(),
+      ]
+        .filter((k) => !settled.has(k))
+        .slice(0, 5)
+        .join(' ')}`;
+    },
     close: async () => {
       await Promise.all([worker.close(true), timersWorker.close(true)]).catch(() => undefined);
       await Promise.all([queue.close(), timers.close()]).catch(() => undefined);
@@ -94,3 +126,25 @@ export function startFlow(cfg: QueueConfig, graceMs: number): Flow {
 }
 
 export const app = (i: number): ObjectKey => ({ kind: 'App', namespace: 'ha', name: `app-${i}` });
+
+/** Waits until `count` objects settled; on timeout the error says what the queues and workers were doing. */
+export async function waitSettled(f: Flow, count: number, timeoutMs: number): Promise<void> {
+  try {
+    await waitFor(() => (f.settled.size === count ? true : undefined), { timeoutMs, intervalMs: 200, what: `all ${count} objects settled` });
+  } catch (err) {
+    throw new Error(`${(err as Error).message} (${f.settled.size} so far): ${await f.describe()}`);
+  }
+}
+
+/** `work`, or after `timeoutMs` an error that says what the queues and workers were doing. */
+export async function within<T>(f: Flow, work: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => void f.describe().then((d) => reject(new Error(`${what}: not done after ${timeoutMs} ms: ${d}`))), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
