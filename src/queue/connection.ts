@@ -120,6 +120,12 @@ export function clusterOptions(target: Extract<RedisTarget, { mode: 'cluster' }>
     // BullMQ reads maxRetriesPerRequest of a Cluster from here.
     redisOptions: { username: target.auth.username, password: target.auth.password, ...(tls ? { tls } : {}), ...commonOptions(opts) },
     enableOfflineQueue: true,
+    // No CLUSTER INFO check before 'ready'. When that check fails (cluster_state:fail while a lost primary's
+    // replica is not yet promoted), ioredis reconnects by itself but never settles the promise of the
+    // connect() call that started it. BullMQ awaits exactly that promise when it resets a Worker's blocking
+    // connection, so the Worker waited forever. Commands sent while the Cluster is down are retried instead
+    // (retryDelayOnClusterDown below).
+    enableReadyCheck: false,
     // Keeps asking the seed nodes while the whole Cluster is unreachable; never gives up.
     clusterRetryStrategy: (times: number) => backoffMs(times, RECONNECT_BASE_MS, RECONNECT_CAP_MS),
     // A primary lost and its replica promoted: retry the command once the slots moved (CLUSTERDOWN meanwhile).

@@ -5,7 +5,7 @@
  * failover, a Cluster node lost), every known object is enqueued again in the background, as the watcher's
  * `onRedisRestored` does, so anything Redis lost (jobs, timers) is derived again.
  */
-import { Worker } from 'bullmq';
+import { Worker, type Queue } from 'bullmq';
 import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { redisConnection, type RedisClient } from '../../../src/queue/connection.ts';
 import { enqueue } from '../../../src/queue/enqueue.ts';
@@ -39,13 +39,11 @@ export function startFlow(cfg: QueueConfig, graceMs: number): Flow {
   const producer = redisConnection(cfg.redis, { forWorker: false, name: 'ha-producer', onRestored: () => onRestored() });
   const workerConn = redisConnection(cfg.redis, { forWorker: true, name: 'ha-worker' });
   const timersConn = redisConnection(cfg.redis, { forWorker: true, name: 'ha-timers' });
+  // Status changes of the three connections (ms), for the message of a failed wait.
   const trace: string[] = [];
-  for (const [n, c] of [
-    ['producer', producer],
-    ['worker', workerConn],
-    ['timers', timersConn],
-  ] as const) {
-    for (const ev of ['connecting', 'ready', 'close', 'reconnecting', 'end']) c.on(ev, () => trace.push(`${Date.now() % 100000} ${n} ${ev}`));
+  const started = Date.now();
+  for (const [name, c] of Object.entries({ producer, worker: workerConn, timers: timersConn })) {
+    for (const ev of ['connecting', 'ready', 'close', 'reconnecting', 'end']) c.on(ev, () => trace.push(`${Date.now() - started} ${name} ${ev}`));
   }
   const queue = createReconcileQueue(producer, cfg);
   const timers = createTimersQueue(producer, cfg);
@@ -96,26 +94,13 @@ export function startFlow(cfg: QueueConfig, graceMs: number): Flow {
       }
     },
     describe: async () => {
-      const counts = async (q: typeof queue | typeof timers): Promise<string> =>
-        JSON.stringify(await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed').catch((e: Error) => e.message));
-      const w = (x: Worker): string => {
-        const i = x as unknown as Record<string, unknown>;
-        const b = (i['backend'] as { blockingConnection?: { _client?: { status?: string } } } | undefined)?.blockingConnection?._client?.status;
-        return JSON.stringify({
-          running: x.isRunning(),
-          waiting: i['waiting'] !== null,
-          drained: i['drained'],
-          blockUntil: i['blockUntil'],
-          limitUntil: i['limitUntil'],
-          blocking: b,
-        });
-      };
-      return `reconcile ${await counts(queue)} timers ${await counts(timers)}; worker ${w(worker)}; timersWorker ${w(timersWorker)}; restored ${restored}; status ${producer.status}/${workerConn.status}/${timersConn.status}; trace ${trace.join(', ')}; unsettled ${[
-        ...known.keys(),
-      ]
-        .filter((k) => !settled.has(k))
-        .slice(0, 5)
-        .join(' ')}`;
+      const unsettled = [...known.keys()].filter((k) => !settled.has(k));
+      return [
+        `reconcile ${await jobCounts(queue)}, timers ${await jobCounts(timers)}`,
+        `reconcile worker ${workerState(worker)}, timers worker ${workerState(timersWorker)}`,
+        `restored ${restored}; connections ${producer.status}/${workerConn.status}/${timersConn.status}: ${trace.join(', ')}`,
+        `unsettled ${unsettled.slice(0, 5).join(' ')}`,
+      ].join('; ');
     },
     close: async () => {
       await Promise.all([worker.close(true), timersWorker.close(true)]).catch(() => undefined);
@@ -123,6 +108,17 @@ export function startFlow(cfg: QueueConfig, graceMs: number): Flow {
       for (const c of [producer, workerConn, timersConn]) c.disconnect();
     },
   };
+}
+
+async function jobCounts(q: Queue): Promise<string> {
+  return JSON.stringify(await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed').catch((e: Error) => e.message));
+}
+
+/** A Worker's fetch loop as BullMQ keeps it (internal fields, read for diagnosis only) and its blocking connection. */
+function workerState(w: Worker): string {
+  const i = w as unknown as { waiting: unknown; drained: unknown; blockUntil: unknown; backend?: { blockingConnection?: { _client?: { status?: string } } } };
+  const blocking = i.backend?.blockingConnection?._client?.status;
+  return JSON.stringify({ running: w.isRunning(), waiting: i.waiting !== null, drained: i.drained, blockUntil: i.blockUntil, blocking });
 }
 
 export const app = (i: number): ObjectKey => ({ kind: 'App', namespace: 'ha', name: `app-${i}` });
