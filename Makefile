@@ -78,8 +78,9 @@ test-unit: deps debs ## Unit tests only (some start their own redis-server and r
 test-runtime: deps debs ## CRI client against a real containerd and registry (Debian packages; Go for the proto check).
 	npm run test:runtime
 
-test-failover: deps debs ## The Sentinel failover test (a primary killed mid-stream; not in `make test` while it is flaky under load).
-	EBB_FAILOVER=1 npx vitest run --project unit test/unit/queue/sentinel-failover.test.ts
+test-failover: tools ## The Redis failover tests alone (Sentinel and Cluster: a primary killed mid-stream, and mid-rollout on a sandbox; all also in `make test`).
+	npx vitest run --project unit test/unit/queue/sentinel-failover.test.ts test/unit/queue/sentinel-reconnect.test.ts test/unit/queue/cluster-failover.test.ts test/unit/queue/cluster.test.ts
+	npx vitest run --project integration test/integration/app/failover-rollout.test.ts
 
 test-realnode: tools ## Real-node tests: a real kubelet, containerd and runc beside the sandbox (root; see README, Real nodes).
 	npx vitest run --project realnode

@@ -1,4 +1,4 @@
-import { configDefaults, defineConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
@@ -7,9 +7,6 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'harness/**/*.test.ts', 'test/unit/**/*.test.ts'],
-          // The Sentinel failover test runs in its own lane (`make test-failover`): it fails about one run in three
-          // on a loaded machine (BullMQ workers that stop taking jobs after the primary is killed; open, README "Redis").
-          exclude: [...configDefaults.exclude, ...(process.env['EBB_FAILOVER'] === '1' ? [] : ['test/unit/queue/sentinel-failover.test.ts'])],
         },
       },
       {

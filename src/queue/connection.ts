@@ -120,6 +120,12 @@ export function clusterOptions(target: Extract<RedisTarget, { mode: 'cluster' }>
     // BullMQ reads maxRetriesPerRequest of a Cluster from here.
     redisOptions: { username: target.auth.username, password: target.auth.password, ...(tls ? { tls } : {}), ...commonOptions(opts) },
     enableOfflineQueue: true,
+    // No CLUSTER INFO check before 'ready'. When that check fails (cluster_state:fail while a lost primary's
+    // replica is not yet promoted), ioredis reconnects by itself but never settles the promise of the
+    // connect() call that started it. BullMQ awaits exactly that promise when it resets a Worker's blocking
+    // connection, so the Worker waited forever. Commands sent while the Cluster is down are retried instead
+    // (retryDelayOnClusterDown below).
+    enableReadyCheck: false,
     // Keeps asking the seed nodes while the whole Cluster is unreachable; never gives up.
     clusterRetryStrategy: (times: number) => backoffMs(times, RECONNECT_BASE_MS, RECONNECT_CAP_MS),
     // A primary lost and its replica promoted: retry the command once the slots moved (CLUSTERDOWN meanwhile).
@@ -144,11 +150,14 @@ export function redisConnection(target: string | RedisTarget, opts: RedisConnect
       clusterOptions(target, opts),
     );
     watch(cluster, describeRedis(target), opts);
+    reviveUnexpectedEnd(cluster, describeRedis(target), opts);
     watchClusterNodes(cluster, opts);
     return cluster;
   }
   const client = new Redis(redisOptions(target, opts));
-  watch(client, typeof target === 'string' ? redactRedisUrl(target) : describeRedis(target), opts);
+  const described = typeof target === 'string' ? redactRedisUrl(target) : describeRedis(target);
+  watch(client, described, opts);
+  reviveUnexpectedEnd(client, described, opts);
   return client;
 }
 
@@ -179,6 +188,48 @@ function watch(client: RedisClient, target: string, opts: RedisConnectionOptions
     failing = false;
     errors.reset();
     opts.log?.info({ redis: target, connection: opts.name }, 'redis connection restored');
+  });
+}
+
+/** The two ways an owner closes a client; `disconnect(true)` is a reconnect, not a close. */
+interface Closable {
+  quit(...args: unknown[]): unknown;
+  disconnect(reconnect?: boolean): unknown;
+}
+
+/**
+ * Connects again a client that ended (status 'end') without its owner closing it. ioredis ends a client for
+ * good, every later command failing with "Connection is closed.", when its connector abandons a connection
+ * attempt that was under way: in Sentinel mode the failover detector of the connection that was lost does
+ * that when the sentinels announce the new primary while the client is still asking a sentinel where the
+ * primary is. The client never comes back by itself, and a BullMQ Worker whose connection it is stops taking
+ * jobs. Nothing closes a client but `quit()` and `disconnect()`, so an end that neither preceded is logged and
+ * repaired: the client connects again after the usual reconnect backoff (and reports itself restored).
+ */
+function reviveUnexpectedEnd(client: RedisClient, target: string, opts: RedisConnectionOptions): void {
+  let closedByOwner = false;
+  let revivals = 0;
+  const c = client as unknown as Closable;
+  const quit = c.quit.bind(client);
+  const disconnect = c.disconnect.bind(client);
+  c.quit = (...args: unknown[]) => {
+    closedByOwner = true;
+    return quit(...args);
+  };
+  c.disconnect = (reconnect = false) => {
+    if (!reconnect) closedByOwner = true;
+    return disconnect(reconnect);
+  };
+  client.on('ready', () => {
+    revivals = 0;
+  });
+  client.on('end', () => {
+    if (closedByOwner) return;
+    const delayMs = backoffMs(++revivals, RECONNECT_BASE_MS, RECONNECT_CAP_MS);
+    opts.log?.warn({ redis: target, connection: opts.name, delayMs }, 'redis connection ended without being closed; connecting again');
+    setTimeout(() => {
+      if (!closedByOwner && client.status === 'end') client.connect().catch(() => undefined);
+    }, delayMs);
   });
 }
 

@@ -5,8 +5,8 @@
  * failover, a Cluster node lost), every known object is enqueued again in the background, as the watcher's
  * `onRedisRestored` does, so anything Redis lost (jobs, timers) is derived again.
  */
-import { Worker } from 'bullmq';
-import { sleep } from '../../../src/common/wait.ts';
+import { Worker, type Queue } from 'bullmq';
+import { sleep, waitFor } from '../../../src/common/wait.ts';
 import { redisConnection, type RedisClient } from '../../../src/queue/connection.ts';
 import { enqueue } from '../../../src/queue/enqueue.ts';
 import { formatKey, RECONCILE_QUEUE, TIMERS_QUEUE, type ObjectKey } from '../../../src/queue/names.ts';
@@ -24,6 +24,8 @@ export interface Flow {
   restored(): number;
   /** Enqueues like the watcher's sink: retried until Redis takes it. */
   add(key: ObjectKey, signal: AbortSignal): Promise<void>;
+  /** What the queues hold and what the workers are doing, for the message of a failed wait. */
+  describe(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,12 @@ export function startFlow(cfg: QueueConfig, graceMs: number): Flow {
   const producer = redisConnection(cfg.redis, { forWorker: false, name: 'ha-producer', onRestored: () => onRestored() });
   const workerConn = redisConnection(cfg.redis, { forWorker: true, name: 'ha-worker' });
   const timersConn = redisConnection(cfg.redis, { forWorker: true, name: 'ha-timers' });
+  // Status changes of the three connections (ms), for the message of a failed wait.
+  const trace: string[] = [];
+  const started = Date.now();
+  for (const [name, c] of Object.entries({ producer, worker: workerConn, timers: timersConn })) {
+    for (const ev of ['connecting', 'ready', 'close', 'reconnecting', 'end']) c.on(ev, () => trace.push(`${Date.now() - started} ${name} ${ev}`));
+  }
   const queue = createReconcileQueue(producer, cfg);
   const timers = createTimersQueue(producer, cfg);
   for (const q of [queue, timers]) q.on('error', () => undefined);
@@ -85,6 +93,15 @@ export function startFlow(cfg: QueueConfig, graceMs: number): Flow {
         }
       }
     },
+    describe: async () => {
+      const unsettled = [...known.keys()].filter((k) => !settled.has(k));
+      return [
+        `reconcile ${await jobCounts(queue)}, timers ${await jobCounts(timers)}`,
+        `reconcile worker ${workerState(worker)}, timers worker ${workerState(timersWorker)}`,
+        `restored ${restored}; connections ${producer.status}/${workerConn.status}/${timersConn.status}: ${trace.join(', ')}`,
+        `unsettled ${unsettled.slice(0, 5).join(' ')}`,
+      ].join('; ');
+    },
     close: async () => {
       await Promise.all([worker.close(true), timersWorker.close(true)]).catch(() => undefined);
       await Promise.all([queue.close(), timers.close()]).catch(() => undefined);
@@ -93,4 +110,37 @@ export function startFlow(cfg: QueueConfig, graceMs: number): Flow {
   };
 }
 
+async function jobCounts(q: Queue): Promise<string> {
+  return JSON.stringify(await q.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'completed', 'failed').catch((e: Error) => e.message));
+}
+
+/** A Worker's fetch loop as BullMQ keeps it (internal fields, read for diagnosis only) and its blocking connection. */
+function workerState(w: Worker): string {
+  const i = w as unknown as { waiting: unknown; drained: unknown; blockUntil: unknown; backend?: { blockingConnection?: { _client?: { status?: string } } } };
+  const blocking = i.backend?.blockingConnection?._client?.status;
+  return JSON.stringify({ running: w.isRunning(), waiting: i.waiting !== null, drained: i.drained, blockUntil: i.blockUntil, blocking });
+}
+
 export const app = (i: number): ObjectKey => ({ kind: 'App', namespace: 'ha', name: `app-${i}` });
+
+/** Waits until `count` objects settled; on timeout the error says what the queues and workers were doing. */
+export async function waitSettled(f: Flow, count: number, timeoutMs: number): Promise<void> {
+  try {
+    await waitFor(() => (f.settled.size === count ? true : undefined), { timeoutMs, intervalMs: 200, what: `all ${count} objects settled` });
+  } catch (err) {
+    throw new Error(`${(err as Error).message} (${f.settled.size} so far): ${await f.describe()}`);
+  }
+}
+
+/** `work`, or after `timeoutMs` an error that says what the queues and workers were doing. */
+export async function within<T>(f: Flow, work: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => void f.describe().then((d) => reject(new Error(`${what}: not done after ${timeoutMs} ms: ${d}`))), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

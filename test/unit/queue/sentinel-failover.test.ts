@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSentinelSet, type SentinelSet } from '../../../harness/sandbox/redis-ha.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { parseQueueConfig } from '../../../src/queue/settings.ts';
-import { app, startFlow, type Flow } from './ha-flow.ts';
+import { app, startFlow, waitSettled, within, type Flow } from './ha-flow.ts';
 
 const OBJECTS = 40;
 
@@ -65,12 +65,8 @@ describe('Sentinel mode', () => {
       intervalMs: 200,
       what: 'the sentinels to promote the replica',
     });
-    await adding;
-    await waitFor(() => (f.settled.size === OBJECTS ? true : undefined), {
-      timeoutMs: 90_000,
-      intervalMs: 200,
-      what: `all ${OBJECTS} objects settled (${f.settled.size} so far)`,
-    });
+    await within(f, adding, 60_000, 'enqueueing every object');
+    await waitSettled(f, OBJECTS, 90_000);
     expect(f.restored()).toBeGreaterThanOrEqual(1);
     expect(f.overlaps()).toBe(0);
     // The producer now talks to the promoted replica.
