@@ -64,7 +64,8 @@ interface Auth {
 
 /**
  * A thin JSON client over the apiserver REST API. It reuses one connection pool, sets content types
- * explicitly, and turns every non-2xx answer into a typed KubeError.
+ * explicitly, and turns every non-2xx answer into a typed KubeError. A client built with `protobuf` reads in
+ * protobuf where the caller passes a decoder (the worker's pod reads); every write is JSON.
  */
 export class KubeRest {
   readonly server: string;
