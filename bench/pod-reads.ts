@@ -1,0 +1,135 @@
+/**
+ * The worker's pod read in JSON and in protobuf, A/B on one sandbox: G groups of 3 running pods (an App's pods,
+ * as the simulated kubelets write their status), then rounds in which each encoding LISTs every group by its
+ * label selector through the worker's own pod store, the two encodings alternating which goes first. Prints,
+ * per encoding, kube-apiserver CPU-ms and this process's CPU-ms per LIST (the worker's decode), the bytes of
+ * one LIST answer, and the wall time of a round.
+ *
+ *   node bench/pod-reads.ts [--groups 100] [--rounds 6] [--parallel 8] [--nodes 4]
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fetch } from 'undici';
+import { startSandbox } from '../harness/sandbox/sandbox.ts';
+import { createLogger } from '../src/common/log.ts';
+import { waitFor } from '../src/common/wait.ts';
+import { core, resourcePath } from '../src/kube/paths.ts';
+import { ACCEPT_PROTOBUF } from '../src/kube/protobuf/envelope.ts';
+import { KubeRest, loadKubeConfig } from '../src/kube/rest.ts';
+import type { Pod } from '../src/kube/types.ts';
+import { restAppClient } from '../src/workers/app/rest-client.ts';
+import { cpuSeconds, createNamespace, inParallel } from './watcher-lib.ts';
+
+const { values: opt } = parseArgs({
+  options: {
+    groups: { type: 'string', default: '100' },
+    rounds: { type: 'string', default: '6' },
+    parallel: { type: 'string', default: '8' },
+    nodes: { type: 'string', default: '4' },
+  },
+});
+const GROUPS = Number(opt.groups);
+const ROUNDS = Number(opt.rounds);
+const PARALLEL = Number(opt.parallel);
+const NS = 'reads';
+
+const podOf = (group: number, i: number): Pod => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: {
+    name: `g${group}-${i}`,
+    labels: { 'ebb.dev/app': `g${group}`, 'ebb.dev/revision': `g${group}-6f7d9c8b5`, 'apps.kubernetes.io/pod-index': String(i) },
+  },
+  spec: {
+    hostname: `g${group}-${i}`,
+    subdomain: `g${group}`,
+    readinessGates: [{ conditionType: 'ebb.dev/InPlaceUpdateReady' }],
+    containers: [
+      {
+        name: 'app',
+        image: 'registry.example/app:1',
+        resources: { requests: { cpu: '10m', memory: '16Mi' } },
+        readinessProbe: { tcpSocket: { port: 8080 }, periodSeconds: 5 },
+        env: [{ name: 'MODE', value: 'bench' }],
+        ports: [{ containerPort: 8080, name: 'http' }],
+      },
+    ],
+  },
+});
+
+const load = (): string =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+const log = (msg: string): void => void process.stdout.write(`[${new Date().toISOString()}] ${msg}\n`);
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'ebb-reads-'));
+  const sb = await startSandbox({ dir, nodes: Number(opt.nodes), log: createLogger('bench', 'warn') });
+  try {
+    const apiserver = sb.controlPlane.children.find((c) => c.name === 'kube-apiserver')?.pid;
+    if (apiserver === undefined) throw new Error('no kube-apiserver pid');
+    const config = loadKubeConfig(sb.kubeconfig);
+    const json = new KubeRest(config);
+    const proto = new KubeRest(config, { protobuf: true });
+    await createNamespace(json, NS);
+    await waitFor(() => json.get(core('serviceaccounts', NS, 'default')), { timeoutMs: 60_000, what: 'default ServiceAccount' });
+    const pods = Array.from({ length: GROUPS }, (_, g) => [0, 1, 2].map((i) => podOf(g, i))).flat();
+    await inParallel(pods, 16, (p) => json.create(core('pods', NS), p));
+    await waitFor(
+      async () => {
+        const { items } = await json.list<Pod>(core('pods', NS));
+        const ready = items.filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
+        return ready === pods.length ? true : undefined;
+      },
+      { timeoutMs: 300_000, what: `${pods.length} pods Ready`, intervalMs: 2_000 },
+    );
+    log(`${pods.length} pods Ready; load ${load()}`);
+
+    const { headers, dispatcher } = await json.credentials();
+    const url = json.url(resourcePath(core('pods', NS)), { labelSelector: 'ebb.dev/app=g0' });
+    const size = async (accept: string): Promise<number> =>
+      (await (await fetch(url, { headers: { ...headers, accept }, dispatcher })).arrayBuffer()).byteLength;
+    log(`one LIST of 3 pods: JSON ${await size('application/json')} bytes, protobuf ${await size(ACCEPT_PROTOBUF)} bytes`);
+
+    const signal = AbortSignal.timeout(3_600_000);
+    const clients = { json: restAppClient(json, signal), protobuf: restAppClient(proto, signal) };
+    const totals = { json: { api: 0, self: 0, ms: 0, lists: 0 }, protobuf: { api: 0, self: 0, ms: 0, lists: 0 } };
+    for (let r = 0; r < ROUNDS; r++) {
+      const order = r % 2 === 0 ? (['json', 'protobuf'] as const) : (['protobuf', 'json'] as const);
+      for (const enc of order) {
+        const [api0, self0, t0] = [await cpuSeconds(apiserver), process.cpuUsage(), Date.now()];
+        await inParallel(
+          Array.from({ length: GROUPS }, (_, g) => g),
+          PARALLEL,
+          async (g) => {
+            const got = await clients[enc].pods.list(NS, `ebb.dev/app=g${g}`);
+            if (got.length !== 3) throw new Error(`group ${g}: ${got.length} pods`);
+          },
+        );
+        const self = process.cpuUsage(self0);
+        const t = totals[enc];
+        t.api += (await cpuSeconds(apiserver)) - api0;
+        t.self += (self.user + self.system) / 1e6;
+        t.ms += Date.now() - t0;
+        t.lists += GROUPS;
+      }
+      log(`round ${r + 1}/${ROUNDS} done; load ${load()}`);
+    }
+    process.stdout.write(
+      '\n| encoding | LISTs | kube-apiserver CPU-ms per LIST | client CPU-ms per LIST | wall ms per round |\n| --- | --- | --- | --- | --- |\n',
+    );
+    for (const [enc, t] of Object.entries(totals)) {
+      process.stdout.write(
+        `| ${enc} | ${t.lists} | ${((t.api * 1000) / t.lists).toFixed(3)} | ${((t.self * 1000) / t.lists).toFixed(3)} | ${(t.ms / ROUNDS).toFixed(0)} |\n`,
+      );
+    }
+  } finally {
+    await sb.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
