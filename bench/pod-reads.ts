@@ -81,12 +81,13 @@ async function main(): Promise<void> {
     await waitFor(
       async () => {
         const { items } = await json.list<Pod>(core('pods', NS));
-        const ready = items.filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
+        // The readiness gate (no one sets it here) keeps Ready False: containers ready is as far as they go.
+        const ready = items.filter((p) => p.status?.conditions?.some((c) => c.type === 'ContainersReady' && c.status === 'True')).length;
         return ready === pods.length ? true : undefined;
       },
-      { timeoutMs: 300_000, what: `${pods.length} pods Ready`, intervalMs: 2_000 },
+      { timeoutMs: 300_000, what: `${pods.length} pods with containers ready`, intervalMs: 2_000 },
     );
-    log(`${pods.length} pods Ready; load ${load()}`);
+    log(`${pods.length} pods with containers ready; load ${load()}`);
 
     const { headers, dispatcher } = await json.credentials();
     const url = json.url(resourcePath(core('pods', NS)), { labelSelector: 'ebb.dev/app=g0' });
