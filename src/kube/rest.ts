@@ -151,7 +151,8 @@ export class KubeRest {
     let body: string | Uint8Array;
     try {
       res = await fetch(url, { method, headers: requestHeaders(headers, { ...opts, accept }), dispatcher, body: serialize(opts.body), signal });
-      body = isProtobuf(res.headers.get('content-type')) ? new Uint8Array(await res.arrayBuffer()) : await res.text();
+      // A Buffer (not a plain Uint8Array): the protobuf reader then decodes strings natively and slices bytes without copying.
+      body = isProtobuf(res.headers.get('content-type')) ? Buffer.from(await res.arrayBuffer()) : await res.text();
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       throw unavailable(what, deadline.aborted ? new Error(`no answer within ${this.requestTimeoutMs} ms`) : err);

@@ -65,10 +65,21 @@ function toNumber(v: unknown): number {
   return Number(v);
 }
 
+/** Recent times printed (a list repeats the same few: creation, conditions, container starts); cleared when full. */
+const printed = new Map<number, string>();
+const PRINTED_MAX = 4096;
+
 /** metav1.Time as the apiserver prints it: `2026-01-02T03:04:05Z`, null when zero. */
 export function timeString(msg: Message): string | null {
   if (!has(msg, 'seconds')) return null;
-  return new Date(toNumber(msg['seconds']) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const seconds = toNumber(msg['seconds']);
+  let text = printed.get(seconds);
+  if (text === undefined) {
+    text = new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    if (printed.size >= PRINTED_MAX) printed.clear();
+    printed.set(seconds, text);
+  }
+  return text;
 }
 
 const quantityString = (msg: Message): string => (typeof msg['string'] === 'string' ? msg['string'] : '0');
