@@ -3,7 +3,7 @@ import { sleep } from '../common/wait.ts';
 import { isKubeError, kubeErrorFromStatus, parseRetryAfter, unavailable, type KubeError } from './errors.ts';
 import { kubeDispatcher, type KubeConfig } from './kubeconfig.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
-import { ACCEPT_PROTOBUF, decodeStatus, isProtobuf, ProtobufError } from './protobuf/envelope.ts';
+import { ACCEPT_PROTOBUF, isProtobuf, ProtobufError } from './protobuf/media.ts';
 
 export { loadKubeConfig, type KubeConfig } from './kubeconfig.ts';
 
@@ -157,6 +157,10 @@ export class KubeRest {
       if (opts.signal?.aborted) throw err;
       throw unavailable(what, deadline.aborted ? new Error(`no answer within ${this.requestTimeoutMs} ms`) : err);
     }
+    if (typeof body !== 'string' && (res.status < 200 || res.status > 299)) {
+      const { decodeStatus } = await import('./protobuf/envelope.ts');
+      throw kubeErrorFromStatus(res.status, decodeStatus(body), what, parseRetryAfter(res.headers.get('retry-after')));
+    }
     return answer<T>(res, body, what, decode);
   }
 
@@ -218,11 +222,10 @@ export class KubeRest {
   }
 }
 
-/** The answer's object (JSON parsed, protobuf decoded), or its KubeError. */
+/** The answer's object (JSON parsed, protobuf decoded), or its KubeError (a protobuf error answer is decoded by the caller). */
 function answer<T>(res: Response, body: string | Uint8Array, what: string, decode: RequestOptions['protobuf']): T {
   const ok = res.status >= 200 && res.status <= 299;
   if (typeof body !== 'string') {
-    if (!ok) throw kubeErrorFromStatus(res.status, decodeStatus(body), what, parseRetryAfter(res.headers.get('retry-after')));
     if (!decode) throw new ProtobufError(`${what}: a protobuf answer to a request that did not ask for one`);
     return decode(body) as T;
   }

@@ -10,8 +10,15 @@
  * - metav1.Time is an RFC 3339 string in UTC, to the second, and `null` when zero (`creationTimestamp` is
  *   left out when zero); resource.Quantity is its canonical string; int64 is a number.
  */
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import protobuf from 'protobufjs';
+import type * as Protobufjs from 'protobufjs';
+import type { Field, Root, Type } from 'protobufjs';
+
+type Protobuf = typeof Protobufjs;
+let lib: Protobuf | undefined;
+/** protobufjs, loaded at the first decode: processes that read no protobuf never load it. */
+const protobuf = (): Protobuf => (lib ??= createRequire(import.meta.url)('protobufjs') as Protobuf);
 
 /** The proto file ships next to this module (the build copies `*.proto` files along with the JS). */
 export const POD_PROTO = path.join(import.meta.dirname, 'pod.proto');
@@ -91,9 +98,9 @@ const converters = new Map<string, Convert>();
 /** How one field becomes JSON: writes into `out` what the JSON encoding would print. */
 type FieldStep = (msg: Message, out: Json) => void;
 
-function valueConverter(field: protobuf.Field): (v: unknown) => unknown {
+function valueConverter(field: Field): (v: unknown) => unknown {
   const resolved = field.resolvedType;
-  if (resolved instanceof protobuf.Type) {
+  if (resolved instanceof protobuf().Type) {
     if (resolved.name === 'Time') return (v) => timeString(v as Message);
     if (resolved.name === 'Quantity') return (v) => quantityString(v as Message);
     const convert = converterFor(resolved);
@@ -102,11 +109,11 @@ function valueConverter(field: protobuf.Field): (v: unknown) => unknown {
   return LONGS.has(field.type) ? toNumber : (v) => v;
 }
 
-function fieldStep(owner: string, field: protobuf.Field): FieldStep {
+function fieldStep(owner: string, field: Field): FieldStep {
   const key = field.name;
   const value = valueConverter(field);
   if (field.map) {
-    const identity = !(field.resolvedType instanceof protobuf.Type);
+    const identity = !(field.resolvedType instanceof protobuf().Type);
     return (msg, out) => {
       const m = msg[key] as Record<string, unknown> | undefined;
       if (!m) return;
@@ -121,13 +128,13 @@ function fieldStep(owner: string, field: protobuf.Field): FieldStep {
     };
   }
   if (field.repeated) {
-    const identity = !(field.resolvedType instanceof protobuf.Type) && !LONGS.has(field.type);
+    const identity = !(field.resolvedType instanceof protobuf().Type) && !LONGS.has(field.type);
     return (msg, out) => {
       const a = msg[key] as unknown[] | undefined;
       if (a && a.length > 0) out[key] = identity ? a : a.map(value);
     };
   }
-  if (field.resolvedType instanceof protobuf.Type) {
+  if (field.resolvedType instanceof protobuf().Type) {
     if (INLINE[owner]?.includes(key)) {
       const convert = converterFor(field.resolvedType);
       return (msg, out) => {
@@ -155,7 +162,7 @@ function fieldStep(owner: string, field: protobuf.Field): FieldStep {
 }
 
 /** The converter of messages of `type` (built once per type; recursive types resolve lazily). */
-function converterFor(type: protobuf.Type): Convert {
+function converterFor(type: Type): Convert {
   const cached = converters.get(type.fullName);
   if (cached) return cached;
   let steps: FieldStep[] | undefined;
@@ -169,15 +176,15 @@ function converterFor(type: protobuf.Type): Convert {
   return convert;
 }
 
-let root: protobuf.Root | undefined;
-const types = new Map<string, protobuf.Type>();
+let root: Root | undefined;
+const types = new Map<string, Type>();
 
 /** Message `name` of `pod.proto` (loaded once). */
-export function messageType(name: string): protobuf.Type {
+export function messageType(name: string): Type {
   let type = types.get(name);
   if (type) return type;
   if (!root) {
-    root = protobuf.loadSync(POD_PROTO);
+    root = protobuf().loadSync(POD_PROTO);
     root.resolveAll();
   }
   type = root.lookupType(`ebb.kube.${name}`);

@@ -5,20 +5,11 @@
 import type { ListResult } from '../rest.ts';
 import type { Pod, Stored } from '../types.ts';
 import { decodeAs } from './codec.ts';
+import { ProtobufError } from './media.ts';
 
-/** The media type of the apiserver's protobuf encoding (built-in types only; custom resources are JSON). */
-export const PROTOBUF = 'application/vnd.kubernetes.protobuf';
-/** Protobuf when the server speaks it, JSON otherwise (an older server or a proxy that does not). */
-export const ACCEPT_PROTOBUF = `${PROTOBUF}, application/json`;
+export { ACCEPT_PROTOBUF, isProtobuf, PROTOBUF, ProtobufError } from './media.ts';
 
 const MAGIC = [0x6b, 0x38, 0x73, 0x00];
-
-export const isProtobuf = (contentType: string | null): boolean => contentType !== null && contentType.trim().toLowerCase().startsWith(PROTOBUF);
-
-/** A protobuf answer that is not what ebb can read. */
-export class ProtobufError extends Error {
-  override readonly name = 'ProtobufError';
-}
 
 interface Unwrapped {
   apiVersion: string;
