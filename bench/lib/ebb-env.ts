@@ -1,4 +1,7 @@
-/** The settings the benchmarks run the watcher and worker with: the sandbox's cluster and Redis, a fresh queue. */
+/**
+ * The settings the benchmarks run the watcher and worker with: the sandbox's cluster and Redis, a fresh queue;
+ * EBB_KUBE_PROTOBUF is passed on from the benchmark's environment (to compare the worker's pod reads in JSON).
+ */
 import { randomBytes } from 'node:crypto';
 
 export function benchEbbEnv(sb: { kubeconfig: string; redisUrl: string }, namespaces: string[] = []): Record<string, string> {
@@ -12,5 +15,6 @@ export function benchEbbEnv(sb: { kubeconfig: string; redisUrl: string }, namesp
     EBB_SCALER: 'false',
     EBB_BOARD: 'false',
     EBB_LOG_LEVEL: 'warn',
+    ...(process.env['EBB_KUBE_PROTOBUF'] ? { EBB_KUBE_PROTOBUF: process.env['EBB_KUBE_PROTOBUF'] } : {}),
   };
 }

@@ -34,10 +34,12 @@ export const KUBE_SETTINGS = table({
 /** Where the apiserver is, as the kube client reads it: KUBECONFIG, else the in-cluster service settings. */
 export type KubeEnv = Readonly<Partial<Record<'KUBECONFIG' | 'KUBERNETES_SERVICE_HOST' | 'KUBERNETES_SERVICE_PORT', string>>>;
 
-/** How a process reaches the apiserver: where it is, and the deadline of each request. */
+/** How a process reaches the apiserver: where it is, the deadline of each request, and whether it reads protobuf. */
 export interface KubeAccess {
   readonly env: KubeEnv;
   readonly requestTimeoutMs: number;
+  /** Read built-in objects in protobuf where the process can decode them; absent: JSON. */
+  readonly protobuf?: boolean;
 }
 
 export function kubeAccessOf(v: Values<typeof KUBE_SETTINGS.entries>): KubeAccess {

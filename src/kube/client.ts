@@ -16,11 +16,11 @@ export async function kubeClient(access: KubeAccess): Promise<KubeRest> {
  * kubeClient, with the kubeconfig it was built from (a command reads the context's namespace from it);
  * `context` picks a context other than the current one (a command's `--context`).
  */
-export async function kubeConnection({ env, requestTimeoutMs }: KubeAccess, context?: string): Promise<{ rest: KubeRest; config: KubeConfig }> {
+export async function kubeConnection({ env, requestTimeoutMs, protobuf }: KubeAccess, context?: string): Promise<{ rest: KubeRest; config: KubeConfig }> {
   const path = env.KUBECONFIG;
   try {
     const config = loadKubeConfig(undefined, { env, context });
-    const rest = new KubeRest(config, { requestTimeoutMs });
+    const rest = new KubeRest(config, { requestTimeoutMs, protobuf });
     await rest.credentials();
     return { rest, config };
   } catch (err) {

@@ -1,8 +1,9 @@
-import { fetch, type Dispatcher } from 'undici';
+import { fetch, type Dispatcher, type Response } from 'undici';
 import { sleep } from '../common/wait.ts';
 import { isKubeError, kubeErrorFromStatus, parseRetryAfter, unavailable, type KubeError } from './errors.ts';
 import { kubeDispatcher, type KubeConfig } from './kubeconfig.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
+import { ACCEPT_PROTOBUF, isProtobuf, ProtobufError } from './protobuf/media.ts';
 
 export { loadKubeConfig, type KubeConfig } from './kubeconfig.ts';
 
@@ -21,6 +22,11 @@ export interface RequestOptions {
   contentType?: string;
   /** Accept header; defaults to JSON. */
   accept?: string;
+  /**
+   * Decodes a protobuf answer (built-in types only). With it, a client that reads protobuf asks for protobuf
+   * first and JSON second, and an answer in JSON is parsed as usual.
+   */
+  protobuf?: ((body: Uint8Array) => unknown) | undefined;
   signal?: AbortSignal | undefined;
 }
 
@@ -46,6 +52,8 @@ const MAX_IN_PLACE_WAIT_MS = 10_000;
 export interface KubeRestOptions {
   /** Deadline of every request this client makes (watches are not requests here: `watch.ts`). */
   requestTimeoutMs?: number;
+  /** Read built-in objects in protobuf where the caller can decode it (`RequestOptions.protobuf`); default JSON. */
+  protobuf?: boolean;
 }
 
 interface Auth {
@@ -56,7 +64,8 @@ interface Auth {
 
 /**
  * A thin JSON client over the apiserver REST API. It reuses one connection pool, sets content types
- * explicitly, and turns every non-2xx answer into a typed KubeError.
+ * explicitly, and turns every non-2xx answer into a typed KubeError. A client built with `protobuf` reads in
+ * protobuf where the caller passes a decoder (the worker's pod reads); every write is JSON.
  */
 export class KubeRest {
   readonly server: string;
@@ -65,11 +74,13 @@ export class KubeRest {
   private refreshing: Promise<Auth> | undefined;
   private readonly counts = new Map<string, number>();
   readonly requestTimeoutMs: number;
+  readonly protobuf: boolean;
 
   constructor(config: KubeConfig, opts: KubeRestOptions = {}) {
     this.config = config;
     this.server = config.server.replace(/\/$/, '');
     this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.protobuf = opts.protobuf ?? false;
   }
 
   /** Requests made by this client, by verb (for benchmarks and metrics). */
@@ -134,29 +145,43 @@ export class KubeRest {
     this.counts.set(method, (this.counts.get(method) ?? 0) + 1);
     const deadline = AbortSignal.timeout(this.requestTimeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+    const decode = this.protobuf ? opts.protobuf : undefined;
+    const accept = decode ? ACCEPT_PROTOBUF : opts.accept;
     let res;
-    let text;
+    let body: string | Uint8Array;
     try {
-      res = await fetch(url, { method, headers: requestHeaders(headers, opts), dispatcher, body: serialize(opts.body), signal });
-      text = await res.text();
+      res = await fetch(url, { method, headers: requestHeaders(headers, { ...opts, accept }), dispatcher, body: serialize(opts.body), signal });
+      // A Buffer (not a plain Uint8Array): the protobuf reader then decodes strings natively and slices bytes without copying.
+      body = isProtobuf(res.headers.get('content-type')) ? Buffer.from(await res.arrayBuffer()) : await res.text();
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       throw unavailable(what, deadline.aborted ? new Error(`no answer within ${this.requestTimeoutMs} ms`) : err);
     }
-    const parsed: unknown = text.length > 0 && isJson(res.headers.get('content-type')) ? JSON.parse(text) : text;
-    if (res.status < 200 || res.status > 299) throw kubeErrorFromStatus(res.status, parsed, what, parseRetryAfter(res.headers.get('retry-after')));
-    return parsed as T;
+    if (typeof body !== 'string' && (res.status < 200 || res.status > 299)) {
+      const { decodeStatus } = await import('./protobuf/envelope.ts');
+      throw kubeErrorFromStatus(res.status, decodeStatus(body), what, parseRetryAfter(res.headers.get('retry-after')));
+    }
+    return answer<T>(res, body, what, decode);
   }
 
-  get<T>(ref: ResourceRef, signal?: AbortSignal): Promise<T> {
-    return this.request<T>('GET', resourcePath(ref), { signal });
+  /** `protobuf` decodes the object when this client reads protobuf (`KubeRestOptions.protobuf`). */
+  get<T>(ref: ResourceRef, signal?: AbortSignal, protobuf?: (body: Uint8Array) => T): Promise<T> {
+    return this.request<T>('GET', resourcePath(ref), { signal, protobuf });
   }
 
-  async list<T>(ref: ResourceRef, query: RequestOptions['query'] = {}, signal?: AbortSignal, accept?: string): Promise<ListResult<T>> {
+  /** `protobuf` decodes the list when this client reads protobuf (`KubeRestOptions.protobuf`). */
+  async list<T>(
+    ref: ResourceRef,
+    query: RequestOptions['query'] = {},
+    signal?: AbortSignal,
+    accept?: string,
+    protobuf?: (body: Uint8Array) => ListResult<T>,
+  ): Promise<ListResult<T>> {
     const res = await this.request<Omit<ListResult<T>, 'items'> & { items?: T[] | null }>('GET', resourcePath({ ...ref, name: undefined }), {
       query,
       signal,
       accept,
+      protobuf,
     });
     // An empty PartialObjectMetadataList comes back with `items: null`.
     return { ...res, items: res.items ?? [] };
@@ -195,6 +220,18 @@ export class KubeRest {
     };
     return this.request('DELETE', resourcePath(ref), { body, signal });
   }
+}
+
+/** The answer's object (JSON parsed, protobuf decoded), or its KubeError (a protobuf error answer is decoded by the caller). */
+function answer<T>(res: Response, body: string | Uint8Array, what: string, decode: RequestOptions['protobuf']): T {
+  const ok = res.status >= 200 && res.status <= 299;
+  if (typeof body !== 'string') {
+    if (!decode) throw new ProtobufError(`${what}: a protobuf answer to a request that did not ask for one`);
+    return decode(body) as T;
+  }
+  const parsed: unknown = body.length > 0 && isJson(res.headers.get('content-type')) ? JSON.parse(body) : body;
+  if (!ok) throw kubeErrorFromStatus(res.status, parsed, what, parseRetryAfter(res.headers.get('retry-after')));
+  return parsed as T;
 }
 
 function waitsInPlace(err: KubeError, attempt: number): boolean {

@@ -36,6 +36,8 @@ export interface WorkerConfig {
   readonly eventCorrelation: EventCorrelationMode;
 }
 
+export const KUBE_PROTOBUF_MODES = ['on', 'off'] as const;
+
 export const EVENT_CORRELATION_MODES = ['on', 'off'] as const;
 export type EventCorrelationMode = (typeof EVENT_CORRELATION_MODES)[number];
 
@@ -104,6 +106,13 @@ export const WORKER_SETTINGS = table(
       format: 'be an http:// or https:// URL',
       doc: 'POST a JSON notification (Slack-compatible `text`, details in `ebb`) when a rollout is aborted, paused, past its deadline or complete; retried with backoff, never holding a rollout',
     },
+    kubeProtobuf: {
+      name: 'EBB_KUBE_PROTOBUF',
+      type: 'enum',
+      values: KUBE_PROTOBUF_MODES,
+      default: 'on',
+      doc: "`on`: an App's pods are read in the apiserver's protobuf encoding (as kube-controller-manager reads them), decoding only the fields ebb uses, with JSON as the fallback when the server answers in JSON; `off`: in JSON",
+    },
     eventCorrelation: {
       name: 'EBB_EVENT_CORRELATION',
       type: 'enum',
@@ -128,7 +137,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
   const v = parseSettings(WORKER_SETTINGS, env);
   return frozen({
     queue: queueConfigOf(v),
-    kube: kubeAccessOf(v),
+    kube: { ...kubeAccessOf(v), protobuf: v.kubeProtobuf === 'on' },
     httpAddress: v.httpAddress,
     httpPort: v.httpPort,
     shutdownTimeoutMs: v.shutdownTimeout,

@@ -24,13 +24,13 @@ function pagedRest(pages: string[][], expireAt?: number): { rest: KubeRest; call
 describe('listAll', () => {
   it('follows continue tokens to the last page', async () => {
     const { rest, calls } = pagedRest([['a', 'b'], ['c', 'd'], ['e']]);
-    expect(await listAll<string>(rest, core('pods', 'ns'), undefined, AbortSignal.timeout(1000), 2)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(await listAll<string>(rest, core('pods', 'ns'), undefined, AbortSignal.timeout(1000), { pageSize: 2 })).toEqual(['a', 'b', 'c', 'd', 'e']);
     expect(calls).toEqual([undefined, '1', '2']);
   });
 
   it('starts again once when a continue token expired, without duplicates', async () => {
     const { rest, calls } = pagedRest([['a'], ['b'], ['c']], 2);
-    expect(await listAll<string>(rest, core('pods', 'ns'), undefined, AbortSignal.timeout(1000), 1)).toEqual(['a', 'b', 'c']);
+    expect(await listAll<string>(rest, core('pods', 'ns'), undefined, AbortSignal.timeout(1000), { pageSize: 1 })).toEqual(['a', 'b', 'c']);
     expect(calls).toEqual([undefined, '1', '2', undefined, '1', '2']);
   });
 });

@@ -5,7 +5,8 @@ import type { ImageList } from '../../api/image-list.ts';
 import { FieldManager } from '../../api/keys.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import { core, type ResourceRef } from '../../kube/paths.ts';
-import { PatchType, type KubeRest } from '../../kube/rest.ts';
+import { PatchType, type KubeRest, type ListResult } from '../../kube/rest.ts';
+import { decodePod, decodePodList } from '../../kube/protobuf/envelope.ts';
 import { eventObject, reportingInstance } from './events.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, Pod, Stored } from '../../kube/types.ts';
 import type { AppClient, EventRecorder, NodeObject, ObjectStore, RevisionStore } from './client.ts';
@@ -36,6 +37,13 @@ async function secretValue(rest: KubeRest, signal: AbortSignal, namespace: strin
 /** Objects per LIST page: an App of thousands of pods is read in pages, never in one response. */
 export const LIST_PAGE_SIZE = 500;
 
+export interface ListAllOptions<T> {
+  /** Objects per page (LIST_PAGE_SIZE). */
+  pageSize?: number;
+  /** Decodes a page answered in protobuf, when the client reads protobuf (`KubeRestOptions.protobuf`). */
+  protobuf?: ((body: Uint8Array) => ListResult<T>) | undefined;
+}
+
 /**
  * Every object `ref` and `labelSelector` select, read page by page (a consistent read; the apiserver serves it
  * from its watch cache where it can). A continue token that expired meanwhile (410) restarts the read once.
@@ -45,14 +53,14 @@ export async function listAll<T>(
   ref: ResourceRef,
   labelSelector: string | undefined,
   signal: AbortSignal,
-  pageSize = LIST_PAGE_SIZE,
+  { pageSize = LIST_PAGE_SIZE, protobuf }: ListAllOptions<T> = {},
 ): Promise<T[]> {
   for (let attempt = 0; ; attempt++) {
     const items: T[] = [];
     let cont: string | undefined;
     try {
       do {
-        const page = await rest.list<T>(ref, { labelSelector, limit: pageSize, continue: cont }, signal);
+        const page = await rest.list<T>(ref, { labelSelector, limit: pageSize, continue: cont }, signal, undefined, protobuf);
         items.push(...page.items);
         cont = page.metadata.continue || undefined;
       } while (cont !== undefined);
@@ -105,9 +113,12 @@ export function restAppClient(rest: KubeRest, signal: AbortSignal, events: Event
       patch: (ns, name, patch) => rest.patch<Stored<App>>(appRef(ns, name), patch, PatchType.merge, WRITE, signal),
       patchStatus: (ns, name, patch) => rest.patch<Stored<App>>(appRef(ns, name, 'status'), patch, PatchType.merge, WRITE, signal),
     },
+    // Pods are read in protobuf when the client reads protobuf: only the fields ebb reads are decoded (no
+    // managedFields), and every pod write is a patch of the fields it changes, never a whole pod.
     pods: {
       ...objectStore<Pod>(rest, signal, (ns, name) => core('pods', ns, name)),
-      get: (ns, name) => orUndefined(rest.get<Stored<Pod>>(core('pods', ns, name), signal)),
+      list: (ns, labelSelector) => listAll(rest, core('pods', ns), labelSelector, signal, { protobuf: decodePodList }),
+      get: (ns, name) => orUndefined(rest.get(core('pods', ns, name), signal, decodePod)),
       delete: (ns, name, uid) => deleteWithUid(rest, signal, core('pods', ns, name), uid),
     },
     podPatches: { patch: (ref, body, type, query, s) => rest.patch(ref, body, type, query, s ?? signal) },

@@ -20,7 +20,7 @@ beforeAll(async () => {
 describe('listAll', () => {
   it('reads every selected object across pages', async () => {
     const names = async (selector: string | undefined, pageSize: number): Promise<string[]> =>
-      (await listAll<{ metadata: { name: string } }>(sandbox().rest, core('configmaps', ns), selector, AbortSignal.timeout(10_000), pageSize))
+      (await listAll<{ metadata: { name: string } }>(sandbox().rest, core('configmaps', ns), selector, AbortSignal.timeout(10_000), { pageSize }))
         .map((c) => c.metadata.name)
         .sort();
     expect(await names('pick=even', 2)).toEqual(['cm-0', 'cm-2', 'cm-4', 'cm-6']);
