@@ -150,20 +150,28 @@ function resizeConditions(rt: PodRuntime): Cond[] {
 
 const isTransient = (type: string): boolean => (TRANSIENT_CONDITIONS as readonly string[]).includes(type);
 
+/**
+ * The times of condition `c`: kept from `prev` while it says the same, else now. Upstream's resize conditions are
+ * stamped anew, probe time too, whenever their reason or message changes; the others carry no probe time.
+ */
+function timesOf(c: Cond, prev: PodCondition | undefined, now: number): Pick<PodCondition, 'lastProbeTime' | 'lastTransitionTime'> {
+  const transient = isTransient(c.type);
+  const same = prev !== undefined && prev.status === c.status && (!transient || (prev.reason === c.reason && prev.message === c.message));
+  const lastTransitionTime = same && prev.lastTransitionTime ? prev.lastTransitionTime : rfc3339(now);
+  if (!transient) return { lastProbeTime: null, lastTransitionTime };
+  return { lastProbeTime: (same ? prev.lastProbeTime : undefined) ?? lastTransitionTime, lastTransitionTime };
+}
+
 function stamp(conds: Cond[], input: StatusInput): PodCondition[] {
   const generation = input.pod.metadata.generation;
   return conds.map((c) => {
     const prev = input.previous?.find((p) => p.type === c.type) ?? input.pod.status?.conditions?.find((p) => p.type === c.type);
-    // Upstream's resize conditions are stamped anew, probe time too, whenever their reason or message changes.
-    const same = prev !== undefined && prev.status === c.status && (!isTransient(c.type) || (prev.reason === c.reason && prev.message === c.message));
-    const lastTransitionTime = same && prev.lastTransitionTime ? prev.lastTransitionTime : rfc3339(input.now);
     return {
       type: c.type,
       status: c.status,
       ...(c.reason ? { reason: c.reason } : {}),
       ...(c.message ? { message: c.message } : {}),
-      lastProbeTime: isTransient(c.type) ? ((same ? prev.lastProbeTime : undefined) ?? lastTransitionTime) : null,
-      lastTransitionTime,
+      ...timesOf(c, prev, input.now),
       ...(generation !== undefined ? { observedGeneration: generation } : {}),
     };
   });
