@@ -1,4 +1,4 @@
-import { fetch, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { sleep } from '../common/wait.ts';
 import { isKubeError, kubeErrorFromStatus, parseRetryAfter, unavailable, type KubeError } from './errors.ts';
 import { kubeDispatcher, type KubeConfig } from './kubeconfig.ts';
@@ -60,6 +60,9 @@ interface Auth {
  */
 export class KubeRest {
   readonly server: string;
+  /** Scheme, host and port of `server` (a path prefix in `server` goes into every request's path). */
+  private readonly origin: string;
+  private readonly prefix: string;
   private readonly config: KubeConfig;
   private auth: Auth | undefined;
   private refreshing: Promise<Auth> | undefined;
@@ -69,6 +72,9 @@ export class KubeRest {
   constructor(config: KubeConfig, opts: KubeRestOptions = {}) {
     this.config = config;
     this.server = config.server.replace(/\/$/, '');
+    const server = new URL(this.server);
+    this.origin = server.origin;
+    this.prefix = server.pathname.replace(/\/$/, '');
     this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   }
 
@@ -128,24 +134,51 @@ export class KubeRest {
   }
 
   private async once<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
-    const url = this.url(path, opts.query);
     const what = `${method} ${path}`;
     const { headers, dispatcher } = await this.credentials();
     this.counts.set(method, (this.counts.get(method) ?? 0) + 1);
-    const deadline = AbortSignal.timeout(this.requestTimeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
-    let res;
+    // The deadline is a timer cleared with the answer (AbortSignal.timeout would fire later, for every request).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.requestTimeoutMs);
+    const cancel = (): void => deadline.abort(opts.signal?.reason);
+    opts.signal?.addEventListener('abort', cancel, { once: true });
+    let status;
+    let contentType;
+    let retryAfter;
     let text;
     try {
-      res = await fetch(url, { method, headers: requestHeaders(headers, opts), dispatcher, body: serialize(opts.body), signal });
-      text = await res.text();
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      // undici's request API: none of fetch's WHATWG Request/Response and web-stream layers per call.
+      const res = await dispatcher.request({
+        origin: this.origin,
+        path: this.pathOf(path, opts.query),
+        method,
+        headers: requestHeaders(headers, opts),
+        body: serialize(opts.body),
+        signal: deadline.signal,
+      });
+      status = res.statusCode;
+      contentType = headerOf(res.headers, 'content-type');
+      retryAfter = headerOf(res.headers, 'retry-after');
+      text = await res.body.text();
     } catch (err) {
-      if (opts.signal?.aborted) throw err;
-      throw unavailable(what, deadline.aborted ? new Error(`no answer within ${this.requestTimeoutMs} ms`) : err);
+      if (opts.signal?.aborted) throw opts.signal.reason ?? err;
+      throw unavailable(what, deadline.signal.aborted ? new Error(`no answer within ${this.requestTimeoutMs} ms`) : err);
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', cancel);
     }
-    const parsed: unknown = text.length > 0 && isJson(res.headers.get('content-type')) ? JSON.parse(text) : text;
-    if (res.status < 200 || res.status > 299) throw kubeErrorFromStatus(res.status, parsed, what, parseRetryAfter(res.headers.get('retry-after')));
+    const parsed: unknown = text.length > 0 && isJson(contentType) ? JSON.parse(text) : text;
+    if (status < 200 || status > 299) throw kubeErrorFromStatus(status, parsed, what, parseRetryAfter(retryAfter));
     return parsed as T;
+  }
+
+  /** The request target: the server's path prefix (if any), the resource path and the query (as `url` has them). */
+  private pathOf(path: string, query?: RequestOptions['query']): string {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.set(k, String(v));
+    const search = params.size > 0 ? `?${params.toString()}` : '';
+    return `${this.prefix}${path}${search}`;
   }
 
   get<T>(ref: ResourceRef, signal?: AbortSignal): Promise<T> {
@@ -210,6 +243,11 @@ function requestHeaders(auth: Record<string, string>, opts: RequestOptions): Rec
 function serialize(body: unknown): string | undefined {
   if (body === undefined) return undefined;
   return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | null {
+  const v = headers[name];
+  return (Array.isArray(v) ? v[0] : v) ?? null;
 }
 
 function isJson(contentType: string | null): boolean {
