@@ -9,7 +9,8 @@
  *                       [--sides ebb,sts] [--policy OrderedReady] [--profile fast|realistic] [--parallel 32]
  *                       [--limit-minutes 45] [--dist] [--keep] [--json out.json] [--report out.json]
  *                       [--worker-node-options='<NODE_OPTIONS>'] [--kcm-qps 400] [--kcm-burst 800] [--kcm-default-limits]
- *                       [--workers keda|<n>] [--scale-down-seconds 300] [--cpu-prof DIR]
+ *                       [--workers keda|<n>] [--scale-down-seconds 300] [--jobs-per-worker <shipped>]
+ *                       [--worker-env K=V ...] [--cpu-prof DIR]
  *
  * ebb runs as the manifests run it: one `ebb watcher` (its KEDA scaler on) and `ebb worker` processes scaled as
  * KEDA would scale them for the watcher's backlog (lib/keda-scale.ts, lib/worker-pool.ts), each with its
@@ -64,6 +65,8 @@ const { values: opt } = parseArgs({
     json: { type: 'string' },
     report: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'jobs-per-worker': { type: 'string' },
+    'worker-env': { type: 'string', multiple: true, default: [] },
   },
 });
 const APPS = Number(opt.apps);
@@ -87,7 +90,9 @@ const WATCHER_NODE_OPTIONS = manifestNodeOptions('watcher') + cpuProf('watcher')
 const WORKER_NODE_OPTIONS = (opt['worker-node-options'] ?? manifestNodeOptions('worker')) + cpuProf('worker');
 /** kube-controller-manager's client limits; undefined: its defaults (20 QPS, burst 30). */
 const KCM_LIMITS = opt['kcm-default-limits'] ? undefined : { qps: Number(opt['kcm-qps']), burst: Number(opt['kcm-burst']) };
-const WORKERS = workerMode(opt.workers, Number(opt['scale-down-seconds']));
+const WORKERS = workerMode(opt.workers, Number(opt['scale-down-seconds']), opt['jobs-per-worker'] === undefined ? undefined : Number(opt['jobs-per-worker']));
+/** `--worker-env K=V`: worker settings beyond the manifest's (to weigh one, e.g. EBB_WORKER_CONCURRENCY). */
+const WORKER_ENV = Object.fromEntries(opt['worker-env'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const DEADLINE = Date.now() + Number(opt['limit-minutes']) * 60_000;
 
 /** The workers' sum in the per-process CPU and RSS records. */
@@ -191,6 +196,7 @@ function startEbbSide(env: FleetEnv): Promise<EbbProcesses> {
     workers: WORKERS,
     watcherNodeOptions: WATCHER_NODE_OPTIONS,
     workerNodeOptions: WORKER_NODE_OPTIONS,
+    workerEnv: WORKER_ENV,
     dist: opt.dist,
     progress,
   });
@@ -222,7 +228,11 @@ async function main(): Promise<void> {
       started: new Date().toISOString(),
       load: { start: loadStart, end: [] },
       kcmLimits: KCM_LIMITS ?? 'default',
-      workers: describeWorkers(WORKERS),
+      workers:
+        describeWorkers(WORKERS) +
+        Object.entries(WORKER_ENV)
+          .map(([k, v]) => `; workers with ${k}=${v}`)
+          .join(''),
     },
     sides: [],
   };
