@@ -19,6 +19,11 @@ export interface QuarantineRecord {
 }
 
 export interface QuarantineStore {
+  /**
+   * One round trip at the start of every run: the key's hold, if any, and the run marked started (how many
+   * earlier runs never ended). A run that is then not reconciled (held) ends like any other.
+   */
+  begin(key: string): Promise<{ record: QuarantineRecord | undefined; unfinished: number }>;
   /** Marks a run of `key` started; resolves to how many earlier runs never ended. */
   started(key: string): Promise<number>;
   /** Marks the run ended (however it ended): no run of the key is in flight any more. */
@@ -44,6 +49,15 @@ export function redisQuarantine(client: RedisClient, prefix: string): Quarantine
   const inflight = `${prefix}:inflight`;
   const held = `${prefix}:quarantine`;
   return {
+    begin: async (key) => {
+      const [[getErr, text], [incrErr, count]] = ((await client.pipeline().hget(held, key).hincrby(inflight, key, 1).exec()) ?? []) as [
+        [Error | null, string | null],
+        [Error | null, number],
+      ];
+      const err = getErr ?? incrErr;
+      if (err) throw err;
+      return { record: parseRecord(text), unfinished: count - 1 };
+    },
     started: async (key) => (await client.hincrby(inflight, key, 1)) - 1,
     // Runs of one key never overlap, so a run that ended leaves none in flight: a lost `ended` (Redis away)
     // counts one unfinished run only until the next one ends.
