@@ -149,14 +149,7 @@ export class KubeRest {
     try {
       if (opts.signal?.aborted) throw opts.signal.reason;
       // undici's request API: none of fetch's WHATWG Request/Response and web-stream layers per call.
-      const res = await dispatcher.request({
-        origin: this.origin,
-        path: this.pathOf(path, opts.query),
-        method,
-        headers: requestHeaders(headers, opts),
-        body: serialize(opts.body),
-        signal: deadline.signal,
-      });
+      const res = await dispatcher.request(this.requestOptions(method, path, opts, headers, deadline.signal));
       status = res.statusCode;
       contentType = headerOf(res.headers, 'content-type');
       retryAfter = headerOf(res.headers, 'retry-after');
@@ -171,6 +164,20 @@ export class KubeRest {
     const parsed: unknown = text.length > 0 && isJson(contentType) ? JSON.parse(text) : text;
     if (status < 200 || status > 299) throw kubeErrorFromStatus(status, parsed, what, parseRetryAfter(retryAfter));
     return parsed as T;
+  }
+
+  private requestOptions(method: string, path: string, opts: RequestOptions, auth: Record<string, string>, signal: AbortSignal): Dispatcher.RequestOptions {
+    return {
+      origin: this.origin,
+      path: this.pathOf(path, opts.query),
+      method,
+      headers: requestHeaders(auth, opts),
+      body: serialize(opts.body),
+      // undici closes the connection after a body sent with a method that does not expect one (a DELETE with
+      // its DeleteOptions); the apiserver reads such bodies, so the connection is kept (no new TLS handshake).
+      ...(opts.body === undefined ? {} : { reset: false }),
+      signal,
+    };
   }
 
   /** The request target: the server's path prefix (if any), the resource path and the query (as `url` has them). */
