@@ -49,13 +49,10 @@ export function redisQuarantine(client: RedisClient, prefix: string): Quarantine
   const inflight = `${prefix}:inflight`;
   const held = `${prefix}:quarantine`;
   return {
+    // Both commands written at once (one round trip); not a pipeline object, whose construction copies every
+    // script the connection has defined.
     begin: async (key) => {
-      const [[getErr, text], [incrErr, count]] = ((await client.pipeline().hget(held, key).hincrby(inflight, key, 1).exec()) ?? []) as [
-        [Error | null, string | null],
-        [Error | null, number],
-      ];
-      const err = getErr ?? incrErr;
-      if (err) throw err;
+      const [text, count] = await Promise.all([client.hget(held, key), client.hincrby(inflight, key, 1)]);
       return { record: parseRecord(text), unfinished: count - 1 };
     },
     started: async (key) => (await client.hincrby(inflight, key, 1)) - 1,
