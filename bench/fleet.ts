@@ -9,7 +9,8 @@
  *                       [--sides ebb,sts] [--policy OrderedReady] [--profile fast|realistic] [--parallel 32]
  *                       [--limit-minutes 45] [--dist] [--keep] [--json out.json] [--report out.json]
  *                       [--worker-node-options='<NODE_OPTIONS>'] [--kcm-qps 400] [--kcm-burst 800] [--kcm-default-limits]
- *                       [--workers keda|<n>] [--scale-down-seconds 300]
+ *                       [--workers keda|<n>] [--scale-down-seconds 300] [--jobs-per-worker <shipped>]
+ *                       [--worker-env K=V ...] [--cpu-prof DIR]
  *
  * ebb runs as the manifests run it: one `ebb watcher` (its KEDA scaler on) and `ebb worker` processes scaled as
  * KEDA would scale them for the watcher's backlog (lib/keda-scale.ts, lib/worker-pool.ts), each with its
@@ -18,7 +19,9 @@
  * `apiserver_request_total` deltas minus the simulated kubelets' and the benchmark's own client-side counts
  * (lib/requests.ts), split by lib/attribution.ts. Per phase: wall time, requests by key, CPU-seconds per process (/proc), RSS (end of the
  * phase and the maximum sampled every second). `--limit-minutes` is a hard wall limit: when it passes, the
- * phases measured so far are printed and the benchmark stops.
+ * phases measured so far are printed and the benchmark stops. `--cpu-prof DIR` has every ebb process write a V8
+ * CPU profile when it exits (DIR/watcher, DIR/worker; `node bench/cpuprofile-summary.ts DIR/worker` sums them);
+ * the profiler's sampling adds CPU of its own, so a profiled run's CPU figures are not the unprofiled ones.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -61,6 +64,9 @@ const { values: opt } = parseArgs({
     keep: { type: 'boolean', default: false },
     json: { type: 'string' },
     report: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    'jobs-per-worker': { type: 'string' },
+    'worker-env': { type: 'string', multiple: true, default: [] },
   },
 });
 const APPS = Number(opt.apps);
@@ -77,12 +83,16 @@ const POLICY = opt.policy as Policy;
 const GRACE = 5;
 /** Quiet time before closing a window, so the controllers' last status writes land inside it. */
 const QUIET_MS = 5_000;
-const WATCHER_NODE_OPTIONS = manifestNodeOptions('watcher');
+/** `--cpu-prof DIR`: V8's CPU profiler in every ebb process, one directory per command. */
+const cpuProf = (command: string): string => (opt['cpu-prof'] ? ` --cpu-prof --cpu-prof-dir=${join(opt['cpu-prof'], command)}` : '');
+const WATCHER_NODE_OPTIONS = manifestNodeOptions('watcher') + cpuProf('watcher');
 /** The worker's NODE_OPTIONS: the manifest's, unless `--worker-node-options` names others (to weigh a change). */
-const WORKER_NODE_OPTIONS = opt['worker-node-options'] ?? manifestNodeOptions('worker');
+const WORKER_NODE_OPTIONS = (opt['worker-node-options'] ?? manifestNodeOptions('worker')) + cpuProf('worker');
 /** kube-controller-manager's client limits; undefined: its defaults (20 QPS, burst 30). */
 const KCM_LIMITS = opt['kcm-default-limits'] ? undefined : { qps: Number(opt['kcm-qps']), burst: Number(opt['kcm-burst']) };
-const WORKERS = workerMode(opt.workers, Number(opt['scale-down-seconds']));
+const WORKERS = workerMode(opt.workers, Number(opt['scale-down-seconds']), opt['jobs-per-worker'] === undefined ? undefined : Number(opt['jobs-per-worker']));
+/** `--worker-env K=V`: worker settings beyond the manifest's (to weigh one, e.g. EBB_WORKER_CONCURRENCY). */
+const WORKER_ENV = Object.fromEntries(opt['worker-env'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 const DEADLINE = Date.now() + Number(opt['limit-minutes']) * 60_000;
 
 /** The workers' sum in the per-process CPU and RSS records. */
@@ -186,6 +196,7 @@ function startEbbSide(env: FleetEnv): Promise<EbbProcesses> {
     workers: WORKERS,
     watcherNodeOptions: WATCHER_NODE_OPTIONS,
     workerNodeOptions: WORKER_NODE_OPTIONS,
+    workerEnv: WORKER_ENV,
     dist: opt.dist,
     progress,
   });
@@ -217,7 +228,11 @@ async function main(): Promise<void> {
       started: new Date().toISOString(),
       load: { start: loadStart, end: [] },
       kcmLimits: KCM_LIMITS ?? 'default',
-      workers: describeWorkers(WORKERS),
+      workers:
+        describeWorkers(WORKERS) +
+        Object.entries(WORKER_ENV)
+          .map(([k, v]) => `; workers with ${k}=${v}`)
+          .join(''),
     },
     sides: [],
   };

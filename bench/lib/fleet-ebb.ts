@@ -25,19 +25,31 @@ export interface EbbOptions {
   workers: WorkerMode;
   watcherNodeOptions: string;
   workerNodeOptions: string;
+  /** Worker settings beyond the manifest's. */
+  workerEnv?: Record<string, string>;
   dist: boolean;
   progress: (msg: string) => void;
 }
 
-/** `--workers keda|<n>` and `--scale-down-seconds` (KEDA's cooldown and the HPA's scale-down window) as a mode. */
-export function workerMode(workers: string, scaleDownSeconds: number, intervalMs = 1_000): WorkerMode {
+/**
+ * `--workers keda|<n>`, `--scale-down-seconds` (KEDA's cooldown and the HPA's scale-down window) and
+ * `--jobs-per-worker` (instead of the shipped ScaledObject's, to weigh another) as a mode.
+ */
+export function workerMode(workers: string, scaleDownSeconds: number, jobsPerWorker?: number, intervalMs = 1_000): WorkerMode {
   if (workers !== 'keda') {
     const count = Number(workers);
     if (!Number.isInteger(count) || count < 1) throw new Error(`--workers: "keda" or a count, not ${workers}`);
     return { mode: 'fixed', count };
   }
   const ms = scaleDownSeconds * 1000;
-  return { mode: 'keda', spec: { ...shippedScaleSpec(), cooldownMs: ms, scaleDownStabilizationMs: ms }, intervalMs };
+  if (jobsPerWorker !== undefined && !(Number.isInteger(jobsPerWorker) && jobsPerWorker >= 1))
+    throw new Error(`--jobs-per-worker: a count, not ${jobsPerWorker}`);
+  const shipped = shippedScaleSpec();
+  return {
+    mode: 'keda',
+    spec: { ...shipped, jobsPerWorker: jobsPerWorker ?? shipped.jobsPerWorker, cooldownMs: ms, scaleDownStabilizationMs: ms },
+    intervalMs,
+  };
 }
 
 export function describeWorkers(w: WorkerMode): string {
@@ -62,7 +74,8 @@ export async function startEbb(o: EbbOptions): Promise<EbbProcesses> {
   const planner = w.mode === 'keda' ? new KedaScalePlanner(w.spec) : { next: (): number => w.count };
   const pool = startWorkerPool({
     scalerPort,
-    spawn: () => spawnEbb('worker', { ...base, NODE_OPTIONS: o.workerNodeOptions }, () => false, opts),
+    spawn: () => spawnEbb('worker', { ...base, ...o.workerEnv, NODE_OPTIONS: o.workerNodeOptions }, () => false, opts),
+    jobsPerWorker: w.mode === 'keda' ? w.spec.jobsPerWorker : undefined,
     planner,
     intervalMs: w.mode === 'keda' ? w.intervalMs : 1_000,
     progress: o.progress,

@@ -47,6 +47,8 @@ export interface PoolOptions {
   planner: { next(now: number, backlog: number, current: number): number };
   intervalMs: number;
   progress: (msg: string) => void;
+  /** The ScaledObject's `jobsPerWorker`, sent with every scaler call as KEDA sends its trigger metadata. */
+  jobsPerWorker?: number | undefined;
 }
 
 interface Worker {
@@ -61,8 +63,12 @@ interface ScalerClient extends Client {
   StreamIsActive(req: object): ClientReadableStream<{ result: boolean }>;
 }
 
-/** What the shipped ScaledObject sends with every call. */
-const SO_REF = { name: 'ebb-worker', namespace: 'ebb-system', scalerMetadata: { jobsPerWorker: '50' } };
+/** What the ScaledObject sends with every call. */
+const scaledObjectRef = (jobsPerWorker = 50): object => ({
+  name: 'ebb-worker',
+  namespace: 'ebb-system',
+  scalerMetadata: { jobsPerWorker: String(jobsPerWorker) },
+});
 
 function scalerClient(port: number): ScalerClient {
   const def = loadSync(join(PROJECT_ROOT, 'src', 'watcher', 'externalscaler.proto'), { keepCase: true, longs: Number, defaults: true });
@@ -98,6 +104,7 @@ export function startWorkerPool(opts: PoolOptions): WorkerPool {
   let closed = false;
   let wake: (() => void) | undefined;
   const client = opts.scalerPort === undefined ? undefined : scalerClient(opts.scalerPort);
+  const SO_REF = scaledObjectRef(opts.jobsPerWorker);
   const stream = client?.StreamIsActive(SO_REF);
   stream?.on('data', (m: { result: boolean }) => void (m.result && wake?.()));
   stream?.on('error', () => undefined);

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import { Agent, ProxyAgent, type Dispatcher } from 'undici';
 import {
   KubeConfigError,
@@ -234,18 +235,28 @@ function tokenFileCredentials(path: string, what: string, base: Record<string, s
 
 /** TCP keep-alive probes start after 30 s idle, under the common 60 s load-balancer idle timeouts. */
 const KEEPALIVE_INITIAL_DELAY_MS = 30_000;
+/**
+ * An idle connection is kept this long (undici's default is 4 s): a worker between bursts of reconciles reuses
+ * its connections instead of paying a TLS handshake for each; under the same load-balancer idle timeouts.
+ */
+const IDLE_CONNECTION_MS = 30_000;
 
 /**
  * The connection pool for the apiserver: HTTP/1.1 only (every watch on its own connection, as client-go
- * does for HTTP/1.1), keep-alive, the cluster's CA and server name, and the client certificate.
+ * does for HTTP/1.1), keep-alive, the cluster's CA and server name, and the client certificate. The TLS
+ * context (CA, certificate, key) is built once for the pool, not once per connection.
  */
 export function kubeDispatcher(config: KubeConfig, creds: Credentials): Dispatcher {
-  const connect = {
+  const { ca, cert, key, ...rest } = {
     ...config.tls,
     ...(creds.cert !== undefined && creds.key !== undefined ? { cert: creds.cert, key: creds.key } : {}),
+  };
+  const connect = {
+    ...rest,
+    secureContext: createSecureContext({ ca, cert, key }),
     keepAlive: true,
     keepAliveInitialDelay: KEEPALIVE_INITIAL_DELAY_MS,
   };
   if (config.proxyUrl) return new ProxyAgent({ uri: config.proxyUrl, requestTls: connect, allowH2: false });
-  return new Agent({ allowH2: false, connect });
+  return new Agent({ allowH2: false, connect, keepAliveTimeout: IDLE_CONNECTION_MS });
 }

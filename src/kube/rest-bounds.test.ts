@@ -14,11 +14,11 @@ type Reply = (req: IncomingMessage, res: ServerResponse) => void;
 let server: Server;
 let url = '';
 let replies: Reply[] = [];
-let seen: { at: number; authorization: string | undefined }[] = [];
+let seen: { at: number; authorization: string | undefined; port: number | undefined }[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    seen.push({ at: Date.now(), authorization: req.headers.authorization });
+    seen.push({ at: Date.now(), authorization: req.headers.authorization, port: req.socket.remotePort });
     const reply = replies.shift();
     if (reply) reply(req, res);
     else json(res, 200, { kind: 'Status', status: 'Success' });
@@ -92,6 +92,16 @@ describe('KubeRest bounds every wait', () => {
       .catch((e: unknown) => e);
     expect(isKubeError(err, 'TooManyRequests') && err.retryAfterMs).toBe(120_000);
     expect(seen).toHaveLength(1);
+  });
+
+  it('keeps the connection after a DELETE with a body (no new connection, no new TLS handshake)', async () => {
+    const rest = client({ value: 't' });
+    await rest.delete({ group: '', version: 'v1', resource: 'pods', namespace: 'ns', name: 'p' }, { uid: 'u' });
+    // A socket is free again one event loop turn after its answer.
+    await new Promise((resolve) => setImmediate(resolve));
+    await rest.request('GET', '/api/v1/pods');
+    expect(seen).toHaveLength(2);
+    expect(seen[1]?.port, 'the GET went over the connection of the DELETE').toBe(seen[0]?.port);
   });
 
   it('reads the credentials again after a 401 and retries once with the new token', async () => {

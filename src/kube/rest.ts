@@ -1,4 +1,4 @@
-import { fetch, type Dispatcher, type Response } from 'undici';
+import type { Dispatcher } from 'undici';
 import { sleep } from '../common/wait.ts';
 import { isKubeError, kubeErrorFromStatus, parseRetryAfter, unavailable, type KubeError } from './errors.ts';
 import { kubeDispatcher, type KubeConfig } from './kubeconfig.ts';
@@ -69,6 +69,9 @@ interface Auth {
  */
 export class KubeRest {
   readonly server: string;
+  /** Scheme, host and port of `server` (a path prefix in `server` goes into every request's path). */
+  private readonly origin: string;
+  private readonly prefix: string;
   private readonly config: KubeConfig;
   private auth: Auth | undefined;
   private refreshing: Promise<Auth> | undefined;
@@ -79,6 +82,9 @@ export class KubeRest {
   constructor(config: KubeConfig, opts: KubeRestOptions = {}) {
     this.config = config;
     this.server = config.server.replace(/\/$/, '');
+    const server = new URL(this.server);
+    this.origin = server.origin;
+    this.prefix = server.pathname.replace(/\/$/, '');
     this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.protobuf = opts.protobuf ?? false;
   }
@@ -139,29 +145,63 @@ export class KubeRest {
   }
 
   private async once<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
-    const url = this.url(path, opts.query);
     const what = `${method} ${path}`;
     const { headers, dispatcher } = await this.credentials();
     this.counts.set(method, (this.counts.get(method) ?? 0) + 1);
-    const deadline = AbortSignal.timeout(this.requestTimeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+    // The deadline is a timer cleared with the answer (AbortSignal.timeout would fire later, for every request).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.requestTimeoutMs);
+    const cancel = (): void => deadline.abort(opts.signal?.reason);
+    opts.signal?.addEventListener('abort', cancel, { once: true });
     const decode = this.protobuf ? opts.protobuf : undefined;
     const accept = decode ? ACCEPT_PROTOBUF : opts.accept;
-    let res;
+    let status;
+    let contentType;
+    let retryAfter;
     let body: string | Uint8Array;
     try {
-      res = await fetch(url, { method, headers: requestHeaders(headers, { ...opts, accept }), dispatcher, body: serialize(opts.body), signal });
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      // undici's request API: none of fetch's WHATWG Request/Response and web-stream layers per call.
+      const res = await dispatcher.request(this.requestOptions(method, path, { ...opts, accept }, headers, deadline.signal));
+      status = res.statusCode;
+      contentType = headerOf(res.headers, 'content-type');
+      retryAfter = headerOf(res.headers, 'retry-after');
       // A Buffer (not a plain Uint8Array): the protobuf reader then decodes strings natively and slices bytes without copying.
-      body = isProtobuf(res.headers.get('content-type')) ? Buffer.from(await res.arrayBuffer()) : await res.text();
+      body = isProtobuf(contentType) ? Buffer.from(await res.body.arrayBuffer()) : await res.body.text();
     } catch (err) {
-      if (opts.signal?.aborted) throw err;
-      throw unavailable(what, deadline.aborted ? new Error(`no answer within ${this.requestTimeoutMs} ms`) : err);
+      if (opts.signal?.aborted) throw opts.signal.reason ?? err;
+      throw unavailable(what, deadline.signal.aborted ? new Error(`no answer within ${this.requestTimeoutMs} ms`) : err);
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', cancel);
     }
-    if (typeof body !== 'string' && (res.status < 200 || res.status > 299)) {
+    if (typeof body !== 'string' && (status < 200 || status > 299)) {
       const { decodeStatus } = await import('./protobuf/envelope.ts');
-      throw kubeErrorFromStatus(res.status, decodeStatus(body), what, parseRetryAfter(res.headers.get('retry-after')));
+      throw kubeErrorFromStatus(status, decodeStatus(body), what, parseRetryAfter(retryAfter));
     }
-    return answer<T>(res, body, what, decode);
+    return answer<T>({ status, contentType, retryAfter }, body, what, decode);
+  }
+
+  private requestOptions(method: string, path: string, opts: RequestOptions, auth: Record<string, string>, signal: AbortSignal): Dispatcher.RequestOptions {
+    return {
+      origin: this.origin,
+      path: this.pathOf(path, opts.query),
+      method,
+      headers: requestHeaders(auth, opts),
+      body: serialize(opts.body),
+      // undici closes the connection after a body sent with a method that does not expect one (a DELETE with
+      // its DeleteOptions); the apiserver reads such bodies, so the connection is kept (no new TLS handshake).
+      ...(opts.body === undefined ? {} : { reset: false }),
+      signal,
+    };
+  }
+
+  /** The request target: the server's path prefix (if any), the resource path and the query (as `url` has them). */
+  private pathOf(path: string, query?: RequestOptions['query']): string {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) params.set(k, String(v));
+    const search = params.size > 0 ? `?${params.toString()}` : '';
+    return `${this.prefix}${path}${search}`;
   }
 
   /** `protobuf` decodes the object when this client reads protobuf (`KubeRestOptions.protobuf`). */
@@ -222,15 +262,21 @@ export class KubeRest {
   }
 }
 
+/** What `answer` reads of a response besides its body. */
+interface Head {
+  status: number;
+  contentType: string | null;
+  retryAfter: string | null;
+}
+
 /** The answer's object (JSON parsed, protobuf decoded), or its KubeError (a protobuf error answer is decoded by the caller). */
-function answer<T>(res: Response, body: string | Uint8Array, what: string, decode: RequestOptions['protobuf']): T {
-  const ok = res.status >= 200 && res.status <= 299;
+function answer<T>(res: Head, body: string | Uint8Array, what: string, decode: RequestOptions['protobuf']): T {
   if (typeof body !== 'string') {
     if (!decode) throw new ProtobufError(`${what}: a protobuf answer to a request that did not ask for one`);
     return decode(body) as T;
   }
-  const parsed: unknown = body.length > 0 && isJson(res.headers.get('content-type')) ? JSON.parse(body) : body;
-  if (!ok) throw kubeErrorFromStatus(res.status, parsed, what, parseRetryAfter(res.headers.get('retry-after')));
+  const parsed: unknown = body.length > 0 && isJson(res.contentType) ? JSON.parse(body) : body;
+  if (res.status < 200 || res.status > 299) throw kubeErrorFromStatus(res.status, parsed, what, parseRetryAfter(res.retryAfter));
   return parsed as T;
 }
 
@@ -247,6 +293,11 @@ function requestHeaders(auth: Record<string, string>, opts: RequestOptions): Rec
 function serialize(body: unknown): string | undefined {
   if (body === undefined) return undefined;
   return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
+function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | null {
+  const v = headers[name];
+  return (Array.isArray(v) ? v[0] : v) ?? null;
 }
 
 function isJson(contentType: string | null): boolean {

@@ -1,7 +1,5 @@
 import { createInterface } from 'node:readline';
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { fetch } from 'undici';
+import type { Readable } from 'node:stream';
 import { backoffMs } from '../common/backoff.ts';
 import { AbortedError, sleep } from '../common/wait.ts';
 import type { Logger } from '../common/log.ts';
@@ -164,31 +162,40 @@ function watchUrl(opts: ListWatchOptions, startRv: string, timeoutSeconds: numbe
   return { path, url };
 }
 
-/** Opens the watch stream; a non-200 answer becomes a typed KubeError (410 included). */
-async function openWatch(opts: ListWatchOptions, path: string, url: string, signal: AbortSignal): Promise<WebReadableStream<Uint8Array>> {
+/**
+ * Opens the watch stream; a non-200 answer becomes a typed KubeError (410 included). undici's request API: the
+ * body is a Node stream, read line by line without fetch's web-stream layers.
+ */
+async function openWatch(opts: ListWatchOptions, path: string, url: string, signal: AbortSignal): Promise<Readable> {
   const { headers, dispatcher } = await opts.rest.credentials();
+  const target = new URL(url);
   let res;
   try {
-    res = await fetch(url, { headers: { ...headers, accept: opts.metadataOnly ? ACCEPT_METADATA : 'application/json' }, dispatcher, signal });
+    res = await dispatcher.request({
+      origin: target.origin,
+      path: target.pathname + target.search,
+      method: 'GET',
+      headers: { ...headers, accept: opts.metadataOnly ? ACCEPT_METADATA : 'application/json' },
+      signal,
+    });
   } catch (err) {
     throw opts.signal.aborted ? err : unavailable(`WATCH ${path}`, err);
   }
-  if (res.status !== 200 || !res.body) {
-    const text = await res.text();
-    throw kubeErrorFromStatus(res.status, safeJson(text), `WATCH ${path}`);
+  if (res.statusCode !== 200) {
+    const text = await res.body.text().catch(() => '');
+    throw kubeErrorFromStatus(res.statusCode, safeJson(text), `WATCH ${path}`);
   }
-  return res.body as WebReadableStream<Uint8Array>;
+  return res.body;
 }
 
 /** Reads events until the stream ends; returns the last resourceVersion seen, or 'gone' on a 410 event. */
 async function consume<T extends KubeObject>(
-  body: WebReadableStream<Uint8Array>,
+  input: Readable,
   path: string,
   state: { rv: string },
   h: ListWatchHandlers<T>,
   onLine: () => void,
 ): Promise<WatchOutcome> {
-  const input = Readable.fromWeb(body);
   const lines = createInterface({ input, crlfDelay: Infinity });
   // Leaving the loop early (a 410 event, a handler error) aborts the connection afterwards; the stream's
   // abort error then finds no iterator to take it and would crash the process as an unhandled 'error'

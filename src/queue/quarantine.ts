@@ -21,6 +21,11 @@ export interface QuarantineRecord {
 }
 
 export interface QuarantineStore {
+  /**
+   * One round trip at the start of every run: the key's hold, if any, and the run marked started (how many
+   * earlier runs never ended). A run that is then not reconciled (held) ends like any other.
+   */
+  begin(key: string): Promise<{ record: QuarantineRecord | undefined; unfinished: number }>;
   /** Marks a run of `key` started; resolves to how many earlier runs never ended. */
   started(key: string): Promise<number>;
   /** Marks the run ended (however it ended): no run of the key is in flight any more. */
@@ -46,6 +51,12 @@ export function redisQuarantine(client: RedisClient, prefix: string): Quarantine
   const inflight = `${prefix}:inflight`;
   const held = `${prefix}:quarantine`;
   return {
+    // Both commands written at once (one round trip); not a pipeline object, whose construction copies every
+    // script the connection has defined.
+    begin: async (key) => {
+      const [text, count] = await Promise.all([client.hget(held, key), client.hincrby(inflight, key, 1)]);
+      return { record: parseRecord(text), unfinished: count - 1 };
+    },
     started: async (key) => (await client.hincrby(inflight, key, 1)) - 1,
     // Runs of one key never overlap, so a run that ended leaves none in flight: a lost `ended` (Redis away)
     // counts one unfinished run only until the next one ends.
@@ -83,6 +94,7 @@ export function shardedQuarantine(client: RedisClient, prefix: string, shards: n
   const of = (key: string): QuarantineStore => stores[shardOfKey(parseKey(key), shards)] ?? (stores[0] as QuarantineStore);
   return {
     started: (key) => of(key).started(key),
+    begin: (key) => of(key).begin(key),
     ended: (key) => of(key).ended(key),
     get: (key) => of(key).get(key),
     hold: (key, record) => of(key).hold(key, record),

@@ -40,7 +40,10 @@ function loadService(): ServiceDefinition {
 
 export interface ScalerServer {
   port: number;
-  /** Tells open StreamIsActive streams that work arrived (called on every enqueue): the backlog is re-read once for all. */
+  /**
+   * Tells open StreamIsActive streams that work arrived (called on every enqueue): the backlog is re-read once for
+   * all, unless every stream was already told "active" (an enqueue cannot change that answer).
+   */
   notify(): void;
   close(): Promise<void>;
 }
@@ -129,7 +132,7 @@ export async function startScaler(opts: {
   return {
     port,
     notify: () => {
-      if (streams.size > 0) check.now();
+      if (streams.size > 0) check.enqueued();
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -148,7 +151,11 @@ export async function startScaler(opts: {
  * an enqueue that lands after the read started is never missed. Writes only changes: KEDA acts on "active",
  * and scales to zero from its own polling after the cooldown.
  */
-function sharedCheck(o: { backlog: BacklogProbe; streams: Set<Stream>; log: Logger; activeMs: number; idleMs: number }): { now(): void; idle(): void } {
+function sharedCheck(o: { backlog: BacklogProbe; streams: Set<Stream>; log: Logger; activeMs: number; idleMs: number }): {
+  now(): void;
+  enqueued(): void;
+  idle(): void;
+} {
   let checking = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
@@ -186,5 +193,11 @@ function sharedCheck(o: { backlog: BacklogProbe; streams: Set<Stream>; log: Logg
         }
       });
   };
-  return { now, idle: () => clearTimeout(timer) };
+  // An enqueue only grows the backlog: with every stream told "active" and no read under way, it changes no
+  // answer, so a burst of enqueues is not a burst of backlog reads (the periodic re-check still runs).
+  const enqueued = (): void => {
+    if (!checking && o.streams.size > 0 && [...o.streams].every((s) => s.last === true)) return;
+    now();
+  };
+  return { now, enqueued, idle: () => clearTimeout(timer) };
 }

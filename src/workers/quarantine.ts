@@ -42,15 +42,21 @@ function guarded(inner: Reconciler, kind: ObjectKind, o: QuarantineOptions): Rec
   const hooks = o.hooks[kind];
   return async (key, ctx) => {
     const id = formatKey(key);
-    const record = await quietly(ctx, 'read', o.store.get(id), undefined);
+    const begun = await quietly(ctx, 'start', o.store.begin(id), { record: undefined, unfinished: 0 });
+    const record = begun.record;
+    let unfinished = begun.unfinished;
     if (record) {
       const generation = hooks ? await hooks.generation(key, ctx) : undefined;
-      if (generation === undefined || generation === record.generation) return held(record);
+      if (generation === undefined || generation === record.generation) {
+        await quietly(ctx, 'end', o.store.ended(id), undefined);
+        return held(record);
+      }
+      // Releasing forgets the unfinished runs, this one's start too: it is counted again.
       await o.store.release(id);
       ctx.log.info({ generation, heldAt: record.generation }, 'quarantine lifted: the object changed');
       if (hooks) await quietly(ctx, 'clearing the report', hooks.clear(key, ctx), undefined);
+      unfinished = await quietly(ctx, 'start', o.store.started(id), 0);
     }
-    const unfinished = await quietly(ctx, 'start', o.store.started(id), 0);
     if (unfinished >= o.limit) {
       const next: QuarantineRecord = { since: ctx.now().toISOString(), unfinished, generation: hooks ? await hooks.generation(key, ctx) : undefined };
       await o.store.hold(id, next);

@@ -25,10 +25,16 @@ export interface CorrelatedEvents {
   stop(): void;
 }
 
+/** Series are patched once per heartbeat (a minute): looking for due ones once a second is often enough. */
+const SCAN_INTERVAL_MS = 1_000;
+
 export function correlatedEvents(correlator: EventCorrelator, heartbeatMs: number, clock: () => Date = () => new Date()): CorrelatedEvents {
   let latest: EventWriter | undefined;
   let timer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> | undefined;
+  // Finding the due series walks every key the correlator holds: an Event recorded does it at most this often.
+  const scanMs = Math.min(heartbeatMs, SCAN_INTERVAL_MS);
+  let scannedAt = Number.NEGATIVE_INFINITY;
 
   const writeDue = async (now: Date, all: boolean): Promise<void> => {
     const writer = latest;
@@ -57,7 +63,10 @@ export function correlatedEvents(correlator: EventCorrelator, heartbeatMs: numbe
       record: async (app, spec, now) => {
         latest = writer;
         startTimer();
-        await flush(now);
+        if (Math.abs(now.getTime() - scannedAt) >= scanMs) {
+          scannedAt = now.getTime();
+          await flush(now);
+        }
         const decision = correlator.decide(app, spec, now.getTime());
         if (decision.kind !== 'create') return;
         try {

@@ -112,6 +112,20 @@ describe('correlatedEvents', () => {
     events.stop();
   });
 
+  it('looks for due series at most once a second, however many Events are recorded', async () => {
+    const correlator = new EventCorrelator();
+    let scans = 0;
+    const due = correlator.due.bind(correlator);
+    correlator.due = (now, all) => (scans++, due(now, all));
+    const events = correlatedEvents(correlator, MIN);
+    const rec = events.recorder(fakeWriter());
+    for (let i = 0; i < 50; i++) await rec.record(app, spec(`event ${i % 5}`), new Date(i * 10));
+    expect(scans, '50 Events in 0.5 s').toBe(1);
+    await rec.record(app, spec('later'), new Date(1500));
+    expect(scans).toBe(2);
+    events.stop();
+  });
+
   it('passes a failed create on and creates the Event again next time', async () => {
     const events = correlatedEvents(new EventCorrelator(), MIN);
     let fail = true;

@@ -34,6 +34,16 @@ describe('the quarantine store on a real Redis', () => {
     expect(await store.release(id)).toBe(false);
     expect(await store.started(id), 'release also forgets unfinished runs').toBe(0);
   });
+
+  it('reads the hold and counts the run started in one round trip', async () => {
+    const store = redisQuarantine(redis.connection(false), redis.config().prefix);
+    const id = formatKey(key);
+    expect(await store.begin(id)).toEqual({ record: undefined, unfinished: 0 });
+    expect(await store.begin(id)).toEqual({ record: undefined, unfinished: 1 });
+    const record: QuarantineRecord = { since: '2026-01-01T00:00:00.000Z', unfinished: 2, generation: 7 };
+    await store.hold(id, record);
+    expect(await store.begin(id)).toEqual({ record, unfinished: 2 });
+  });
 });
 
 /** An in-memory store with the same semantics, for the wrapper's rules. */
@@ -48,6 +58,7 @@ function memoryStore(): QuarantineStore & { failing: boolean } {
     hold: (k: string, r: QuarantineRecord) => Promise.resolve(void held.set(k, r)),
     release: (k: string) => Promise.resolve(held.delete(k) && inflight.delete(k) !== undefined),
     list: () => Promise.resolve(new Map(held)),
+    begin: async (k: string) => ({ record: await s.get(k), unfinished: await s.started(k) }),
   };
   return s;
 }

@@ -74,6 +74,28 @@ describe('KEDA external scaler', () => {
       await scaler.close();
     }
   });
+  it('reads no backlog on an enqueue while every stream was already told active', async () => {
+    let reads = 0;
+    const backlog = (): Promise<number> => (reads++, Promise.resolve(1));
+    const scaler = await startScaler({ address: '127.0.0.1', port: 0, backlog, log, recheckMs: 600_000 });
+    const c = client(scaler.port);
+    const stream = c.StreamIsActive(ref);
+    try {
+      await new Promise<void>((resolve) => stream.once('data', () => resolve()));
+      stream.on('error', () => undefined);
+      // Let the opening read settle (it records what the stream was told).
+      await new Promise((resolve) => setImmediate(resolve));
+      const before = reads;
+      for (let i = 0; i < 100; i++) scaler.notify();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(reads - before, 'a burst of enqueues read nothing').toBe(0);
+    } finally {
+      stream.cancel();
+      c.close();
+      await scaler.close();
+    }
+  });
+
   it('re-checks by itself when a delayed job enters the due window, not on every tick', async () => {
     let reads = 0;
     let growsAt = Date.now() + 400;
