@@ -155,19 +155,15 @@ export class KubeRest {
     opts.signal?.addEventListener('abort', cancel, { once: true });
     const decode = this.protobuf ? opts.protobuf : undefined;
     const accept = decode ? ACCEPT_PROTOBUF : opts.accept;
-    let status;
-    let contentType;
-    let retryAfter;
+    let head: Head;
     let body: string | Uint8Array;
     try {
       if (opts.signal?.aborted) throw opts.signal.reason;
       // undici's request API: none of fetch's WHATWG Request/Response and web-stream layers per call.
       const res = await dispatcher.request(this.requestOptions(method, path, { ...opts, accept }, headers, deadline.signal));
-      status = res.statusCode;
-      contentType = headerOf(res.headers, 'content-type');
-      retryAfter = headerOf(res.headers, 'retry-after');
+      head = { status: res.statusCode, contentType: headerOf(res.headers, 'content-type'), retryAfter: headerOf(res.headers, 'retry-after') };
       // A Buffer (not a plain Uint8Array): the protobuf reader then decodes strings natively and slices bytes without copying.
-      body = isProtobuf(contentType) ? Buffer.from(await res.body.arrayBuffer()) : await res.body.text();
+      body = isProtobuf(head.contentType) ? Buffer.from(await res.body.arrayBuffer()) : await res.body.text();
     } catch (err) {
       if (opts.signal?.aborted) throw opts.signal.reason ?? err;
       throw unavailable(what, deadline.signal.aborted ? new Error(`no answer within ${this.requestTimeoutMs} ms`) : err);
@@ -175,11 +171,7 @@ export class KubeRest {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', cancel);
     }
-    if (typeof body !== 'string' && (status < 200 || status > 299)) {
-      const { decodeStatus } = await import('./protobuf/envelope.ts');
-      throw kubeErrorFromStatus(status, decodeStatus(body), what, parseRetryAfter(retryAfter));
-    }
-    return answer<T>({ status, contentType, retryAfter }, body, what, decode);
+    return answer<T>(head, body, what, decode);
   }
 
   private requestOptions(method: string, path: string, opts: RequestOptions, auth: Record<string, string>, signal: AbortSignal): Dispatcher.RequestOptions {
@@ -269,14 +261,19 @@ interface Head {
   retryAfter: string | null;
 }
 
-/** The answer's object (JSON parsed, protobuf decoded), or its KubeError (a protobuf error answer is decoded by the caller). */
-function answer<T>(res: Head, body: string | Uint8Array, what: string, decode: RequestOptions['protobuf']): T {
+/** The answer's object (JSON parsed, protobuf decoded), or its KubeError. */
+async function answer<T>(res: Head, body: string | Uint8Array, what: string, decode: RequestOptions['protobuf']): Promise<T> {
+  const ok = res.status >= 200 && res.status <= 299;
   if (typeof body !== 'string') {
+    if (!ok) {
+      const { decodeStatus } = await import('./protobuf/envelope.ts');
+      throw kubeErrorFromStatus(res.status, decodeStatus(body), what, parseRetryAfter(res.retryAfter));
+    }
     if (!decode) throw new ProtobufError(`${what}: a protobuf answer to a request that did not ask for one`);
     return decode(body) as T;
   }
   const parsed: unknown = body.length > 0 && isJson(res.contentType) ? JSON.parse(body) : body;
-  if (res.status < 200 || res.status > 299) throw kubeErrorFromStatus(res.status, parsed, what, parseRetryAfter(res.retryAfter));
+  if (!ok) throw kubeErrorFromStatus(res.status, parsed, what, parseRetryAfter(res.retryAfter));
   return parsed as T;
 }
 
