@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisCluster, type RedisClusterSet } from '../../../harness/sandbox/redis-ha.ts';
 import { waitFor } from '../../../src/common/wait.ts';
-import { parseQueueConfig } from '../../../src/queue/settings.ts';
-import { app, startFlow, waitSettled, within, type Flow } from './ha-flow.ts';
+import { addAcrossCrash, failoverConfig, startFlow, waitSettled, within, type Flow } from './ha-flow.ts';
 
 const OBJECTS = 40;
 
@@ -35,31 +34,18 @@ describe('Cluster mode with replicas', () => {
 
   it('keeps every job and timer when the primary of the queue slot fails over to its replica', async () => {
     const c = cluster!;
-    const cfg = parseQueueConfig({
+    const cfg = failoverConfig({
       EBB_REDIS_MODE: 'cluster',
       EBB_REDIS_CLUSTER_NODES: c.nodes.map((n) => `127.0.0.1:${n.port}`).join(','),
       EBB_QUEUE_PREFIX: '{cluster-ha}',
-      EBB_QUEUE_LOCK_DURATION: '5s',
-      EBB_QUEUE_BACKOFF_BASE: '100ms',
-      EBB_QUEUE_BACKOFF_MAX: '1s',
-      EBB_WORKER_CONCURRENCY: '4',
     });
     const before = await c.ownerOf('cluster-ha');
     const victim = c.nodes.find((n) => n.port === before);
     expect(victim).toBeDefined();
     flow = startFlow(cfg, 1_000);
     const f = flow;
-    const adding = (async () => {
-      for (let i = 0; i < OBJECTS; i++) {
-        await f.add(app(i), ac.signal);
-        if (i === OBJECTS / 2) {
-          // Mid-stream: half enqueued, some already settled; the primary of the slot crashes.
-          await waitFor(() => (f.settled.size >= 5 ? true : undefined), { timeoutMs: 30_000, what: 'some objects settled before the failover' });
-          await victim!.kill();
-        }
-        await new Promise((r) => setTimeout(r, 30));
-      }
-    })();
+    // Mid-stream: half enqueued, some already settled; the primary of the slot crashes.
+    const adding = addAcrossCrash(f, OBJECTS, () => victim!.kill(), ac.signal);
     await waitFor(
       async () => {
         const now = await c.ownerOf('cluster-ha');

@@ -11,7 +11,7 @@ import { redisConnection, type RedisClient } from '../../../src/queue/connection
 import { enqueue } from '../../../src/queue/enqueue.ts';
 import { formatKey, RECONCILE_QUEUE, TIMERS_QUEUE, type ObjectKey } from '../../../src/queue/names.ts';
 import { createReconcileQueue, createTimersQueue, reconcileWorkerOptions, timersWorkerOptions } from '../../../src/queue/queues.ts';
-import type { QueueConfig } from '../../../src/queue/settings.ts';
+import { parseQueueConfig, type QueueConfig } from '../../../src/queue/settings.ts';
 import { processTimer, setTimer, type TimerData } from '../../../src/queue/timers.ts';
 
 export interface Flow {
@@ -142,5 +142,28 @@ export async function within<T>(f: Flow, work: Promise<T>, timeoutMs: number, wh
     return await Promise.race([work, late]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** The queue settings of the failover tests (short locks and backoffs), on top of the mode's own settings. */
+export function failoverConfig(mode: Record<string, string>): QueueConfig {
+  return parseQueueConfig({
+    ...mode,
+    EBB_QUEUE_LOCK_DURATION: '5s',
+    EBB_QUEUE_BACKOFF_BASE: '100ms',
+    EBB_QUEUE_BACKOFF_MAX: '1s',
+    EBB_WORKER_CONCURRENCY: '4',
+  });
+}
+
+/** Enqueues `count` objects 30 ms apart; half-way, once some have settled, `crash` kills the primary. */
+export async function addAcrossCrash(f: Flow, count: number, crash: () => Promise<void>, signal: AbortSignal): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    await f.add(app(i), signal);
+    if (i === count / 2) {
+      await waitFor(() => (f.settled.size >= 5 ? true : undefined), { timeoutMs: 30_000, what: 'some objects settled before the failover' });
+      await crash();
+    }
+    await sleep(30, signal);
   }
 }

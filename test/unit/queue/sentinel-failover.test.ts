@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSentinelSet, type SentinelSet } from '../../../harness/sandbox/redis-ha.ts';
 import { waitFor } from '../../../src/common/wait.ts';
-import { parseQueueConfig } from '../../../src/queue/settings.ts';
-import { app, startFlow, waitSettled, within, type Flow } from './ha-flow.ts';
+import { addAcrossCrash, failoverConfig, startFlow, waitSettled, within, type Flow } from './ha-flow.ts';
 
 const OBJECTS = 40;
 
@@ -36,30 +35,24 @@ describe('Sentinel mode', () => {
 
   it('keeps every job and timer through a failover of the primary', async () => {
     const s = set!;
-    const cfg = parseQueueConfig({
+    const cfg = failoverConfig({
       EBB_REDIS_MODE: 'sentinel',
       EBB_REDIS_SENTINELS: s.sentinels.map((x) => `127.0.0.1:${x.port}`).join(','),
       EBB_REDIS_SENTINEL_MASTER: s.masterName,
       EBB_QUEUE_PREFIX: '{sentinel-test}',
-      EBB_QUEUE_LOCK_DURATION: '5s',
-      EBB_QUEUE_BACKOFF_BASE: '100ms',
-      EBB_QUEUE_BACKOFF_MAX: '1s',
-      EBB_WORKER_CONCURRENCY: '4',
     });
     flow = startFlow(cfg, 1_000);
     const f = flow;
-    const adding = (async () => {
-      for (let i = 0; i < OBJECTS; i++) {
-        await f.add(app(i), ac.signal);
-        if (i === OBJECTS / 2) {
-          // Mid-stream: half enqueued, some already settled; the primary crashes.
-          await waitFor(() => (f.settled.size >= 5 ? true : undefined), { timeoutMs: 30_000, what: 'some objects settled before the failover' });
-          expect(await s.primaryPort()).toBe(s.primary.port);
-          await s.primary.kill();
-        }
-        await new Promise((r) => setTimeout(r, 30));
-      }
-    })();
+    // Mid-stream: half enqueued, some already settled; the primary crashes.
+    const adding = addAcrossCrash(
+      f,
+      OBJECTS,
+      async () => {
+        expect(await s.primaryPort()).toBe(s.primary.port);
+        await s.primary.kill();
+      },
+      ac.signal,
+    );
     await waitFor(async () => ((await s.primaryPort()) === s.replica.port ? true : undefined), {
       timeoutMs: 60_000,
       intervalMs: 200,
