@@ -20,11 +20,12 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 # The daemon's packages: the production set without the packages only the watcher, the worker or the CLI's
-# kubeconfig plugins load (pruned offline, from what is already installed).
+# kubeconfig plugins load (pruned offline, from what is already installed). protobufjs stays, as a package of
+# @grpc/proto-loader (the CRI client); the daemon itself reads no protobuf from the apiserver.
 FROM build AS daemon-deps
 RUN npm pkg delete dependencies.@bull-board/api dependencies.@bull-board/hono dependencies.@hono/node-server \
       dependencies.hono dependencies.bullmq dependencies.ioredis dependencies.fast-json-patch \
-      dependencies.@kubernetes/client-node \
+      dependencies.@kubernetes/client-node dependencies.protobufjs \
   && npm prune --omit=dev --ignore-scripts --no-audit --no-fund --offline \
   && find node_modules -mindepth 1 -maxdepth 1 -type d -empty -delete
 

@@ -34,7 +34,14 @@ function spec(name: string, v: Variant, placement: Record<string, unknown>): Par
 async function scenario(label: string, placement: Record<string, unknown>, from: Variant, to: Variant): Promise<Trace> {
   const name = uniqueName(label);
   await createApp(ctl.ns, name, spec(name, from, placement));
-  await settled(ctl.ns, name, undefined, 90_000);
+  const before = await settled(ctl.ns, name, undefined, 90_000);
+  // startedAt has whole seconds: a restart within the second of the first start would read as "same" on a fast
+  // simulated node, where the real kubelet takes longer. The update starts once that second is over.
+  const started = Math.max(
+    0,
+    ...before.pods.flatMap((p) => (p.status?.containerStatuses ?? []).map((c) => Date.parse(c.state?.running?.startedAt ?? '') || 0)),
+  );
+  await waitFor(() => (Date.now() >= started + 1_000 ? true : undefined), { timeoutMs: 5_000, intervalMs: 50, what: 'the second of the first start over' });
   const history = await recordPods(ctl.ns, name);
   await patchApp(ctl.ns, name, { template: spec(name, to, placement).template });
   // Settled, and the kubelet done with any resize (ebb may call the rollout complete a moment before).
