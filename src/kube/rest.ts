@@ -1,9 +1,10 @@
 import type { Dispatcher } from 'undici';
 import { sleep } from '../common/wait.ts';
-import { isKubeError, kubeErrorFromStatus, parseRetryAfter, unavailable, type KubeError } from './errors.ts';
+import { isKubeError, unavailable, type KubeError } from './errors.ts';
 import { kubeDispatcher, type KubeConfig } from './kubeconfig.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
-import { ACCEPT_PROTOBUF, isProtobuf, ProtobufError } from './protobuf/media.ts';
+import { ACCEPT_PROTOBUF, isProtobuf } from './protobuf/media.ts';
+import { answer, headerOf, requestHeaders, serialize, type Head } from './rest-wire.ts';
 
 export { loadKubeConfig, type KubeConfig } from './kubeconfig.ts';
 
@@ -254,49 +255,6 @@ export class KubeRest {
   }
 }
 
-/** What `answer` reads of a response besides its body. */
-interface Head {
-  status: number;
-  contentType: string | null;
-  retryAfter: string | null;
-}
-
-/** The answer's object (JSON parsed, protobuf decoded), or its KubeError. */
-async function answer<T>(res: Head, body: string | Uint8Array, what: string, decode: RequestOptions['protobuf']): Promise<T> {
-  const ok = res.status >= 200 && res.status <= 299;
-  if (typeof body !== 'string') {
-    if (!ok) {
-      const { decodeStatus } = await import('./protobuf/envelope.ts');
-      throw kubeErrorFromStatus(res.status, decodeStatus(body), what, parseRetryAfter(res.retryAfter));
-    }
-    if (!decode) throw new ProtobufError(`${what}: a protobuf answer to a request that did not ask for one`);
-    return decode(body) as T;
-  }
-  const parsed: unknown = body.length > 0 && isJson(res.contentType) ? JSON.parse(body) : body;
-  if (!ok) throw kubeErrorFromStatus(res.status, parsed, what, parseRetryAfter(res.retryAfter));
-  return parsed as T;
-}
-
 function waitsInPlace(err: KubeError, attempt: number): boolean {
   return attempt <= TOO_MANY_REQUESTS_RETRIES && err.retryAfterMs !== undefined && err.retryAfterMs <= MAX_IN_PLACE_WAIT_MS;
-}
-
-function requestHeaders(auth: Record<string, string>, opts: RequestOptions): Record<string, string> {
-  const h: Record<string, string> = { ...auth, accept: opts.accept ?? 'application/json' };
-  if (opts.body !== undefined) h['content-type'] = opts.contentType ?? 'application/json';
-  return h;
-}
-
-function serialize(body: unknown): string | undefined {
-  if (body === undefined) return undefined;
-  return typeof body === 'string' ? body : JSON.stringify(body);
-}
-
-function headerOf(headers: Record<string, string | string[] | undefined>, name: string): string | null {
-  const v = headers[name];
-  return (Array.isArray(v) ? v[0] : v) ?? null;
-}
-
-function isJson(contentType: string | null): boolean {
-  return contentType !== null && contentType.includes('json');
 }
