@@ -292,16 +292,12 @@ describe("deploy/'s admission policies", () => {
     const otherRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'other', uid: deployment.metadata.uid, controller: true };
     await rest.create(core('pods', tenantA), pod(tenantA, 'taken', [otherRef]));
     const takeOver = JSON.stringify({ metadata: { ownerReferences: [appRef] } });
-    expect(await refused(as(worker(), ['patch', 'pod', 'taken', '-n', tenantA, '--type', 'merge', '-p', takeOver]))).toContain(
-      'never another controller',
-    );
+    expect(await refused(as(worker(), ['patch', 'pod', 'taken', '-n', tenantA, '--type', 'merge', '-p', takeOver]))).toContain('never another controller');
     expect(await refused(as(worker(), ['delete', 'pod', 'taken', '-n', tenantA]))).toContain('only delete objects an App controls');
     // Nor may the worker give an App's pod to another controller.
     await rest.create(core('pods', tenantA), pod(tenantA, 'web-given', [appRef]));
     const handOver = JSON.stringify({ metadata: { ownerReferences: [otherRef] } });
-    expect(await refused(as(worker(), ['patch', 'pod', 'web-given', '-n', tenantA, '--type', 'merge', '-p', handOver]))).toContain(
-      'never another controller',
-    );
+    expect(await refused(as(worker(), ['patch', 'pod', 'web-given', '-n', tenantA, '--type', 'merge', '-p', handOver]))).toContain('never another controller');
   });
 
   it('admits the worker on what an App owns: create, adopt, release, delete', async () => {

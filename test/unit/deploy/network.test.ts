@@ -16,7 +16,9 @@ import { kustomize, type Manifest } from './kustomize.ts';
 import { egressOf, ingressOf, workloadPods, type Destination, type Pod } from './network.ts';
 
 const objects = kustomize('deploy');
-const settings = (parseAllDocuments(readFileSync(new URL('../../../deploy/settings.yaml', import.meta.url), 'utf8'))[0]?.toJS() as { data: Record<string, string> }).data;
+const settings = (
+  parseAllDocuments(readFileSync(new URL('../../../deploy/settings.yaml', import.meta.url), 'utf8'))[0]?.toJS() as { data: Record<string, string> }
+).data;
 const MONITORING = settings['monitoringNamespace'] ?? '';
 const KEDA = settings['kedaNamespace'] ?? '';
 const API_SERVER_CIDR = String(settings['apiServerCIDR']);
@@ -101,8 +103,8 @@ describe("deploy/'s egress NetworkPolicies", () => {
   /** What a tenant's check or notification could aim at, and the port it would use. */
   const elsewhere: [Destination, number][] = [
     [{ name: 'cloud metadata', ip: '169.254.169.254' }, 80],
-    [{ name: 'a node\'s kubelet (read-only port)', ip: '10.0.0.12' }, 10255],
-    [{ name: 'a node\'s kubelet', ip: '10.0.0.12' }, 10250],
+    [{ name: "a node's kubelet (read-only port)", ip: '10.0.0.12' }, 10255],
+    [{ name: "a node's kubelet", ip: '10.0.0.12' }, 10250],
     [{ ...pod('prometheus', MONITORING, { 'app.kubernetes.io/name': 'prometheus' }), ip: '10.244.1.5', ports: { web: 9090 } }, 9090],
     [{ ...pod('alertmanager', MONITORING, { 'app.kubernetes.io/name': 'alertmanager' }), ip: '10.244.1.6' }, 9093],
     [{ ...pod('api', 'tenant-b', { app: 'api' }), ip: '10.244.2.7' }, 8080],
@@ -113,7 +115,7 @@ describe("deploy/'s egress NetworkPolicies", () => {
   ];
   const reach = (from: Pod): string[] => elsewhere.filter(([to, port]) => egress(from, to, port)).map(([to, port]) => `${to.name}:${port}`);
 
-  it('admit DNS from every pod of ebb, over UDP and TCP, to kube-system\'s DNS pods only', () => {
+  it("admit DNS from every pod of ebb, over UDP and TCP, to kube-system's DNS pods only", () => {
     for (const from of Object.values(ebb)) {
       expect(egress(from, dns, 53, 'UDP'), from.name).toBe(true);
       expect(egress(from, dns, 53, 'TCP'), from.name).toBe(true);
@@ -122,13 +124,17 @@ describe("deploy/'s egress NetworkPolicies", () => {
   });
 
   it('admit the apiserver, at its address and port of the settings, from the watcher, the workers and the daemon only', () => {
-    const reachers = Object.values(ebb).filter((p) => egress(p, apiserver, API_SERVER_PORT)).map((p) => p.name);
+    const reachers = Object.values(ebb)
+      .filter((p) => egress(p, apiserver, API_SERVER_PORT))
+      .map((p) => p.name);
     expect(reachers.sort()).toEqual(['ebb-node/ebb-daemon', 'ebb-system/ebb-watcher', 'ebb-system/ebb-worker']);
   });
 
   it('admit Redis from the watcher and the workers only', () => {
     const port = redis.ports['redis'] ?? 0;
-    const reachers = Object.values(ebb).filter((p) => p !== redis && egress(p, redis, port)).map((p) => p.name);
+    const reachers = Object.values(ebb)
+      .filter((p) => p !== redis && egress(p, redis, port))
+      .map((p) => p.name);
     expect(reachers.sort()).toEqual(['ebb-system/ebb-watcher', 'ebb-system/ebb-worker']);
     expect(egress(ebb['ebb-worker'] as Pod, redis, 12_345), "Redis's other ports").toBe(false);
   });
@@ -145,7 +151,7 @@ describe("deploy/'s egress NetworkPolicies", () => {
     for (const r of rules) expect(r).toEqual({ to: [{ ipBlock: { cidr: API_SERVER_CIDR } }], ports: [{ port: API_SERVER_PORT, protocol: 'TCP' }] });
   });
 
-  it("let the worker reach what its settings policy allows, and only the worker", () => {
+  it('let the worker reach what its settings policy allows, and only the worker', () => {
     const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'ebb-worker-egress');
     expect((policy?.['spec'] as { egress: unknown[] }).egress, 'none by default').toEqual([]);
     // An installer's allowlist: the monitoring namespace's Prometheus, and HTTPS outside private and link-local ranges.
@@ -157,10 +163,18 @@ describe("deploy/'s egress NetworkPolicies", () => {
               ...(o['spec'] as object),
               egress: [
                 {
-                  to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': MONITORING } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }],
+                  to: [
+                    {
+                      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': MONITORING } },
+                      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } },
+                    },
+                  ],
                   ports: [{ port: 9090 }],
                 },
-                { to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.168.0.0/16'] } }], ports: [{ port: 443 }] },
+                {
+                  to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.168.0.0/16'] } }],
+                  ports: [{ port: 443 }],
+                },
               ],
             },
           }
@@ -173,6 +187,9 @@ describe("deploy/'s egress NetworkPolicies", () => {
       'a host on the internet:443',
     ]);
     for (const other of ['ebb-watcher', 'ebb-daemon', 'ebb-redis'])
-      expect(elsewhere.filter(([to, port]) => withAllowlist(ebb[other] as Pod, to, port)), other).toEqual([]);
+      expect(
+        elsewhere.filter(([to, port]) => withAllowlist(ebb[other] as Pod, to, port)),
+        other,
+      ).toEqual([]);
   });
 });

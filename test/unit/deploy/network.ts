@@ -100,9 +100,7 @@ export function workloadPods(objects: readonly Manifest[]): Pod[] {
 }
 
 function policiesOf(objects: readonly Manifest[]): Policy[] {
-  return objects
-    .filter((o) => o.kind === 'NetworkPolicy')
-    .map((o) => ({ namespace: o.metadata.namespace ?? '', ...(o['spec'] as Omit<Policy, 'namespace'>) }));
+  return objects.filter((o) => o.kind === 'NetworkPolicy').map((o) => ({ namespace: o.metadata.namespace ?? '', ...(o['spec'] as Omit<Policy, 'namespace'>) }));
 }
 
 /** Whether `peer` of a policy in `policyNamespace` names `pod` (by selectors or, with an address, by ipBlock). */
@@ -154,7 +152,10 @@ export function egressOf(objects: readonly Manifest[]): (from: Pod, to: Destinat
   const peerMatches = peerMatcher(objects);
   return (from, to, port, protocol = 'TCP') => {
     const selecting = policies.filter(
-      (p) => p.namespace === from.namespace && (p.policyTypes ?? (p.egress ? ['Ingress', 'Egress'] : ['Ingress'])).includes('Egress') && matches(p.podSelector, from.labels),
+      (p) =>
+        p.namespace === from.namespace &&
+        (p.policyTypes ?? (p.egress ? ['Ingress', 'Egress'] : ['Ingress'])).includes('Egress') &&
+        matches(p.podSelector, from.labels),
     );
     if (selecting.length === 0) return true;
     return selecting.some((p) =>
