@@ -25,9 +25,10 @@ export interface RedisConnectionOptions {
   name?: string;
   log?: Logger;
   /**
-   * Deadline of each command of a producer connection (`forWorker: false`); default
-   * DEFAULT_COMMAND_TIMEOUT_MS. Worker connections get none: BullMQ copies their options to the connection
-   * that blocks in BZPOPMIN, and ioredis would cut a blocking command at this deadline too.
+   * Deadline of each command (default DEFAULT_COMMAND_TIMEOUT_MS), on worker connections too: there it bounds
+   * the commands a BullMQ Worker sends on the connection it was given (taking, finishing and extending jobs).
+   * The copies BullMQ makes of a worker connection for its blocking reads (BZPOPMIN, XREAD BLOCK) get none:
+   * ioredis would cut a blocking read at this deadline too, and BullMQ bounds those reads itself.
    */
   commandTimeoutMs?: number | undefined;
   /** Told when the connection is lost and when it is ready again (for /healthz). */
@@ -42,7 +43,7 @@ export interface RedisConnectionOptions {
 const RECONNECT_BASE_MS = 100;
 const RECONNECT_CAP_MS = 5_000;
 const PRODUCER_RETRIES_PER_REQUEST = 3;
-/** A producer command without an answer by then fails (a Redis that stalls, a connection that died silently). */
+/** A command without an answer by then fails (a Redis that stalls, a connection that died silently). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
 /**
  * TCP keepalive's first probe after this much silence on every connection: a peer that vanished (a node
@@ -70,7 +71,7 @@ function commonOptions(opts: RedisConnectionOptions): RedisOptions {
   return {
     connectionName: opts.name,
     keepAlive: KEEPALIVE_INITIAL_DELAY_MS,
-    ...(opts.forWorker ? {} : { commandTimeout: opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS }),
+    commandTimeout: opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     maxRetriesPerRequest: opts.forWorker ? null : PRODUCER_RETRIES_PER_REQUEST,
     // Commands issued while reconnecting are queued (bounded by maxRetriesPerRequest for producers).
     enableOfflineQueue: true,
@@ -152,13 +153,33 @@ export function redisConnection(target: string | RedisTarget, opts: RedisConnect
     watch(cluster, describeRedis(target), opts);
     reviveUnexpectedEnd(cluster, describeRedis(target), opts);
     watchClusterNodes(cluster, opts);
+    if (opts.forWorker) blockingCopiesOfCluster(cluster);
     return cluster;
   }
   const client = new Redis(redisOptions(target, opts));
   const described = typeof target === 'string' ? redactRedisUrl(target) : describeRedis(target);
   watch(client, described, opts);
   reviveUnexpectedEnd(client, described, opts);
+  if (opts.forWorker) blockingCopies(client);
   return client;
+}
+
+/**
+ * A BullMQ Worker (or QueueEvents) sends its blocking reads on a `duplicate()` of the connection it was given
+ * and everything else on that connection. The copies drop the command deadline: BullMQ ends each blocking
+ * read itself (a watchdog at the read's own timeout plus a second, which resets the connection), and an
+ * ioredis deadline would cut every read longer than it.
+ */
+function blockingCopies(client: Redis): void {
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = (override?: Partial<RedisOptions>) => duplicate({ ...override, commandTimeout: undefined });
+}
+
+/** blockingCopies of a Cluster: BullMQ passes the copy's node options as `redisOptions`. */
+function blockingCopiesOfCluster(cluster: Cluster): void {
+  const duplicate = cluster.duplicate.bind(cluster);
+  cluster.duplicate = (nodes?: unknown[], override: Partial<ClusterOptions> = {}) =>
+    duplicate(nodes, { ...override, redisOptions: { ...(override.redisOptions ?? cluster.options.redisOptions), commandTimeout: undefined } });
 }
 
 /** Logs errors (rate-limited) and recoveries; calls onRestored when ready again after a close. */

@@ -139,7 +139,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     reachability,
     onRestored: () => onRedisRestored(),
   });
-  const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-watcher-timers', log });
+  const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-watcher-timers', log, commandTimeoutMs: cfg.queue.redisCommandTimeoutMs });
   // One reconcile and one timers queue per shard (indexed by shard); an object's jobs and timers are in its own.
   const queues = createReconcileQueues(producer, cfg.queue);
   const timers = createTimersQueues(producer, cfg.queue);

@@ -1,12 +1,14 @@
 /**
  * Bounded waits on Redis, against a real redis-server: a producer command to a Redis that stalls (SIGSTOP)
- * fails at its deadline instead of hanging; a worker connection's blocking read outlives that deadline; and
+ * fails at its deadline instead of hanging, and so does a BullMQ Worker's own (non-blocking) command, while
+ * the Worker's blocking reads outlive that deadline; and
  * a connection's reachability turns /healthz's answer after the set time out of reach, and back when Redis
  * answers again.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Queue, Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../../harness/sandbox/ports.ts';
 import { startRedis, type RedisServer } from '../../../harness/sandbox/redis.ts';
@@ -39,8 +41,14 @@ describe('Redis commands have deadlines', () => {
     const worker = redisConnection(server.url, { forWorker: true, name: 'bounded-worker', commandTimeoutMs: 300 });
     try {
       expect(await producer.ping()).toBe('PONG');
-      // A blocking read that lasts longer than the producer deadline completes with the server's own timeout.
-      expect(await worker.bzpopmin('{bounded}:marker', 1)).toBeNull();
+      // A blocking read on a worker connection's copy (where BullMQ sends its blocking reads) that lasts longer
+      // than the deadline completes with the server's own timeout.
+      const copy = worker.duplicate();
+      try {
+        expect(await copy.bzpopmin('{bounded}:marker', 1)).toBeNull();
+      } finally {
+        copy.disconnect();
+      }
 
       process.kill(server.pid, 'SIGSTOP');
       const started = Date.now();
@@ -53,6 +61,45 @@ describe('Redis commands have deadlines', () => {
       worker.disconnect();
     }
   }, 30_000);
+});
+
+describe('BullMQ Worker connections have deadlines', () => {
+  it("fails a Worker's command to a stalled Redis at its deadline, never its blocking read, and works again after", async () => {
+    const server = await startRedis({ dir });
+    servers.push(server);
+    const connection = redisConnection(server.url, { forWorker: true, name: 'bounded-worker', commandTimeoutMs: 300 });
+    const producer = redisConnection(server.url, { forWorker: false, name: 'bounded-producer' });
+    const errors: Error[] = [];
+    const done: string[] = [];
+    const prefix = '{bounded-worker}';
+    const worker = new Worker<{ n: number }>('q', (job) => Promise.resolve(void done.push(job.id ?? '')), { connection, prefix, drainDelay: 2 });
+    worker.on('error', (err) => errors.push(err));
+    const queue = new Queue('q', { connection: producer, prefix });
+    try {
+      await worker.waitUntilReady();
+      const backend = worker.getBackend();
+      const blocking = await backend.blockingClient;
+      expect(blocking?.options.commandTimeout).toBeUndefined();
+      // The time the product must let pass: the Worker's idle blocking read (2 s) outlasts the 300 ms deadline.
+      await new Promise((r) => setTimeout(r, 2_500));
+      expect(errors.map((e) => e.message)).toEqual([]);
+
+      process.kill(server.pid, 'SIGSTOP');
+      const own = await backend.client;
+      const started = Date.now();
+      await expect(own.get(`${prefix}:probe`)).rejects.toThrow(/timed out/i);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      process.kill(server.pid, 'SIGCONT');
+
+      await queue.add('j', { n: 1 }, { jobId: 'after-the-stall' });
+      await waitFor(() => (done.includes('after-the-stall') ? true : undefined), { timeoutMs: 15_000, intervalMs: 50, what: 'the job after the stall' });
+    } finally {
+      await worker.close(true);
+      await queue.close();
+      connection.disconnect();
+      producer.disconnect();
+    }
+  }, 40_000);
 });
 
 describe('RedisReachability', () => {
