@@ -1,7 +1,8 @@
 /**
- * Text from the cluster (condition messages, pod messages, annotations) made safe to print on a terminal:
- * anyone who can write an App's status or annotations, or a pod's, writes part of what `ebb rollout` prints,
- * and an escape sequence in it could move the cursor, rewrite earlier lines, retitle the window or hide text.
+ * Text from the cluster or the queues (names, condition and pod messages, annotations, job data, failure
+ * reasons) made safe to print on a terminal: anyone who can write an App's status or annotations, or a pod's,
+ * writes part of what `ebb rollout` and `ebb queue` print, and an escape sequence in it could move the cursor,
+ * rewrite earlier lines, retitle the window or hide text. Every command prints such text through here.
  * Escape sequences are removed whole; other C0 and C1 control characters (and the Unicode controls that
  * reorder text) are removed; tabs and line breaks become spaces, or, with `keepNewlines`, line feeds stay.
  */
@@ -20,4 +21,19 @@ export function printable(text: string, opts: { keepNewlines?: boolean } = {}): 
   const stripped = text.replace(ESCAPE_SEQUENCE, '').replace(CSI_C1, '');
   const spaced = stripped.replace(SPACING, (c) => (opts.keepNewlines && c === '\n' ? '\n' : ' '));
   return spaced.replace(CONTROL, '');
+}
+
+/**
+ * `printable` applied to every string of a JSON-like value (object keys too), newlines included; numbers,
+ * booleans and null as they are. For a whole model (an explanation) before it is rendered.
+ */
+export function printableDeep<T>(value: T): T {
+  return clean(value) as T;
+}
+
+function clean(value: unknown): unknown {
+  if (typeof value === 'string') return printable(value);
+  if (Array.isArray(value)) return value.map(clean);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [printable(k), clean(v)]));
 }
