@@ -6,6 +6,7 @@ import { repeatGate, type Logger } from '../common/log.ts';
 import { ConfigError } from '../common/config-error.ts';
 import { describeRedis, parseRedisUrl, redactRedisUrl, type RedisTarget, type RedisTls } from './redis-target.ts';
 import type { RedisReachability } from './reachability.ts';
+import { probeRedis } from './redis-probe.ts';
 
 export { parseRedisUrl, redactRedisUrl, redisUrlProblem, type RedisUrlParts } from './redis-target.ts';
 
@@ -31,7 +32,11 @@ export interface RedisConnectionOptions {
    * ioredis would cut a blocking read at this deadline too, and BullMQ bounds those reads itself.
    */
   commandTimeoutMs?: number | undefined;
-  /** Told when the connection is lost and when it is ready again (for /healthz). */
+  /**
+   * Told when the connection is lost and when it is ready again, and of the round trips of a PING the
+   * connection sends every `reachability.probeIntervalMs` (for /healthz: a stalled Redis keeps the TCP
+   * connection open).
+   */
   reachability?: RedisReachability;
   /**
    * Called each time the connection is ready again after it was lost (Redis back, maybe empty; a Sentinel
@@ -151,7 +156,8 @@ export function redisConnection(target: string | RedisTarget, opts: RedisConnect
       clusterOptions(target, opts),
     );
     watch(cluster, describeRedis(target), opts);
-    reviveUnexpectedEnd(cluster, describeRedis(target), opts);
+    const closed = reviveUnexpectedEnd(cluster, describeRedis(target), opts);
+    if (opts.reachability) probeRedis(cluster, opts.reachability, { intervalMs: opts.reachability.probeIntervalMs, closed });
     watchClusterNodes(cluster, opts);
     if (opts.forWorker) blockingCopiesOfCluster(cluster);
     return cluster;
@@ -159,7 +165,8 @@ export function redisConnection(target: string | RedisTarget, opts: RedisConnect
   const client = new Redis(redisOptions(target, opts));
   const described = typeof target === 'string' ? redactRedisUrl(target) : describeRedis(target);
   watch(client, described, opts);
-  reviveUnexpectedEnd(client, described, opts);
+  const closed = reviveUnexpectedEnd(client, described, opts);
+  if (opts.reachability) probeRedis(client, opts.reachability, { intervalMs: opts.reachability.probeIntervalMs, closed });
   if (opts.forWorker) blockingCopies(client);
   return client;
 }
@@ -226,8 +233,9 @@ interface Closable {
  * primary is. The client never comes back by itself, and a BullMQ Worker whose connection it is stops taking
  * jobs. Nothing closes a client but `quit()` and `disconnect()`, so an end that neither preceded is logged and
  * repaired: the client connects again after the usual reconnect backoff (and reports itself restored).
+ * Returns whether the owner closed the client.
  */
-function reviveUnexpectedEnd(client: RedisClient, target: string, opts: RedisConnectionOptions): void {
+function reviveUnexpectedEnd(client: RedisClient, target: string, opts: RedisConnectionOptions): () => boolean {
   let closedByOwner = false;
   let revivals = 0;
   const c = client as unknown as Closable;
@@ -252,6 +260,7 @@ function reviveUnexpectedEnd(client: RedisClient, target: string, opts: RedisCon
       if (!closedByOwner && client.status === 'end') client.connect().catch(() => undefined);
     }, delayMs);
   });
+  return () => closedByOwner;
 }
 
 /**
