@@ -104,7 +104,7 @@ async function boardMounts(cfg: WatcherConfig, queues: readonly unknown[], rest:
   const { boardHandler } = await import('./board.ts');
   const { kubeTokenReviewer } = await import('./board-kube-auth.ts');
   const auth = cfg.board.auth;
-  const reviewer = auth.kind === 'kubernetes' ? kubeTokenReviewer(rest, auth.access) : undefined;
+  const reviewer = auth.kind === 'kubernetes' ? kubeTokenReviewer(rest, auth.access, { writable: !cfg.board.readOnly }) : undefined;
   return [{ prefix: cfg.board.basePath, handler: boardHandler(queues as Queue<unknown, unknown, string>[], { ...cfg.board, reviewer, log }) }];
 }
 
