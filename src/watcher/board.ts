@@ -95,7 +95,7 @@ async function admit(req: IncomingMessage, res: ServerResponse, opts: BoardOptio
     answer(res, 401, 'authentication required\n', { 'www-authenticate': 'Basic realm="ebb Bull Board", charset="UTF-8"' });
     return 'none';
   }
-  if (grant === 'read' && !SAFE_METHODS.has((req.method ?? 'GET').toUpperCase())) {
+  if (grant === 'read' && !opts.readOnly && !SAFE_METHODS.has((req.method ?? 'GET').toUpperCase())) {
     const what = opts.auth.kind === 'kubernetes' ? ` (it needs update on ${accessName(opts.auth.access)})` : '';
     answer(res, 403, `forbidden: this user may look at the board but not change jobs${what}\n`);
     return 'none';
