@@ -57,7 +57,7 @@ describe('Bull Board with Kubernetes authentication', () => {
     if (namespace) await deleteNamespace(sandbox().rest, namespace).catch(() => undefined);
   });
 
-  it('opens to a token whose user may get the configured object, and to no other', async () => {
+  it('opens to an ebb-board token whose user may get the object (read-only) or update it (changes), to no other, within a rate limit', async () => {
     const { rest, kubeconfig, redisUrl } = sandbox();
     printLogsOnFailure(procs);
     namespace = await freshNamespace('board-auth');
