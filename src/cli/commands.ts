@@ -1,6 +1,7 @@
 import { versionCommand } from './version.ts';
 import { daemonCommand, watcherCommand, workerCommand } from './processes.ts';
 import { errorMessage } from '../common/errors.ts';
+import { printable } from './printable.ts';
 import { UsageError } from './usage.ts';
 
 export type Command = (args: string[]) => Promise<number>;
@@ -61,7 +62,8 @@ export async function dispatch(program: string, commands: Record<string, Command
       process.stderr.write(`${program} ${name}: ${err.message}\n${err.usage}`);
       return 2;
     }
-    process.stderr.write(`${program} ${name}: ${errorMessage(err)}\n`);
+    // An error may quote the cluster's or Redis's text (an admission message, a job's data).
+    process.stderr.write(`${program} ${name}: ${printable(errorMessage(err), { keepNewlines: true })}\n`);
     return 1;
   }
 }

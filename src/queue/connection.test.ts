@@ -1,8 +1,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_COMMAND_TIMEOUT_MS, KEEPALIVE_INITIAL_DELAY_MS, clusterOptions, parseRedisUrl, redactRedisUrl, redisOptions } from './connection.ts';
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  KEEPALIVE_INITIAL_DELAY_MS,
+  clusterOptions,
+  parseRedisUrl,
+  redactRedisUrl,
+  redisConnection,
+  redisOptions,
+} from './connection.ts';
 import { ConfigError } from '../common/config-error.ts';
 
 describe('parseRedisUrl', () => {
@@ -48,13 +57,13 @@ describe('redisOptions', () => {
     expect(redisOptions('redis://h', { forWorker: false }).maxRetriesPerRequest).toBeGreaterThan(0);
   });
 
-  it('bounds producer commands and keeps TCP keepalive on every connection, but never cuts a blocking read', () => {
+  it('bounds the commands of every connection and keeps TCP keepalive on each', () => {
     const producer = redisOptions('redis://h', { forWorker: false, commandTimeoutMs: 2_500 });
     expect(producer).toMatchObject({ commandTimeout: 2_500, keepAlive: KEEPALIVE_INITIAL_DELAY_MS });
     expect(redisOptions('redis://h', { forWorker: false }).commandTimeout).toBe(DEFAULT_COMMAND_TIMEOUT_MS);
     const worker = redisOptions('redis://h', { forWorker: true, commandTimeoutMs: 2_500 });
-    expect(worker.keepAlive).toBe(KEEPALIVE_INITIAL_DELAY_MS);
-    expect(worker.commandTimeout).toBeUndefined();
+    expect(worker).toMatchObject({ commandTimeout: 2_500, keepAlive: KEEPALIVE_INITIAL_DELAY_MS });
+    expect(redisOptions('redis://h', { forWorker: true }).commandTimeout).toBe(DEFAULT_COMMAND_TIMEOUT_MS);
   });
 
   it('reconnects with a capped backoff and never gives up', () => {
@@ -112,6 +121,35 @@ describe('options of the Sentinel and Cluster modes', () => {
     expect(clusterOptions(cluster, { forWorker: false }).redisOptions?.maxRetriesPerRequest).toBeGreaterThan(0);
     expect(clusterOptions({ ...cluster, tls: undefined }, { forWorker: false }).redisOptions?.tls).toBeUndefined();
     expect(clusterOptions(cluster, { forWorker: false, commandTimeoutMs: 900 }).redisOptions).toMatchObject({ commandTimeout: 900, keepAlive: 30_000 });
-    expect(clusterOptions(cluster, { forWorker: true, commandTimeoutMs: 900 }).redisOptions?.commandTimeout).toBeUndefined();
+    expect(clusterOptions(cluster, { forWorker: true, commandTimeoutMs: 900 }).redisOptions?.commandTimeout).toBe(900);
+  });
+});
+
+describe('the copies BullMQ makes of a connection for its blocking reads', () => {
+  // Nothing listens on port 1: the clients never connect, only their options are read.
+  it('drop the command deadline of a worker connection, standalone and Cluster, and keep everything else', () => {
+    const worker = redisConnection('redis://127.0.0.1:1', { forWorker: true, commandTimeoutMs: 900 });
+    const producer = redisConnection('redis://127.0.0.1:1', { forWorker: false, commandTimeoutMs: 900 });
+    const cluster = redisConnection(
+      { mode: 'cluster', nodes: [{ host: '127.0.0.1', port: 1 }], auth: { username: undefined, password: undefined }, tls: undefined },
+      { forWorker: true, commandTimeoutMs: 900 },
+    ) as Cluster;
+    // As BullMQ asks: a Redis copy with a name; a Cluster copy with its node options and a name.
+    const copies = [
+      worker.duplicate({ connectionName: 'blocking' }),
+      producer.duplicate({ connectionName: 'blocking' }),
+      cluster.duplicate(undefined, { redisOptions: { ...cluster.options.redisOptions, connectionName: 'blocking' } }),
+    ] as const;
+    try {
+      expect(worker.options.commandTimeout).toBe(900);
+      expect(copies[0].options).toMatchObject({ connectionName: 'blocking', maxRetriesPerRequest: null, keepAlive: KEEPALIVE_INITIAL_DELAY_MS });
+      expect(copies[0].options.commandTimeout).toBeUndefined();
+      expect(copies[1].options.commandTimeout).toBe(900);
+      expect(cluster.options.redisOptions?.commandTimeout).toBe(900);
+      expect(copies[2].options.redisOptions).toMatchObject({ connectionName: 'blocking', maxRetriesPerRequest: null });
+      expect(copies[2].options.redisOptions?.commandTimeout).toBeUndefined();
+    } finally {
+      for (const c of [worker, producer, cluster, ...copies]) c.disconnect();
+    }
   });
 });

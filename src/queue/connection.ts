@@ -6,6 +6,7 @@ import { repeatGate, type Logger } from '../common/log.ts';
 import { ConfigError } from '../common/config-error.ts';
 import { describeRedis, parseRedisUrl, redactRedisUrl, type RedisTarget, type RedisTls } from './redis-target.ts';
 import type { RedisReachability } from './reachability.ts';
+import { probeRedis } from './redis-probe.ts';
 
 export { parseRedisUrl, redactRedisUrl, redisUrlProblem, type RedisUrlParts } from './redis-target.ts';
 
@@ -25,12 +26,17 @@ export interface RedisConnectionOptions {
   name?: string;
   log?: Logger;
   /**
-   * Deadline of each command of a producer connection (`forWorker: false`); default
-   * DEFAULT_COMMAND_TIMEOUT_MS. Worker connections get none: BullMQ copies their options to the connection
-   * that blocks in BZPOPMIN, and ioredis would cut a blocking command at this deadline too.
+   * Deadline of each command (default DEFAULT_COMMAND_TIMEOUT_MS), on worker connections too: there it bounds
+   * the commands a BullMQ Worker sends on the connection it was given (taking, finishing and extending jobs).
+   * The copies BullMQ makes of a worker connection for its blocking reads (BZPOPMIN, XREAD BLOCK) get none:
+   * ioredis would cut a blocking read at this deadline too, and BullMQ bounds those reads itself.
    */
   commandTimeoutMs?: number | undefined;
-  /** Told when the connection is lost and when it is ready again (for /healthz). */
+  /**
+   * Told when the connection is lost and when it is ready again, and of the round trips of a PING the
+   * connection sends every `reachability.probeIntervalMs` (for /healthz: a stalled Redis keeps the TCP
+   * connection open).
+   */
   reachability?: RedisReachability;
   /**
    * Called each time the connection is ready again after it was lost (Redis back, maybe empty; a Sentinel
@@ -42,7 +48,7 @@ export interface RedisConnectionOptions {
 const RECONNECT_BASE_MS = 100;
 const RECONNECT_CAP_MS = 5_000;
 const PRODUCER_RETRIES_PER_REQUEST = 3;
-/** A producer command without an answer by then fails (a Redis that stalls, a connection that died silently). */
+/** A command without an answer by then fails (a Redis that stalls, a connection that died silently). */
 export const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
 /**
  * TCP keepalive's first probe after this much silence on every connection: a peer that vanished (a node
@@ -70,7 +76,7 @@ function commonOptions(opts: RedisConnectionOptions): RedisOptions {
   return {
     connectionName: opts.name,
     keepAlive: KEEPALIVE_INITIAL_DELAY_MS,
-    ...(opts.forWorker ? {} : { commandTimeout: opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS }),
+    commandTimeout: opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     maxRetriesPerRequest: opts.forWorker ? null : PRODUCER_RETRIES_PER_REQUEST,
     // Commands issued while reconnecting are queued (bounded by maxRetriesPerRequest for producers).
     enableOfflineQueue: true,
@@ -150,15 +156,37 @@ export function redisConnection(target: string | RedisTarget, opts: RedisConnect
       clusterOptions(target, opts),
     );
     watch(cluster, describeRedis(target), opts);
-    reviveUnexpectedEnd(cluster, describeRedis(target), opts);
+    const closed = reviveUnexpectedEnd(cluster, describeRedis(target), opts);
+    if (opts.reachability) probeRedis(cluster, opts.reachability, { intervalMs: opts.reachability.probeIntervalMs, closed });
     watchClusterNodes(cluster, opts);
+    if (opts.forWorker) blockingCopiesOfCluster(cluster);
     return cluster;
   }
   const client = new Redis(redisOptions(target, opts));
   const described = typeof target === 'string' ? redactRedisUrl(target) : describeRedis(target);
   watch(client, described, opts);
-  reviveUnexpectedEnd(client, described, opts);
+  const closed = reviveUnexpectedEnd(client, described, opts);
+  if (opts.reachability) probeRedis(client, opts.reachability, { intervalMs: opts.reachability.probeIntervalMs, closed });
+  if (opts.forWorker) blockingCopies(client);
   return client;
+}
+
+/**
+ * A BullMQ Worker (or QueueEvents) sends its blocking reads on a `duplicate()` of the connection it was given
+ * and everything else on that connection. The copies drop the command deadline: BullMQ ends each blocking
+ * read itself (a watchdog at the read's own timeout plus a second, which resets the connection), and an
+ * ioredis deadline would cut every read longer than it.
+ */
+function blockingCopies(client: Redis): void {
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = (override?: Partial<RedisOptions>) => duplicate({ ...override, commandTimeout: undefined });
+}
+
+/** blockingCopies of a Cluster: BullMQ passes the copy's node options as `redisOptions`. */
+function blockingCopiesOfCluster(cluster: Cluster): void {
+  const duplicate = cluster.duplicate.bind(cluster);
+  cluster.duplicate = (nodes?: unknown[], override: Partial<ClusterOptions> = {}) =>
+    duplicate(nodes, { ...override, redisOptions: { ...(override.redisOptions ?? cluster.options.redisOptions), commandTimeout: undefined } });
 }
 
 /** Logs errors (rate-limited) and recoveries; calls onRestored when ready again after a close. */
@@ -205,8 +233,9 @@ interface Closable {
  * primary is. The client never comes back by itself, and a BullMQ Worker whose connection it is stops taking
  * jobs. Nothing closes a client but `quit()` and `disconnect()`, so an end that neither preceded is logged and
  * repaired: the client connects again after the usual reconnect backoff (and reports itself restored).
+ * Returns whether the owner closed the client.
  */
-function reviveUnexpectedEnd(client: RedisClient, target: string, opts: RedisConnectionOptions): void {
+function reviveUnexpectedEnd(client: RedisClient, target: string, opts: RedisConnectionOptions): () => boolean {
   let closedByOwner = false;
   let revivals = 0;
   const c = client as unknown as Closable;
@@ -231,6 +260,7 @@ function reviveUnexpectedEnd(client: RedisClient, target: string, opts: RedisCon
       if (!closedByOwner && client.status === 'end') client.connect().catch(() => undefined);
     }, delayMs);
   });
+  return () => closedByOwner;
 }
 
 /**

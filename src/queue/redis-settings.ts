@@ -101,7 +101,7 @@ export const REDIS_LIVENESS_SETTINGS = table({
     min: '1s',
     max: '24h',
     zeroDisables: true,
-    doc: '`/healthz` fails once Redis has been out of reach this long, so the kubelet restarts the process',
+    doc: '`/healthz` fails once Redis has been out of reach this long, or has not answered a PING (sent every 5s) this long, so the kubelet restarts the process',
   },
 });
 

@@ -1,15 +1,26 @@
 /**
  * Bull Board access by Kubernetes identity, as kube-rbac-proxy grants it: the bearer token a request carries
- * is checked with a TokenReview (who is this?), and that user with a SubjectAccessReview (may they `get` the
- * configured resource?). A token `kubectl create token` issued, or any token the apiserver accepts, opens
- * the board when RBAC allows its user that one `get`. The watcher's own identity needs `create` on
- * tokenreviews and subjectaccessreviews (the `system:auth-delegator` ClusterRole).
+ * is checked with a TokenReview for the audience `ebb-board` (who is this, and was the token minted for the
+ * board?), and that user with SubjectAccessReviews: `get` on the configured resource opens a read-only board,
+ * `update` on it too allows retrying, removing and promoting jobs (when the board is not read-only). A token
+ * minted by `kubectl create token <sa> --audience ebb-board` opens it; a token for any other audience (the
+ * apiserver's own, which every pod's ServiceAccount token carries) does not, so a token leaked from a pod or
+ * sent to another service cannot be replayed here. The watcher's own identity needs `create` on tokenreviews
+ * and subjectaccessreviews (the `system:auth-delegator` ClusterRole).
  *
  * Answers are kept for a few seconds per token (by its hash, never the token itself), so the page's many
- * requests cost one review; a revoked token or a removed RoleBinding takes effect within that time.
+ * requests cost one review; a revoked token or a removed RoleBinding takes effect within that time. Reviews
+ * themselves are rate-limited per client address and overall (board-review-limit.ts).
  */
 import { createHash } from 'node:crypto';
 import type { KubeRest } from '../kube/rest.ts';
+import { ReviewLimiter } from './board-review-limit.ts';
+
+/** The audience a token must be minted for to open the board. */
+export const BOARD_AUDIENCE = 'ebb-board';
+
+/** What a request may do on the board: nothing, look, or also retry, remove and promote jobs. */
+export type BoardGrant = 'none' | 'read' | 'write';
 
 /** What a user must be allowed to `get` to open the board. */
 export interface BoardAccess {
@@ -22,11 +33,15 @@ export interface BoardAccess {
   readonly name: string | undefined;
 }
 
-/** Answers whether a bearer token opens the board; throws when the apiserver cannot say (not cached). */
-export type TokenReviewer = (token: string, signal?: AbortSignal) => Promise<boolean>;
+/**
+ * What a bearer token may do on the board, for a request from `client` (its address); throws when the
+ * apiserver cannot say (not cached), and ReviewRateLimited when a review is over the limits.
+ */
+export type TokenReviewer = (token: string, client: string, signal?: AbortSignal) => Promise<BoardGrant>;
 
 interface TokenReviewStatus {
   authenticated?: boolean;
+  audiences?: string[];
   user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
 }
 
@@ -44,16 +59,14 @@ export function boardAccessOf(resourceDotGroup: string, namespace: string | unde
   return { group, resource, namespace, name };
 }
 
-/** One review against the apiserver, without a cache. */
-async function review(rest: KubeRest, access: BoardAccess, token: string, signal?: AbortSignal): Promise<boolean> {
-  const tr = await rest.create<{ status?: TokenReviewStatus }>(
-    reviewRef('authentication.k8s.io', 'tokenreviews'),
-    { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
-    {},
-    signal,
-  );
-  const user = tr.status?.user;
-  if (tr.status?.authenticated !== true || !user?.username) return false;
+/** May `user` do `verb` on the configured resource? One SubjectAccessReview. */
+async function allowed(
+  rest: KubeRest,
+  access: BoardAccess,
+  user: NonNullable<TokenReviewStatus['user']>,
+  verb: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
   const sar = await rest.create<{ status?: { allowed?: boolean; denied?: boolean } }>(
     reviewRef('authorization.k8s.io', 'subjectaccessreviews'),
     {
@@ -64,7 +77,7 @@ async function review(rest: KubeRest, access: BoardAccess, token: string, signal
         uid: user.uid,
         groups: user.groups,
         extra: user.extra,
-        resourceAttributes: { verb: 'get', group: access.group, resource: access.resource, namespace: access.namespace, name: access.name },
+        resourceAttributes: { verb, group: access.group, resource: access.resource, namespace: access.namespace, name: access.name },
       },
     },
     {},
@@ -73,17 +86,45 @@ async function review(rest: KubeRest, access: BoardAccess, token: string, signal
   return sar.status?.allowed === true && sar.status.denied !== true;
 }
 
-/** A reviewer with a short cache of answers, keyed by the token's SHA-256. */
-export function kubeTokenReviewer(rest: KubeRest, access: BoardAccess, now: () => number = Date.now): TokenReviewer {
-  const cache = new Map<string, { allowed: boolean; until: number }>();
-  return async (token, signal) => {
+/**
+ * One review against the apiserver, without a cache. The TokenReview names the board's audience, and its
+ * answer must name it back: an authenticator that does not check audiences (a static token file) answers
+ * without them, and such a token is refused too.
+ */
+async function review(rest: KubeRest, access: BoardAccess, writable: boolean, token: string, signal?: AbortSignal): Promise<BoardGrant> {
+  const tr = await rest.create<{ status?: TokenReviewStatus }>(
+    reviewRef('authentication.k8s.io', 'tokenreviews'),
+    { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences: [BOARD_AUDIENCE] } },
+    {},
+    signal,
+  );
+  const user = tr.status?.user;
+  if (tr.status?.authenticated !== true || !user?.username || tr.status.audiences?.includes(BOARD_AUDIENCE) !== true) return 'none';
+  if (!(await allowed(rest, access, user, 'get', signal))) return 'none';
+  return writable && (await allowed(rest, access, user, 'update', signal)) ? 'write' : 'read';
+}
+
+export interface ReviewerOptions {
+  /** The board allows changes at all (EBB_BOARD_READ_ONLY=false): only then is `update` reviewed. */
+  writable: boolean;
+  limiter?: ReviewLimiter;
+  now?: () => number;
+}
+
+/** A reviewer with a short cache of answers, keyed by the token's SHA-256, and a rate limit on its reviews. */
+export function kubeTokenReviewer(rest: KubeRest, access: BoardAccess, opts: ReviewerOptions): TokenReviewer {
+  const now = opts.now ?? Date.now;
+  const limiter = opts.limiter ?? new ReviewLimiter();
+  const cache = new Map<string, { grant: BoardGrant; until: number }>();
+  return async (token, client, signal) => {
     const key = createHash('sha256').update(token).digest('hex');
     const hit = cache.get(key);
-    if (hit && hit.until > now()) return hit.allowed;
-    const allowed = await review(rest, access, token, signal);
+    if (hit && hit.until > now()) return hit.grant;
+    limiter.take(client);
+    const grant = await review(rest, access, opts.writable, token, signal);
     cache.delete(key);
     if (cache.size >= REVIEW_CACHE_SIZE) cache.delete(cache.keys().next().value ?? '');
-    cache.set(key, { allowed, until: now() + REVIEW_CACHE_MS });
-    return allowed;
+    cache.set(key, { grant, until: now() + REVIEW_CACHE_MS });
+    return grant;
   };
 }

@@ -5,18 +5,21 @@ import { HonoAdapter } from '@bull-board/hono';
 import { getRequestListener } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Queue } from 'bullmq';
-import { Hono, type MiddlewareHandler } from 'hono';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Hono } from 'hono';
 import { errorSummary } from '../common/errors.ts';
 import type { Handler } from '../common/http.ts';
 import type { Logger } from '../common/log.ts';
 import { guardRequest } from './board-guards.ts';
 import { shardOfQueue } from '../queue/queues.ts';
 export { MIN_SECRET_BYTES } from './board-guards.ts';
-import type { BoardAccess, TokenReviewer } from './board-kube-auth.ts';
+import type { BoardAccess, BoardGrant, TokenReviewer } from './board-kube-auth.ts';
+import { ReviewRateLimited } from './board-review-limit.ts';
 
 /**
  * Who may open Bull Board: nobody needs credentials only when it listens on loopback; `kubernetes`: a bearer
- * token of a user the apiserver allows to `get` the configured resource (board-kube-auth.ts).
+ * token minted for the `ebb-board` audience, of a user the apiserver allows to `get` the configured resource
+ * (and to `update` it, to change jobs) (board-kube-auth.ts).
  */
 export type BoardAuth =
   { kind: 'none' } | { kind: 'token'; token: string } | { kind: 'basic'; user: string; password: string } | { kind: 'kubernetes'; access: BoardAccess };
@@ -48,34 +51,59 @@ function offered(header: string | undefined): { bearer: string } | { user: strin
 }
 
 /**
- * Accepts `Authorization: Bearer <token>`, or Basic with the configured user/password (any user, the token as
- * password, for a token: what a browser's login prompt can send). Kubernetes tokens go to the reviewer.
+ * What a request may do: `Authorization: Bearer <token>`, or Basic with the configured user/password (any
+ * user, the token as password, for a token: what a browser's login prompt can send). A configured token or
+ * password grants everything the board allows; Kubernetes tokens go to the reviewer (`client`: the request's
+ * address, for its rate limit).
  */
-export async function authorized(header: string | undefined, auth: BoardAuth, reviewer?: TokenReviewer): Promise<boolean> {
-  if (auth.kind === 'none') return true;
+export async function authorized(header: string | undefined, auth: BoardAuth, reviewer?: TokenReviewer, client = ''): Promise<BoardGrant> {
+  if (auth.kind === 'none') return 'write';
   const cred = offered(header);
-  if (!cred) return false;
+  if (!cred) return 'none';
   const token = 'bearer' in cred ? cred.bearer : cred.password;
-  if (auth.kind === 'basic') return 'user' in cred && same(cred.user, auth.user) && same(cred.password, auth.password);
-  if (auth.kind === 'token') return same(token, auth.token);
-  if (!reviewer || token === '') return false;
-  return reviewer(token, AbortSignal.timeout(30_000));
+  if (auth.kind === 'basic') return 'user' in cred && same(cred.user, auth.user) && same(cred.password, auth.password) ? 'write' : 'none';
+  if (auth.kind === 'token') return same(token, auth.token) ? 'write' : 'none';
+  if (!reviewer || token === '') return 'none';
+  return reviewer(token, client, AbortSignal.timeout(30_000));
 }
 
-function authMiddleware(opts: BoardOptions): MiddlewareHandler {
-  return async (c, next) => {
-    let ok: boolean;
-    try {
-      ok = await authorized(c.req.header('authorization'), opts.auth, opts.reviewer);
-    } catch (err) {
-      opts.log?.warn({ err: errorSummary(err) }, 'Bull Board: could not review a token');
-      return c.text('authentication unavailable\n', 503);
-    }
-    if (ok) return next();
-    c.header('WWW-Authenticate', 'Basic realm="ebb Bull Board", charset="UTF-8"');
-    return c.text('authentication required\n', 401);
-  };
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function answer(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'text/plain', ...headers });
+  res.end(text);
 }
+
+/**
+ * The grant of a request, or the answer that ends it: 401 without a credential that opens the board, 429 over
+ * the review rate limit, 503 when the apiserver cannot review, 403 for a change without the right to make it.
+ */
+async function admit(req: IncomingMessage, res: ServerResponse, opts: BoardOptions): Promise<BoardGrant> {
+  let grant: BoardGrant;
+  try {
+    grant = await authorized(req.headers.authorization, opts.auth, opts.reviewer, req.socket.remoteAddress ?? '');
+  } catch (err) {
+    if (err instanceof ReviewRateLimited) {
+      answer(res, 429, 'too many new tokens; try again later\n', { 'retry-after': String(err.retryAfterS) });
+      return 'none';
+    }
+    opts.log?.warn({ err: errorSummary(err) }, 'Bull Board: could not review a token');
+    answer(res, 503, 'authentication unavailable\n');
+    return 'none';
+  }
+  if (grant === 'none') {
+    answer(res, 401, 'authentication required\n', { 'www-authenticate': 'Basic realm="ebb Bull Board", charset="UTF-8"' });
+    return 'none';
+  }
+  if (grant === 'read' && !opts.readOnly && !SAFE_METHODS.has((req.method ?? 'GET').toUpperCase())) {
+    const what = opts.auth.kind === 'kubernetes' ? ` (it needs update on ${accessName(opts.auth.access)})` : '';
+    answer(res, 403, `forbidden: this user may look at the board but not change jobs${what}\n`);
+    return 'none';
+  }
+  return grant;
+}
+
+const accessName = (a: BoardAccess): string => `${a.resource}${a.group ? `.${a.group}` : ''}${a.namespace ? ` in namespace ${a.namespace}` : ''}`;
 
 /** Bull Board's own error answer carries the error's message; this one logs it and answers without it. */
 class QuietHonoAdapter extends HonoAdapter {
@@ -93,37 +121,43 @@ class QuietHonoAdapter extends HonoAdapter {
   }
 }
 
-/**
- * Bull Board for the given queues, as a node:http handler mounted at `basePath`. Routes match with or without
- * a trailing slash (`/board` and `/board/`, which many ingresses send), and the page is the same either way.
- * Requests pass the origin and Host checks of board-guards.ts first, then authentication. Queue shards past
- * the first are listed as `shard-N.<queue>` (the board needs distinct names).
- */
-export function boardHandler(queues: Queue<unknown, unknown, string>[], opts: BoardOptions): Handler {
-  const adapter = new QuietHonoAdapter(opts.log);
-  adapter.setBasePath(opts.basePath);
+/** One Bull Board (Hono app) over `queues`, read-only or not, as a node:http listener. */
+function oneBoard(queues: Queue<unknown, unknown, string>[], basePath: string, readOnly: boolean, log: Logger | undefined): Handler {
+  const adapter = new QuietHonoAdapter(log);
+  adapter.setBasePath(basePath);
   createBullBoard({
     queues: queues.map((q) => {
       const shard = shardOfQueue(q);
-      return new BullMQAdapter(q, { readOnlyMode: opts.readOnly, ...(shard > 0 ? { prefix: `shard-${shard}.` } : {}) });
+      return new BullMQAdapter(q, { readOnlyMode: readOnly, ...(shard > 0 ? { prefix: `shard-${shard}.` } : {}) });
     }),
     serverAdapter: adapter,
     options: { uiConfig: { boardTitle: 'ebb queues' } },
   });
   const app = new Hono({ strict: false });
   app.onError((err, c) => {
-    opts.log?.warn({ err: errorSummary(err) }, 'Bull Board request failed');
+    log?.warn({ err: errorSummary(err) }, 'Bull Board request failed');
     return c.text('internal error\n', 500);
   });
-  app.use(`${opts.basePath}/*`, authMiddleware(opts));
-  app.use(opts.basePath, authMiddleware(opts));
-  app.route(opts.basePath, adapter.registerPlugin());
-  const listener = getRequestListener(app.fetch);
+  app.route(basePath, adapter.registerPlugin());
+  return getRequestListener(app.fetch);
+}
+
+/**
+ * Bull Board for the given queues, as a node:http handler mounted at `basePath`. Routes match with or without
+ * a trailing slash (`/board` and `/board/`, which many ingresses send), and the page is the same either way.
+ * Requests pass the origin and Host checks of board-guards.ts first, then authentication (admit). A board that
+ * allows changes is built twice: a user who may only look gets the read-only one, without its buttons. Queue
+ * shards past the first are listed as `shard-N.<queue>` (the board needs distinct names).
+ */
+export function boardHandler(queues: Queue<unknown, unknown, string>[], opts: BoardOptions): Handler {
+  const readOnly = oneBoard(queues, opts.basePath, true, opts.log);
+  const writable = opts.readOnly ? readOnly : oneBoard(queues, opts.basePath, false, opts.log);
   const loopbackOnly = opts.auth.kind === 'none';
-  return (req, res) => {
+  return async (req, res) => {
     const refusal = guardRequest(req.method, req.headers, { loopbackOnly });
-    if (!refusal) return listener(req, res);
-    res.writeHead(refusal.status, { 'content-type': 'text/plain' });
-    res.end(refusal.message);
+    if (refusal) return answer(res, refusal.status, refusal.message);
+    const grant = await admit(req, res, opts);
+    if (grant === 'none') return;
+    return (grant === 'write' ? writable : readOnly)(req, res);
   };
 }

@@ -106,26 +106,26 @@ describe('Bull Board secrets and Kubernetes authentication', () => {
 
 describe('Bull Board authorization', () => {
   const basic = (u: string, p: string): string => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
-  it.each<[string, string | undefined, Parameters<typeof authorized>[1], boolean]>([
-    ['no auth configured', undefined, { kind: 'none' }, true],
-    ['missing header', undefined, { kind: 'token', token: 't' }, false],
-    ['bearer token', 'Bearer t', { kind: 'token', token: 't' }, true],
-    ['wrong bearer token', 'Bearer x', { kind: 'token', token: 't' }, false],
-    ['token as basic password', basic('anyone', 't'), { kind: 'token', token: 't' }, true],
-    ['basic ok', basic('u', 'p'), { kind: 'basic', user: 'u', password: 'p' }, true],
-    ['basic wrong password', basic('u', 'x'), { kind: 'basic', user: 'u', password: 'p' }, false],
-    ['bearer where basic is configured', 'Bearer p', { kind: 'basic', user: 'u', password: 'p' }, false],
+  it.each<[string, string | undefined, Parameters<typeof authorized>[1], 'write' | 'none']>([
+    ['no auth configured', undefined, { kind: 'none' }, 'write'],
+    ['missing header', undefined, { kind: 'token', token: 't' }, 'none'],
+    ['bearer token', 'Bearer t', { kind: 'token', token: 't' }, 'write'],
+    ['wrong bearer token', 'Bearer x', { kind: 'token', token: 't' }, 'none'],
+    ['token as basic password', basic('anyone', 't'), { kind: 'token', token: 't' }, 'write'],
+    ['basic ok', basic('u', 'p'), { kind: 'basic', user: 'u', password: 'p' }, 'write'],
+    ['basic wrong password', basic('u', 'x'), { kind: 'basic', user: 'u', password: 'p' }, 'none'],
+    ['bearer where basic is configured', 'Bearer p', { kind: 'basic', user: 'u', password: 'p' }, 'none'],
   ])('%s', async (_n, header, auth, ok) => {
     expect(await authorized(header, auth)).toBe(ok);
   });
 
   it('asks the reviewer about a Kubernetes token, as a Bearer token or a Basic password', async () => {
     const auth = { kind: 'kubernetes', access: { group: '', resource: 'services', namespace: undefined, name: undefined } } as const;
-    const reviewer = (token: string): Promise<boolean> => Promise.resolve(token === 'good');
-    expect(await authorized('Bearer good', auth, reviewer)).toBe(true);
-    expect(await authorized(basic('anyone', 'good'), auth, reviewer)).toBe(true);
-    expect(await authorized('Bearer bad', auth, reviewer)).toBe(false);
-    expect(await authorized('Bearer ', auth, reviewer)).toBe(false);
-    expect(await authorized('Bearer good', auth)).toBe(false);
+    const reviewer = (token: string): Promise<'read' | 'none'> => Promise.resolve(token === 'good' ? 'read' : 'none');
+    expect(await authorized('Bearer good', auth, reviewer)).toBe('read');
+    expect(await authorized(basic('anyone', 'good'), auth, reviewer)).toBe('read');
+    expect(await authorized('Bearer bad', auth, reviewer)).toBe('none');
+    expect(await authorized('Bearer ', auth, reviewer)).toBe('none');
+    expect(await authorized('Bearer good', auth)).toBe('none');
   });
 });

@@ -104,7 +104,7 @@ async function boardMounts(cfg: WatcherConfig, queues: readonly unknown[], rest:
   const { boardHandler } = await import('./board.ts');
   const { kubeTokenReviewer } = await import('./board-kube-auth.ts');
   const auth = cfg.board.auth;
-  const reviewer = auth.kind === 'kubernetes' ? kubeTokenReviewer(rest, auth.access) : undefined;
+  const reviewer = auth.kind === 'kubernetes' ? kubeTokenReviewer(rest, auth.access, { writable: !cfg.board.readOnly }) : undefined;
   return [{ prefix: cfg.board.basePath, handler: boardHandler(queues as Queue<unknown, unknown, string>[], { ...cfg.board, reviewer, log }) }];
 }
 
@@ -139,7 +139,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     reachability,
     onRestored: () => onRedisRestored(),
   });
-  const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-watcher-timers', log });
+  const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-watcher-timers', log, commandTimeoutMs: cfg.queue.redisCommandTimeoutMs });
   // One reconcile and one timers queue per shard (indexed by shard); an object's jobs and timers are in its own.
   const queues = createReconcileQueues(producer, cfg.queue);
   const timers = createTimersQueues(producer, cfg.queue);

@@ -165,7 +165,7 @@ export async function startWorker(
   drain: () => Promise<void> = () => Promise.resolve(),
 ): Promise<RunningWorker> {
   const rest = await kubeClient(cfg.kube);
-  const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-worker', log });
+  const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-worker', log, commandTimeoutMs: cfg.queue.redisCommandTimeoutMs });
   const reachability = new RedisReachability();
   const producer = redisConnection(cfg.queue.redis, {
     forWorker: false,

@@ -7,6 +7,7 @@ import { createReconcileQueues, createTimersQueues, type ReconcileQueue, type Ti
 import type { QueueConfig } from '../../queue/settings.ts';
 import { shardedQuarantine } from '../../queue/quarantine.ts';
 import { readStatus } from '../../queue/status.ts';
+import { printable } from '../printable.ts';
 import { parseQueueArgs, QUEUE_USAGE, type QueueArgs } from './args.ts';
 import { formatQuarantined, formatRateLimit, formatRetryFailed, formatStatus, statusJson } from './format.ts';
 
@@ -95,7 +96,8 @@ export async function queueCommand(argv: string[]): Promise<number> {
   for (const q of [...reconcile, ...timers]) q.on('error', () => undefined);
   try {
     await reachable(client, cfg.redis);
-    process.stdout.write(await perform(args, { cfg, client, reconcile, timers }));
+    // Job data and failure reasons are anyone's text: printed without escape sequences or control characters.
+    process.stdout.write(printable(await perform(args, { cfg, client, reconcile, timers }), { keepNewlines: true }));
     return 0;
   } finally {
     await Promise.all([...reconcile, ...timers].map((q) => q.close())).catch(() => undefined);

@@ -15,7 +15,7 @@ import { chooseUndo, formatHistory } from './history.ts';
 import { planRestart } from './restart.ts';
 import { planAbort, planPromote, planRetry, type ControlPlan } from './control.ts';
 import { summarizePods, viewRollout, type RolloutState } from './view.ts';
-import { printable } from './printable.ts';
+import { printable } from '../printable.ts';
 import { core } from '../../kube/paths.ts';
 import type { Pod } from '../../kube/types.ts';
 

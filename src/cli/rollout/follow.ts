@@ -8,7 +8,7 @@ import type { KubeRest } from '../../kube/rest.ts';
 import type { Pod } from '../../kube/types.ts';
 import { listWatch } from '../../kube/watch.ts';
 import { summarizePods, viewRollout, type RolloutView } from './view.ts';
-import { printable } from './printable.ts';
+import { printable } from '../printable.ts';
 
 export interface FollowOptions {
   rest: KubeRest;

@@ -7,7 +7,8 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpsServer } from '../../../src/common/http.ts';
 import { boardHandler, type BoardAuth } from '../../../src/watcher/board.ts';
-import type { TokenReviewer } from '../../../src/watcher/board-kube-auth.ts';
+import type { BoardGrant, TokenReviewer } from '../../../src/watcher/board-kube-auth.ts';
+import { ReviewRateLimited } from '../../../src/watcher/board-review-limit.ts';
 import type { ReconcileQueue } from '../../../src/queue/queues.ts';
 import { useRedis } from '../queue/support.ts';
 
@@ -81,7 +82,7 @@ describe('Bull Board over HTTP', () => {
     let failing = false;
     const reviewer: TokenReviewer = (token) => {
       seen.push(token);
-      return failing ? Promise.reject(new Error('apiserver down: secret detail')) : Promise.resolve(token === 'kube-token');
+      return failing ? Promise.reject(new Error('apiserver down: secret detail')) : Promise.resolve(token === 'kube-token' ? 'read' : 'none');
     };
     const base = await serve(queue, { kind: 'kubernetes', access: { group: '', resource: 'services', namespace: 'ebb', name: undefined } }, reviewer);
     const get = (authorization?: string): Promise<{ status: number; body: string }> =>
@@ -95,6 +96,50 @@ describe('Bull Board over HTTP', () => {
     expect(down.status).toBe(503);
     expect(down.body).not.toContain('secret detail');
     expect(seen).toEqual(['kube-token', 'kube-token', 'other', 'kube-token']);
+  });
+
+  it('lets a user who may only look read the board (read-only) and refuses their changes; an editor changes jobs', async () => {
+    const queue = redis.reconcileQueue(redis.config());
+    const grants: Record<string, BoardGrant> = { viewer: 'read', editor: 'write' };
+    const clients: string[] = [];
+    const reviewer: TokenReviewer = (token, client) => {
+      clients.push(client);
+      return Promise.resolve(grants[token] ?? 'none');
+    };
+    const access = { group: 'apps.ebb.dev', resource: 'apps', namespace: undefined, name: undefined };
+    const base = await serve(queue, { kind: 'kubernetes', access }, reviewer);
+    const host = new URL(base).host;
+    const as = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}`, host, origin: `http://${host}` });
+    const clean = '/board/api/queues/reconcile/clean/completed';
+    const refused = await request(base, clean, { method: 'PUT', headers: as('viewer') });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('update on apps.apps.ebb.dev');
+    expect((await request(base, clean, { method: 'PUT', headers: as('editor') })).status).toBe(200);
+    // The viewer's board is the read-only one (no retry or clean buttons); the editor's is not.
+    const readOnlyOf = async (token: string): Promise<boolean | undefined> => {
+      const res = await request(base, '/board/api/queues', { headers: as(token) });
+      const body = JSON.parse(res.body) as { queues: { readOnlyMode?: boolean }[] };
+      return body.queues[0]?.readOnlyMode;
+    };
+    expect(await readOnlyOf('viewer')).toBe(true);
+    expect(await readOnlyOf('editor')).toBe(false);
+    expect(new Set(clients)).toEqual(new Set(['127.0.0.1']));
+  });
+
+  it('answers 429 with Retry-After, and no review, when the reviewer is over its rate limit', async () => {
+    const queue = redis.reconcileQueue(redis.config());
+    const reviewer: TokenReviewer = () => Promise.reject(new ReviewRateLimited(3));
+    const base = await serve(queue, { kind: 'kubernetes', access: { group: '', resource: 'services', namespace: 'ebb', name: undefined } }, reviewer);
+    const { request: httpRequest } = await import('node:http');
+    const res = await new Promise<{ status: number; retryAfter: string | undefined }>((resolve, reject) => {
+      const req = httpRequest(new URL('/board/api/queues', base), { headers: { authorization: 'Bearer made-up' } }, (r) => {
+        r.resume();
+        resolve({ status: r.statusCode ?? 0, retryAfter: r.headers['retry-after'] });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(res).toEqual({ status: 429, retryAfter: '3' });
   });
 
   it("answers a failure inside the board with 500 and without the error's text", async () => {

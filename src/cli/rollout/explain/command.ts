@@ -4,7 +4,7 @@ import type { RolloutArgs } from '../args.ts';
 import { explain } from './explain.ts';
 import { readQueueFacts } from './queue.ts';
 import { readForExplain, readOnlyClient } from './read.ts';
-import { renderExplanation } from './render.ts';
+import { printExplanation } from './render.ts';
 
 type ExplainArgs = Extract<RolloutArgs, { op: 'explain' }>;
 
@@ -18,7 +18,7 @@ export async function explainCommand(rest: KubeRest, args: ExplainArgs, namespac
       readQueueFacts(namespace, args.name),
     ]);
     const e = explain({ ...reads, queue: queue.facts, notes: [...reads.notes, ...(queue.note ? [queue.note] : [])], now });
-    out.write(args.output === 'json' ? `${JSON.stringify(e, null, 2)}\n` : renderExplanation(e, { tty: out.isTTY === true, width: out.columns }));
+    out.write(printExplanation(e, { json: args.output === 'json', tty: out.isTTY === true, width: out.columns }));
     return 0;
   } finally {
     ac.abort();

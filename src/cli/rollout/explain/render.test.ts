@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { app, at, cond, imageList, NOW, pod } from '../../../../test/unit/cli/explain-fixtures.ts';
 import { explain } from './explain.ts';
-import { relative, renderExplanation } from './render.ts';
+import { printExplanation, relative, renderExplanation } from './render.ts';
 
 const until = at(90);
 const explanation = explain({
@@ -88,6 +88,39 @@ describe('renderExplanation', () => {
     expect(text).toContain('NEXT\n  nothing planned: ebb acts on the next change\n');
     expect(text).toContain('NOTES\n  the queues were not read (Redis at 127.0.0.1:6379 (EBB_REDIS_URL): connect ECONNREFUSED)\n');
     expect(text).not.toContain('LAST RECONCILE');
+  });
+});
+
+describe('printExplanation', () => {
+  // Text anyone with write access to the App, its pods or its queue writes: ESC sequences, a C1 CSI, BEL, bidi.
+  const evil = '\x1b]0;owned\x07held\x1b[2J\x1b[1A\x9b2K by\u202e hook';
+  const hostile = explain({
+    app: app({ conditions: [cond('Progressing', 'True', 'Hook\x1b[8m', evil)] }),
+    pods: [pod(0), pod(1, { revision: 'web-b' })],
+    imageLists: [imageList('node-0', [{ image: 'reg.local/web:2', phase: 'Failed', message: evil }])],
+    plan: { actions: [] },
+    queue: {
+      timers: [],
+      last: { jobId: 'App.shop.web.1', finishedAt: NOW.getTime() - 1_000, failed: true, failedReason: evil, returnValue: { [evil]: evil }, logs: [evil] },
+    },
+    notes: [evil],
+    now: NOW,
+  });
+  // eslint-disable-next-line no-control-regex
+  const UNSAFE = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+
+  it('prints cluster and queue text without escape sequences or control characters: piped, on a terminal, as JSON', () => {
+    const piped = printExplanation(hostile, { json: false, tty: false });
+    expect(piped).toContain('held by hook');
+    expect(piped).not.toMatch(UNSAFE);
+    // On a terminal the renderer's own bold titles are the only escapes.
+    const tty = printExplanation(hostile, { json: false, tty: true, width: 200 });
+    expect(tty).toContain('\x1b[1mWAITING FOR\x1b[0m');
+    expect(tty.replaceAll('\x1b[1m', '').replaceAll('\x1b[0m', '')).not.toMatch(UNSAFE);
+    const json = printExplanation(hostile, { json: true, tty: false });
+    expect(json).not.toMatch(UNSAFE);
+    expect(json).not.toContain('\\u001b');
+    expect(JSON.stringify(JSON.parse(json))).toContain('held by hook');
   });
 });
 

@@ -2,6 +2,7 @@
  * Pure: an Explanation as `ebb rollout explain` prints it. On a terminal: bold section titles and every line
  * cut to the terminal's width, so the answer stays one screen; piped: plain text, lines whole, no escape codes.
  */
+import { printable, printableDeep } from '../../printable.ts';
 import type { Explanation, LastReconcile, NextStep, WaitItem } from './model.ts';
 
 export interface RenderOptions {
@@ -103,4 +104,14 @@ export function renderExplanation(e: Explanation, opts: RenderOptions): string {
   const width = Math.max(40, (opts.width ?? 80) - 1);
   const cut = (l: string): string => (!opts.tty || l.length <= width || l.includes('\x1b') ? l : `${l.slice(0, width - 1)}…`);
   return `${lines.map(cut).join('\n')}\n`;
+}
+
+/**
+ * What `ebb rollout explain` writes: the text (renderExplanation) or JSON of `e`, with every string from the
+ * cluster or the queues (names, messages, job data, failure reasons) cleaned of escape sequences and control
+ * characters first (printable.ts); on a terminal the only escapes written are the renderer's own bold titles.
+ */
+export function printExplanation(e: Explanation, opts: RenderOptions & { json: boolean }): string {
+  const safe = printableDeep(e);
+  return opts.json ? printable(`${JSON.stringify(safe, null, 2)}\n`, { keepNewlines: true }) : renderExplanation(safe, opts);
 }
