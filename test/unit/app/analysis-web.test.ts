@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONDITION_PATTERN, type Web } from '../../../src/api/analysis.ts';
 import { evaluate, judge, parseCondition, type Condition } from '../../../src/workers/app/rollout/analysis/condition.ts';
 import { measureWeb, type WebDeps } from '../../../src/workers/app/rollout/analysis/web.ts';
+import { KubeError } from '../../../src/kube/errors.ts';
+import { allowEntries } from '../../../src/workers/egress/allowlist.ts';
+import { checkHttp } from '../../../src/workers/egress/outbound.ts';
 
 const cond = (text: string): Condition => {
   const c = parseCondition(text);
@@ -94,7 +97,7 @@ describe('measureWeb against a local HTTP server', () => {
   const secrets = new Map([['ns/token/value', 's3cret']]);
   const deps: WebDeps = {
     secretValue: (ns, name, key) => Promise.resolve(secrets.get(`${ns}/${name}/${key}`)),
-    fetch: globalThis.fetch,
+    http: checkHttp({ allowedHosts: allowEntries(['*/127.0.0.1']), networks: 'local' }),
     signal: new AbortController().signal,
   };
   const now = () => new Date('2026-01-01T00:00:00Z');
@@ -134,9 +137,9 @@ describe('measureWeb against a local HTTP server', () => {
     const refused = await measureWeb(
       web('/ok', { headers: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'a', key: 'b' } } }] }),
       'ns',
-      { ...deps, secretValue: () => Promise.reject(new Error('secrets "a" is forbidden')) },
+      { ...deps, secretValue: () => Promise.reject(new KubeError('Forbidden', 403, 'secrets "a" is forbidden')) },
       now,
     );
-    expect(refused.message).toContain('could not be read (secrets "a" is forbidden)');
+    expect(refused.message).toBe('header X: Secret ns/a could not be read (Forbidden)');
   });
 });
