@@ -67,21 +67,35 @@ function classifyV4(b: readonly number[]): AddressClass {
 
 const zeros = (b: readonly number[], from: number, to: number): boolean => b.slice(from, to).every((x) => x === 0);
 
-function classifyV6(b: readonly number[]): AddressClass {
-  const [b0 = 0, b1 = 0] = b;
-  // IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96 beyond :: and ::1) and NAT64 (64:ff9b::/96): the IPv4 they carry.
+/** The IPv4 address an IPv6 address carries: IPv4-mapped (::ffff:0:0/96), IPv4-compatible (::/96), NAT64 (64:ff9b::/96). */
+function carriedV4(b: readonly number[]): number[] | undefined {
   const mapped = zeros(b, 0, 10) && b[10] === 0xff && b[11] === 0xff;
-  const nat64 = b0 === 0x00 && b1 === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(b, 4, 12);
-  if (zeros(b, 0, 16)) return 'unspecified';
-  if (zeros(b, 0, 15) && b[15] === 1) return 'loopback';
-  if (mapped || nat64 || zeros(b, 0, 12)) return classifyV4(b.slice(12));
+  const nat64 = b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(b, 4, 12);
+  return mapped || nat64 || zeros(b, 0, 12) ? b.slice(12) : undefined;
+}
+
+const hextets = (b: readonly number[]): string => {
   const words: string[] = [];
   for (let i = 0; i < 16; i += 2) words.push((((b[i] ?? 0) << 8) | (b[i + 1] ?? 0)).toString(16));
-  if (METADATA.has(words.join(':'))) return 'metadata';
-  if (b0 === 0xfe && (b1 & 0xc0) === 0x80) return 'link-local';
-  if (b0 === 0xff) return 'multicast';
-  if ((b0 & 0xfe) === 0xfc || (b0 === 0xfe && (b1 & 0xc0) === 0xc0)) return 'private';
-  return 'public';
+  return words.join(':');
+};
+
+/** IPv6 prefix rules on the first 16 bits, first match wins: [class, prefix, mask]. */
+const V6_PREFIXES: readonly (readonly [AddressClass, number, number])[] = [
+  ['link-local', 0xfe80, 0xffc0],
+  ['multicast', 0xff00, 0xff00],
+  ['private', 0xfc00, 0xfe00],
+  ['private', 0xfec0, 0xffc0],
+];
+
+function classifyV6(b: readonly number[]): AddressClass {
+  if (zeros(b, 0, 16)) return 'unspecified';
+  if (zeros(b, 0, 15) && b[15] === 1) return 'loopback';
+  const v4 = carriedV4(b);
+  if (v4) return classifyV4(v4);
+  if (METADATA.has(hextets(b))) return 'metadata';
+  const head = ((b[0] ?? 0) << 8) | (b[1] ?? 0);
+  return V6_PREFIXES.find(([, prefix, mask]) => (head & mask) === prefix)?.[0] ?? 'public';
 }
 
 function classify(address: string): AddressClass {

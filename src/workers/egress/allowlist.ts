@@ -14,19 +14,19 @@ export interface AllowEntry {
 
 const NAMESPACE = String.raw`\*|[a-z0-9]([-a-z0-9]*[a-z0-9])?`;
 const HOST = String.raw`\*|(\*\.)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?|\[[0-9a-f:.]+\]`;
+/** 1..65535. */
+const PORT = String.raw`6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}`;
 /** One entry, as the setting's item pattern. */
-export const ALLOW_ENTRY = new RegExp(`^(${NAMESPACE})/(${HOST})(:[0-9]{1,5})?$`, 'i');
+export const ALLOW_ENTRY = new RegExp(`^(${NAMESPACE})/(${HOST})(:(${PORT}))?$`, 'i');
 
-const ENTRY = new RegExp(`^(${NAMESPACE})/(${HOST})(?::([0-9]{1,5}))?$`, 'i');
+const ENTRY = new RegExp(`^(${NAMESPACE})/(${HOST})(?::(${PORT}))?$`, 'i');
 
 /** The entry `text` stands for, or undefined when it is not one. */
 export function parseAllowEntry(text: string): AllowEntry | undefined {
   const m = ENTRY.exec(text.trim().toLowerCase());
   if (!m) return undefined;
   const [, namespace = '', , host = '', , , port] = m;
-  const n = port === undefined ? undefined : Number(port);
-  if (n !== undefined && (n < 1 || n > 65_535)) return undefined;
-  return { namespace, host, port: n };
+  return { namespace, host, port: port === undefined ? undefined : Number(port) };
 }
 
 /** Entries of the setting's items (items that are not entries are left out: the setting refuses them). */

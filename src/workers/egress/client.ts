@@ -74,10 +74,7 @@ async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: numbe
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) {
-      body.destroy();
-      throw new EgressError('TooLarge', `the answer is too large (over ${maxBytes} bytes)`);
-    }
+    if (size > maxBytes) throw new EgressError('TooLarge', `the answer is too large (over ${maxBytes} bytes)`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size);
@@ -85,7 +82,8 @@ async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: numbe
 
 /** Sends one request through `dispatcher` (whose connector judges addresses); the answer, or an EgressError. */
 export async function boundedRequest(dispatcher: Dispatcher, req: OutboundRequest): Promise<OutboundAnswer> {
-  if (req.url.protocol !== 'http:' && req.url.protocol !== 'https:') throw new EgressError('BadUrl', `${req.url.protocol} URLs are not called (http or https only)`);
+  if (req.url.protocol !== 'http:' && req.url.protocol !== 'https:')
+    throw new EgressError('BadUrl', `${req.url.protocol} URLs are not called (http or https only)`);
   if (req.url.username !== '' || req.url.password !== '') throw new EgressError('BadUrl', 'a URL with credentials is not called (send them in a header)');
   const refused = headerRefusal(req.headers);
   if (refused) throw new EgressError('HeaderRefused', refused);
@@ -105,6 +103,8 @@ export async function boundedRequest(dispatcher: Dispatcher, req: OutboundReques
   } catch (err) {
     throw failure(err, deadline, req.signal);
   }
+  // A body given up early errors once destroyed (its reader, if any, sees that error itself).
+  res.body.on('error', () => undefined);
   try {
     if (res.statusCode >= 300 && res.statusCode < 400) throw new EgressError('Redirect', `HTTP ${res.statusCode}: redirects are not followed`);
     const declared = Number(res.headers['content-length']);

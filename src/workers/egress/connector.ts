@@ -32,7 +32,8 @@ export async function judgedAddress(host: string, scope: NetworkScope, resolve: 
   if (first === undefined) throw new EgressError('ConnectFailed', `${host} resolves to no address`);
   for (const a of addresses) {
     const why = addressRefusal(a, scope);
-    if (why !== undefined) throw new EgressError('AddressRefused', `${host} ${literal ? 'is' : 'resolves to'} ${why}, which may not be called (EBB_CHECK_NETWORKS=${scope})`);
+    if (why !== undefined)
+      throw new EgressError('AddressRefused', `${host} ${literal ? 'is' : 'resolves to'} ${why}, which may not be called (EBB_CHECK_NETWORKS=${scope})`);
   }
   return first;
 }

@@ -3,16 +3,7 @@
  * wording: it never carries the answer's body, a client library's message or an address a name resolved to.
  */
 export type EgressErrorCode =
-  | 'BadUrl'
-  | 'HostNotAllowed'
-  | 'AddressRefused'
-  | 'HeaderRefused'
-  | 'TooLarge'
-  | 'Redirect'
-  | 'Timeout'
-  | 'Aborted'
-  | 'ConnectFailed'
-  | 'RequestFailed';
+  'BadUrl' | 'HostNotAllowed' | 'AddressRefused' | 'HeaderRefused' | 'TooLarge' | 'Redirect' | 'Timeout' | 'Aborted' | 'ConnectFailed' | 'RequestFailed';
 
 export class EgressError extends Error {
   readonly code: EgressErrorCode;

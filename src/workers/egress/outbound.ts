@@ -64,5 +64,13 @@ export function checkHttp(policy: EgressPolicy, resolve: Resolve = systemResolve
 export function webhookHttp(networks: NetworkScope, resolve: Resolve = systemResolve): WebhookHttp {
   const agent = guardedAgent(networks, resolve);
   return (url, body, timeoutMs, signal) =>
-    boundedRequest(agent, { url: urlOf(url), method: 'POST', headers: { 'content-type': 'application/json' }, body, maxBytes: MAX_WEBHOOK_ANSWER_BYTES, timeoutMs, signal });
+    boundedRequest(agent, {
+      url: urlOf(url),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      maxBytes: MAX_WEBHOOK_ANSWER_BYTES,
+      timeoutMs,
+      signal,
+    });
 }

@@ -33,10 +33,11 @@ export interface Notification {
 }
 
 /** C0 and C1 controls, DEL, and the characters that reorder text (bidi embeddings, overrides, isolates, marks). */
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const isControl = (c: number): boolean =>
+  c <= 0x1f || (c >= 0x7f && c <= 0x9f) || c === 0x61c || c === 0x200e || c === 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 
 /** Text without control characters (each becomes a space). */
-export const withoutControls = (text: string): string => text.replace(CONTROLS, ' ');
+export const withoutControls = (text: string): string => Array.from(text, (ch) => (isControl(ch.codePointAt(0) ?? 0) ? ' ' : ch)).join('');
 
 /**
  * Text a Slack-compatible receiver shows as written: `&`, `<` and `>` escaped as Slack requires (so no `<!here>`,
@@ -60,7 +61,16 @@ export function notificationOf(app: Stored<App>, event: EventSpec, now: Date): N
       text: `${icon} App ${namespace}/${name}: ${what}. ${slackInert(event.message.slice(0, 2_000))}`,
       unfurl_links: false,
       unfurl_media: false,
-      ebb: { namespace, app: name, uid: uid ?? '', reason: event.reason, type: event.type, message: withoutControls(event.message), updateRevision, at: now.toISOString() },
+      ebb: {
+        namespace,
+        app: name,
+        uid: uid ?? '',
+        reason: event.reason,
+        type: event.type,
+        message: withoutControls(event.message),
+        updateRevision,
+        at: now.toISOString(),
+      },
     },
   };
 }

@@ -39,7 +39,11 @@ describe('queries', () => {
 describe('against a real Prometheus', () => {
   let exporter: Server;
   let prometheus: RunningPrometheus | undefined;
-  const deps: WebDeps = { secretValue: undefined, http: checkHttp({ allowedHosts: allowEntries(['*/127.0.0.1']), networks: 'local' }), signal: new AbortController().signal };
+  const deps: WebDeps = {
+    secretValue: undefined,
+    http: checkHttp({ allowedHosts: allowEntries(['*/127.0.0.1']), networks: 'local' }),
+    signal: new AbortController().signal,
+  };
   const now = () => new Date();
   const metrics = [
     '# TYPE http_error_ratio gauge',
