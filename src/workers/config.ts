@@ -131,7 +131,7 @@ export const WORKER_SETTINGS = table(
       item: ALLOW_ENTRY,
       itemFormat: 'NAMESPACE/HOST[:PORT] (NAMESPACE a namespace or *; HOST a name, *.domain, an IP ([...] for IPv6) or *)',
       defaultDoc: 'none: every web and Prometheus check is refused (inconclusive)',
-      doc: 'the hosts web and Prometheus checks of each namespace may call, e.g. `*/prometheus.monitoring.svc:9090,team-a/*.team-a.svc`; a check to any other host is inconclusive and says so. An allowed host is still refused when it resolves to an address `EBB_CHECK_NETWORKS` refuses',
+      doc: "the hosts each namespace's web and Prometheus checks may call, as entries `NAMESPACE/HOST[:PORT]` (NAMESPACE `*` for every namespace; HOST a name, `*.domain`, an IP or `*`), e.g. `*/prometheus.monitoring.svc:9090,team-a/*.team-a.svc`; a check to another host is inconclusive and names this setting, and an allowed host is still refused at an address `EBB_CHECK_NETWORKS` refuses",
     },
     checkNetworks: {
       name: 'EBB_CHECK_NETWORKS',

@@ -97,7 +97,10 @@ beforeAll(async () => {
     EBB_CHECK_ALLOWED_HOSTS: `${nsA}/127.0.0.1,${nsA}/169.254.169.254`,
   });
   watcher = await startWatcher(parseWatcherConfig(env), createLogger('it-attack-check', 'warn'));
-  worker = spawn(process.execPath, [join(ROOT, 'src/cli/main.ts'), 'worker'], { env: { ...process.env, ...env, NODE_OPTIONS: nodeOptions }, stdio: ['ignore', 'ignore', 'pipe'] });
+  worker = spawn(process.execPath, [join(ROOT, 'src/cli/main.ts'), 'worker'], {
+    env: { ...process.env, ...env, NODE_OPTIONS: nodeOptions },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   worker.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
 }, 60_000);
 
@@ -147,7 +150,9 @@ describe('a check answering 150 MB', () => {
     const other = uniqueName('atk-b');
     await createApp(nsB, other, { replicas: 1, template: template(other, 'v1') });
     await settled(nsB, other, undefined, 90_000);
-    const name = await analysedApp(nsA, 'atk-huge', [web('huge', `${base}/huge`, { successCondition: '$.v == 1', failureCondition: undefined, timeoutSeconds: 60 })]);
+    const name = await analysedApp(nsA, 'atk-huge', [
+      web('huge', `${base}/huge`, { successCondition: '$.v == 1', failureCondition: undefined, timeoutSeconds: 60 }),
+    ]);
     await hugeAsked;
     // While tenant A's answer streams, tenant B scales.
     await patchApp(nsB, other, { replicas: 2 });
