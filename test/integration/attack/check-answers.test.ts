@@ -157,13 +157,13 @@ describe('a check answering 150 MB', () => {
     // While tenant A's answer streams, tenant B scales.
     await patchApp(nsB, other, { replicas: 2 });
     const measured = await until(nsA, name, (s) => measuredAll(s, 1), { timeoutMs: 90_000, what: 'the huge check measured' });
+    expect(worker?.exitCode, `the worker exited: ${stderr}`).toBeNull();
+    const peak = peakRss(worker?.pid ?? 0);
+    expect(peak, `peak RSS ${Math.round(peak / MiB)} MiB against the manifest's ${memoryLimit / MiB} MiB`).toBeLessThan(memoryLimit);
     const m = measured.app.status?.analysis?.runs[0]?.measurements.at(-1);
     expect(m?.phase).toBe(MeasurementPhase.inconclusive);
     expect(m?.message).toContain('too large');
-    expect(worker?.exitCode, `the worker exited: ${stderr}`).toBeNull();
     await settled(nsB, other, undefined, 90_000);
-    const peak = peakRss(worker?.pid ?? 0);
-    expect(peak, `peak RSS ${Math.round(peak / MiB)} MiB against the manifest's ${memoryLimit / MiB} MiB`).toBeLessThan(memoryLimit);
   });
 });
 
