@@ -100,6 +100,9 @@ export async function runCommand(args: string[]): Promise<number> {
   if (sandbox.real) env['EBB_SANDBOX_REGISTRY'] = sandbox.real.registry.host;
   env['EBB_HTTP_ADDRESS'] ??= '127.0.0.1';
   env['EBB_SCALER_PORT'] ??= '0';
+  // Checks against servers on this machine: the sandbox allows loopback, which an install never should.
+  env['EBB_CHECK_NETWORKS'] ??= 'local';
+  env['EBB_CHECK_ALLOWED_HOSTS'] ??= '*/127.0.0.1,*/localhost';
   const login = sandboxBoardLogin(env);
   const all = await startAll(env, log).catch(async (err: unknown) => {
     await cluster.stop();

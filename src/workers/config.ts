@@ -7,6 +7,9 @@ import { DEFAULT_PREWARM_POLICY, type PrewarmPolicy } from './app/prewarm/policy
 import { DEFAULT_QUARANTINE_LIMIT } from '../queue/quarantine.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
 import { REDIS_LIVENESS_SETTINGS } from '../queue/redis-settings.ts';
+import { NETWORK_SCOPES } from './egress/addresses.ts';
+import { ALLOW_ENTRY, allowEntries } from './egress/allowlist.ts';
+import type { EgressPolicy } from './egress/outbound.ts';
 
 /** The worker's configuration: parsed and validated once, frozen, passed down. */
 export interface WorkerConfig {
@@ -34,6 +37,8 @@ export interface WorkerConfig {
   readonly prewarmPolicy: PrewarmPolicy;
   /** `on`: repeated Events are aggregated (series, combined, rate-limited); `off`: each written as its own object. */
   readonly eventCorrelation: EventCorrelationMode;
+  /** Where web and Prometheus checks and notifications may connect. */
+  readonly egress: EgressPolicy;
 }
 
 export const KUBE_PROTOBUF_MODES = ['on', 'off'] as const;
@@ -120,6 +125,21 @@ export const WORKER_SETTINGS = table(
       default: 'on',
       doc: "`on`: an App's repeated Event becomes one Event whose `series` count grows (patched at most once a minute), similar Events beyond 10 are combined, and each App writes at most 25 Events, then one per 5 minutes; `off` (diagnostic, for comparing Event traffic): every Event is written as its own object",
     },
+    checkAllowedHosts: {
+      name: 'EBB_CHECK_ALLOWED_HOSTS',
+      type: 'list',
+      item: ALLOW_ENTRY,
+      itemFormat: 'NAMESPACE/HOST[:PORT] (NAMESPACE a namespace or *; HOST a name, *.domain, an IP ([...] for IPv6) or *)',
+      defaultDoc: 'none: every web and Prometheus check is refused (inconclusive)',
+      doc: "the hosts each namespace's web and Prometheus checks may call, as entries `NAMESPACE/HOST[:PORT]` (NAMESPACE `*` for every namespace; HOST a name, `*.domain`, an IP or `*`), e.g. `*/prometheus.monitoring.svc:9090,team-a/*.team-a.svc`; a check to another host is inconclusive and names this setting, and an allowed host is still refused at an address `EBB_CHECK_NETWORKS` refuses",
+    },
+    checkNetworks: {
+      name: 'EBB_CHECK_NETWORKS',
+      type: 'enum',
+      values: NETWORK_SCOPES,
+      default: 'private',
+      doc: 'the addresses checks and notification deliveries may connect to, judged after resolving the name and dialled as judged: `public`; `private` (also RFC 1918, 100.64/10 and IPv6 unique-local, where in-cluster services are); `local` (also loopback: sandboxes and tests only). Link-local (cloud metadata), unspecified, multicast and reserved addresses never',
+    },
     quarantineAfter: {
       name: 'EBB_QUARANTINE_AFTER',
       type: 'int',
@@ -149,6 +169,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
     prewarmPullBudget: v.prewarmPullBudget,
     eventCorrelation: v.eventCorrelation,
+    egress: frozen({ allowedHosts: allowEntries(v.checkAllowedHosts), networks: v.checkNetworks }),
     prewarmPolicy: frozen({ maxImagesPerNode: v.prewarmMaxImagesPerNode, pinMaxMs: v.prewarmPinMax, answerTimeoutMs: v.prewarmAnswerTimeout }),
   });
 }

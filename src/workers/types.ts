@@ -2,6 +2,7 @@ import type { Logger } from '../common/log.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import type { ObjectKey } from '../queue/names.ts';
 import type { Notification } from './notify/notification.ts';
+import type { CheckHttp } from './egress/outbound.ts';
 import type { PullBudget } from './app/prewarm/budget.ts';
 import type { PrewarmPolicy } from './app/prewarm/policy.ts';
 
@@ -29,6 +30,8 @@ export interface ReconcileContext {
   now(): Date;
   /** Queues a rollout notification for the webhook; undefined when no webhook is configured. */
   notify?: ((n: Notification) => Promise<void>) | undefined;
+  /** The HTTP of web and Prometheus checks, under the worker's egress rules; undefined: those checks are inconclusive. */
+  checks?: CheckHttp | undefined;
   /** The cluster's pre-warm pull budget; absent: no limit. */
   prewarmBudget?: PullBudget | undefined;
   /** The limits of each App's pre-warming (worker settings); absent: the defaults. */

@@ -27,6 +27,7 @@ import type { WorkerConfig } from './config.ts';
 import { withQuarantine } from './quarantine.ts';
 import { workerMetrics, type WorkerMetrics } from './metrics.ts';
 import { startNotifications } from './notify/deliver.ts';
+import { checkHttp, webhookHttp } from './egress/outbound.ts';
 import type { ReconcileContext, Reconciler, ReconcileResult } from './types.ts';
 import { redisPullBudget, type PullBudget } from './app/prewarm/budget.ts';
 import type { PrewarmPolicy } from './app/prewarm/policy.ts';
@@ -48,6 +49,7 @@ interface ProcessorDeps {
   prewarmPolicy?: PrewarmPolicy | undefined;
   onWait(key: ObjectKey, result: NonNullable<ReconcileResult['wait']>): Promise<void>;
   notify: ReconcileContext['notify'];
+  checks?: ReconcileContext['checks'];
 }
 
 /** A job's return value: its outcome, how long it took, and the reconciler's summary (Bull Board shows it). */
@@ -132,6 +134,7 @@ function processor(deps: ProcessorDeps) {
         signal: signal ?? new AbortController().signal,
         now: () => new Date(),
         notify: deps.notify,
+        checks: deps.checks,
         prewarmBudget: deps.prewarmBudget,
         prewarmPolicy: deps.prewarmPolicy,
       };
@@ -190,7 +193,7 @@ export async function startWorker(
     cfg.namespaceConcurrency > 0
       ? namespaceGate(producer, cfg.queue.prefix, { cap: cfg.namespaceConcurrency, leaseMs: 2 * cfg.queue.lockDurationMs, minDelayMs: NAMESPACE_CAP_DELAY_MS })
       : undefined;
-  const notifications = cfg.notifyWebhookUrl ? startNotifications(cfg.queue, cfg.notifyWebhookUrl, log) : undefined;
+  const notifications = cfg.notifyWebhookUrl ? startNotifications(cfg.queue, cfg.notifyWebhookUrl, webhookHttp(cfg.egress.networks), log) : undefined;
   const processJob = withRetryPolicy(
     processor({
       reconcilers: guarded,
@@ -200,6 +203,7 @@ export async function startWorker(
       metrics,
       onWait,
       notify: notifications?.send,
+      checks: checkHttp(cfg.egress),
       prewarmBudget: redisPullBudget(producer, cfg.queue.prefix, cfg.prewarmPullBudget),
       prewarmPolicy: cfg.prewarmPolicy,
     }),

@@ -9,6 +9,7 @@ import type { ImageList } from '../../api/image-list.ts';
 import type { PatchClient } from '../inplace/index.ts';
 import type { EventSpec } from './actions.ts';
 import type { SecretValue } from './rollout/analysis/web.ts';
+import type { CheckHttp } from '../egress/outbound.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 
 interface AppStore {
@@ -90,12 +91,12 @@ export interface AppClient {
   imageLists: ImageListStore;
   nodes: NodeStore;
   dryRun: DryRunCreator;
-  /** What the web check measures through: a Secret reader (App namespace only) and HTTP. Absent: web checks are inconclusive. */
+  /** What web and Prometheus checks measure through: a Secret reader (App namespace only) and the worker's check HTTP. Absent: those checks are inconclusive. */
   analysis?: AnalysisIO | undefined;
 }
 
 export interface AnalysisIO {
   secretValue: SecretValue;
-  fetch: typeof globalThis.fetch;
+  http: CheckHttp;
   signal: AbortSignal;
 }

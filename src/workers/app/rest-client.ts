@@ -11,6 +11,7 @@ import { eventObject, reportingInstance } from './events.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, Pod, Stored } from '../../kube/types.ts';
 import type { AppClient, EventRecorder, NodeObject, ObjectStore, RevisionStore } from './client.ts';
 import { uncorrelated, type EventWriter } from './event-recorder.ts';
+import type { CheckHttp } from '../egress/outbound.ts';
 
 const WRITE = { fieldManager: FieldManager.ebb };
 const DRY_RUN = { ...WRITE, dryRun: 'All' };
@@ -101,7 +102,8 @@ export function restEventWriter(rest: KubeRest, instance = reportingInstance()):
   };
 }
 
-export function restAppClient(rest: KubeRest, signal: AbortSignal, events: EventRecorder = uncorrelated(restEventWriter(rest))): AppClient {
+/** `checks`: the HTTP of web and Prometheus checks (the worker's egress rules); absent, those checks are inconclusive. */
+export function restAppClient(rest: KubeRest, signal: AbortSignal, events: EventRecorder = uncorrelated(restEventWriter(rest)), checks?: CheckHttp): AppClient {
   const revisions: RevisionStore = {
     ...objectStore<ControllerRevision>(rest, signal, revisionsRef),
     get: (ns, name) => orUndefined(rest.get<Stored<ControllerRevision>>(revisionsRef(ns, name), signal)),
@@ -133,7 +135,7 @@ export function restAppClient(rest: KubeRest, signal: AbortSignal, events: Event
         await rest.create(core('persistentvolumeclaims', ns), claim, DRY_RUN, signal);
       },
     },
-    analysis: { secretValue: (ns, name, key) => secretValue(rest, signal, ns, name, key), fetch: globalThis.fetch, signal },
+    analysis: checks ? { secretValue: (ns, name, key) => secretValue(rest, signal, ns, name, key), http: checks, signal } : undefined,
     nodes: { list: (labelSelector) => listAll<NodeObject>(rest, core('nodes'), labelSelector || undefined, signal) },
     imageLists: {
       list: (labelSelector) => listAll<ClusterStored<ImageList>>(rest, imageListRef(), labelSelector, signal),

@@ -6,28 +6,27 @@ import { redisConnection, type RedisClient } from '../../queue/connection.ts';
 import { NOTIFY_QUEUE, notifyQueue, type NotifyQueue } from '../../queue/notify-queue.ts';
 import type { QueueConfig } from '../../queue/settings.ts';
 import type { EventRecorder } from '../app/client.ts';
+import type { WebhookHttp } from '../egress/outbound.ts';
 import { notificationOf, type Notification } from './notification.ts';
 
 /** How long one delivery may take before it counts as failed (and is retried). */
 const DELIVERY_TIMEOUT_MS = 10_000;
 
-/** POSTs one notification; a non-2xx answer or no answer in time throws (BullMQ retries). The URL is never logged. */
-export async function deliver(url: string, body: Notification['body'], fetchImpl: typeof fetch = fetch): Promise<void> {
-  const res = await fetchImpl(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
-  });
-  if (!res.ok) throw new Error(`the notification webhook answered ${res.status}`);
+/**
+ * POSTs one notification under the worker's egress rules (no redirects, its answer capped, refused addresses
+ * refused); a non-2xx answer, a refusal or no answer in time throws (BullMQ retries). The URL is never logged.
+ */
+export async function deliver(url: string, body: Notification['body'], http: WebhookHttp, signal: AbortSignal = new AbortController().signal): Promise<void> {
+  const res = await http(url, JSON.stringify(body), DELIVERY_TIMEOUT_MS, signal);
+  if (res.status < 200 || res.status > 299) throw new Error(`the notification webhook answered ${res.status}`);
 }
 
 /** The worker's side: consumes the notify queue. */
-function startNotifier(connection: RedisClient, cfg: QueueConfig, url: string, log: Logger): Worker<Notification['body'], void, string> {
+function startNotifier(connection: RedisClient, cfg: QueueConfig, url: string, http: WebhookHttp, log: Logger): Worker<Notification['body'], void, string> {
   const worker = new Worker<Notification['body'], void, string>(
     NOTIFY_QUEUE,
     async (job: Job<Notification['body'], void, string>) => {
-      await deliver(url, job.data);
+      await deliver(url, job.data, http);
       log.info({ notification: job.id, attempt: job.attemptsMade + 1 }, 'notification delivered');
     },
     { connection, prefix: cfg.prefix, concurrency: 2 },
@@ -61,12 +60,12 @@ export interface Notifications {
 }
 
 /** Queue and delivery of notifications in a worker process, on connections of their own. */
-export function startNotifications(cfg: QueueConfig, url: string, log: Logger): Notifications {
+export function startNotifications(cfg: QueueConfig, url: string, http: WebhookHttp, log: Logger): Notifications {
   const producer = redisConnection(cfg.redis, { forWorker: false, name: 'ebb-notify', log });
   const blocking = redisConnection(cfg.redis, { forWorker: true, name: 'ebb-notifier', log });
   const queue = notifyQueue(producer, cfg);
   queue.on('error', (err: Error) => log.debug({ err: err.message }, 'notify queue error'));
-  const worker = startNotifier(blocking, cfg, url, log);
+  const worker = startNotifier(blocking, cfg, url, http, log);
   return {
     send: enqueueNotification(queue),
     close: async () => {

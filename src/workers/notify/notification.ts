@@ -3,6 +3,10 @@
  * JSON a Slack incoming webhook accepts (`text`), with the facts in `ebb` for other receivers. They ride on the
  * Events the planner records at those transitions, so they need no planner rule of their own, and they are
  * delivered from a queue of their own with retries: a receiver that is down never holds a rollout.
+ *
+ * The channel is shared and the Event's message holds text a tenant wrote (check names and conditions), so
+ * `text` is made inert: no mention (`<!channel>`, `<@U…>`, `@here`), no masked link, no control or bidi
+ * character, and link previews are off. `ebb.message` keeps the message, control characters removed.
  */
 import type { App } from '../../api/app.ts';
 import { EventReason } from '../../api/keys.ts';
@@ -22,8 +26,26 @@ export interface Notification {
   id: string;
   body: {
     text: string;
+    unfurl_links: false;
+    unfurl_media: false;
     ebb: { namespace: string; app: string; uid: string; reason: string; type: string; message: string; updateRevision: string; at: string };
   };
+}
+
+/** C0 and C1 controls, DEL, and the characters that reorder text (bidi embeddings, overrides, isolates, marks). */
+const isControl = (c: number): boolean =>
+  c <= 0x1f || (c >= 0x7f && c <= 0x9f) || c === 0x61c || c === 0x200e || c === 0x200f || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+
+/** Text without control characters (each becomes a space). */
+export const withoutControls = (text: string): string => Array.from(text, (ch) => (isControl(ch.codePointAt(0) ?? 0) ? ' ' : ch)).join('');
+
+/**
+ * Text a Slack-compatible receiver shows as written: `&`, `<` and `>` escaped as Slack requires (so no `<!here>`,
+ * `<@U…>` or `<url|label>` is parsed), `@` replaced by the full-width `＠` (receivers that link plain `@here` or
+ * `@channel`), and no control characters.
+ */
+export function slackInert(text: string): string {
+  return withoutControls(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/@/g, '\uff20');
 }
 
 /** The notification an Event makes, if its reason is one that is sent. */
@@ -36,8 +58,19 @@ export function notificationOf(app: Stored<App>, event: EventSpec, now: Date): N
   return {
     id: ['notify', uid ?? `${namespace}/${name}`, event.reason, updateRevision || 'none'].join('.').replace(/[^A-Za-z0-9._-]/g, '_'),
     body: {
-      text: `${icon} App ${namespace}/${name}: ${what}. ${event.message}`.slice(0, 3_000),
-      ebb: { namespace, app: name, uid: uid ?? '', reason: event.reason, type: event.type, message: event.message, updateRevision, at: now.toISOString() },
+      text: `${icon} App ${namespace}/${name}: ${what}. ${slackInert(event.message.slice(0, 2_000))}`,
+      unfurl_links: false,
+      unfurl_media: false,
+      ebb: {
+        namespace,
+        app: name,
+        uid: uid ?? '',
+        reason: event.reason,
+        type: event.type,
+        message: withoutControls(event.message),
+        updateRevision,
+        at: now.toISOString(),
+      },
     },
   };
 }

@@ -48,6 +48,9 @@ export function controllerEnv(ns: string, extra: Record<string, string> = {}): R
     EBB_HTTP_ADDRESS: '127.0.0.1',
     EBB_BOARD: 'false',
     EBB_LOG_LEVEL: 'warn',
+    // Check servers of the tests listen on loopback, which an install refuses.
+    EBB_CHECK_NETWORKS: 'local',
+    EBB_CHECK_ALLOWED_HOSTS: '*/127.0.0.1',
     ...extra,
   };
 }

@@ -10,6 +10,8 @@ import type { Prometheus } from '../../../src/api/analysis.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { fillQuery, measurePrometheus, podsPattern, valueOf, type QueryVariables } from '../../../src/workers/app/rollout/analysis/prometheus.ts';
 import type { WebDeps } from '../../../src/workers/app/rollout/analysis/web.ts';
+import { allowEntries } from '../../../src/workers/egress/allowlist.ts';
+import { checkHttp } from '../../../src/workers/egress/outbound.ts';
 import { startPrometheus, type RunningPrometheus } from '../../../harness/sandbox/prometheus.ts';
 
 const vars: QueryVariables = { APP: 'web', NAMESPACE: 'shop', REVISION: 'web-2', STABLE_REVISION: 'web-1', CANARY_PODS: podsPattern(['web-3', 'web-2']) };
@@ -27,14 +29,21 @@ describe('queries', () => {
     expect(valueOf({ status: 'success', data: { resultType: 'vector', result: [{ value: [1, '2'] }] } })).toBe(2);
     expect(valueOf({ status: 'success', data: { resultType: 'vector', result: [] } })).toBe('the query returned no data');
     expect(valueOf({ status: 'success', data: { resultType: 'scalar', result: [1, 'NaN'] } })).toBe('the query returned NaN');
-    expect(valueOf({ status: 'error', error: 'parse error' })).toBe('query error: parse error');
+    // An error answer's text is never repeated (the destination chose it); Prometheus's errorType words are.
+    expect(valueOf({ status: 'error', errorType: 'bad_data' })).toBe('query error (bad_data): run the query in Prometheus to see why');
+    expect(valueOf({ status: 'error', errorType: 'token-abc' })).toBe('query error: run the query in Prometheus to see why');
+    expect(valueOf({ status: 'success', data: { resultType: 'secret-xyz', result: 1 } })).toBe('the query returned a result (not a scalar or vector)');
   });
 });
 
 describe('against a real Prometheus', () => {
   let exporter: Server;
   let prometheus: RunningPrometheus | undefined;
-  const deps: WebDeps = { secretValue: undefined, fetch: globalThis.fetch, signal: new AbortController().signal };
+  const deps: WebDeps = {
+    secretValue: undefined,
+    http: checkHttp({ allowedHosts: allowEntries(['*/127.0.0.1']), networks: 'local' }),
+    signal: new AbortController().signal,
+  };
   const now = () => new Date();
   const metrics = [
     '# TYPE http_error_ratio gauge',
@@ -93,7 +102,7 @@ describe('against a real Prometheus', () => {
     expect(between.phase).toBe('Inconclusive');
     const bad = await measurePrometheus(check('sum(http_requests'), 'shop', vars, deps, now);
     expect(bad.phase).toBe('Inconclusive');
-    expect(bad.message).toMatch(/^query error: /);
+    expect(bad.message).toBe('query error (bad_data): run the query in Prometheus to see why');
     const down = await measurePrometheus({ ...check(ratio), address: 'http://127.0.0.1:1' }, 'shop', vars, deps, now);
     expect(down.phase).toBe('Inconclusive');
   });

@@ -9,6 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONDITION_PATTERN, type Web } from '../../../src/api/analysis.ts';
 import { evaluate, judge, parseCondition, type Condition } from '../../../src/workers/app/rollout/analysis/condition.ts';
 import { measureWeb, type WebDeps } from '../../../src/workers/app/rollout/analysis/web.ts';
+import { KubeError } from '../../../src/kube/errors.ts';
+import { allowEntries } from '../../../src/workers/egress/allowlist.ts';
+import { checkHttp } from '../../../src/workers/egress/outbound.ts';
 
 const cond = (text: string): Condition => {
   const c = parseCondition(text);
@@ -60,6 +63,21 @@ describe('conditions', () => {
     expect(judge({ rate: 0.07 }, ok, undefined).phase).toBe('Failed');
     expect(judge({}, ok, undefined).phase).toBe('Inconclusive');
   });
+
+  it('records a found number, boolean or null as itself, anything else only by its kind and size', () => {
+    const secret = { token: 'AQAEAHh-metadata-token', list: ['a', 'b'], obj: { k: 'v' }, n: 3, ok: false };
+    expect(judge(secret, cond("$.token == 'x'"), undefined)).toEqual({
+      phase: 'Failed',
+      value: 'a string of 22 characters',
+      message: "$.token == 'x' does not hold (a string of 22 characters)",
+    });
+    expect(judge(secret, cond('$.list == 1'), undefined).value).toBe('an array of 2 items');
+    expect(judge(secret, cond('$.obj == 1'), cond('$.token != 1')).message).toBe('$.token != 1 holds (a string of 22 characters)');
+    expect(judge(secret, cond('$.obj < 1'), undefined).message).toBe('$.obj < 1: the answer has an object there');
+    expect(judge(secret, cond('$.n > 5'), undefined).value).toBe('3');
+    expect(judge(secret, cond('$.ok == true'), undefined).value).toBe('false');
+    expect(JSON.stringify(judge(secret, cond('$.token == 1'), cond('$.token != 1')))).not.toContain('metadata-token');
+  });
 });
 
 describe('measureWeb against a local HTTP server', () => {
@@ -80,6 +98,8 @@ describe('measureWeb against a local HTTP server', () => {
         if (req.url === '/slow') return setTimeout(() => res.end('{}'), 3000);
         if (req.url === '/500') return res.writeHead(500).end('{"error":"x"}');
         if (req.url === '/html') return res.end('<html>');
+        if (req.url === '/huge') return res.writeHead(200, { 'content-length': String(2 << 20) }).end();
+        if (req.url === '/moved') return res.writeHead(301, { location: '/ok' }).end();
         if (req.headers.authorization !== undefined && req.headers.authorization !== 'Bearer s3cret') return res.writeHead(403).end('{}');
         const rate = req.url === '/bad' ? 0.3 : 0.01;
         res.setHeader('content-type', 'application/json');
@@ -94,7 +114,7 @@ describe('measureWeb against a local HTTP server', () => {
   const secrets = new Map([['ns/token/value', 's3cret']]);
   const deps: WebDeps = {
     secretValue: (ns, name, key) => Promise.resolve(secrets.get(`${ns}/${name}/${key}`)),
-    fetch: globalThis.fetch,
+    http: checkHttp({ allowedHosts: allowEntries(['*/127.0.0.1']), networks: 'local' }),
     signal: new AbortController().signal,
   };
   const now = () => new Date('2026-01-01T00:00:00Z');
@@ -134,9 +154,31 @@ describe('measureWeb against a local HTTP server', () => {
     const refused = await measureWeb(
       web('/ok', { headers: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'a', key: 'b' } } }] }),
       'ns',
-      { ...deps, secretValue: () => Promise.reject(new Error('secrets "a" is forbidden')) },
+      { ...deps, secretValue: () => Promise.reject(new KubeError('Forbidden', 403, 'secrets "a" is forbidden')) },
       now,
     );
-    expect(refused.message).toContain('could not be read (secrets "a" is forbidden)');
+    expect(refused.message).toBe('header X: Secret ns/a could not be read (Forbidden)');
+  });
+
+  it('is inconclusive when the request is refused or the answer too large, saying why', async () => {
+    expect(await measureWeb(web('/huge'), 'ns', deps, now)).toMatchObject({
+      phase: 'Inconclusive',
+      message: `GET ${base}/huge: the answer is too large (Content-Length over 1048576 bytes)`,
+    });
+    expect(await measureWeb(web('/moved'), 'ns', deps, now)).toMatchObject({
+      phase: 'Inconclusive',
+      message: `GET ${base}/moved: HTTP 301: redirects are not followed`,
+    });
+    const before = seen.length;
+    const metadata = await measureWeb(web('/ok', { headers: [{ name: 'Metadata-Flavor', value: 'Google' }] }), 'ns', deps, now);
+    expect(metadata).toMatchObject({ phase: 'Inconclusive', message: `GET ${base}/ok: header Metadata-Flavor may not be sent` });
+    const elsewhere = await measureWeb(
+      web('/ok'),
+      'team-b',
+      { ...deps, http: checkHttp({ allowedHosts: allowEntries(['team-a/127.0.0.1']), networks: 'local' }) },
+      now,
+    );
+    expect(elsewhere.message).toContain('is not an allowed check host for namespace team-b (the worker setting EBB_CHECK_ALLOWED_HOSTS lists them)');
+    expect(seen.length).toBe(before);
   });
 });

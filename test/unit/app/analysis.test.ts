@@ -119,14 +119,14 @@ describe('a background analysis', () => {
 });
 
 describe('a web check', () => {
-  /** A fetch answering `{"errorRate": rate()}`, counting its calls. */
+  /** Check HTTP answering `{"errorRate": rate()}`, counting its calls. */
   function fakeWeb(rate: () => number): { io: NonNullable<Scenario['analysisIO']>; calls: () => number } {
     let calls = 0;
-    const fetch = (() => {
+    const http = () => {
       calls++;
-      return Promise.resolve(new Response(JSON.stringify({ errorRate: rate() }), { status: 200 }));
-    }) as typeof globalThis.fetch;
-    return { io: { fetch, secretValue: () => Promise.resolve(undefined), signal: new AbortController().signal }, calls: () => calls };
+      return Promise.resolve({ status: 200, text: JSON.stringify({ errorRate: rate() }) });
+    };
+    return { io: { http, secretValue: () => Promise.resolve(undefined), signal: new AbortController().signal }, calls: () => calls };
   }
   const web: AnalysisCheck = { name: 'errors', interval: '5s', count: 2, web: { url: 'http://metrics.example/rate', successCondition: '$.errorRate < 0.05' } };
 
@@ -156,7 +156,7 @@ describe('a web check', () => {
     const { s, stable } = await rolledTo(undefined, 'registry.example/web:v2', [{ ...web, count: undefined }], ['errors']);
     let answer: unknown = {};
     s.analysisIO = {
-      fetch: () => Promise.resolve(new Response(JSON.stringify(answer), { status: 200 })),
+      http: () => Promise.resolve({ status: 200, text: JSON.stringify(answer) }),
       secretValue: () => Promise.resolve(undefined),
       signal: new AbortController().signal,
     };

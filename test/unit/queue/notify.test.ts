@@ -7,6 +7,7 @@ import { waitFor } from '../../../src/common/wait.ts';
 import { notifyQueue } from '../../../src/queue/notify-queue.ts';
 import { notifyingRecorder, startNotifications } from '../../../src/workers/notify/deliver.ts';
 import { notificationOf, type Notification } from '../../../src/workers/notify/notification.ts';
+import { webhookHttp } from '../../../src/workers/egress/outbound.ts';
 import { makeApp } from '../app/fixtures.ts';
 import { useRedis } from './support.ts';
 
@@ -60,7 +61,7 @@ describe('notification delivery on a real Redis', () => {
     const hook = await webhook(2);
     closers.push(() => new Promise((r) => hook.server.close(r)));
     const cfg = redis.config();
-    const notifications = startNotifications(cfg, hook.url, log);
+    const notifications = startNotifications(cfg, hook.url, webhookHttp('local'), log);
     closers.push(() => notifications.close());
     const n = notificationOf(app, aborted, new Date()) as Notification;
     await notifications.send(n);

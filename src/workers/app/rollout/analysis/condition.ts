@@ -80,12 +80,23 @@ export function evaluate(c: Condition, doc: unknown): { value: unknown; holds: b
 
 export interface Verdict {
   phase: 'Successful' | 'Failed' | 'Inconclusive';
-  /** The value the success condition found, as text. */
+  /** What the success condition found (`describe`). */
   value: string | undefined;
   message: string | undefined;
 }
 
-const show = (v: unknown): string => (v === undefined ? 'nothing' : JSON.stringify(v).slice(0, 256));
+/**
+ * What a found value is, as status and Events may show it: a number, a boolean or null as itself; a string,
+ * an array or an object only by its kind and size. An answer is the destination's data: the tenant who wrote
+ * the check chose where it points, not what it may read there, so only what a condition judges is repeated.
+ */
+export function describe(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) return String(v);
+  if (typeof v === 'string') return `a string of ${v.length} characters`;
+  if (Array.isArray(v)) return `an array of ${v.length} items`;
+  return typeof v === 'object' ? 'an object' : 'a value';
+}
 
 /**
  * A measured answer judged by its conditions: successful when `success` holds; failed when `failure` holds
@@ -94,13 +105,13 @@ const show = (v: unknown): string => (v === undefined ? 'nothing' : JSON.stringi
  */
 export function judge(doc: unknown, success: Condition, failure: Condition | undefined): Verdict {
   const ok = evaluate(success, doc);
-  const value = ok.value === undefined ? undefined : show(ok.value);
+  const value = ok.value === undefined ? undefined : describe(ok.value);
   if (ok.holds === true) return { phase: 'Successful', value, message: undefined };
   if (failure) {
     const bad = evaluate(failure, doc);
-    if (bad.holds === true) return { phase: 'Failed', value: value ?? show(bad.value), message: `${failure.text} holds (${show(bad.value)})` };
-    return { phase: 'Inconclusive', value, message: `neither ${success.text} nor ${failure.text} holds (${show(ok.value)})` };
+    if (bad.holds === true) return { phase: 'Failed', value: value ?? describe(bad.value), message: `${failure.text} holds (${describe(bad.value)})` };
+    return { phase: 'Inconclusive', value, message: `neither ${success.text} nor ${failure.text} holds (${describe(ok.value)})` };
   }
-  if (ok.holds === false) return { phase: 'Failed', value, message: `${success.text} does not hold (${show(ok.value)})` };
-  return { phase: 'Inconclusive', value, message: `${success.text}: the answer has ${show(ok.value)} there` };
+  if (ok.holds === false) return { phase: 'Failed', value, message: `${success.text} does not hold (${describe(ok.value)})` };
+  return { phase: 'Inconclusive', value, message: `${success.text}: the answer has ${describe(ok.value)} there` };
 }

@@ -2,12 +2,14 @@
  * The Prometheus provider: one instant query (`POST /api/v1/query`), its variables filled in, its value
  * judged by the check's conditions (`condition.ts`, `result` being the value). The answer must be one
  * number: a scalar, or a vector of exactly one sample. No data, several series, NaN, an error answer, a
- * request error or a timeout is inconclusive: the check never fails because the measuring did.
+ * request refused by the worker's egress rules, a request error, a timeout or an answer over 1 MiB is
+ * inconclusive: the check never fails because the measuring did. Of an error answer only Prometheus's
+ * `errorType` (one of its fixed words) is recorded, never its text.
  */
 import type { QUERY_VARIABLES } from '../../../../api/analysis.ts';
 import { MeasurementPhase, type Measurement, type Prometheus } from '../../../../api/analysis.ts';
 import { judge, parseCondition } from './condition.ts';
-import { headersOf, type WebDeps } from './web.ts';
+import { headersOf, requestFailure, type WebDeps } from './web.ts';
 
 export type QueryVariables = Record<(typeof QUERY_VARIABLES)[number], string>;
 
@@ -22,22 +24,30 @@ export function fillQuery(query: string, vars: QueryVariables): string {
 export const podsPattern = (names: readonly string[]): string => (names.length > 0 ? names.join('|') : '^$');
 
 interface QueryAnswer {
-  status?: string;
-  error?: string;
-  data?: { resultType?: string; result?: unknown };
+  status?: unknown;
+  errorType?: unknown;
+  data?: { resultType?: unknown; result?: unknown };
 }
+
+/** Prometheus's words for an error answer and for result types: the only words of an answer a message repeats. */
+const ERROR_TYPES = new Set(['bad_data', 'execution', 'timeout', 'canceled', 'internal', 'unavailable', 'not_found', 'not_acceptable']);
+const RESULT_TYPES = new Set(['matrix', 'string']);
+const known = (words: ReadonlySet<string>, v: unknown): string | undefined => (typeof v === 'string' && words.has(v) ? v : undefined);
 
 /** The one number of the answer, or why there is none. */
 export function valueOf(answer: QueryAnswer): number | string {
-  if (answer.status !== 'success') return `query error: ${answer.error ?? answer.status ?? 'no status'}`;
+  if (answer.status !== 'success') {
+    const type = known(ERROR_TYPES, answer.errorType);
+    return `query error${type ? ` (${type})` : ''}: run the query in Prometheus to see why`;
+  }
   const { resultType, result } = answer.data ?? {};
   let sample: unknown;
   if (resultType === 'scalar') sample = result;
   else if (resultType === 'vector' && Array.isArray(result)) {
     if (result.length === 0) return 'the query returned no data';
     if (result.length > 1) return `the query returned ${result.length} series; aggregate it to one (e.g. sum(...))`;
-    sample = (result[0] as { value?: unknown }).value;
-  } else return `the query returned a ${resultType ?? 'result'} (not a scalar or vector)`;
+    sample = (result[0] as { value?: unknown } | null)?.value;
+  } else return `the query returned a ${known(RESULT_TYPES, resultType) ?? 'result'} (not a scalar or vector)`;
   const value = Array.isArray(sample) ? Number(sample[1]) : NaN;
   return Number.isNaN(value) ? 'the query returned NaN' : value;
 }
@@ -58,17 +68,22 @@ export async function measurePrometheus(p: Prometheus, namespace: string, vars: 
   const url = `${p.address.replace(/\/+$/, '')}/api/v1/query`;
   let answer: QueryAnswer;
   try {
-    const res = await deps.fetch(url, {
-      method: 'POST',
-      headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body: new URLSearchParams({ query: fillQuery(p.query, vars) }).toString(),
-      signal: AbortSignal.any([deps.signal, AbortSignal.timeout((p.timeoutSeconds ?? DEFAULT_QUERY_TIMEOUT_SECONDS) * 1000)]),
-      redirect: 'error',
-    });
+    const res = await deps.http(
+      namespace,
+      {
+        url,
+        method: 'POST',
+        headers: { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams({ query: fillQuery(p.query, vars) }).toString(),
+        timeoutMs: (p.timeoutSeconds ?? DEFAULT_QUERY_TIMEOUT_SECONDS) * 1000,
+      },
+      deps.signal,
+    );
     // Prometheus answers a bad query with 400 and a JSON body saying why.
-    answer = (await res.json()) as QueryAnswer;
+    answer = JSON.parse(res.text) as QueryAnswer;
+    if (answer === null || typeof answer !== 'object') return inconclusive(`${url}: HTTP ${res.status}, the answer is not a Prometheus answer`, now());
   } catch (err) {
-    return inconclusive(`${url}: ${err instanceof Error ? err.message : 'request failed'}`, now());
+    return inconclusive(`${url}: ${err instanceof SyntaxError ? 'the answer is not JSON' : requestFailure(err)}`, now());
   }
   const value = valueOf(answer);
   if (typeof value === 'string') return inconclusive(value, now());

@@ -1,11 +1,17 @@
 /**
  * The web provider: one HTTP GET or POST whose JSON answer is judged by the check's conditions
  * (`condition.ts`). Header values may come from a Secret, always in the App's namespace (a check cannot
- * name another); the worker reads it only if it was granted `get` on it. A request error, a timeout, a
- * status other than 2xx, an answer that is not JSON or a Secret that cannot be read is inconclusive: the
- * check never fails because the measuring did.
+ * name another); the worker reads it only if it was granted `get` on it. The request goes through the
+ * worker's egress rules (`workers/egress`: allowed hosts, refused addresses and headers, no redirects, the
+ * answer capped at 1 MiB). A refused request, a request error, a timeout, a status other than 2xx, an
+ * answer too large or not JSON, or a Secret that cannot be read is inconclusive: the check never fails
+ * because the measuring did. Nothing of the answer but the judged value (a number or a boolean) and the
+ * kind of what was found is recorded.
  */
 import { MeasurementPhase, type Header, type Measurement, type Web } from '../../../../api/analysis.ts';
+import { isKubeError } from '../../../../kube/errors.ts';
+import type { CheckHttp } from '../../../egress/outbound.ts';
+import { isEgressError } from '../../../egress/errors.ts';
 import { judge, parseCondition, type Condition } from './condition.ts';
 
 /** Reads one key of a Secret in a namespace; undefined when the Secret or key is absent. Throws when refused. */
@@ -13,12 +19,15 @@ export type SecretValue = (namespace: string, name: string, key: string) => Prom
 
 export interface WebDeps {
   secretValue: SecretValue | undefined;
-  fetch: typeof globalThis.fetch;
+  /** The worker's check requests (allowed hosts and addresses, capped answers). */
+  http: CheckHttp;
   signal: AbortSignal;
 }
 
 export const DEFAULT_WEB_TIMEOUT_SECONDS = 10;
-const MAX_ANSWER_BYTES = 1 << 20;
+
+/** What a measurement says of a failed request: ebb's own words for a refusal, never a client's message. */
+export const requestFailure = (err: unknown): string => (isEgressError(err) ? err.message : 'request failed');
 
 const inconclusive = (message: string, now: Date): Measurement => ({
   phase: MeasurementPhase.inconclusive,
@@ -41,7 +50,7 @@ export async function headersOf(list: readonly Header[] | undefined, namespace: 
     try {
       value = await deps.secretValue(namespace, ref.name, ref.key);
     } catch (err) {
-      return `header ${h.name}: Secret ${namespace}/${ref.name} could not be read (${err instanceof Error ? err.message.split('\n')[0] : 'error'})`;
+      return `header ${h.name}: Secret ${namespace}/${ref.name} could not be read (${isKubeError(err) ? err.code : 'error'})`;
     }
     if (value === undefined) return `header ${h.name}: Secret ${namespace}/${ref.name} has no key ${ref.key}`;
     headers[h.name] = value;
@@ -64,21 +73,23 @@ export async function measureWeb(web: Web, namespace: string, deps: WebDeps, now
   const headers = await headersOf(web.headers, namespace, deps);
   if (typeof headers === 'string') return inconclusive(headers, now());
   const method = web.method ?? 'GET';
-  const timeout = AbortSignal.timeout((web.timeoutSeconds ?? DEFAULT_WEB_TIMEOUT_SECONDS) * 1000);
   let text: string;
   try {
-    const res = await deps.fetch(web.url, {
-      method,
-      headers: { accept: 'application/json', ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), ...headers },
-      ...(method === 'POST' && web.body !== undefined ? { body: web.body } : {}),
-      signal: AbortSignal.any([deps.signal, timeout]),
-      redirect: 'error',
-    });
-    text = await res.text();
-    if (!res.ok) return inconclusive(`${method} ${web.url}: HTTP ${res.status}`, now());
-    if (text.length > MAX_ANSWER_BYTES) return inconclusive(`${method} ${web.url}: answer over ${MAX_ANSWER_BYTES} bytes`, now());
+    const res = await deps.http(
+      namespace,
+      {
+        url: web.url,
+        method,
+        headers: { accept: 'application/json', ...(method === 'POST' ? { 'content-type': 'application/json' } : {}), ...headers },
+        body: method === 'POST' ? web.body : undefined,
+        timeoutMs: (web.timeoutSeconds ?? DEFAULT_WEB_TIMEOUT_SECONDS) * 1000,
+      },
+      deps.signal,
+    );
+    if (res.status < 200 || res.status > 299) return inconclusive(`${method} ${web.url}: HTTP ${res.status}`, now());
+    text = res.text;
   } catch (err) {
-    return inconclusive(`${method} ${web.url}: ${err instanceof Error ? err.message : 'request failed'}`, now());
+    return inconclusive(`${method} ${web.url}: ${requestFailure(err)}`, now());
   }
   let doc: unknown;
   try {
