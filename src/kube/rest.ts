@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { sleep } from '../common/wait.ts';
+import { effectiveCap, readBounded, type ByteBudget } from './bounded-body.ts';
 import { isKubeError, unavailable, type KubeError } from './errors.ts';
 import { kubeDispatcher, type KubeConfig } from './kubeconfig.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
@@ -29,6 +30,10 @@ export interface RequestOptions {
    */
   protobuf?: ((body: Uint8Array) => unknown) | undefined;
   signal?: AbortSignal | undefined;
+  /** The answer's byte cap (default: the client's `maxResponseBytes`); over it: a TooLarge KubeError. */
+  maxBytes?: number | undefined;
+  /** A budget shared with other requests: caps this answer too, and is charged with its bytes. */
+  budget?: ByteBudget | undefined;
 }
 
 /** Asks the apiserver for metadata only (PartialObjectMetadata), for consumers that need no spec or status. */
@@ -45,6 +50,11 @@ const AUTH_REFRESH_MS = 60_000;
 
 /** The deadline of one request (not of a watch) when the caller names none. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * The byte cap of an answer when the caller names none: above the JSON form of the largest object etcd stores
+ * (1.5 MiB by default, as protobuf), well below what a process's heap holds. Paged reads set their own cap.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 /** A 429 is retried this often in place, each time after the wait the apiserver asked for. */
 const TOO_MANY_REQUESTS_RETRIES = 3;
 /** Longest `Retry-After` waited out in place; a longer one goes back to the caller (the queue backs off). */
@@ -55,6 +65,8 @@ export interface KubeRestOptions {
   requestTimeoutMs?: number;
   /** Read built-in objects in protobuf where the caller can decode it (`RequestOptions.protobuf`); default JSON. */
   protobuf?: boolean;
+  /** The byte cap of an answer whose request names none (DEFAULT_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
 }
 
 interface Auth {
@@ -79,6 +91,7 @@ export class KubeRest {
   private readonly counts = new Map<string, number>();
   readonly requestTimeoutMs: number;
   readonly protobuf: boolean;
+  readonly maxResponseBytes: number;
 
   constructor(config: KubeConfig, opts: KubeRestOptions = {}) {
     this.config = config;
@@ -88,6 +101,7 @@ export class KubeRest {
     this.prefix = server.pathname.replace(/\/$/, '');
     this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.protobuf = opts.protobuf ?? false;
+    this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   }
 
   /** Requests made by this client, by verb (for benchmarks and metrics). */
@@ -156,6 +170,7 @@ export class KubeRest {
     opts.signal?.addEventListener('abort', cancel, { once: true });
     const decode = this.protobuf ? opts.protobuf : undefined;
     const accept = decode ? ACCEPT_PROTOBUF : opts.accept;
+    const limit = { ...effectiveCap(opts.maxBytes ?? this.maxResponseBytes, opts.budget), budget: opts.budget };
     let head: Head;
     let body: string | Uint8Array;
     try {
@@ -164,9 +179,11 @@ export class KubeRest {
       const res = await dispatcher.request(this.requestOptions(method, path, { ...opts, accept }, headers, deadline.signal));
       head = { status: res.statusCode, contentType: headerOf(res.headers, 'content-type'), retryAfter: headerOf(res.headers, 'retry-after') };
       // A Buffer (not a plain Uint8Array): the protobuf reader then decodes strings natively and slices bytes without copying.
-      body = isProtobuf(head.contentType) ? Buffer.from(await res.body.arrayBuffer()) : await res.body.text();
+      const bytes = await readBounded(res.body, headerOf(res.headers, 'content-length'), limit, what);
+      body = isProtobuf(head.contentType) ? bytes : bytes.toString('utf8');
     } catch (err) {
       if (opts.signal?.aborted) throw opts.signal.reason ?? err;
+      if (isKubeError(err, 'TooLarge')) throw err;
       throw unavailable(what, deadline.signal.aborted ? new Error(`no answer within ${this.requestTimeoutMs} ms`) : err);
     } finally {
       clearTimeout(timer);
@@ -209,12 +226,14 @@ export class KubeRest {
     signal?: AbortSignal,
     accept?: string,
     protobuf?: (body: Uint8Array) => ListResult<T>,
+    bounds: Pick<RequestOptions, 'maxBytes' | 'budget'> = {},
   ): Promise<ListResult<T>> {
     const res = await this.request<Omit<ListResult<T>, 'items'> & { items?: T[] | null }>('GET', resourcePath({ ...ref, name: undefined }), {
       query,
       signal,
       accept,
       protobuf,
+      ...bounds,
     });
     // An empty PartialObjectMetadataList comes back with `items: null`.
     return { ...res, items: res.items ?? [] };
