@@ -44,15 +44,22 @@ export class JsonSkim {
   }
 
   private byte(c: number): void {
-    if (this.inString) return this.stringByte(c);
+    if (this.inString) this.stringByte(c);
+    else if (c === QUOTE) this.openString();
+    else this.structural(c);
+  }
+
+  private openString(): void {
+    const top = this.frames.at(-1);
+    this.inString = true;
+    this.stringIsKey = top !== undefined && !top.array && top.expectKey;
+    this.keep = this.stringIsKey || this.wanted() !== undefined;
+    this.text = '';
+  }
+
+  private structural(c: number): void {
     const top = this.frames.at(-1);
     switch (c) {
-      case QUOTE:
-        this.inString = true;
-        this.stringIsKey = top !== undefined && !top.array && top.expectKey;
-        this.keep = this.stringIsKey || this.wanted() !== undefined;
-        this.text = '';
-        return;
       case 0x7b: // {
       case 0x5b: // [
         this.frames.push({ array: c === 0x5b, under: top && !top.array ? top.key : undefined, key: undefined, expectKey: c === 0x7b });

@@ -117,10 +117,7 @@ function collection(sizes: number[]): { requests: { limit: number; metadata: boo
 
 function fetcher(rest: KubeRest): FetchPage {
   return (query, how) =>
-    rest.list(core('pods', 'ns'), query, undefined, how.metadataOnly ? ACCEPT_METADATA_LIST : undefined, undefined, {
-      maxBytes: how.maxBytes,
-      budget: how.budget,
-    });
+    rest.list(core('pods', 'ns'), query, undefined, how.metadataOnly ? ACCEPT_METADATA_LIST : undefined, { maxBytes: how.maxBytes, budget: how.budget });
 }
 
 describe('PagedList', () => {

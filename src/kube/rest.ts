@@ -40,6 +40,13 @@ export interface RequestOptions {
 export const ACCEPT_METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 export const ACCEPT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
 
+/** How a list answer is read: decoded from protobuf (when the client reads it), and under which byte cap. */
+export interface ListRead<T> {
+  protobuf?: ((body: Uint8Array) => ListResult<T>) | undefined;
+  maxBytes?: number | undefined;
+  budget?: ByteBudget | undefined;
+}
+
 export interface ListResult<T> {
   metadata: { resourceVersion: string; continue?: string };
   items: T[];
@@ -170,7 +177,6 @@ export class KubeRest {
     opts.signal?.addEventListener('abort', cancel, { once: true });
     const decode = this.protobuf ? opts.protobuf : undefined;
     const accept = decode ? ACCEPT_PROTOBUF : opts.accept;
-    const limit = { ...effectiveCap(opts.maxBytes ?? this.maxResponseBytes, opts.budget), budget: opts.budget };
     let head: Head;
     let body: string | Uint8Array;
     try {
@@ -178,9 +184,7 @@ export class KubeRest {
       // undici's request API: none of fetch's WHATWG Request/Response and web-stream layers per call.
       const res = await dispatcher.request(this.requestOptions(method, path, { ...opts, accept }, headers, deadline.signal));
       head = { status: res.statusCode, contentType: headerOf(res.headers, 'content-type'), retryAfter: headerOf(res.headers, 'retry-after') };
-      // A Buffer (not a plain Uint8Array): the protobuf reader then decodes strings natively and slices bytes without copying.
-      const bytes = await readBounded(res.body, headerOf(res.headers, 'content-length'), limit, what);
-      body = isProtobuf(head.contentType) ? bytes : bytes.toString('utf8');
+      body = await this.bodyOf(res, head, opts, what);
     } catch (err) {
       if (opts.signal?.aborted) throw opts.signal.reason ?? err;
       if (isKubeError(err, 'TooLarge')) throw err;
@@ -190,6 +194,13 @@ export class KubeRest {
       opts.signal?.removeEventListener('abort', cancel);
     }
     return answer<T>(head, body, what, decode);
+  }
+
+  /** The answer's body under its cap: a Buffer for protobuf (decoded natively, sliced without copies), else text. */
+  private async bodyOf(res: Dispatcher.ResponseData, head: Head, opts: RequestOptions, what: string): Promise<string | Buffer> {
+    const limit = { ...effectiveCap(opts.maxBytes ?? this.maxResponseBytes, opts.budget), budget: opts.budget };
+    const bytes = await readBounded(res.body, headerOf(res.headers, 'content-length'), limit, what);
+    return isProtobuf(head.contentType) ? bytes : bytes.toString('utf8');
   }
 
   private requestOptions(method: string, path: string, opts: RequestOptions, auth: Record<string, string>, signal: AbortSignal): Dispatcher.RequestOptions {
@@ -219,21 +230,25 @@ export class KubeRest {
     return this.request<T>('GET', resourcePath(ref), { signal, protobuf });
   }
 
-  /** `protobuf` decodes the list when this client reads protobuf (`KubeRestOptions.protobuf`). */
+  /**
+   * `read` is the protobuf decoder of the list (used when this client reads protobuf, `KubeRestOptions.protobuf`),
+   * or that with the answer's byte cap and budget.
+   */
   async list<T>(
     ref: ResourceRef,
     query: RequestOptions['query'] = {},
     signal?: AbortSignal,
     accept?: string,
-    protobuf?: (body: Uint8Array) => ListResult<T>,
-    bounds: Pick<RequestOptions, 'maxBytes' | 'budget'> = {},
+    read?: ((body: Uint8Array) => ListResult<T>) | ListRead<T>,
   ): Promise<ListResult<T>> {
+    const { protobuf, maxBytes, budget } = typeof read === 'function' ? { protobuf: read, maxBytes: undefined, budget: undefined } : (read ?? {});
     const res = await this.request<Omit<ListResult<T>, 'items'> & { items?: T[] | null }>('GET', resourcePath({ ...ref, name: undefined }), {
       query,
       signal,
       accept,
       protobuf,
-      ...bounds,
+      maxBytes,
+      budget,
     });
     // An empty PartialObjectMetadataList comes back with `items: null`.
     return { ...res, items: res.items ?? [] };

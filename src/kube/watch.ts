@@ -4,7 +4,7 @@ import { AbortedError, sleep } from '../common/wait.ts';
 import type { Logger } from '../common/log.ts';
 import { kubeErrorFromStatus, isKubeError, unavailable } from './errors.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
-import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, type KubeRest, type ListResult } from './rest.ts';
+import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, type KubeRest } from './rest.ts';
 import { cappedLines } from './capped-lines.ts';
 import { PagedList, type FetchPage, type OversizedObject } from './paged-list.ts';
 import { errorMessage } from '../common/errors.ts';
@@ -138,7 +138,6 @@ function pageFetcher(opts: ListWatchOptions): FetchPage {
         { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, ...query },
         AbortSignal.any([opts.signal, deadline]),
         accept,
-        undefined,
         { maxBytes: how.maxBytes, budget: how.budget },
       );
     } catch (err) {
@@ -220,11 +219,11 @@ async function openWatch(opts: ListWatchOptions, path: string, url: string, sign
 async function consume<T extends KubeObject>(
   input: Readable,
   opts: ListWatchOptions,
-  path: string,
-  state: { rv: string },
+  state: { rv: string; path: string },
   h: ListWatchHandlers<T>,
   onLine: () => void,
 ): Promise<WatchOutcome> {
+  const { path } = state;
   // Leaving the loop early (a 410 event, a handler error) aborts the connection afterwards; the stream's
   // abort error then finds no iterator to take it and would crash the process as an unhandled 'error'
   // event. Errors while iterating still reach the loop through the iterator.
@@ -268,12 +267,12 @@ async function watchOnce<T extends KubeObject>(opts: ListWatchOptions, startRv: 
     clearTimeout(silent);
     silent = setTimeout(() => conn.abort(), watchdogMs);
   };
-  const state = { rv: startRv };
+  const state = { rv: startRv, path };
   try {
     arm();
     const body = await openWatch(opts, path, url, conn.signal);
     onHealthy();
-    return await consume(body, opts, path, state, h, arm);
+    return await consume(body, opts, state, h, arm);
   } catch (err) {
     // A watchdog reset (our own abort, not the caller's) resumes from the last resourceVersion.
     if (conn.signal.aborted && !opts.signal.aborted && !(err instanceof HandlerError)) {

@@ -62,7 +62,7 @@ function skipOversized(spec: SourceSpec, sink: Sink, digests: Map<string, number
   sink.onTooLarge(spec.ref, obj);
   const id = `${obj.namespace ?? ''}/${obj.name}`;
   digests.delete(id);
-  const key = spec.keyOf({ metadata: { name: obj.name, namespace: obj.namespace, uid: obj.uid } } as KubeObject);
+  const key = spec.keyOf({ metadata: { name: obj.name, namespace: obj.namespace, uid: obj.uid } });
   if (!key || !spec.tracked) return;
   sink.known.delete(spec.name, key);
   spec.states?.gone(formatKey(key));
@@ -114,7 +114,7 @@ export async function runSource(
   deps: { rest: KubeRest; sink: Sink; log: Logger; signal: AbortSignal; watchdogMs: number; setState(s: SourceState): void },
 ): Promise<void> {
   const { sink } = deps;
-  const state = { current: 'starting' as SourceState };
+  const state: { current: SourceState } = { current: 'starting' };
   const enqueue = (keys: ObjectKey[], cause: 'list' | 'event'): Promise<void> => enqueueUntilTaken(sink, keys, cause, deps, state);
   let lists = 0;
   let listed = new Map<string, number>();

@@ -72,7 +72,7 @@ export async function listAll<T>(
   { pageSize = LIST_PAGE_SIZE, pageBytes = LIST_PAGE_BYTES, budget, protobuf }: ListAllOptions<T> = {},
 ): Promise<T[]> {
   const fetch: FetchPage = (query, how) =>
-    rest.list<T>(ref, { labelSelector, ...query }, signal, undefined, protobuf, { maxBytes: how.maxBytes, budget: how.budget });
+    rest.list<T>(ref, { labelSelector, ...query }, signal, undefined, { protobuf, maxBytes: how.maxBytes, budget: how.budget });
   for (let attempt = 0; ; attempt++) {
     const items: T[] = [];
     const pages = new PagedList<T>(fetch, { pageSize, pageBytes, budget });
