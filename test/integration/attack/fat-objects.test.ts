@@ -21,7 +21,7 @@ import {
   waitAllObserved,
   type EbbProcess,
 } from '../watcher/helpers.ts';
-import { createFatPods, eventsWithReason, inParallel, spawnManifestWorker, startManifestWatcher } from './fat.ts';
+import { createFatPods, eventsWithReason, inParallel, SETUP_TIMEOUT_MS, spawnManifestWorker, startManifestWatcher } from './fat.ts';
 
 const FAT_APPS = 30;
 const FAT_APP_ARG_BYTES = 1_400_000;
@@ -46,7 +46,7 @@ describe('oversized tenant objects', () => {
     const apps = Array.from({ length: FAT_APPS }, (_, i) => `fat-${i}`);
     await inParallel(apps, 4, (name) => rest.create(appRef(nsA), fatApp(name)));
     await createFatPods(nsA, 'fat-0');
-  });
+  }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
     await Promise.all(procs.map((p) => p.stop()));

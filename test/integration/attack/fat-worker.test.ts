@@ -1,6 +1,6 @@
 /**
  * A tenant's App whose pods and revisions are more than a worker can hold cannot kill the worker. Namespace A
- * holds App `greedy` (small itself) with 250 pods of 250 KB annotations matching its selector and 40
+ * holds App `greedy` (small itself) with 250 pods of 250 KB annotations matching its selector and 100
  * ControllerRevisions of about 1.2 MB labelled as its own (an unbounded revisionHistoryLimit leaves as many).
  * The real `ebb worker`, under the heap flags of deploy/components/worker.yaml, refuses that read (a
  * ReadTooLarge Warning Event on the App), stays up, and keeps reconciling namespace B.
@@ -9,9 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../src/common/wait.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import { createApps, deleteNamespace, editApp, printLogsOnFailure, uniquePrefix, waitAllObserved, type EbbProcess } from '../watcher/helpers.ts';
-import { createFatPods, eventsWithReason, inParallel, spawnManifestWorker, startManifestWatcher } from './fat.ts';
+import { createFatPods, eventsWithReason, inParallel, SETUP_TIMEOUT_MS, spawnManifestWorker, startManifestWatcher } from './fat.ts';
 
-const REVISIONS = 40;
+const REVISIONS = 100;
 const REVISION_BYTES = 1_200_000;
 
 describe('an App with more pods and revisions than a worker reads', () => {
@@ -40,7 +40,7 @@ describe('an App with more pods and revisions than a worker reads', () => {
     );
     // The App last: its first reconcile meets every pod and revision.
     await createApps(rest, nsA, ['greedy']);
-  });
+  }, SETUP_TIMEOUT_MS);
 
   afterAll(async () => {
     await Promise.all(procs.map((p) => p.stop()));

@@ -7,6 +7,8 @@ import { ebbEnv, httpGet, spawnEbb, type EbbProcess } from '../watcher/helpers.t
 import { manifestNodeOptions } from './manifest.ts';
 
 export const FAT_PODS = 250;
+/** Writing a hundred megabytes of objects through one apiserver takes minutes on a loaded machine. */
+export const SETUP_TIMEOUT_MS = 600_000;
 /** Just under the apiserver's 256 KiB limit on all of an object's annotations. */
 const FAT_POD_ANNOTATION_BYTES = 250 * 1024;
 
