@@ -15,7 +15,7 @@ import type { Stored } from '../../kube/types.ts';
 import type { EventSpec } from './actions.ts';
 import type { AppClient } from './client.ts';
 import { readObserved } from './read.ts';
-import { listAll } from './rest-client.ts';
+import { listAll, RECONCILE_READ_BUDGET_BYTES } from './rest-client.ts';
 
 let server: Server;
 let requests = 0;
@@ -73,6 +73,6 @@ describe('worker reads', () => {
     const err: unknown = await readObserved(client, 'ns', 'greedy', { claims: 'lazy' }).catch((e: unknown) => e);
     expect(isKubeError(err, 'TooLarge')).toBe(true);
     expect(recorded).toMatchObject([{ type: 'Warning', reason: 'ReadTooLarge' }]);
-    expect(recorded[0]?.message).toContain('1024 bytes');
+    expect(recorded[0]?.message).toContain(`${RECONCILE_READ_BUDGET_BYTES} bytes`);
   });
 });

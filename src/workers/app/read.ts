@@ -12,6 +12,7 @@ import { takeMeasurements } from './rollout/analysis/measure.ts';
 import { nodeFacts, nodeReadSelector } from './prewarm/nodes.ts';
 import { EventReason } from '../../api/keys.ts';
 import { isKubeError } from '../../kube/errors.ts';
+import { RECONCILE_READ_BUDGET_BYTES } from './rest-client.ts';
 
 /**
  * A read of `app`'s objects that a TooLarge KubeError ended (`RECONCILE_READ_BUDGET_BYTES`, or one object over
@@ -23,9 +24,10 @@ async function reportingTooLarge<T>(client: AppClient, app: Stored<App>, read: P
     return await read;
   } catch (err) {
     if (!isKubeError(err, 'TooLarge')) throw err;
-    const message =
-      `the App's ${err.budget ? 'pods and revisions together are' : 'objects include one that is'} larger than one reconcile reads ` +
-      `(${err.limitBytes ?? 0} bytes): ebb does not reconcile this App until they are fewer or smaller`;
+    const what = err.budget
+      ? `the objects the App selects (pods, revisions, claims) are more than one reconcile reads (${RECONCILE_READ_BUDGET_BYTES} bytes)`
+      : `one of the objects the App selects is larger than one answer may be (${err.limitBytes ?? 0} bytes)`;
+    const message = `${what}: ebb does not reconcile this App until they are fewer or smaller`;
     await client.events.record(app, { type: 'Warning', reason: EventReason.readTooLarge, action: 'Reconcile', message }, new Date()).catch(() => undefined);
     throw err;
   }
