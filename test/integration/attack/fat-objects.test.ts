@@ -54,11 +54,7 @@ describe('oversized tenant objects', () => {
     await deleteNamespace(sandbox().rest, nsB);
   });
 
-  const startWatcher = async (name: string): Promise<{ proc: EbbProcess; port: number }> => {
-    const started = await startManifestWatcher(name, prefix, [nsA, nsB]);
-    procs.push(started.proc);
-    return started;
-  };
+  const startWatcher = (name: string): Promise<{ proc: EbbProcess; port: number }> => startManifestWatcher(name, prefix, [nsA, nsB], procs);
 
   const tooLarge = async (port: number): Promise<number> =>
     metricValue((await httpGet(port, '/metrics')).body, 'ebb_objects_too_large_total', { resource: 'apps' });

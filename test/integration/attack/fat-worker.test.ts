@@ -53,8 +53,7 @@ describe('an App with more pods and revisions than a worker reads', () => {
     printLogsOnFailure(procs);
     const worker = await spawnManifestWorker(prefix, [nsA, nsB]);
     procs.push(worker);
-    const { proc: watcher } = await startManifestWatcher('watcher', prefix, [nsA, nsB]);
-    procs.push(watcher);
+    await startManifestWatcher('watcher', prefix, [nsA, nsB], procs);
 
     await waitFor(async () => ((await eventsWithReason(nsA, 'ReadTooLarge')).includes('greedy') ? true : undefined), {
       timeoutMs: 120_000,

@@ -36,17 +36,31 @@ export async function eventsWithReason(namespace: string, reason: string): Promi
   return list.items.filter((e) => e.reason === reason).map((e) => e.regarding?.name ?? '');
 }
 
-/** `ebb watcher` under deploy/components/watcher.yaml's NODE_OPTIONS, once ready (every source listed and watching). */
-export async function startManifestWatcher(name: string, prefix: string, namespaces: string[]): Promise<{ proc: EbbProcess; port: number }> {
+/**
+ * `ebb watcher` under deploy/components/watcher.yaml's NODE_OPTIONS (added to `procs` at once, so its logs are
+ * printed on failure), once ready (every source listed and watching); a watcher that dies meanwhile fails at once.
+ */
+export async function startManifestWatcher(
+  name: string,
+  prefix: string,
+  namespaces: string[],
+  procs: EbbProcess[],
+): Promise<{ proc: EbbProcess; port: number }> {
   const { kubeconfig, redisUrl } = sandbox();
   const env = ebbEnv({ kubeconfig, redisUrl, prefix, namespaces }, { NODE_OPTIONS: await manifestNodeOptions('watcher') });
   const proc = spawnEbb('watcher', env, name);
+  procs.push(proc);
   const port = await proc.httpPort(60_000);
-  await waitFor(async () => ((await httpGet(port, '/readyz')).status === 200 ? true : undefined), {
+  const ready = async (): Promise<true | undefined> => {
+    if (!proc.running()) return true;
+    return (await httpGet(port, '/readyz')).status === 200 ? true : undefined;
+  };
+  await waitFor(ready, {
     timeoutMs: 120_000,
     intervalMs: 250,
     what: `${name} ready (every source listed and watching)`,
   });
+  if (!proc.running()) throw new Error(`${name} exited before it was ready: ${proc.stderr().slice(-600)}`);
   return { proc, port };
 }
 
