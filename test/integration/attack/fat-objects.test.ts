@@ -21,6 +21,7 @@ import {
   waitAllObserved,
   type EbbProcess,
 } from '../watcher/helpers.ts';
+import { manifestMemoryLimitBytes, peakRssBytes } from './manifest.ts';
 import { createFatPods, eventsWithReason, inParallel, SETUP_TIMEOUT_MS, spawnManifestWorker, startManifestWatcher } from './fat.ts';
 
 const FAT_APPS = 30;
@@ -86,6 +87,7 @@ describe('oversized tenant objects', () => {
     expect(victim?.observedGeneration).toBe(generation);
 
     expect(second.proc.running(), 'the watcher is still up').toBe(true);
+    expect(await peakRssBytes(second.proc.pid), 'peak RSS within the manifest memory limit').toBeLessThan(await manifestMemoryLimitBytes('watcher'));
     expect(worker.running(), 'the worker is still up').toBe(true);
     for (const p of procs) expect(p.stderr(), `${p.name} stderr`).not.toContain('heap limit');
   });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../src/common/wait.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import { createApps, deleteNamespace, editApp, printLogsOnFailure, uniquePrefix, waitAllObserved, type EbbProcess } from '../watcher/helpers.ts';
+import { manifestMemoryLimitBytes, peakRssBytes } from './manifest.ts';
 import { createFatPods, eventsWithReason, inParallel, SETUP_TIMEOUT_MS, spawnManifestWorker, startManifestWatcher } from './fat.ts';
 
 const REVISIONS = 100;
@@ -68,6 +69,8 @@ describe('an App with more pods and revisions than a worker reads', () => {
     expect(victim?.observedGeneration).toBe(generation);
 
     expect(worker.running(), 'the worker is still up').toBe(true);
+    // No cgroup here: the manifest's limit is where the kernel would have killed it.
+    expect(await peakRssBytes(worker.pid), 'peak RSS within the manifest memory limit').toBeLessThan(await manifestMemoryLimitBytes('worker'));
     for (const p of procs) expect(p.stderr(), `${p.name} stderr`).not.toContain('heap limit');
   });
 });
