@@ -71,6 +71,8 @@ export const ConditionType = {
   paused: 'Paused',
   /** The spec passed the CRD schema but cannot be acted on (what CEL cannot check). */
   invalidSpec: 'InvalidSpec',
+  /** The App's pods or revisions are more than one reconcile reads: it is not reconciled until they shrink. */
+  readTooLarge: 'ReadTooLarge',
   failedCreatePod: 'FailedCreatePod',
   failedUpdatePod: 'FailedUpdatePod',
   /**
@@ -209,6 +211,8 @@ export const EventReason = {
   /** The kubelet refused a pod's in-place resize: the pod is recreated or held, by podUpdatePolicy. */
   resizeRefused: 'ResizeRefused',
   invalidSpec: 'InvalidSpec',
+  /** The App's pods or revisions are more than one reconcile reads: it is not reconciled until they shrink. */
+  readTooLarge: 'ReadTooLarge',
   rolloutHeld: 'RolloutHeld',
   canaryPaused: 'CanaryPaused',
   rolloutComplete: 'RolloutComplete',

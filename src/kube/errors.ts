@@ -22,7 +22,9 @@ export type KubeErrorCode =
   | 'Invalid'
   | 'TooManyRequests'
   | 'ServerError'
-  | 'Unavailable';
+  | 'Unavailable'
+  /** The answer is larger than the byte cap the caller set for it (`tooLarge`): never buffered, never parsed. */
+  | 'TooLarge';
 
 export class KubeError extends ClassifiedError {
   override readonly name = 'KubeError';
@@ -33,6 +35,10 @@ export class KubeError extends ClassifiedError {
   readonly detail: string;
   /** How long the apiserver asked the client to wait before the next request (`Retry-After`); set by kubeErrorFromStatus. */
   retryAfterMs: number | undefined;
+  /** TooLarge: the cap the answer passed (`tooLarge`). */
+  limitBytes: number | undefined;
+  /** TooLarge: the cap was what was left of a read budget (`ByteBudget`), not a per-answer cap. */
+  budget = false;
   constructor(code: KubeErrorCode, status: number, message: string, reason?: string, detail?: string) {
     super(message);
     this.code = code;
@@ -40,6 +46,7 @@ export class KubeError extends ClassifiedError {
     this.reason = reason;
     this.detail = detail ?? message;
     this.retryAfterMs = undefined;
+    this.limitBytes = undefined;
   }
 
   /**
@@ -55,7 +62,7 @@ export class KubeError extends ClassifiedError {
   }
 }
 
-const PERMANENT: ReadonlySet<KubeErrorCode> = new Set(['BadRequest', 'Forbidden', 'Invalid', 'DryRunUnsupported']);
+const PERMANENT: ReadonlySet<KubeErrorCode> = new Set(['BadRequest', 'Forbidden', 'Invalid', 'DryRunUnsupported', 'TooLarge']);
 const HEALS: ReadonlySet<KubeErrorCode> = new Set(['QuotaExceeded', 'TooManyRequests', 'ServerError', 'Unavailable', 'Unauthorized']);
 
 interface StatusBody {
@@ -109,6 +116,18 @@ export function kubeErrorFromStatus(status: number, body: unknown, what: string,
 export function unavailable(what: string, cause: unknown): KubeError {
   const detail = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
   return new KubeError('Unavailable', 0, `${what}: apiserver unreachable (${detail})`);
+}
+
+/**
+ * An answer over its byte cap (`RequestOptions.maxBytes`): refused from its Content-Length, or abandoned once
+ * the bytes read passed the cap. Permanent: the same request gets the same answer until the objects shrink.
+ * `budget` marks a cap that was what was left of a caller's budget over several requests, not a per-answer cap.
+ */
+export function tooLarge(what: string, limitBytes: number, budget = false): KubeError {
+  const err = new KubeError('TooLarge', 0, `${what}: answer larger than ${limitBytes} bytes${budget ? ' (read budget spent)' : ''}`);
+  err.limitBytes = limitBytes;
+  err.budget = budget;
+  return err;
 }
 
 export function isKubeError(err: unknown, ...codes: KubeErrorCode[]): err is KubeError {

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { sleep } from '../common/wait.ts';
+import { effectiveCap, readBounded, type ByteBudget } from './bounded-body.ts';
 import { isKubeError, unavailable, type KubeError } from './errors.ts';
 import { kubeDispatcher, type KubeConfig } from './kubeconfig.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
@@ -29,11 +30,22 @@ export interface RequestOptions {
    */
   protobuf?: ((body: Uint8Array) => unknown) | undefined;
   signal?: AbortSignal | undefined;
+  /** The answer's byte cap (default: the client's `maxResponseBytes`); over it: a TooLarge KubeError. */
+  maxBytes?: number | undefined;
+  /** A budget shared with other requests: caps this answer too, and is charged with its bytes. */
+  budget?: ByteBudget | undefined;
 }
 
 /** Asks the apiserver for metadata only (PartialObjectMetadata), for consumers that need no spec or status. */
 export const ACCEPT_METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 export const ACCEPT_METADATA = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json';
+
+/** How a list answer is read: decoded from protobuf (when the client reads it), and under which byte cap. */
+export interface ListRead<T> {
+  protobuf?: ((body: Uint8Array) => ListResult<T>) | undefined;
+  maxBytes?: number | undefined;
+  budget?: ByteBudget | undefined;
+}
 
 export interface ListResult<T> {
   metadata: { resourceVersion: string; continue?: string };
@@ -45,6 +57,11 @@ const AUTH_REFRESH_MS = 60_000;
 
 /** The deadline of one request (not of a watch) when the caller names none. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * The byte cap of an answer when the caller names none: above the JSON form of the largest object etcd stores
+ * (1.5 MiB by default, as protobuf), well below what a process's heap holds. Paged reads set their own cap.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 /** A 429 is retried this often in place, each time after the wait the apiserver asked for. */
 const TOO_MANY_REQUESTS_RETRIES = 3;
 /** Longest `Retry-After` waited out in place; a longer one goes back to the caller (the queue backs off). */
@@ -55,6 +72,8 @@ export interface KubeRestOptions {
   requestTimeoutMs?: number;
   /** Read built-in objects in protobuf where the caller can decode it (`RequestOptions.protobuf`); default JSON. */
   protobuf?: boolean;
+  /** The byte cap of an answer whose request names none (DEFAULT_MAX_RESPONSE_BYTES). */
+  maxResponseBytes?: number;
 }
 
 interface Auth {
@@ -79,6 +98,7 @@ export class KubeRest {
   private readonly counts = new Map<string, number>();
   readonly requestTimeoutMs: number;
   readonly protobuf: boolean;
+  readonly maxResponseBytes: number;
 
   constructor(config: KubeConfig, opts: KubeRestOptions = {}) {
     this.config = config;
@@ -88,6 +108,7 @@ export class KubeRest {
     this.prefix = server.pathname.replace(/\/$/, '');
     this.requestTimeoutMs = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
     this.protobuf = opts.protobuf ?? false;
+    this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   }
 
   /** Requests made by this client, by verb (for benchmarks and metrics). */
@@ -163,16 +184,23 @@ export class KubeRest {
       // undici's request API: none of fetch's WHATWG Request/Response and web-stream layers per call.
       const res = await dispatcher.request(this.requestOptions(method, path, { ...opts, accept }, headers, deadline.signal));
       head = { status: res.statusCode, contentType: headerOf(res.headers, 'content-type'), retryAfter: headerOf(res.headers, 'retry-after') };
-      // A Buffer (not a plain Uint8Array): the protobuf reader then decodes strings natively and slices bytes without copying.
-      body = isProtobuf(head.contentType) ? Buffer.from(await res.body.arrayBuffer()) : await res.body.text();
+      body = await this.bodyOf(res, head, opts, what);
     } catch (err) {
       if (opts.signal?.aborted) throw opts.signal.reason ?? err;
+      if (isKubeError(err, 'TooLarge')) throw err;
       throw unavailable(what, deadline.signal.aborted ? new Error(`no answer within ${this.requestTimeoutMs} ms`) : err);
     } finally {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', cancel);
     }
     return answer<T>(head, body, what, decode);
+  }
+
+  /** The answer's body under its cap: a Buffer for protobuf (decoded natively, sliced without copies), else text. */
+  private async bodyOf(res: Dispatcher.ResponseData, head: Head, opts: RequestOptions, what: string): Promise<string | Buffer> {
+    const limit = { ...effectiveCap(opts.maxBytes ?? this.maxResponseBytes, opts.budget), budget: opts.budget };
+    const bytes = await readBounded(res.body, headerOf(res.headers, 'content-length'), limit, what);
+    return isProtobuf(head.contentType) ? bytes : bytes.toString('utf8');
   }
 
   private requestOptions(method: string, path: string, opts: RequestOptions, auth: Record<string, string>, signal: AbortSignal): Dispatcher.RequestOptions {
@@ -202,19 +230,25 @@ export class KubeRest {
     return this.request<T>('GET', resourcePath(ref), { signal, protobuf });
   }
 
-  /** `protobuf` decodes the list when this client reads protobuf (`KubeRestOptions.protobuf`). */
+  /**
+   * `read` is the protobuf decoder of the list (used when this client reads protobuf, `KubeRestOptions.protobuf`),
+   * or that with the answer's byte cap and budget.
+   */
   async list<T>(
     ref: ResourceRef,
     query: RequestOptions['query'] = {},
     signal?: AbortSignal,
     accept?: string,
-    protobuf?: (body: Uint8Array) => ListResult<T>,
+    read?: ((body: Uint8Array) => ListResult<T>) | ListRead<T>,
   ): Promise<ListResult<T>> {
+    const { protobuf, maxBytes, budget } = typeof read === 'function' ? { protobuf: read, maxBytes: undefined, budget: undefined } : (read ?? {});
     const res = await this.request<Omit<ListResult<T>, 'items'> & { items?: T[] | null }>('GET', resourcePath({ ...ref, name: undefined }), {
       query,
       signal,
       accept,
       protobuf,
+      maxBytes,
+      budget,
     });
     // An empty PartialObjectMetadataList comes back with `items: null`.
     return { ...res, items: res.items ?? [] };

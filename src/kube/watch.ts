@@ -1,11 +1,12 @@
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { backoffMs } from '../common/backoff.ts';
 import { AbortedError, sleep } from '../common/wait.ts';
 import type { Logger } from '../common/log.ts';
 import { kubeErrorFromStatus, isKubeError, unavailable } from './errors.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
-import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, type KubeRest, type ListResult } from './rest.ts';
+import { ACCEPT_METADATA, ACCEPT_METADATA_LIST, type KubeRest } from './rest.ts';
+import { cappedLines } from './capped-lines.ts';
+import { PagedList, type FetchPage, type OversizedObject } from './paged-list.ts';
 import { errorMessage } from '../common/errors.ts';
 import type { KubeObject } from './types.ts';
 
@@ -41,6 +42,12 @@ export interface ListWatchHandlers<T> {
    * throws makes the loop back off and re-list, so nothing the handler failed to take is lost.
    */
   onEvent(event: WatchEvent<T>): void | Promise<void>;
+  /**
+   * An object left out for its size: a list page of it alone was over `pageBytes`, or its watch event over
+   * `eventBytes`. Without this hook such an object fails the list (a watch event is still skipped).
+   * `event` is the watch event's type, undefined for a list.
+   */
+  onTooLarge?(object: OversizedObject, event?: string): void | Promise<void>;
   /** Observability hook: state changes of the loop. */
   onState?(state: 'listing' | 'watching' | 'backoff', detail?: { error?: string; attempt?: number }): void;
 }
@@ -60,7 +67,12 @@ export interface ListWatchOptions {
    * page that has not answered in this long is abandoned and the list retried (default 60 s for lists).
    */
   watchdogMs?: number;
+  /** Objects per list page at most (DEFAULT_PAGE_SIZE); fewer when pages are over `pageBytes`. */
   pageSize?: number;
+  /** Byte cap of a list page, and so of one object (DEFAULT_PAGE_BYTES); `paged-list.ts`. */
+  pageBytes?: number;
+  /** Byte cap of one watch event (DEFAULT_EVENT_BYTES): a longer one is skipped (`onTooLarge`). */
+  eventBytes?: number;
   backoff?: { baseMs: number; capMs: number };
   /** List and watch PartialObjectMetadata only (no spec/status): far less memory and bandwidth. */
   metadataOnly?: boolean;
@@ -107,36 +119,51 @@ function resumeFrom(outcome: WatchOutcome, rv: string, opts: ListWatchOptions): 
 
 /** Without a deadline a list request stuck on a dead connection would stop the loop for good. */
 const DEFAULT_LIST_TIMEOUT_MS = 60_000;
+/** Objects per list page when the caller names no size. */
+export const DEFAULT_PAGE_SIZE = 100;
+/** Byte cap of a list page (and so of one object) when the caller names none. */
+export const DEFAULT_PAGE_BYTES = 4 * 1024 * 1024;
+/** Byte cap of one watch event when the caller names none. */
+export const DEFAULT_EVENT_BYTES = 4 * 1024 * 1024;
 
-async function listPage<T>(opts: ListWatchOptions, cont: string | undefined): Promise<ListResult<T>> {
-  const timeoutMs = opts.watchdogMs ?? DEFAULT_LIST_TIMEOUT_MS;
-  const deadline = AbortSignal.timeout(timeoutMs);
-  try {
-    return await opts.rest.list<T>(
-      opts.ref,
-      { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: opts.pageSize ?? 500, continue: cont },
-      AbortSignal.any([opts.signal, deadline]),
-      opts.metadataOnly ? ACCEPT_METADATA_LIST : undefined,
-    );
-  } catch (err) {
-    if (deadline.aborted && !opts.signal.aborted) throw unavailable(`LIST ${opts.ref.resource}`, new Error(`no answer within ${timeoutMs} ms`));
-    throw err;
-  }
+/** One page request of the list, with the list's deadline. */
+function pageFetcher(opts: ListWatchOptions): FetchPage {
+  return async (query, how) => {
+    const timeoutMs = opts.watchdogMs ?? DEFAULT_LIST_TIMEOUT_MS;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const accept = how.metadataOnly || opts.metadataOnly ? ACCEPT_METADATA_LIST : undefined;
+    try {
+      return await opts.rest.list(
+        opts.ref,
+        { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, ...query },
+        AbortSignal.any([opts.signal, deadline]),
+        accept,
+        { maxBytes: how.maxBytes, budget: how.budget },
+      );
+    } catch (err) {
+      if (deadline.aborted && !opts.signal.aborted) throw unavailable(`LIST ${opts.ref.resource}`, new Error(`no answer within ${timeoutMs} ms`));
+      throw err;
+    }
+  };
 }
 
 async function listAll<T>(opts: ListWatchOptions, h: ListWatchHandlers<T>): Promise<string> {
   const items: T[] = [];
-  let cont: string | undefined;
-  let first = true;
+  const pages = new PagedList<T>(pageFetcher(opts), {
+    pageSize: opts.pageSize ?? DEFAULT_PAGE_SIZE,
+    pageBytes: opts.pageBytes ?? DEFAULT_PAGE_BYTES,
+    skipOversized: h.onTooLarge !== undefined,
+  });
   for (;;) {
-    const page = await listPage<T>(opts, cont);
-    const pageItems = page.items;
-    cont = page.metadata.continue || undefined;
-    const resourceVersion = page.metadata.resourceVersion;
-    const last = cont === undefined;
+    const page = await pages.next();
+    if (!page) throw new Error('internal: a list ended without its last page');
+    const { items: pageItems, first, last, resourceVersion } = page;
+    for (const o of page.skipped) {
+      opts.log?.warn({ resource: opts.ref.resource, namespace: o.namespace, name: o.name, limitBytes: o.limitBytes }, 'object too large; skipped');
+      await runHandler(() => h.onTooLarge?.(o));
+    }
     if (h.onListPage) await runHandler(() => h.onListPage?.(pageItems, { first, last, resourceVersion }));
     if (h.onList) items.push(...pageItems);
-    first = false;
     if (last) {
       if (h.onList) await runHandler(() => h.onList?.(items, resourceVersion));
       return resourceVersion;
@@ -191,22 +218,30 @@ async function openWatch(opts: ListWatchOptions, path: string, url: string, sign
 /** Reads events until the stream ends; returns the last resourceVersion seen, or 'gone' on a 410 event. */
 async function consume<T extends KubeObject>(
   input: Readable,
-  path: string,
-  state: { rv: string },
+  opts: ListWatchOptions,
+  state: { rv: string; path: string },
   h: ListWatchHandlers<T>,
   onLine: () => void,
 ): Promise<WatchOutcome> {
-  const lines = createInterface({ input, crlfDelay: Infinity });
+  const { path } = state;
   // Leaving the loop early (a 410 event, a handler error) aborts the connection afterwards; the stream's
   // abort error then finds no iterator to take it and would crash the process as an unhandled 'error'
   // event. Errors while iterating still reach the loop through the iterator.
   const ignore = (): void => undefined;
   input.on('error', ignore);
-  lines.on('error', ignore);
-  for await (const line of lines) {
+  const maxBytes = opts.eventBytes ?? DEFAULT_EVENT_BYTES;
+  for await (const line of cappedLines(input as AsyncIterable<Buffer>, maxBytes)) {
     onLine();
-    if (line.length === 0) continue;
-    const ev = JSON.parse(line) as RawEvent;
+    if (line.kind === 'oversized') {
+      // Never parsed: the stream goes on after it, from its resourceVersion (so a reconnect does not replay it).
+      const { type, name, namespace, uid, resourceVersion } = line.skimmed;
+      state.rv = resourceVersion ?? state.rv;
+      opts.log?.warn({ resource: opts.ref.resource, namespace, name, type, bytes: line.bytes, limitBytes: maxBytes }, 'watch event too large; skipped');
+      await runHandler(() => h.onTooLarge?.({ name: name ?? '', namespace, uid, resourceVersion, limitBytes: maxBytes }, type));
+      continue;
+    }
+    if (line.text.length === 0) continue;
+    const ev = JSON.parse(line.text) as RawEvent;
     if (ev.type === 'ERROR') {
       if (ev.object.code === 410) return { kind: 'gone' };
       throw kubeErrorFromStatus(ev.object.code ?? 500, ev.object, `WATCH ${path}`);
@@ -232,12 +267,12 @@ async function watchOnce<T extends KubeObject>(opts: ListWatchOptions, startRv: 
     clearTimeout(silent);
     silent = setTimeout(() => conn.abort(), watchdogMs);
   };
-  const state = { rv: startRv };
+  const state = { rv: startRv, path };
   try {
     arm();
     const body = await openWatch(opts, path, url, conn.signal);
     onHealthy();
-    return await consume(body, path, state, h, arm);
+    return await consume(body, opts, state, h, arm);
   } catch (err) {
     // A watchdog reset (our own abort, not the caller's) resumes from the last resourceVersion.
     if (conn.signal.aborted && !opts.signal.aborted && !(err instanceof HandlerError)) {

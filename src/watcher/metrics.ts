@@ -10,6 +10,8 @@ export function watcherMetrics(states?: AppStates): {
   enqueued: Counter<'cause' | 'outcome'>;
   knownObjects: Gauge;
   resyncs: Counter;
+  objectsTooLarge: Counter<'resource'>;
+  sourceRestarts: Counter<'source'>;
   appsInState: Gauge<'state'>;
 } {
   const registry = new Registry();
@@ -42,6 +44,18 @@ export function watcherMetrics(states?: AppStates): {
     }),
     knownObjects: new Gauge({ name: 'ebb_known_objects', help: 'Apps and ImageLists the watcher knows of (the resync set).', registers: [registry] }),
     resyncs: new Counter({ name: 'ebb_resync_total', help: 'Periodic resyncs run.', registers: [registry] }),
+    objectsTooLarge: new Counter({
+      name: 'ebb_objects_too_large_total',
+      help: 'Objects (in a list or a watch event) left out because they are larger than the watcher reads, by resource.',
+      labelNames: ['resource'],
+      registers: [registry],
+    }),
+    sourceRestarts: new Counter({
+      name: 'ebb_watch_source_failures_total',
+      help: 'Sources that failed and were restarted (with backoff), by source.',
+      labelNames: ['source'],
+      registers: [registry],
+    }),
     appsInState: new Gauge({
       name: 'ebb_apps_in_state',
       help: 'Apps by alertable state: rollout_held, aborted, quarantined, invalid_spec, failed_create_pod, progress_deadline_exceeded.',

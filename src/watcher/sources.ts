@@ -1,21 +1,19 @@
 import { appRef, imageListRef } from '../api/group.ts';
 import { Label } from '../api/keys.ts';
-import type { Logger } from '../common/log.ts';
+import type { OversizedObject } from '../kube/paged-list.ts';
 import { core, type ResourceRef } from '../kube/paths.ts';
-import type { KubeRest } from '../kube/rest.ts';
-import { listWatch, type WatchEvent } from '../kube/watch.ts';
 import { formatKey, type ObjectKey } from '../queue/names.ts';
 import type { AppStates } from './app-conditions.ts';
-import { metaFingerprint } from './fingerprint.ts';
 import { appKey, entryOwnerKeys, imageListKey, podOwnerKey } from './keys.ts';
 import { nodeSource } from './node-source.ts';
 import { pullJobSource } from './pull-job-sources.ts';
 import { podDigest } from './pod-digest.ts';
-import { filterPodEvent, objectId } from './pod-filter.ts';
 import type { PodHolds } from './pod-holds.ts';
 import { appSettled } from './settled.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { observers, WarmPools, type AppObserver } from './warm-pools.ts';
+
+export { runSource } from './run-source.ts';
 
 export type SourceState = 'starting' | 'listing' | 'watching' | 'backoff';
 
@@ -29,6 +27,8 @@ export interface Sink {
   /** A watch event that needs no reconcile (e.g. a status-only update of an App). */
   onIgnored(resource: string, reason: string): void;
   onRestart(resource: string): void;
+  /** An object left out for its size (`ebb_objects_too_large_total`, a rate-limited Event on it). */
+  onTooLarge(ref: ResourceRef, object: OversizedObject): void;
 }
 
 /** The bit above a 32-bit fingerprint that marks an object not settled (`appSettled`); 2^33 is still exact. */
@@ -179,119 +179,4 @@ export function sourceSpecs(namespaces: readonly string[], appStates?: AppStates
   specs.push({ name: 'imagelists', ref: imageListRef(), keyOf: imageListKey, tracked: true, relatedKeys: (o) => entryOwnerKeys(o, namespaces) });
   specs.push(nodeSource(pools, known));
   return specs;
-}
-
-/**
- * The distinct keys of a list page, in one pass; a tracked source also records each key's fingerprint, a
- * digesting source each object's digest.
- */
-function pageKeys(objs: KubeObject[], spec: SourceSpec, listed: Map<string, number>, digests: Map<string, number>): ObjectKey[] {
-  const seen = new Map<string, ObjectKey>();
-  for (const o of objs) {
-    for (const r of spec.relatedKeys?.(o) ?? []) seen.set(formatKey(r), r);
-    const k = spec.keyOf(o);
-    if (!k) continue;
-    if (spec.digestOf) digests.set(objectId(o), spec.digestOf(o));
-    const ks = formatKey(k);
-    seen.set(ks, k);
-    if (spec.tracked) listed.set(ks, knownValue(metaFingerprint(o), spec.settledOf?.(o) ?? true));
-  }
-  return [...seen.values()];
-}
-
-function observeStates(spec: SourceSpec, states: AppObserver, objs: readonly KubeObject[]): void {
-  for (const o of objs) {
-    const k = spec.keyOf(o);
-    if (k) states.seen(formatKey(k), o);
-  }
-}
-
-/** After a relist: Apps of this source's namespace that the list no longer holds are gone. */
-function retainListed(spec: SourceSpec, states: AppObserver, listed: Map<string, number>): void {
-  const ns = spec.ref.namespace;
-  states.retain((k) => listed.has(k) || (ns !== undefined && !k.startsWith(`App ${ns}/`)));
-}
-
-/** Updates the known keys for a tracked source's event; false when the event needs no reconcile. */
-function trackEvent(spec: SourceSpec, known: KnownKeys, ev: WatchEvent<KubeObject>, key: ObjectKey): boolean {
-  if (ev.type === 'DELETED') {
-    known.delete(spec.name, key);
-    return true;
-  }
-  const changed = known.record(spec.name, key, metaFingerprint(ev.object), spec.settledOf?.(ev.object) ?? true);
-  return changed || ev.type !== 'MODIFIED' || spec.ignoreStatusOnly !== true;
-}
-
-/**
- * Runs one supervised list→watch loop and feeds its keys to the sink. After every (re)list all keys are
- * enqueued, because events may have been missed while the watch was down. ImageLists are listed and watched
- * as metadata only, Apps in full (for their settled bit), pods in full (for their digest), page by page;
- * only a number per key (and per pod) is kept, never the objects.
- */
-export async function runSource(
-  spec: SourceSpec,
-  deps: { rest: KubeRest; sink: Sink; log: Logger; signal: AbortSignal; watchdogMs: number; setState(s: SourceState): void },
-): Promise<void> {
-  const { sink } = deps;
-  let lists = 0;
-  let listed = new Map<string, number>();
-  // Digesting sources: the digest per object, as of the last list and the events since.
-  let digests = new Map<string, number>();
-  let listedDigests = new Map<string, number>();
-  let objects = 0;
-  await listWatch<KubeObject>(
-    {
-      rest: deps.rest,
-      ref: spec.ref,
-      labelSelector: spec.labelSelector,
-      signal: deps.signal,
-      log: deps.log,
-      watchdogMs: deps.watchdogMs,
-      metadataOnly: spec.settledOf === undefined && spec.digestOf === undefined,
-    },
-    {
-      onState: (state) => deps.setState(state),
-      onListPage: async (items, page) => {
-        if (page.first) {
-          if (lists++ > 0) sink.onRestart(spec.name);
-          listed = new Map();
-          listedDigests = new Map();
-          objects = 0;
-        }
-        const keys = pageKeys(items, spec, listed, listedDigests);
-        objects += items.length;
-        if (spec.states) observeStates(spec, spec.states, items);
-        await sink.enqueue(keys, 'list');
-        if (!page.last) return;
-        if (spec.states) retainListed(spec, spec.states, listed);
-        if (spec.tracked) sink.known.replace(spec.name, listed);
-        if (spec.digestOf) digests = listedDigests;
-        deps.log.info({ objects, keys: spec.tracked ? listed.size : undefined }, 'listed');
-        listed = new Map();
-        listedDigests = new Map();
-      },
-      onEvent: async (ev: WatchEvent<KubeObject>) => {
-        const resource = spec.name.split('/')[0] ?? spec.name;
-        sink.onWatchEvent(resource, ev.type);
-        const key = spec.keyOf(ev.object);
-        if (!key) {
-          digests.delete(objectId(ev.object));
-          const related = spec.relatedKeys?.(ev.object, ev.type) ?? [];
-          if (related.length > 0) await sink.enqueue(related, 'event');
-          return;
-        }
-        if (spec.releasesPodHolds) sink.holds.appEvent(key);
-        if (spec.states) {
-          if (ev.type === 'DELETED') spec.states.gone(formatKey(key));
-          else observeStates(spec, spec.states, [ev.object]);
-        }
-        if (spec.tracked && !trackEvent(spec, sink.known, ev, key)) {
-          sink.onIgnored(resource, 'status-only');
-          return;
-        }
-        if (spec.digestOf && !filterPodEvent({ digestOf: spec.digestOf, ownerSource: spec.ownerSource, resource }, sink, digests, ev, key)) return;
-        await sink.enqueue([key, ...(spec.relatedKeys?.(ev.object, ev.type) ?? [])], 'event');
-      },
-    },
-  );
 }

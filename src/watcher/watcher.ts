@@ -33,6 +33,10 @@ import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from '
 import { PodHolds } from './pod-holds.ts';
 import { errorMessage } from '../common/errors.ts';
 import { RedisReachability } from '../queue/reachability.ts';
+import { supervise } from './supervise.ts';
+import { tooLargeEvents } from './too-large-events.ts';
+import type { ResourceRef } from '../kube/paths.ts';
+import type { OversizedObject } from '../kube/paged-list.ts';
 
 /** Delayed jobs due within this window count as backlog for the KEDA scaler. */
 const SCALER_DUE_WINDOW_MS = 30_000;
@@ -51,7 +55,7 @@ function makeSink(
   tenants: TenantRates,
   metrics: WatcherMetrics,
   log: Logger,
-  hooks: { onWork: () => void; signal: AbortSignal },
+  hooks: { onWork: () => void; signal: AbortSignal; onTooLarge: (ref: ResourceRef, obj: OversizedObject) => void },
 ): Sink {
   const known = new KnownKeys();
   const { onWork } = hooks;
@@ -86,6 +90,10 @@ function makeSink(
     onWatchEvent: (resource, type) => metrics.watchEvents.inc({ resource, type }),
     onIgnored: (resource, reason) => metrics.watchIgnored.inc({ resource, reason }),
     onRestart: (source) => metrics.watchRestarts.inc({ source }),
+    onTooLarge: (ref, obj) => {
+      metrics.objectsTooLarge.inc({ resource: ref.resource });
+      hooks.onTooLarge(ref, obj);
+    },
   };
 }
 
@@ -153,7 +161,9 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   // Started after the watches; enqueues before that have no stream to notify.
   let scaler: ScalerServer | undefined = undefined;
   const tenants = new TenantRates(cfg.queue.fairness);
-  const sink = makeSink(queues, tenants, metrics, log, { onWork: () => scaler?.notify(), signal: ac.signal });
+  const eventsOf = (namespace: string): ResourceRef => ({ group: 'events.k8s.io', version: 'v1', resource: 'events', namespace });
+  const onTooLarge = tooLargeEvents({ create: (ns, body, signal) => rest.create(eventsOf(ns), body, {}, signal) }, log);
+  const sink = makeSink(queues, tenants, metrics, log, { onWork: () => scaler?.notify(), signal: ac.signal, onTooLarge });
   const states: Record<string, SourceState> = {};
   const specs = sourceSpecs(cfg.namespaces, appStates, sink.known);
   for (const s of specs) states[s.name] = 'starting';
@@ -180,16 +190,20 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     w.on('completed', () => scaler?.notify());
   }
 
-  const loops = specs.map((spec) =>
-    runSource(spec, {
-      rest,
-      sink,
-      log: log.child({ source: spec.name }),
+  // Each source supervised on its own: one that fails is restarted alone, the others keep watching.
+  const loops = specs.map((spec) => {
+    const sourceLog = log.child({ source: spec.name });
+    const run = (): Promise<void> =>
+      runSource(spec, { rest, sink, log: sourceLog, signal: ac.signal, watchdogMs: cfg.watchdogMs, setState: (s) => (states[spec.name] = s) });
+    return supervise(run, {
       signal: ac.signal,
-      watchdogMs: cfg.watchdogMs,
-      setState: (s) => (states[spec.name] = s),
-    }).catch(() => undefined),
-  );
+      log: sourceLog,
+      onFailure: () => {
+        states[spec.name] = 'backoff';
+        metrics.sourceRestarts.inc({ source: spec.name });
+      },
+    });
+  });
   onRedisRestored = () => {
     enqueueResync(sink.known.all(), queues, metrics).then(
       (n) => log.info({ objects: n }, 'redis back: resync enqueued'),

@@ -10,6 +10,28 @@ import { derivedRevisions } from './revisions/revisions.ts';
 import type { MeasureRequest } from './rollout/analysis/book.ts';
 import { takeMeasurements } from './rollout/analysis/measure.ts';
 import { nodeFacts, nodeReadSelector } from './prewarm/nodes.ts';
+import { EventReason } from '../../api/keys.ts';
+import { isKubeError } from '../../kube/errors.ts';
+import { RECONCILE_READ_BUDGET_BYTES } from './rest-client.ts';
+
+/**
+ * A read of `app`'s objects that a TooLarge KubeError ended (`RECONCILE_READ_BUDGET_BYTES`, or one object over
+ * the page cap): a Warning Event says so on the App, and the error goes on (permanent: this reconcile fails
+ * alone, the worker and its other reconciles go on).
+ */
+async function reportingTooLarge<T>(client: AppClient, app: Stored<App>, read: Promise<T>): Promise<T> {
+  try {
+    return await read;
+  } catch (err) {
+    if (!isKubeError(err, 'TooLarge')) throw err;
+    const what = err.budget
+      ? `the objects the App selects (pods, revisions, claims) are more than one reconcile reads (${RECONCILE_READ_BUDGET_BYTES} bytes)`
+      : `one of the objects the App selects is larger than one answer may be (${err.limitBytes ?? 0} bytes)`;
+    const message = `${what}: ebb does not reconcile this App until they are fewer or smaller`;
+    await client.events.record(app, { type: 'Warning', reason: EventReason.readTooLarge, action: 'Reconcile', message }, new Date()).catch(() => undefined);
+    throw err;
+  }
+}
 
 /**
  * Claims carry the selector's matchLabels (as upstream StatefulSet claims do, so claims of a StatefulSet
@@ -47,11 +69,15 @@ export async function readObserved(
   // An empty selector would list every pod of the namespace; the planner reports it as InvalidSpec instead.
   if (selectorIsEmpty(app.spec.selector)) return { app, pods: [], revisions: [], claims: [] };
   const selector = selectorString(app.spec.selector);
-  const [pods, revisions, claims] = await Promise.all([
-    client.pods.list(namespace, selector),
-    opts.revisions === 'lazy' && derivedRevisions(app) ? Promise.resolve(undefined) : client.revisions.list(namespace, selector),
-    opts.claims === 'always' ? readClaims(client, app) : Promise.resolve(undefined),
-  ]);
+  const [pods, revisions, claims] = await reportingTooLarge(
+    client,
+    app,
+    Promise.all([
+      client.pods.list(namespace, selector),
+      opts.revisions === 'lazy' && derivedRevisions(app) ? Promise.resolve(undefined) : client.revisions.list(namespace, selector),
+      opts.claims === 'always' ? readClaims(client, app) : Promise.resolve(undefined),
+    ]),
+  );
   return { app, pods, revisions, claims };
 }
 
@@ -69,9 +95,9 @@ export async function readMore(
   if (observed[unread] !== undefined) throw new Error(`internal: the plan asked for the ${unread}, which were read`);
   switch (unread) {
     case 'revisions':
-      return { ...observed, revisions: await client.revisions.list(app.metadata.namespace, selectorString(app.spec.selector)) };
+      return { ...observed, revisions: await reportingTooLarge(client, app, client.revisions.list(app.metadata.namespace, selectorString(app.spec.selector))) };
     case 'claims':
-      return { ...observed, claims: await readClaims(client, app) };
+      return { ...observed, claims: await reportingTooLarge(client, app, readClaims(client, app)) };
     case 'imageLists':
       return { ...observed, imageLists: await readImageLists(client, app.metadata.namespace, app.metadata.name) };
     case 'nodes':

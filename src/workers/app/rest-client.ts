@@ -6,6 +6,8 @@ import { FieldManager } from '../../api/keys.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import { core, type ResourceRef } from '../../kube/paths.ts';
 import { PatchType, type KubeRest, type ListResult } from '../../kube/rest.ts';
+import { byteBudget, type ByteBudget } from '../../kube/bounded-body.ts';
+import { PagedList, type FetchPage, type Page } from '../../kube/paged-list.ts';
 import { decodePod, decodePodList } from '../../kube/protobuf/envelope.ts';
 import { eventObject, reportingInstance } from './events.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, Pod, Stored } from '../../kube/types.ts';
@@ -35,47 +37,65 @@ async function secretValue(rest: KubeRest, signal: AbortSignal, namespace: strin
   return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
 }
 
-/** Objects per LIST page: an App of thousands of pods is read in pages, never in one response. */
-export const LIST_PAGE_SIZE = 500;
+/** Objects per LIST page at most: an App of thousands of pods is read in pages, never in one response. */
+export const LIST_PAGE_SIZE = 100;
+/** Byte cap of one LIST page (and so of one object): a larger page is asked again with fewer objects. */
+export const LIST_PAGE_BYTES = 4 * 1024 * 1024;
+/**
+ * What one reconcile may read in lists (its App's pods, revisions, claims, ImageLists, nodes) before it gives up
+ * with a TooLarge KubeError: a worker runs several reconciles at once within its heap, and one tenant's App with
+ * fat pods or thousands of large revisions must fail alone, not take the process (and the others) down.
+ */
+export const RECONCILE_READ_BUDGET_BYTES = 48 * 1024 * 1024;
 
 export interface ListAllOptions<T> {
   /** Objects per page (LIST_PAGE_SIZE). */
   pageSize?: number;
+  /** Byte cap of a page (LIST_PAGE_BYTES). */
+  pageBytes?: number;
+  /** Shared by the reads of one reconcile (`restAppClient`); none: each read is bounded only per page. */
+  budget?: ByteBudget | undefined;
   /** Decodes a page answered in protobuf, when the client reads protobuf (`KubeRestOptions.protobuf`). */
   protobuf?: ((body: Uint8Array) => ListResult<T>) | undefined;
 }
 
 /**
  * Every object `ref` and `labelSelector` select, read page by page (a consistent read; the apiserver serves it
- * from its watch cache where it can). A continue token that expired meanwhile (410) restarts the read once.
+ * from its watch cache where it can), each page under a byte cap (`PagedList`: fewer objects per page when a page
+ * is too large; an object alone over the cap, or a read past the budget, fails with a TooLarge KubeError). A
+ * continue token that expired meanwhile (410) restarts the read once.
  */
 export async function listAll<T>(
   rest: KubeRest,
   ref: ResourceRef,
   labelSelector: string | undefined,
   signal: AbortSignal,
-  { pageSize = LIST_PAGE_SIZE, protobuf }: ListAllOptions<T> = {},
+  { pageSize = LIST_PAGE_SIZE, pageBytes = LIST_PAGE_BYTES, budget, protobuf }: ListAllOptions<T> = {},
 ): Promise<T[]> {
+  const fetch: FetchPage = (query, how) =>
+    rest.list<T>(ref, { labelSelector, ...query }, signal, undefined, { protobuf, maxBytes: how.maxBytes, budget: how.budget });
   for (let attempt = 0; ; attempt++) {
     const items: T[] = [];
-    let cont: string | undefined;
+    const pages = new PagedList<T>(fetch, { pageSize, pageBytes, budget });
+    let page: Page<T> | undefined;
     try {
-      do {
-        const page = await rest.list<T>(ref, { labelSelector, limit: pageSize, continue: cont }, signal, undefined, protobuf);
-        items.push(...page.items);
-        cont = page.metadata.continue || undefined;
-      } while (cont !== undefined);
+      while ((page = await pages.next())) items.push(...page.items);
       return items;
     } catch (err) {
-      if (attempt > 0 || cont === undefined || !isKubeError(err, 'Gone')) throw err;
+      if (attempt > 0 || page === undefined || !isKubeError(err, 'Gone')) throw err;
     }
   }
 }
 
 /** What the apiserver returns is stored: the casts to `Stored<T>` are where that is stated. */
-function objectStore<T extends KubeObject>(rest: KubeRest, signal: AbortSignal, ref: (ns: string, name?: string) => ResourceRef): ObjectStore<T> {
+function objectStore<T extends KubeObject>(
+  rest: KubeRest,
+  signal: AbortSignal,
+  ref: (ns: string, name?: string) => ResourceRef,
+  budget: ByteBudget,
+): ObjectStore<T> {
   return {
-    list: (ns, labelSelector) => listAll<Stored<T>>(rest, ref(ns), labelSelector, signal),
+    list: (ns, labelSelector) => listAll<Stored<T>>(rest, ref(ns), labelSelector, signal, { budget }),
     create: (ns, obj) => rest.create<Stored<T>>(ref(ns), obj, WRITE, signal),
     patch: (ns, name, patch) => rest.patch<Stored<T>>(ref(ns, name), patch, PatchType.merge, WRITE, signal),
   };
@@ -102,10 +122,19 @@ export function restEventWriter(rest: KubeRest, instance = reportingInstance()):
   };
 }
 
-/** `checks`: the HTTP of web and Prometheus checks (the worker's egress rules); absent, those checks are inconclusive. */
-export function restAppClient(rest: KubeRest, signal: AbortSignal, events: EventRecorder = uncorrelated(restEventWriter(rest)), checks?: CheckHttp): AppClient {
+/**
+ * One client per reconcile: its list reads share one budget (RECONCILE_READ_BUDGET_BYTES). `checks`: the HTTP of
+ * web and Prometheus checks (the worker's egress rules); absent, those checks are inconclusive.
+ */
+export function restAppClient(
+  rest: KubeRest,
+  signal: AbortSignal,
+  events: EventRecorder = uncorrelated(restEventWriter(rest)),
+  checks?: CheckHttp,
+  budget: ByteBudget = byteBudget(RECONCILE_READ_BUDGET_BYTES),
+): AppClient {
   const revisions: RevisionStore = {
-    ...objectStore<ControllerRevision>(rest, signal, revisionsRef),
+    ...objectStore<ControllerRevision>(rest, signal, revisionsRef, budget),
     get: (ns, name) => orUndefined(rest.get<Stored<ControllerRevision>>(revisionsRef(ns, name), signal)),
     delete: (ns, name, uid) => deleteWithUid(rest, signal, revisionsRef(ns, name), uid),
   };
@@ -118,13 +147,13 @@ export function restAppClient(rest: KubeRest, signal: AbortSignal, events: Event
     // Pods are read in protobuf when the client reads protobuf: only the fields ebb reads are decoded (no
     // managedFields), and every pod write is a patch of the fields it changes, never a whole pod.
     pods: {
-      ...objectStore<Pod>(rest, signal, (ns, name) => core('pods', ns, name)),
-      list: (ns, labelSelector) => listAll(rest, core('pods', ns), labelSelector, signal, { protobuf: decodePodList }),
+      ...objectStore<Pod>(rest, signal, (ns, name) => core('pods', ns, name), budget),
+      list: (ns, labelSelector) => listAll(rest, core('pods', ns), labelSelector, signal, { protobuf: decodePodList, budget }),
       get: (ns, name) => orUndefined(rest.get(core('pods', ns, name), signal, decodePod)),
       delete: (ns, name, uid) => deleteWithUid(rest, signal, core('pods', ns, name), uid),
     },
     podPatches: { patch: (ref, body, type, query, s) => rest.patch(ref, body, type, query, s ?? signal) },
-    claims: objectStore(rest, signal, (ns, name) => core('persistentvolumeclaims', ns, name)),
+    claims: objectStore(rest, signal, (ns, name) => core('persistentvolumeclaims', ns, name), budget),
     revisions,
     events,
     dryRun: {
@@ -138,7 +167,7 @@ export function restAppClient(rest: KubeRest, signal: AbortSignal, events: Event
     analysis: checks ? { secretValue: (ns, name, key) => secretValue(rest, signal, ns, name, key), http: checks, signal } : undefined,
     nodes: { list: (labelSelector) => listAll<NodeObject>(rest, core('nodes'), labelSelector || undefined, signal) },
     imageLists: {
-      list: (labelSelector) => listAll<ClusterStored<ImageList>>(rest, imageListRef(), labelSelector, signal),
+      list: (labelSelector) => listAll<ClusterStored<ImageList>>(rest, imageListRef(), labelSelector, signal, { budget }),
       apply: async (name, body, fieldManager) => {
         await rest.apply(imageListRef(name), body, fieldManager, false, signal);
       },
