@@ -5,6 +5,7 @@ import { formatDuration } from '../common/duration.ts';
 import { MAX_IMAGES_PER_NODE } from '../api/image-list.ts';
 import { DEFAULT_PREWARM_POLICY, type PrewarmPolicy } from './app/prewarm/policy.ts';
 import { DEFAULT_QUARANTINE_LIMIT } from '../queue/quarantine.ts';
+import { QUARANTINE_RETRIES } from './quarantine-plan.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
 import { REDIS_LIVENESS_SETTINGS } from '../queue/redis-settings.ts';
 
@@ -20,8 +21,10 @@ export interface WorkerConfig {
   readonly logLevel: LogLevel;
   /** Where ImageList pull secrets are copied for the node daemons; undefined: pull secrets are not used. */
   readonly pullSecretNamespace: string | undefined;
-  /** Reconciles of one object that never ended, in a row, at which the object is quarantined. */
+  /** Reconciles of one object killed while running alone on their worker, in a row, at which it is quarantined. */
   readonly quarantineAfter: number;
+  /** A quarantined object's first retry comes this long after it was held (doubling with each hold in a row). */
+  readonly quarantineRetryAfterMs: number;
   /** Reconciles of one namespace running at once, all workers together; 0: no cap. */
   readonly namespaceConcurrency: number;
   /** Where rollout notifications are POSTed; undefined: none are sent. */
@@ -126,7 +129,15 @@ export const WORKER_SETTINGS = table(
       default: DEFAULT_QUARANTINE_LIMIT,
       min: 1,
       max: 100,
-      doc: 'reconciles of one object that never ended in a row (their worker died or stalled) before the object is quarantined until it changes or `ebb queue release`',
+      doc: 'reconciles of one object killed while running alone on their worker (a run that died beside others only makes its next run wait to run alone), in a row, before the object is quarantined; a change to the object does not lift it',
+    },
+    quarantineRetryAfter: {
+      name: 'EBB_QUARANTINE_RETRY_AFTER',
+      type: 'duration',
+      default: '5m',
+      min: '1s',
+      max: '24h',
+      doc: `a quarantined object is retried alone this long after it was held, then after twice as long for each retry killed again; after ${QUARANTINE_RETRIES} such retries only \`ebb queue release\` lets it run`,
     },
   },
   QUEUE_SETTINGS.checks,
@@ -144,6 +155,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     logLevel: v.logLevel,
     pullSecretNamespace: v.pullSecretNamespace,
     quarantineAfter: v.quarantineAfter,
+    quarantineRetryAfterMs: v.quarantineRetryAfter,
     namespaceConcurrency: v.namespaceConcurrency,
     notifyWebhookUrl: v.notifyWebhookUrl,
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
