@@ -3,7 +3,8 @@
  * the job's entries (found by its label) and the time. Output: the ImageLists to request and to clear, the
  * status, the Events, whether to delete the job (ttlSecondsAfterFinished) and when to come back.
  *
- * A node is selected when its labels carry every `nodeSelector` entry. A selected node is "requested" once its
+ * A node is selected when its labels carry every `nodeSelector` entry and it has no NoSchedule or NoExecute
+ * taint (an ImagePullJob has no tolerations: a node kept for others is not filled with a tenant's images). A selected node is "requested" once its
  * ImageList holds the job's entries (the label value names the image set), "active" until its daemon reports
  * each image Pulled or Failed, then succeeded or failed. At most `parallelism` nodes are active at once.
  * Entries on a node that is gone or no longer selected are cleared. completionPolicy Always: once every
@@ -17,6 +18,7 @@ import { CompletionPolicy, MAX_FAILED_NODES_LISTED, type FailedNode, type ImageP
 import { isPullJobFinished, PullJobCondition, PullJobEventReason, PullJobReason } from '../../api/pull-job-keys.ts';
 import type { ClusterStored, Stored } from '../../kube/types.ts';
 import { imagesKey, nodeState, type NodeState } from '../app/prewarm/plan.ts';
+import { untoleratedTaint, type Taint } from '../app/prewarm/placement.ts';
 import { rfc3339, setCondition, type ConditionInput } from '../app/status/conditions.ts';
 import type { Wait } from '../types.ts';
 
@@ -33,6 +35,8 @@ export interface PullJobIdentity {
 export interface NodeInfo {
   name: string;
   labels: Readonly<Record<string, string>>;
+  /** The node's taints; absent: none. */
+  taints?: readonly Taint[] | undefined;
 }
 
 export type PullJobAction =
@@ -77,7 +81,11 @@ export const PROGRESS_WAIT = 'pulljob-progress';
 export const PROGRESS_POLL_MS = 15_000;
 const MESSAGE_NODES = 3;
 
-/** Whether the node's labels carry every selector entry (an empty selector selects every node). */
+/** Whether the job pulls onto `node`: its labels carry every selector entry (an empty selector selects every node), and no taint bars it. */
+export function selects(job: Stored<ImagePullJob>, node: NodeInfo): boolean {
+  if (!matchesLabels(node.labels, job.spec.nodeSelector)) return false;
+  return untoleratedTaint([], { name: node.name, labels: node.labels, taints: node.taints ?? [], unschedulable: false }, false) === undefined;
+}
 
 /** The job's first pull secret, in its own namespace: an ImageList entry names one. */
 export function jobPullSecret(job: Stored<ImagePullJob>): { namespace: string; name: string } | undefined {
@@ -171,7 +179,7 @@ function observe(input: PullJobInput): Observed {
   const before = job.status;
   const startTime = before?.startTime ?? rfc3339(now);
   const selected = input.nodes
-    .filter((n) => matchesLabels(n.labels, job.spec.nodeSelector))
+    .filter((n) => selects(job, n))
     .map((n) => n.name)
     .sort();
   const { states, stale } = countNodes(input, new Set(selected), requestKey(job));
@@ -196,7 +204,7 @@ function completion(o: Observed): ConditionInput & { failed: boolean } {
   const n = o.selected.length;
   const reason = n === 0 ? PullJobReason.noNodes : failed ? PullJobReason.someFailed : PullJobReason.allPulled;
   const failures = failed ? `; failed on ${nodeList(o.fails.map((f) => f.node))}` : '';
-  const message = n === 0 ? 'no node matches the nodeSelector' : `${o.base.succeeded} of ${n} nodes pulled the images${failures}`;
+  const message = n === 0 ? 'no untainted node matches the nodeSelector' : `${o.base.succeeded} of ${n} nodes pulled the images${failures}`;
   return { type: PullJobCondition.complete, status: 'True', reason, message, failed };
 }
 
