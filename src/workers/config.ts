@@ -4,6 +4,7 @@ import { frozen, parseSettings, table, type Env } from '../common/settings.ts';
 import { formatDuration } from '../common/duration.ts';
 import { MAX_IMAGES_PER_NODE } from '../api/image-list.ts';
 import { DEFAULT_PREWARM_POLICY, type PrewarmPolicy } from './app/prewarm/policy.ts';
+import type { NamespaceLimits } from './app/prewarm/budget.ts';
 import { DEFAULT_QUARANTINE_LIMIT } from '../queue/quarantine.ts';
 import { QUARANTINE_RETRIES } from './quarantine-plan.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
@@ -33,6 +34,8 @@ export interface WorkerConfig {
   readonly redisUnhealthyAfterMs: number;
   /** Pre-warm pulls in progress at once across the cluster (every App, every worker). */
   readonly prewarmPullBudget: number;
+  /** One namespace's share of the pull budget, and the ImageList entries its Apps and ImagePullJobs hold together. */
+  readonly prewarmNamespaceLimits: NamespaceLimits;
   /** The limits of each App's pre-warming. */
   readonly prewarmPolicy: PrewarmPolicy;
   /** `on`: repeated Events are aggregated (series, combined, rate-limited); `off`: each written as its own object. */
@@ -60,6 +63,22 @@ export const WORKER_SETTINGS = table(
       min: 1,
       max: 100_000,
       doc: "pre-warm pulls in progress at once across the cluster, every App counted (one pull: one App's images on one node); the nodes past it wait their turn",
+    },
+    prewarmNamespacePulls: {
+      name: 'EBB_PREWARM_NAMESPACE_PULLS',
+      type: 'int',
+      default: 16,
+      min: 1,
+      max: 100_000,
+      doc: "pre-warm pulls of one namespace's Apps and ImagePullJobs in progress at once (its share of EBB_PREWARM_PULL_BUDGET); its nodes past it wait their turn",
+    },
+    prewarmNamespaceEntries: {
+      name: 'EBB_PREWARM_NAMESPACE_ENTRIES',
+      type: 'int',
+      default: 512,
+      min: 1,
+      max: 10_000_000,
+      doc: "ImageList entries (images × nodes) one namespace's Apps and ImagePullJobs hold together; past it no node is requested (condition ImagesPrewarmed or the job's Complete condition says so), entries already written stay",
     },
     prewarmMaxImagesPerNode: {
       name: 'EBB_PREWARM_MAX_IMAGES_PER_NODE',
@@ -160,6 +179,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     notifyWebhookUrl: v.notifyWebhookUrl,
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
     prewarmPullBudget: v.prewarmPullBudget,
+    prewarmNamespaceLimits: frozen({ pulls: v.prewarmNamespacePulls, entries: v.prewarmNamespaceEntries }),
     eventCorrelation: v.eventCorrelation,
     prewarmPolicy: frozen({ maxImagesPerNode: v.prewarmMaxImagesPerNode, pinMaxMs: v.prewarmPinMax, answerTimeoutMs: v.prewarmAnswerTimeout }),
   });

@@ -200,7 +200,7 @@ export async function startWorker(
       metrics,
       onWait,
       notify: notifications?.send,
-      prewarmBudget: redisPullBudget(producer, cfg.queue.prefix, cfg.prewarmPullBudget),
+      prewarmBudget: redisPullBudget(producer, cfg.queue.prefix, cfg.prewarmPullBudget, Date.now, cfg.prewarmNamespaceLimits),
       prewarmPolicy: cfg.prewarmPolicy,
     }),
   );

@@ -58,7 +58,7 @@ function memoryBudget(limit: number): PullBudget & { held: Set<string> } {
       for (const n of pulling) held.add(`${holder}/${n}`);
       for (const n of done) held.delete(`${holder}/${n}`);
       const granted = want.filter((n) => held.has(`${holder}/${n}`) || (held.size < limit && held.add(`${holder}/${n}`)));
-      return Promise.resolve(granted);
+      return Promise.resolve({ granted, ...(granted.length < want.length ? { limitedBy: 'budget' as const } : {}) });
     },
   };
 }
