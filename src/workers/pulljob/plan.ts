@@ -17,7 +17,8 @@ import type { ImageList } from '../../api/image-list.ts';
 import { CompletionPolicy, MAX_FAILED_NODES_LISTED, type FailedNode, type ImagePullJob, type ImagePullJobStatus } from '../../api/image-pull-job.ts';
 import { isPullJobFinished, PullJobCondition, PullJobEventReason, PullJobReason } from '../../api/pull-job-keys.ts';
 import type { ClusterStored, Stored } from '../../kube/types.ts';
-import { imagesKey, nodeState, type NodeState } from '../app/prewarm/plan.ts';
+import type { PullLimit } from '../app/prewarm/budget.ts';
+import { imagesKey, nodeState, waitingFor, type NodeState } from '../app/prewarm/plan.ts';
 import { untoleratedTaint, type Taint } from '../app/prewarm/placement.ts';
 import { rfc3339, setCondition, type ConditionInput } from '../app/status/conditions.ts';
 import type { Wait } from '../types.ts';
@@ -62,6 +63,20 @@ export interface PullJobInput {
   /** The ImageLists carrying `id.labelKey`, as read. */
   lists: readonly ClusterStored<ImageList>[];
   now: Date;
+  /**
+   * What the pull budget granted of the nodes a first plan wanted (`PullJobPlan.budget`): only those are
+   * requested, the others wait, said in the condition. Absent: every wanted node.
+   */
+  grant?: { granted: ReadonlySet<string>; limitedBy?: PullLimit | undefined } | undefined;
+}
+
+/** What a plan means for the pull budget (`budget.ts`): the job's pulls, the nodes it keeps and those it wants. */
+export interface PullJobBudgetUse {
+  pulling: string[];
+  done: string[];
+  kept: string[];
+  want: string[];
+  entriesPerNode: number;
 }
 
 export interface PullJobPlan {
@@ -72,11 +87,14 @@ export interface PullJobPlan {
   /** ttlSecondsAfterFinished has passed: delete the job. */
   deleteJob: boolean;
   wait?: Wait | undefined;
+  budget?: PullJobBudgetUse | undefined;
 }
 
 export const DEADLINE_WAIT = 'pulljob-deadline';
 export const TTL_WAIT = 'pulljob-ttl';
 export const PROGRESS_WAIT = 'pulljob-progress';
+/** Nodes the pull budget (or the namespace's share or entries) left out are asked for again this often. */
+export const BUDGET_WAIT = 'pulljob-budget';
 /** How often a job whose ImageList events do not reach it reads its nodes' progress while they pull. */
 export const PROGRESS_POLL_MS = 15_000;
 const MESSAGE_NODES = 3;
@@ -114,7 +132,9 @@ function planFinished(input: PullJobInput, status: ImagePullJobStatus, events: P
   const ttl = input.job.spec.ttlSecondsAfterFinished;
   const expiresAt = ttl === undefined ? undefined : secondsAfter(status.completionTime, ttl);
   const changed = status !== input.job.status;
-  const base = { actions: clearAll(input.lists), status: changed ? status : undefined, events };
+  const done = input.lists.map((l) => l.metadata.name);
+  const budget = { pulling: [], done, kept: [], want: [], entriesPerNode: 0 };
+  const base = { actions: clearAll(input.lists), status: changed ? status : undefined, events, budget };
   if (expiresAt === undefined) return { ...base, deleteJob: false };
   const left = expiresAt - input.now.getTime();
   if (left <= 0) {
@@ -209,9 +229,17 @@ function completion(o: Observed): ConditionInput & { failed: boolean } {
 }
 
 /** Condition Complete False while nodes are pulling or waiting (always, with completionPolicy Never). */
-function progressCondition(o: Observed, active: number, waiting: number, never: boolean, deferred: number): ConditionInput {
+function progressCondition(
+  o: Observed,
+  active: number,
+  waiting: number,
+  never: boolean,
+  deferred: number,
+  limited?: { refused: number; limitedBy?: PullLimit | undefined },
+): ConditionInput {
   const held = deferred > 0 ? ` (${deferred} deferred by their daemon: image filesystem too full)` : '';
-  const progress = `${o.base.succeeded} of ${o.selected.length} nodes pulled the images, ${active} pulling${held}, ${waiting} waiting`;
+  const refused = limited && limited.refused > 0 ? ` (${limited.refused} ${limited.refused === 1 ? 'waits' : 'wait'} ${waitingFor(limited.limitedBy)})` : '';
+  const progress = `${o.base.succeeded} of ${o.selected.length} nodes pulled the images, ${active} pulling${held}, ${waiting} waiting${refused}`;
   if (!never) return { type: PullJobCondition.complete, status: 'False', reason: PullJobReason.inProgress, message: progress };
   return {
     type: PullJobCondition.complete,
@@ -238,7 +266,9 @@ export function planPullJob(input: PullJobInput): PullJobPlan {
   // A node whose daemon deferred for disk is not done (it pulls once there is room) but holds no parallelism slot.
   const deferred = [...o.states.values()].filter((s) => s.state === 'deferred').length;
   const slots = job.spec.parallelism === undefined ? Infinity : Math.max(0, job.spec.parallelism - pulling.length);
-  const fresh = o.selected.filter((n) => !o.states.has(n)).slice(0, slots);
+  const wanted = o.selected.filter((n) => !o.states.has(n)).slice(0, slots);
+  const fresh = input.grant ? wanted.filter((n) => input.grant?.granted.has(n)) : wanted;
+  const limited = input.grant ? { refused: wanted.length - fresh.length, limitedBy: input.grant.limitedBy } : undefined;
   const waiting = o.selected.length - o.states.size - fresh.length;
   const never = job.spec.completionPolicy === CompletionPolicy.never;
   if (!never && pulling.length === 0 && deferred === 0 && fresh.length === 0 && waiting === 0) {
@@ -252,15 +282,21 @@ export function planPullJob(input: PullJobInput): PullJobPlan {
   const actions: PullJobAction[] = fresh.map((node) => ({ kind: 'request', node, label, images, pullSecret }));
   actions.push(...clearAll(o.stale.filter((l) => !fresh.includes(l.metadata.name))));
   const active = pulling.length + deferred + fresh.length;
-  const c = progressCondition(o, active, waiting, never, deferred);
+  const c = progressCondition(o, active, waiting, never, deferred, limited);
   const status = { ...o.base, active, conditions: setCondition(before?.conditions, c, now, job.metadata.generation) };
-  return { actions, status, events, deleteJob: false, wait: nextWait(input, o, active) };
+  const done = input.lists.map((l) => l.metadata.name).filter((n) => !pulling.includes(n) && !fresh.includes(n));
+  const budget = { pulling, done, kept: [...o.states.keys()], want: wanted, entriesPerNode: job.spec.images.length };
+  return { actions, status, events, deleteJob: false, wait: nextWait(input, o, active, (limited?.refused ?? 0) > 0), budget };
 }
 
-/** When to come back while the job runs: at its deadline, and every PROGRESS_POLL_MS while nodes pull unwatched. */
-function nextWait(input: PullJobInput, o: Observed, active: number): Wait | undefined {
+/** When to come back while the job runs: at its deadline, and every PROGRESS_POLL_MS while nodes pull unwatched or wait for the budget. */
+function nextWait(input: PullJobInput, o: Observed, active: number, refused: boolean): Wait | undefined {
   const deadline = o.deadlineAt === undefined ? undefined : { reason: DEADLINE_WAIT, afterMs: Math.max(0, o.deadlineAt - input.now.getTime()) };
-  const poll = input.id.watched === false && active > 0 ? { reason: PROGRESS_WAIT, afterMs: PROGRESS_POLL_MS } : undefined;
+  const poll = refused
+    ? { reason: BUDGET_WAIT, afterMs: PROGRESS_POLL_MS }
+    : input.id.watched === false && active > 0
+      ? { reason: PROGRESS_WAIT, afterMs: PROGRESS_POLL_MS }
+      : undefined;
   if (deadline && poll) return deadline.afterMs <= poll.afterMs ? deadline : poll;
   return deadline ?? poll;
 }
