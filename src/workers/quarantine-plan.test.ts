@@ -5,7 +5,14 @@ import { planQuarantine, type QuarantineDecision } from './quarantine-plan.ts';
 const now = new Date('2026-01-01T00:00:00Z');
 const at = (ms: number): string => new Date(now.getTime() + ms).toISOString();
 const policy = { limit: 3, retryAfterMs: 60_000, retries: 2 };
-const record = (r: Partial<QuarantineRecord>): QuarantineRecord => ({ since: '2025-12-31T00:00:00.000Z', unfinished: 3, generation: 1, strikes: 1, retryAt: at(1_000), ...r });
+const record = (r: Partial<QuarantineRecord>): QuarantineRecord => ({
+  since: '2025-12-31T00:00:00.000Z',
+  unfinished: 3,
+  generation: 1,
+  strikes: 1,
+  retryAt: at(1_000),
+  ...r,
+});
 const start = (s: Partial<QuarantineStart>): QuarantineStart => ({ record: undefined, unfinished: 0, unfinishedAlone: 0, released: false, ...s });
 const run = (alone: boolean, retry = false, withdraw = false): QuarantineDecision => ({ do: 'run', alone, retry, withdraw });
 
@@ -34,7 +41,11 @@ describe('planQuarantine', () => {
       { record: record({ strikes: 2, retryAt: at(-1) }), unfinished: 1, unfinishedAlone: 1 },
       { do: 'hold', record: { since: '2025-12-31T00:00:00.000Z', unfinished: 1, generation: undefined, strikes: 3, retryAt: undefined } },
     ],
-    ['held without a retry: held, no timer', { record: record({ strikes: 3, retryAt: undefined }) }, { do: 'held', record: record({ strikes: 3, retryAt: undefined }), retryInMs: undefined }],
+    [
+      'held without a retry: held, no timer',
+      { record: record({ strikes: 3, retryAt: undefined }) },
+      { do: 'held', record: record({ strikes: 3, retryAt: undefined }), retryInMs: undefined },
+    ],
   ])('%s', (_name, s, expected) => {
     expect(planQuarantine(start(s), now, policy)).toEqual(expected);
   });

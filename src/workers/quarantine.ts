@@ -72,7 +72,10 @@ function guarded(inner: Reconciler, kind: ObjectKind, o: QuarantineOptions, poli
         const record = { ...plan.record, generation: hooks ? await quietly(ctx, 'the generation', hooks.generation(key, ctx), undefined) : undefined };
         await quietly(ctx, 'hold', o.store.hold(id, record), undefined);
         await quietly(ctx, 'end', o.store.ended(id), undefined);
-        ctx.log.error({ unfinished: record.unfinished, holds: record.strikes, retryAt: record.retryAt }, 'quarantined: reconciles of this object killed their worker while running alone');
+        ctx.log.error(
+          { unfinished: record.unfinished, holds: record.strikes, retryAt: record.retryAt },
+          'quarantined: reconciles of this object killed their worker while running alone',
+        );
         if (hooks) await quietly(ctx, 'the report', hooks.report(key, ctx, record), undefined);
         return held(id, record, plan.record.retryAt ? Date.parse(plan.record.retryAt) - ctx.now().getTime() : undefined);
       }

@@ -28,9 +28,7 @@ async function writeCondition(ctx: ReconcileContext, app: Stored<App>, input: Co
 
 export function describeQuarantine(namespace: string, name: string, record: QuarantineRecord): string {
   const holds = record.strikes ?? 1;
-  const next = record.retryAt
-    ? `ebb retries it alone at ${record.retryAt}`
-    : `ebb no longer retries it by itself`;
+  const next = record.retryAt ? `ebb retries it alone at ${record.retryAt}` : `ebb no longer retries it by itself`;
   return (
     `reconciles of App ${name} are held since ${record.since} (hold ${holds}): its reconciles killed their worker while running alone; ` +
     `${next}; a spec change does not lift the hold; \`ebb queue release App ${namespace}/${name}\` releases it`

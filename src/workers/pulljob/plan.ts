@@ -231,12 +231,11 @@ function completion(o: Observed): ConditionInput & { failed: boolean } {
 /** Condition Complete False while nodes are pulling or waiting (always, with completionPolicy Never). */
 function progressCondition(
   o: Observed,
-  active: number,
-  waiting: number,
+  counts: { active: number; waiting: number; deferred: number },
   never: boolean,
-  deferred: number,
-  limited?: { refused: number; limitedBy?: PullLimit | undefined },
+  limited: Limited | undefined,
 ): ConditionInput {
+  const { active, waiting, deferred } = counts;
   const held = deferred > 0 ? ` (${deferred} deferred by their daemon: image filesystem too full)` : '';
   const refused = limited && limited.refused > 0 ? ` (${limited.refused} ${limited.refused === 1 ? 'waits' : 'wait'} ${waitingFor(limited.limitedBy)})` : '';
   const progress = `${o.base.succeeded} of ${o.selected.length} nodes pulled the images, ${active} pulling${held}, ${waiting} waiting${refused}`;
@@ -247,6 +246,22 @@ function progressCondition(
     reason: PullJobReason.neverCompletes,
     message: `completionPolicy Never: ${progress}; nodes that join are warmed too`,
   };
+}
+
+/** Wanted nodes the pull budget left out, and the limit that did. */
+interface Limited {
+  refused: number;
+  limitedBy?: PullLimit | undefined;
+}
+
+/** The nodes to request now: the next `parallelism` allows, of those the ones the budget granted. */
+function nodesToRequest(input: PullJobInput, o: Observed, pulling: readonly string[]): { wanted: string[]; fresh: string[]; limited: Limited | undefined } {
+  const { job, grant } = input;
+  const slots = job.spec.parallelism === undefined ? Infinity : Math.max(0, job.spec.parallelism - pulling.length);
+  const wanted = o.selected.filter((n) => !o.states.has(n)).slice(0, slots);
+  if (!grant) return { wanted, fresh: wanted, limited: undefined };
+  const fresh = wanted.filter((n) => grant.granted.has(n));
+  return { wanted, fresh, limited: { refused: wanted.length - fresh.length, limitedBy: grant.limitedBy } };
 }
 
 export function planPullJob(input: PullJobInput): PullJobPlan {
@@ -265,10 +280,7 @@ export function planPullJob(input: PullJobInput): PullJobPlan {
   const pulling = [...o.states].filter(([, s]) => s.state === 'pulling').map(([n]) => n);
   // A node whose daemon deferred for disk is not done (it pulls once there is room) but holds no parallelism slot.
   const deferred = [...o.states.values()].filter((s) => s.state === 'deferred').length;
-  const slots = job.spec.parallelism === undefined ? Infinity : Math.max(0, job.spec.parallelism - pulling.length);
-  const wanted = o.selected.filter((n) => !o.states.has(n)).slice(0, slots);
-  const fresh = input.grant ? wanted.filter((n) => input.grant?.granted.has(n)) : wanted;
-  const limited = input.grant ? { refused: wanted.length - fresh.length, limitedBy: input.grant.limitedBy } : undefined;
+  const { wanted, fresh, limited } = nodesToRequest(input, o, pulling);
   const waiting = o.selected.length - o.states.size - fresh.length;
   const never = job.spec.completionPolicy === CompletionPolicy.never;
   if (!never && pulling.length === 0 && deferred === 0 && fresh.length === 0 && waiting === 0) {
@@ -282,15 +294,16 @@ export function planPullJob(input: PullJobInput): PullJobPlan {
   const actions: PullJobAction[] = fresh.map((node) => ({ kind: 'request', node, label, images, pullSecret }));
   actions.push(...clearAll(o.stale.filter((l) => !fresh.includes(l.metadata.name))));
   const active = pulling.length + deferred + fresh.length;
-  const c = progressCondition(o, active, waiting, never, deferred, limited);
+  const c = progressCondition(o, { active, waiting, deferred }, never, limited);
   const status = { ...o.base, active, conditions: setCondition(before?.conditions, c, now, job.metadata.generation) };
   const done = input.lists.map((l) => l.metadata.name).filter((n) => !pulling.includes(n) && !fresh.includes(n));
   const budget = { pulling, done, kept: [...o.states.keys()], want: wanted, entriesPerNode: job.spec.images.length };
-  return { actions, status, events, deleteJob: false, wait: nextWait(input, o, active, (limited?.refused ?? 0) > 0), budget };
+  return { actions, status, events, deleteJob: false, wait: nextWait(input, o, active, limited), budget };
 }
 
 /** When to come back while the job runs: at its deadline, and every PROGRESS_POLL_MS while nodes pull unwatched or wait for the budget. */
-function nextWait(input: PullJobInput, o: Observed, active: number, refused: boolean): Wait | undefined {
+function nextWait(input: PullJobInput, o: Observed, active: number, limited: Limited | undefined): Wait | undefined {
+  const refused = (limited?.refused ?? 0) > 0;
   const deadline = o.deadlineAt === undefined ? undefined : { reason: DEADLINE_WAIT, afterMs: Math.max(0, o.deadlineAt - input.now.getTime()) };
   const poll = refused
     ? { reason: BUDGET_WAIT, afterMs: PROGRESS_POLL_MS }

@@ -90,7 +90,7 @@ describe('the ImagePullJob reconcile', () => {
     expect(gone.calls.applied).toEqual([{ kind: 'clear', node: 'a', uid: 'ua' }]);
   });
 
-  it("requests only the nodes the pull budget grants, says why the others wait, and comes back for them", async () => {
+  it('requests only the nodes the pull budget grants, says why the others wait, and comes back for them', async () => {
     const settled: { holder: string; request: PullBudgetRequest }[] = [];
     const budget: PullBudget = {
       settle: (holder, request) => {

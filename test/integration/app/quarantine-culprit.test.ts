@@ -116,7 +116,10 @@ describe('an App whose reconcile kills its worker, beside another tenant', () =>
         what: 'the attacker held a second time',
       });
       expect(twice).toBe(true);
-      expect(kills.some((k) => !k.alone && k.coRunners > 0), `a kill beside the other tenant: ${JSON.stringify(kills)}`).toBe(true);
+      expect(
+        kills.some((k) => !k.alone && k.coRunners > 0),
+        `a kill beside the other tenant: ${JSON.stringify(kills)}`,
+      ).toBe(true);
       expect(kills.filter((k) => k.alone).length, 'kills while alone: 3 to hold, 1 retry').toBeGreaterThanOrEqual(4);
 
       for (const v of victims) await patchApp(victimNs, v, { template: template(v, 'v3') });
@@ -139,7 +142,10 @@ describe('an App whose reconcile kills its worker, beside another tenant', () =>
       expect([...(await store.list()).keys()], 'only the attacker is held').toEqual([attackerId]);
       for (const v of victims) {
         const a = await getApp(victimNs, v);
-        expect(a.status?.conditions?.find((c) => c.type === ConditionType.quarantined), `${v} never held`).toBeUndefined();
+        expect(
+          a.status?.conditions?.find((c) => c.type === ConditionType.quarantined),
+          `${v} never held`,
+        ).toBeUndefined();
         expect(await eventsOf(victimNs, v, EventReason.quarantined)).toEqual([]);
       }
     } finally {

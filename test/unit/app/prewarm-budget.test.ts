@@ -3,7 +3,16 @@
  * once, finished pulls give their share back, running ones keep theirs, and leases of a vanished holder expire.
  */
 import { describe, expect, it } from 'vitest';
-import { budgetKey, ENTRIES_LEASE_MS, LEASE_MS, namespaceKeys, pullsInProgress, redisPullBudget, type PullBudget, type PullBudgetRequest } from '../../../src/workers/app/prewarm/budget.ts';
+import {
+  budgetKey,
+  ENTRIES_LEASE_MS,
+  LEASE_MS,
+  namespaceKeys,
+  pullsInProgress,
+  redisPullBudget,
+  type PullBudget,
+  type PullBudgetRequest,
+} from '../../../src/workers/app/prewarm/budget.ts';
 import { useRedis } from '../queue/support.ts';
 
 const redis = useRedis();
@@ -69,15 +78,21 @@ describe('redisPullBudget', () => {
     const client = redis.connection(false);
     const { prefix } = redis.config();
     const budget = redisPullBudget(client, prefix, 10, Date.now, { pulls: 2, entries: 1_000 });
-    expect(await budget.settle('tenant-a/x', { pulling: [], done: [], want: ['n1', 'n2', 'n3'] })).toEqual({ granted: ['n1', 'n2'], limitedBy: 'namespacePulls' });
+    expect(await budget.settle('tenant-a/x', { pulling: [], done: [], want: ['n1', 'n2', 'n3'] })).toEqual({
+      granted: ['n1', 'n2'],
+      limitedBy: 'namespacePulls',
+    });
     expect(await budget.settle('tenant-a/y', { pulling: [], done: [], want: ['n1'] })).toEqual({ granted: [], limitedBy: 'namespacePulls' });
-    expect(await budget.settle('tenant-b/z', { pulling: [], done: [], want: ['n1', 'n2', 'n3'] })).toEqual({ granted: ['n1', 'n2'], limitedBy: 'namespacePulls' });
+    expect(await budget.settle('tenant-b/z', { pulling: [], done: [], want: ['n1', 'n2', 'n3'] })).toEqual({
+      granted: ['n1', 'n2'],
+      limitedBy: 'namespacePulls',
+    });
     // A pull that ends gives the namespace's share back.
     await budget.settle('tenant-a/x', { pulling: ['n2'], done: ['n1'], want: [] });
     expect(await budget.settle('tenant-a/y', { pulling: [], done: [], want: ['n1'] })).toEqual({ granted: ['n1'] });
   });
 
-  it("caps the ImageList entries one namespace holds: kept entries count and stay, new requests past the cap are refused, other namespaces are not", async () => {
+  it('caps the ImageList entries one namespace holds: kept entries count and stay, new requests past the cap are refused, other namespaces are not', async () => {
     const client = redis.connection(false);
     const { prefix } = redis.config();
     let now = 1_000_000;
@@ -87,11 +102,17 @@ describe('redisPullBudget', () => {
       granted: ['n2'],
       limitedBy: 'namespaceEntries',
     });
-    expect(await budget.settle('tenant-a/y', { pulling: [], done: [], want: ['n1'], entriesPerNode: 4 })).toEqual({ granted: [], limitedBy: 'namespaceEntries' });
+    expect(await budget.settle('tenant-a/y', { pulling: [], done: [], want: ['n1'], entriesPerNode: 4 })).toEqual({
+      granted: [],
+      limitedBy: 'namespaceEntries',
+    });
     expect(await budget.settle('tenant-b/z', { pulling: [], done: [], want: ['n1', 'n2'], entriesPerNode: 4 })).toEqual({ granted: ['n1', 'n2'] });
     // x keeps what it holds even when asking again; y fits once x gives its nodes up.
     expect(await budget.settle('tenant-a/x', { pulling: [], done: [], want: [], kept: ['n1', 'n2'], entriesPerNode: 4 })).toEqual({ granted: [] });
-    expect(await budget.settle('tenant-a/y', { pulling: [], done: [], want: ['n1'], entriesPerNode: 4 })).toEqual({ granted: [], limitedBy: 'namespaceEntries' });
+    expect(await budget.settle('tenant-a/y', { pulling: [], done: [], want: ['n1'], entriesPerNode: 4 })).toEqual({
+      granted: [],
+      limitedBy: 'namespaceEntries',
+    });
     await budget.settle('tenant-a/x', { pulling: [], done: ['n1', 'n2'], want: [], kept: ['n1'], entriesPerNode: 4 });
     expect(await budget.settle('tenant-a/y', { pulling: [], done: [], want: ['n1'], entriesPerNode: 4 })).toEqual({ granted: ['n1'] });
     // A holder that never settles again is forgotten after ENTRIES_LEASE_MS.

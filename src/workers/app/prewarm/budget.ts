@@ -170,7 +170,20 @@ export function redisPullBudget(
       const t = now();
       const namespace = holder.slice(0, Math.max(0, holder.indexOf('/')));
       const keys = [budgetKey(prefix), ...namespaceKeys(prefix, namespace)];
-      const head = [t, t + LEASE_MS, limit, `${holder}/`, pulling.length, done.length, kept.length, entriesPerNode, ns.pulls, ns.entries, holder, t + ENTRIES_LEASE_MS];
+      const head = [
+        t,
+        t + LEASE_MS,
+        limit,
+        `${holder}/`,
+        pulling.length,
+        done.length,
+        kept.length,
+        entriesPerNode,
+        ns.pulls,
+        ns.entries,
+        holder,
+        t + ENTRIES_LEASE_MS,
+      ];
       const args = [...head, ...pulling, ...done, ...kept, ...want].map(String);
       const answer: unknown = await client.eval(SETTLE, keys.length, ...keys, ...args);
       const [limited, ...granted] = Array.isArray(answer) ? answer.map(String) : [''];

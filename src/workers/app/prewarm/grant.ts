@@ -62,7 +62,10 @@ export class BudgetHolder {
     const kept = new Set(within.actions);
     const actions = plan.actions.filter((a) => !(a.kind === 'requestPrewarm' || a.kind === 'removePrewarm') || kept.has(a));
     const wait = plan.wait && plan.wait.afterMs <= BUDGET_RETRY.afterMs ? plan.wait : BUDGET_RETRY;
-    this.log.debug({ granted: granted.length, waiting: want.length - granted.length, limitedBy: grant.limitedBy }, 'pre-warm requests wait for the pull budget');
+    this.log.debug(
+      { granted: granted.length, waiting: want.length - granted.length, limitedBy: grant.limitedBy },
+      'pre-warm requests wait for the pull budget',
+    );
     return { ...plan, actions, status: withPrewarmStatus(plan.status, within, now, generation), wait, prewarm: within };
   }
 

@@ -159,7 +159,10 @@ describe('without parallelism: the pull budget bounds the requests', () => {
     [undefined, "2 more nodes wait for room in the cluster's pre-warm pull budget"],
     ['budget', "2 more nodes wait for room in the cluster's pre-warm pull budget"],
     ['namespacePulls', "2 more nodes wait for room in the namespace's share of the cluster's pre-warm pull budget (EBB_PREWARM_NAMESPACE_PULLS)"],
-    ['namespaceEntries', "2 more nodes wait for room in the namespace's ImageList entries: its Apps and ImagePullJobs hold as many as it may (EBB_PREWARM_NAMESPACE_ENTRIES); they are not requested"],
+    [
+      'namespaceEntries',
+      "2 more nodes wait for room in the namespace's ImageList entries: its Apps and ImagePullJobs hold as many as it may (EBB_PREWARM_NAMESPACE_ENTRIES); they are not requested",
+    ],
   ] as const)('withinBudget limited by %s: the condition says which limit the nodes wait for', (limitedBy, said) => {
     const out = planPrewarm(input({ parallelism: undefined, targets: ['d', 'e', 'f'], lists: [list('a', pulled)] }));
     expect(out.budget?.images, 'entries per node: the images').toBe(2);
