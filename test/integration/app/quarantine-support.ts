@@ -3,13 +3,13 @@ import type { RedisClient } from '../../../src/queue/connection.ts';
 import { formatKey, type ObjectKey } from '../../../src/queue/names.ts';
 import type { ReconcileQueue } from '../../../src/queue/queues.ts';
 
-/** The keys in flight (`App ns/name` → runs begun and never ended) and those running alone. */
-export async function inFlight(conn: RedisClient, prefix: string): Promise<{ runs: Map<string, number>; alone: Set<string> }> {
+/** The keys in flight (`App ns/name` → runs begun and never ended) and, of those, the runs that ran alone. */
+export async function inFlight(conn: RedisClient, prefix: string): Promise<{ runs: Map<string, number>; alone: Map<string, number> }> {
   const all = await conn.hgetall(`${prefix}:inflight`);
   const runs = new Map<string, number>();
-  const alone = new Set<string>();
+  const alone = new Map<string, number>();
   for (const [field, count] of Object.entries(all)) {
-    if (field.startsWith('alone ')) alone.add(field.slice('alone '.length));
+    if (field.startsWith('alone ')) alone.set(field.slice('alone '.length), Number(count));
     else runs.set(field, Number(count));
   }
   return { runs, alone };
