@@ -95,6 +95,8 @@ export const TTL_WAIT = 'pulljob-ttl';
 export const PROGRESS_WAIT = 'pulljob-progress';
 /** Nodes the pull budget (or the namespace's share or entries) left out are asked for again this often. */
 export const BUDGET_WAIT = 'pulljob-budget';
+/** Nodes past the namespace's ImageList entries are asked for again this often (entries are given back slowly). */
+export const ENTRIES_POLL_MS = 60_000;
 /** How often a job whose ImageList events do not reach it reads its nodes' progress while they pull. */
 export const PROGRESS_POLL_MS = 15_000;
 const MESSAGE_NODES = 3;
@@ -306,7 +308,7 @@ function nextWait(input: PullJobInput, o: Observed, active: number, limited: Lim
   const refused = (limited?.refused ?? 0) > 0;
   const deadline = o.deadlineAt === undefined ? undefined : { reason: DEADLINE_WAIT, afterMs: Math.max(0, o.deadlineAt - input.now.getTime()) };
   const poll = refused
-    ? { reason: BUDGET_WAIT, afterMs: PROGRESS_POLL_MS }
+    ? { reason: BUDGET_WAIT, afterMs: limited?.limitedBy === 'namespaceEntries' ? ENTRIES_POLL_MS : PROGRESS_POLL_MS }
     : input.id.watched === false && active > 0
       ? { reason: PROGRESS_WAIT, afterMs: PROGRESS_POLL_MS }
       : undefined;

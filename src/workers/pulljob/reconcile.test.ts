@@ -6,7 +6,7 @@ import type { ClusterStored, Stored } from '../../kube/types.ts';
 import type { ReconcileContext } from '../types.ts';
 import type { PullJobClient } from './client.ts';
 import type { PullBudget, PullBudgetRequest } from '../app/prewarm/budget.ts';
-import { BUDGET_WAIT, PROGRESS_POLL_MS, type PullJobAction } from './plan.ts';
+import { BUDGET_WAIT, ENTRIES_POLL_MS, type PullJobAction } from './plan.ts';
 import { imagePullJobReconciler, PullJobWriteError } from './reconcile.ts';
 
 const key = { kind: 'ImagePullJob' as const, namespace: 'ops', name: 'warm' };
@@ -109,7 +109,7 @@ describe('the ImagePullJob reconcile', () => {
     const complete = status?.conditions?.find((c) => c.type === 'Complete');
     expect(complete).toMatchObject({ status: 'False' });
     expect(complete?.message).toContain("1 pulling, 2 waiting (2 wait for room in the namespace's ImageList entries");
-    expect(out.wait).toEqual({ reason: BUDGET_WAIT, afterMs: PROGRESS_POLL_MS });
+    expect(out.wait).toEqual({ reason: BUDGET_WAIT, afterMs: ENTRIES_POLL_MS });
   });
 
   it('a budget that cannot be asked grants nothing new', async () => {

@@ -15,6 +15,11 @@ import { withPrewarmStatus } from './targets.ts';
 
 /** Requests the budget had no room for are asked again this much later (other Apps' pulls end meanwhile). */
 export const BUDGET_RETRY: Wait = { reason: 'prewarm-budget', afterMs: 5_000 };
+/**
+ * Requests past the namespace's ImageList entries are asked again this much later: entries are given back when a
+ * rollout ends or a pool shrinks, not within seconds, and a namespace past its cap must not keep workers busy.
+ */
+export const ENTRIES_RETRY: Wait = { reason: 'prewarm-namespace-entries', afterMs: 60_000 };
 
 /**
  * The plan, coming back when a pre-warm clock runs out (`PrewarmOutcome.wakeAt`: the pins of a waiting rollout
@@ -61,7 +66,8 @@ export class BudgetHolder {
     if (within === outcome) return plan;
     const kept = new Set(within.actions);
     const actions = plan.actions.filter((a) => !(a.kind === 'requestPrewarm' || a.kind === 'removePrewarm') || kept.has(a));
-    const wait = plan.wait && plan.wait.afterMs <= BUDGET_RETRY.afterMs ? plan.wait : BUDGET_RETRY;
+    const retry = grant.limitedBy === 'namespaceEntries' ? ENTRIES_RETRY : BUDGET_RETRY;
+    const wait = plan.wait && plan.wait.afterMs <= retry.afterMs ? plan.wait : retry;
     this.log.debug(
       { granted: granted.length, waiting: want.length - granted.length, limitedBy: grant.limitedBy },
       'pre-warm requests wait for the pull budget',
