@@ -84,19 +84,28 @@ describe('an App whose reconcile kills its worker, beside another tenant', () =>
     // never reach the reconciler; a suspect waiting for its turn does not run yet.
     const created = { at: Number.POSITIVE_INFINITY };
     const killer = (async () => {
+      // A dead run's marks stay behind: only a new mark (one more run begun, or run alone) is a run going on.
       let lastAlone = 0;
+      let lastRuns = 0;
       while (!stop) {
         await sleep(20);
         const { runs, alone } = await inFlight(redis, prefix);
         const aloneNow = alone.get(attackerId) ?? 0;
+        const runsNow = runs.get(attackerId) ?? 0;
         if (aloneNow === 0) lastAlone = 0;
+        if (runsNow === 0) lastRuns = 0;
         const coRunners = [...runs.keys()].filter((k) => victimIds.has(k)).length;
         const runningAlone = aloneNow > lastAlone;
         // Its first run beside a victim's (after a while, beside anything: the test must go on).
         const beside =
-          runs.get(attackerId) === 1 && alone.size === 0 && (coRunners > 0 || Date.now() - created.at > 10_000) && (await store.get(attackerId)) === undefined;
+          runsNow === 1 &&
+          lastRuns === 0 &&
+          alone.size === 0 &&
+          (coRunners > 0 || Date.now() - created.at > 10_000) &&
+          (await store.get(attackerId)) === undefined;
         if (!runningAlone && !beside) continue;
         lastAlone = aloneNow;
+        lastRuns = runsNow;
         kills.push({ alone: runningAlone, coRunners });
         kill(worker);
         worker = spawnWorker();
@@ -123,6 +132,9 @@ describe('an App whose reconcile kills its worker, beside another tenant', () =>
         timeoutMs: 240_000,
         intervalMs: 200,
         what: 'the attacker held a second time',
+      }).catch(async (err: unknown) => {
+        const state = { kills, record: await store.get(attackerId), inFlight: await inFlight(redis, prefix).then((f) => [...f.runs, ...f.alone]) };
+        throw new Error(`${err instanceof Error ? err.message : String(err)}; ${JSON.stringify(state)}`);
       });
       expect(twice).toBe(true);
       expect(
