@@ -68,13 +68,16 @@ const pool = (name: string, images: string[]) => ({
   imagePrewarm: { enabled: true, nodeSelector: { [POOL_KEY]: POOL } },
 });
 
-const entries = (held: Record<string, string[]>): number => Object.values(held).reduce((n, images) => n + images.length, 0);
+/** Entries of `mine` in the ImageLists (a node's list also holds other Apps' entries). */
+const entries = (held: Record<string, string[]>, mine: readonly string[]): number =>
+  Object.values(held).reduce((n, images) => n + images.filter((i) => mine.includes(i)).length, 0);
+const IMAGES_A = [image('a1'), image('a2')];
 
 describe("one namespace's warm pools past its ImageList entries", () => {
   it("write only what fits, say so, and leave another namespace's pool whole", async () => {
     const a = uniqueName('greedy');
     const b = uniqueName('modest');
-    await createApp(nsA, a, pool(a, [image('a1'), image('a2')]));
+    await createApp(nsA, a, pool(a, IMAGES_A));
     const condition = await waitFor(
       async () => {
         const c = (await getApp(nsA, a)).status?.conditions?.find((x) => x.type === ConditionType.imagesPrewarmed);
@@ -84,7 +87,7 @@ describe("one namespace's warm pools past its ImageList entries", () => {
     );
     expect(condition.status).toBe('False');
     const heldA = await prewarmHeldBy(nsA, a);
-    expect(entries(heldA), `A holds at most ${cap} entries`).toBeLessThanOrEqual(cap);
+    expect(entries(heldA, IMAGES_A), `A holds at most ${cap} entries`).toBeLessThanOrEqual(cap);
     expect(Object.keys(heldA).length).toBe(Math.floor(cap / 2));
 
     await createApp(nsB, b, pool(b, [image('b1')]));
@@ -96,8 +99,8 @@ describe("one namespace's warm pools past its ImageList entries", () => {
       { timeoutMs: TIMEOUT, intervalMs: 250, what: "B's entries on every node" },
     );
     expect(Object.keys(heldB).sort()).toEqual([...sandbox().nodeNames].sort());
-    expect(Object.values(heldB).every((images) => images.length === 1 && images[0] === image('b1'))).toBe(true);
+    expect(Object.values(heldB).every((images) => images.includes(image('b1')))).toBe(true);
     // A did not grow meanwhile.
-    expect(entries(await prewarmHeldBy(nsA, a))).toBeLessThanOrEqual(cap);
+    expect(entries(await prewarmHeldBy(nsA, a), IMAGES_A)).toBeLessThanOrEqual(cap);
   });
 });
