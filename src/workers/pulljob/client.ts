@@ -6,16 +6,15 @@ import type { ImagePullJob, ImagePullJobStatus } from '../../api/image-pull-job.
 import { FieldManager } from '../../api/keys.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import { core } from '../../kube/paths.ts';
-import type { KubeRest } from '../../kube/rest.ts';
+import { ACCEPT_METADATA_LIST, type KubeRest } from '../../kube/rest.ts';
 import type { ClusterStored, ObjectMeta, Stored } from '../../kube/types.ts';
 import { microTime, reportingInstance } from '../app/events.ts';
-import type { Taint } from '../app/prewarm/placement.ts';
 import { listAll } from '../app/rest-client.ts';
 import type { NodeInfo, PullJobAction, PullJobEvent } from './plan.ts';
 
 export interface PullJobClient {
   get(namespace: string, name: string): Promise<Stored<ImagePullJob> | undefined>;
-  /** Nodes carrying every `selector` label, not being deleted, with their taints. */
+  /** Nodes carrying every `selector` label, not being deleted. */
   nodes(selector: Readonly<Record<string, string>> | undefined): Promise<NodeInfo[]>;
   /** ImageLists carrying the label key `labelKey`. */
   lists(labelKey: string): Promise<ClusterStored<ImageList>[]>;
@@ -79,11 +78,8 @@ export function restPullJobClient(rest: KubeRest, signal: AbortSignal, pullSecre
       const labelSelector = Object.entries(selector ?? {})
         .map(([k, v]) => `${k}=${v}`)
         .join(',');
-      // Whole Nodes (their taints are in the spec), in pages.
-      const nodes = await listAll<{ metadata: ObjectMeta; spec?: { taints?: Taint[] } }>(rest, core('nodes'), labelSelector || undefined, signal);
-      return nodes
-        .filter((n) => !n.metadata.deletionTimestamp)
-        .map((n) => ({ name: n.metadata.name ?? '', labels: n.metadata.labels ?? {}, taints: n.spec?.taints ?? [] }));
+      const page = await rest.list<{ metadata: ObjectMeta }>(core('nodes'), labelSelector ? { labelSelector } : {}, signal, ACCEPT_METADATA_LIST);
+      return page.items.filter((n) => !n.metadata.deletionTimestamp).map((n) => ({ name: n.metadata.name ?? '', labels: n.metadata.labels ?? {} }));
     },
     lists: (labelKey) => listAll<ClusterStored<ImageList>>(rest, imageListRef(), labelKey, signal),
     apply: async (action, fieldManager) => {

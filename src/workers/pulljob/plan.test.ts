@@ -101,18 +101,6 @@ describe('planPullJob', () => {
     expect(p.events.map((e) => e.reason)).toEqual(['NodePullFailed', 'Completed']);
   });
 
-  it('leaves out nodes with a NoSchedule or NoExecute taint (a job has no tolerations), and clears their entries', () => {
-    const j = job({ nodeSelector: { pool: 'gpu' } });
-    const tainted = (name: string, effect: string): NodeInfo => ({ ...node(name), taints: [{ key: 'dedicated', value: 'team-b', effect }] });
-    const nodes = [node('a'), tainted('b', 'NoSchedule'), tainted('c', 'NoExecute'), tainted('d', 'PreferNoSchedule')];
-    const p = planPullJob(input(j, nodes, [list('b', j, 'Pulling')]));
-    expect(requested(p)).toEqual(['a', 'd']);
-    expect(cleared(p), 'entries written before the taint are cleared').toEqual(['b']);
-    expect(p.status).toMatchObject({ desired: 2 });
-    const none = planPullJob(input(j, [tainted('b', 'NoSchedule')]));
-    expect(cond(none.status, 'Complete')).toMatchObject({ status: 'True', reason: 'NoNodesSelected', message: 'no untainted node matches the nodeSelector' });
-  });
-
   it('completes at once when no node matches', () => {
     const p = planPullJob(input(job({ nodeSelector: { pool: 'none' } }), [node('a')]));
     expect(cond(p.status, 'Complete')).toMatchObject({ status: 'True', reason: 'NoNodesSelected' });

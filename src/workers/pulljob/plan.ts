@@ -3,8 +3,7 @@
  * the job's entries (found by its label) and the time. Output: the ImageLists to request and to clear, the
  * status, the Events, whether to delete the job (ttlSecondsAfterFinished) and when to come back.
  *
- * A node is selected when its labels carry every `nodeSelector` entry and it has no NoSchedule or NoExecute
- * taint (an ImagePullJob has no tolerations: a node kept for others is not filled with a tenant's images). A selected node is "requested" once its
+ * A node is selected when its labels carry every `nodeSelector` entry. A selected node is "requested" once its
  * ImageList holds the job's entries (the label value names the image set), "active" until its daemon reports
  * each image Pulled or Failed, then succeeded or failed. At most `parallelism` nodes are active at once.
  * Entries on a node that is gone or no longer selected are cleared. completionPolicy Always: once every
@@ -19,7 +18,6 @@ import { isPullJobFinished, PullJobCondition, PullJobEventReason, PullJobReason 
 import type { ClusterStored, Stored } from '../../kube/types.ts';
 import type { PullLimit } from '../app/prewarm/budget.ts';
 import { imagesKey, nodeState, waitingFor, type NodeState } from '../app/prewarm/plan.ts';
-import { untoleratedTaint, type Taint } from '../app/prewarm/placement.ts';
 import { rfc3339, setCondition, type ConditionInput } from '../app/status/conditions.ts';
 import type { Wait } from '../types.ts';
 
@@ -36,8 +34,6 @@ export interface PullJobIdentity {
 export interface NodeInfo {
   name: string;
   labels: Readonly<Record<string, string>>;
-  /** The node's taints; absent: none. */
-  taints?: readonly Taint[] | undefined;
 }
 
 export type PullJobAction =
@@ -101,10 +97,9 @@ export const ENTRIES_POLL_MS = 60_000;
 export const PROGRESS_POLL_MS = 15_000;
 const MESSAGE_NODES = 3;
 
-/** Whether the job pulls onto `node`: its labels carry every selector entry (an empty selector selects every node), and no taint bars it. */
+/** Whether the job pulls onto `node`: its labels carry every selector entry (an empty selector selects every node). */
 export function selects(job: Stored<ImagePullJob>, node: NodeInfo): boolean {
-  if (!matchesLabels(node.labels, job.spec.nodeSelector)) return false;
-  return untoleratedTaint([], { name: node.name, labels: node.labels, taints: node.taints ?? [], unschedulable: false }, false) === undefined;
+  return matchesLabels(node.labels, job.spec.nodeSelector);
 }
 
 /** The job's first pull secret, in its own namespace: an ImageList entry names one. */
@@ -226,7 +221,7 @@ function completion(o: Observed): ConditionInput & { failed: boolean } {
   const n = o.selected.length;
   const reason = n === 0 ? PullJobReason.noNodes : failed ? PullJobReason.someFailed : PullJobReason.allPulled;
   const failures = failed ? `; failed on ${nodeList(o.fails.map((f) => f.node))}` : '';
-  const message = n === 0 ? 'no untainted node matches the nodeSelector' : `${o.base.succeeded} of ${n} nodes pulled the images${failures}`;
+  const message = n === 0 ? 'no node matches the nodeSelector' : `${o.base.succeeded} of ${n} nodes pulled the images${failures}`;
   return { type: PullJobCondition.complete, status: 'True', reason, message, failed };
 }
 
