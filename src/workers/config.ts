@@ -4,7 +4,9 @@ import { frozen, parseSettings, table, type Env } from '../common/settings.ts';
 import { formatDuration } from '../common/duration.ts';
 import { MAX_IMAGES_PER_NODE } from '../api/image-list.ts';
 import { DEFAULT_PREWARM_POLICY, type PrewarmPolicy } from './app/prewarm/policy.ts';
+import type { NamespaceLimits } from './app/prewarm/budget.ts';
 import { DEFAULT_QUARANTINE_LIMIT } from '../queue/quarantine.ts';
+import { QUARANTINE_RETRIES } from './quarantine-plan.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
 import { REDIS_LIVENESS_SETTINGS } from '../queue/redis-settings.ts';
 import { NETWORK_SCOPES } from './egress/addresses.ts';
@@ -23,8 +25,10 @@ export interface WorkerConfig {
   readonly logLevel: LogLevel;
   /** Where ImageList pull secrets are copied for the node daemons; undefined: pull secrets are not used. */
   readonly pullSecretNamespace: string | undefined;
-  /** Reconciles of one object that never ended, in a row, at which the object is quarantined. */
+  /** Reconciles of one object killed while running alone on their worker, in a row, at which it is quarantined. */
   readonly quarantineAfter: number;
+  /** A quarantined object's first retry comes this long after it was held (doubling with each hold in a row). */
+  readonly quarantineRetryAfterMs: number;
   /** Reconciles of one namespace running at once, all workers together; 0: no cap. */
   readonly namespaceConcurrency: number;
   /** Where rollout notifications are POSTed; undefined: none are sent. */
@@ -33,6 +37,8 @@ export interface WorkerConfig {
   readonly redisUnhealthyAfterMs: number;
   /** Pre-warm pulls in progress at once across the cluster (every App, every worker). */
   readonly prewarmPullBudget: number;
+  /** One namespace's share of the pull budget, and the ImageList entries its Apps and ImagePullJobs hold together. */
+  readonly prewarmNamespaceLimits: NamespaceLimits;
   /** The limits of each App's pre-warming. */
   readonly prewarmPolicy: PrewarmPolicy;
   /** `on`: repeated Events are aggregated (series, combined, rate-limited); `off`: each written as its own object. */
@@ -62,6 +68,22 @@ export const WORKER_SETTINGS = table(
       min: 1,
       max: 100_000,
       doc: "pre-warm pulls in progress at once across the cluster, every App counted (one pull: one App's images on one node); the nodes past it wait their turn",
+    },
+    prewarmNamespacePulls: {
+      name: 'EBB_PREWARM_NAMESPACE_PULLS',
+      type: 'int',
+      default: 16,
+      min: 1,
+      max: 100_000,
+      doc: "pre-warm pulls of one namespace's Apps and ImagePullJobs in progress at once (its share of EBB_PREWARM_PULL_BUDGET); its nodes past it wait their turn",
+    },
+    prewarmNamespaceEntries: {
+      name: 'EBB_PREWARM_NAMESPACE_ENTRIES',
+      type: 'int',
+      default: 512,
+      min: 1,
+      max: 10_000_000,
+      doc: "ImageList entries (images × nodes) one namespace's Apps and ImagePullJobs hold together; past it no node is requested (condition ImagesPrewarmed or the job's Complete condition says so), entries already written stay",
     },
     prewarmMaxImagesPerNode: {
       name: 'EBB_PREWARM_MAX_IMAGES_PER_NODE',
@@ -146,7 +168,15 @@ export const WORKER_SETTINGS = table(
       default: DEFAULT_QUARANTINE_LIMIT,
       min: 1,
       max: 100,
-      doc: 'reconciles of one object that never ended in a row (their worker died or stalled) before the object is quarantined until it changes or `ebb queue release`',
+      doc: 'reconciles of one object killed while running alone on their worker (a run that died beside others only makes its next run wait to run alone), in a row, before the object is quarantined; a change to the object does not lift it',
+    },
+    quarantineRetryAfter: {
+      name: 'EBB_QUARANTINE_RETRY_AFTER',
+      type: 'duration',
+      default: '5m',
+      min: '1s',
+      max: '24h',
+      doc: `a quarantined object is retried alone this long after it was held, then after twice as long for each retry killed again; after ${QUARANTINE_RETRIES} such retries only \`ebb queue release\` lets it run`,
     },
   },
   QUEUE_SETTINGS.checks,
@@ -164,10 +194,12 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     logLevel: v.logLevel,
     pullSecretNamespace: v.pullSecretNamespace,
     quarantineAfter: v.quarantineAfter,
+    quarantineRetryAfterMs: v.quarantineRetryAfter,
     namespaceConcurrency: v.namespaceConcurrency,
     notifyWebhookUrl: v.notifyWebhookUrl,
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
     prewarmPullBudget: v.prewarmPullBudget,
+    prewarmNamespaceLimits: frozen({ pulls: v.prewarmNamespacePulls, entries: v.prewarmNamespaceEntries }),
     eventCorrelation: v.eventCorrelation,
     egress: frozen({ allowedHosts: allowEntries(v.checkAllowedHosts), networks: v.checkNetworks }),
     prewarmPolicy: frozen({ maxImagesPerNode: v.prewarmMaxImagesPerNode, pinMaxMs: v.prewarmPinMax, answerTimeoutMs: v.prewarmAnswerTimeout }),

@@ -1,12 +1,14 @@
 /**
- * Quarantine around every reconciler: a key whose earlier runs never ended `limit` times in a row (their workers
- * died or stalled) is not reconciled again until its object changes (a new generation) or an operator releases
- * it (`ebb queue release`). The owner hears of it (an App: condition `Quarantined` and a Warning Event).
- * Redis failures here never stop a reconcile: quarantine fails open.
+ * Quarantine around every reconciler (the rule: `quarantine-plan.ts`): a key whose run died beside others runs
+ * alone next; a key whose runs keep dying while alone is held, retried alone after a growing delay, and after
+ * that only released by an operator (`ebb queue release`). The owner hears of it (an App: condition
+ * `Quarantined` and a Warning Event). Redis failures here never stop a reconcile: quarantine fails open.
  */
 import { errorSummary } from '../common/errors.ts';
 import { formatKey, type ObjectKey, type ObjectKind } from '../queue/names.ts';
-import type { QuarantineRecord, QuarantineStore } from '../queue/quarantine.ts';
+import type { QuarantineRecord, QuarantineStart, QuarantineStore } from '../queue/quarantine.ts';
+import { planQuarantine, QUARANTINE_RETRIES, type QuarantinePolicy } from './quarantine-plan.ts';
+import { soloLock, type SoloLock } from './solo-lock.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler } from './types.ts';
 
 /** How a kind's owner learns of a quarantine; kinds without hooks are only logged. */
@@ -19,14 +21,26 @@ export interface QuarantineHooks {
 
 export interface QuarantineOptions {
   store: QuarantineStore;
+  /** Runs killed while alone, in a row, at which a key is held. */
   limit: number;
+  /** The first hold's delay before its retry (doubling with each hold in a row). */
+  retryAfterMs: number;
+  /** Holds in a row retried by themselves; default QUARANTINE_RETRIES. */
+  retries?: number;
   hooks: Partial<Record<ObjectKind, QuarantineHooks>>;
 }
 
-const held = (record: QuarantineRecord): ReconcileResult => ({
-  summary: { quarantined: { since: record.since, unfinishedRuns: record.unfinished } },
-  logs: [`quarantined since ${record.since}: ${record.unfinished} earlier runs never ended; change the object or run \`ebb queue release\``],
-});
+/** The timer reason of a held key's retry. */
+export const QUARANTINE_RETRY = 'quarantine-retry';
+
+function held(key: string, record: QuarantineRecord, retryInMs: number | undefined): ReconcileResult {
+  const next = record.retryAt ? `retried alone at ${record.retryAt}` : 'not retried by itself';
+  return {
+    summary: { quarantined: { since: record.since, unfinishedRuns: record.unfinished, holds: record.strikes ?? 1, retryAt: record.retryAt ?? null } },
+    logs: [`quarantined since ${record.since} (its runs killed their worker while running alone): ${next}; \`ebb queue release ${key}\` releases it`],
+    ...(retryInMs === undefined ? {} : { wait: { afterMs: retryInMs, reason: QUARANTINE_RETRY } }),
+  };
+}
 
 /** Fails open: a store that cannot answer is no quarantine. */
 async function quietly<T>(ctx: ReconcileContext, what: string, p: Promise<T>, fallback: T): Promise<T> {
@@ -38,43 +52,60 @@ async function quietly<T>(ctx: ReconcileContext, what: string, p: Promise<T>, fa
   }
 }
 
-function guarded(inner: Reconciler, kind: ObjectKind, o: QuarantineOptions): Reconciler {
+const NOTHING: QuarantineStart = { record: undefined, unfinished: 0, unfinishedAlone: 0, released: false };
+
+function guarded(inner: Reconciler, kind: ObjectKind, o: QuarantineOptions, policy: QuarantinePolicy, lock: SoloLock): Reconciler {
   const hooks = o.hooks[kind];
   return async (key, ctx) => {
     const id = formatKey(key);
-    const begun = await quietly(ctx, 'start', o.store.begin(id), { record: undefined, unfinished: 0 });
-    const record = begun.record;
-    let unfinished = begun.unfinished;
-    if (record) {
-      const generation = hooks ? await hooks.generation(key, ctx) : undefined;
-      if (generation === undefined || generation === record.generation) {
-        await quietly(ctx, 'end', o.store.ended(id), undefined);
-        return held(record);
-      }
-      // Releasing forgets the unfinished runs, this one's start too: it is counted again.
-      await o.store.release(id);
-      ctx.log.info({ generation, heldAt: record.generation }, 'quarantine lifted: the object changed');
-      if (hooks) await quietly(ctx, 'clearing the report', hooks.clear(key, ctx), undefined);
-      unfinished = await quietly(ctx, 'start', o.store.started(id), 0);
-    }
-    if (unfinished >= o.limit) {
-      const next: QuarantineRecord = { since: ctx.now().toISOString(), unfinished, generation: hooks ? await hooks.generation(key, ctx) : undefined };
-      await o.store.hold(id, next);
-      await quietly(ctx, 'end', o.store.ended(id), undefined);
-      ctx.log.error({ unfinished }, 'quarantined: earlier reconciles of this object never ended (their workers died or stalled)');
-      if (hooks) await quietly(ctx, 'the report', hooks.report(key, ctx, next), undefined);
-      return held(next);
-    }
+    // Nothing is marked in flight while waiting for the shared lock: a worker killed by a run alone does not
+    // make the runs queued behind it suspects.
+    let release = await lock.shared(ctx.signal);
     try {
-      return await inner(key, ctx);
+      const start = await quietly(ctx, 'start', o.store.begin(id), NOTHING);
+      const plan = planQuarantine(start, ctx.now(), policy);
+      if (plan.do === 'held') {
+        await quietly(ctx, 'end', o.store.ended(id), undefined);
+        return held(id, plan.record, plan.retryInMs);
+      }
+      if (plan.do === 'hold') {
+        const record = { ...plan.record, generation: hooks ? await quietly(ctx, 'the generation', hooks.generation(key, ctx), undefined) : undefined };
+        await quietly(ctx, 'hold', o.store.hold(id, record), undefined);
+        await quietly(ctx, 'end', o.store.ended(id), undefined);
+        ctx.log.error(
+          { unfinished: record.unfinished, holds: record.strikes, retryAt: record.retryAt },
+          'quarantined: reconciles of this object killed their worker while running alone',
+        );
+        if (hooks) await quietly(ctx, 'the report', hooks.report(key, ctx, record), undefined);
+        return held(id, record, plan.record.retryAt ? Date.parse(plan.record.retryAt) - ctx.now().getTime() : undefined);
+      }
+      if (plan.alone) {
+        release();
+        release = await lock.exclusive(ctx.signal);
+        await quietly(ctx, 'marking the run alone', o.store.alone(id), undefined);
+        ctx.log.info({ unfinished: start.unfinished, retry: plan.retry }, 'an earlier run of this object died with its worker: running it alone');
+      }
+      try {
+        return await inner(key, ctx);
+      } finally {
+        await quietly(ctx, 'end', o.store.ended(id), undefined);
+        if (plan.retry || plan.withdraw) {
+          if (plan.retry) ctx.log.info('quarantine lifted: the retry ran alone and ended');
+          await quietly(ctx, 'lifting the hold', o.store.forget(id), undefined);
+          if (hooks) await quietly(ctx, 'clearing the report', hooks.clear(key, ctx), undefined);
+        }
+      }
     } finally {
-      await quietly(ctx, 'end', o.store.ended(id), undefined);
+      release();
     }
   };
 }
 
 export function withQuarantine(reconcilers: Partial<Record<ObjectKind, Reconciler>>, o: QuarantineOptions): Partial<Record<ObjectKind, Reconciler>> {
+  const policy: QuarantinePolicy = { limit: o.limit, retryAfterMs: o.retryAfterMs, retries: o.retries ?? QUARANTINE_RETRIES };
+  // One lock for the process: a run alone is alone among every kind's reconciles.
+  const lock = soloLock();
   const out: Partial<Record<ObjectKind, Reconciler>> = {};
-  for (const [kind, r] of Object.entries(reconcilers) as [ObjectKind, Reconciler][]) out[kind] = guarded(r, kind, o);
+  for (const [kind, r] of Object.entries(reconcilers) as [ObjectKind, Reconciler][]) out[kind] = guarded(r, kind, o, policy, lock);
   return out;
 }

@@ -187,7 +187,12 @@ export async function startWorker(
     await setTimer(forKey(timers, key), key, wait.reason, Date.now() + Math.max(0, wait.afterMs));
   };
   // A key whose reconciles keep ending workers is held instead of taking the next one down too.
-  const quarantine = { store: shardedQuarantine(producer, cfg.queue.prefix, cfg.queue.shards), limit: cfg.quarantineAfter, hooks: { App: appQuarantineHooks } };
+  const quarantine = {
+    store: shardedQuarantine(producer, cfg.queue.prefix, cfg.queue.shards),
+    limit: cfg.quarantineAfter,
+    retryAfterMs: cfg.quarantineRetryAfterMs,
+    hooks: { App: appQuarantineHooks },
+  };
   const guarded = withQuarantine(reconcilers, quarantine);
   const gate =
     cfg.namespaceConcurrency > 0
@@ -204,7 +209,7 @@ export async function startWorker(
       onWait,
       notify: notifications?.send,
       checks: checkHttp(cfg.egress),
-      prewarmBudget: redisPullBudget(producer, cfg.queue.prefix, cfg.prewarmPullBudget),
+      prewarmBudget: redisPullBudget(producer, cfg.queue.prefix, cfg.prewarmPullBudget, Date.now, cfg.prewarmNamespaceLimits),
       prewarmPolicy: cfg.prewarmPolicy,
     }),
   );

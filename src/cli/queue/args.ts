@@ -27,8 +27,8 @@ export const QUEUE_USAGE = `usage:
   ebb queue concurrency N|none|reset         reconciles all workers together run at once (N from ${LIMITS.concurrency.min} to ${LIMITS.concurrency.max})
   ebb queue rate-limit N/DURATION|none|reset at most N reconciles start per DURATION (e.g. 50/1s), cluster-wide
   ebb queue retry-failed                     reconcile again every object whose job failed
-  ebb queue quarantined [--json]             objects whose reconciles are held: earlier ones never ended (workers died or stalled)
-  ebb queue release App NAMESPACE/NAME       lift an object's quarantine (also: ImageList NAME); a change to the object lifts it too
+  ebb queue quarantined [--json]             objects whose reconciles are held: they killed their worker while running alone
+  ebb queue release App NAMESPACE/NAME       lift an object's quarantine (also: ImageList NAME); a change to the object does not
 A limit set here wins over the watcher's EBB_QUEUE_GLOBAL_CONCURRENCY / EBB_QUEUE_RATE_LIMIT_* until reset;
 "none" removes the limit, "reset" returns to the watcher's setting (applied at its next resync or start).
 `;

@@ -26,10 +26,12 @@ async function writeCondition(ctx: ReconcileContext, app: Stored<App>, input: Co
   await ctx.rest.patch(appRef(app.metadata.namespace, app.metadata.name, 'status'), patch, PatchType.merge, { fieldManager: FieldManager.ebb }, ctx.signal);
 }
 
-export function describeQuarantine(name: string, record: QuarantineRecord): string {
+export function describeQuarantine(namespace: string, name: string, record: QuarantineRecord): string {
+  const holds = record.strikes ?? 1;
+  const next = record.retryAt ? `ebb retries it alone at ${record.retryAt}` : `ebb no longer retries it by itself`;
   return (
-    `reconciles of App ${name} are held since ${record.since}: ${record.unfinished} in a row never ended (their workers died or stalled); ` +
-    'ebb reconciles it again once its spec changes or after `ebb queue release`'
+    `reconciles of App ${name} are held since ${record.since} (hold ${holds}): its reconciles killed their worker while running alone; ` +
+    `${next}; a spec change does not lift the hold; \`ebb queue release App ${namespace}/${name}\` releases it`
   );
 }
 
@@ -38,7 +40,7 @@ export const appQuarantineHooks: QuarantineHooks = {
   report: async (key, ctx, record) => {
     const app = await getApp(ctx, key.namespace, key.name);
     if (!app) return;
-    const message = describeQuarantine(app.metadata.name, record);
+    const message = describeQuarantine(app.metadata.namespace, app.metadata.name, record);
     await writeCondition(ctx, app, { type: ConditionType.quarantined, status: 'True', reason: Reason.workersLost, message });
     const event = { type: 'Warning' as const, reason: EventReason.quarantined, action: 'Quarantine', message };
     await restEventWriter(ctx.rest).create(app, event, ctx.now());

@@ -16,7 +16,8 @@ import type { ImageList } from '../../api/image-list.ts';
 import { CompletionPolicy, MAX_FAILED_NODES_LISTED, type FailedNode, type ImagePullJob, type ImagePullJobStatus } from '../../api/image-pull-job.ts';
 import { isPullJobFinished, PullJobCondition, PullJobEventReason, PullJobReason } from '../../api/pull-job-keys.ts';
 import type { ClusterStored, Stored } from '../../kube/types.ts';
-import { imagesKey, nodeState, type NodeState } from '../app/prewarm/plan.ts';
+import type { PullLimit } from '../app/prewarm/budget.ts';
+import { imagesKey, nodeState, waitingFor, type NodeState } from '../app/prewarm/plan.ts';
 import { rfc3339, setCondition, type ConditionInput } from '../app/status/conditions.ts';
 import type { Wait } from '../types.ts';
 
@@ -58,6 +59,20 @@ export interface PullJobInput {
   /** The ImageLists carrying `id.labelKey`, as read. */
   lists: readonly ClusterStored<ImageList>[];
   now: Date;
+  /**
+   * What the pull budget granted of the nodes a first plan wanted (`PullJobPlan.budget`): only those are
+   * requested, the others wait, said in the condition. Absent: every wanted node.
+   */
+  grant?: { granted: ReadonlySet<string>; limitedBy?: PullLimit | undefined } | undefined;
+}
+
+/** What a plan means for the pull budget (`budget.ts`): the job's pulls, the nodes it keeps and those it wants. */
+export interface PullJobBudgetUse {
+  pulling: string[];
+  done: string[];
+  kept: string[];
+  want: string[];
+  entriesPerNode: number;
 }
 
 export interface PullJobPlan {
@@ -68,16 +83,24 @@ export interface PullJobPlan {
   /** ttlSecondsAfterFinished has passed: delete the job. */
   deleteJob: boolean;
   wait?: Wait | undefined;
+  budget?: PullJobBudgetUse | undefined;
 }
 
 export const DEADLINE_WAIT = 'pulljob-deadline';
 export const TTL_WAIT = 'pulljob-ttl';
 export const PROGRESS_WAIT = 'pulljob-progress';
+/** Nodes the pull budget (or the namespace's share or entries) left out are asked for again this often. */
+export const BUDGET_WAIT = 'pulljob-budget';
+/** Nodes past the namespace's ImageList entries are asked for again this often (entries are given back slowly). */
+export const ENTRIES_POLL_MS = 60_000;
 /** How often a job whose ImageList events do not reach it reads its nodes' progress while they pull. */
 export const PROGRESS_POLL_MS = 15_000;
 const MESSAGE_NODES = 3;
 
-/** Whether the node's labels carry every selector entry (an empty selector selects every node). */
+/** Whether the job pulls onto `node`: its labels carry every selector entry (an empty selector selects every node). */
+export function selects(job: Stored<ImagePullJob>, node: NodeInfo): boolean {
+  return matchesLabels(node.labels, job.spec.nodeSelector);
+}
 
 /** The job's first pull secret, in its own namespace: an ImageList entry names one. */
 export function jobPullSecret(job: Stored<ImagePullJob>): { namespace: string; name: string } | undefined {
@@ -106,7 +129,9 @@ function planFinished(input: PullJobInput, status: ImagePullJobStatus, events: P
   const ttl = input.job.spec.ttlSecondsAfterFinished;
   const expiresAt = ttl === undefined ? undefined : secondsAfter(status.completionTime, ttl);
   const changed = status !== input.job.status;
-  const base = { actions: clearAll(input.lists), status: changed ? status : undefined, events };
+  const done = input.lists.map((l) => l.metadata.name);
+  const budget = { pulling: [], done, kept: [], want: [], entriesPerNode: 0 };
+  const base = { actions: clearAll(input.lists), status: changed ? status : undefined, events, budget };
   if (expiresAt === undefined) return { ...base, deleteJob: false };
   const left = expiresAt - input.now.getTime();
   if (left <= 0) {
@@ -171,7 +196,7 @@ function observe(input: PullJobInput): Observed {
   const before = job.status;
   const startTime = before?.startTime ?? rfc3339(now);
   const selected = input.nodes
-    .filter((n) => matchesLabels(n.labels, job.spec.nodeSelector))
+    .filter((n) => selects(job, n))
     .map((n) => n.name)
     .sort();
   const { states, stale } = countNodes(input, new Set(selected), requestKey(job));
@@ -201,9 +226,16 @@ function completion(o: Observed): ConditionInput & { failed: boolean } {
 }
 
 /** Condition Complete False while nodes are pulling or waiting (always, with completionPolicy Never). */
-function progressCondition(o: Observed, active: number, waiting: number, never: boolean, deferred: number): ConditionInput {
+function progressCondition(
+  o: Observed,
+  counts: { active: number; waiting: number; deferred: number },
+  never: boolean,
+  limited: Limited | undefined,
+): ConditionInput {
+  const { active, waiting, deferred } = counts;
   const held = deferred > 0 ? ` (${deferred} deferred by their daemon: image filesystem too full)` : '';
-  const progress = `${o.base.succeeded} of ${o.selected.length} nodes pulled the images, ${active} pulling${held}, ${waiting} waiting`;
+  const refused = limited && limited.refused > 0 ? ` (${limited.refused} ${limited.refused === 1 ? 'waits' : 'wait'} ${waitingFor(limited.limitedBy)})` : '';
+  const progress = `${o.base.succeeded} of ${o.selected.length} nodes pulled the images, ${active} pulling${held}, ${waiting} waiting${refused}`;
   if (!never) return { type: PullJobCondition.complete, status: 'False', reason: PullJobReason.inProgress, message: progress };
   return {
     type: PullJobCondition.complete,
@@ -211,6 +243,22 @@ function progressCondition(o: Observed, active: number, waiting: number, never: 
     reason: PullJobReason.neverCompletes,
     message: `completionPolicy Never: ${progress}; nodes that join are warmed too`,
   };
+}
+
+/** Wanted nodes the pull budget left out, and the limit that did. */
+interface Limited {
+  refused: number;
+  limitedBy?: PullLimit | undefined;
+}
+
+/** The nodes to request now: the next `parallelism` allows, of those the ones the budget granted. */
+function nodesToRequest(input: PullJobInput, o: Observed, pulling: readonly string[]): { wanted: string[]; fresh: string[]; limited: Limited | undefined } {
+  const { job, grant } = input;
+  const slots = job.spec.parallelism === undefined ? Infinity : Math.max(0, job.spec.parallelism - pulling.length);
+  const wanted = o.selected.filter((n) => !o.states.has(n)).slice(0, slots);
+  if (!grant) return { wanted, fresh: wanted, limited: undefined };
+  const fresh = wanted.filter((n) => grant.granted.has(n));
+  return { wanted, fresh, limited: { refused: wanted.length - fresh.length, limitedBy: grant.limitedBy } };
 }
 
 export function planPullJob(input: PullJobInput): PullJobPlan {
@@ -229,8 +277,7 @@ export function planPullJob(input: PullJobInput): PullJobPlan {
   const pulling = [...o.states].filter(([, s]) => s.state === 'pulling').map(([n]) => n);
   // A node whose daemon deferred for disk is not done (it pulls once there is room) but holds no parallelism slot.
   const deferred = [...o.states.values()].filter((s) => s.state === 'deferred').length;
-  const slots = job.spec.parallelism === undefined ? Infinity : Math.max(0, job.spec.parallelism - pulling.length);
-  const fresh = o.selected.filter((n) => !o.states.has(n)).slice(0, slots);
+  const { wanted, fresh, limited } = nodesToRequest(input, o, pulling);
   const waiting = o.selected.length - o.states.size - fresh.length;
   const never = job.spec.completionPolicy === CompletionPolicy.never;
   if (!never && pulling.length === 0 && deferred === 0 && fresh.length === 0 && waiting === 0) {
@@ -244,15 +291,22 @@ export function planPullJob(input: PullJobInput): PullJobPlan {
   const actions: PullJobAction[] = fresh.map((node) => ({ kind: 'request', node, label, images, pullSecret }));
   actions.push(...clearAll(o.stale.filter((l) => !fresh.includes(l.metadata.name))));
   const active = pulling.length + deferred + fresh.length;
-  const c = progressCondition(o, active, waiting, never, deferred);
+  const c = progressCondition(o, { active, waiting, deferred }, never, limited);
   const status = { ...o.base, active, conditions: setCondition(before?.conditions, c, now, job.metadata.generation) };
-  return { actions, status, events, deleteJob: false, wait: nextWait(input, o, active) };
+  const done = input.lists.map((l) => l.metadata.name).filter((n) => !pulling.includes(n) && !fresh.includes(n));
+  const budget = { pulling, done, kept: [...o.states.keys()], want: wanted, entriesPerNode: job.spec.images.length };
+  return { actions, status, events, deleteJob: false, wait: nextWait(input, o, active, limited), budget };
 }
 
-/** When to come back while the job runs: at its deadline, and every PROGRESS_POLL_MS while nodes pull unwatched. */
-function nextWait(input: PullJobInput, o: Observed, active: number): Wait | undefined {
+/** When to come back while the job runs: at its deadline, and every PROGRESS_POLL_MS while nodes pull unwatched or wait for the budget. */
+function nextWait(input: PullJobInput, o: Observed, active: number, limited: Limited | undefined): Wait | undefined {
+  const refused = (limited?.refused ?? 0) > 0;
   const deadline = o.deadlineAt === undefined ? undefined : { reason: DEADLINE_WAIT, afterMs: Math.max(0, o.deadlineAt - input.now.getTime()) };
-  const poll = input.id.watched === false && active > 0 ? { reason: PROGRESS_WAIT, afterMs: PROGRESS_POLL_MS } : undefined;
+  const poll = refused
+    ? { reason: BUDGET_WAIT, afterMs: limited?.limitedBy === 'namespaceEntries' ? ENTRIES_POLL_MS : PROGRESS_POLL_MS }
+    : input.id.watched === false && active > 0
+      ? { reason: PROGRESS_WAIT, afterMs: PROGRESS_POLL_MS }
+      : undefined;
   if (deadline && poll) return deadline.afterMs <= poll.afterMs ? deadline : poll;
   return deadline ?? poll;
 }

@@ -5,7 +5,8 @@ import type { ImageList } from '../../api/image-list.ts';
 import type { ClusterStored, Stored } from '../../kube/types.ts';
 import type { ReconcileContext } from '../types.ts';
 import type { PullJobClient } from './client.ts';
-import type { PullJobAction } from './plan.ts';
+import type { PullBudget, PullBudgetRequest } from '../app/prewarm/budget.ts';
+import { BUDGET_WAIT, ENTRIES_POLL_MS, type PullJobAction } from './plan.ts';
 import { imagePullJobReconciler, PullJobWriteError } from './reconcile.ts';
 
 const key = { kind: 'ImagePullJob' as const, namespace: 'ops', name: 'warm' };
@@ -87,5 +88,34 @@ describe('the ImagePullJob reconcile', () => {
     const out = await imagePullJobReconciler(() => gone.client)(key, ctx);
     expect(out.summary).toMatchObject({ gone: true, cleared: 1 });
     expect(gone.calls.applied).toEqual([{ kind: 'clear', node: 'a', uid: 'ua' }]);
+  });
+
+  it('requests only the nodes the pull budget grants, says why the others wait, and comes back for them', async () => {
+    const settled: { holder: string; request: PullBudgetRequest }[] = [];
+    const budget: PullBudget = {
+      settle: (holder, request) => {
+        settled.push({ holder, request });
+        return Promise.resolve({ granted: request.want.slice(0, 1), limitedBy: 'namespaceEntries' });
+      },
+    };
+    let status: ImagePullJob['status'];
+    const { client, calls } = fake(job);
+    const out = await imagePullJobReconciler(() => ({ ...client, writeStatus: (_j, st) => Promise.resolve(void (status = st)) }))(key, {
+      ...ctx,
+      prewarmBudget: budget,
+    });
+    expect(calls.applied.map((a) => a.node)).toEqual(['a']);
+    expect(settled).toEqual([{ holder: 'ops/ImagePullJob:warm', request: { pulling: [], done: [], kept: [], want: ['a', 'b', 'c'], entriesPerNode: 1 } }]);
+    const complete = status?.conditions?.find((c) => c.type === 'Complete');
+    expect(complete).toMatchObject({ status: 'False' });
+    expect(complete?.message).toContain("1 pulling, 2 waiting (2 wait for room in the namespace's ImageList entries");
+    expect(out.wait).toEqual({ reason: BUDGET_WAIT, afterMs: ENTRIES_POLL_MS });
+  });
+
+  it('a budget that cannot be asked grants nothing new', async () => {
+    const { client, calls } = fake(job);
+    const down: PullBudget = { settle: () => Promise.reject(new Error('redis away')) };
+    await imagePullJobReconciler(() => client)(key, { ...ctx, prewarmBudget: down });
+    expect(calls.applied).toEqual([]);
   });
 });

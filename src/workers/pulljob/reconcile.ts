@@ -12,7 +12,8 @@ import { parsePullJobFieldManager, pullJobFieldManager, pullJobLabelKey } from '
 import type { ObjectKey } from '../../queue/names.ts';
 import type { Reconciler, ReconcileContext, ReconcileResult } from '../types.ts';
 import type { PullJobClient } from './client.ts';
-import { planGone, planPullJob, type PullJobAction, type PullJobIdentity, type PullJobPlan } from './plan.ts';
+import { planGone, planPullJob, type PullJobAction, type PullJobBudgetUse, type PullJobIdentity, type PullJobInput, type PullJobPlan } from './plan.ts';
+import { IMAGE_PULL_JOB_HOLDER, UNLIMITED_BUDGET } from '../app/prewarm/budget.ts';
 import type { ImagePullJobStatus } from '../../api/image-pull-job.ts';
 
 /** ImageList writes that failed: thrown after the status is written, so the queue retries with backoff. */
@@ -37,8 +38,27 @@ async function perform(client: PullJobClient, actions: readonly PullJobAction[],
 
 const count = (actions: readonly PullJobAction[], kind: PullJobAction['kind']): number => actions.filter((a) => a.kind === kind).length;
 
-async function clearGone(client: PullJobClient, id: PullJobIdentity, ctx: ReconcileContext): Promise<ReconcileResult> {
-  const actions = planGone(await client.lists(id.labelKey));
+/**
+ * Settles the job's share of the pull budget; undefined when the plan has none to settle. A budget that cannot be
+ * asked grants nothing new (pulls wait; the job is not failed for it).
+ */
+async function settle(ctx: ReconcileContext, holder: string, use: PullJobBudgetUse | undefined): Promise<PullJobInput['grant']> {
+  if (!use || (use.want.length === 0 && use.pulling.length === 0 && use.done.length === 0 && use.kept.length === 0)) return undefined;
+  const budget = ctx.prewarmBudget ?? UNLIMITED_BUDGET;
+  try {
+    const g = await budget.settle(holder, use);
+    return { granted: new Set(g.granted), limitedBy: g.limitedBy };
+  } catch (err) {
+    ctx.log.warn({ err: errorSummary(err), requests: use.want.length }, 'pre-warm pull budget unavailable; the ImagePullJob waits');
+    return { granted: new Set() };
+  }
+}
+
+async function clearGone(client: PullJobClient, id: PullJobIdentity, ctx: ReconcileContext, holder: string): Promise<ReconcileResult> {
+  const lists = await client.lists(id.labelKey);
+  const actions = planGone(lists);
+  // Its pulls and entries give their share back (best effort: a share not given back expires).
+  await settle(ctx, holder, { pulling: [], done: lists.map((l) => l.metadata.name), kept: [], want: [], entriesPerNode: 0 });
   const failed = await perform(client, actions, id.fieldManager, ctx);
   if (failed > 0) throw new PullJobWriteError(`clearing the entries of a deleted ImagePullJob failed on ${failed} ImageList(s)`);
   return {
@@ -52,11 +72,15 @@ export function imagePullJobReconciler(clientOf: (ctx: ReconcileContext) => Pull
     const client = clientOf(ctx);
     const fieldManager = pullJobFieldManager(key.namespace, key.name);
     const id = { fieldManager, labelKey: pullJobLabelKey(key.namespace, key.name), watched: parsePullJobFieldManager(fieldManager) !== undefined };
+    const holder = `${key.namespace}/${IMAGE_PULL_JOB_HOLDER}${key.name}`;
     const job = await client.get(key.namespace, key.name);
-    if (!job || job.metadata.deletionTimestamp) return clearGone(client, id, ctx);
+    if (!job || job.metadata.deletionTimestamp) return clearGone(client, id, ctx, holder);
     const [nodes, lists] = await Promise.all([client.nodes(job.spec.nodeSelector), client.lists(id.labelKey)]);
     const now = ctx.now();
-    const plan = planPullJob({ job, id, nodes, lists, now });
+    const first = planPullJob({ job, id, nodes, lists, now });
+    // The nodes the pull budget grants (and the namespace's share and entries allow): planned again with only those.
+    const grant = await settle(ctx, holder, first.budget);
+    const plan = grant ? planPullJob({ job, id, nodes, lists, now, grant }) : first;
     const failed = await perform(client, plan.actions, id.fieldManager, ctx);
     if (plan.status && canonicalJson(plan.status) !== canonicalJson(job.status ?? {})) await client.writeStatus(job, plan.status);
     for (const e of plan.events) await client.record(job, e, now);

@@ -16,7 +16,7 @@ import { waitFor } from '../../../src/common/wait.ts';
 import { startNodeDaemons, type NodeDaemons } from '../../../harness/sandbox/daemons.ts';
 import { rejection, sandbox } from '../support.ts';
 import { deleteList, readList, waitImageStatus } from '../imagelist/helpers.ts';
-import { startDedicatedNode, type DedicatedNode } from '../imagelist/dedicated-node.ts';
+import { DEDICATED_TAINT_KEY, startDedicatedNode, type DedicatedNode } from '../imagelist/dedicated-node.ts';
 import { prewarmHeldBy, spreadTemplate } from './prewarm-support.ts';
 import { createApp, image, patchApp, settled, uniqueName, until, useController, type Snapshot } from './harness.ts';
 
@@ -84,10 +84,19 @@ describe('a warm pool', () => {
 
   it('a node that joins with the pool’s label gets the App’s images, and loses them when the pool is turned off', async () => {
     const name = uniqueName('wp');
+    // The joining node is tainted (dedicated to this file): a pool node whose taint the template does not
+    // tolerate gets no entries, so the template tolerates it.
+    const tolerating = (tag: string): ReturnType<typeof spreadTemplate> => {
+      const t = spreadTemplate(name, tag);
+      return {
+        ...t,
+        spec: { ...t.spec, containers: t.spec?.containers ?? [], tolerations: [{ key: DEDICATED_TAINT_KEY, operator: 'Exists', effect: 'NoSchedule' }] },
+      };
+    };
     await createApp(ctl.ns, name, {
       replicas: 1,
       podManagementPolicy: 'Parallel',
-      template: spreadTemplate(name, 'p1'),
+      template: tolerating('p1'),
       imagePrewarm: { enabled: true, nodeSelector: { [POOL_KEY]: POOL } },
     });
     await settled(ctl.ns, name, undefined, TIMEOUT);
@@ -113,7 +122,7 @@ describe('a warm pool', () => {
     expect(Object.keys(await prewarmHeldBy(ctl.ns, name))).toEqual([joined]);
 
     // A new template: the pool holds the new images instead.
-    await patchApp(ctl.ns, name, { template: spreadTemplate(name, 'p2') });
+    await patchApp(ctl.ns, name, { template: tolerating('p2') });
     await eventually(`the new image on ${joined}`, async () => {
       const held = (await prewarmHeldBy(ctl.ns, name))[joined];
       return held?.includes(image('p2')) && !held.includes(image('p1')) ? true : undefined;

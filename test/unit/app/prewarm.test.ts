@@ -12,7 +12,9 @@ import { appReconciler } from '../../../src/workers/app/reconcile.ts';
 import { getOrdinal } from '../../../src/workers/app/pods/predicates.ts';
 import { NS } from './fixtures.ts';
 import { Scenario } from './scenario.ts';
-import type { PullBudget } from '../../../src/workers/app/prewarm/budget.ts';
+import type { PullBudget, PullBudgetRequest } from '../../../src/workers/app/prewarm/budget.ts';
+import { ENTRIES_RETRY } from '../../../src/workers/app/prewarm/grant.ts';
+import { timerId } from '../../../src/queue/names.ts';
 
 const image = (tag: string) => `registry.example/web:${tag}`;
 const template = (tag: string) => ({ template: { spec: { containers: [{ name: 'main', image: image(tag) }] } } });
@@ -58,7 +60,7 @@ function memoryBudget(limit: number): PullBudget & { held: Set<string> } {
       for (const n of pulling) held.add(`${holder}/${n}`);
       for (const n of done) held.delete(`${holder}/${n}`);
       const granted = want.filter((n) => held.has(`${holder}/${n}`) || (held.size < limit && held.add(`${holder}/${n}`)));
-      return Promise.resolve(granted);
+      return Promise.resolve({ granted, ...(granted.length < want.length ? { limitedBy: 'budget' as const } : {}) });
     },
   };
 }
@@ -101,6 +103,29 @@ describe('pre-warm', () => {
     s.edit({ updateStrategy: { rollingUpdate: { paused: false } } });
     await run(s, (x) => x.converged() && requested(x).length === 0);
     expect(budget.held.size).toBe(0);
+  });
+
+  it("past its namespace's ImageList entries: only what fits is requested, the kept entries are counted, and the condition names the limit", async () => {
+    const s = await started({ imagePrewarm: { enabled: true }, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { paused: true } } });
+    const asked: PullBudgetRequest[] = [];
+    // Room for one node's entries in the namespace.
+    s.budget = {
+      settle: (_holder, request) => {
+        asked.push(request);
+        const room = Math.max(0, 1 - (request.kept?.length ?? 0));
+        const granted = request.want.slice(0, room);
+        return Promise.resolve({ granted, ...(granted.length < request.want.length ? { limitedBy: 'namespaceEntries' as const } : {}) });
+      },
+    };
+    s.edit(template('v2'));
+    schedule(s);
+    await s.step();
+    expect(requested(s)).toEqual(['node-3']);
+    expect(condition(s)?.message).toContain("3 more nodes wait for room in the namespace's ImageList entries");
+    await s.step();
+    expect(requested(s), 'nothing more past the cap').toEqual(['node-3']);
+    expect(asked.at(-1)).toMatchObject({ kept: ['node-3'], entriesPerNode: 1 });
+    expect(timerId({ kind: 'App', namespace: 'ns', name: 'web' }, ENTRIES_RETRY.reason)).toContain(ENTRIES_RETRY.reason);
   });
 
   it('with no daemon: the rollout completes, at most `parallelism` nodes are requested, and everything is cleared at the end', async () => {

@@ -176,7 +176,7 @@ describe('the Redis ACL user of deploy/', () => {
     const gate = namespaceGate(client, cfg.prefix, { cap: 1, leaseMs: 1_000, minDelayMs: 100 });
     expect(await gate.acquire('tenant-a', 'job-1', Date.now())).toBe(true);
     await gate.release('tenant-a', 'job-1');
-    expect(await redisPullBudget(client, cfg.prefix, 2).settle('tenant-a/web', { pulling: [], done: [], want: ['node-1'] })).toEqual(['node-1']);
+    expect(await redisPullBudget(client, cfg.prefix, 2).settle('tenant-a/web', { pulling: [], done: [], want: ['node-1'] })).toEqual({ granted: ['node-1'] });
     const notify = notifyQueue(client, cfg);
     closables.push(notify);
     await notify.add('notify', { text: 'x' }, { jobId: 'notify.x' });

@@ -9,12 +9,17 @@ import { errorSummary } from '../../../common/errors.ts';
 import type { Logger } from '../../../common/log.ts';
 import type { Wait } from '../../types.ts';
 import type { Plan } from '../planner.ts';
-import type { PullBudget } from './budget.ts';
+import type { PullBudget, PullGrant } from './budget.ts';
 import { withinBudget } from './plan.ts';
 import { withPrewarmStatus } from './targets.ts';
 
 /** Requests the budget had no room for are asked again this much later (other Apps' pulls end meanwhile). */
 export const BUDGET_RETRY: Wait = { reason: 'prewarm-budget', afterMs: 5_000 };
+/**
+ * Requests past the namespace's ImageList entries are asked again this much later: entries are given back when a
+ * rollout ends or a pool shrinks, not within seconds, and a namespace past its cap must not keep workers busy.
+ */
+export const ENTRIES_RETRY: Wait = { reason: 'prewarm-namespace-entries', afterMs: 60_000 };
 
 /**
  * The plan, coming back when a pre-warm clock runs out (`PrewarmOutcome.wakeAt`: the pins of a waiting rollout
@@ -47,18 +52,26 @@ export class BudgetHolder {
     if (!outcome || !use) return plan;
     const want = outcome.actions.flatMap((a) => (a.kind === 'requestPrewarm' ? [a.node] : []));
     if (want.length === 0 && use.pulling.length === 0 && use.done.length === 0) return plan;
-    let granted: string[] = [];
+    let grant: PullGrant = { granted: [] };
+    // The nodes whose entries stay: counted against the namespace's entries, never taken back.
+    const asked = new Set(want);
+    const staying = [...use.states.keys()].filter((n) => !asked.has(n));
     try {
-      granted = await this.budget.settle(this.holder, { pulling: use.pulling, done: use.done, want });
+      grant = await this.budget.settle(this.holder, { pulling: use.pulling, done: use.done, want, kept: staying, entriesPerNode: use.images ?? 0 });
     } catch (err) {
       this.log.warn({ err: errorSummary(err), requests: want.length }, 'pre-warm pull budget unavailable; pre-warming waits');
     }
-    const within = withinBudget(outcome, new Set(granted));
+    const granted = grant.granted;
+    const within = withinBudget(outcome, new Set(granted), grant.limitedBy);
     if (within === outcome) return plan;
     const kept = new Set(within.actions);
     const actions = plan.actions.filter((a) => !(a.kind === 'requestPrewarm' || a.kind === 'removePrewarm') || kept.has(a));
-    const wait = plan.wait && plan.wait.afterMs <= BUDGET_RETRY.afterMs ? plan.wait : BUDGET_RETRY;
-    this.log.debug({ granted: granted.length, waiting: want.length - granted.length }, 'pre-warm requests wait for the pull budget');
+    const retry = grant.limitedBy === 'namespaceEntries' ? ENTRIES_RETRY : BUDGET_RETRY;
+    const wait = plan.wait && plan.wait.afterMs <= retry.afterMs ? plan.wait : retry;
+    this.log.debug(
+      { granted: granted.length, waiting: want.length - granted.length, limitedBy: grant.limitedBy },
+      'pre-warm requests wait for the pull budget',
+    );
     return { ...plan, actions, status: withPrewarmStatus(plan.status, within, now, generation), wait, prewarm: within };
   }
 

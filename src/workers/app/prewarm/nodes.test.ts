@@ -45,8 +45,37 @@ describe('nodes pre-warming chooses without a pod on them', () => {
 
   it('poolNodes: every node carrying all of the selector, sorted', () => {
     expect(
-      poolNodes({ pool: 'web', zone: 'a' }, [facts('c', { pool: 'web', zone: 'a' }), facts('b', POOL), facts('a', { pool: 'web', zone: 'a', x: '1' })]),
+      poolNodes({ pool: 'web', zone: 'a' }, undefined, [
+        facts('c', { pool: 'web', zone: 'a' }),
+        facts('b', POOL),
+        facts('a', { pool: 'web', zone: 'a', x: '1' }),
+      ]),
     ).toEqual(['a', 'c']);
+  });
+
+  it.each<[string, NodeFacts['taints'], unknown[] | undefined, boolean]>([
+    ['no taint', [], undefined, true],
+    ['NoSchedule, not tolerated', [{ key: 'gpu', effect: 'NoSchedule' }], undefined, false],
+    ['NoExecute, not tolerated', [{ key: 'gpu', value: 'a100', effect: 'NoExecute' }], [{ key: 'gpu', value: 'h100', operator: 'Equal' }], false],
+    ['PreferNoSchedule: no bar', [{ key: 'gpu', effect: 'PreferNoSchedule' }], undefined, true],
+    ['tolerated by key and value', [{ key: 'gpu', value: 'a100', effect: 'NoSchedule' }], [{ key: 'gpu', value: 'a100' }], true],
+    ['tolerated by Exists', [{ key: 'gpu', effect: 'NoExecute' }], [{ operator: 'Exists' }], true],
+    [
+      'one of two tolerated',
+      [
+        { key: 'gpu', effect: 'NoSchedule' },
+        { key: 'team', effect: 'NoSchedule' },
+      ],
+      [{ key: 'gpu', operator: 'Exists' }],
+      false,
+    ],
+  ])('poolNodes: a pool node with %s gets entries only when the template tolerates its taints', (_name, taints, tolerations, included) => {
+    const template = { spec: { containers: [], ...(tolerations ? { tolerations } : {}) } } as unknown as PodTemplateSpec;
+    expect(poolNodes(POOL, template, [facts('n', POOL, taints), pooled('plain')])).toEqual(included ? ['n', 'plain'] : ['plain']);
+  });
+
+  it('poolNodes: a cordoned node stays in the pool (drained for a while, not left)', () => {
+    expect(poolNodes(POOL, undefined, [{ ...pooled('cordoned'), unschedulable: true }])).toEqual(['cordoned']);
   });
 
   it('unplacedReplicas: ordinals with no pod, and pods the scheduler could not place that are not going away', () => {

@@ -1,8 +1,8 @@
 /**
  * The nodes pre-warming chooses without a pod on them yet (pure):
  *
- * - a warm pool (`imagePrewarm.nodeSelector`): every node whose labels include the selector's, nodes that join
- *   later included (the watcher enqueues the App when a Node appears or its labels change);
+ * - a warm pool (`imagePrewarm.nodeSelector`): every node whose labels include the selector's and whose taints the
+ *   template tolerates, nodes that join later included (the watcher enqueues the App when a Node appears or its labels change);
  * - a scale-up: while pods of the App wait to be created or to be placed (and no rollout is in progress), the nodes
  *   they can land on (`placement.ts`), those running the fewest of the App's pods first, at most
  *   `SCALE_UP_NODES_PER_POD` per waiting pod. With a warm pool, the pool is where pods are expected: its nodes
@@ -15,7 +15,7 @@ import type { App } from '../../../api/app.ts';
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
 import { matchesLabels } from '../../../kube/labels.ts';
 import type { Named, Pod, Stored } from '../../../kube/types.ts';
-import { canPlace, type NodeFacts, type Taint } from './placement.ts';
+import { canPlace, tolerationsOf, untoleratedTaint, type NodeFacts, type Taint } from './placement.ts';
 
 /** Nodes pre-warmed per pod a scale-up waits to place: a node the scheduler picks and one to spare. */
 export const SCALE_UP_NODES_PER_POD = 2;
@@ -46,10 +46,14 @@ export function nodeFacts(node: { metadata: { name?: string; labels?: Record<str
   return { name: node.metadata.name ?? '', labels: node.metadata.labels ?? {}, taints, unschedulable: node.spec?.['unschedulable'] === true };
 }
 
-/** The pool's nodes, by name. */
-export function poolNodes(selector: Readonly<Record<string, string>>, nodes: readonly NodeFacts[]): string[] {
+/**
+ * The pool's nodes, by name: those whose labels include the selector's and whose NoSchedule/NoExecute taints the
+ * template tolerates (a pod of the App could never run on the others, so their images would only fill the node).
+ */
+export function poolNodes(selector: Readonly<Record<string, string>>, template: PodTemplateSpec | undefined, nodes: readonly NodeFacts[]): string[] {
+  const tolerations = tolerationsOf(template);
   return nodes
-    .filter((n) => matchesLabels(n.labels, selector))
+    .filter((n) => matchesLabels(n.labels, selector) && untoleratedTaint(tolerations, n, false) === undefined)
     .map((n) => n.name)
     .sort();
 }

@@ -32,7 +32,7 @@ interface Term {
   matchFields?: Requirement[] | undefined;
 }
 
-interface Toleration {
+export interface Toleration {
   key?: string | undefined;
   operator?: string | undefined;
   value?: string | undefined;
@@ -100,6 +100,20 @@ export function tolerates(toleration: Toleration, taint: Taint): boolean {
 
 const blocking = (t: Taint): boolean => t.effect === 'NoSchedule' || t.effect === 'NoExecute';
 
+/** The template's tolerations, as written. */
+export const tolerationsOf = (template: PodTemplateSpec | undefined): Toleration[] =>
+  (((template?.spec ?? {}) as Record<string, unknown>)['tolerations'] ?? []) as Toleration[];
+
+/**
+ * The first NoSchedule or NoExecute taint of `node` that `tolerations` do not tolerate. A cordon counts as the
+ * `node.kubernetes.io/unschedulable` taint only with `cordon` (a scale-up's nodes; a warm pool keeps a cordoned
+ * node's entries: it is drained for a while, not left).
+ */
+export function untoleratedTaint(tolerations: readonly Toleration[], node: NodeFacts, cordon = true): Taint | undefined {
+  const taints = cordon && node.unschedulable ? [...node.taints, UNSCHEDULABLE_TAINT] : node.taints;
+  return taints.find((t) => blocking(t) && !tolerations.some((tol) => tolerates(tol, t)));
+}
+
 /** Why a pod of `template` cannot go to `node`, or undefined when nothing on the node forbids it. */
 export function placementRefusal(template: PodTemplateSpec | undefined, node: NodeFacts): string | undefined {
   const spec = (template?.spec ?? {}) as Record<string, unknown>;
@@ -108,9 +122,7 @@ export function placementRefusal(template: PodTemplateSpec | undefined, node: No
   const affinity = spec['affinity'] as { nodeAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: Term[] } } } | undefined;
   const terms = affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms;
   if (terms !== undefined && !terms.some((t) => termMatches(t, node))) return 'no required node affinity term matches';
-  const tolerations = (spec['tolerations'] ?? []) as Toleration[];
-  const taints = node.unschedulable ? [...node.taints, UNSCHEDULABLE_TAINT] : node.taints;
-  const untolerated = taints.find((t) => blocking(t) && !tolerations.some((tol) => tolerates(tol, t)));
+  const untolerated = untoleratedTaint(tolerationsOf(template), node);
   return untolerated ? `taint ${untolerated.key}:${untolerated.effect} not tolerated` : undefined;
 }
 

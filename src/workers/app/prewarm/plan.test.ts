@@ -155,6 +155,22 @@ describe('without parallelism: the pull budget bounds the requests', () => {
     expect(withinBudget(out, new Set(['d', 'e', 'f']))).toBe(out);
   });
 
+  it.each([
+    [undefined, "2 more nodes wait for room in the cluster's pre-warm pull budget"],
+    ['budget', "2 more nodes wait for room in the cluster's pre-warm pull budget"],
+    ['namespacePulls', "2 more nodes wait for room in the namespace's share of the cluster's pre-warm pull budget (EBB_PREWARM_NAMESPACE_PULLS)"],
+    [
+      'namespaceEntries',
+      "2 more nodes wait for room in the namespace's ImageList entries: its Apps and ImagePullJobs hold as many as it may (EBB_PREWARM_NAMESPACE_ENTRIES); they are not requested",
+    ],
+  ] as const)('withinBudget limited by %s: the condition says which limit the nodes wait for', (limitedBy, said) => {
+    const out = planPrewarm(input({ parallelism: undefined, targets: ['d', 'e', 'f'], lists: [list('a', pulled)] }));
+    expect(out.budget?.images, 'entries per node: the images').toBe(2);
+    const within = withinBudget(out, new Set(['d']), limitedBy);
+    expect(summary(within.actions)).toEqual(['request d']);
+    expect(within.condition?.message.endsWith(said)).toBe(true);
+  });
+
   it('nothing granted and nothing requested before: pending, waiting for the budget', () => {
     const within = withinBudget(planPrewarm(input({ parallelism: undefined, targets: ['d'] })), new Set());
     expect(within.actions).toEqual([]);

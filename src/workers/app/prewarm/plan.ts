@@ -22,6 +22,7 @@ import type { Action } from '../actions.ts';
 import type { ConditionInput } from '../status/conditions.ts';
 import { fnv1a32 } from '../../../common/hash.ts';
 import { formatDuration } from '../../../common/duration.ts';
+import type { PullLimit } from './budget.ts';
 import { answerDueAt, cappedImages, DEFAULT_PREWARM_POLICY, pinsEndAt, timestamp, type PrewarmPolicy } from './policy.ts';
 
 export type PrewarmAction = Extract<Action, { kind: 'requestPrewarm' | 'removePrewarm' }>;
@@ -88,6 +89,8 @@ export interface BudgetUse {
   lookahead?: number | undefined;
   /** Said at the end of the condition's message (images the cap left out). */
   note?: string | undefined;
+  /** ImageList entries the App holds on each requested node (its images, capped): counted against its namespace. */
+  images?: number | undefined;
 }
 
 export interface PrewarmOutcome {
@@ -142,7 +145,7 @@ const nodeList = (nodes: readonly string[]): string =>
  * Condition ImagesPrewarmed for the requested nodes' states; `waiting` nodes are targets the pull budget has no
  * room for yet; `note` ends the message.
  */
-export function prewarmCondition(states: ReadonlyMap<string, NodeState>, revision: string, waiting = 0, note = ''): ConditionInput {
+export function prewarmCondition(states: ReadonlyMap<string, NodeState>, revision: string, waiting = 0, note = '', limitedBy?: PullLimit): ConditionInput {
   const type = ConditionType.imagesPrewarmed;
   const named = (state: NodeState['state']): string[] =>
     [...states].flatMap(([n, s]) => (s.state !== state ? [] : s.state === 'failed' || s.state === 'deferred' ? [`${n} (${s.message})`] : [n]));
@@ -151,7 +154,7 @@ export function prewarmCondition(states: ReadonlyMap<string, NodeState>, revisio
   const deferred = named('deferred');
   const silent = named('unanswered');
   const pulled = countOf(states, 'pulled');
-  const budget = waiting > 0 ? `; ${waiting} more ${waiting === 1 ? 'node waits' : 'nodes wait'} for room in the cluster's pre-warm pull budget` : '';
+  const budget = waiting > 0 ? `; ${waiting} more ${waiting === 1 ? 'node waits' : 'nodes wait'} ${waitingFor(limitedBy)}` : '';
   const tail = `${budget}${note}`;
   if (states.size === 0)
     return {
@@ -189,7 +192,19 @@ export function clearAll(input: Pick<PrewarmInput, 'id' | 'lists'>): PrewarmOutc
   return { actions: input.lists.map((l) => removal(l, input.id)), status: undefined, condition: undefined, budget };
 }
 
-function reported(actions: PrewarmAction[], budget: BudgetUse, waiting: number): PrewarmOutcome {
+/** What nodes left out of a plan wait for, by the limit that left them out. */
+export function waitingFor(limitedBy: PullLimit | undefined): string {
+  switch (limitedBy) {
+    case 'namespaceEntries':
+      return "for room in the namespace's ImageList entries: its Apps and ImagePullJobs hold as many as it may (EBB_PREWARM_NAMESPACE_ENTRIES); they are not requested";
+    case 'namespacePulls':
+      return "for room in the namespace's share of the cluster's pre-warm pull budget (EBB_PREWARM_NAMESPACE_PULLS)";
+    default:
+      return "for room in the cluster's pre-warm pull budget";
+  }
+}
+
+function reported(actions: PrewarmAction[], budget: BudgetUse, waiting: number, limitedBy?: PullLimit): PrewarmOutcome {
   const { states } = budget;
   return {
     actions,
@@ -199,23 +214,23 @@ function reported(actions: PrewarmAction[], budget: BudgetUse, waiting: number):
       nodesFailed: countOf(states, 'failed'),
       ...(budget.lookahead !== undefined ? { lookahead: budget.lookahead } : {}),
     },
-    condition: prewarmCondition(states, budget.revision, waiting, budget.note),
+    condition: prewarmCondition(states, budget.revision, waiting, budget.note, limitedBy),
     budget,
   };
 }
 
 /**
  * The outcome with only the `granted` requests: the others are left for a later reconcile, when the pull
- * budget has room, and reported as waiting for it.
+ * budget (or the namespace's share or entries, `limitedBy`) has room, and reported as waiting for it.
  */
-export function withinBudget(outcome: PrewarmOutcome, granted: ReadonlySet<string>): PrewarmOutcome {
+export function withinBudget(outcome: PrewarmOutcome, granted: ReadonlySet<string>, limitedBy?: PullLimit): PrewarmOutcome {
   const { budget } = outcome;
   const held = outcome.actions.filter((a) => a.kind === 'requestPrewarm' && !granted.has(a.node)).map((a) => a.node);
   if (!budget || held.length === 0) return outcome;
   const states = new Map(budget.states);
   for (const node of held) states.delete(node);
   const actions = outcome.actions.filter((a) => !held.includes(a.node) || a.kind === 'removePrewarm');
-  return { ...reported(actions, { ...budget, states }, held.length), wakeAt: outcome.wakeAt };
+  return { ...reported(actions, { ...budget, states }, held.length, limitedBy), wakeAt: outcome.wakeAt };
 }
 
 /**
@@ -293,7 +308,7 @@ export function planPrewarm(input: PrewarmInput): PrewarmOutcome {
   const done = input.lists.map((l) => l.metadata.name).filter((node) => !pulling.includes(node));
   for (const node of fresh) states.set(node, { state: 'pulling' });
   const note = left > 0 ? capNote(left, input.images.length, policy) : undefined;
-  const outcome = reported(actions, { pulling, done, states, revision: input.revision, lookahead: input.lookahead, note }, 0);
+  const outcome = reported(actions, { pulling, done, states, revision: input.revision, lookahead: input.lookahead, note, images: images.length }, 0);
   const wakeAt = earliest(pinsEnd, dueAt, fresh.length > 0 ? answerDueOfNew(input.now, policy) : undefined);
   return wakeAt === undefined ? outcome : { ...outcome, wakeAt };
 }

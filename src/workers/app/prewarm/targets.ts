@@ -148,7 +148,7 @@ function nodeWork(app: Stored<App>, view: RolloutView | undefined, order: Rollou
 /** Rollout targets first (the nearest in time), then the pool's nodes, then a scale-up's, each once. */
 function mergedTargets(first: readonly string[], template: PodTemplateSpec | undefined, work: NodeWork | undefined, nodes: readonly NodeFacts[]): string[] {
   if (!work) return [...first];
-  const pool = work.pool ? poolNodes(work.pool, nodes) : [];
+  const pool = work.pool ? poolNodes(work.pool, template, nodes) : [];
   // With a pool, the pool is where the App's pods go: a scale-up warms it, not the rest of the cluster.
   const scaleUp = work.pool ? [] : scaleUpNodes(template, nodes, work.unplaced, work.pods);
   return [...new Set([...first, ...pool, ...scaleUp])];
