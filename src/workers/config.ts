@@ -5,6 +5,7 @@ import { formatDuration } from '../common/duration.ts';
 import { MAX_IMAGES_PER_NODE } from '../api/image-list.ts';
 import { DEFAULT_PREWARM_POLICY, type PrewarmPolicy } from './app/prewarm/policy.ts';
 import type { NamespaceLimits } from './app/prewarm/budget.ts';
+import { parseNamespaceCap, type NamespaceCap } from '../queue/namespace-gate.ts';
 import { DEFAULT_QUARANTINE_LIMIT } from '../queue/quarantine.ts';
 import { QUARANTINE_RETRIES } from './quarantine-plan.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
@@ -29,8 +30,8 @@ export interface WorkerConfig {
   readonly quarantineAfter: number;
   /** A quarantined object's first retry comes this long after it was held (doubling with each hold in a row). */
   readonly quarantineRetryAfterMs: number;
-  /** Reconciles of one namespace running at once, all workers together; 0: no cap. */
-  readonly namespaceConcurrency: number;
+  /** Reconciles of one namespace running at once, all workers together (a count, 0: no cap, or a share of the live slots). */
+  readonly namespaceConcurrency: NamespaceCap;
   /** Where rollout notifications are POSTed; undefined: none are sent. */
   readonly notifyWebhookUrl: string | undefined;
   /** /healthz fails once Redis has been out of reach this long; 0: never. */
@@ -119,11 +120,11 @@ export const WORKER_SETTINGS = table(
     },
     namespaceConcurrency: {
       name: 'EBB_NAMESPACE_CONCURRENCY',
-      type: 'int',
-      default: 0,
-      min: 0,
-      max: 100_000,
-      doc: "reconciles of one namespace's Apps running at once, all workers together (`0`: no cap); a job over the cap waits 0.5–1 s in the delayed set, spending no attempt",
+      type: 'string',
+      default: '75%',
+      pattern: /^(0|[1-9]\d{0,5}|([1-9]\d?|100)%)$/,
+      format: 'be 0 (no cap), a count from 1 to 999999, or a percentage from 1% to 100%',
+      doc: "reconciles of one namespace's Apps running at once, all workers together: a count, or a percentage of the slots of the workers running now (each worker's `EBB_WORKER_CONCURRENCY`, added up; at least 1), so the rest stay free for other namespaces; `0`: no cap. A job over the cap waits 0.5–1 s in the delayed set, spending no attempt",
     },
     notifyWebhookUrl: {
       name: 'EBB_NOTIFY_WEBHOOK_URL',
@@ -195,7 +196,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     pullSecretNamespace: v.pullSecretNamespace,
     quarantineAfter: v.quarantineAfter,
     quarantineRetryAfterMs: v.quarantineRetryAfter,
-    namespaceConcurrency: v.namespaceConcurrency,
+    namespaceConcurrency: parseNamespaceCap(v.namespaceConcurrency),
     notifyWebhookUrl: v.notifyWebhookUrl,
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
     prewarmPullBudget: v.prewarmPullBudget,

@@ -1,5 +1,6 @@
 import { DelayedError, Worker, type Job } from 'bullmq';
 import { errorSummary } from '../common/errors.ts';
+import { sleep } from '../common/wait.ts';
 import { startOpsServer } from '../common/http.ts';
 import { throttledWarn, type Logger } from '../common/log.ts';
 import { kubeClient } from '../kube/client.ts';
@@ -19,6 +20,7 @@ import {
   type ObjectKind,
 } from '../queue/index.ts';
 import { namespaceGate, type NamespaceGate } from '../queue/namespace-gate.ts';
+import { workerSlots } from '../queue/worker-slots.ts';
 import { shardedQuarantine } from '../queue/quarantine.ts';
 import { appQuarantineHooks } from './app/quarantine-hooks.ts';
 import { ownJobKey } from '../queue/job-id.ts';
@@ -62,6 +64,10 @@ const delay = (ms: number): Promise<'timeout'> => new Promise((r) => setTimeout(
 
 /** A job over its namespace's cap is tried again after this long, up to twice it (jitter). */
 const NAMESPACE_CAP_DELAY_MS = 500;
+/** A capped job asks again after this rest before it goes back to the delayed set. */
+const CAPPED_REST_MS = 200;
+/** How often a worker renews its slots in the registry a share cap reads (`worker-slots.ts`). */
+const SLOTS_HEARTBEAT_MS = 5_000;
 
 /** Most lines a job's log gets, and most characters a line has: the reconciler bounds them too. */
 export const MAX_JOB_LOG_LINES = 12;
@@ -86,15 +92,22 @@ async function admitted(gate: NamespaceGate, namespace: string, member: string, 
   }
 }
 
-/** Over its namespace's cap, a job goes back to the delayed set for a moment (no attempt spent): this throws. */
+/**
+ * Over its namespace's cap, a job asks once more after a short rest, then goes back to the delayed set for a
+ * moment (no attempt spent): this throws. The rest keeps a slot that keeps meeting capped jobs (one namespace's
+ * long backlog) from moving them to the delayed set as fast as Redis answers.
+ */
 async function admitOrDelay(
   gate: NamespaceGate,
   namespace: string,
   job: Job<ObjectKey, JobReturn, string>,
   token: string | undefined,
-  o: { metrics: WorkerMetrics; log: Logger },
+  o: { metrics: WorkerMetrics; log: Logger; signal: AbortSignal | undefined },
 ): Promise<void> {
-  if (await admitted(gate, namespace, job.id ?? '', o.log)) return;
+  const member = job.id ?? '';
+  if (await admitted(gate, namespace, member, o.log)) return;
+  await sleep(CAPPED_REST_MS, o.signal).catch(() => undefined);
+  if (await admitted(gate, namespace, member, o.log)) return;
   o.metrics.capped.inc();
   await job.moveToDelayed(Date.now() + gate.retryDelayMs(), token);
   throw new DelayedError();
@@ -122,7 +135,7 @@ function processor(deps: ProcessorDeps) {
     }
     const gate = key.kind === 'App' ? deps.gate : undefined;
     const member = job.id ?? '';
-    if (gate) await admitOrDelay(gate, key.namespace, job, _token, { metrics: deps.metrics, log });
+    if (gate) await admitOrDelay(gate, key.namespace, job, _token, { metrics: deps.metrics, log, signal });
     const started = Date.now();
     if (job.attemptsMade === 0) deps.metrics.latency.observe({ kind: key.kind }, (started - job.timestamp) / 1000);
     log.debug({ enqueuedAt: job.timestamp, startedAt: started }, 'reconcile started');
@@ -194,10 +207,13 @@ export async function startWorker(
     hooks: { App: appQuarantineHooks },
   };
   const guarded = withQuarantine(reconcilers, quarantine);
-  const gate =
-    cfg.namespaceConcurrency > 0
-      ? namespaceGate(producer, cfg.queue.prefix, { cap: cfg.namespaceConcurrency, leaseMs: 2 * cfg.queue.lockDurationMs, minDelayMs: NAMESPACE_CAP_DELAY_MS })
-      : undefined;
+  const gate = namespaceGate(producer, cfg.queue.prefix, {
+    cap: cfg.namespaceConcurrency,
+    leaseMs: 2 * cfg.queue.lockDurationMs,
+    minDelayMs: NAMESPACE_CAP_DELAY_MS,
+  });
+  const slots = workerSlots(producer, cfg.queue.prefix, { slots: cfg.queue.workerConcurrency, everyMs: SLOTS_HEARTBEAT_MS, log });
+  await slots.start();
   const notifications = cfg.notifyWebhookUrl ? startNotifications(cfg.queue, cfg.notifyWebhookUrl, webhookHttp(cfg.egress.networks), log) : undefined;
   const processJob = withRetryPolicy(
     processor({
@@ -256,6 +272,7 @@ export async function startWorker(
       const drained = await Promise.race([drain().then(() => 'drained' as const), delay(DRAIN_TIMEOUT_MS)]).catch((err: unknown) => errorSummary(err));
       if (drained !== 'drained') log.warn({ timeoutMs: DRAIN_TIMEOUT_MS, err: drained }, 'Event series counts not all written before exit');
       await ops.close();
+      await slots.stop();
       await notifications?.close();
       await Promise.all(timers.map((t) => t.close()));
       await Promise.all([blocking.quit().catch(() => undefined), producer.quit().catch(() => undefined)]);

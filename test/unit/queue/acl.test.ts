@@ -41,6 +41,8 @@ import { parseQueueConfig, type QueueConfig } from '../../../src/queue/settings.
 import { readStatus } from '../../../src/queue/status.ts';
 import { processTimer, setTimer, type TimerData } from '../../../src/queue/timers.ts';
 import { namespaceGate } from '../../../src/queue/namespace-gate.ts';
+import { workerSlots } from '../../../src/queue/worker-slots.ts';
+import { createLogger } from '../../../src/common/log.ts';
 import { notifyQueue } from '../../../src/queue/notify-queue.ts';
 import { redisQuarantine, shardedQuarantine } from '../../../src/queue/quarantine.ts';
 import { redisPullBudget } from '../../../src/workers/app/prewarm/budget.ts';
@@ -173,9 +175,13 @@ describe('the Redis ACL user of deploy/', () => {
     await quarantine.hold('App tenant-b/api', { since: 'now', unfinished: 3, generation: 1 });
     expect([...(await quarantine.list()).keys()]).toEqual(['App tenant-b/api']);
     expect(await quarantine.release('App tenant-b/api')).toBe(true);
-    const gate = namespaceGate(client, cfg.prefix, { cap: 1, leaseMs: 1_000, minDelayMs: 100 });
+    const slots = workerSlots(client, cfg.prefix, { slots: 2, everyMs: 60_000, log: createLogger('test', 'silent') });
+    await slots.start();
+    const gate = namespaceGate(client, cfg.prefix, { cap: { kind: 'share', percent: 50 }, leaseMs: 1_000, minDelayMs: 100 });
+    if (!gate) throw new Error('expected a gate');
     expect(await gate.acquire('tenant-a', 'job-1', Date.now())).toBe(true);
     await gate.release('tenant-a', 'job-1');
+    await slots.stop();
     expect(await redisPullBudget(client, cfg.prefix, 2).settle('tenant-a/web', { pulling: [], done: [], want: ['node-1'] })).toEqual({ granted: ['node-1'] });
     const notify = notifyQueue(client, cfg);
     closables.push(notify);
