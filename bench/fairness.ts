@@ -79,7 +79,13 @@ async function runWorker(url: string, prefix: string): Promise<void> {
   const cfg = queueConfig(url, prefix, 'off');
   const cap = Number(opt.cap);
   const gate =
-    cap > 0 ? namespaceGate(redisConnection(url, { forWorker: false, name: 'bench-gate' }), prefix, { cap: { kind: 'count', count: cap }, leaseMs: 60_000, minDelayMs: 500 }) : undefined;
+    cap > 0
+      ? namespaceGate(redisConnection(url, { forWorker: false, name: 'bench-gate' }), prefix, {
+          cap: { kind: 'count', count: cap },
+          leaseMs: 60_000,
+          minDelayMs: 500,
+        })
+      : undefined;
   const worker = new Worker<ObjectKey, void, string>(
     RECONCILE_QUEUE,
     async (job: Job<ObjectKey, void, string>, token?: string) => {

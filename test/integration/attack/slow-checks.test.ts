@@ -72,7 +72,11 @@ async function slowApp(ns: string): Promise<string> {
   const name = uniqueName('slow');
   const checks = [{ ...check, web: { ...check.web, url: `${base}/slow` } } as AnalysisCheck];
   const steps: CanaryStep[] = [{ analysis: ['slow'] }, { replicas: '100%' }];
-  await createApp(ns, name, { replicas: 1, template: template(name, 'v1'), updateStrategy: { type: 'RollingUpdate', rollingUpdate: { canary: { steps }, analysis: { checks } } } });
+  await createApp(ns, name, {
+    replicas: 1,
+    template: template(name, 'v1'),
+    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { canary: { steps }, analysis: { checks } } },
+  });
   return name;
 }
 
