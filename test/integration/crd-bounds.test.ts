@@ -6,25 +6,13 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mergePatch } from '../../harness/fakes/store.ts';
-import { API_VERSION, APP_KIND, IMAGE_LIST_KIND, IMAGE_PULL_JOB_KIND, appRef, imageListRef, imagePullJobRef } from '../../src/api/group.ts';
+import { API_VERSION, IMAGE_LIST_KIND, IMAGE_PULL_JOB_KIND, appRef, imageListRef, imagePullJobRef } from '../../src/api/group.ts';
+import { bareApp } from './app-body.ts';
 import { freshNamespace, rejection, sandbox } from './support.ts';
 
 type Obj = Record<string, unknown>;
 
 const uniqueName = (prefix: string): string => `${prefix}-${randomBytes(3).toString('hex')}`;
-
-function validApp(name: string): Obj {
-  return {
-    apiVersion: API_VERSION,
-    kind: APP_KIND,
-    metadata: { name },
-    spec: {
-      replicas: 0,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'registry.example.com/team/web:v1' }] } },
-    },
-  };
-}
 
 const spec = (patch: Obj): Obj => ({ spec: patch });
 const rollingUpdate = (patch: Obj): Obj => spec({ updateStrategy: { type: 'RollingUpdate', rollingUpdate: patch } });
@@ -86,12 +74,12 @@ describe("CRD bounds on ebb's own fields", () => {
 
   it('admits the App the cases start from', async () => {
     const name = uniqueName('ok');
-    await rest.create(appRef(ns), mergePatch(validApp(name), checks(webCheck({}))));
+    await rest.create(appRef(ns), mergePatch(bareApp(name), checks(webCheck({}))));
     await rest.delete(appRef(ns, name));
   });
 
   it.each(overBounds)('refuses an App with %s', async (_what, patch, message) => {
-    const err = await rejection(rest.create(appRef(ns), mergePatch(validApp(uniqueName('big')), patch)));
+    const err = await rejection(rest.create(appRef(ns), mergePatch(bareApp(uniqueName('big')), patch)));
     expect(err.status).toBe(422);
     expect(err.message).toContain(message);
   });

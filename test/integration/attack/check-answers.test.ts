@@ -10,46 +10,22 @@
  * per namespace (the install's defaults refuse both: the unit tests of `workers/egress` cover them).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { MeasurementPhase, type AnalysisCheck } from '../../../src/api/analysis.ts';
 import type { CanaryStep } from '../../../src/api/update-strategy.ts';
 import { createLogger } from '../../../src/common/log.ts';
 import { parseWatcherConfig } from '../../../src/watcher/config.ts';
 import { startWatcher, type RunningWatcher } from '../../../src/watcher/watcher.ts';
+import { PROJECT_ROOT } from '../../../harness/sandbox/paths.ts';
 import { freshNamespace, sandbox } from '../support.ts';
+import { manifestMemoryLimitBytes, manifestNodeOptions, peakRssBytes } from './manifest.ts';
 import { controllerEnv, createApp, image, patchApp, settled, template, uniqueName, until, type Snapshot } from '../app/harness.ts';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const MiB = 1 << 20;
 const SECRET = 'ebb-attack-secret-7f3a9c';
-
-interface Container {
-  name: string;
-  env?: { name: string; value?: string }[];
-  resources?: { limits?: { memory?: string } };
-}
-
-/** The worker container's NODE_OPTIONS and memory limit (bytes), as the manifest ships them. */
-function manifest(): { nodeOptions: string; memoryLimit: number } {
-  const doc = parse(readFileSync(join(ROOT, 'deploy/components/worker.yaml'), 'utf8')) as { spec: { template: { spec: { containers: Container[] } } } };
-  const worker = doc.spec.template.spec.containers.find((c) => c.name === 'worker');
-  const nodeOptions = worker?.env?.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '';
-  const m = /^(\d+)(Mi|Gi)$/.exec(worker?.resources?.limits?.memory ?? '');
-  if (!nodeOptions || !m) throw new Error('deploy/components/worker.yaml: no NODE_OPTIONS or memory limit on the worker container');
-  return { nodeOptions, memoryLimit: Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1) * MiB };
-}
-
-/** The process's peak resident set (VmHWM), in bytes. */
-function peakRss(pid: number): number {
-  const m = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m?.[1] ?? NaN) * 1024;
-}
 
 /** 150 MB of one JSON string, streamed without a Content-Length; resolves `started` on the first request. */
 function huge(res: ServerResponse, onStart: () => void): void {
@@ -77,7 +53,6 @@ let base = '';
 const seen: { url: string; metadataFlavor: boolean }[] = [];
 let hugeStarted: () => void = () => undefined;
 const hugeAsked = new Promise<void>((r) => (hugeStarted = r));
-const { nodeOptions, memoryLimit } = manifest();
 let stderr = '';
 
 beforeAll(async () => {
@@ -97,8 +72,8 @@ beforeAll(async () => {
     EBB_CHECK_ALLOWED_HOSTS: `${nsA}/127.0.0.1,${nsA}/169.254.169.254`,
   });
   watcher = await startWatcher(parseWatcherConfig(env), createLogger('it-attack-check', 'warn'));
-  worker = spawn(process.execPath, [join(ROOT, 'src/cli/main.ts'), 'worker'], {
-    env: { ...process.env, ...env, NODE_OPTIONS: nodeOptions },
+  worker = spawn(process.execPath, [join(PROJECT_ROOT, 'src/cli/main.ts'), 'worker'], {
+    env: { ...process.env, ...env, NODE_OPTIONS: await manifestNodeOptions('worker') },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   worker.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
@@ -158,7 +133,8 @@ describe('a check answering 150 MB', () => {
     await patchApp(nsB, other, { replicas: 2 });
     const measured = await until(nsA, name, (s) => measuredAll(s, 1), { timeoutMs: 90_000, what: 'the huge check measured' });
     expect(worker?.exitCode, `the worker exited: ${stderr}`).toBeNull();
-    const peak = peakRss(worker?.pid ?? 0);
+    const peak = await peakRssBytes(worker?.pid ?? 0);
+    const memoryLimit = await manifestMemoryLimitBytes('worker');
     expect(peak, `peak RSS ${Math.round(peak / MiB)} MiB against the manifest's ${memoryLimit / MiB} MiB`).toBeLessThan(memoryLimit);
     const m = measured.app.status?.analysis?.runs[0]?.measurements.at(-1);
     expect(m?.phase).toBe(MeasurementPhase.inconclusive);

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { PROJECT_ROOT } from '../../../harness/sandbox/paths.ts';
-import { API_VERSION, APP_KIND, appRef } from '../../../src/api/group.ts';
+import { appRef } from '../../../src/api/group.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { core } from '../../../src/kube/paths.ts';
+import { bareApp } from '../app-body.ts';
 import { freshNamespace, rejection, sandbox } from '../support.ts';
 
 interface Quota {
@@ -28,16 +29,6 @@ describe('the sample tenant quota', () => {
   const sample = parse(readFileSync(join(PROJECT_ROOT, 'deploy', 'samples', 'tenant-quota.yaml'), 'utf8')) as Quota;
   let ns = '';
   const quota = (): Promise<Quota> => rest.get<Quota>(core('resourcequotas', ns, sample.metadata.name));
-  const app = (name: string): unknown => ({
-    apiVersion: API_VERSION,
-    kind: APP_KIND,
-    metadata: { name },
-    spec: {
-      replicas: 0,
-      selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'registry.example.com/app:1' }] } },
-    },
-  });
 
   // A quota is counted when it is added or its limits change. The quota controller learns new resources (the
   // sandbox's CRDs) by discovery every 30 s and does not recount existing quotas when it does, so a quota made
@@ -79,10 +70,10 @@ describe('the sample tenant quota', () => {
     expect(counted.status?.hard).toEqual(hard);
     expect(counted.status?.used?.[APPS]).toBe('0');
 
-    await rest.create(appRef(ns), app('first'));
+    await rest.create(appRef(ns), bareApp('first', 'registry.example.com/app:1'));
     await waitFor(async () => ((await quota()).status?.used?.[APPS] === '1' ? true : undefined), { ...WAIT, signal, what: 'one App counted' });
     // The namespace is full at one App: the next is refused, naming the quota.
-    const err = await rejection(rest.create(appRef(ns), app('second')));
+    const err = await rejection(rest.create(appRef(ns), bareApp('second', 'registry.example.com/app:1')));
     expect(err.status).toBe(403);
     expect(err.message).toContain(`exceeded quota: ${sample.metadata.name}`);
     expect(err.message).toContain(APPS);
