@@ -66,10 +66,10 @@ typecheck: deps ## tsc --noEmit over sources, tests and scripts.
 crds: deps ## Regenerate src/api/pod-template.schema.json (controller-gen, built on first use) and deploy/crds.
 	npm run gen:crds
 
-config-docs: deps ## Regenerate README.md's configuration reference from the settings tables.
+config-docs: deps ## Regenerate docs/configuration.md's reference from the settings tables.
 	npm run gen:config-docs
 
-access-docs: deps ## Regenerate README.md's access table (install section) from test/unit/deploy/access.ts.
+access-docs: deps ## Regenerate docs/install.md's access table from test/unit/deploy/access.ts.
 	npm run gen:access-docs
 
 test-unit: deps debs ## Unit tests only (some start their own redis-server and redis-sentinel).
@@ -82,7 +82,7 @@ test-failover: tools ## The Redis failover tests alone (Sentinel and Cluster: a 
 	npx vitest run --project unit test/unit/queue/sentinel-failover.test.ts test/unit/queue/sentinel-reconnect.test.ts test/unit/queue/cluster-failover.test.ts test/unit/queue/cluster.test.ts
 	npx vitest run --project integration test/integration/app/failover-rollout.test.ts
 
-test-realnode: tools ## Real-node tests: a real kubelet, containerd and runc beside the sandbox (root; see README, Real nodes).
+test-realnode: tools ## Real-node tests: a real kubelet, containerd and runc beside the sandbox (root; see docs/development.md, Real nodes).
 	npx vitest run --project realnode
 
 test-integration: tools keda ## Integration tests against a sandbox (real control plane, real Redis, the KEDA operator).

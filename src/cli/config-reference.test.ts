@@ -4,15 +4,15 @@ import { renderSettingsReference } from '../common/settings-docs.ts';
 import { table } from '../common/settings.ts';
 import { CONFIG_BEGIN, CONFIG_END, PROCESS_SETTINGS, withConfigReference } from './config-reference.ts';
 
-const README = new URL('../../README.md', import.meta.url);
+const PAGE = new URL('../../docs/configuration.md', import.meta.url);
 const IN_POD = ['KUBECONFIG', 'KUBERNETES_SERVICE_HOST', 'KUBERNETES_SERVICE_PORT'];
 
 describe('configuration reference', () => {
-  it('README.md holds the reference generated from the settings tables', () => {
-    const readme = readFileSync(README, 'utf8');
-    expect(readme, 'README.md lacks the configuration markers').toContain(CONFIG_BEGIN);
-    const fresh = withConfigReference(readme) === readme;
-    expect(fresh, "README.md's configuration reference is out of date: run `make config-docs` (npm run gen:config-docs) and commit README.md").toBe(true);
+  it('docs/configuration.md holds the reference generated from the settings tables', () => {
+    const page = readFileSync(PAGE, 'utf8');
+    expect(page, 'docs/configuration.md lacks the configuration markers').toContain(CONFIG_BEGIN);
+    const fresh = withConfigReference(page) === page;
+    expect(fresh, 'the configuration reference is out of date: run `make config-docs` (npm run gen:config-docs) and commit docs/configuration.md').toBe(true);
   });
 
   it('keeps the text around the markers', () => {

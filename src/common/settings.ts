@@ -2,8 +2,8 @@
  * The one way a process reads its configuration: a table of settings (name, type, default, doc,
  * constraints) per process, parsed from an environment map by `parseSettings`. Parsing checks every entry and
  * every cross-field rule and throws one ConfigError listing every problem; the result is frozen. Only the
- * processes' `config.ts` files read the environment: they pass it in here. The README's configuration
- * reference is generated from the same tables (`settings-docs.ts`).
+ * processes' `config.ts` files read the environment: they pass it in here. The configuration reference
+ * (docs/configuration.md) is generated from the same tables (`settings-docs.ts`).
  */
 import { ConfigError } from './config-error.ts';
 import { readValue, type ReadResult } from './settings-types.ts';
