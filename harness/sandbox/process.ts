@@ -13,7 +13,9 @@ export interface Child {
 
 export function startChild(name: string, command: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv): Child {
   const out = createWriteStream(logFile, { flags: 'a' });
-  const proc: ChildProcess = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
+  // A process group of its own: Ctrl-C in a terminal signals the whole foreground group, and the sandbox's
+  // servers must outlive the ebb processes that use them, which stop first (the sandbox stops them after, by PID).
+  const proc: ChildProcess = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, ...(env ? { env } : {}) });
   // Both streams share the file, so neither may end it; it is closed after the process exits.
   proc.stdout?.pipe(out, { end: false });
   proc.stderr?.pipe(out, { end: false });

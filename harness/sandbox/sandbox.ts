@@ -94,8 +94,9 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
       real = await startRealNodes({ dir, count: opts.realNodes ?? 0, rest, pki: controlPlane.pki, server: controlPlane.server, binDir, log: opts.log, signal });
       stops.push(() => real?.stop() ?? Promise.resolve());
     }
-    const registryLine = real ? `EBB_SANDBOX_REGISTRY=${real.registry.host}\n` : '';
-    const env = `KUBECONFIG=${controlPlane.kubeconfig}\nEBB_REDIS_URL=${redis.url}\n${registryLine}`;
+    // Sourced by a shell (`source <dir>/env`): exported, so kubectl and ebb started from that shell see them.
+    const registryLine = real ? `export EBB_SANDBOX_REGISTRY=${real.registry.host}\n` : '';
+    const env = `export KUBECONFIG=${controlPlane.kubeconfig}\nexport EBB_REDIS_URL=${redis.url}\n${registryLine}`;
     await writeFile(join(dir, 'env'), env);
     opts.log.info({ ms: Date.now() - t0, nodes: names.length, realNodes: real?.nodes.length ?? 0 }, 'sandbox ready');
     return {

@@ -152,9 +152,11 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   const queues = createReconcileQueues(producer, cfg.queue);
   const timers = createTimersQueues(producer, cfg.queue);
   const all = [...queues, ...timers];
+  // The notify queue is the workers' (rollout notifications); the board shows its deliveries too.
+  const shown = cfg.board ? [...all, notifyQueue(producer, cfg.queue)] : all;
   // BullMQ prints a Queue's connection errors raw to stderr unless someone listens; the connection
   // already logs them (structured, rate-limited).
-  for (const q of all) q.on('error', (err: Error) => log.debug({ err: err.message }, 'queue connection error'));
+  for (const q of shown) q.on('error', (err: Error) => log.debug({ err: err.message }, 'queue connection error'));
   const appStates = new AppStates();
   const metrics = watcherMetrics(appStates);
   registerQueueMetrics(metrics.registry, all);
@@ -236,8 +238,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     port: cfg.httpPort,
     registry: metrics.registry,
     healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
-    // The notify queue is the workers' (rollout notifications); the board shows its deliveries too.
-    mounts: await boardMounts(cfg, cfg.board ? [...all, notifyQueue(producer, cfg.queue)] : [], rest, log),
+    mounts: await boardMounts(cfg, cfg.board ? shown : [], rest, log),
     readyz: async () => {
       // Every problem, not only the first: with Redis down the watches fail too (their enqueues do), and
       // the answer must still say that Redis is the cause.
@@ -272,7 +273,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
       await ops.close();
       await scaler?.close();
       await Promise.all(timersWorkers.map((w) => w.close()));
-      await Promise.all(all.map((q) => q.close()));
+      await Promise.all(shown.map((q) => q.close()));
       await Promise.all([producer.quit().catch(() => undefined), blocking.quit().catch(() => undefined)]);
       log.info('watcher stopped');
     },
