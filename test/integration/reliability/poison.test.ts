@@ -113,8 +113,14 @@ async function healthyTimes(ns: string): Promise<{ createMs: number; rolloutMs: 
   return { createMs, rolloutMs: Date.now() - t };
 }
 
-/** Within a bound of the baseline: twice it, or 5 s more, whichever is larger (two shared cores are noisy). */
-const bound = (baselineMs: number): number => Math.max(2 * baselineMs, baselineMs + 5_000);
+/**
+ * Within a bound of the baseline: twice it, or 15 s more, whichever is larger. What the bound must catch is a
+ * healthy App starved behind the poison Apps' retries, which would take their whole backoff schedule (20 attempts
+ * up to 2 s apart: about 40 s). The poison Apps' own reconciles (one plans 10,000 pods each attempt) share the
+ * machine's two cores with the healthy App's, so on a loaded machine it is slower by several seconds without
+ * waiting behind them.
+ */
+const bound = (baselineMs: number): number => Math.max(2 * baselineMs, baselineMs + 15_000);
 
 describe('poison Apps', () => {
   it('back off to the cap, show why, end among failed jobs, and do not slow a healthy App', async () => {
