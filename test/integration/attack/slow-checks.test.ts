@@ -121,6 +121,6 @@ describe("a tenant's slow checks", () => {
       expect(run?.phase).toBe('Successful');
       expect(run?.measurements.map((m) => m.phase)).toEqual(['Successful']);
     }
-    expect(abandoned, "no check of tenant A gave up: each was answered while it waited").toBe(0);
+    expect(abandoned, 'no check of tenant A gave up: each was answered while it waited').toBe(0);
   });
 });

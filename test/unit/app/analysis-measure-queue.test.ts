@@ -155,7 +155,16 @@ describe('a stored result', () => {
   });
 
   it('read back only when it is a measurement ebb could have written', () => {
-    for (const bad of [null, '', 'not json', '[]', '{"phase":"Maybe","measuredAt":"2026-01-01T00:00:00Z"}', '{"phase":"Successful"}', `{"phase":"Successful","measuredAt":"2026-01-01T00:00:00Z","message":"${'x'.repeat(MAX_RESULT_TEXT + 1)}"}`, '{"phase":"Successful","measuredAt":"2026-01-01T00:00:00Z","value":{"a":1}}'])
+    for (const bad of [
+      null,
+      '',
+      'not json',
+      '[]',
+      '{"phase":"Maybe","measuredAt":"2026-01-01T00:00:00Z"}',
+      '{"phase":"Successful"}',
+      `{"phase":"Successful","measuredAt":"2026-01-01T00:00:00Z","message":"${'x'.repeat(MAX_RESULT_TEXT + 1)}"}`,
+      '{"phase":"Successful","measuredAt":"2026-01-01T00:00:00Z","value":{"a":1}}',
+    ])
       expect(decodeResult(bad)).toBeUndefined();
   });
 

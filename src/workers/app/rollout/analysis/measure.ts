@@ -27,7 +27,12 @@ export interface MeasureDesk {
 }
 
 /** Takes one measurement now. */
-export async function measureOne(io: AnalysisIO | undefined, namespace: string, r: Pick<MeasureRequest, 'check' | 'vars'>, now: () => Date): Promise<Measurement> {
+export async function measureOne(
+  io: AnalysisIO | undefined,
+  namespace: string,
+  r: Pick<MeasureRequest, 'check' | 'vars'>,
+  now: () => Date,
+): Promise<Measurement> {
   const { web, prometheus } = r.check;
   if (io && prometheus) return measurePrometheus(prometheus, namespace, r.vars, io, now);
   if (!web || !io) return { phase: MeasurementPhase.inconclusive, message: 'this worker cannot take this measurement', measuredAt: now().toISOString() };
