@@ -7,9 +7,6 @@ import { kubeClient } from '../kube/client.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import {
   applyLimitsWithOverrides,
-  dueSoonBacklog,
-  shardedBacklog,
-  sumBacklogs,
   createReconcileQueues,
   createTimersQueues,
   enqueue,
@@ -31,6 +28,7 @@ import type { Queue } from 'bullmq';
 import { ENQUEUE_CHUNK, enqueueResync, periodicResync, writeMarkers } from './resync-run.ts';
 import { notifyQueue } from '../queue/notify-queue.ts';
 import { measureQueue, type MeasureQueue } from '../queue/measure-queue.ts';
+import { workerBacklog } from '../queue/backlog.ts';
 import { AppStates } from './app-conditions.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 import { PodHolds } from './pod-holds.ts';
@@ -126,8 +124,7 @@ async function startScalerIfOn(cfg: WatcherConfig, queues: readonly ReconcileQue
   const { readScalerTls } = await import('./scaler-settings.ts');
   // Every worker consumes every shard and the measure queue: the backlog KEDA scales on is their sum (measurements
   // waiting alone start a worker too).
-  const backlog = async (): Promise<BacklogReading> =>
-    sumBacklogs(await Promise.all([shardedBacklog(queues, SCALER_DUE_WINDOW_MS), dueSoonBacklog(measure, SCALER_DUE_WINDOW_MS)]));
+  const backlog = (): Promise<BacklogReading> => workerBacklog(queues, measure, SCALER_DUE_WINDOW_MS);
   const tls = cfg.scalerTls ? readScalerTls(cfg.scalerTls) : undefined;
   return startScaler({ address: cfg.httpAddress, port: cfg.scalerPort, backlog, log, maxStreams: cfg.scalerMaxStreams, tls });
 }
