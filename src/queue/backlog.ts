@@ -81,3 +81,12 @@ export function sumBacklogs(shards: readonly Backlog[]): Backlog {
     ...(grows.length > 0 ? { growsAt: Math.min(...grows) } : {}),
   };
 }
+
+/**
+ * What the workers have to do, for the KEDA scaler: every reconcile shard's backlog and the measure queue's, summed,
+ * so measurements waiting alone start a worker too (every worker consumes both).
+ */
+export async function workerBacklog(reconcile: readonly BacklogQueue[], measure: BacklogQueue, windowMs: number, now: number = Date.now()): Promise<Backlog> {
+  const [shards, measuring] = await Promise.all([shardedBacklog(reconcile, windowMs, now), dueSoonBacklog(measure, windowMs, now)]);
+  return sumBacklogs([shards, measuring]);
+}

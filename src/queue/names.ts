@@ -8,6 +8,8 @@ import { ClassifiedError } from '../common/errors.ts';
 export const KEY_PREFIX = '{ebb}';
 export const RECONCILE_QUEUE = 'reconcile';
 export const TIMERS_QUEUE = 'timers';
+/** Analysis measurements (web and Prometheus checks) taken off the reconcile's slot (`workers/measure`). */
+export const MEASURE_QUEUE = 'measure';
 
 export type ObjectKind = 'App' | 'ImageList' | 'ImagePullJob';
 

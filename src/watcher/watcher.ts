@@ -7,7 +7,6 @@ import { kubeClient } from '../kube/client.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import {
   applyLimitsWithOverrides,
-  shardedBacklog,
   createReconcileQueues,
   createTimersQueues,
   enqueue,
@@ -28,6 +27,8 @@ import type { BacklogReading, ScalerServer } from './scaler.ts';
 import type { Queue } from 'bullmq';
 import { ENQUEUE_CHUNK, enqueueResync, periodicResync, writeMarkers } from './resync-run.ts';
 import { notifyQueue } from '../queue/notify-queue.ts';
+import { measureQueue, type MeasureQueue } from '../queue/measure-queue.ts';
+import { workerBacklog } from '../queue/backlog.ts';
 import { AppStates } from './app-conditions.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 import { PodHolds } from './pod-holds.ts';
@@ -117,12 +118,13 @@ async function boardMounts(cfg: WatcherConfig, queues: readonly unknown[], rest:
 }
 
 /** The KEDA scaler, loaded only when it is on (gRPC and the proto loader). */
-async function startScalerIfOn(cfg: WatcherConfig, queues: readonly ReconcileQueue[], log: Logger): Promise<ScalerServer | undefined> {
+async function startScalerIfOn(cfg: WatcherConfig, queues: readonly ReconcileQueue[], measure: MeasureQueue, log: Logger): Promise<ScalerServer | undefined> {
   if (cfg.scalerPort === undefined) return undefined;
   const { startScaler } = await import('./scaler.ts');
   const { readScalerTls } = await import('./scaler-settings.ts');
-  // Every worker consumes every shard: the backlog KEDA scales on is the shards' sum.
-  const backlog = (): Promise<BacklogReading> => shardedBacklog(queues, SCALER_DUE_WINDOW_MS);
+  // Every worker consumes every shard and the measure queue: the backlog KEDA scales on is their sum (measurements
+  // waiting alone start a worker too).
+  const backlog = (): Promise<BacklogReading> => workerBacklog(queues, measure, SCALER_DUE_WINDOW_MS);
   const tls = cfg.scalerTls ? readScalerTls(cfg.scalerTls) : undefined;
   return startScaler({ address: cfg.httpAddress, port: cfg.scalerPort, backlog, log, maxStreams: cfg.scalerMaxStreams, tls });
 }
@@ -151,7 +153,8 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   // One reconcile and one timers queue per shard (indexed by shard); an object's jobs and timers are in its own.
   const queues = createReconcileQueues(producer, cfg.queue);
   const timers = createTimersQueues(producer, cfg.queue);
-  const all = [...queues, ...timers];
+  const measure = measureQueue(producer, cfg.queue);
+  const all = [...queues, ...timers, measure];
   // The notify queue is the workers' (rollout notifications); the board shows its deliveries too.
   const shown = cfg.board ? [...all, notifyQueue(producer, cfg.queue)] : all;
   // BullMQ prints a Queue's connection errors raw to stderr unless someone listens; the connection
@@ -249,7 +252,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
       return problems.filter(Boolean).join('; ') || undefined;
     },
   });
-  scaler = await startScalerIfOn(cfg, queues, log);
+  scaler = await startScalerIfOn(cfg, queues, measure, log);
   if (cfg.boardNote) log.warn(cfg.boardNote);
   log.info(
     {

@@ -32,6 +32,10 @@ export interface WorkerConfig {
   readonly quarantineRetryAfterMs: number;
   /** Reconciles of one namespace running at once, all workers together (a count, 0: no cap, or a share of the live slots). */
   readonly namespaceConcurrency: NamespaceCap;
+  /** Web and Prometheus measurements this worker takes at once, off its reconcile slots; 0: taken in the reconciles. */
+  readonly measureConcurrency: number;
+  /** Measurements of one namespace running at once, all workers together (a count, 0: no cap, or a share of the live measure slots). */
+  readonly measureNamespaceConcurrency: NamespaceCap;
   /** Where rollout notifications are POSTed; undefined: none are sent. */
   readonly notifyWebhookUrl: string | undefined;
   /** /healthz fails once Redis has been out of reach this long; 0: never. */
@@ -126,6 +130,22 @@ export const WORKER_SETTINGS = table(
       format: 'be 0 (no cap), a count from 1 to 999999, or a percentage from 1% to 100%',
       doc: "reconciles of one namespace's Apps running at once, all workers together: a count, or a percentage of the slots of the workers running now (each worker's `EBB_WORKER_CONCURRENCY`, added up; at least 1), so the rest stay free for other namespaces; `0`: no cap. A job over the cap waits 0.5–1 s in the delayed set, spending no attempt",
     },
+    measureConcurrency: {
+      name: 'EBB_MEASURE_CONCURRENCY',
+      type: 'int',
+      default: 8,
+      min: 0,
+      max: 1000,
+      doc: "web and Prometheus check measurements one worker takes at once, in a pool of its own (the `measure` queue): a check that answers slowly holds one of these, never a reconcile slot; each answer is capped at 1 MiB, so the default keeps a worker's memory bounded. `0`: this worker takes the measurements inside its reconciles (each holding its slot for up to the check's timeout)",
+    },
+    measureNamespaceConcurrency: {
+      name: 'EBB_MEASURE_NAMESPACE_CONCURRENCY',
+      type: 'string',
+      default: '50%',
+      pattern: /^(0|[1-9]\d{0,5}|([1-9]\d?|100)%)$/,
+      format: 'be 0 (no cap), a count from 1 to 999999, or a percentage from 1% to 100%',
+      doc: "measurements of one namespace's checks running at once, all workers together: a count, or a percentage of the measure slots of the workers running now (each worker's `EBB_MEASURE_CONCURRENCY`, added up; at least 1); `0`: no cap. A measurement over the cap waits 1–2 s in the delayed set",
+    },
     notifyWebhookUrl: {
       name: 'EBB_NOTIFY_WEBHOOK_URL',
       type: 'string',
@@ -197,6 +217,8 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     quarantineAfter: v.quarantineAfter,
     quarantineRetryAfterMs: v.quarantineRetryAfter,
     namespaceConcurrency: parseNamespaceCap(v.namespaceConcurrency),
+    measureConcurrency: v.measureConcurrency,
+    measureNamespaceConcurrency: parseNamespaceCap(v.measureNamespaceConcurrency),
     notifyWebhookUrl: v.notifyWebhookUrl,
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
     prewarmPullBudget: v.prewarmPullBudget,

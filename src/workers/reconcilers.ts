@@ -49,7 +49,8 @@ export function workerReconcilers(opts: ReconcilerOptions = {}): WorkerReconcile
   const events = workerEvents(opts.eventCorrelation !== 'off');
   const appClient = (ctx: Parameters<Reconciler>[1]): AppClient => {
     const recorder = events.recorder(restEventWriter(ctx.rest));
-    const client = restAppClient(ctx.rest, ctx.signal, ctx.notify ? notifyingRecorder(recorder, ctx.notify, ctx.log) : recorder, ctx.checks);
+    const rest = restAppClient(ctx.rest, ctx.signal, ctx.notify ? notifyingRecorder(recorder, ctx.notify, ctx.log) : recorder, ctx.checks);
+    const client = ctx.measure ? { ...rest, measureDesk: ctx.measure } : rest;
     return enabled ? client : { ...client, imageLists: withoutPullSecrets(client.imageLists) };
   };
   const byKind = {

@@ -3,6 +3,7 @@ import type { KubeRest } from '../kube/rest.ts';
 import type { ObjectKey } from '../queue/names.ts';
 import type { Notification } from './notify/notification.ts';
 import type { CheckHttp } from './egress/outbound.ts';
+import type { MeasureDesk } from './app/rollout/analysis/measure.ts';
 import type { PullBudget } from './app/prewarm/budget.ts';
 import type { PrewarmPolicy } from './app/prewarm/policy.ts';
 
@@ -32,6 +33,8 @@ export interface ReconcileContext {
   notify?: ((n: Notification) => Promise<void>) | undefined;
   /** The HTTP of web and Prometheus checks, under the worker's egress rules; undefined: those checks are inconclusive. */
   checks?: CheckHttp | undefined;
+  /** Where due web and Prometheus measurements go (the measure queue); undefined: the reconcile takes them itself. */
+  measure?: MeasureDesk | undefined;
   /** The cluster's pre-warm pull budget; absent: no limit. */
   prewarmBudget?: PullBudget | undefined;
   /** The limits of each App's pre-warming (worker settings); absent: the defaults. */

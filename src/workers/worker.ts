@@ -31,6 +31,7 @@ import { workerMetrics, type WorkerMetrics } from './metrics.ts';
 import { startNotifications } from './notify/deliver.ts';
 import { checkHttp, webhookHttp } from './egress/outbound.ts';
 import type { ReconcileContext, Reconciler, ReconcileResult } from './types.ts';
+import { MEASURED_TIMER, startMeasurePool } from './measure/pool.ts';
 import { redisPullBudget, type PullBudget } from './app/prewarm/budget.ts';
 import type { PrewarmPolicy } from './app/prewarm/policy.ts';
 
@@ -52,6 +53,7 @@ interface ProcessorDeps {
   onWait(key: ObjectKey, result: NonNullable<ReconcileResult['wait']>): Promise<void>;
   notify: ReconcileContext['notify'];
   checks?: ReconcileContext['checks'];
+  measure?: ReconcileContext['measure'];
 }
 
 /** A job's return value: its outcome, how long it took, and the reconciler's summary (Bull Board shows it). */
@@ -148,6 +150,7 @@ function processor(deps: ProcessorDeps) {
         now: () => new Date(),
         notify: deps.notify,
         checks: deps.checks,
+        measure: deps.measure,
         prewarmBudget: deps.prewarmBudget,
         prewarmPolicy: deps.prewarmPolicy,
       };
@@ -214,6 +217,17 @@ export async function startWorker(
   });
   const slots = workerSlots(producer, cfg.queue.prefix, { slots: cfg.queue.workerConcurrency, everyMs: SLOTS_HEARTBEAT_MS, log });
   await slots.start();
+  const checks = checkHttp(cfg.egress);
+  // Measurements off the reconcile slots: their own pool, which wakes the App through its timer when one is done.
+  const measurePool =
+    cfg.measureConcurrency > 0
+      ? await startMeasurePool(
+          { blocking, producer },
+          cfg.queue,
+          { concurrency: cfg.measureConcurrency, namespaceCap: cfg.measureNamespaceConcurrency },
+          { rest, http: checks, log, wake: async (key) => void (await setTimer(forKey(timers, key), key, MEASURED_TIMER, Date.now())) },
+        )
+      : undefined;
   const notifications = cfg.notifyWebhookUrl ? startNotifications(cfg.queue, cfg.notifyWebhookUrl, webhookHttp(cfg.egress.networks), log) : undefined;
   const processJob = withRetryPolicy(
     processor({
@@ -224,7 +238,8 @@ export async function startWorker(
       metrics,
       onWait,
       notify: notifications?.send,
-      checks: checkHttp(cfg.egress),
+      checks,
+      measure: measurePool?.desk,
       prewarmBudget: redisPullBudget(producer, cfg.queue.prefix, cfg.prewarmPullBudget, Date.now, cfg.prewarmNamespaceLimits),
       prewarmPolicy: cfg.prewarmPolicy,
     }),
@@ -255,18 +270,18 @@ export async function startWorker(
     port: cfg.httpPort,
     registry: metrics.registry,
     healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
-    readyz: () => (workers.every((w) => w.isRunning()) ? undefined : 'worker not running'),
+    readyz: () => (workers.every((w) => w.isRunning()) && measurePool?.isRunning() !== false ? undefined : 'worker not running'),
   });
   log.info({ concurrency: cfg.queue.workerConcurrency, shards: cfg.queue.shards, port: ops.port }, 'worker started');
   return {
     httpPort: ops.port,
     stop: async () => {
       const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), cfg.shutdownTimeoutMs).unref());
-      const closing = Promise.all(workers.map((w) => w.close())).then(() => 'closed' as const);
+      const closing = Promise.all([...workers.map((w) => w.close()), measurePool?.close()]).then(() => 'closed' as const);
       const closed = await Promise.race([closing, timeout]);
       if (closed === 'timeout') {
         log.warn({ timeoutMs: cfg.shutdownTimeoutMs }, 'running reconciles did not finish in time; forcing close');
-        await Promise.all(workers.map((w) => w.close(true)));
+        await Promise.all([...workers.map((w) => w.close(true)), measurePool?.close(true)]);
       }
       // No reconcile runs any more: what they left to write (Event series counts) goes now, within a bound.
       const drained = await Promise.race([drain().then(() => 'drained' as const), delay(DRAIN_TIMEOUT_MS)]).catch((err: unknown) => errorSummary(err));

@@ -9,6 +9,7 @@ import type { ImageList } from '../../api/image-list.ts';
 import type { PatchClient } from '../inplace/index.ts';
 import type { EventSpec } from './actions.ts';
 import type { SecretValue } from './rollout/analysis/web.ts';
+import type { MeasureDesk } from './rollout/analysis/measure.ts';
 import type { CheckHttp } from '../egress/outbound.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 
@@ -93,6 +94,8 @@ export interface AppClient {
   dryRun: DryRunCreator;
   /** What web and Prometheus checks measure through: a Secret reader (App namespace only) and the worker's check HTTP. Absent: those checks are inconclusive. */
   analysis?: AnalysisIO | undefined;
+  /** Where due web and Prometheus measurements are handed to the measure queue instead of taken in the reconcile; absent: taken in it. */
+  measureDesk?: MeasureDesk | undefined;
 }
 
 export interface AnalysisIO {

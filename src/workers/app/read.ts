@@ -103,6 +103,6 @@ export async function readMore(
     case 'nodes':
       return { ...observed, nodes: (await client.nodes.list(nodeReadSelector(app))).map(nodeFacts) };
     case 'measurements':
-      return { ...observed, measurements: await takeMeasurements(client.analysis, app, measuring.measure, measuring.now) };
+      return { ...observed, measurements: await takeMeasurements(client.analysis, app, measuring.measure, measuring.now, client.measureDesk) };
   }
 }

@@ -31,7 +31,7 @@ async function orUndefined<T>(p: Promise<T>): Promise<T | undefined> {
 }
 
 /** One key of Secret `namespace/name`, decoded; undefined when the Secret or the key is absent. */
-async function secretValue(rest: KubeRest, signal: AbortSignal, namespace: string, name: string, key: string): Promise<string | undefined> {
+export async function secretValue(rest: KubeRest, signal: AbortSignal, namespace: string, name: string, key: string): Promise<string | undefined> {
   const secret = await orUndefined(rest.get<{ data?: Record<string, string> }>(core('secrets', namespace, name), signal));
   const data = secret?.data?.[key];
   return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');

@@ -29,7 +29,17 @@ export interface MeasureRequest {
   check: AnalysisCheck;
   /** What a Prometheus query's variables stand for. */
   vars: QueryVariables;
+  /**
+   * When the measurement was due, as recorded: the run's `nextMeasurementAt`, or its `startedAt` before its first
+   * measurement. Undefined for a run not recorded yet (its first measurement is asked for once it is).
+   */
+  due?: string | undefined;
 }
+
+/** A measurement asked for and not finished is looked for again after this long (a lost one is asked for again). */
+export const MEASUREMENT_PENDING_WAIT_MS = 5_000;
+/** A run recorded in this plan asks for its first measurement after this long. */
+const RUN_RECORDED_WAIT_MS = 1_000;
 
 export interface AnalysisBook {
   /** Advances the checks canary step `step` names; their combined verdict. `early`: the step is not reached yet. */
@@ -102,13 +112,27 @@ export function analysisBook(input: BookInput): AnalysisBook {
   const inconclusive: string[] = [];
   const requests: MeasureRequest[] = [];
 
-  /** A web measurement due and not taken: asked of the plan loop (or, when it measured for this plan already, of the next plan). */
+  /**
+   * A web or Prometheus measurement due and not finished: asked of the plan loop; when the loop asked already, it
+   * is pending (no status change, a short wait). A run not recorded yet is recorded now, so the measurement it
+   * asks for has an identity every later plan finds again (`MeasureRequest.due`).
+   */
   const pending = (check: AnalysisCheck, key: string, step: number | undefined): AnalysisRun | undefined => {
     const prior = runs.get(key);
     if (check.podHealth !== undefined || !isDue(prior, input.now) || input.taken?.has(key) === true) return undefined;
-    if (input.taken === undefined) requests.push({ key, check, vars: input.vars });
-    else waits.push(1000);
-    return prior ?? freshRun(check.name, step, input.now);
+    if (input.taken === undefined) {
+      requests.push({ key, check, vars: input.vars, due: prior && (prior.nextMeasurementAt ?? prior.startedAt) });
+      return prior ?? freshRun(check.name, step, input.now);
+    }
+    if (prior) {
+      waits.push(MEASUREMENT_PENDING_WAIT_MS);
+      return prior;
+    }
+    const fresh = freshRun(check.name, step, input.now);
+    runs.set(key, fresh);
+    touched = true;
+    waits.push(RUN_RECORDED_WAIT_MS);
+    return fresh;
   };
 
   const record = (check: AnalysisCheck, step: number | undefined, early: boolean, out: RunOutcome & { measured: Measurement }): void => {

@@ -1,7 +1,12 @@
 /**
- * The I/O half of the analysis: takes the measurements a plan found due (web and Prometheus checks), all at once, each
- * bounded by its own timeout. The planner then plans again with them (`Observed.measurements`); a check
- * whose measuring failed is inconclusive, never an error of the reconcile.
+ * The I/O half of the analysis: the measurements a plan found due (web and Prometheus checks). The planner then
+ * plans again with those that are finished (`Observed.measurements`); a check whose measuring failed is
+ * inconclusive, never an error of the reconcile.
+ *
+ * With a measure desk (a worker's measure queue, `workers/measure`), a reconcile never measures: it reads the
+ * finished results and asks for the others, which stay pending (the plan waits; the measure pool wakes the App
+ * when one is done). Without one (no queue: tests, a worker run with `EBB_MEASURE_CONCURRENCY=0`), the
+ * measurements are taken here, all at once, each bounded by its own timeout.
  */
 import { MeasurementPhase, type Measurement } from '../../../../api/analysis.ts';
 import type { App } from '../../../../api/app.ts';
@@ -11,20 +16,37 @@ import type { MeasureRequest } from './book.ts';
 import { measureWeb } from './web.ts';
 import { measurePrometheus } from './prometheus.ts';
 
+/** Where a reconcile hands its due measurements over instead of taking them. */
+export interface MeasureDesk {
+  /**
+   * The finished measurements of `requests`, by key, read in one round trip; each one not finished is asked for
+   * (once: asking again for one that waits or runs adds nothing). A request without a due time (`MeasureRequest.due`)
+   * is neither read nor asked for: its run is recorded first.
+   */
+  collect(app: Stored<App>, requests: readonly MeasureRequest[]): Promise<Map<string, Measurement>>;
+}
+
+/** Takes one measurement now. */
+export async function measureOne(
+  io: AnalysisIO | undefined,
+  namespace: string,
+  r: Pick<MeasureRequest, 'check' | 'vars'>,
+  now: () => Date,
+): Promise<Measurement> {
+  const { web, prometheus } = r.check;
+  if (io && prometheus) return measurePrometheus(prometheus, namespace, r.vars, io, now);
+  if (!web || !io) return { phase: MeasurementPhase.inconclusive, message: 'this worker cannot take this measurement', measuredAt: now().toISOString() };
+  return measureWeb(web, namespace, io, now);
+}
+
 export async function takeMeasurements(
   io: AnalysisIO | undefined,
   app: Stored<App>,
   requests: readonly MeasureRequest[],
   now: () => Date,
+  desk?: MeasureDesk,
 ): Promise<Map<string, Measurement>> {
-  const taken = await Promise.all(
-    requests.map(async (r): Promise<[string, Measurement]> => {
-      const { web, prometheus } = r.check;
-      if (io && prometheus) return [r.key, await measurePrometheus(prometheus, app.metadata.namespace, r.vars, io, now)];
-      if (!web || !io)
-        return [r.key, { phase: MeasurementPhase.inconclusive, message: 'this worker cannot take this measurement', measuredAt: now().toISOString() }];
-      return [r.key, await measureWeb(web, app.metadata.namespace, io, now)];
-    }),
-  );
+  if (desk) return desk.collect(app, requests);
+  const taken = await Promise.all(requests.map(async (r): Promise<[string, Measurement]> => [r.key, await measureOne(io, app.metadata.namespace, r, now)]));
   return new Map(taken);
 }

@@ -1,0 +1,41 @@
+/**
+ * The reconcile's side of the measure queue: one MGET for the results of a plan's due measurements, and one
+ * add per result not there yet, under the measurement's own id (BullMQ adds nothing when a job with that id
+ * waits or runs). A result is read again by every plan until the status records it; once recorded, the run's
+ * next due time gives the next measurement another id, so a result is judged once.
+ */
+import type { Measurement } from '../../api/analysis.ts';
+import type { App } from '../../api/app.ts';
+import type { Stored } from '../../kube/types.ts';
+import type { MeasureJob } from '../../queue/measure-queue.ts';
+import type { MeasureDesk } from '../app/rollout/analysis/measure.ts';
+import { measureJobId } from './identity.ts';
+import type { ResultStore } from './store.ts';
+
+/** What the desk needs of the measure queue. */
+export interface MeasureAdder {
+  addBulk(jobs: { name: string; data: MeasureJob; opts: { jobId: string } }[]): Promise<unknown>;
+}
+
+export function measureDesk(store: ResultStore, queue: MeasureAdder): MeasureDesk {
+  return {
+    collect: async (app: Stored<App>, requests) => {
+      const jobs = requests.flatMap((r): { key: string; id: string; data: MeasureJob }[] => {
+        if (r.due === undefined) return [];
+        const { namespace, name, uid } = app.metadata;
+        const data: MeasureJob = { namespace, name, uid, revision: r.vars.REVISION, key: r.key, due: r.due, check: r.check, vars: { ...r.vars } };
+        return [{ key: r.key, id: measureJobId(data), data }];
+      });
+      const results = await store.read(jobs.map((j) => j.id));
+      const found = new Map<string, Measurement>();
+      const missing: typeof jobs = [];
+      jobs.forEach((j, i) => {
+        const m = results[i];
+        if (m) found.set(j.key, m);
+        else missing.push(j);
+      });
+      if (missing.length > 0) await queue.addBulk(missing.map((j) => ({ name: 'measure', data: j.data, opts: { jobId: j.id } })));
+      return found;
+    },
+  };
+}
