@@ -29,7 +29,8 @@ import type { WorkerConfig } from './config.ts';
 import { withQuarantine } from './quarantine.ts';
 import { workerMetrics, type WorkerMetrics } from './metrics.ts';
 import { startNotifications } from './notify/deliver.ts';
-import { checkHttp, webhookHttp } from './egress/outbound.ts';
+import { notifyTargets } from './notify/targets.ts';
+import { checkHttp } from './egress/outbound.ts';
 import type { ReconcileContext, Reconciler, ReconcileResult } from './types.ts';
 import { redisPullBudget, type PullBudget } from './app/prewarm/budget.ts';
 import type { PrewarmPolicy } from './app/prewarm/policy.ts';
@@ -214,7 +215,7 @@ export async function startWorker(
   });
   const slots = workerSlots(producer, cfg.queue.prefix, { slots: cfg.queue.workerConcurrency, everyMs: SLOTS_HEARTBEAT_MS, log });
   await slots.start();
-  const notifications = cfg.notifyWebhookUrl ? startNotifications(cfg.queue, cfg.notifyWebhookUrl, webhookHttp(cfg.egress.networks), log) : undefined;
+  const notifications = startNotifications(cfg.queue, notifyTargets(cfg, rest), log);
   const processJob = withRetryPolicy(
     processor({
       reconcilers: guarded,

@@ -3,7 +3,7 @@
  * image changes, every other container (and its fields) stays, and the App rolls out the new revision.
  */
 import { describe, expect, it } from 'vitest';
-import type { AppSpec } from '../../../src/api/app.ts';
+import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { createApp, getApp, image, settled, uniqueName, useController } from '../app/harness.ts';
 import { cliEnv, ebb, KUBECTL, pluginDir, run } from './cli.ts';
 
