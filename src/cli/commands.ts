@@ -37,7 +37,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     run: rollout,
     help: "rollout status|explain|pause|resume|undo|history|restart|abort|retry|promote app/NAME  follow, explain and steer an App's rollout (`ebb rollout help`)",
   },
-  set: { run: set, help: 'set image app/NAME CONTAINER=IMAGE ...         change only the named containers\' images (`ebb set help`)' },
+  set: { run: set, help: "set image app/NAME CONTAINER=IMAGE ...         change only the named containers' images (`ebb set help`)" },
   version: { run: versionCommand, help: 'version                                      print the ebb version' },
 };
 

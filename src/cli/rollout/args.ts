@@ -142,6 +142,13 @@ function statusArgs(rest: readonly string[]): RolloutArgs {
   return { op: 'status', ...target('status', f), timeoutMs, watch: watchText === 'true' };
 }
 
+function promoteArgs(rest: readonly string[]): RolloutArgs {
+  const f = splitFlags(rest, COMMON, ['--full']);
+  const full = f.values.get('--full') ?? 'false';
+  if (full !== 'true' && full !== 'false') fail(`--full is true or false, got ${JSON.stringify(full)}`);
+  return { op: 'promote', ...target('promote', f), full: full === 'true' };
+}
+
 const SIMPLE_OPS = ['pause', 'resume', 'restart', 'abort', 'retry'] as const;
 type SimpleOp = (typeof SIMPLE_OPS)[number];
 /** Subcommands taking only the App and -n. */
@@ -158,12 +165,8 @@ export function parseRolloutArgs(args: readonly string[]): RolloutArgs {
       return { op: 'help' };
     case 'status':
       return statusArgs(rest);
-    case 'promote': {
-      const f = splitFlags(rest, COMMON, ['--full']);
-      const full = f.values.get('--full') ?? 'false';
-      if (full !== 'true' && full !== 'false') fail(`--full is true or false, got ${JSON.stringify(full)}`);
-      return { op, ...target(op, f), full: full === 'true' };
-    }
+    case 'promote':
+      return promoteArgs(rest);
     case 'undo': {
       const f = splitFlags(rest, [...COMMON, '--to-revision'], []);
       const text = f.values.get('--to-revision');

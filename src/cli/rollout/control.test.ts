@@ -126,7 +126,10 @@ describe('planPromote --full', () => {
   });
 
   it('applies with no steps or none left (background checks still measure), once; a retry clears it', () => {
-    expect(planPromote(app({ canary: false }), true)).toMatchObject({ kind: 'patch', message: 'rollout of revision web-b fully promoted: its analysis skipped' });
+    expect(planPromote(app({ canary: false }), true)).toMatchObject({
+      kind: 'patch',
+      message: 'rollout of revision web-b fully promoted: its analysis skipped',
+    });
     expect(planPromote(app({ status: { canary: { step: 3 } } }), true).kind).toBe('patch');
     // A plain promote written before does not make --full a no-op.
     expect(planPromote(app({ annotations: { [PROMOTE]: 'web-b' } }), true).kind).toBe('patch');

@@ -71,7 +71,8 @@ function pausedByStep(app: App): boolean {
 
 /** Why a promote has nothing to do: no canary steps, or none left (a full promote: already asked for). */
 function promoteSkip(app: App, r: Rollout, steps: number, step: number, full: boolean): string | undefined {
-  if (full) return app.metadata.annotations?.[RolloutAnnotation.promoteFull] === r.update ? `rollout of revision ${r.update} already fully promoted` : undefined;
+  if (full)
+    return app.metadata.annotations?.[RolloutAnnotation.promoteFull] === r.update ? `rollout of revision ${r.update} already fully promoted` : undefined;
   if (steps === 0) return `app "${r.name}" has no canary steps to skip: the rollout of revision ${r.update} goes on`;
   if (app.metadata.annotations?.[RolloutAnnotation.promote] === r.update || step >= steps)
     return `rollout of revision ${r.update} already past its canary steps`;
@@ -81,6 +82,11 @@ function promoteSkip(app: App, r: Rollout, steps: number, step: number, full: bo
 function pauseNote(app: App, unpause: boolean): string[] {
   if (unpause) return ['the pause of the step lifted'];
   return app.spec.updateStrategy?.rollingUpdate?.paused === true ? ['the rollout stays paused (spec): run ebb rollout resume'] : [];
+}
+
+function promoteNotes(app: App, step: number, steps: number, full: boolean, unpause: boolean): string[] {
+  const skipped = step < steps ? [`canary steps ${step + 1} to ${steps} skipped`] : [];
+  return [...skipped, ...(full ? ['its analysis skipped'] : []), ...pauseNote(app, unpause)];
 }
 
 /**
@@ -99,8 +105,7 @@ export function planPromote(app: App, full = false): ControlPlan {
   if (skip) return { kind: 'skip', message: skip };
   const unpause = pausedByStep(app);
   const spec = unpause ? { updateStrategy: { rollingUpdate: { paused: false } } } : undefined;
-  const skipped = step < steps.length ? [`canary steps ${step + 1} to ${steps.length} skipped`] : [];
-  const notes = [...skipped, ...(full ? ['its analysis skipped'] : []), ...pauseNote(app, unpause)];
+  const notes = promoteNotes(app, step, steps.length, full, unpause);
   const annotations: Record<string, string> = { [RolloutAnnotation.promote]: r.update, ...(full ? { [RolloutAnnotation.promoteFull]: r.update } : {}) };
   return {
     kind: 'patch',

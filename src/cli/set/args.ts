@@ -11,8 +11,7 @@ moved meanwhile fails the write rather than receive another's image.
 `;
 
 export type SetArgs =
-  | { op: 'help' }
-  | { op: 'image'; name: string; namespace: string | undefined; context: string | undefined; assignments: ImageAssignment[] };
+  { op: 'help' } | { op: 'image'; name: string; namespace: string | undefined; context: string | undefined; assignments: ImageAssignment[] };
 
 const fail = (message: string): never => {
   throw new UsageError(message, SET_USAGE);
@@ -31,10 +30,8 @@ function assignment(text: string): ImageAssignment {
   return { container, image };
 }
 
-export function parseSetArgs(args: readonly string[]): SetArgs {
-  const [op, ...rest] = args;
-  if (op === undefined || op === 'help' || op === '--help' || op === '-h') return op === undefined ? fail('ebb set needs a subcommand') : { op: 'help' };
-  if (op !== 'image') return fail(`unknown subcommand ${JSON.stringify(op)} (only image)`);
+/** `-n NS`, `--namespace=NS`, `--context C`; everything else positional. */
+function splitArgs(rest: readonly string[]): { positional: string[]; values: Map<string, string> } {
   const positional: string[] = [];
   const values = new Map<string, string>();
   for (let i = 0; i < rest.length; i++) {
@@ -44,20 +41,33 @@ export function parseSetArgs(args: readonly string[]): SetArgs {
       continue;
     }
     const eq = a.indexOf('=');
-    const flag = SHORT[eq < 0 ? a : a.slice(0, eq)] ?? (eq < 0 ? a : a.slice(0, eq));
+    const given = eq < 0 ? a : a.slice(0, eq);
+    const flag = SHORT[given] ?? given;
     if (flag !== '--namespace' && flag !== '--context') fail(`unknown argument ${JSON.stringify(a)}`);
     const value = eq < 0 ? rest[++i] : a.slice(eq + 1);
     if (value === undefined || value === '') fail(`${flag} needs a value`);
     values.set(flag, value ?? '');
   }
-  const [target, ...pairs] = positional;
-  if (target === undefined || target.includes('=')) return fail('ebb set image takes an App (app/NAME) first');
-  if (pairs.length === 0) return fail('ebb set image needs at least one CONTAINER=IMAGE');
-  const assignments = pairs.map(assignment);
-  const names = assignments.map((a) => a.container);
+  return { positional, values };
+}
+
+function assignments(pairs: readonly string[]): ImageAssignment[] {
+  if (pairs.length === 0) fail('ebb set image needs at least one CONTAINER=IMAGE');
+  const list = pairs.map(assignment);
+  const names = list.map((a) => a.container);
   const twice = names.find((n, i) => names.indexOf(n) !== i);
   if (twice !== undefined) fail(`container ${JSON.stringify(twice)} is named twice`);
+  return list;
+}
+
+export function parseSetArgs(args: readonly string[]): SetArgs {
+  const [op, ...rest] = args;
+  if (op === 'help' || op === '--help' || op === '-h') return { op: 'help' };
+  if (op !== 'image') return fail(op === undefined ? 'ebb set needs a subcommand' : `unknown subcommand ${JSON.stringify(op)} (only image)`);
+  const { positional, values } = splitArgs(rest);
+  const [target, ...pairs] = positional;
+  if (target === undefined || target.includes('=')) return fail('ebb set image takes an App (app/NAME) first');
   const namespace = values.get('--namespace');
   if (namespace !== undefined && !/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(namespace)) fail(`${JSON.stringify(namespace)} is not a namespace name`);
-  return { op: 'image', name: parseTarget(target), namespace, context: values.get('--context'), assignments };
+  return { op: 'image', name: parseTarget(target), namespace, context: values.get('--context'), assignments: assignments(pairs) };
 }

@@ -20,7 +20,12 @@ const same = (a: ImagePlan, b: ImagePlan): boolean => JSON.stringify(a) === JSON
  * container moved or was renamed meanwhile, which the patch's tests caught), it is tried again; otherwise the
  * refusal is the apiserver's answer to this very change (a validation rule, RBAC) and is returned as it is.
  */
-export async function setImage(rest: KubeRest, namespace: string, name: string, assignments: readonly ImageAssignment[]): Promise<{ text: string; code: number }> {
+export async function setImage(
+  rest: KubeRest,
+  namespace: string,
+  name: string,
+  assignments: readonly ImageAssignment[],
+): Promise<{ text: string; code: number }> {
   const ref = appRef(namespace, name);
   let plan = planSetImage(await rest.get<Stored<App>>(ref), assignments);
   for (let attempt = 1; ; attempt++) {

@@ -40,7 +40,12 @@ describe('planSetImage', () => {
     const all = planSetImage(app, [{ container: '*', image: 'a:1' }]);
     expect(all).toMatchObject({ kind: 'patch', changed: ['migrate', 'sidecar'] });
     // A named container wins over *.
-    expect(planSetImage(app, [{ container: '*', image: 'x:9' }, { container: 'main', image: 'a:1' }])).toMatchObject({ changed: ['migrate', 'sidecar'] });
+    expect(
+      planSetImage(app, [
+        { container: '*', image: 'x:9' },
+        { container: 'main', image: 'a:1' },
+      ]),
+    ).toMatchObject({ changed: ['migrate', 'sidecar'] });
   });
 
   it('refuses an unknown container, naming the ones there are, and writes nothing for images already set', () => {

@@ -94,7 +94,12 @@ describe('rollout notifications', () => {
       [ns.a, '/team-a'],
       [ns.b, '/team-b'],
     ] as const)
-      await rest.create(core('secrets', n), { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'ebb-notify', namespace: n }, stringData: { url: `${base}${path}` } });
+      await rest.create(core('secrets', n), {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'ebb-notify', namespace: n },
+        stringData: { url: `${base}${path}` },
+      });
     const names = { a: uniqueName('na'), b: uniqueName('nb') };
     for (const k of ['a', 'b'] as const) {
       await createApp(ns[k], names[k], { replicas: 1, template: template(names[k], 'v1') });

@@ -37,7 +37,11 @@ describe('notification ids', () => {
   });
 
   it("send a background check's pause", () => {
-    const n = notificationOf(withConditions([]), { type: 'Warning', reason: EventReason.analysisInconclusive, action: 'Pause', message: 'background analysis health inconclusive' }, at);
+    const n = notificationOf(
+      withConditions([]),
+      { type: 'Warning', reason: EventReason.analysisInconclusive, action: 'Pause', message: 'background analysis health inconclusive' },
+      at,
+    );
     expect(n?.body.text).toContain('rollout paused');
   });
 });
@@ -47,7 +51,10 @@ describe('destinations', () => {
   const answer = (status: number) => Promise.resolve({ status, headers: {}, body: '' }) as never;
 
   it('one job per destination in use, each with an id of its own', () => {
-    const targets: NotifyTargets = { cluster: { url: 'http://hook', post: () => answer(200) }, namespace: { url: () => Promise.resolve(undefined), post: () => answer(200) } };
+    const targets: NotifyTargets = {
+      cluster: { url: 'http://hook', post: () => answer(200) },
+      namespace: { url: () => Promise.resolve(undefined), post: () => answer(200) },
+    };
     expect(destinationsOf(targets)).toEqual(['cluster', 'namespace']);
     expect(destinationsOf({ namespace: targets.namespace })).toEqual(['namespace']);
     expect(jobsOf(n, ['cluster', 'namespace'])).toEqual([
