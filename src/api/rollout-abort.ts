@@ -20,6 +20,11 @@ export const RolloutAnnotation = {
   retry: `rollout.${GROUP}/retry`,
   /** Promote the rollout to this update revision: its remaining canary steps are skipped. */
   promote: `rollout.${GROUP}/promote`,
+  /**
+   * Promote fully (`ebb rollout promote --full`): as `promote`, and the revision's analysis is skipped too, the
+   * background checks included. Written with `promote` naming the same revision.
+   */
+  promoteFull: `rollout.${GROUP}/promote-full`,
 } as const;
 
 /** Why a rollout was aborted: a typed value any trigger (a person, the deadline, an analysis) sets. */

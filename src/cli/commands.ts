@@ -20,6 +20,8 @@ const runAll: Command = async (args) => (await import('./run.ts')).runCommand(ar
 const queue: Command = async (args) => (await import('./queue/command.ts')).queueCommand(args);
 // `ebb rollout` loads the kube client and nothing of the queues.
 const rollout: Command = async (args) => (await import('./rollout/command.ts')).rolloutCommand(args);
+// `ebb set` loads the kube client only.
+const set: Command = async (args) => (await import('./set/command.ts')).setCommand(args);
 
 /** The commands of `ebb`. */
 export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
@@ -35,6 +37,7 @@ export const COMMANDS: Readonly<Record<string, CommandSpec>> = {
     run: rollout,
     help: "rollout status|explain|pause|resume|undo|history|restart|abort|retry|promote app/NAME  follow, explain and steer an App's rollout (`ebb rollout help`)",
   },
+  set: { run: set, help: "set image app/NAME CONTAINER=IMAGE ...         change only the named containers' images (`ebb set help`)" },
   version: { run: versionCommand, help: 'version                                      print the ebb version' },
 };
 

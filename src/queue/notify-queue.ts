@@ -1,10 +1,10 @@
-/** The `notify` queue: rollout notifications waiting for delivery to the webhook (the worker sends them; Bull Board shows them). */
+/** The `notify` queue: rollout notifications waiting for delivery to their webhooks (the worker sends them; Bull Board shows them). */
 import { Queue } from 'bullmq';
 import type { RedisClient } from './connection.ts';
 import type { QueueConfig } from './settings.ts';
 
-/** What a notification job carries: the JSON body POSTed to the webhook. */
-export type NotificationBody = Record<string, unknown>;
+/** What a notification job carries: its destination and the JSON body POSTed there (see workers/notify/destinations.ts). */
+export type NotificationBody = object;
 
 export const NOTIFY_QUEUE = 'notify';
 

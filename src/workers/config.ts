@@ -38,6 +38,8 @@ export interface WorkerConfig {
   readonly measureNamespaceConcurrency: NamespaceCap;
   /** Where rollout notifications are POSTed; undefined: none are sent. */
   readonly notifyWebhookUrl: string | undefined;
+  /** Each namespace's notifications also go to the webhook its Secret `ebb-notify` names. */
+  readonly notifyNamespaceWebhooks: boolean;
   /** /healthz fails once Redis has been out of reach this long; 0: never. */
   readonly redisUnhealthyAfterMs: number;
   /** Pre-warm pulls in progress at once across the cluster (every App, every worker). */
@@ -154,6 +156,12 @@ export const WORKER_SETTINGS = table(
       format: 'be an http:// or https:// URL',
       doc: 'POST a JSON notification (Slack-compatible `text`, details in `ebb`) when a rollout is aborted, paused, past its deadline or complete; retried with backoff, never holding a rollout',
     },
+    notifyNamespaceWebhooks: {
+      name: 'EBB_NOTIFY_NAMESPACE_WEBHOOKS',
+      type: 'switch',
+      default: true,
+      doc: "also send each namespace's notifications to the webhook its owner names: key `url` of the Secret `ebb-notify` in that namespace, read at each delivery (the worker may get Secrets of that name only), reached through the namespace's `EBB_CHECK_ALLOWED_HOSTS` and `EBB_CHECK_NETWORKS`; `false`: only `EBB_NOTIFY_WEBHOOK_URL`",
+    },
     kubeProtobuf: {
       name: 'EBB_KUBE_PROTOBUF',
       type: 'enum',
@@ -220,6 +228,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     measureConcurrency: v.measureConcurrency,
     measureNamespaceConcurrency: parseNamespaceCap(v.measureNamespaceConcurrency),
     notifyWebhookUrl: v.notifyWebhookUrl,
+    notifyNamespaceWebhooks: v.notifyNamespaceWebhooks,
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
     prewarmPullBudget: v.prewarmPullBudget,
     prewarmNamespaceLimits: frozen({ pulls: v.prewarmNamespacePulls, entries: v.prewarmNamespaceEntries }),

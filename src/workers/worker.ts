@@ -29,7 +29,8 @@ import type { WorkerConfig } from './config.ts';
 import { withQuarantine } from './quarantine.ts';
 import { workerMetrics, type WorkerMetrics } from './metrics.ts';
 import { startNotifications } from './notify/deliver.ts';
-import { checkHttp, webhookHttp } from './egress/outbound.ts';
+import { notifyTargets } from './notify/targets.ts';
+import { checkHttp } from './egress/outbound.ts';
 import type { ReconcileContext, Reconciler, ReconcileResult } from './types.ts';
 import { MEASURED_TIMER, startMeasurePool } from './measure/pool.ts';
 import { redisPullBudget, type PullBudget } from './app/prewarm/budget.ts';
@@ -228,7 +229,7 @@ export async function startWorker(
           { rest, http: checks, log, wake: async (key) => void (await setTimer(forKey(timers, key), key, MEASURED_TIMER, Date.now())) },
         )
       : undefined;
-  const notifications = cfg.notifyWebhookUrl ? startNotifications(cfg.queue, cfg.notifyWebhookUrl, webhookHttp(cfg.egress.networks), log) : undefined;
+  const notifications = startNotifications(cfg.queue, notifyTargets(cfg, rest), log);
   const processJob = withRetryPolicy(
     processor({
       reconcilers: guarded,

@@ -15,7 +15,8 @@ export interface RolloutTarget {
 export type RolloutArgs =
   | { op: 'help' }
   | ({ op: 'status'; timeoutMs: number | undefined; watch: boolean } & RolloutTarget)
-  | ({ op: 'pause' | 'resume' | 'restart' | 'abort' | 'retry' | 'promote' } & RolloutTarget)
+  | ({ op: 'pause' | 'resume' | 'restart' | 'abort' | 'retry' } & RolloutTarget)
+  | ({ op: 'promote'; full: boolean } & RolloutTarget)
   | ({ op: 'undo'; toRevision: number } & RolloutTarget)
   | ({ op: 'history'; revision: number } & RolloutTarget)
   | ({ op: 'explain'; output: 'text' | 'json' } & RolloutTarget);
@@ -30,14 +31,14 @@ export const RolloutExit = {
   deadline: 3,
   /** `--timeout` passed before the rollout ended. */
   timeout: 4,
-  /** The rollout was aborted (condition Aborted True) and every pod is back at the stable revision. */
+  /** The rollout was aborted (condition Aborted True), whether or not every pod is back at the stable revision yet. */
   aborted: 5,
 } as const;
 
 const TIMEOUT_MAX_MS = 7 * 24 * 3_600_000;
 
 export const ROLLOUT_USAGE = `usage:
-  ebb rollout status app/NAME [--timeout DURATION] [--watch=false]  follow the rollout until it completes, fails or passes its deadline
+  ebb rollout status app/NAME [-t/--timeout DURATION] [-w/--watch=false]  follow the rollout until it completes, fails, is aborted or passes its deadline
   ebb rollout pause app/NAME                   no pod is updated until resumed (scaling goes on)
   ebb rollout resume app/NAME                  continue a paused rollout (also ends an indefinite canary pause step)
   ebb rollout undo app/NAME [--to-revision N]  go back to the previous revision, or to revision N
@@ -45,7 +46,7 @@ export const ROLLOUT_USAGE = `usage:
   ebb rollout restart app/NAME                 replace every pod, by stamping the pod template
   ebb rollout abort app/NAME                   abort the rollout in progress: pods go back to the stable revision
   ebb rollout retry app/NAME                   end an abort: the rollout starts again from its first step
-  ebb rollout promote app/NAME                 skip the remaining canary steps (and lift a step's pause)
+  ebb rollout promote app/NAME [--full]        skip the remaining canary steps (and lift a step's pause); --full: and the analysis, background checks too
   ebb rollout explain app/NAME [-o json]       what the rollout waits for, pod by pod, and what ebb does next and when
 Every subcommand takes -n/--namespace NS (default: the kubeconfig context's namespace, in a pod the pod's,
 else "default") and --context NAME (a kubeconfig context other than the current one).
@@ -82,7 +83,7 @@ interface Flags {
   values: Map<string, string>;
 }
 
-const SHORT: Readonly<Record<string, string>> = { '-n': '--namespace', '-o': '--output' };
+const SHORT: Readonly<Record<string, string>> = { '-n': '--namespace', '-o': '--output', '-t': '--timeout' };
 const longFlag = (flag: string): string => SHORT[flag] ?? flag;
 
 /** `--flag value`, `--flag=value`, `-n value`; `valued` are the flags that take a value, `bare` those that may stand alone. */
@@ -141,7 +142,14 @@ function statusArgs(rest: readonly string[]): RolloutArgs {
   return { op: 'status', ...target('status', f), timeoutMs, watch: watchText === 'true' };
 }
 
-const SIMPLE_OPS = ['pause', 'resume', 'restart', 'abort', 'retry', 'promote'] as const;
+function promoteArgs(rest: readonly string[]): RolloutArgs {
+  const f = splitFlags(rest, COMMON, ['--full']);
+  const full = f.values.get('--full') ?? 'false';
+  if (full !== 'true' && full !== 'false') fail(`--full is true or false, got ${JSON.stringify(full)}`);
+  return { op: 'promote', ...target('promote', f), full: full === 'true' };
+}
+
+const SIMPLE_OPS = ['pause', 'resume', 'restart', 'abort', 'retry'] as const;
 type SimpleOp = (typeof SIMPLE_OPS)[number];
 /** Subcommands taking only the App and -n. */
 const isSimpleOp = (op: string | undefined): op is SimpleOp => (SIMPLE_OPS as readonly (string | undefined)[]).includes(op);
@@ -157,6 +165,8 @@ export function parseRolloutArgs(args: readonly string[]): RolloutArgs {
       return { op: 'help' };
     case 'status':
       return statusArgs(rest);
+    case 'promote':
+      return promoteArgs(rest);
     case 'undo': {
       const f = splitFlags(rest, [...COMMON, '--to-revision'], []);
       const text = f.values.get('--to-revision');

@@ -167,7 +167,7 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
       out = await control(rest, app, args.op, planRetry(app));
       break;
     case 'promote':
-      out = await control(rest, app, args.op, planPromote(app));
+      out = await control(rest, app, args.op, planPromote(app, args.full));
       break;
   }
   (out.code === RolloutExit.done ? process.stdout : process.stderr).write(printable(out.text, { keepNewlines: true }));

@@ -110,6 +110,35 @@ describe('planPromote', () => {
   });
 });
 
+describe('planPromote --full', () => {
+  const FULL = RolloutAnnotation.promoteFull;
+
+  it('names the revision in both annotations, skips the steps and the analysis, and lifts the pause a step set', () => {
+    const plan = planPromote(app({ paused: true, status: { conditions: pausedByStep as AppStatus['conditions'] } }), true);
+    expect(plan).toEqual({
+      kind: 'patch',
+      patch: {
+        metadata: { resourceVersion: '41', annotations: { [PROMOTE]: 'web-b', [FULL]: 'web-b' } },
+        spec: { updateStrategy: { rollingUpdate: { paused: false } } },
+      },
+      message: 'rollout of revision web-b fully promoted: canary steps 2 to 3 skipped; its analysis skipped; the pause of the step lifted',
+    });
+  });
+
+  it('applies with no steps or none left (background checks still measure), once; a retry clears it', () => {
+    expect(planPromote(app({ canary: false }), true)).toMatchObject({
+      kind: 'patch',
+      message: 'rollout of revision web-b fully promoted: its analysis skipped',
+    });
+    expect(planPromote(app({ status: { canary: { step: 3 } } }), true).kind).toBe('patch');
+    // A plain promote written before does not make --full a no-op.
+    expect(planPromote(app({ annotations: { [PROMOTE]: 'web-b' } }), true).kind).toBe('patch');
+    expect(planPromote(app({ annotations: { [PROMOTE]: 'web-b', [FULL]: 'web-b' } }), true).kind).toBe('skip');
+    expect(planPromote(app({ status: { abort: aborted } }), true).kind).toBe('refuse');
+    expect(planRetry(app({ status: { abort: aborted } }))).toMatchObject({ patch: { metadata: { annotations: { [FULL]: null } } } });
+  });
+});
+
 describe('status and history show aborts', () => {
   const conditions = (progressing: string, status: string) =>
     [
@@ -117,11 +146,12 @@ describe('status and history show aborts', () => {
       { type: 'Aborted', status: 'True', reason: 'ProgressDeadlineExceeded', message: 'rollout of revision web-b aborted: stuck for 30s' },
     ] as AppStatus['conditions'];
 
-  it('rolling back is progress; back at the stable revision is final (aborted)', () => {
+  it('an abort is final at once (as Argo Rollouts ends at Degraded), saying whether every pod is back yet', () => {
     const none = { total: 4, inPlace: [], notReady: [], terminating: [] };
     const going = viewRollout(app({ status: { abort: aborted, conditions: conditions('RollingBack', 'True') } }), none);
-    expect(going.state).toBe('progressing');
+    expect(going.state).toBe('aborted');
     expect(going.line).toContain('aborted (ProgressDeadlineExceeded): rolling back to revision web-a');
+    expect(going.final).toBe('app "web" rollout aborted: rollout of revision web-b aborted: stuck for 30s; pods are going back to revision web-a');
     const back = viewRollout(app({ status: { abort: aborted, conditions: conditions('RolloutAborted', 'False') } }), none);
     expect(back.state).toBe('aborted');
     expect(back.final).toBe('app "web" rollout aborted: rollout of revision web-b aborted: stuck for 30s; every pod is back at revision web-a');

@@ -53,7 +53,11 @@ export function planRetry(app: App): ControlPlan {
   const abort = app.status?.abort;
   const requested = app.metadata.annotations?.[RolloutAnnotation.abort];
   if (!abort && requested === undefined) return { kind: 'refuse', message: `app "${name}" has no aborted rollout to retry` };
-  const annotations: Record<string, string | null> = { [RolloutAnnotation.abort]: null, [RolloutAnnotation.promote]: null };
+  const annotations: Record<string, string | null> = {
+    [RolloutAnnotation.abort]: null,
+    [RolloutAnnotation.promote]: null,
+    [RolloutAnnotation.promoteFull]: null,
+  };
   if (abort) annotations[RolloutAnnotation.retry] = abort.abortedAt;
   const revision = abort?.revision ?? requested ?? '';
   return { kind: 'patch', patch: annotationsPatch(app, annotations), message: `rollout of revision ${revision} retried: it starts again from its first step` };
@@ -65,8 +69,10 @@ function pausedByStep(app: App): boolean {
   return app.spec.updateStrategy?.rollingUpdate?.paused === true && paused?.status === 'True' && paused.reason === Reason.canaryPause;
 }
 
-/** Why a promote has nothing to do: no canary steps, or none left. */
-function promoteSkip(app: App, r: Rollout, steps: number, step: number): string | undefined {
+/** Why a promote has nothing to do: no canary steps, or none left (a full promote: already asked for). */
+function promoteSkip(app: App, r: Rollout, steps: number, step: number, full: boolean): string | undefined {
+  if (full)
+    return app.metadata.annotations?.[RolloutAnnotation.promoteFull] === r.update ? `rollout of revision ${r.update} already fully promoted` : undefined;
   if (steps === 0) return `app "${r.name}" has no canary steps to skip: the rollout of revision ${r.update} goes on`;
   if (app.metadata.annotations?.[RolloutAnnotation.promote] === r.update || step >= steps)
     return `rollout of revision ${r.update} already past its canary steps`;
@@ -78,21 +84,32 @@ function pauseNote(app: App, unpause: boolean): string[] {
   return app.spec.updateStrategy?.rollingUpdate?.paused === true ? ['the rollout stays paused (spec): run ebb rollout resume'] : [];
 }
 
-export function planPromote(app: App): ControlPlan {
+function promoteNotes(app: App, step: number, steps: number, full: boolean, unpause: boolean): string[] {
+  const skipped = step < steps ? [`canary steps ${step + 1} to ${steps} skipped`] : [];
+  return [...skipped, ...(full ? ['its analysis skipped'] : []), ...pauseNote(app, unpause)];
+}
+
+/**
+ * `promote`: skip the remaining canary steps (and lift the pause of the step it stands on). `full` (`--full`,
+ * as Argo Rollouts' `promote --full`): that, and the revision's analysis too, background checks included; it
+ * also applies with no steps left.
+ */
+export function planPromote(app: App, full = false): ControlPlan {
   const r = rolloutOf(app);
   if ('refuse' in r) return { kind: 'refuse', message: r.refuse };
   if (abortedRevision(app, r.update))
     return { kind: 'refuse', message: `the rollout of revision ${r.update} is aborted: run ebb rollout retry first (then promote to skip its steps)` };
   const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps ?? [];
-  const step = app.status?.canary?.step ?? 0;
-  const skip = promoteSkip(app, r, steps.length, step);
+  const step = Math.min(app.status?.canary?.step ?? 0, steps.length);
+  const skip = promoteSkip(app, r, steps.length, step, full);
   if (skip) return { kind: 'skip', message: skip };
   const unpause = pausedByStep(app);
   const spec = unpause ? { updateStrategy: { rollingUpdate: { paused: false } } } : undefined;
-  const notes = [`canary steps ${step + 1} to ${steps.length} skipped`, ...pauseNote(app, unpause)];
+  const notes = promoteNotes(app, step, steps.length, full, unpause);
+  const annotations: Record<string, string> = { [RolloutAnnotation.promote]: r.update, ...(full ? { [RolloutAnnotation.promoteFull]: r.update } : {}) };
   return {
     kind: 'patch',
-    patch: annotationsPatch(app, { [RolloutAnnotation.promote]: r.update }, spec),
-    message: `rollout of revision ${r.update} promoted: ${notes.join('; ')}`,
+    patch: annotationsPatch(app, annotations, spec),
+    message: `rollout of revision ${r.update} ${full ? 'fully promoted' : 'promoted'}: ${notes.join('; ')}`,
   };
 }

@@ -184,11 +184,17 @@ function completion(app: App): string {
     : `app "${name}" rolled out: ${want} pod${want === 1 ? '' : 's'} at revision ${revision}`;
 }
 
-/** An aborted rollout with every pod back at the stable revision: the closing sentence. */
+/**
+ * An aborted rollout: the closing sentence. Final at once, as Argo Rollouts' status ends at Degraded: an abort
+ * ends the rollout whether or not every pod is back yet (a pause may hold them), so a pipeline learns of it now.
+ */
 function abortedOutcome(app: App, progressing: Cond | undefined): string | undefined {
   const aborted = condition(app, OptionalCondition.aborted);
-  if (!isTrue(aborted) || progressing?.status !== 'False' || progressing.reason !== OptionalCondition.rolloutAborted) return undefined;
-  return `app "${app.metadata.name ?? ''}" rollout aborted: ${aborted.message ?? aborted.reason ?? ''}; every pod is back at revision ${app.status?.currentRevision ?? ''}`;
+  if (!isTrue(aborted)) return undefined;
+  const current = app.status?.currentRevision ?? '';
+  const back = progressing?.status === 'False' && progressing.reason === OptionalCondition.rolloutAborted;
+  const where = back ? `every pod is back at revision ${current}` : `pods are going back to revision ${current}`;
+  return `app "${app.metadata.name ?? ''}" rollout aborted: ${aborted.message ?? aborted.reason ?? ''}; ${where}`;
 }
 
 /** The final state and its sentence, or undefined while the rollout goes on. */
@@ -214,8 +220,8 @@ function isComplete(app: App, progressing: Cond | undefined): boolean {
 /**
  * Pure: the rollout as `ebb rollout status` reports it. Done when the controller has seen the latest spec and
  * says the rollout is complete (Progressing False, RolloutComplete) with every desired pod available; failed
- * on what only an edit of the App mends; `deadline` when the App's progress deadline passed; `aborted` once an
- * aborted rollout has every pod back at the stable revision (while they go back, it is still progressing).
+ * on what only an edit of the App mends; `deadline` when the App's progress deadline passed; `aborted` as soon
+ * as the rollout is aborted (the sentence says whether every pod is back at the stable revision yet).
  */
 export function viewRollout(app: App, pods: PodsSummary): RolloutView {
   const observed = (app.status?.observedGeneration ?? 0) >= (app.metadata.generation ?? 0);

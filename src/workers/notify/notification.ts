@@ -9,7 +9,7 @@
  * character, and link previews are off. `ebb.message` keeps the message, control characters removed.
  */
 import type { App } from '../../api/app.ts';
-import { EventReason } from '../../api/keys.ts';
+import { ConditionType, EventReason } from '../../api/keys.ts';
 import type { Stored } from '../../kube/types.ts';
 import type { EventSpec } from '../app/actions.ts';
 
@@ -17,12 +17,42 @@ import type { EventSpec } from '../app/actions.ts';
 export const NOTIFIED: Readonly<Partial<Record<EventReason, string>>> = {
   [EventReason.rolloutAborted]: 'rollout aborted',
   [EventReason.canaryPaused]: 'rollout paused',
+  [EventReason.analysisInconclusive]: 'rollout paused',
   [EventReason.progressDeadlineExceeded]: 'rollout past its progress deadline',
   [EventReason.rolloutComplete]: 'rollout complete',
 };
 
+/**
+ * The condition each sent transition turns True (or False, for a completion). Its last transition time before
+ * the transition marks the occurrence: the planner records the Event in the plan that turns the condition, so a
+ * plan tried again (its status write failed) still sees the same time, while the next occurrence of the same
+ * transition (a second pause step after a resume, a second abort after a retry, a rollout back to a revision
+ * that completed before) comes after the condition turned back, at a later time.
+ */
+const FLIPS: Readonly<Partial<Record<EventReason, ConditionType>>> = {
+  [EventReason.rolloutAborted]: ConditionType.aborted,
+  [EventReason.canaryPaused]: ConditionType.paused,
+  [EventReason.analysisInconclusive]: ConditionType.paused,
+  [EventReason.progressDeadlineExceeded]: ConditionType.progressing,
+  [EventReason.rolloutComplete]: ConditionType.progressing,
+};
+
+/**
+ * Pure: what tells one occurrence of `reason` for the App's update revision from another: the last transition
+ * time of the condition the transition turns, as the App stands before it (`0` while it never turned).
+ */
+export function occurrenceOf(app: App, reason: EventReason): string {
+  const type = FLIPS[reason];
+  const at = type === undefined ? undefined : app.status?.conditions?.find((c) => c.type === type)?.lastTransitionTime;
+  const ms = at === undefined ? NaN : Date.parse(at);
+  return Number.isFinite(ms) ? String(ms) : '0';
+}
+
 export interface Notification {
-  /** Also the job id: one notification per App, transition and revision, however often it is recorded. */
+  /**
+   * Names the occurrence: one notification per App, transition, revision and occurrence (`occurrenceOf`),
+   * however often the same occurrence is recorded. Each destination's job id starts with it.
+   */
   id: string;
   body: {
     text: string;
@@ -56,7 +86,9 @@ export function notificationOf(app: Stored<App>, event: EventSpec, now: Date): N
   const updateRevision = app.status?.updateRevision ?? '';
   const icon = event.type === 'Warning' ? ':warning:' : event.reason === EventReason.rolloutComplete ? ':white_check_mark:' : ':pause_button:';
   return {
-    id: ['notify', uid ?? `${namespace}/${name}`, event.reason, updateRevision || 'none'].join('.').replace(/[^A-Za-z0-9._-]/g, '_'),
+    id: ['notify', uid ?? `${namespace}/${name}`, event.reason, updateRevision || 'none', occurrenceOf(app, event.reason)]
+      .join('.')
+      .replace(/[^A-Za-z0-9._-]/g, '_'),
     body: {
       text: `${icon} App ${namespace}/${name}: ${what}. ${slackInert(event.message.slice(0, 2_000))}`,
       unfurl_links: false,

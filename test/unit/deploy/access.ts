@@ -95,7 +95,7 @@ export const ACCESS: readonly AccessRow[] = [
     ALL,
     core('secrets'),
     false,
-    'no Secrets (the pull-secret component grants reading and copying them; a namespace grants get on the Secrets its web analysis checks name)',
+    "no Secrets but `get` of those named ebb-notify (a namespace's notification webhook); the pull-secret component grants reading and copying them; a namespace grants get on the Secrets its web analysis checks name",
   ),
   rbac('worker', ALL, core('configmaps'), false, 'a kind it does not own'),
   rbac('worker', WRITE, { group: 'apps', resource: 'deployments' }, false, 'a kind it does not own'),

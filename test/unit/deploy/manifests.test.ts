@@ -32,6 +32,7 @@ const SETTINGS_OF: Record<string, readonly Entries[]> = {
   run: [WATCHER_SETTINGS.entries, WORKER_SETTINGS.entries, CLI_SETTINGS.entries],
   queue: [QUEUE_CLI_SETTINGS.entries],
   rollout: [ROLLOUT_CLI_SETTINGS.entries],
+  set: [ROLLOUT_CLI_SETTINGS.entries],
   version: [],
 };
 

@@ -38,7 +38,7 @@ describe('notificationOf', () => {
     const n = notificationOf(app, aborted, new Date('2026-01-01T00:00:00Z'));
     expect(n?.body.text).toBe(':warning: App ns/web: rollout aborted. ebb rollout abort: pods go back to web-1');
     expect(n?.body.ebb).toMatchObject({ namespace: 'ns', app: 'web', reason: 'RolloutAborted', updateRevision: 'web-2', at: '2026-01-01T00:00:00.000Z' });
-    expect(n?.id).toMatch(/^notify\.[A-Za-z0-9._-]+\.RolloutAborted\.web-2$/);
+    expect(n?.id).toMatch(/^notify\.[A-Za-z0-9._-]+\.RolloutAborted\.web-2\.0$/);
     expect(notificationOf(app, { ...aborted, reason: EventReason.successfulCreate }, new Date())).toBeUndefined();
   });
 
@@ -61,7 +61,8 @@ describe('notification delivery on a real Redis', () => {
     const hook = await webhook(2);
     closers.push(() => new Promise((r) => hook.server.close(r)));
     const cfg = redis.config();
-    const notifications = startNotifications(cfg, hook.url, webhookHttp('local'), log);
+    const notifications = startNotifications(cfg, { cluster: { url: hook.url, post: webhookHttp('local') } }, log);
+    if (!notifications) throw new Error('no notifications with a webhook');
     closers.push(() => notifications.close());
     const n = notificationOf(app, aborted, new Date()) as Notification;
     await notifications.send(n);
