@@ -204,7 +204,12 @@ describe('ImagePullJob CRD', () => {
     expect(nodes.get('.spec.images')).toMatchObject({ minItems: 1, 'x-kubernetes-list-type': 'set' });
     expect(nodes.get('.spec.completionPolicy')).toMatchObject({ enum: ['Always', 'Never'], default: 'Always' });
     const rules = (nodes.get('.spec')?.['x-kubernetes-validations'] as { message: string }[]).map((r) => r.message);
-    expect(rules).toEqual(['images', 'nodeSelector', 'pullSecrets', 'completionPolicy'].map((f) => `${f} is immutable: create another ImagePullJob`));
+    expect(rules).toEqual(
+      ['images', 'nodeSelector', 'tolerations', 'pullSecrets', 'completionPolicy'].map((f) => `${f} is immutable: create another ImagePullJob`),
+    );
+    expect(nodes.get('.spec.tolerations')).toMatchObject({ maxItems: 64 });
+    expect(nodes.get('.spec.tolerations[].operator')).toMatchObject({ enum: ['Exists', 'Equal'] });
+    expect(nodes.get('.spec.tolerations[].effect')).toMatchObject({ enum: ['', 'NoSchedule', 'PreferNoSchedule', 'NoExecute'] });
   });
 });
 

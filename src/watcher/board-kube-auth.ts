@@ -8,19 +8,28 @@
  * sent to another service cannot be replayed here. The watcher's own identity needs `create` on tokenreviews
  * and subjectaccessreviews (the `system:auth-delegator` ClusterRole).
  *
+ * When the configured permission is cluster-wide (no namespace set), a user who lacks it cluster-wide is not
+ * refused but limited: a NamespaceViewer, who sees only the jobs of namespaces where a RoleBinding grants the
+ * permission and Apps may be listed, and changes nothing (board-namespaces.ts).
+ *
  * Answers are kept for a few seconds per token (by its hash, never the token itself), so the page's many
  * requests cost one review; a revoked token or a removed RoleBinding takes effect within that time. Reviews
  * themselves are rate-limited per client address and overall (board-review-limit.ts).
  */
 import { createHash } from 'node:crypto';
 import type { KubeRest } from '../kube/rest.ts';
+import { NamespaceReviews, type NamespaceViewer } from './board-namespaces.ts';
 import { ReviewLimiter } from './board-review-limit.ts';
+import { reviewRef, subjectAllowed, type ReviewedUser } from './board-sar.ts';
 
 /** The audience a token must be minted for to open the board. */
 export const BOARD_AUDIENCE = 'ebb-board';
 
 /** What a request may do on the board: nothing, look, or also retry, remove and promote jobs. */
 export type BoardGrant = 'none' | 'read' | 'write';
+
+/** Who a request is: a grant over every namespace, or a viewer limited to some. */
+export type BoardViewer = BoardGrant | NamespaceViewer;
 
 /** What a user must be allowed to `get` to open the board. */
 export interface BoardAccess {
@@ -37,19 +46,17 @@ export interface BoardAccess {
  * What a bearer token may do on the board, for a request from `client` (its address); throws when the
  * apiserver cannot say (not cached), and ReviewRateLimited when a review is over the limits.
  */
-export type TokenReviewer = (token: string, client: string, signal?: AbortSignal) => Promise<BoardGrant>;
+export type TokenReviewer = (token: string, client: string, signal?: AbortSignal) => Promise<BoardViewer>;
 
 interface TokenReviewStatus {
   authenticated?: boolean;
   audiences?: string[];
-  user?: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> };
+  user?: ReviewedUser;
 }
 
 /** How long an answer is kept, and how many tokens at most. */
 export const REVIEW_CACHE_MS = 10_000;
 const REVIEW_CACHE_SIZE = 1_000;
-
-const reviewRef = (group: string, resource: string): { group: string; version: string; resource: string } => ({ group, version: 'v1', resource });
 
 /** `resource[.group]` (e.g. `apps.apps.ebb.dev`, `services`) and the optional namespace and name, as settings give them. */
 export function boardAccessOf(resourceDotGroup: string, namespace: string | undefined, name: string | undefined): BoardAccess {
@@ -60,38 +67,22 @@ export function boardAccessOf(resourceDotGroup: string, namespace: string | unde
 }
 
 /** May `user` do `verb` on the configured resource? One SubjectAccessReview. */
-async function allowed(
-  rest: KubeRest,
-  access: BoardAccess,
-  user: NonNullable<TokenReviewStatus['user']>,
-  verb: string,
-  signal?: AbortSignal,
-): Promise<boolean> {
-  const sar = await rest.create<{ status?: { allowed?: boolean; denied?: boolean } }>(
-    reviewRef('authorization.k8s.io', 'subjectaccessreviews'),
-    {
-      apiVersion: 'authorization.k8s.io/v1',
-      kind: 'SubjectAccessReview',
-      spec: {
-        user: user.username,
-        uid: user.uid,
-        groups: user.groups,
-        extra: user.extra,
-        resourceAttributes: { verb, group: access.group, resource: access.resource, namespace: access.namespace, name: access.name },
-      },
-    },
-    {},
-    signal,
-  );
-  return sar.status?.allowed === true && sar.status.denied !== true;
-}
+const allowed = (rest: KubeRest, access: BoardAccess, user: ReviewedUser, verb: string, signal?: AbortSignal): Promise<boolean> =>
+  subjectAllowed(rest, user, { verb, group: access.group, resource: access.resource, namespace: access.namespace, name: access.name }, signal);
 
 /**
  * One review against the apiserver, without a cache. The TokenReview names the board's audience, and its
  * answer must name it back: an authenticator that does not check audiences (a static token file) answers
- * without them, and such a token is refused too.
+ * without them, and such a token is refused too. A user without the permission cluster-wide, when it is configured
+ * cluster-wide, gets a NamespaceViewer.
  */
-async function review(rest: KubeRest, access: BoardAccess, writable: boolean, token: string, signal?: AbortSignal): Promise<BoardGrant> {
+async function review(
+  rest: KubeRest,
+  access: BoardAccess,
+  opts: { writable: boolean; namespaces: NamespaceReviews; tokenKey: string },
+  token: string,
+  signal?: AbortSignal,
+): Promise<BoardViewer> {
   const tr = await rest.create<{ status?: TokenReviewStatus }>(
     reviewRef('authentication.k8s.io', 'tokenreviews'),
     { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences: [BOARD_AUDIENCE] } },
@@ -100,8 +91,8 @@ async function review(rest: KubeRest, access: BoardAccess, writable: boolean, to
   );
   const user = tr.status?.user;
   if (tr.status?.authenticated !== true || !user?.username || tr.status.audiences?.includes(BOARD_AUDIENCE) !== true) return 'none';
-  if (!(await allowed(rest, access, user, 'get', signal))) return 'none';
-  return writable && (await allowed(rest, access, user, 'update', signal)) ? 'write' : 'read';
+  if (!(await allowed(rest, access, user, 'get', signal))) return access.namespace === undefined ? opts.namespaces.viewer(user, opts.tokenKey) : 'none';
+  return opts.writable && (await allowed(rest, access, user, 'update', signal)) ? 'write' : 'read';
 }
 
 export interface ReviewerOptions {
@@ -115,13 +106,14 @@ export interface ReviewerOptions {
 export function kubeTokenReviewer(rest: KubeRest, access: BoardAccess, opts: ReviewerOptions): TokenReviewer {
   const now = opts.now ?? Date.now;
   const limiter = opts.limiter ?? new ReviewLimiter();
-  const cache = new Map<string, { grant: BoardGrant; until: number }>();
+  const namespaces = new NamespaceReviews(rest, access, limiter, now);
+  const cache = new Map<string, { grant: BoardViewer; until: number }>();
   return async (token, client, signal) => {
     const key = createHash('sha256').update(token).digest('hex');
     const hit = cache.get(key);
     if (hit && hit.until > now()) return hit.grant;
     limiter.take(client);
-    const grant = await review(rest, access, opts.writable, token, signal);
+    const grant = await review(rest, access, { writable: opts.writable, namespaces, tokenKey: key }, token, signal);
     cache.delete(key);
     if (cache.size >= REVIEW_CACHE_SIZE) cache.delete(cache.keys().next().value ?? '');
     cache.set(key, { grant, until: now() + REVIEW_CACHE_MS });

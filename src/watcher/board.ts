@@ -13,13 +13,15 @@ import type { Logger } from '../common/log.ts';
 import { guardRequest } from './board-guards.ts';
 import { shardOfQueue } from '../queue/queues.ts';
 export { MIN_SECRET_BYTES } from './board-guards.ts';
-import type { BoardAccess, BoardGrant, TokenReviewer } from './board-kube-auth.ts';
+import type { BoardAccess, BoardViewer, TokenReviewer } from './board-kube-auth.ts';
 import { ReviewRateLimited } from './board-review-limit.ts';
+import { scopedBoard, type ReadOnlyBoard } from './board-scoped.ts';
 
 /**
  * Who may open Bull Board: nobody needs credentials only when it listens on loopback; `kubernetes`: a bearer
  * token minted for the `ebb-board` audience, of a user the apiserver allows to `get` the configured resource
- * (and to `update` it, to change jobs) (board-kube-auth.ts).
+ * (and to `update` it, to change jobs), or who holds it only in some namespaces and sees only their jobs
+ * (board-kube-auth.ts, board-scoped.ts).
  */
 export type BoardAuth =
   { kind: 'none' } | { kind: 'token'; token: string } | { kind: 'basic'; user: string; password: string } | { kind: 'kubernetes'; access: BoardAccess };
@@ -56,7 +58,7 @@ function offered(header: string | undefined): { bearer: string } | { user: strin
  * password grants everything the board allows; Kubernetes tokens go to the reviewer (`client`: the request's
  * address, for its rate limit).
  */
-export async function authorized(header: string | undefined, auth: BoardAuth, reviewer?: TokenReviewer, client = ''): Promise<BoardGrant> {
+export async function authorized(header: string | undefined, auth: BoardAuth, reviewer?: TokenReviewer, client = ''): Promise<BoardViewer> {
   if (auth.kind === 'none') return 'write';
   const cred = offered(header);
   if (!cred) return 'none';
@@ -78,8 +80,8 @@ function answer(res: ServerResponse, status: number, text: string, headers: Reco
  * The grant of a request, or the answer that ends it: 401 without a credential that opens the board, 429 over
  * the review rate limit, 503 when the apiserver cannot review, 403 for a change without the right to make it.
  */
-async function admit(req: IncomingMessage, res: ServerResponse, opts: BoardOptions): Promise<BoardGrant> {
-  let grant: BoardGrant;
+async function admit(req: IncomingMessage, res: ServerResponse, opts: BoardOptions): Promise<BoardViewer> {
+  let grant: BoardViewer;
   try {
     grant = await authorized(req.headers.authorization, opts.auth, opts.reviewer, req.socket.remoteAddress ?? '');
   } catch (err) {
@@ -121,8 +123,8 @@ class QuietHonoAdapter extends HonoAdapter {
   }
 }
 
-/** One Bull Board (Hono app) over `queues`, read-only or not, as a node:http listener. */
-function oneBoard(queues: Queue<unknown, unknown, string>[], basePath: string, readOnly: boolean, log: Logger | undefined): Handler {
+/** One Bull Board (Hono app) over `queues`, read-only or not, as a node:http listener and a fetch function. */
+function oneBoard(queues: Queue<unknown, unknown, string>[], basePath: string, readOnly: boolean, log: Logger | undefined): ReadOnlyBoard {
   const adapter = new QuietHonoAdapter(log);
   adapter.setBasePath(basePath);
   createBullBoard({
@@ -139,7 +141,7 @@ function oneBoard(queues: Queue<unknown, unknown, string>[], basePath: string, r
     return c.text('internal error\n', 500);
   });
   app.route(basePath, adapter.registerPlugin());
-  return getRequestListener(app.fetch);
+  return { listener: getRequestListener(app.fetch), fetch: (request) => app.fetch(request) };
 }
 
 /**
@@ -147,17 +149,20 @@ function oneBoard(queues: Queue<unknown, unknown, string>[], basePath: string, r
  * a trailing slash (`/board` and `/board/`, which many ingresses send), and the page is the same either way.
  * Requests pass the origin and Host checks of board-guards.ts first, then authentication (admit). A board that
  * allows changes is built twice: a user who may only look gets the read-only one, without its buttons. Queue
- * shards past the first are listed as `shard-N.<queue>` (the board needs distinct names).
+ * shards past the first are listed as `shard-N.<queue>` (the board needs distinct names). A viewer limited to
+ * some namespaces goes through board-scoped.ts, over the read-only board.
  */
 export function boardHandler(queues: Queue<unknown, unknown, string>[], opts: BoardOptions): Handler {
   const readOnly = oneBoard(queues, opts.basePath, true, opts.log);
   const writable = opts.readOnly ? readOnly : oneBoard(queues, opts.basePath, false, opts.log);
+  const scoped = scopedBoard(readOnly, opts.basePath, opts.log);
   const loopbackOnly = opts.auth.kind === 'none';
   return async (req, res) => {
     const refusal = guardRequest(req.method, req.headers, { loopbackOnly });
     if (refusal) return answer(res, refusal.status, refusal.message);
     const grant = await admit(req, res, opts);
     if (grant === 'none') return;
-    return (grant === 'write' ? writable : readOnly)(req, res);
+    if (typeof grant === 'object') return scoped(req, res, grant);
+    return (grant === 'write' ? writable : readOnly).listener(req, res);
   };
 }

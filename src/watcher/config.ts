@@ -93,7 +93,7 @@ export const WATCHER_SETTINGS = table(
       pattern: /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/,
       format: 'be resource.group, like apps.apps.ebb.dev, or a core resource, like services',
       defaultDoc: 'unset: no Kubernetes authentication',
-      doc: 'Bull Board opens to a bearer token (or the HTTP Basic password, any user) minted for the audience `ebb-board` (`kubectl create token <account> --audience ebb-board`) of a user the apiserver allows to `get` this resource, read-only unless it may also `update` it (TokenReview, then SubjectAccessReviews, at most 1 a second per client address and 10 a second overall, answers cached 10s; the watcher needs the `system:auth-delegator` ClusterRole); instead of `EBB_BOARD_TOKEN` and `EBB_BOARD_USER`',
+      doc: 'Bull Board opens to a bearer token (or the HTTP Basic password, any user) minted for the audience `ebb-board` (`kubectl create token <account> --audience ebb-board`) of a user the apiserver allows to `get` this resource, read-only unless it may also `update` it; with no `EBB_BOARD_KUBE_AUTH_NAMESPACE`, a user who holds it only by RoleBindings sees only the jobs of those namespaces where it may also `list` Apps, and changes none (TokenReview, then SubjectAccessReviews, at most 1 a second per client address and 10 a second overall, answers cached 10s; the watcher needs the `system:auth-delegator` ClusterRole); instead of `EBB_BOARD_TOKEN` and `EBB_BOARD_USER`',
     },
     boardKubeAuthNamespace: {
       name: 'EBB_BOARD_KUBE_AUTH_NAMESPACE',

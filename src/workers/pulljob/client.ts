@@ -6,7 +6,8 @@ import type { ImagePullJob, ImagePullJobStatus } from '../../api/image-pull-job.
 import { FieldManager } from '../../api/keys.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import { core } from '../../kube/paths.ts';
-import { ACCEPT_METADATA_LIST, type KubeRest } from '../../kube/rest.ts';
+import type { KubeRest } from '../../kube/rest.ts';
+import type { Taint } from '../../kube/tolerations.ts';
 import type { ClusterStored, ObjectMeta, Stored } from '../../kube/types.ts';
 import { microTime, reportingInstance } from '../app/events.ts';
 import { listAll } from '../app/rest-client.ts';
@@ -14,7 +15,7 @@ import type { NodeInfo, PullJobAction, PullJobEvent } from './plan.ts';
 
 export interface PullJobClient {
   get(namespace: string, name: string): Promise<Stored<ImagePullJob> | undefined>;
-  /** Nodes carrying every `selector` label, not being deleted. */
+  /** Nodes carrying every `selector` label, not being deleted, with their taints. */
   nodes(selector: Readonly<Record<string, string>> | undefined): Promise<NodeInfo[]>;
   /** ImageLists carrying the label key `labelKey`. */
   lists(labelKey: string): Promise<ClusterStored<ImageList>[]>;
@@ -78,8 +79,11 @@ export function restPullJobClient(rest: KubeRest, signal: AbortSignal, pullSecre
       const labelSelector = Object.entries(selector ?? {})
         .map(([k, v]) => `${k}=${v}`)
         .join(',');
-      const page = await rest.list<{ metadata: ObjectMeta }>(core('nodes'), labelSelector ? { labelSelector } : {}, signal, ACCEPT_METADATA_LIST);
-      return page.items.filter((n) => !n.metadata.deletionTimestamp).map((n) => ({ name: n.metadata.name ?? '', labels: n.metadata.labels ?? {} }));
+      // Whole Nodes (their taints are in the spec), in pages.
+      const nodes = await listAll<{ metadata: ObjectMeta; spec?: { taints?: Taint[] } }>(rest, core('nodes'), labelSelector || undefined, signal);
+      return nodes
+        .filter((n) => !n.metadata.deletionTimestamp)
+        .map((n) => ({ name: n.metadata.name ?? '', labels: n.metadata.labels ?? {}, taints: n.spec?.taints ?? [] }));
     },
     lists: (labelKey) => listAll<ClusterStored<ImageList>>(rest, imageListRef(), labelKey, signal),
     apply: async (action, fieldManager) => {

@@ -101,6 +101,35 @@ describe('planPullJob', () => {
     expect(p.events.map((e) => e.reason)).toEqual(['NodePullFailed', 'Completed']);
   });
 
+  it('leaves out nodes whose NoSchedule or NoExecute taints the job does not tolerate, counts them, and clears their entries', () => {
+    const tainted = (name: string, effect: string, key = 'dedicated'): NodeInfo => ({ ...node(name), taints: [{ key, value: 'team-b', effect }] });
+    const nodes = [node('a'), tainted('b', 'NoSchedule'), tainted('c', 'NoExecute'), tainted('d', 'PreferNoSchedule'), tainted('e', 'NoSchedule', 'gpu')];
+    const j = job({ nodeSelector: { pool: 'gpu' } });
+    const p = planPullJob(input(j, nodes, [list('b', j, 'Pulling')]));
+    expect(requested(p)).toEqual(['a', 'd']);
+    expect(cleared(p), 'entries written on a node the job no longer tolerates are cleared').toEqual(['b']);
+    expect(p.status).toMatchObject({ desired: 2, untolerated: 3 });
+    expect(cond(p.status, 'Complete')?.message).toBe(
+      '0 of 2 nodes pulled the images, 2 pulling, 0 waiting; 3 nodes left out: a NoSchedule or NoExecute taint the job does not tolerate',
+    );
+
+    const tolerating = job({ nodeSelector: { pool: 'gpu' }, tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'team-b' }] });
+    const t = planPullJob(input(tolerating, nodes));
+    expect(requested(t)).toEqual(['a', 'b', 'c', 'd']);
+    expect(t.status).toMatchObject({ desired: 4, untolerated: 1 });
+    const everything = job({ tolerations: [{ operator: 'Exists' }] });
+    expect(planPullJob(input(everything, nodes)).status).toMatchObject({ desired: 5, untolerated: 0 });
+    const effectOnly = job({ tolerations: [{ key: 'dedicated', operator: 'Exists', effect: 'NoSchedule' }] });
+    expect(requested(planPullJob(input(effectOnly, nodes)))).toEqual(['a', 'b', 'd']);
+
+    const none = planPullJob(input(j, [tainted('b', 'NoSchedule')]));
+    expect(cond(none.status, 'Complete')).toMatchObject({
+      status: 'True',
+      reason: 'NoNodesSelected',
+      message: 'no node matches the nodeSelector; 1 node left out: a NoSchedule or NoExecute taint the job does not tolerate',
+    });
+  });
+
   it('completes at once when no node matches', () => {
     const p = planPullJob(input(job({ nodeSelector: { pool: 'none' } }), [node('a')]));
     expect(cond(p.status, 'Complete')).toMatchObject({ status: 'True', reason: 'NoNodesSelected' });

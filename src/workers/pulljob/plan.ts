@@ -3,7 +3,9 @@
  * the job's entries (found by its label) and the time. Output: the ImageLists to request and to clear, the
  * status, the Events, whether to delete the job (ttlSecondsAfterFinished) and when to come back.
  *
- * A node is selected when its labels carry every `nodeSelector` entry. A selected node is "requested" once its
+ * A node is selected when its labels carry every `nodeSelector` entry and the job's `tolerations` tolerate its
+ * NoSchedule and NoExecute taints (as kube-scheduler keeps a pod off it; a cordon is no bar: a drained node
+ * comes back); the others the selector picks are counted in `status.untolerated`. A selected node is "requested" once its
  * ImageList holds the job's entries (the label value names the image set), "active" until its daemon reports
  * each image Pulled or Failed, then succeeded or failed. At most `parallelism` nodes are active at once.
  * Entries on a node that is gone or no longer selected are cleared. completionPolicy Always: once every
@@ -17,8 +19,11 @@ import { CompletionPolicy, MAX_FAILED_NODES_LISTED, type FailedNode, type ImageP
 import { isPullJobFinished, PullJobCondition, PullJobEventReason, PullJobReason } from '../../api/pull-job-keys.ts';
 import type { ClusterStored, Stored } from '../../kube/types.ts';
 import type { PullLimit } from '../app/prewarm/budget.ts';
-import { imagesKey, nodeState, waitingFor, type NodeState } from '../app/prewarm/plan.ts';
+import { untoleratedTaint, type Taint } from '../../kube/tolerations.ts';
+import { applyGrant, refusedAny, refusedNote, retryAfterMs, type Limited } from '../app/prewarm/budget-grant.ts';
+import { imagesKey, nodeState, type NodeState } from '../app/prewarm/plan.ts';
 import { rfc3339, setCondition, type ConditionInput } from '../app/status/conditions.ts';
+import { completion, failedNodes, failureEvents, progressCondition, type Observed } from './report.ts';
 import type { Wait } from '../types.ts';
 
 export interface PullJobIdentity {
@@ -34,6 +39,8 @@ export interface PullJobIdentity {
 export interface NodeInfo {
   name: string;
   labels: Readonly<Record<string, string>>;
+  /** The node's taints; absent: none. */
+  taints?: readonly Taint[] | undefined;
 }
 
 export type PullJobAction =
@@ -91,15 +98,18 @@ export const TTL_WAIT = 'pulljob-ttl';
 export const PROGRESS_WAIT = 'pulljob-progress';
 /** Nodes the pull budget (or the namespace's share or entries) left out are asked for again this often. */
 export const BUDGET_WAIT = 'pulljob-budget';
-/** Nodes past the namespace's ImageList entries are asked for again this often (entries are given back slowly). */
-export const ENTRIES_POLL_MS = 60_000;
+export { ENTRIES_POLL_MS } from '../app/prewarm/budget-grant.ts';
 /** How often a job whose ImageList events do not reach it reads its nodes' progress while they pull. */
 export const PROGRESS_POLL_MS = 15_000;
-const MESSAGE_NODES = 3;
 
-/** Whether the job pulls onto `node`: its labels carry every selector entry (an empty selector selects every node). */
+/** Whether the job's selector picks `node`: its labels carry every selector entry (an empty selector picks every node). */
 export function selects(job: Stored<ImagePullJob>, node: NodeInfo): boolean {
   return matchesLabels(node.labels, job.spec.nodeSelector);
+}
+
+/** The first NoSchedule or NoExecute taint of `node` the job does not tolerate, or undefined. */
+export function untolerated(job: Stored<ImagePullJob>, node: NodeInfo): Taint | undefined {
+  return untoleratedTaint(job.spec.tolerations ?? [], { taints: node.taints ?? [] }, false);
 }
 
 /** The job's first pull secret, in its own namespace: an ImageList entry names one. */
@@ -141,9 +151,6 @@ function planFinished(input: PullJobInput, status: ImagePullJobStatus, events: P
   return { ...base, deleteJob: false, wait: { reason: TTL_WAIT, afterMs: left } };
 }
 
-const nodeList = (nodes: readonly string[]): string =>
-  nodes.length <= MESSAGE_NODES ? nodes.join(', ') : `${nodes.slice(0, MESSAGE_NODES).join(', ')} and ${nodes.length - MESSAGE_NODES} more`;
-
 function finish(input: PullJobInput, status: ImagePullJobStatus, c: ConditionInput, events: PullJobEvent[]): PullJobPlan {
   const conditions = setCondition(status.conditions, c, input.now, input.job.metadata.generation);
   const done = { ...status, active: 0, completionTime: rfc3339(input.now), conditions };
@@ -169,34 +176,13 @@ function countNodes(input: PullJobInput, selected: ReadonlySet<string>, key: str
   return { states, stale };
 }
 
-function failedNodes(states: ReadonlyMap<string, NodeState>): FailedNode[] {
-  const failed = [...states].flatMap(([node, s]) => (s.state === 'failed' ? [{ node, message: s.message }] : []));
-  return failed.sort((a, b) => (a.node < b.node ? -1 : a.node > b.node ? 1 : 0)).slice(0, MAX_FAILED_NODES_LISTED);
-}
-
-/** Events for nodes that failed since the last status (at most a few, the count in the message). */
-function failureEvents(before: ImagePullJobStatus | undefined, now: readonly FailedNode[]): PullJobEvent[] {
-  const known = new Set((before?.failedNodes ?? []).map((f) => f.node));
-  const fresh = now.filter((f) => !known.has(f.node));
-  return fresh.slice(0, MESSAGE_NODES).map((f) => ({ type: 'Warning', reason: PullJobEventReason.nodeFailed, message: `node ${f.node}: ${f.message}` }));
-}
-
-/** What was observed of a job that is not finished: its nodes, their states and the status counted from them. */
-interface Observed {
-  selected: string[];
-  states: Map<string, NodeState>;
-  stale: ClusterStored<ImageList>[];
-  fails: FailedNode[];
-  base: ImagePullJobStatus;
-  deadlineAt: number | undefined;
-}
-
 function observe(input: PullJobInput): Observed {
   const { job, now } = input;
   const before = job.status;
   const startTime = before?.startTime ?? rfc3339(now);
-  const selected = input.nodes
-    .filter((n) => selects(job, n))
+  const picked = input.nodes.filter((n) => selects(job, n));
+  const selected = picked
+    .filter((n) => untolerated(job, n) === undefined)
     .map((n) => n.name)
     .sort();
   const { states, stale } = countNodes(input, new Set(selected), requestKey(job));
@@ -207,6 +193,7 @@ function observe(input: PullJobInput): Observed {
     observedGeneration: job.metadata.generation,
     startTime,
     desired: selected.length,
+    untolerated: picked.length - selected.length,
     succeeded: counts('pulled'),
     failed: counts('failed'),
     failedNodes: fails,
@@ -215,50 +202,12 @@ function observe(input: PullJobInput): Observed {
   return { selected, states, stale, fails, base, deadlineAt };
 }
 
-/** Condition Complete True for a job whose every selected node is done (or that selects none). */
-function completion(o: Observed): ConditionInput & { failed: boolean } {
-  const failed = o.fails.length > 0;
-  const n = o.selected.length;
-  const reason = n === 0 ? PullJobReason.noNodes : failed ? PullJobReason.someFailed : PullJobReason.allPulled;
-  const failures = failed ? `; failed on ${nodeList(o.fails.map((f) => f.node))}` : '';
-  const message = n === 0 ? 'no node matches the nodeSelector' : `${o.base.succeeded} of ${n} nodes pulled the images${failures}`;
-  return { type: PullJobCondition.complete, status: 'True', reason, message, failed };
-}
-
-/** Condition Complete False while nodes are pulling or waiting (always, with completionPolicy Never). */
-function progressCondition(
-  o: Observed,
-  counts: { active: number; waiting: number; deferred: number },
-  never: boolean,
-  limited: Limited | undefined,
-): ConditionInput {
-  const { active, waiting, deferred } = counts;
-  const held = deferred > 0 ? ` (${deferred} deferred by their daemon: image filesystem too full)` : '';
-  const refused = limited && limited.refused > 0 ? ` (${limited.refused} ${limited.refused === 1 ? 'waits' : 'wait'} ${waitingFor(limited.limitedBy)})` : '';
-  const progress = `${o.base.succeeded} of ${o.selected.length} nodes pulled the images, ${active} pulling${held}, ${waiting} waiting${refused}`;
-  if (!never) return { type: PullJobCondition.complete, status: 'False', reason: PullJobReason.inProgress, message: progress };
-  return {
-    type: PullJobCondition.complete,
-    status: 'False',
-    reason: PullJobReason.neverCompletes,
-    message: `completionPolicy Never: ${progress}; nodes that join are warmed too`,
-  };
-}
-
-/** Wanted nodes the pull budget left out, and the limit that did. */
-interface Limited {
-  refused: number;
-  limitedBy?: PullLimit | undefined;
-}
-
 /** The nodes to request now: the next `parallelism` allows, of those the ones the budget granted. */
 function nodesToRequest(input: PullJobInput, o: Observed, pulling: readonly string[]): { wanted: string[]; fresh: string[]; limited: Limited | undefined } {
-  const { job, grant } = input;
+  const { job } = input;
   const slots = job.spec.parallelism === undefined ? Infinity : Math.max(0, job.spec.parallelism - pulling.length);
   const wanted = o.selected.filter((n) => !o.states.has(n)).slice(0, slots);
-  if (!grant) return { wanted, fresh: wanted, limited: undefined };
-  const fresh = wanted.filter((n) => grant.granted.has(n));
-  return { wanted, fresh, limited: { refused: wanted.length - fresh.length, limitedBy: grant.limitedBy } };
+  return { wanted, ...applyGrant(wanted, input.grant) };
 }
 
 export function planPullJob(input: PullJobInput): PullJobPlan {
@@ -300,10 +249,9 @@ export function planPullJob(input: PullJobInput): PullJobPlan {
 
 /** When to come back while the job runs: at its deadline, and every PROGRESS_POLL_MS while nodes pull unwatched or wait for the budget. */
 function nextWait(input: PullJobInput, o: Observed, active: number, limited: Limited | undefined): Wait | undefined {
-  const refused = (limited?.refused ?? 0) > 0;
   const deadline = o.deadlineAt === undefined ? undefined : { reason: DEADLINE_WAIT, afterMs: Math.max(0, o.deadlineAt - input.now.getTime()) };
-  const poll = refused
-    ? { reason: BUDGET_WAIT, afterMs: limited?.limitedBy === 'namespaceEntries' ? ENTRIES_POLL_MS : PROGRESS_POLL_MS }
+  const poll = refusedAny(limited)
+    ? { reason: BUDGET_WAIT, afterMs: retryAfterMs(limited, PROGRESS_POLL_MS) }
     : input.id.watched === false && active > 0
       ? { reason: PROGRESS_WAIT, afterMs: PROGRESS_POLL_MS }
       : undefined;

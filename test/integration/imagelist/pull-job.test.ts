@@ -2,7 +2,9 @@
  * An ImagePullJob on the sandbox: three simulated nodes of this file's own, each with its node daemon (in this
  * process), two of them labelled. The job selects those two by label; the real watcher and worker carry it out
  * through the two nodes' ImageLists; the daemons pull and report; the job counts succeeded=2 and completes; the
- * third node is never touched; after ttlSecondsAfterFinished the job is deleted and its entries are gone.
+ * third node is never touched; after ttlSecondsAfterFinished the job is deleted and its entries are gone. The
+ * nodes carry the dedicated NoSchedule taint, which the jobs tolerate; a node with a taint a job does not
+ * tolerate is left out by it and counted in its status.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -21,7 +23,7 @@ import { PatchType } from '../../../src/kube/rest.ts';
 import { startNodeDaemons, type NodeDaemons } from '../../../harness/sandbox/daemons.ts';
 import { useController } from '../app/harness.ts';
 import { rejection, sandbox } from '../support.ts';
-import { startDedicatedNode, type DedicatedNode } from './dedicated-node.ts';
+import { DEDICATED_TAINT_KEY, startDedicatedNode, type DedicatedNode } from './dedicated-node.ts';
 import { deleteList, readList } from './helpers.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -30,6 +32,8 @@ const tag = randomBytes(3).toString('hex');
 const IMAGE = `registry.example.com/pulljob/warm:${tag}`;
 const LABEL = `pulljob.test.ebb.dev/${tag}`;
 const TABLE = 'application/json;as=Table;g=meta.k8s.io;v=v1';
+/** The dedicated nodes' own taint: every job here tolerates it. */
+const DEDICATED = { key: DEDICATED_TAINT_KEY, operator: 'Exists', effect: 'NoSchedule' };
 /** Generous: the machine may be busy with other runs. */
 const WAIT = { timeoutMs: 90_000, intervalMs: 250 };
 
@@ -43,7 +47,8 @@ async function readJob(ns: string, name: string): Promise<ImagePullJob | undefin
 }
 
 function createJob(ns: string, name: string, spec: Record<string, unknown>): Promise<ImagePullJob> {
-  return sandbox().rest.create<ImagePullJob>(imagePullJobRef(ns), { apiVersion: API_VERSION, kind: IMAGE_PULL_JOB_KIND, metadata: { name }, spec });
+  const body = { apiVersion: API_VERSION, kind: IMAGE_PULL_JOB_KIND, metadata: { name }, spec: { tolerations: [DEDICATED], ...spec } };
+  return sandbox().rest.create<ImagePullJob>(imagePullJobRef(ns), body);
 }
 
 describe('an ImagePullJob on two of three nodes by label', () => {
@@ -163,5 +168,40 @@ describe('an ImagePullJob on two of three nodes by label', () => {
         ...WAIT,
         what: `the deleted job's entries gone from ${n.name}`,
       });
+  }, 240_000);
+
+  it('leaves out a node with a taint the job does not tolerate: the tolerating job reaches both nodes, the other only the one it tolerates', async () => {
+    const [a, b] = nodes as [DedicatedNode, DedicatedNode];
+    const label = `${LABEL}-taint`;
+    const extra = { key: `pulljob.test.ebb.dev/extra-${tag}`, value: 'x', effect: 'NoSchedule' };
+    const node = await sandbox().rest.get<{ spec?: { taints?: object[] } }>(core('nodes', undefined, b.name));
+    await sandbox().rest.patch(core('nodes', undefined, b.name), { spec: { taints: [...(node.spec?.taints ?? []), extra] } }, PatchType.merge);
+    for (const n of [a, b]) await sandbox().rest.patch(core('nodes', undefined, n.name), { metadata: { labels: { [label]: 'yes' } } }, PatchType.merge);
+    const both = `both-${tag}`;
+    const plain = `plain-${tag}`;
+    await createJob(ctl.ns, both, {
+      images: [`${IMAGE}-both`],
+      nodeSelector: { [label]: 'yes' },
+      tolerations: [DEDICATED, { key: extra.key, operator: 'Exists' }],
+    });
+    await createJob(ctl.ns, plain, { images: [`${IMAGE}-plain`], nodeSelector: { [label]: 'yes' } });
+    const complete = (name: string) =>
+      waitFor(
+        async () => {
+          const job = await readJob(ctl.ns, name);
+          return job?.status?.conditions?.some((x) => x.type === 'Complete' && x.status === 'True') ? job.status : undefined;
+        },
+        { ...WAIT, what: `ImagePullJob ${name} Complete` },
+      );
+    expect(await complete(both)).toMatchObject({ desired: 2, succeeded: 2, untolerated: 0 });
+    const done = await complete(plain);
+    expect(done).toMatchObject({ desired: 1, succeeded: 1, untolerated: 1 });
+    expect(done.conditions?.find((x) => x.type === 'Complete')?.message).toContain(
+      '1 node left out: a NoSchedule or NoExecute taint the job does not tolerate',
+    );
+    for (const n of [a, b]) expect(n.node.store.status(`${IMAGE}-both`), `${IMAGE}-both on ${n.name}`).toBeDefined();
+    expect(a.node.store.status(`${IMAGE}-plain`)).toBeDefined();
+    expect(b.node.store.status(`${IMAGE}-plain`), 'the job without the toleration never pulls on the tainted node').toBeUndefined();
+    expect((await readList(b.name))?.metadata.labels?.[pullJobLabelKey(ctl.ns, plain)]).toBeUndefined();
   }, 240_000);
 });

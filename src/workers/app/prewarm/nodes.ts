@@ -15,7 +15,8 @@ import type { App } from '../../../api/app.ts';
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
 import { matchesLabels } from '../../../kube/labels.ts';
 import type { Named, Pod, Stored } from '../../../kube/types.ts';
-import { canPlace, tolerationsOf, untoleratedTaint, type NodeFacts, type Taint } from './placement.ts';
+import { untoleratedTaint, type Taint } from '../../../kube/tolerations.ts';
+import { canPlace, tolerationsOf, type NodeFacts } from './placement.ts';
 
 /** Nodes pre-warmed per pod a scale-up waits to place: a node the scheduler picks and one to spare. */
 export const SCALE_UP_NODES_PER_POD = 2;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
-import { canPlace, placementRefusal, requirementMatches, termMatches, tolerates, type NodeFacts } from './placement.ts';
+import { tolerates } from '../../../kube/tolerations.ts';
+import { canPlace, placementRefusal, requirementMatches, termMatches, type NodeFacts } from './placement.ts';
 
 const node = (over: Partial<NodeFacts> = {}): NodeFacts => ({
   name: 'n1',

@@ -6,12 +6,7 @@
  * (anti-)affinity and topology spread are left to the scheduler: a node that passes here may still be refused.
  */
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
-
-export interface Taint {
-  key: string;
-  value?: string | undefined;
-  effect: string;
-}
+import { untoleratedTaint, type Taint, type Toleration } from '../../../kube/tolerations.ts';
 
 /** What pre-warming reads of a Node. */
 export interface NodeFacts {
@@ -31,16 +26,6 @@ interface Term {
   matchExpressions?: Requirement[] | undefined;
   matchFields?: Requirement[] | undefined;
 }
-
-export interface Toleration {
-  key?: string | undefined;
-  operator?: string | undefined;
-  value?: string | undefined;
-  effect?: string | undefined;
-}
-
-/** The taint kube-scheduler's NodeUnschedulable filter stands for a cordoned node. */
-export const UNSCHEDULABLE_TAINT: Taint = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
 
 const INTEGER = /^-?[0-9]+$/;
 
@@ -83,36 +68,9 @@ export function termMatches(term: Term, node: NodeFacts): boolean {
   );
 }
 
-/** Whether `toleration` tolerates `taint` (upstream `ToleratesTaint`). */
-export function tolerates(toleration: Toleration, taint: Taint): boolean {
-  if (toleration.effect !== undefined && toleration.effect !== '' && toleration.effect !== taint.effect) return false;
-  if (toleration.key !== undefined && toleration.key !== '' && toleration.key !== taint.key) return false;
-  switch (toleration.operator ?? 'Equal') {
-    case 'Exists':
-      return true;
-    case 'Equal':
-    case '':
-      return (toleration.key ?? '') !== '' && (toleration.value ?? '') === (taint.value ?? '');
-    default:
-      return false;
-  }
-}
-
-const blocking = (t: Taint): boolean => t.effect === 'NoSchedule' || t.effect === 'NoExecute';
-
 /** The template's tolerations, as written. */
 export const tolerationsOf = (template: PodTemplateSpec | undefined): Toleration[] =>
   (((template?.spec ?? {}) as Record<string, unknown>)['tolerations'] ?? []) as Toleration[];
-
-/**
- * The first NoSchedule or NoExecute taint of `node` that `tolerations` do not tolerate. A cordon counts as the
- * `node.kubernetes.io/unschedulable` taint only with `cordon` (a scale-up's nodes; a warm pool keeps a cordoned
- * node's entries: it is drained for a while, not left).
- */
-export function untoleratedTaint(tolerations: readonly Toleration[], node: NodeFacts, cordon = true): Taint | undefined {
-  const taints = cordon && node.unschedulable ? [...node.taints, UNSCHEDULABLE_TAINT] : node.taints;
-  return taints.find((t) => blocking(t) && !tolerations.some((tol) => tolerates(tol, t)));
-}
 
 /** Why a pod of `template` cannot go to `node`, or undefined when nothing on the node forbids it. */
 export function placementRefusal(template: PodTemplateSpec | undefined, node: NodeFacts): string | undefined {
