@@ -177,7 +177,8 @@ function abortedSetup(input: SetupInput, state: AbortState, earlier: Action[], a
   const guards = planGuards(set, { active: false, canary });
   const own = abortActions(app, state, revs.current.metadata.name);
   const actions = [...earlier, ...own.actions, ...guards.actions];
-  return { set, canary, guards, abort: state, analysis, actions: [...actions, ...clearServed(app, actions)] };
+  const names = { current: revs.current.metadata.name, update: revs.update.metadata.name };
+  return { set, canary, guards, abort: state, analysis, actions: [...actions, ...clearServed(app, names, actions)] };
 }
 
 export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, revs: ResolvedRevisions, now: Date): RolloutSetup | NeedsInput {
@@ -212,5 +213,5 @@ export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], obse
   const own = abortActions(app, requested, names.current);
   const pausedBy = pausedByValue(pauseCauseOf(set.rollout.canarySteps, stepped.canary), names.update);
   const actions = [...own.actions, ...book.events(), ...background.actions, ...canaryActions(app, canary, { promoted, pausedBy }), ...guards.actions];
-  return { set, canary, guards, abort: requested, analysis, actions: [...actions, ...clearServed(app, actions)] };
+  return { set, canary, guards, abort: requested, analysis, actions: [...actions, ...clearServed(app, names, actions)] };
 }
