@@ -69,7 +69,7 @@ describe.each([
     const name = uniqueName('heal');
     const probe = prober(name);
     stopProber = probe.stop;
-    await createApp(ctl.ns, name, { replicas: 3, template: gated(name, 'v1'), ...extra } as Partial<AppSpec>);
+    await createApp(ctl.ns, name, { replicas: 3, template: gated(name, 'v1'), ...extra });
     const first = await settled(ctl.ns, name, undefined, 90_000);
 
     /** Breaks pod 1, changes the image, and checks that nothing moves until pod 1 is ready again; then the rollout completes. */
