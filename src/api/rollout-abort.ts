@@ -25,7 +25,34 @@ export const RolloutAnnotation = {
    * background checks included. Written with `promote` naming the same revision.
    */
   promoteFull: `rollout.${GROUP}/promote-full`,
+  /**
+   * Written by ebb only, in the same write that sets `rollingUpdate.paused: true`: the pause is ebb's own
+   * (`<cause>/<revision>`, see `PauseCause`), so an abort lifts it. A pause without it is a person's and holds.
+   */
+  pausedBy: `rollout.${GROUP}/paused-by`,
 } as const;
+
+/** What paused a rollout by itself: the value of annotation `rollout.apps.ebb.dev/paused-by` names one. */
+export const PauseCause = {
+  /** A canary `pause: {}` step. */
+  canaryStep: 'CanaryStep',
+  /** An analysis check (a step's or a background one) turned inconclusive. */
+  analysisInconclusive: 'AnalysisInconclusive',
+  /** The progress deadline passed with pauseOnProgressDeadline. */
+  progressDeadline: 'ProgressDeadlineExceeded',
+} as const;
+export type PauseCause = (typeof PauseCause)[keyof typeof PauseCause];
+
+/** The value of the paused-by annotation: ebb paused the rollout to `revision` for `cause`. */
+export const pausedByValue = (cause: PauseCause, revision: string): string => `${cause}/${revision}`;
+
+/** The cause and revision the paused-by annotation names, or undefined when it names none ebb writes. */
+export function parsePausedBy(value: string | undefined): { cause: PauseCause; revision: string } | undefined {
+  const at = value?.indexOf('/') ?? -1;
+  if (value === undefined || at < 0) return undefined;
+  const cause = Object.values(PauseCause).find((c) => c === value.slice(0, at));
+  return cause ? { cause, revision: value.slice(at + 1) } : undefined;
+}
 
 /** Why a rollout was aborted: a typed value any trigger (a person, the deadline, an analysis) sets. */
 export const AbortReason = {

@@ -3,6 +3,7 @@ import { stringify } from 'yaml';
 import type { App } from '../../api/app.ts';
 import { appRef, GROUP } from '../../api/group.ts';
 import { Label } from '../../api/keys.ts';
+import { RolloutAnnotation } from '../../api/rollout-abort.ts';
 import { formatDuration } from '../../common/duration.ts';
 import { kubeConnection } from '../../kube/client.ts';
 import { PatchType, type KubeRest } from '../../kube/rest.ts';
@@ -40,12 +41,19 @@ async function revisionsOf(rest: KubeRest, app: Stored<App>): Promise<Stored<Con
   return list.items.filter((r) => isControlledBy(r.metadata, app.metadata.uid));
 }
 
+/**
+ * Pause or resume. The pause becomes a person's: ebb's note that it paused the rollout itself (which an abort
+ * lifts) is removed in the same write, so pausing a rollout ebb paused already holds it through an abort.
+ */
 async function setPaused(rest: KubeRest, app: Stored<App>, paused: boolean): Promise<string> {
   const name = app.metadata.name;
-  if ((app.spec.updateStrategy?.rollingUpdate?.paused ?? false) === paused) return `${kind}/${name} already ${paused ? 'paused' : 'resumed'}\n`;
-  const patch = { spec: { updateStrategy: { rollingUpdate: { paused } } } };
+  const ebbs = app.metadata.annotations?.[RolloutAnnotation.pausedBy] !== undefined;
+  const same = (app.spec.updateStrategy?.rollingUpdate?.paused ?? false) === paused;
+  if (same && !(paused && ebbs)) return `${kind}/${name} already ${paused ? 'paused' : 'resumed'}\n`;
+  const metadata = ebbs ? { metadata: { resourceVersion: app.metadata.resourceVersion, annotations: { [RolloutAnnotation.pausedBy]: null } } } : {};
+  const patch = { ...metadata, spec: { updateStrategy: { rollingUpdate: { paused } } } };
   await rest.patch(appRef(app.metadata.namespace, name), patch, PatchType.merge);
-  return `${kind}/${name} ${paused ? 'paused' : 'resumed'}\n`;
+  return `${kind}/${name} ${paused ? 'paused' : 'resumed'}${same ? " (ebb's own pause taken over: an abort no longer lifts it)" : ''}\n`;
 }
 
 async function undo(rest: KubeRest, app: Stored<App>, toRevision: number): Promise<{ text: string; code: number }> {

@@ -86,8 +86,17 @@ export type Action =
       finalizers?: string[];
       condition?: PodCondition;
     }
-  /** Canary `pause: {}`: set spec.updateStrategy.rollingUpdate.paused = true (resourceVersion precondition). */
-  | { kind: 'pauseRollout'; resourceVersion: string | undefined; step: number; paused?: boolean | undefined }
+  /**
+   * Set spec.updateStrategy.rollingUpdate.paused (true unless `paused` says false; resourceVersion
+   * precondition), and in the same write annotation `rollout.apps.ebb.dev/paused-by` (`pausedBy`: its value,
+   * or null to remove it): every pause ebb sets names its cause, so an abort can tell it from a person's.
+   */
+  | { kind: 'pauseRollout'; resourceVersion: string | undefined; step: number; paused?: boolean | undefined; pausedBy?: string | null | undefined }
+  /**
+   * Remove App annotations ebb is done with (requests served, a paused-by note whose pause is gone): a merge
+   * patch guarded by the App's resourceVersion as this reconcile read it or last wrote it.
+   */
+  | { kind: 'clearAnnotations'; keys: string[] }
   /** An Event on the App, with a log line when the Event reports a decision (an in-place update refused). */
   | { kind: 'event'; event: EventSpec; log?: FallbackLog | undefined }
   /**

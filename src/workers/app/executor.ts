@@ -33,6 +33,7 @@ import { errorSummary, retryClassOf } from '../../common/errors.ts';
 import { EXPANSION_RETRY_MS, EXPANSION_RETRY_WAIT } from './rollout/volume-growth.ts';
 import { repeatsRefusal } from './status/after-failure.ts';
 import type { Executed } from './summary.ts';
+import { RolloutAnnotation } from '../../api/rollout-abort.ts';
 
 interface ExecuteDeps {
   client: AppClient;
@@ -86,7 +87,7 @@ const POD_ACTIONS = ['adoptPod', 'fixPodIdentity', 'createPod', 'deletePod', 'in
 type PodActionKind = (typeof POD_ACTIONS)[number];
 const isPodAction = (a: Action): a is Extract<Action, { kind: PodActionKind }> => (POD_ACTIONS as readonly string[]).includes(a.kind);
 
-/** Performs one action; returns the App as it is afterwards (changed only by pauseRollout). */
+/** Performs one action; returns the App as it is afterwards (changed only by pauseRollout and clearAnnotations). */
 async function perform(run: Run, action: Action): Promise<Stored<App>> {
   const { client } = run.deps;
   const ns = run.ns;
@@ -120,11 +121,19 @@ async function perform(run: Run, action: Action): Promise<Stored<App>> {
     case 'expandPvc':
       await client.claims.patch(ns, action.name, rvPatch(action.resourceVersion, {}, { spec: { resources: { requests: { storage: action.storage } } } }));
       break;
-    case 'pauseRollout':
+    case 'pauseRollout': {
+      const metadata = action.pausedBy === undefined ? {} : { annotations: { [RolloutAnnotation.pausedBy]: action.pausedBy } };
       return client.apps.patch(
         ns,
         run.app.metadata.name,
-        rvPatch(action.resourceVersion, {}, { spec: { updateStrategy: { rollingUpdate: { paused: action.paused ?? true } } } }),
+        rvPatch(action.resourceVersion, metadata, { spec: { updateStrategy: { rollingUpdate: { paused: action.paused ?? true } } } }),
+      );
+    }
+    case 'clearAnnotations':
+      return client.apps.patch(
+        ns,
+        run.app.metadata.name,
+        rvPatch(run.app.metadata.resourceVersion, { annotations: Object.fromEntries(action.keys.map((k) => [k, null])) }),
       );
     case 'event':
       if (action.log) logDecision(run, action.log);

@@ -18,7 +18,9 @@ import type { ResolvedRevisions } from './revisions/revisions.ts';
 import { isTrueFor } from './status/conditions.ts';
 import { planGuards, type Guards } from './rollout/guards.ts';
 import { abortActions, abortState, type AbortState } from './rollout/abort.ts';
-import { RolloutAnnotation } from '../../api/rollout-abort.ts';
+import { clearServed } from './rollout/requests.ts';
+import { PauseCause, pausedByValue, RolloutAnnotation } from '../../api/rollout-abort.ts';
+import type { CanaryStep } from '../../api/update-strategy.ts';
 import type { AnalysisStatus } from '../../api/analysis.ts';
 import { backgroundAnalysis, bookFor, startingWait } from './rollout/analysis/setup.ts';
 
@@ -114,8 +116,12 @@ function podSetFor(input: SetupInput, opts: CanaryOptions): { set: PodSet; canar
   return { set: { ...base, partition }, canary };
 }
 
-/** A canary `pause: {}` entered now: the spec write that pauses the rollout, and its Event. */
-export function canaryActions(app: Stored<App>, canary: CanaryOutcome, promoted = false): Action[] {
+/**
+ * A canary pause entered now: the spec write that pauses the rollout, naming `cause` (a `pause: {}` step, or
+ * an analysis turned inconclusive) in the same write, and its Event.
+ */
+export function canaryActions(app: Stored<App>, canary: CanaryOutcome, cause: { promoted: boolean; pausedBy: string }): Action[] {
+  const promoted = cause.promoted;
   const actions: Action[] = [];
   const step = canary.status?.step ?? 0;
   const before = app.status?.canary?.step ?? 0;
@@ -123,12 +129,18 @@ export function canaryActions(app: Stored<App>, canary: CanaryOutcome, promoted 
     const message = `promoted: canary steps ${before + 1} to ${step} skipped`;
     actions.push({ kind: 'event', event: { type: 'Normal', reason: EventReason.rolloutPromoted, action: 'Promote', message } });
   }
-  if (canary.pauseSpec) actions.push({ kind: 'pauseRollout', resourceVersion: app.metadata.resourceVersion, step });
+  if (canary.pauseSpec) actions.push({ kind: 'pauseRollout', resourceVersion: app.metadata.resourceVersion, step, pausedBy: cause.pausedBy });
   if (canary.enteredManualPause) {
     const message = `canary step ${step + 1}: rollout paused; set spec.updateStrategy.rollingUpdate.paused to false to continue`;
     actions.push({ kind: 'event', event: { type: 'Normal', reason: EventReason.canaryPaused, action: 'Pause', message } });
   }
   return actions;
+}
+
+/** Why the canary pauses the rollout in this plan: its `pause: {}` step, else an analysis (a step's or a background one). */
+function pauseCauseOf(steps: readonly CanaryStep[], stepped: CanaryOutcome): PauseCause {
+  const step = steps[stepped.status?.step ?? 0];
+  return stepped.pauseSpec && step?.pause !== undefined ? PauseCause.canaryStep : PauseCause.analysisInconclusive;
 }
 
 /** The rollout a plan works on: the pod set with its target revision, the canary, the guards and the abort. */
@@ -163,8 +175,10 @@ function abortedSetup(input: SetupInput, state: AbortState, earlier: Action[], a
     pauseSpec: false,
   };
   const guards = planGuards(set, { active: false, canary });
-  const own = abortActions(app, state, base.rollout.canarySteps, revs.current.metadata.name);
-  return { set, canary, guards, abort: state, analysis, actions: [...earlier, ...own.actions, ...guards.actions] };
+  const own = abortActions(app, state, revs.current.metadata.name);
+  const actions = [...earlier, ...own.actions, ...guards.actions];
+  const names = { current: revs.current.metadata.name, update: revs.update.metadata.name };
+  return { set, canary, guards, abort: state, analysis, actions: [...actions, ...clearServed(app, names, actions)] };
 }
 
 export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, revs: ResolvedRevisions, now: Date): RolloutSetup | NeedsInput {
@@ -196,7 +210,8 @@ export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], obse
     if (state.abort) return abortedSetup(input, state, [...guards.actions.filter((a) => a.kind === 'event'), ...book.events()], analysis);
   }
   for (const wait of [book.wait(), startingWait(app, names.update, canary, active && set.rollout.rolling)]) if (wait) guards.waits.push(wait);
-  const own = abortActions(app, requested, set.rollout.canarySteps, names.current);
-  const actions = [...own.actions, ...book.events(), ...background.actions, ...canaryActions(app, canary, promoted), ...guards.actions];
-  return { set, canary, guards, abort: requested, analysis, actions };
+  const own = abortActions(app, requested, names.current);
+  const pausedBy = pausedByValue(pauseCauseOf(set.rollout.canarySteps, stepped.canary), names.update);
+  const actions = [...own.actions, ...book.events(), ...background.actions, ...canaryActions(app, canary, { promoted, pausedBy }), ...guards.actions];
+  return { set, canary, guards, abort: requested, analysis, actions: [...actions, ...clearServed(app, names, actions)] };
 }

@@ -72,7 +72,7 @@ const PHASES: readonly (readonly [string, readonly ActionKind[]])[] = [
   ['in-place', ['inPlaceStep']],
   ['lifecycle', ['podLifecycle']],
   ['claims', ['createPvc', 'setPvcOwners', 'expandPvc']],
-  ['rollout', ['pauseRollout']],
+  ['rollout', ['pauseRollout', 'clearAnnotations']],
   ['events', ['event']],
   ['pre-warm', PREWARM_KINDS],
 ];
@@ -111,6 +111,8 @@ export function actionTarget(a: Action): string {
       return a.node;
     case 'pauseRollout':
       return a.paused === false ? `resume (step ${a.step})` : `step ${a.step}`;
+    case 'clearAnnotations':
+      return a.keys.join(', ');
     default:
       return a.name;
   }

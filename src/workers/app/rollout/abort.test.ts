@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../api/app-spec.ts';
 import type { AppStatus } from '../../../api/app-status.ts';
-import { AbortReason, RolloutAnnotation, type AbortStatus } from '../../../api/rollout-abort.ts';
+import { AbortReason, PauseCause, pausedByValue, RolloutAnnotation, type AbortStatus } from '../../../api/rollout-abort.ts';
+import type { Action } from '../actions.ts';
 import { parallel, rolling, rolloutWorld, summary, type PodRow } from '../../../../test/unit/app/rollout-world.ts';
 import { planned } from '../../../../test/unit/app/fixtures.ts';
 import type { Observed } from '../planner.ts';
@@ -65,19 +66,38 @@ describe('an aborted plan', () => {
     expect(p.status.currentRevision).not.toBe(p.status.updateRevision);
   });
 
+  /** `world` with annotation paused-by added: ebb paused the rollout for `cause`. */
+  const ebbPaused = (world: Observed, cause: PauseCause): Observed => {
+    const update = world.app.status?.updateRevision ?? '';
+    world.app.metadata.annotations = { ...world.app.metadata.annotations, [RolloutAnnotation.pausedBy]: pausedByValue(cause, update) };
+    return world;
+  };
+  const lifts = (a: Action) => (a.kind === 'pauseRollout' ? `pauseRollout ${String(a.paused)} ${String(a.pausedBy)}` : a.kind);
+
   it('lifts a pause a canary step set, and moves nothing in that plan', () => {
     const steps = [{ replicas: 2 }, { pause: {} }];
-    const p = planned(
-      aborted(spec({ paused: true, canary: { steps } }), canary, (u) => ({ ...recorded(u), canary: { step: 1, pausedAt: '2025-06-01T00:05:00.000Z' } })),
-      NOW,
-    );
-    expect(p.actions.map((a) => (a.kind === 'pauseRollout' ? `pauseRollout ${String(a.paused)}` : a.kind))).toEqual(['pauseRollout false']);
+    const world = aborted(spec({ paused: true, canary: { steps } }), canary, (u) => ({
+      ...recorded(u),
+      canary: { step: 1, pausedAt: '2025-06-01T00:05:00.000Z' },
+    }));
+    const p = planned(ebbPaused(world, PauseCause.canaryStep), NOW);
+    expect(p.actions.map(lifts)).toEqual(['pauseRollout false null']);
     expect(p.status.canary).toEqual({ step: 1, pausedAt: '2025-06-01T00:05:00.000Z' });
   });
 
-  it('holds while a person paused the rollout', () => {
-    const p = planned(aborted(spec({ paused: true }), canary, recorded), NOW);
-    expect(summary(p.actions)).toEqual([]);
+  it.each([PauseCause.analysisInconclusive, PauseCause.progressDeadline])('lifts a pause ebb set for %s', (cause) => {
+    const p = planned(ebbPaused(aborted(spec({ paused: true }), canary, recorded), cause), NOW);
+    expect(p.actions.map(lifts)).toEqual(['pauseRollout false null']);
+  });
+
+  it('holds while a person paused the rollout, a canary pause step in force or not', () => {
+    expect(summary(planned(aborted(spec({ paused: true }), canary, recorded), NOW).actions)).toEqual([]);
+    const steps = [{ replicas: 2 }, { pause: {} }];
+    const atStep = aborted(spec({ paused: true, canary: { steps } }), canary, (u) => ({
+      ...recorded(u),
+      canary: { step: 1, pausedAt: '2025-06-01T00:05:00.000Z' },
+    }));
+    expect(summary(planned(atStep, NOW).actions)).toEqual([]);
   });
 
   it('needs the revisions when the stable template was not read', () => {

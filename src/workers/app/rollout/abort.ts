@@ -9,14 +9,14 @@
  *   trigger the worker found (the progress deadline with rollbackOnProgressDeadline; an analysis later).
  * - Ends: a new update revision, or a retry (annotation `rollout.apps.ebb.dev/retry` naming the abort's
  *   `abortedAt`; a requested abort also ends when its annotation is removed). Canary steps then start again.
- * - While aborted: canary progress is frozen as it was, no progress deadline runs, and a pause a canary step
- *   set is lifted (once: the rollback needs no person to resume it); a pause a person set holds the rollback.
+ * - While aborted: canary progress is frozen as it was, no progress deadline runs, and every pause ebb set
+ *   itself (annotation `paused-by`: a canary step, an analysis, the progress deadline) is lifted (once: the
+ *   rollback needs no person to resume it); a pause a person set holds the rollback.
  */
 import type { App } from '../../../api/app.ts';
-import type { AppStatus, CanaryStatus } from '../../../api/app-status.ts';
+import type { AppStatus } from '../../../api/app-status.ts';
 import { ConditionType, EventReason, Reason } from '../../../api/keys.ts';
-import { AbortReason, RolloutAnnotation, type AbortMeasurement, type AbortStatus } from '../../../api/rollout-abort.ts';
-import type { CanaryStep } from '../../../api/update-strategy.ts';
+import { AbortReason, parsePausedBy, RolloutAnnotation, type AbortMeasurement, type AbortStatus } from '../../../api/rollout-abort.ts';
 import type { Stored } from '../../../kube/types.ts';
 import type { Action } from '../actions.ts';
 import { findCondition, setCondition } from '../status/conditions.ts';
@@ -71,18 +71,20 @@ export function abortState(app: Stored<App>, revisions: { current: string; updat
   return { abort, started: true, ended };
 }
 
-/** The canary pause in force is a `pause: {}` step, which set `rollingUpdate.paused` (still set). */
-function pausedByStep(app: Stored<App>, steps: readonly CanaryStep[], canary: CanaryStatus | undefined): boolean {
-  if (app.spec.updateStrategy?.rollingUpdate?.paused !== true || canary?.pausedAt === undefined) return false;
-  const step = steps[canary.step ?? 0];
-  return step?.pause !== undefined && step.pause.duration === undefined;
+/**
+ * The pause in force is ebb's own: `rollingUpdate.paused` is set and annotation `paused-by` says ebb set it
+ * (a canary step, an analysis, the progress deadline: written in the same patch as the pause). A person's
+ * pause (`paused: true` written by hand or by `ebb rollout pause`, which removes the annotation) is not.
+ */
+export function pausedByEbb(app: Stored<App>): boolean {
+  return app.spec.updateStrategy?.rollingUpdate?.paused === true && parsePausedBy(app.metadata.annotations?.[RolloutAnnotation.pausedBy]) !== undefined;
 }
 
 /**
- * The writes of an aborted plan: the Events of an abort starting or ending, and the lifting of a pause a
- * canary step set. `paused`: the plan still moves no pod (the pause is lifted by this very plan).
+ * The writes of an aborted plan: the Events of an abort starting or ending, and the lifting of every pause ebb
+ * set itself. `lifting`: the plan still moves no pod (the pause is lifted by this very plan).
  */
-export function abortActions(app: Stored<App>, state: AbortState, steps: readonly CanaryStep[], current: string): { actions: Action[]; lifting: boolean } {
+export function abortActions(app: Stored<App>, state: AbortState, current: string): { actions: Action[]; lifting: boolean } {
   const actions: Action[] = [];
   const abort = state.abort;
   if (state.ended === 'retried') {
@@ -94,8 +96,9 @@ export function abortActions(app: Stored<App>, state: AbortState, steps: readonl
     const message = `rollout of revision ${abort.revision} aborted (${abort.reason}): ${abort.message}; pods go back to revision ${current}`;
     actions.push({ kind: 'event', event: { type: 'Warning', reason: EventReason.rolloutAborted, action: 'Abort', message } });
   }
-  const lifting = pausedByStep(app, steps, app.status?.canary);
-  if (lifting) actions.push({ kind: 'pauseRollout', resourceVersion: app.metadata.resourceVersion, step: app.status?.canary?.step ?? 0, paused: false });
+  const lifting = pausedByEbb(app);
+  const step = app.status?.canary?.step ?? 0;
+  if (lifting) actions.push({ kind: 'pauseRollout', resourceVersion: app.metadata.resourceVersion, step, paused: false, pausedBy: null });
   return { actions, lifting };
 }
 

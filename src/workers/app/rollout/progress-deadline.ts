@@ -22,7 +22,7 @@ import type { Action } from '../actions.ts';
 import { findCondition, setCondition } from '../status/conditions.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import { updatedAvailable } from './update-order.ts';
-import { AbortReason } from '../../../api/rollout-abort.ts';
+import { AbortReason, PauseCause, pausedByValue } from '../../../api/rollout-abort.ts';
 import type { AbortTrigger } from './abort.ts';
 
 interface DeadlineInput {
@@ -110,7 +110,10 @@ function exceededOutcome(input: DeadlineInput, o: Exceeded): DeadlineOutcome {
     (pauseOn ? '; rollout paused: set spec.updateStrategy.rollingUpdate.paused to false to retry' : '') +
     (o.rollbackOn ? '; rollout aborted (rollbackOnProgressDeadline): pods go back to the current revision' : '');
   const actions: Action[] = [];
-  if (pauseOn) actions.push({ kind: 'pauseRollout', resourceVersion: app.metadata.resourceVersion, step: input.step });
+  if (pauseOn) {
+    const pausedBy = pausedByValue(PauseCause.progressDeadline, revision);
+    actions.push({ kind: 'pauseRollout', resourceVersion: app.metadata.resourceVersion, step: input.step, pausedBy });
+  }
   if (previous === undefined) {
     actions.push({
       kind: 'event',

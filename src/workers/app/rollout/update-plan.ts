@@ -9,9 +9,12 @@
  * or being updated in place all count). OnDelete and paused start nothing; in-place updates already under
  * way are driven by `planInFlight` whatever the state of the rollout.
  *
- * A revert heals by itself (`heals`): an outdated pod that is unavailable already is moved without waiting for
- * it and without spending budget, since moving it cannot lower availability. OrderedReady, blocked on a pod,
- * moves only that pod, and only when it heals: it is the pod the ordering waits on, so moving it is the progress.
+ * A revert heals by itself (`heals`, the case of kubernetes#67250): a pod stuck at a revision that is neither
+ * the stable nor the update one (a bad revision reverted, or aborted) and broken, or not ready for a while, is
+ * moved without waiting for it and without spending budget, since moving it cannot lower availability; at most
+ * maxUnavailable such pods are on their way at once. OrderedReady, blocked on a pod, moves only that pod, and
+ * only when it heals: it is the pod the ordering waits on, so moving it is the progress. A pod not ready at
+ * the stable revision is not a stuck rollout: as upstream, the rollout waits for it.
  */
 import { ConditionType, Reason } from '../../../api/keys.ts';
 import { maxUnavailableOf } from '../../../api/int-or-percent.ts';
@@ -19,6 +22,7 @@ import type { Action } from '../actions.ts';
 import { findCondition } from '../status/conditions.ts';
 import { collectFallbacks, updateAction, type UpdateContext } from './inplace-plan.ts';
 import { getPodRevision, isFailed, isSucceeded, isTerminating, isUnavailable } from '../pods/predicates.ts';
+import { isBroken, notReadySinceMs } from '../pods/broken.ts';
 import type { Accumulator, PodSet } from '../pods/pod-set.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
 import type { SpecifiedDeletes } from './specified-delete.ts';
@@ -36,14 +40,34 @@ export function maxUnavailable(set: PodSet): number {
   return r.ok ? r.value : 1;
 }
 
+/** How long a pod at a revision neither stable nor updated stays not ready before it is healed anyway. */
+export const HEAL_AFTER_MS = 30_000;
+
 /**
- * Whether moving outdated `pod` heals it: it is unavailable already (not running, not ready, or not yet ready
- * for minReadySeconds), so replacing it or updating it in place cannot lower availability. Such a pod is moved
- * without waiting for it and spends no budget. Terminating pods and pods below the partition are never
- * outdated candidates (`outdatedOrdinals`), so they are never healed.
+ * Whether moving outdated `pod` heals it: it runs a revision that is neither the stable nor the update one,
+ * it is unavailable already, and it is broken (`pods/broken.ts`) or not ready for `HEAL_AFTER_MS`, so replacing
+ * it or updating it in place cannot lower availability. `wait`: when a pod not ready for less than that would
+ * heal. Terminating pods and pods below the partition are never outdated candidates (`outdatedOrdinals`).
  */
-export function heals(set: Pick<PodSet, 'minReadySeconds' | 'now'>, pod: Pod): boolean {
-  return isUnavailable(pod, set.minReadySeconds, set.now);
+export function heals(set: Pick<PodSet, 'minReadySeconds' | 'now' | 'current' | 'update'>, pod: Pod): { heals: boolean; waitMs?: number } {
+  const revision = getPodRevision(pod);
+  if (revision === set.current.metadata.name || revision === set.update.metadata.name) return { heals: false };
+  if (!isUnavailable(pod, set.minReadySeconds, set.now)) return { heals: false };
+  if (isBroken(pod)) return { heals: true };
+  const since = notReadySinceMs(pod);
+  if (since === undefined) return { heals: false };
+  const left = since + HEAL_AFTER_MS - set.now.getTime();
+  return left <= 0 ? { heals: true } : { heals: false, waitMs: left };
+}
+
+/** Pods on their way to another revision or replica: missing, terminating, or mid in-place update. */
+function moving(set: PodSet, inFlight: ReadonlySet<number>): number {
+  let n = 0;
+  for (const ordinal of set.ordinals) {
+    const pod = set.replicas.get(ordinal);
+    if (!pod || isTerminating(pod) || inFlight.has(ordinal)) n++;
+  }
+  return n;
 }
 
 /**
@@ -80,20 +104,48 @@ function movable(set: PodSet, ordinal: number, input: RollingInput, only: number
   return isFailed(pod) || isSucceeded(pod) ? undefined : pod;
 }
 
+/**
+ * The two budgets of one rolling-update pass: maxUnavailable for ordinary moves, and for heals (which spend none of
+ * it) the room left while at most maxUnavailable pods are on their way at once.
+ */
+interface Budgets {
+  update: number;
+  heal: number;
+  /** Until the first pod that will heal once unavailable long enough. */
+  healWait: number | undefined;
+}
+
+function budgetsFor(set: PodSet, input: RollingInput): Budgets {
+  const spent = input.specified?.spent ?? 0;
+  return {
+    update: maxUnavailable(set) - unavailableReplicas(set) - spent,
+    heal: maxUnavailable(set) - moving(set, input.inFlight) - spent,
+    healWait: undefined,
+  };
+}
+
+/** Which budget moving `pod` spends, or undefined when neither has room (its heal wait noted in `budgets`). */
+function budgetFor(set: PodSet, pod: Stored<Pod>, budgets: Budgets): 'heal' | 'update' | undefined {
+  const judged = heals(set, pod);
+  if (judged.waitMs !== undefined) budgets.healWait = Math.min(budgets.healWait ?? judged.waitMs, judged.waitMs);
+  if (judged.heals && budgets.heal > 0) return 'heal';
+  return budgets.update > 0 ? 'update' : undefined;
+}
+
 /** Moves outdated pods within the budget, and outdated pods that heal without spending it. A pod InPlaceOnly refuses spends no budget. */
 export function planRollingUpdate(ctx: UpdateContext, acc: Accumulator, input: RollingInput): void {
   const { set } = ctx;
   if (!ctx.rolling || input.paused) return;
   const only = input.blocked === true ? waitedOn(set) : undefined;
   if (input.blocked === true && only === undefined) return;
-  let budget = maxUnavailable(set) - unavailableReplicas(set) - (input.specified?.spent ?? 0);
+  const budgets = budgetsFor(set, input);
   for (const ordinal of outdatedOrdinals(set)) {
     const pod = movable(set, ordinal, input, only);
-    if (!pod) continue;
-    const healing = heals(set, pod);
-    if (!healing && budget <= 0) continue;
-    if (moveOutdated(ctx, acc, pod, ordinal) && !healing) budget--;
+    const spends = pod ? budgetFor(set, pod, budgets) : undefined;
+    if (!pod || !spends || !moveOutdated(ctx, acc, pod, ordinal)) continue;
+    budgets[spends]--;
   }
+  if (budgets.healWait !== undefined) acc.waits.push({ reason: 'heal', afterMs: budgets.healWait });
 }
 
 /** Moves outdated `pod` (recreate or an in-place step); false when InPlaceOnly refuses it (no budget spent). */
