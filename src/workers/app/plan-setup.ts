@@ -177,7 +177,7 @@ export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], obse
   const restart = requested.ended === 'retried';
   // The analysis: a step's checks measure as the canary reaches the step, the background ones after it.
   const book = bookFor(app, owned, { revision: names.update, stable: names.current, now, restart, taken: observed.measurements });
-  const stepped = podSetFor(input, { restart, promoted, analyze: (step, checks, early) => book.step(step, checks, early) });
+  const stepped = podSetFor(input, { restart, promoted, analyze: (step, checks, early, resumed) => book.step(step, checks, early, resumed) });
   const set = stepped.set;
   const active = names.current !== names.update;
   const anyUpdated = owned.some((p) => getPodRevision(p) === names.update);

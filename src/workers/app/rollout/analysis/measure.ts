@@ -1,7 +1,7 @@
 /**
  * The I/O half of the analysis: takes the measurements a plan found due (web and Prometheus checks), all at once, each
  * bounded by its own timeout. The planner then plans again with them (`Observed.measurements`); a check
- * whose measuring failed is inconclusive, never an error of the reconcile.
+ * whose measuring failed records an error measurement, never an error of the reconcile.
  */
 import { MeasurementPhase, type Measurement } from '../../../../api/analysis.ts';
 import type { App } from '../../../../api/app.ts';
@@ -20,10 +20,10 @@ export async function takeMeasurements(
   const taken = await Promise.all(
     requests.map(async (r): Promise<[string, Measurement]> => {
       const { web, prometheus } = r.check;
-      if (io && prometheus) return [r.key, await measurePrometheus(prometheus, app.metadata.namespace, r.vars, io, now)];
+      if (io && prometheus) return [r.key, await measurePrometheus(prometheus, app.metadata.namespace, r.vars, io, now, r.check.onNoData)];
       if (!web || !io)
-        return [r.key, { phase: MeasurementPhase.inconclusive, message: 'this worker cannot take this measurement', measuredAt: now().toISOString() }];
-      return [r.key, await measureWeb(web, app.metadata.namespace, io, now)];
+        return [r.key, { phase: MeasurementPhase.error, message: 'this worker cannot take this measurement', measuredAt: now().toISOString() }];
+      return [r.key, await measureWeb(web, app.metadata.namespace, io, now, r.check.onNoData)];
     }),
   );
   return new Map(taken);
