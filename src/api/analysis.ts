@@ -112,7 +112,7 @@ export const PrometheusSchema = Type.Object(
     }),
     query: Type.String({
       description:
-        'An instant PromQL query answering one number (a scalar or a vector of one sample). It may name ${APP}, ${NAMESPACE}, ${REVISION} (the update revision: pods carry it in their labels apps.ebb.dev/revision and controller-revision-hash, so a selector on it keeps only the update revision\'s series), ${STABLE_REVISION} and ${CANARY_PODS} (the names of the pods at the update revision now, as a regular expression for =~; names outlive revisions, so over a range it also selects their earlier samples).',
+        "An instant PromQL query answering one number (a scalar or a vector of one sample). It may name ${APP}, ${NAMESPACE}, ${REVISION} (the update revision: pods carry it in their labels apps.ebb.dev/revision and controller-revision-hash, so a selector on it keeps only the update revision's series), ${STABLE_REVISION} and ${CANARY_PODS} (the names of the pods at the update revision now, as a regular expression for =~; names outlive revisions, so over a range it also selects their earlier samples).",
       minLength: 1,
       maxLength: 4096,
       'x-kubernetes-validations': [
@@ -182,13 +182,14 @@ export const AnalysisCheckSchema = Type.Object(
     onNoData: Type.Optional(
       stringEnum([NoData.error, NoData.inconclusive, NoData.successful, NoData.failed], {
         description:
-          'What a measurement that found no data counts as (Prometheus: an empty result or NaN; web: nothing at the condition\'s path). Error (default): tolerated up to consecutiveErrorLimit in a row, as a provider that cannot answer yet; Inconclusive: pauses past inconclusiveLimit; Successful: no data means nothing bad happened (e.g. an error count); Failed.',
+          "What a measurement that found no data counts as (Prometheus: an empty result or NaN; web: nothing at the condition's path). Error (default): tolerated up to consecutiveErrorLimit in a row, as a provider that cannot answer yet; Inconclusive: pauses past inconclusiveLimit; Successful: no data means nothing bad happened (e.g. an error count); Failed.",
         default: DEFAULT_ON_NO_DATA,
       }),
     ),
     dryRun: Type.Optional(
       Type.Boolean({
-        description: 'Measure and record only: the check never pauses, aborts or holds the rollout (a step waits for it to end, whatever its result). Default false.',
+        description:
+          'Measure and record only: the check never pauses, aborts or holds the rollout (a step waits for it to end, whatever its result). Default false.',
       }),
     ),
     podHealth: Type.Optional(PodHealthSchema),

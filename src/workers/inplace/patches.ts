@@ -67,7 +67,9 @@ export function specPatch(pod: Pod, step: Extract<InPlaceStep, { kind: 'patchSpe
     ops.push({ op: 'replace', path: `/spec/${c.init ? 'initContainers' : 'containers'}/${c.index}/image`, value: image });
   }
   const labels =
-    step.revisionLabel === undefined ? step.labels : { ...step.labels, [Label.revision]: step.revisionLabel, [Label.controllerRevisionHash]: step.revisionLabel };
+    step.revisionLabel === undefined
+      ? step.labels
+      : { ...step.labels, [Label.revision]: step.revisionLabel, [Label.controllerRevisionHash]: step.revisionLabel };
   const annotations = step.annotation === undefined ? step.annotations : { ...step.annotations, [Annotation.inPlaceUpdateState]: step.annotation };
   return [...ops, ...mapOps(pod, 'labels', labels), ...mapOps(pod, 'annotations', annotations)];
 }

@@ -48,10 +48,15 @@ describe('podHealth with in-place updates', () => {
   it('three containers changing image in place: the in-place restarts are not counted, the rollout completes', async () => {
     const { name, v1 } = await inPlaceApp('an-ip-ok');
     await patchApp(ctl.ns, name, { template: three(name, [image('v2'), image('v2'), image('v2')]) });
-    const done = await until(ctl.ns, name, (s) => s.app.status?.abort !== undefined || (s.app.status?.canary?.step === 3 && s.app.status.updateRevision !== v1), {
-      timeoutMs: 120_000,
-      what: `App ${name} past its analysis step`,
-    });
+    const done = await until(
+      ctl.ns,
+      name,
+      (s) => s.app.status?.abort !== undefined || (s.app.status?.canary?.step === 3 && s.app.status.updateRevision !== v1),
+      {
+        timeoutMs: 120_000,
+        what: `App ${name} past its analysis step`,
+      },
+    );
     expect(done.app.status?.abort).toBeUndefined();
     const v2 = done.app.status?.updateRevision ?? '';
     const finished = await settled(ctl.ns, name, v2, 120_000);

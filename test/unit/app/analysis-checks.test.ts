@@ -135,7 +135,9 @@ describe('measurePodHealth', () => {
 
     it('while the update finishes, allows each updated container its one restart', () => {
       const state = { revision: 'r2', oldRestartCounts: { c0: 5, c1: 0 } };
-      const pod = annotate(withStatus(podFor(app, 1, 'r2'), { containerStatuses: three([6, 1, 9]) }), { [Annotation.inPlaceUpdateState]: JSON.stringify(state) });
+      const pod = annotate(withStatus(podFor(app, 1, 'r2'), { containerStatuses: three([6, 1, 9]) }), {
+        [Annotation.inPlaceUpdateState]: JSON.stringify(state),
+      });
       // readState validates the whole state: a partial one is ignored, so give it every field.
       const full = {
         ...state,

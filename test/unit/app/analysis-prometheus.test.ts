@@ -100,8 +100,10 @@ describe('against a real Prometheus', () => {
   it('no data is judged by onNoData (an error by default); several series, a bad query or a server down are errors; between the conditions is inconclusive', async () => {
     const none = await measurePrometheus(check(ratio), 'shop', { ...vars, REVISION: 'web-9' }, deps, now);
     expect(none).toMatchObject({ phase: 'Error', value: 'no data', message: 'no data: the query returned no data' });
-    expect((await measurePrometheus(check(ratio), 'shop', { ...vars, REVISION: 'web-9' }, deps, now, 'Successful')).phase).toBe('Successful');
-    expect((await measurePrometheus(check(ratio), 'shop', { ...vars, REVISION: 'web-9' }, deps, now, 'Inconclusive')).phase).toBe('Inconclusive');
+    expect((await measurePrometheus({ ...check(ratio), onNoData: 'Successful' }, 'shop', { ...vars, REVISION: 'web-9' }, deps, now)).phase).toBe('Successful');
+    expect((await measurePrometheus({ ...check(ratio), onNoData: 'Inconclusive' }, 'shop', { ...vars, REVISION: 'web-9' }, deps, now)).phase).toBe(
+      'Inconclusive',
+    );
     const several = await measurePrometheus(check('http_error_ratio'), 'shop', vars, deps, now);
     expect(several.phase).toBe('Error');
     expect(several.message).toContain('returned 2 series');

@@ -84,7 +84,9 @@ describe('a canary analysis step', () => {
 
   it('pauses on an inconclusive result; resuming measures again instead of passing the step', async () => {
     // Analysis before any pod is updated: no data, which this check counts as inconclusive.
-    const { s, stable } = await rolledTo([{ analysis: ['health'] }, { replicas: '100%' }], 'registry.example/web:v2', [{ ...health, onNoData: 'Inconclusive' }]);
+    const { s, stable } = await rolledTo([{ analysis: ['health'] }, { replicas: '100%' }], 'registry.example/web:v2', [
+      { ...health, onNoData: 'Inconclusive' },
+    ]);
     await s.runUntil((x) => x.app().spec.updateStrategy?.rollingUpdate?.paused === true, 20);
     expect(s.app().status?.analysis?.runs[0]).toMatchObject({ phase: AnalysisPhase.inconclusive, inconclusive: 1 });
     expect(s.cluster.events.filter((e) => e.event.reason === EventReason.analysisMeasurementInconclusive)).toHaveLength(1);

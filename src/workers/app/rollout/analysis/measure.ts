@@ -20,9 +20,8 @@ export async function takeMeasurements(
   const taken = await Promise.all(
     requests.map(async (r): Promise<[string, Measurement]> => {
       const { web, prometheus } = r.check;
-      if (io && prometheus) return [r.key, await measurePrometheus(prometheus, app.metadata.namespace, r.vars, io, now, r.check.onNoData)];
-      if (!web || !io)
-        return [r.key, { phase: MeasurementPhase.error, message: 'this worker cannot take this measurement', measuredAt: now().toISOString() }];
+      if (io && prometheus) return [r.key, await measurePrometheus({ ...prometheus, onNoData: r.check.onNoData }, app.metadata.namespace, r.vars, io, now)];
+      if (!web || !io) return [r.key, { phase: MeasurementPhase.error, message: 'this worker cannot take this measurement', measuredAt: now().toISOString() }];
       return [r.key, await measureWeb(web, app.metadata.namespace, io, now, r.check.onNoData)];
     }),
   );

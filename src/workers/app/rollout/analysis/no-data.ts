@@ -11,4 +11,8 @@ export function noDataMeasurement(onNoData: AnalysisCheck['onNoData'], message: 
 }
 
 /** A measurement that could not be taken. */
-export const errorMeasurement = (message: string, now: Date): Measurement => ({ phase: 'Error', message: message.slice(0, 1024), measuredAt: now.toISOString() });
+export const errorMeasurement = (message: string, now: Date): Measurement => ({
+  phase: 'Error',
+  message: message.slice(0, 1024),
+  measuredAt: now.toISOString(),
+});

@@ -58,23 +58,14 @@ export function valueOf(answer: QueryAnswer): number | NoValue {
   return Number.isNaN(value) ? { noData: 'the query returned NaN' } : value;
 }
 
-export async function measurePrometheus(
-  p: Prometheus,
-  namespace: string,
-  vars: QueryVariables,
-  deps: WebDeps,
-  now: () => Date,
-  onNoData?: NoData,
-): Promise<Measurement> {
-  const unmeasured = errorMeasurement;
-  const success = parseCondition(p.successCondition);
-  if ('error' in success) return unmeasured(`successCondition: ${success.error}`, now());
-  const failure = p.failureCondition === undefined ? undefined : parseCondition(p.failureCondition);
-  if (failure && 'error' in failure) return unmeasured(`failureCondition: ${failure.error}`, now());
+/** A check's query with what its no-data measurements count as (the check's `onNoData`). */
+export type PrometheusQuery = Prometheus & { onNoData?: NoData | undefined };
+
+/** The answer of the query, or the error measurement of a request that failed. */
+async function ask(p: Prometheus, namespace: string, vars: QueryVariables, deps: WebDeps, now: () => Date): Promise<QueryAnswer | Measurement> {
   const headers = await headersOf(p.headers, namespace, deps);
-  if (typeof headers === 'string') return unmeasured(headers, now());
+  if (typeof headers === 'string') return errorMeasurement(headers, now());
   const url = `${p.address.replace(/\/+$/, '')}/api/v1/query`;
-  let answer: QueryAnswer;
   try {
     const res = await deps.http(
       namespace,
@@ -88,15 +79,27 @@ export async function measurePrometheus(
       deps.signal,
     );
     // Prometheus answers a bad query with 400 and a JSON body saying why.
-    answer = JSON.parse(res.text) as QueryAnswer;
-    if (answer === null || typeof answer !== 'object') return unmeasured(`${url}: HTTP ${res.status}, the answer is not a Prometheus answer`, now());
+    const answer = JSON.parse(res.text) as QueryAnswer | null;
+    if (answer === null || typeof answer !== 'object') return errorMeasurement(`${url}: HTTP ${res.status}, the answer is not a Prometheus answer`, now());
+    return answer;
   } catch (err) {
-    return unmeasured(`${url}: ${err instanceof SyntaxError ? 'the answer is not JSON' : requestFailure(err)}`, now());
+    return errorMeasurement(`${url}: ${err instanceof SyntaxError ? 'the answer is not JSON' : requestFailure(err)}`, now());
   }
+}
+
+const isMeasurement = (v: QueryAnswer | Measurement): v is Measurement => 'measuredAt' in v;
+
+export async function measurePrometheus(p: PrometheusQuery, namespace: string, vars: QueryVariables, deps: WebDeps, now: () => Date): Promise<Measurement> {
+  const success = parseCondition(p.successCondition);
+  if ('error' in success) return errorMeasurement(`successCondition: ${success.error}`, now());
+  const failure = p.failureCondition === undefined ? undefined : parseCondition(p.failureCondition);
+  if (failure && 'error' in failure) return errorMeasurement(`failureCondition: ${failure.error}`, now());
+  const answer = await ask(p, namespace, vars, deps, now);
+  if (isMeasurement(answer)) return answer;
   const value = valueOf(answer);
-  if (typeof value !== 'number') return 'noData' in value ? noDataMeasurement(onNoData, value.noData, now()) : errorMeasurement(value.error, now());
+  if (typeof value !== 'number') return 'noData' in value ? noDataMeasurement(p.onNoData, value.noData, now()) : errorMeasurement(value.error, now());
   const verdict = judge(value, success, failure);
-  if (verdict.phase === 'NoData') return noDataMeasurement(onNoData, verdict.message ?? '', now());
+  if (verdict.phase === 'NoData') return noDataMeasurement(p.onNoData, verdict.message ?? '', now());
   return {
     phase: verdict.phase,
     value: String(value),

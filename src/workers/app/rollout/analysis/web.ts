@@ -31,7 +31,6 @@ export const DEFAULT_WEB_TIMEOUT_SECONDS = 10;
 /** What a measurement says of a failed request: ebb's own words for a refusal, never a client's message. */
 export const requestFailure = (err: unknown): string => (isEgressError(err) ? err.message : 'request failed');
 
-
 /** The request headers, values from Secrets read; or why they could not be. */
 export async function headersOf(list: readonly Header[] | undefined, namespace: string, deps: WebDeps): Promise<Record<string, string> | string> {
   const headers: Record<string, string> = {};
