@@ -4,9 +4,11 @@
  * the checks it names and then goes on (every one passed), pauses (one was inconclusive) or aborts the rollout
  * (one failed); `analysis.background` runs from the first updated pod to the end of the rollout.
  *
- * Each check measures every `interval` (on timers, never a polling loop) and records its measurements in
- * `status.analysis` (the last ten of each check). It passes after `count` measurements with at most
- * `failureLimit` failed and `inconclusiveLimit` inconclusive ones; one more failure fails it.
+ * Each check measures every `interval` (on timers, never a polling loop), the first `initialDelay` after it
+ * starts, and records its measurements in `status.analysis` (the last ten of each check). It passes after
+ * `count` measurements with at most `failureLimit` failed and `inconclusiveLimit` inconclusive ones; one more
+ * failure fails it. A measurement that could not be taken is an error, retried sooner; more than
+ * `consecutiveErrorLimit` in a row fail the check. A `dryRun` check measures and records, and never acts.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { dateTime, dnsLabel, int32, stringEnum, type CelRule } from './schema-kit.ts';
@@ -16,6 +18,13 @@ const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$';
 export const MAX_ANALYSIS_CHECKS = 4;
 export const MAX_MEASUREMENT_HISTORY = 10;
 export const DEFAULT_ANALYSIS_INTERVAL = '30s';
+/** Errors in a row a check tolerates (as Argo Rollouts' default): the fifth aborts. */
+export const DEFAULT_CONSECUTIVE_ERROR_LIMIT = 4;
+
+/** What a measurement that found no data (an empty result, NaN, nothing at the path) counts as. */
+export const NoData = { error: 'Error', inconclusive: 'Inconclusive', successful: 'Successful', failed: 'Failed' } as const;
+export type NoData = (typeof NoData)[keyof typeof NoData];
+export const DEFAULT_ON_NO_DATA: NoData = NoData.error;
 
 export const PodHealthSchema = Type.Object(
   {
@@ -74,7 +83,7 @@ export const WebSchema = Type.Object(
     method: Type.Optional(stringEnum(['GET', 'POST'], { description: 'GET (default) or POST.' })),
     body: Type.Optional(Type.String({ description: 'The request body of a POST (sent as application/json).', maxLength: 16384 })),
     headers: Type.Optional(Type.Array(HeaderSchema, { description: 'Request headers.', maxItems: 8 })),
-    timeoutSeconds: Type.Optional(int32({ description: 'Request timeout in seconds (then inconclusive). Default 10.', minimum: 1, maximum: 60 })),
+    timeoutSeconds: Type.Optional(int32({ description: 'Request timeout in seconds (then an error). Default 10.', minimum: 1, maximum: 60 })),
     successCondition: condition('When this holds of the answer, the measurement is successful, e.g. `$.errorRate < 0.05`.'),
     failureCondition: Type.Optional(
       condition('When this holds, the measurement failed. Without it, a successCondition that is false fails; with it, neither holding is inconclusive.'),
@@ -82,7 +91,7 @@ export const WebSchema = Type.Object(
   },
   {
     description:
-      'An HTTP GET or POST answering JSON, judged by a condition: `<path> <op> <literal>` with a path like `$.data.rate` or `$.items[0].ok`, op one of == != < <= > >=, and a number, true, false, null or quoted string. A request error, a status other than 2xx, or an answer that is not JSON is inconclusive.',
+      'An HTTP GET or POST answering JSON, judged by a condition: `<path> <op> <literal>` with a path like `$.data.rate` or `$.items[0].ok`, op one of == != < <= > >=, and a number, true, false, null or quoted string. A request error, a timeout, a status other than 2xx, or an answer that is not JSON is an error; a path that finds nothing is no data (onNoData).',
     'x-kubernetes-validations': [
       { rule: "!has(self.body) || (has(self.method) && self.method == 'POST')", message: 'body requires method POST', fieldPath: '.body' },
     ],
@@ -103,7 +112,7 @@ export const PrometheusSchema = Type.Object(
     }),
     query: Type.String({
       description:
-        'An instant PromQL query answering one number (a scalar or a vector of one sample). It may name ${APP}, ${NAMESPACE}, ${REVISION} (the update revision), ${STABLE_REVISION} and ${CANARY_PODS} (the pods at the update revision, as a regular expression for =~).',
+        "An instant PromQL query answering one number (a scalar or a vector of one sample). It may name ${APP}, ${NAMESPACE}, ${REVISION} (the update revision: pods carry it in their labels apps.ebb.dev/revision and controller-revision-hash, so a selector on it keeps only the update revision's series), ${STABLE_REVISION} and ${CANARY_PODS} (the names of the pods at the update revision now, as a regular expression for =~; names outlive revisions, so over a range it also selects their earlier samples).",
       minLength: 1,
       maxLength: 4096,
       'x-kubernetes-validations': [
@@ -118,12 +127,13 @@ export const PrometheusSchema = Type.Object(
       ],
     }),
     headers: Type.Optional(Type.Array(HeaderSchema, { description: 'Request headers (e.g. Authorization).', maxItems: 8 })),
-    timeoutSeconds: Type.Optional(int32({ description: 'Query timeout in seconds (then inconclusive). Default 10.', minimum: 1, maximum: 60 })),
+    timeoutSeconds: Type.Optional(int32({ description: 'Query timeout in seconds (then an error). Default 10.', minimum: 1, maximum: 60 })),
     successCondition: condition('When this holds of the value (`result`), the measurement is successful, e.g. `result < 0.05`.'),
     failureCondition: Type.Optional(condition('When this holds, the measurement failed; without it, a false successCondition fails.')),
   },
   {
-    description: 'A PromQL query judged like a web answer, `result` being its value. No data, several series, NaN or an error is inconclusive.',
+    description:
+      'A PromQL query judged like a web answer, `result` being its value. No data (an empty vector) or NaN is judged by onNoData; several series, an error answer or a request that fails is an error.',
   },
 );
 export type Prometheus = Static<typeof PrometheusSchema>;
@@ -149,9 +159,38 @@ export const AnalysisCheckSchema = Type.Object(
         maximum: 10000,
       }),
     ),
+    initialDelay: Type.Optional(
+      Type.String({
+        description: 'Time from the start of the check to its first measurement, up to 24h (e.g. for metrics to be scraped). Default 0s.',
+        maxLength: 32,
+        pattern: DURATION_PATTERN,
+        'x-kubernetes-validations': [{ rule: "duration(self) <= duration('24h')", message: 'initialDelay must be at most 24h' }],
+      }),
+    ),
     failureLimit: Type.Optional(int32({ description: 'Failed measurements tolerated; one more aborts the rollout. Default 0.', minimum: 0, maximum: 1000 })),
     inconclusiveLimit: Type.Optional(
       int32({ description: 'Inconclusive measurements tolerated; one more pauses the rollout. Default 0.', minimum: 0, maximum: 1000 }),
+    ),
+    consecutiveErrorLimit: Type.Optional(
+      int32({
+        description: `Measurement errors in a row tolerated (the measurement could not be taken: unreachable, refused, timeout, bad answer); one more aborts the rollout. An error neither pauses nor counts toward count; the next measurement is taken after 10s (or interval, if shorter). Default ${DEFAULT_CONSECUTIVE_ERROR_LIMIT}.`,
+        minimum: 0,
+        maximum: 1000,
+        default: DEFAULT_CONSECUTIVE_ERROR_LIMIT,
+      }),
+    ),
+    onNoData: Type.Optional(
+      stringEnum([NoData.error, NoData.inconclusive, NoData.successful, NoData.failed], {
+        description:
+          "What a measurement that found no data counts as (Prometheus: an empty result or NaN; web: nothing at the condition's path). Error (default): tolerated up to consecutiveErrorLimit in a row, as a provider that cannot answer yet; Inconclusive: pauses past inconclusiveLimit; Successful: no data means nothing bad happened (e.g. an error count); Failed.",
+        default: DEFAULT_ON_NO_DATA,
+      }),
+    ),
+    dryRun: Type.Optional(
+      Type.Boolean({
+        description:
+          'Measure and record only: the check never pauses, aborts or holds the rollout (a step waits for it to end, whatever its result). Default false.',
+      }),
     ),
     podHealth: Type.Optional(PodHealthSchema),
     web: Type.Optional(WebSchema),
@@ -206,14 +245,16 @@ export const analysisNameRules: CelRule[] = [
   },
 ];
 
-export const AnalysisPhase = { running: 'Running', successful: 'Successful', failed: 'Failed', inconclusive: 'Inconclusive' } as const;
+export const AnalysisPhase = { running: 'Running', successful: 'Successful', failed: 'Failed', inconclusive: 'Inconclusive', error: 'Error' } as const;
 export type AnalysisPhase = (typeof AnalysisPhase)[keyof typeof AnalysisPhase];
-export const MeasurementPhase = { successful: 'Successful', failed: 'Failed', inconclusive: 'Inconclusive' } as const;
+export const MeasurementPhase = { successful: 'Successful', failed: 'Failed', inconclusive: 'Inconclusive', error: 'Error' } as const;
 export type MeasurementPhase = (typeof MeasurementPhase)[keyof typeof MeasurementPhase];
 
 export const MeasurementSchema = Type.Object(
   {
-    phase: stringEnum([MeasurementPhase.successful, MeasurementPhase.failed, MeasurementPhase.inconclusive], { description: 'What the measurement said.' }),
+    phase: stringEnum([MeasurementPhase.successful, MeasurementPhase.failed, MeasurementPhase.inconclusive, MeasurementPhase.error], {
+      description: 'What the measurement said; Error: it could not be taken.',
+    }),
     value: Type.Optional(Type.String({ description: 'What was measured, as text.', maxLength: 1024 })),
     message: Type.Optional(Type.String({ description: 'Why it failed or was inconclusive.', maxLength: 1024 })),
     measuredAt: dateTime({ description: 'When it was taken.' }),
@@ -228,14 +269,17 @@ export const AnalysisRunSchema = Type.Object(
   {
     name: Type.String({ description: 'The check.', maxLength: 63 }),
     step: Type.Optional(int32({ description: 'The canary step (index) the check belongs to; absent for a background check.', minimum: 0 })),
-    phase: stringEnum([AnalysisPhase.running, AnalysisPhase.successful, AnalysisPhase.failed, AnalysisPhase.inconclusive], {
-      description: 'Running until it passed, failed or was inconclusive.',
+    phase: stringEnum([AnalysisPhase.running, AnalysisPhase.successful, AnalysisPhase.failed, AnalysisPhase.inconclusive, AnalysisPhase.error], {
+      description: 'Running until it passed, failed, was inconclusive, or ended in errors (more than consecutiveErrorLimit in a row).',
     }),
+    dryRun: Type.Optional(Type.Boolean({ description: 'A dry-run check: its phase never acts on the rollout.' })),
     startedAt: dateTime({ description: 'When its first measurement was taken.' }),
     nextMeasurementAt: Type.Optional(dateTime({ description: 'When the next measurement is due, while Running.' })),
     successful: tally('Successful measurements.'),
     failed: tally('Failed measurements.'),
     inconclusive: tally('Inconclusive measurements.'),
+    errors: Type.Optional(tally('Measurements that could not be taken.')),
+    consecutiveErrors: Type.Optional(tally('Errors since the last measurement that was taken.')),
     measurements: Type.Array(MeasurementSchema, {
       description: `The last ${MAX_MEASUREMENT_HISTORY} measurements, oldest first.`,
       maxItems: MAX_MEASUREMENT_HISTORY,

@@ -6,6 +6,7 @@ describe('keys', () => {
     expect(Label).toEqual({
       app: 'apps.ebb.dev/app',
       revision: 'apps.ebb.dev/revision',
+      controllerRevisionHash: 'controller-revision-hash',
       podIndex: 'apps.kubernetes.io/pod-index',
       podName: 'statefulset.kubernetes.io/pod-name',
     });

@@ -11,6 +11,8 @@ export const Label = {
   app: `${GROUP}/app`,
   /** The ControllerRevision name (`<app>-<hash>`) the pod's template came from. */
   revision: `${GROUP}/revision`,
+  /** The same revision name under the label upstream StatefulSet pods carry, so metrics and queries can select by it. */
+  controllerRevisionHash: 'controller-revision-hash',
   /** The pod's ordinal, as upstream StatefulSet pods carry it. */
   podIndex: 'apps.kubernetes.io/pod-index',
   /** The pod's own name: a per-pod identity label, so a Service can select exactly one pod. */
@@ -56,6 +58,11 @@ export const Annotation = {
    * of it asks for new containers, so it is never applied in place: the pod is recreated.
    */
   restartedAt: 'kubectl.kubernetes.io/restartedAt',
+  /**
+   * JSON `{revision, restarts}`: each container's restartCount when the pod reached `revision` in place (its
+   * in-place restarts included). Analysis counts a pod's restarts from these.
+   */
+  restartBaseline: `${GROUP}/restart-baseline`,
 } as const;
 
 /** Pod readiness gate set when `podUpdatePolicy` is not ReCreate; ebb sets it True as soon as the pod exists. */
@@ -233,6 +240,8 @@ export const EventReason = {
   analysisMeasurementFailed: 'AnalysisMeasurementFailed',
   /** An analysis measurement was inconclusive (the rollout pauses once more than inconclusiveLimit were). */
   analysisMeasurementInconclusive: 'AnalysisMeasurementInconclusive',
+  /** An analysis measurement could not be taken (the check fails once more than consecutiveErrorLimit did in a row). */
+  analysisMeasurementError: 'AnalysisMeasurementError',
   /** A background analysis check was inconclusive: the rollout is paused. */
   analysisInconclusive: 'AnalysisInconclusive',
 } as const;

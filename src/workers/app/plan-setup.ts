@@ -22,7 +22,8 @@ import { clearServed } from './rollout/requests.ts';
 import { PauseCause, pausedByValue, RolloutAnnotation } from '../../api/rollout-abort.ts';
 import type { CanaryStep } from '../../api/update-strategy.ts';
 import type { AnalysisStatus } from '../../api/analysis.ts';
-import { backgroundAnalysis, bookFor, startingWait } from './rollout/analysis/setup.ts';
+import { backgroundAnalysis, bookFor, startingWait, type BackgroundInput } from './rollout/analysis/setup.ts';
+import type { AnalysisBook, StepVerdict } from './rollout/analysis/book.ts';
 
 /** Whether the `target` highest-ordinal replicas (not below the partition) run the update revision and are available. */
 function reachedFor(set: Omit<PodSet, 'partition'>, partition: number): (target: number) => boolean {
@@ -181,6 +182,19 @@ function abortedSetup(input: SetupInput, state: AbortState, earlier: Action[], a
   return { set, canary, guards, abort: state, analysis, actions: [...actions, ...clearServed(app, names, actions)] };
 }
 
+/** Promoted fully (`ebb rollout promote --full`): the revision's analysis is skipped too, nothing is measured. */
+const fullyPromoted = (app: Stored<App>, update: string): boolean => app.metadata.annotations?.[RolloutAnnotation.promoteFull] === update;
+
+/** How a canary step's checks are judged: by the book, or passed without measuring under a full promote. */
+const stepAnalysis =
+  (book: AnalysisBook, full: boolean) =>
+  (step: number, checks: readonly string[], early?: boolean, resumed?: boolean): StepVerdict =>
+    full ? 'passed' : book.step(step, checks, early, resumed);
+
+/** The background checks advanced, or left alone under a full promote. */
+const backgroundFor = (full: boolean, input: BackgroundInput): ReturnType<typeof backgroundAnalysis> =>
+  full ? { canary: input.canary, actions: [] } : backgroundAnalysis(input);
+
 export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, revs: ResolvedRevisions, now: Date): RolloutSetup | NeedsInput {
   const input: SetupInput = { app, owned, observed, revs, now };
   const names = { current: revs.current.metadata.name, update: revs.update.metadata.name };
@@ -188,14 +202,15 @@ export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], obse
   // Aborted already: the analysis record stays as it was when the rollout was aborted.
   if (requested.abort) return abortedSetup(input, requested, [], app.status?.analysis);
   const promoted = app.metadata.annotations?.[RolloutAnnotation.promote] === names.update;
+  const full = promoted && fullyPromoted(app, names.update);
   const restart = requested.ended === 'retried';
   // The analysis: a step's checks measure as the canary reaches the step, the background ones after it.
   const book = bookFor(app, owned, { revision: names.update, stable: names.current, now, restart, taken: observed.measurements });
-  const stepped = podSetFor(input, { restart, promoted, analyze: (step, checks, early) => book.step(step, checks, early) });
+  const stepped = podSetFor(input, { restart, promoted, analyze: stepAnalysis(book, full) });
   const set = stepped.set;
   const active = names.current !== names.update;
   const anyUpdated = owned.some((p) => getPodRevision(p) === names.update);
-  const background = backgroundAnalysis({ app, book, revision: names.update, active: active && set.rollout.rolling, anyUpdated, canary: stepped.canary });
+  const background = backgroundFor(full, { app, book, revision: names.update, active: active && set.rollout.rolling, anyUpdated, canary: stepped.canary });
   const canary = background.canary;
   // Web checks due: the plan loop measures them and plans again with the measurements.
   const measure = book.requests();
@@ -209,7 +224,7 @@ export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], obse
     const state = abortState(app, names, now, triggers);
     if (state.abort) return abortedSetup(input, state, [...guards.actions.filter((a) => a.kind === 'event'), ...book.events()], analysis);
   }
-  for (const wait of [book.wait(), startingWait(app, names.update, canary, active && set.rollout.rolling)]) if (wait) guards.waits.push(wait);
+  for (const wait of [book.wait(), startingWait(app, names.update, canary, active && set.rollout.rolling && !full)]) if (wait) guards.waits.push(wait);
   const own = abortActions(app, requested, names.current);
   const pausedBy = pausedByValue(pauseCauseOf(set.rollout.canarySteps, stepped.canary), names.update);
   const actions = [...own.actions, ...book.events(), ...background.actions, ...canaryActions(app, canary, { promoted, pausedBy }), ...guards.actions];

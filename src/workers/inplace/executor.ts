@@ -31,7 +31,7 @@ export async function applyInPlaceStep<P extends Pod>(client: PatchClient, pod: 
     case 'finish':
       return client.patch<P>(
         ref(pod, 'status'),
-        statusPatch(pod, step.removeAnnotation ? null : undefined, step.condition),
+        statusPatch(pod, step.removeAnnotation ? null : undefined, step.condition, step.baseline),
         PatchType.strategic,
         QUERY,
         signal,

@@ -37,6 +37,7 @@ describe('specPatch', () => {
       { op: 'remove', path: '/metadata/labels/a' },
       { op: 'add', path: '/metadata/labels/example.com~1b', value: '2' },
       { op: 'add', path: `/metadata/labels/${pointer(Label.revision)}`, value: 'web-b' },
+      { op: 'add', path: `/metadata/labels/${pointer(Label.controllerRevisionHash)}`, value: 'web-b' },
       { op: 'remove', path: '/metadata/annotations/keep' },
       { op: 'add', path: `/metadata/annotations/${pointer(Annotation.inPlaceUpdateState)}`, value: '{}' },
     ]);

@@ -34,10 +34,13 @@ function resourceVersion(pod: Pod): string {
   return rv;
 }
 
-/** pods/status body: the state annotation set (or removed, `null`) and the gate condition. */
-export function statusPatch(pod: Pod, annotation: string | null | undefined, condition: PodCondition): unknown {
+/** pods/status body: the state annotation set (or removed, `null`), the restart baseline if given, and the gate condition. */
+export function statusPatch(pod: Pod, annotation: string | null | undefined, condition: PodCondition, baseline?: string): unknown {
   const metadata: Record<string, unknown> = { resourceVersion: resourceVersion(pod) };
-  if (annotation !== undefined) metadata.annotations = { [Annotation.inPlaceUpdateState]: annotation };
+  const annotations: Record<string, string | null> = {};
+  if (annotation !== undefined) annotations[Annotation.inPlaceUpdateState] = annotation;
+  if (baseline !== undefined) annotations[Annotation.restartBaseline] = baseline;
+  if (Object.keys(annotations).length > 0) metadata.annotations = annotations;
   return { metadata, status: { conditions: [condition] } };
 }
 
@@ -63,7 +66,10 @@ export function specPatch(pod: Pod, step: Extract<InPlaceStep, { kind: 'patchSpe
     if (!c) throw new InPlaceError('ContainerNotFound', `pod ${pod.metadata.name ?? ''} has no container ${container}`);
     ops.push({ op: 'replace', path: `/spec/${c.init ? 'initContainers' : 'containers'}/${c.index}/image`, value: image });
   }
-  const labels = step.revisionLabel === undefined ? step.labels : { ...step.labels, [Label.revision]: step.revisionLabel };
+  const labels =
+    step.revisionLabel === undefined
+      ? step.labels
+      : { ...step.labels, [Label.revision]: step.revisionLabel, [Label.controllerRevisionHash]: step.revisionLabel };
   const annotations = step.annotation === undefined ? step.annotations : { ...step.annotations, [Annotation.inPlaceUpdateState]: step.annotation };
   return [...ops, ...mapOps(pod, 'labels', labels), ...mapOps(pod, 'annotations', annotations)];
 }

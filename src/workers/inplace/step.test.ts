@@ -132,9 +132,21 @@ describe('nextInPlaceStep', () => {
       batch: 0,
       images: [{ container: 'init', image: 'init:2', init: true }],
       labels: {},
-      annotations: {},
+      // Nothing restarts: the counts as they are become the pod's restart baseline at r2.
+      annotations: { [Annotation.restartBaseline]: JSON.stringify({ revision: 'r2', restarts: { app: 1 } }) },
       revisionLabel: 'r2',
     });
+  });
+
+  it('writes the restart baseline when it finishes: the count before the update plus its one restart', () => {
+    const restarted = pod({ restartCount: 1 }, { state: state({ oldRestartCounts: { app: 0 } }) });
+    expect(nextInPlaceStep(restarted, target, now)).toMatchObject({
+      kind: 'finish',
+      baseline: JSON.stringify({ revision: 'r2', restarts: { app: 1 } }),
+    });
+    // A restart beyond the update's own is not part of the baseline: the analysis counts it.
+    const crashed = pod({ restartCount: 3 }, { state: state({ oldRestartCounts: { app: 0 } }) });
+    expect(nextInPlaceStep(crashed, target, now)).toMatchObject({ kind: 'finish', baseline: JSON.stringify({ revision: 'r2', restarts: { app: 1 } }) });
   });
 
   it('starts over when the state annotation is not valid JSON state', () => {

@@ -15,6 +15,7 @@ import { createdGateCondition, gateCondition, gateConditionFor, hasInPlaceGate }
 import { sameQuantity, sameResizable, RESIZABLE } from '../../common/quantity.ts';
 import { findContainer, hasStateAnnotation, newState, podRevision, readState, refreshSnapshot, serializeState, type InPlaceState } from './state.ts';
 import type { InPlacePlan, InPlaceTarget } from './types.ts';
+import { baselineAtFinish, baselineNow, serializeBaseline } from './restart-baseline.ts';
 import type { Pod, PodCondition, ResourceRequirements } from '../../kube/types.ts';
 
 /** Re-check interval while waiting for something a pod watch event reports anyway (the timer is a safety net). */
@@ -58,12 +59,12 @@ export type InPlaceStep =
    * recreates the pod or holds the rollout on it, by its podUpdatePolicy.
    */
   | { kind: 'resizeRefused'; container: string; message: string }
-  /** Remove the state annotation and set the gate True (one pods/status patch). */
-  | { kind: 'finish'; removeAnnotation: boolean; condition: PodCondition }
+  /** Remove the state annotation and set the gate True (one pods/status patch); `baseline`: the restart baseline to write. */
+  | { kind: 'finish'; removeAnnotation: boolean; condition: PodCondition; baseline?: string }
   | { kind: 'done' };
 
-const PROTECTED_LABELS = new Set<string>([Label.app, Label.revision, Label.podIndex, Label.podName]);
-const PROTECTED_ANNOTATIONS = new Set<string>([Annotation.inPlaceUpdateState]);
+const PROTECTED_LABELS = new Set<string>([Label.app, Label.revision, Label.controllerRevisionHash, Label.podIndex, Label.podName]);
+const PROTECTED_ANNOTATIONS = new Set<string>([Annotation.inPlaceUpdateState, Annotation.restartBaseline]);
 
 /** The part of a template metadata patch that still changes the pod; ebb's own keys are never touched. */
 function effectivePatch(current: Record<string, string> | undefined, patch: Record<string, string | null>, keep: Set<string>): Record<string, string | null> {
@@ -138,9 +139,9 @@ function patchBatch(pod: Pod, state: InPlaceState, target: InPlaceTarget, index:
   return { kind: 'patchSpec', batch: index, images, ...metadata, ...(last ? { revisionLabel: state.revision } : {}), annotation: serializeState(next) };
 }
 
-function finish(pod: Pod, removeAnnotation: boolean, now: Date): InPlaceStep {
+function finish(pod: Pod, removeAnnotation: boolean, now: Date, state?: InPlaceState): InPlaceStep {
   const condition = gateConditionFor(pod, 'True', Reason.inPlaceUpdateDone, 'in-place update done', now);
-  return { kind: 'finish', removeAnnotation, condition };
+  return { kind: 'finish', removeAnnotation, condition, ...(state ? { baseline: serializeBaseline(baselineAtFinish(pod, state)) } : {}) };
 }
 
 function continueUpdate(pod: Pod, state: InPlaceState, target: InPlaceTarget, now: Date): InPlaceStep {
@@ -156,7 +157,7 @@ function continueUpdate(pod: Pod, state: InPlaceState, target: InPlaceTarget, no
     return pending ? waitRunning(pod, pending) : patchBatch(pod, state, target, next, now);
   }
   const pending = updatePending(pod, state);
-  return pending ? waitRunning(pod, pending) : finish(pod, true, now);
+  return pending ? waitRunning(pod, pending) : finish(pod, true, now, state);
 }
 
 /**
@@ -177,7 +178,10 @@ function lightStep(pod: Pod, target: InPlaceTarget): InPlaceStep {
   const images = target.plan.images.filter(
     (i) => findContainer(pod, i.container)?.spec.image !== undefined && findContainer(pod, i.container)?.spec.image !== i.image,
   );
-  return { kind: 'patchSpec', batch: 0, images, ...metadataOf(pod, target.plan), revisionLabel: target.revision };
+  const metadata = metadataOf(pod, target.plan);
+  // Nothing restarts: the counts as they are are the pod's baseline at the new revision.
+  const annotations = { ...metadata.annotations, [Annotation.restartBaseline]: serializeBaseline(baselineNow(pod, target.revision)) };
+  return { kind: 'patchSpec', batch: 0, images, labels: metadata.labels, annotations, revisionLabel: target.revision };
 }
 
 /**

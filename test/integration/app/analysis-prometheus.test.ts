@@ -102,18 +102,12 @@ describe('a canary judged by Prometheus', () => {
     expect(done.pods.every((p) => p.spec?.['containers']?.[0]?.image === image('v2'))).toBe(true);
   });
 
-  it('no data for the revision is inconclusive and pauses the rollout', async () => {
-    const { name, next } = await rolling('pr-none');
-    const paused = await until(
-      ctl.ns,
-      name,
-      (s) => s.app.spec.updateStrategy?.rollingUpdate?.paused === true && s.app.status?.analysis?.runs[0]?.phase === AnalysisPhase.inconclusive,
-      { timeoutMs: 60_000 },
-    );
-    expect(paused.app.status?.analysis?.runs[0]).toMatchObject({ inconclusive: 2, successful: 0, failed: 0 });
-    expect(paused.app.status?.analysis?.runs[0]?.measurements.at(-1)?.message).toBe('the query returned no data');
-    expect(paused.app.status?.abort).toBeUndefined();
-    expect(paused.pods.filter((p) => revisionOf(p) === next)).toHaveLength(1);
+  it('no data for the revision is an error by default: never a pause, and an abort after consecutiveErrorLimit in a row', async () => {
+    const { name } = await rolling('pr-none');
+    const aborted = await until(ctl.ns, name, (s) => s.app.status?.abort !== undefined, { timeoutMs: 90_000, what: `App ${name} aborted` });
+    expect(aborted.app.status?.analysis?.runs[0]).toMatchObject({ phase: AnalysisPhase.error, errors: 5, consecutiveErrors: 5, successful: 0, failed: 0 });
+    expect(aborted.app.status?.analysis?.runs[0]?.measurements.at(-1)?.message).toBe('no data: the query returned no data');
+    expect(aborted.app.spec.updateStrategy?.rollingUpdate?.paused).not.toBe(true);
   });
 });
 

@@ -3,7 +3,8 @@
  * - the built-in podHealth check aborts a crash-looping canary by itself and rolls it back, no pod of the
  *   stable revision ever deleted;
  * - the same check passes a healthy canary, which completes;
- * - an inconclusive result (nothing to judge yet) pauses the rollout; resuming goes on;
+ * - an inconclusive result (nothing to judge yet, with onNoData Inconclusive) pauses the rollout; resuming measures
+ *   again (and pauses again while there is still nothing to judge) instead of passing the step;
  * - a web check against a local HTTP server, its token from a Secret, aborts a canary whose answer fails;
  * - a bad check is refused at admission with the field named.
  *
@@ -90,8 +91,8 @@ describe('analysis', () => {
     expect(await eventsOf(ctl.ns, name, EventReason.analysisMeasurementFailed)).toHaveLength(0);
   });
 
-  it('an inconclusive result pauses the rollout; resuming goes on', async () => {
-    const { name, stable } = await canaryApp('an-inc', [{ analysis: ['health'] }, { replicas: '100%' }]);
+  it('an inconclusive result pauses the rollout; resuming measures again instead of passing the step', async () => {
+    const { name, stable } = await canaryApp('an-inc', [{ analysis: ['health'] }, { replicas: '100%' }], [{ ...health, onNoData: 'Inconclusive' }]);
     const v1 = stable.app.status?.updateRevision ?? '';
     await patchApp(ctl.ns, name, { template: probed(name, image('v2')) });
     const paused = await until(ctl.ns, name, (s) => s.app.spec.updateStrategy?.rollingUpdate?.paused === true, { timeoutMs: 60_000 });
@@ -99,8 +100,17 @@ describe('analysis', () => {
     expect(paused.pods.map(revisionOf)).toEqual([v1, v1, v1]);
     expect(await eventsOf(ctl.ns, name, EventReason.analysisMeasurementInconclusive)).toHaveLength(1);
     await patchApp(ctl.ns, name, { updateStrategy: { rollingUpdate: { paused: false } } });
-    const done = await settled(ctl.ns, name, paused.app.status?.updateRevision, 90_000);
-    expect(done.app.status?.abort).toBeUndefined();
+    // Still nothing to judge: measured again, paused again; no pod moved.
+    const again = await until(
+      ctl.ns,
+      name,
+      (s) => s.app.spec.updateStrategy?.rollingUpdate?.paused === true && (s.app.status?.analysis?.runs[0]?.measurements.length ?? 0) >= 2,
+      { timeoutMs: 60_000, what: `App ${name} paused again` },
+    );
+    expect(again.app.status?.analysis?.runs[0]).toMatchObject({ phase: AnalysisPhase.inconclusive, inconclusive: 1 });
+    expect(again.pods.map(revisionOf)).toEqual([v1, v1, v1]);
+    expect(again.app.status?.abort).toBeUndefined();
+    expect(again.app.status?.analysis?.runs[0]?.measurements.length).toBeGreaterThanOrEqual(2);
   });
 });
 

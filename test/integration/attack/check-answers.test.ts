@@ -2,7 +2,7 @@
  * Attacks through a tenant's analysis checks, against the real `ebb worker` process run as the manifest runs it
  * (its NODE_OPTIONS read from deploy/components/worker.yaml) and the real watcher, two tenants' namespaces:
  * - a web check of tenant A answering 150 MB: the worker's peak RSS stays under the manifest's memory limit,
- *   the measurement is inconclusive ("too large"), the worker lives on, and tenant B's App keeps reconciling;
+ *   the measurement is an error ("too large": it could not be taken), the worker lives on, and tenant B's App keeps reconciling;
  * - checks pointing where ebb must not read (a metadata address the installer even allowed, a metadata header,
  *   a host not allowed for the namespace) are refused without a request, and an answer a check does reach
  *   shows in status and Events only as its kind and size, never as its text.
@@ -121,7 +121,7 @@ async function eventText(ns: string): Promise<string> {
 }
 
 describe('a check answering 150 MB', () => {
-  it("stays within the worker's memory limit, is inconclusive, and another tenant keeps reconciling", async () => {
+  it("stays within the worker's memory limit, is an error, and another tenant keeps reconciling", async () => {
     const other = uniqueName('atk-b');
     await createApp(nsB, other, { replicas: 1, template: template(other, 'v1') });
     await settled(nsB, other, undefined, 90_000);
@@ -137,7 +137,7 @@ describe('a check answering 150 MB', () => {
     const memoryLimit = await manifestMemoryLimitBytes('worker');
     expect(peak, `peak RSS ${Math.round(peak / MiB)} MiB against the manifest's ${memoryLimit / MiB} MiB`).toBeLessThan(memoryLimit);
     const m = measured.app.status?.analysis?.runs[0]?.measurements.at(-1);
-    expect(m?.phase).toBe(MeasurementPhase.inconclusive);
+    expect(m?.phase).toBe(MeasurementPhase.error);
     expect(m?.message).toContain('too large');
     await settled(nsB, other, undefined, 90_000);
   });
@@ -158,7 +158,12 @@ describe('checks pointing where ebb must not read', () => {
     expect(messageOf(sa, 'metadata-header')).toContain('header Metadata-Flavor may not be sent');
     expect(messageOf(sa, 'echo')).toBe("neither $.token == 'x' nor $.token == 'y' holds (a string of 24 characters)");
     expect(messageOf(sb, 'cross')).toContain(`is not an allowed check host for namespace ${nsB}`);
-    for (const s of [sa, sb]) for (const r of s.app.status?.analysis?.runs ?? []) expect(r.phase, r.name).toBe('Inconclusive');
+    // Refused requests are errors (the measurement could not be taken); the answer that holds neither condition is
+    // inconclusive. None passes.
+    const phases = (s: Snapshot): Record<string, string | undefined> =>
+      Object.fromEntries((s.app.status?.analysis?.runs ?? []).map((r) => [r.name, r.measurements.at(-1)?.phase]));
+    expect(phases(sa)).toEqual({ 'metadata-ip': MeasurementPhase.error, 'metadata-header': MeasurementPhase.error, echo: MeasurementPhase.inconclusive });
+    expect(phases(sb)).toEqual({ cross: MeasurementPhase.error });
     // Only the allowed check's requests reached the server.
     const urls = seen.slice(before).map((h) => h.url);
     expect(urls.length).toBeGreaterThan(0);

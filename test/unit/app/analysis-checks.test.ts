@@ -9,6 +9,8 @@ import { measurePodHealth } from '../../../src/workers/app/rollout/analysis/pod-
 import { advanceRun, type RunOutcome } from '../../../src/workers/app/rollout/analysis/run.ts';
 import { measuredSince } from '../../../src/workers/app/rollout/analysis/book.ts';
 import { makeApp, podFor } from './fixtures.ts';
+import { Annotation } from '../../../src/api/keys.ts';
+import { restartsSinceRevision } from '../../../src/workers/inplace/restart-baseline.ts';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const at = (s: number) => new Date(T0 + s * 1000);
@@ -84,8 +86,9 @@ describe('measurePodHealth', () => {
     lastState: {},
   });
 
-  it('is inconclusive without updated pods', () => {
-    expect(measurePodHealth({}, [], now).phase).toBe(MeasurementPhase.inconclusive);
+  it('has no data without updated pods: an error by default, or what onNoData says', () => {
+    expect(measurePodHealth({}, [], now)).toMatchObject({ phase: MeasurementPhase.error, value: 'no data' });
+    expect(measurePodHealth({}, [], now, 'Inconclusive').phase).toBe(MeasurementPhase.inconclusive);
   });
 
   it('passes ready pods under the restart limit', () => {
@@ -105,6 +108,56 @@ describe('measurePodHealth', () => {
   it('fails too many restarts', () => {
     const pod = withStatus(podFor(app, 0, 'r2'), { containerStatuses: [container(3)] });
     expect(measurePodHealth({}, [pod], now)).toMatchObject({ phase: MeasurementPhase.failed, message: 'pod web-0: 3 restarts (limit 2)' });
+  });
+
+  describe('restarts since the pod reached the update revision', () => {
+    const three = (counts: number[]) => counts.map((n, i) => ({ ...container(n), name: `c${i}` }));
+    const annotate = (pod: Stored<Pod>, annotations: Record<string, string>): Stored<Pod> => ({
+      ...pod,
+      metadata: { ...pod.metadata, annotations: { ...pod.metadata.annotations, ...annotations } },
+    });
+    const baseline = (revision: string, restarts: Record<string, number>) => ({ [Annotation.restartBaseline]: JSON.stringify({ revision, restarts }) });
+
+    it('does not charge an in-place update its own restarts, nor the restarts before it', () => {
+      // Three containers changed image in place (one restart each), one of them had restarted twice before.
+      const pod = annotate(withStatus(podFor(app, 1, 'r2'), { containerStatuses: three([3, 1, 1]) }), baseline('r2', { c0: 3, c1: 1, c2: 1 }));
+      expect(measurePodHealth({}, [pod], now)).toMatchObject({ phase: MeasurementPhase.successful, value: '1 updated pods, 1 ready, 0 restarts' });
+      // Without the baseline (a pod created at the revision), every restart counts.
+      expect(measurePodHealth({}, [withStatus(podFor(app, 1, 'r2'), { containerStatuses: three([3, 1, 1]) })], now).phase).toBe(MeasurementPhase.failed);
+    });
+
+    it('counts restarts after the update, and ignores a baseline of another revision', () => {
+      const pod = annotate(withStatus(podFor(app, 1, 'r2'), { containerStatuses: three([1, 4, 1]) }), baseline('r2', { c0: 1, c1: 1, c2: 1 }));
+      expect(measurePodHealth({}, [pod], now)).toMatchObject({ phase: MeasurementPhase.failed, message: 'pod web-1: 3 restarts (limit 2)' });
+      const stale = annotate(withStatus(podFor(app, 1, 'r2'), { containerStatuses: three([1, 1, 1]) }), baseline('r1', { c0: 1, c1: 1, c2: 1 }));
+      expect(measurePodHealth({}, [stale], now).value).toBe('1 updated pods, 1 ready, 3 restarts');
+    });
+
+    it('while the update finishes, allows each updated container its one restart', () => {
+      const state = { revision: 'r2', oldRestartCounts: { c0: 5, c1: 0 } };
+      const pod = annotate(withStatus(podFor(app, 1, 'r2'), { containerStatuses: three([6, 1, 9]) }), {
+        [Annotation.inPlaceUpdateState]: JSON.stringify(state),
+      });
+      // readState validates the whole state: a partial one is ignored, so give it every field.
+      const full = {
+        ...state,
+        startedAt: '2025-01-01T00:00:00Z',
+        oldImageIDs: {},
+        oldContainerIDs: {},
+        oldImages: {},
+        newImages: {},
+        resources: {},
+        oldResources: {},
+        batches: [['c0', 'c1']],
+        batch: 0,
+        patchedAt: ['2025-01-01T00:00:01Z'],
+      };
+      const finishing = annotate(pod, { [Annotation.inPlaceUpdateState]: JSON.stringify(full) });
+      expect(restartsSinceRevision(finishing)).toEqual({ c0: 0, c1: 0, c2: 0 });
+      expect(restartsSinceRevision(annotate(finishing, {}))).toEqual({ c0: 0, c1: 0, c2: 0 });
+      const crashed = withStatus(finishing, { containerStatuses: three([8, 1, 0]) });
+      expect(restartsSinceRevision(crashed)).toEqual({ c0: 2, c1: 0, c2: 0 });
+    });
   });
 
   it('fails a pod not ready too long, naming a readiness gate not True', () => {

@@ -27,12 +27,15 @@ describe('queries', () => {
   it('takes one number from an answer, or says why not', () => {
     expect(valueOf({ status: 'success', data: { resultType: 'scalar', result: [1, '0.5'] } })).toBe(0.5);
     expect(valueOf({ status: 'success', data: { resultType: 'vector', result: [{ value: [1, '2'] }] } })).toBe(2);
-    expect(valueOf({ status: 'success', data: { resultType: 'vector', result: [] } })).toBe('the query returned no data');
-    expect(valueOf({ status: 'success', data: { resultType: 'scalar', result: [1, 'NaN'] } })).toBe('the query returned NaN');
+    // No data and NaN are judged by onNoData; an answer that cannot be judged is an error.
+    expect(valueOf({ status: 'success', data: { resultType: 'vector', result: [] } })).toEqual({ noData: 'the query returned no data' });
+    expect(valueOf({ status: 'success', data: { resultType: 'scalar', result: [1, 'NaN'] } })).toEqual({ noData: 'the query returned NaN' });
     // An error answer's text is never repeated (the destination chose it); Prometheus's errorType words are.
-    expect(valueOf({ status: 'error', errorType: 'bad_data' })).toBe('query error (bad_data): run the query in Prometheus to see why');
-    expect(valueOf({ status: 'error', errorType: 'token-abc' })).toBe('query error: run the query in Prometheus to see why');
-    expect(valueOf({ status: 'success', data: { resultType: 'secret-xyz', result: 1 } })).toBe('the query returned a result (not a scalar or vector)');
+    expect(valueOf({ status: 'error', errorType: 'bad_data' })).toEqual({ error: 'query error (bad_data): run the query in Prometheus to see why' });
+    expect(valueOf({ status: 'error', errorType: 'token-abc' })).toEqual({ error: 'query error: run the query in Prometheus to see why' });
+    expect(valueOf({ status: 'success', data: { resultType: 'secret-xyz', result: 1 } })).toEqual({
+      error: 'the query returned a result (not a scalar or vector)',
+    });
   });
 });
 
@@ -94,16 +97,22 @@ describe('against a real Prometheus', () => {
     expect(m).toMatchObject({ phase: 'Successful', value: '15' });
   });
 
-  it('is inconclusive without data, with several series, between the conditions, and on a bad query', async () => {
+  it('no data is judged by onNoData (an error by default); several series, a bad query or a server down are errors; between the conditions is inconclusive', async () => {
     const none = await measurePrometheus(check(ratio), 'shop', { ...vars, REVISION: 'web-9' }, deps, now);
-    expect(none).toMatchObject({ phase: 'Inconclusive', message: 'the query returned no data' });
-    expect((await measurePrometheus(check('http_error_ratio'), 'shop', vars, deps, now)).message).toContain('returned 2 series');
+    expect(none).toMatchObject({ phase: 'Error', value: 'no data', message: 'no data: the query returned no data' });
+    expect((await measurePrometheus({ ...check(ratio), onNoData: 'Successful' }, 'shop', { ...vars, REVISION: 'web-9' }, deps, now)).phase).toBe('Successful');
+    expect((await measurePrometheus({ ...check(ratio), onNoData: 'Inconclusive' }, 'shop', { ...vars, REVISION: 'web-9' }, deps, now)).phase).toBe(
+      'Inconclusive',
+    );
+    const several = await measurePrometheus(check('http_error_ratio'), 'shop', vars, deps, now);
+    expect(several.phase).toBe('Error');
+    expect(several.message).toContain('returned 2 series');
     const between = await measurePrometheus(check(ratio, { failureCondition: 'result > 0.9' }), 'shop', vars, deps, now);
     expect(between.phase).toBe('Inconclusive');
     const bad = await measurePrometheus(check('sum(http_requests'), 'shop', vars, deps, now);
-    expect(bad.phase).toBe('Inconclusive');
+    expect(bad.phase).toBe('Error');
     expect(bad.message).toBe('query error (bad_data): run the query in Prometheus to see why');
     const down = await measurePrometheus({ ...check(ratio), address: 'http://127.0.0.1:1' }, 'shop', vars, deps, now);
-    expect(down.phase).toBe('Inconclusive');
+    expect(down.phase).toBe('Error');
   });
 });

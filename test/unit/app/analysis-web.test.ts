@@ -1,7 +1,7 @@
 /**
  * The web provider: the condition language (pure), and measurements against a local HTTP server — GET and
  * POST, a header from a Secret, answers that fail, pass or say nothing, and every way the measuring itself
- * can go wrong (all inconclusive).
+ * can go wrong (all errors: the measurement could not be taken).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -61,7 +61,10 @@ describe('conditions', () => {
     expect(judge({ rate: 0.2 }, ok, bad)).toMatchObject({ phase: 'Failed', value: '0.2' });
     expect(judge({ rate: 0.07 }, ok, bad).phase).toBe('Inconclusive');
     expect(judge({ rate: 0.07 }, ok, undefined).phase).toBe('Failed');
-    expect(judge({}, ok, undefined).phase).toBe('Inconclusive');
+    // Nothing at the path is no data (the check's onNoData judges it); a value that is not a number is inconclusive.
+    expect(judge({}, ok, undefined).phase).toBe('NoData');
+    expect(judge({}, ok, bad).phase).toBe('NoData');
+    expect(judge({ rate: 'high' }, ok, undefined).phase).toBe('Inconclusive');
   });
 
   it('records a found number, boolean or null as itself, anything else only by its kind and size', () => {
@@ -139,18 +142,19 @@ describe('measureWeb against a local HTTP server', () => {
     );
     expect(m.phase).toBe('Successful');
     expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/q', auth: 'Bearer s3cret', body: '{"q":1}' });
-    // Another namespace's App finds no such Secret: inconclusive, and nothing is sent.
+    // Another namespace's App finds no such Secret: an error, and nothing is sent.
     const before = seen.length;
     const other = await measureWeb(web('/q', { headers: [auth] }), 'other', deps, now);
-    expect(other).toMatchObject({ phase: 'Inconclusive', message: 'header Authorization: Secret other/token has no key value' });
+    expect(other).toMatchObject({ phase: 'Error', message: 'header Authorization: Secret other/token has no key value' });
     expect(seen.length).toBe(before);
   });
 
-  it('is inconclusive when the measuring fails', async () => {
+  it('is an error when the measuring fails', async () => {
     expect((await measureWeb(web('/500'), 'ns', deps, now)).message).toContain('HTTP 500');
     expect((await measureWeb(web('/html'), 'ns', deps, now)).message).toContain('not JSON');
-    expect((await measureWeb(web('/slow', { timeoutSeconds: 1 }), 'ns', deps, now)).phase).toBe('Inconclusive');
-    expect((await measureWeb({ url: 'http://127.0.0.1:1/x', successCondition: '$.a == 1' }, 'ns', deps, now)).phase).toBe('Inconclusive');
+    expect((await measureWeb(web('/500'), 'ns', deps, now)).phase).toBe('Error');
+    expect((await measureWeb(web('/slow', { timeoutSeconds: 1 }), 'ns', deps, now)).phase).toBe('Error');
+    expect((await measureWeb({ url: 'http://127.0.0.1:1/x', successCondition: '$.a == 1' }, 'ns', deps, now)).phase).toBe('Error');
     const refused = await measureWeb(
       web('/ok', { headers: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'a', key: 'b' } } }] }),
       'ns',
@@ -160,18 +164,18 @@ describe('measureWeb against a local HTTP server', () => {
     expect(refused.message).toBe('header X: Secret ns/a could not be read (Forbidden)');
   });
 
-  it('is inconclusive when the request is refused or the answer too large, saying why', async () => {
+  it('is an error when the request is refused or the answer too large, saying why', async () => {
     expect(await measureWeb(web('/huge'), 'ns', deps, now)).toMatchObject({
-      phase: 'Inconclusive',
+      phase: 'Error',
       message: `GET ${base}/huge: the answer is too large (Content-Length over 1048576 bytes)`,
     });
     expect(await measureWeb(web('/moved'), 'ns', deps, now)).toMatchObject({
-      phase: 'Inconclusive',
+      phase: 'Error',
       message: `GET ${base}/moved: HTTP 301: redirects are not followed`,
     });
     const before = seen.length;
     const metadata = await measureWeb(web('/ok', { headers: [{ name: 'Metadata-Flavor', value: 'Google' }] }), 'ns', deps, now);
-    expect(metadata).toMatchObject({ phase: 'Inconclusive', message: `GET ${base}/ok: header Metadata-Flavor may not be sent` });
+    expect(metadata).toMatchObject({ phase: 'Error', message: `GET ${base}/ok: header Metadata-Flavor may not be sent` });
     const elsewhere = await measureWeb(
       web('/ok'),
       'team-b',

@@ -1,15 +1,18 @@
 /**
  * Scenario tests of the analysis: a canary step's podHealth check passes a healthy canary, aborts a
  * crash-looping one (back to the stable revision, no stable pod deleted), pauses on an inconclusive result
- * (resuming passes the step), and a background check aborts a rolling update. Invariants hold throughout.
+ * (resuming measures again), and a background check aborts a rolling update; errors abort only after
+ * consecutiveErrorLimit in a row, initialDelay holds the first measurement, dry-run checks never act.
+ * Invariants hold throughout.
  */
 import { describe, expect, it } from 'vitest';
 import { AnalysisPhase, type AnalysisCheck } from '../../../src/api/analysis.ts';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { ConditionType, EventReason } from '../../../src/api/keys.ts';
-import { AbortReason } from '../../../src/api/rollout-abort.ts';
+import { AbortReason, RolloutAnnotation } from '../../../src/api/rollout-abort.ts';
 import type { CanaryStep } from '../../../src/api/update-strategy.ts';
 import { getPodRevision } from '../../../src/workers/app/pods/predicates.ts';
+import { NS } from './fixtures.ts';
 import { Scenario } from './scenario.ts';
 
 const image = (ref: string) => ({ template: { spec: { containers: [{ name: 'main', image: ref }] } } });
@@ -80,9 +83,11 @@ describe('a canary analysis step', () => {
     expect(s.violations).toEqual([]);
   });
 
-  it('pauses on an inconclusive result; resuming passes the step', async () => {
-    // Analysis before any pod is updated: nothing to judge, so inconclusive.
-    const { s, stable } = await rolledTo([{ analysis: ['health'] }, { replicas: '100%' }], 'registry.example/web:v2');
+  it('pauses on an inconclusive result; resuming measures again instead of passing the step', async () => {
+    // Analysis before any pod is updated: no data, which this check counts as inconclusive.
+    const { s, stable } = await rolledTo([{ analysis: ['health'] }, { replicas: '100%' }], 'registry.example/web:v2', [
+      { ...health, onNoData: 'Inconclusive' },
+    ]);
     await s.runUntil((x) => x.app().spec.updateStrategy?.rollingUpdate?.paused === true, 20);
     expect(s.app().status?.analysis?.runs[0]).toMatchObject({ phase: AnalysisPhase.inconclusive, inconclusive: 1 });
     expect(s.cluster.events.filter((e) => e.event.reason === EventReason.analysisMeasurementInconclusive)).toHaveLength(1);
@@ -90,7 +95,28 @@ describe('a canary analysis step', () => {
     expect(s.revisionCounts()).toEqual({ [stable]: 4 });
     expect(s.app().status?.abort).toBeUndefined();
     s.edit({ updateStrategy: { rollingUpdate: { paused: false } } });
-    await s.runUntil((x) => x.app().status?.updateRevision !== stable && x.converged(), 80);
+    await s.runUntil((x) => x.app().status?.analysis?.runs[0]?.measurements.length === 2, 20);
+    // Measured again, still nothing to judge: paused again, and no pod moved.
+    await s.runUntil((x) => x.app().spec.updateStrategy?.rollingUpdate?.paused === true, 20);
+    expect(s.app().status?.analysis?.runs[0]).toMatchObject({ phase: AnalysisPhase.inconclusive, inconclusive: 1 });
+    expect(s.cluster.events.filter((e) => e.event.reason === EventReason.analysisMeasurementInconclusive)).toHaveLength(2);
+    for (let i = 0; i < 6; i++) await s.step();
+    expect(s.revisionCounts()).toEqual({ [stable]: 4 });
+    expect(s.violations).toEqual([]);
+  });
+
+  it('no data is an error by default: it neither pauses nor aborts until more than consecutiveErrorLimit in a row', async () => {
+    // The step's check starts before any pod is updated; the rollout cannot go on, so the errors add up.
+    const { s, stable } = await rolledTo([{ analysis: ['health'] }, { replicas: '100%' }], 'registry.example/web:v2');
+    await s.runUntil((x) => (x.app().status?.analysis?.runs[0]?.consecutiveErrors ?? 0) >= 4, 40);
+    expect(s.app().spec.updateStrategy?.rollingUpdate?.paused).not.toBe(true);
+    expect(s.app().status?.abort).toBeUndefined();
+    await s.runUntil((x) => x.app().status?.abort !== undefined, 20);
+    expect(s.app().status?.analysis?.runs[0]).toMatchObject({ phase: AnalysisPhase.error, errors: 5, consecutiveErrors: 5, successful: 0 });
+    expect(s.app().status?.abort?.message).toContain('5 measurements in a row could not be taken (consecutiveErrorLimit 4)');
+    expect(s.cluster.events.filter((e) => e.event.reason === EventReason.analysisMeasurementError)).toHaveLength(5);
+    expect(s.app().spec.updateStrategy?.rollingUpdate?.paused).not.toBe(true);
+    await s.runUntil((x) => allAt(x, stable), 60);
     expect(s.violations).toEqual([]);
   });
 });
@@ -152,9 +178,10 @@ describe('a web check', () => {
     expect(s.violations).toEqual([]);
   });
 
-  it('in the background, an inconclusive answer pauses the rollout once; resuming goes on', async () => {
+  it('in the background, an inconclusive answer pauses the rollout; resuming measures again', async () => {
     const { s, stable } = await rolledTo(undefined, 'registry.example/web:v2', [{ ...web, count: undefined }], ['errors']);
-    let answer: unknown = {};
+    // A value the condition cannot order: inconclusive.
+    let answer: unknown = { errorRate: 'unknown' };
     s.analysisIO = {
       http: () => Promise.resolve({ status: 200, text: JSON.stringify(answer) }),
       secretValue: () => Promise.resolve(undefined),
@@ -167,10 +194,79 @@ describe('a web check', () => {
     const held = s.revisionCounts();
     for (let i = 0; i < 6; i++) await s.step();
     expect(s.revisionCounts()).toEqual(held);
+    // Resumed while the answer is still inconclusive: the check measures again and pauses again.
+    s.edit({ updateStrategy: { rollingUpdate: { paused: false } } });
+    await s.runUntil((x) => x.cluster.events.filter((e) => e.event.reason === EventReason.analysisInconclusive).length === 2, 40);
+    await s.runUntil((x) => x.app().spec.updateStrategy?.rollingUpdate?.paused === true, 20);
     answer = { errorRate: 0 };
     s.edit({ updateStrategy: { rollingUpdate: { paused: false } } });
     await s.runUntil((x) => x.app().status?.updateRevision !== stable && x.converged(), 80);
-    expect(s.cluster.events.filter((e) => e.event.reason === EventReason.analysisInconclusive)).toHaveLength(1);
+    expect(s.app().status?.analysis?.runs[0]).toMatchObject({ phase: AnalysisPhase.running, inconclusive: 0 });
+    expect(s.app().status?.analysis?.runs[0]?.successful).toBeGreaterThan(0);
+    expect(s.cluster.events.filter((e) => e.event.reason === EventReason.analysisInconclusive)).toHaveLength(2);
     expect(s.violations).toEqual([]);
+  });
+
+  it('a server that cannot be reached is an error: retried sooner, no pause, and a success ends the streak', async () => {
+    const { s, stable } = await rolledTo([{ replicas: 1 }, { analysis: ['errors'] }, { replicas: '100%' }], 'registry.example/web:v2', [
+      { ...web, interval: '30s', count: 2 },
+    ]);
+    let down = true;
+    s.analysisIO = {
+      http: () => (down ? Promise.reject(new Error('connect ECONNREFUSED')) : Promise.resolve({ status: 200, text: JSON.stringify({ errorRate: 0 }) })),
+      secretValue: () => Promise.resolve(undefined),
+      signal: new AbortController().signal,
+    };
+    await s.runUntil((x) => (x.app().status?.analysis?.runs[0]?.consecutiveErrors ?? 0) >= 3, 60);
+    const errs = (s.app().status?.analysis?.runs[0]?.measurements ?? []).filter((m) => m.phase === 'Error').map((m) => Date.parse(m.measuredAt));
+    // Errors are retried after 10s, not the 30s interval.
+    for (let i = 1; i < errs.length; i++) expect((errs[i] ?? 0) - (errs[i - 1] ?? 0)).toBeLessThan(30_000);
+    expect(s.app().spec.updateStrategy?.rollingUpdate?.paused).not.toBe(true);
+    down = false;
+    await s.runUntil((x) => x.app().status?.updateRevision !== stable && x.converged(), 80);
+    expect(s.app().status?.analysis?.runs[0]).toMatchObject({ phase: AnalysisPhase.successful, successful: 2, consecutiveErrors: 0 });
+    expect(s.app().status?.abort).toBeUndefined();
+    expect(s.violations).toEqual([]);
+  });
+
+  it('initialDelay holds the first measurement; a dry-run check that fails never acts', async () => {
+    const failing: AnalysisCheck = { ...web, name: 'shadow', dryRun: true, count: 2, web: { ...web.web!, url: 'http://metrics.example/shadow' } };
+    const delayed: AnalysisCheck = { ...web, initialDelay: '20s', count: 1 };
+    const { s, stable } = await rolledTo([{ replicas: 1 }, { analysis: ['errors', 'shadow'] }, { replicas: '100%' }], 'registry.example/web:v2', [
+      delayed,
+      failing,
+    ]);
+    const started = s.clock.now().getTime();
+    s.analysisIO = {
+      http: (_ns, req) => Promise.resolve({ status: 200, text: JSON.stringify({ errorRate: req.url.endsWith('/shadow') ? 0.9 : 0 }) }),
+      secretValue: () => Promise.resolve(undefined),
+      signal: new AbortController().signal,
+    };
+    await s.runUntil((x) => x.app().status?.updateRevision !== stable && x.converged(), 80);
+    const runs = s.app().status?.analysis?.runs ?? [];
+    const first = runs.find((r) => r.name === 'errors')?.measurements[0];
+    expect(Date.parse(first?.measuredAt ?? '') - started).toBeGreaterThanOrEqual(20_000);
+    expect(runs.find((r) => r.name === 'shadow')).toMatchObject({ dryRun: true, phase: AnalysisPhase.failed });
+    expect(s.app().status?.abort).toBeUndefined();
+    expect(s.app().spec.updateStrategy?.rollingUpdate?.paused).not.toBe(true);
+    expect(s.cluster.events.some((e) => e.event.reason === EventReason.analysisMeasurementFailed && e.event.message?.startsWith('dry-run '))).toBe(true);
+    expect(s.violations).toEqual([]);
+  });
+});
+
+describe('a full promote', () => {
+  it("skips the revision's background checks: a crash-looping revision promoted fully is not measured, so not aborted", async () => {
+    const { s, stable } = await rolledTo(undefined, 'registry.example/crashloop:v2', [{ ...health, count: undefined }], ['health']);
+    await s.step();
+    const next = s.app().status!.updateRevision!;
+    expect(next).not.toBe(stable);
+    s.cluster.annotateApp(NS, 'web', { [RolloutAnnotation.promote]: next, [RolloutAnnotation.promoteFull]: next });
+    for (let i = 0; i < 30; i++) await s.step();
+    expect(s.app().status?.abort).toBeUndefined();
+    expect(s.app().status?.analysis?.runs.some((r) => r.measurements.length > 0) ?? false).toBe(false);
+    // Served: the rollout is no longer to that revision once it completes, or a template change ends it.
+    s.edit(image('registry.example/web:v3'));
+    await s.runUntil((x) => x.app().status?.updateRevision !== next && x.converged(), 80);
+    expect(s.app().metadata.annotations?.[RolloutAnnotation.promoteFull]).toBeUndefined();
   });
 });

@@ -101,8 +101,11 @@ describe('in-place update protocol', () => {
 
     expect(run.writes.map((s) => s.kind)).toEqual(['patchSpec']);
     const pod = e.api.read();
-    expect(pod.metadata.labels).toEqual({ [Label.revision]: 'web-b', [Label.app]: 'web', canary: 'yes' });
-    expect(pod.metadata.annotations).toEqual({ 'example.com/x': 'y' });
+    expect(pod.metadata.labels).toEqual({ [Label.revision]: 'web-b', [Label.controllerRevisionHash]: 'web-b', [Label.app]: 'web', canary: 'yes' });
+    expect(pod.metadata.annotations).toEqual({
+      'example.com/x': 'y',
+      [Annotation.restartBaseline]: JSON.stringify({ revision: 'web-b', restarts: { app: 0 } }),
+    });
     expect(run.timeline.every((s) => s.gate === 'True')).toBe(true);
   });
 

@@ -42,7 +42,12 @@ export function newPodForOrdinal(app: Stored<App>, template: PodTemplateSpec, re
     metadata: {
       name,
       namespace: app.metadata.namespace,
-      labels: { ...withoutSpecifiedDelete(meta.labels ?? {}), ...identityLabels(appName, ordinal), [Label.revision]: revisionName },
+      labels: {
+        ...withoutSpecifiedDelete(meta.labels ?? {}),
+        ...identityLabels(appName, ordinal),
+        [Label.revision]: revisionName,
+        [Label.controllerRevisionHash]: revisionName,
+      },
       ...(meta.annotations ? { annotations: { ...meta.annotations } } : {}),
       ...(finalizers ? { finalizers: [...finalizers] } : {}),
       ownerReferences: [appControllerRef(app)],

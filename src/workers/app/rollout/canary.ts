@@ -8,7 +8,8 @@
  *   done when a person sets `paused: false` again.
  * - `{pause: {duration}}`: done `duration` after `pausedAt` (the reconcile returns a wait until then).
  * - `{analysis: [...]}`: its checks measure (`analysis/book.ts`); done when all passed. A failed check holds the
- *   step (the planner aborts the rollout); an inconclusive one pauses like `pause: {}` and resuming passes it.
+ *   step (the planner aborts the rollout); an inconclusive one pauses like `pause: {}`, and resuming measures it
+ *   again (the step is passed only by its checks, or by `ebb rollout promote`).
  */
 import type { CanaryStatus } from '../../../api/app-status.ts';
 import { parseDuration } from '../../../common/duration.ts';
@@ -32,8 +33,11 @@ export interface CanaryInput {
   reached(target: number): boolean;
   /** Whether `target` pods (within the partition) run the update revision, available or not. */
   updated?: ((target: number) => boolean) | undefined;
-  /** Advances the checks an analysis step names; without it an analysis step passes. */
-  analyze?: ((step: number, checks: readonly string[], early?: boolean) => StepVerdict) | undefined;
+  /**
+   * Advances the checks an analysis step names; without it an analysis step passes. `resumed`: a person resumed
+   * the pause the step's inconclusive checks caused.
+   */
+  analyze?: ((step: number, checks: readonly string[], early?: boolean, resumed?: boolean) => StepVerdict) | undefined;
 }
 
 export type CanaryPause = 'manual' | 'timed';
@@ -98,9 +102,10 @@ function timedPause(input: CanaryInput, c: Cursor, durationMs: number): StepResu
 }
 
 function analysisStep(input: CanaryInput, c: Cursor, checks: readonly string[]): StepResult {
-  // An inconclusive check that a person already resumed passes the step; its record stays as it ended.
-  if (c.pausedAt !== undefined && !input.specPaused) return { next: true };
-  const verdict = input.analyze?.(c.step, checks) ?? 'passed';
+  // A person resumed the pause of an inconclusive check: it measures again (a new pause if it is inconclusive again).
+  const resumed = c.pausedAt !== undefined && !input.specPaused;
+  if (resumed) c.pausedAt = undefined;
+  const verdict = input.analyze?.(c.step, checks, false, resumed) ?? 'passed';
   if (verdict === 'passed') return { next: true };
   if (verdict === 'inconclusive') return manualPause(input, c);
   return { next: false, outcome: { status: { step: c.step }, target: c.target, enteredManualPause: false, pauseSpec: false, analysis: verdict } };

@@ -5,12 +5,23 @@
  * abort trigger of a failed check.
  *
  * - The record starts empty for a new update revision, and again when an abort is retried.
- * - A failed check aborts the rollout (reason AnalysisFailed, with its last measurement); an inconclusive
- *   one pauses it (a step's: like a `pause: {}` step, resumed by setting `paused: false`, which passes the
- *   step; a background one: `rollingUpdate.paused` set once).
- * - Every failed or inconclusive measurement is a Warning Event.
+ * - A failed check, or one that ended in errors, aborts the rollout (reason AnalysisFailed, with its last
+ *   measurement); an inconclusive one pauses it (a step's: like a `pause: {}` step; a background one:
+ *   `rollingUpdate.paused` set once). Resuming (`paused: false`) measures such a check again from a fresh
+ *   count: the gate stays.
+ * - A dry-run check measures and is recorded like any other, and never acts: a step waits for it to end and
+ *   then counts it as passed; it never fails, pauses or aborts anything.
+ * - Every failed, inconclusive or error measurement is a Warning Event.
  */
-import { AnalysisPhase, MeasurementPhase, type AnalysisCheck, type AnalysisRun, type AnalysisStatus, type Measurement } from '../../../../api/analysis.ts';
+import {
+  AnalysisPhase,
+  DEFAULT_CONSECUTIVE_ERROR_LIMIT,
+  MeasurementPhase,
+  type AnalysisCheck,
+  type AnalysisRun,
+  type AnalysisStatus,
+  type Measurement,
+} from '../../../../api/analysis.ts';
 import { EventReason } from '../../../../api/keys.ts';
 import { AbortReason } from '../../../../api/rollout-abort.ts';
 import type { Pod, Stored } from '../../../../kube/types.ts';
@@ -18,7 +29,7 @@ import type { Wait } from '../../../types.ts';
 import type { Action } from '../../actions.ts';
 import type { AbortTrigger } from '../abort.ts';
 import { measurePodHealth } from './pod-health.ts';
-import { advanceRun, freshRun, type RunOutcome } from './run.ts';
+import { advanceRun, freshRun, initialDelayMs, restartRun, type RunOutcome } from './run.ts';
 import type { QueryVariables } from './prometheus.ts';
 
 export type StepVerdict = 'running' | 'passed' | 'failed' | 'inconclusive';
@@ -42,10 +53,13 @@ export const MEASUREMENT_PENDING_WAIT_MS = 5_000;
 const RUN_RECORDED_WAIT_MS = 1_000;
 
 export interface AnalysisBook {
-  /** Advances the checks canary step `step` names; their combined verdict. `early`: the step is not reached yet. */
-  step(step: number, names: readonly string[], early?: boolean): StepVerdict;
-  /** Advances the background checks (by name); their combined verdict. */
-  background(names: readonly string[]): StepVerdict;
+  /**
+   * Advances the checks canary step `step` names; their combined verdict. `early`: the step is not reached yet.
+   * `resumed`: a person resumed the pause the step's inconclusive checks caused; they measure again.
+   */
+  step(step: number, names: readonly string[], early?: boolean, resumed?: boolean): StepVerdict;
+  /** Advances the background checks (by name); their combined verdict. `resumed`: the rollout is not paused, so inconclusive ones measure again. */
+  background(names: readonly string[], resumed?: boolean): StepVerdict;
   /** What status.analysis says after this plan (undefined: as before). */
   status(): AnalysisStatus | undefined;
   /** Warning Events of the measurements taken in this plan. */
@@ -79,26 +93,41 @@ export interface BookInput {
 const keyOf = (name: string, step: number | undefined): string => `${step ?? '-'}/${name}`;
 
 function measureWith(check: AnalysisCheck, input: BookInput): Measurement {
-  if (check.podHealth) return measurePodHealth(check.podHealth, input.updated, input.now);
-  return { phase: MeasurementPhase.inconclusive, message: 'the check names no provider this worker knows', measuredAt: input.now.toISOString() };
+  if (check.podHealth) return measurePodHealth(check.podHealth, input.updated, input.now, check.onNoData);
+  return { phase: MeasurementPhase.error, message: 'the check names no provider this worker knows', measuredAt: input.now.toISOString() };
 }
+
+const WORDS: Record<Measurement['phase'], string> = { Successful: 'successful', Failed: 'failed', Inconclusive: 'inconclusive', Error: 'could not be taken' };
+const REASONS = {
+  Failed: EventReason.analysisMeasurementFailed,
+  Inconclusive: EventReason.analysisMeasurementInconclusive,
+  Error: EventReason.analysisMeasurementError,
+} as const;
+
+const whereOf = (run: AnalysisRun): string =>
+  `${run.dryRun === true ? 'dry-run ' : ''}${run.step === undefined ? 'background analysis' : `canary step ${run.step + 1} analysis`}`;
 
 function measurementEvent(run: AnalysisRun, m: Measurement): Action | undefined {
   if (m.phase === MeasurementPhase.successful) return undefined;
-  const where = run.step === undefined ? 'background analysis' : `canary step ${run.step + 1} analysis`;
-  const failed = m.phase === MeasurementPhase.failed;
-  const message = `${where} ${run.name}: measurement ${failed ? 'failed' : 'inconclusive'} (${run.failed} failed, ${run.inconclusive} inconclusive): ${m.message ?? m.value ?? ''}`;
-  const reason = failed ? EventReason.analysisMeasurementFailed : EventReason.analysisMeasurementInconclusive;
-  return { kind: 'event', event: { type: 'Warning', reason, action: 'Measure', message } };
+  const tally = `${run.failed} failed, ${run.inconclusive} inconclusive, ${run.consecutiveErrors ?? 0} errors in a row`;
+  const message = `${whereOf(run)} ${run.name}: measurement ${WORDS[m.phase]} (${tally}): ${m.message ?? m.value ?? ''}`;
+  return { kind: 'event', event: { type: 'Warning', reason: REASONS[m.phase], action: 'Measure', message } };
 }
 
-const isDue = (run: AnalysisRun | undefined, now: Date): boolean =>
-  run === undefined || (run.phase === AnalysisPhase.running && (run.nextMeasurementAt === undefined || Date.parse(run.nextMeasurementAt) <= now.getTime()));
+/** Whether a measurement of `check` is due: its run is running and its time came (a check with an initialDelay starts with a run that waits). */
+const isDue = (check: AnalysisCheck, run: AnalysisRun | undefined, now: Date): boolean =>
+  run === undefined
+    ? initialDelayMs(check) === 0
+    : run.phase === AnalysisPhase.running && (run.nextMeasurementAt === undefined || Date.parse(run.nextMeasurementAt) <= now.getTime());
+
+/** A run as the verdict sees it: a dry-run check that ended counts as passed, whatever it found. */
+const actingPhase = (r: AnalysisRun): AnalysisRun['phase'] => (r.dryRun === true && r.phase !== AnalysisPhase.running ? AnalysisPhase.successful : r.phase);
 
 function verdictOf(runs: readonly AnalysisRun[]): StepVerdict {
-  if (runs.some((r) => r.phase === AnalysisPhase.failed)) return 'failed';
-  if (runs.some((r) => r.phase === AnalysisPhase.inconclusive)) return 'inconclusive';
-  return runs.every((r) => r.phase === AnalysisPhase.successful) ? 'passed' : 'running';
+  const phases = runs.map(actingPhase);
+  if (phases.some((p) => p === AnalysisPhase.failed || p === AnalysisPhase.error)) return 'failed';
+  if (phases.some((p) => p === AnalysisPhase.inconclusive)) return 'inconclusive';
+  return phases.every((p) => p === AnalysisPhase.successful) ? 'passed' : 'running';
 }
 
 export function analysisBook(input: BookInput): AnalysisBook {
@@ -119,16 +148,16 @@ export function analysisBook(input: BookInput): AnalysisBook {
    */
   const pending = (check: AnalysisCheck, key: string, step: number | undefined): AnalysisRun | undefined => {
     const prior = runs.get(key);
-    if (check.podHealth !== undefined || !isDue(prior, input.now) || input.taken?.has(key) === true) return undefined;
+    if (check.podHealth !== undefined || !isDue(check, prior, input.now) || input.taken?.has(key) === true) return undefined;
     if (input.taken === undefined) {
       requests.push({ key, check, vars: input.vars, due: prior && (prior.nextMeasurementAt ?? prior.startedAt) });
-      return prior ?? freshRun(check.name, step, input.now);
+      return prior ?? freshRun(check, step, input.now);
     }
     if (prior) {
       waits.push(MEASUREMENT_PENDING_WAIT_MS);
       return prior;
     }
-    const fresh = freshRun(check.name, step, input.now);
+    const fresh = freshRun(check, step, input.now);
     runs.set(key, fresh);
     touched = true;
     waits.push(RUN_RECORDED_WAIT_MS);
@@ -140,13 +169,27 @@ export function analysisBook(input: BookInput): AnalysisBook {
     runs.set(keyOf(check.name, step), out.run);
     const event = early && out.measured.phase !== MeasurementPhase.failed ? undefined : measurementEvent(out.run, out.measured);
     if (event) events.push(event);
-    if (out.run.phase === AnalysisPhase.failed && !failure) failure = triggerOf(out.run, out.measured);
+    if (out.run.dryRun === true) return;
+    const broke = out.run.phase === AnalysisPhase.failed || out.run.phase === AnalysisPhase.error;
+    if (broke && !failure) failure = triggerOf(check, out.run, out.measured);
     if (out.run.phase === AnalysisPhase.inconclusive && step === undefined) inconclusive.push(check.name);
   };
 
-  const advance = (names: readonly string[], step: number | undefined, early = false): StepVerdict => {
+  /** Inconclusive runs of `checks` start over: a person resumed the pause they caused. */
+  const restartInconclusive = (checks: readonly AnalysisCheck[], step: number | undefined): void => {
+    for (const check of checks) {
+      const key = keyOf(check.name, step);
+      const run = runs.get(key);
+      if (run?.phase !== AnalysisPhase.inconclusive) continue;
+      runs.set(key, restartRun(run, input.now));
+      touched = true;
+    }
+  };
+
+  const advance = (names: readonly string[], step: number | undefined, early = false, resumed = false): StepVerdict => {
     const now: AnalysisRun[] = [];
     const checks = names.flatMap((n) => input.checks.get(n) ?? []);
+    if (resumed) restartInconclusive(checks, step);
     for (const check of checks) {
       const key = keyOf(check.name, step);
       const waiting = pending(check, key, step);
@@ -154,8 +197,14 @@ export function analysisBook(input: BookInput): AnalysisBook {
         now.push(waiting);
         continue;
       }
-      const out = advanceRun({ check, step, prior: runs.get(key), now: input.now, early, measure: () => input.taken?.get(key) ?? measureWith(check, input) });
+      const prior = runs.get(key);
+      const out = advanceRun({ check, step, prior, now: input.now, early, measure: () => input.taken?.get(key) ?? measureWith(check, input) });
       if (out.measured) record(check, step, early, { ...out, measured: out.measured });
+      else if (out.run !== prior) {
+        // A check with an initialDelay started: its run records when, so the delay counts from here.
+        runs.set(key, out.run);
+        touched = true;
+      }
       if (out.waitMs !== undefined) waits.push(out.waitMs);
       now.push(out.run);
     }
@@ -163,8 +212,8 @@ export function analysisBook(input: BookInput): AnalysisBook {
   };
 
   return {
-    step: (step, names, early) => advance(names, step, early),
-    background: (names) => advance(names, undefined),
+    step: (step, names, early, resumed) => advance(names, step, early, resumed),
+    background: (names, resumed) => advance(names, undefined, false, resumed),
     status: () => (touched ? { revision: input.revision, runs: [...runs.values()] } : undefined),
     events: () => events,
     wait: () => (waits.length > 0 ? { reason: 'analysis', afterMs: Math.min(...waits) } : undefined),
@@ -174,11 +223,14 @@ export function analysisBook(input: BookInput): AnalysisBook {
   };
 }
 
-function triggerOf(run: AnalysisRun, m: Measurement): AbortTrigger {
-  const where = run.step === undefined ? 'background analysis' : `canary step ${run.step + 1} analysis`;
+function triggerOf(check: AnalysisCheck, run: AnalysisRun, m: Measurement): AbortTrigger {
+  const why =
+    run.phase === AnalysisPhase.error
+      ? `${run.consecutiveErrors ?? 0} measurements in a row could not be taken (consecutiveErrorLimit ${check.consecutiveErrorLimit ?? DEFAULT_CONSECUTIVE_ERROR_LIMIT})`
+      : `${run.failed} failed measurements`;
   return {
     reason: AbortReason.analysisFailed,
-    message: `${where} ${run.name} failed: ${run.failed} failed measurements`,
+    message: `${whereOf(run)} ${run.name} failed: ${why}`,
     measurement: {
       analysis: run.name,
       ...(m.value === undefined ? {} : { value: m.value }),

@@ -79,7 +79,8 @@ export function evaluate(c: Condition, doc: unknown): { value: unknown; holds: b
 }
 
 export interface Verdict {
-  phase: 'Successful' | 'Failed' | 'Inconclusive';
+  /** NoData: the success condition's path found nothing (and so did the failure condition's). */
+  phase: 'Successful' | 'Failed' | 'Inconclusive' | 'NoData';
   /** What the success condition found (`describe`). */
   value: string | undefined;
   message: string | undefined;
@@ -100,8 +101,8 @@ export function describe(v: unknown): string {
 
 /**
  * A measured answer judged by its conditions: successful when `success` holds; failed when `failure` holds
- * (or, without a failure condition, when `success` is false); inconclusive otherwise (nothing found, or
- * neither condition holds).
+ * (or, without a failure condition, when `success` is false); no data when the paths find nothing;
+ * inconclusive otherwise (neither condition holds, or an ordering met a value that is not a number).
  */
 export function judge(doc: unknown, success: Condition, failure: Condition | undefined): Verdict {
   const ok = evaluate(success, doc);
@@ -110,8 +111,10 @@ export function judge(doc: unknown, success: Condition, failure: Condition | und
   if (failure) {
     const bad = evaluate(failure, doc);
     if (bad.holds === true) return { phase: 'Failed', value: value ?? describe(bad.value), message: `${failure.text} holds (${describe(bad.value)})` };
+    if (ok.value === undefined && bad.value === undefined) return { phase: 'NoData', value, message: `the answer has nothing at the conditions' paths` };
     return { phase: 'Inconclusive', value, message: `neither ${success.text} nor ${failure.text} holds (${describe(ok.value)})` };
   }
   if (ok.holds === false) return { phase: 'Failed', value, message: `${success.text} does not hold (${describe(ok.value)})` };
+  if (ok.value === undefined) return { phase: 'NoData', value, message: `the answer has nothing at the path of ${success.text}` };
   return { phase: 'Inconclusive', value, message: `${success.text}: the answer has ${describe(ok.value)} there` };
 }

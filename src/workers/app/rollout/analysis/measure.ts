@@ -1,7 +1,7 @@
 /**
  * The I/O half of the analysis: the measurements a plan found due (web and Prometheus checks). The planner then
- * plans again with those that are finished (`Observed.measurements`); a check whose measuring failed is
- * inconclusive, never an error of the reconcile.
+ * plans again with those that are finished (`Observed.measurements`); a check whose measuring failed records
+ * an error measurement, never an error of the reconcile.
  *
  * With a measure desk (a worker's measure queue, `workers/measure`), a reconcile never measures: it reads the
  * finished results and asks for the others, which stay pending (the plan waits; the measure pool wakes the App
@@ -34,9 +34,9 @@ export async function measureOne(
   now: () => Date,
 ): Promise<Measurement> {
   const { web, prometheus } = r.check;
-  if (io && prometheus) return measurePrometheus(prometheus, namespace, r.vars, io, now);
-  if (!web || !io) return { phase: MeasurementPhase.inconclusive, message: 'this worker cannot take this measurement', measuredAt: now().toISOString() };
-  return measureWeb(web, namespace, io, now);
+  if (io && prometheus) return measurePrometheus({ ...prometheus, onNoData: r.check.onNoData }, namespace, r.vars, io, now);
+  if (!web || !io) return { phase: MeasurementPhase.error, message: 'this worker cannot take this measurement', measuredAt: now().toISOString() };
+  return measureWeb(web, namespace, io, now, r.check.onNoData);
 }
 
 export async function takeMeasurements(

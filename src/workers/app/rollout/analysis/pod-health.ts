@@ -3,15 +3,20 @@
  * revision. Pure. One measurement judges every updated pod (not terminating) and fails on the first of:
  *
  * - a container waiting in CrashLoopBackOff (unless `allowCrashLoop`);
- * - more than `maxRestarts` restarts summed over the pod's containers (init containers included);
+ * - more than `maxRestarts` restarts summed over the pod's containers (init containers included), counted since
+ *   the pod reached the update revision: a pod updated in place is not charged the restarts it had before, nor the
+ *   one restart the update gives each container whose image changed (`inplace/restart-baseline.ts`);
  * - not ready for longer than `maxNotReadySeconds`, counted from the Ready condition's last transition (or the
  *   pod's creation while it has none); the message names a readiness gate not True when one is the cause.
  *
- * It is inconclusive while no pod runs the update revision; otherwise successful. The value says what was seen.
+ * While no pod runs the update revision it has no data (the check's `onNoData`); otherwise successful. The value
+ * says what was seen.
  */
-import { MeasurementPhase, type Measurement, type PodHealth } from '../../../../api/analysis.ts';
+import { MeasurementPhase, type Measurement, type NoData, type PodHealth } from '../../../../api/analysis.ts';
+import { noDataMeasurement } from './no-data.ts';
 import type { Pod, Stored } from '../../../../kube/types.ts';
 import { readyCondition } from '../../pods/predicates.ts';
+import { restartsSinceRevision } from '../../../inplace/restart-baseline.ts';
 
 export const DEFAULT_MAX_RESTARTS = 2;
 export const DEFAULT_MAX_NOT_READY_SECONDS = 300;
@@ -27,8 +32,7 @@ function crashLooping(pod: Pod): string | undefined {
 }
 
 function restartsOf(pod: Pod): number {
-  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
-  return statuses.reduce((sum, c) => sum + (c.restartCount ?? 0), 0);
+  return Object.values(restartsSinceRevision(pod)).reduce((sum, n) => sum + n, 0);
 }
 
 /** The first readiness gate whose condition is not True. */
@@ -64,7 +68,7 @@ function judgePod(pod: Stored<Pod>, limits: Required<PodHealth>, now: Date): Pod
 }
 
 /** One measurement of `updated` (the pods at the update revision) against the limits of `spec`. */
-export function measurePodHealth(spec: PodHealth, updated: readonly Stored<Pod>[], now: Date): Measurement {
+export function measurePodHealth(spec: PodHealth, updated: readonly Stored<Pod>[], now: Date, onNoData?: NoData): Measurement {
   const limits: Required<PodHealth> = {
     maxRestarts: spec.maxRestarts ?? DEFAULT_MAX_RESTARTS,
     maxNotReadySeconds: spec.maxNotReadySeconds ?? DEFAULT_MAX_NOT_READY_SECONDS,
@@ -72,7 +76,7 @@ export function measurePodHealth(spec: PodHealth, updated: readonly Stored<Pod>[
   };
   const measuredAt = now.toISOString();
   const live = updated.filter((p) => p.metadata.deletionTimestamp === undefined);
-  if (live.length === 0) return { phase: MeasurementPhase.inconclusive, value: 'no updated pod', message: 'no pod runs the update revision yet', measuredAt };
+  if (live.length === 0) return noDataMeasurement(onNoData, 'no pod runs the update revision yet', now);
   const verdicts = live.map((p) => judgePod(p, limits, now));
   const restarts = verdicts.reduce((sum, v) => sum + v.restarts, 0);
   const ready = live.filter((p) => readyCondition(p)?.status === 'True').length;

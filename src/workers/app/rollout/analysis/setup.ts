@@ -2,7 +2,8 @@
  * Where the analysis meets the plan (`plan-setup.ts`): the book of one plan over the App's pods at the update
  * revision, and the background checks, which run while a RollingUpdate rollout is under way from the first
  * pod at the update revision on. A background check turning inconclusive pauses the rollout once (the
- * canary's pause write, with an Event); resuming lets the rollout go on, that check staying inconclusive.
+ * canary's pause write, with an Event); resuming lets the rollout go on and the check measure again, from a
+ * fresh count.
  */
 import type { App } from '../../../../api/app.ts';
 import { EventReason } from '../../../../api/keys.ts';
@@ -51,11 +52,11 @@ export function backgroundAnalysis(input: BackgroundInput): { canary: CanaryOutc
   const { app, book, canary } = input;
   const checks = app.spec.updateStrategy?.rollingUpdate?.analysis?.background ?? [];
   if (!input.active || (!input.anyUpdated && unstartedBackground(app, input.revision).length > 0)) return { canary, actions: [] };
-  book.background(checks);
+  const paused = app.spec.updateStrategy?.rollingUpdate?.paused === true;
+  book.background(checks, !paused);
   const turned = book.turnedInconclusive();
   if (turned.length === 0) return { canary, actions: [] };
-  const paused = app.spec.updateStrategy?.rollingUpdate?.paused === true;
-  const message = `background analysis ${turned.join(', ')} inconclusive: rollout paused; set spec.updateStrategy.rollingUpdate.paused to false to go on`;
+  const message = `background analysis ${turned.join(', ')} inconclusive: rollout paused; set spec.updateStrategy.rollingUpdate.paused to false to go on and measure again`;
   const actions: Action[] = [{ kind: 'event', event: { type: 'Warning', reason: EventReason.analysisInconclusive, action: 'Pause', message } }];
   return { canary: { ...canary, pauseSpec: canary.pauseSpec || !paused }, actions };
 }

@@ -4,11 +4,13 @@
  * name another); the worker reads it only if it was granted `get` on it. The request goes through the
  * worker's egress rules (`workers/egress`: allowed hosts, refused addresses and headers, no redirects, the
  * answer capped at 1 MiB). A refused request, a request error, a timeout, a status other than 2xx, an
- * answer too large or not JSON, or a Secret that cannot be read is inconclusive: the check never fails
- * because the measuring did. Nothing of the answer but the judged value (a number or a boolean) and the
- * kind of what was found is recorded.
+ * answer too large or not JSON, or a Secret that cannot be read is an error (the measurement could not be
+ * taken: the check fails only after `consecutiveErrorLimit` of them in a row, never because the measuring
+ * did once); an answer with nothing at the condition's path is no data (`onNoData`). Nothing of the answer
+ * but the judged value (a number or a boolean) and the kind of what was found is recorded.
  */
-import { MeasurementPhase, type Header, type Measurement, type Web } from '../../../../api/analysis.ts';
+import type { Header, Measurement, NoData, Web } from '../../../../api/analysis.ts';
+import { errorMeasurement, noDataMeasurement } from './no-data.ts';
 import { isKubeError } from '../../../../kube/errors.ts';
 import type { CheckHttp } from '../../../egress/outbound.ts';
 import { isEgressError } from '../../../egress/errors.ts';
@@ -28,12 +30,6 @@ export const DEFAULT_WEB_TIMEOUT_SECONDS = 10;
 
 /** What a measurement says of a failed request: ebb's own words for a refusal, never a client's message. */
 export const requestFailure = (err: unknown): string => (isEgressError(err) ? err.message : 'request failed');
-
-const inconclusive = (message: string, now: Date): Measurement => ({
-  phase: MeasurementPhase.inconclusive,
-  message: message.slice(0, 1024),
-  measuredAt: now.toISOString(),
-});
 
 /** The request headers, values from Secrets read; or why they could not be. */
 export async function headersOf(list: readonly Header[] | undefined, namespace: string, deps: WebDeps): Promise<Record<string, string> | string> {
@@ -67,11 +63,12 @@ function conditionsOf(web: Web): { success: Condition; failure: Condition | unde
 }
 
 /** One measurement: the request, its answer parsed as JSON, judged. `namespace`: the App's. */
-export async function measureWeb(web: Web, namespace: string, deps: WebDeps, now: () => Date): Promise<Measurement> {
+export async function measureWeb(web: Web, namespace: string, deps: WebDeps, now: () => Date, onNoData?: NoData): Promise<Measurement> {
+  const unmeasured = errorMeasurement;
   const conditions = conditionsOf(web);
-  if (typeof conditions === 'string') return inconclusive(conditions, now());
+  if (typeof conditions === 'string') return unmeasured(conditions, now());
   const headers = await headersOf(web.headers, namespace, deps);
-  if (typeof headers === 'string') return inconclusive(headers, now());
+  if (typeof headers === 'string') return unmeasured(headers, now());
   const method = web.method ?? 'GET';
   let text: string;
   try {
@@ -86,18 +83,19 @@ export async function measureWeb(web: Web, namespace: string, deps: WebDeps, now
       },
       deps.signal,
     );
-    if (res.status < 200 || res.status > 299) return inconclusive(`${method} ${web.url}: HTTP ${res.status}`, now());
+    if (res.status < 200 || res.status > 299) return unmeasured(`${method} ${web.url}: HTTP ${res.status}`, now());
     text = res.text;
   } catch (err) {
-    return inconclusive(`${method} ${web.url}: ${requestFailure(err)}`, now());
+    return unmeasured(`${method} ${web.url}: ${requestFailure(err)}`, now());
   }
   let doc: unknown;
   try {
     doc = JSON.parse(text);
   } catch {
-    return inconclusive(`${method} ${web.url}: the answer is not JSON`, now());
+    return unmeasured(`${method} ${web.url}: the answer is not JSON`, now());
   }
   const verdict = judge(doc, conditions.success, conditions.failure);
+  if (verdict.phase === 'NoData') return noDataMeasurement(onNoData, verdict.message ?? '', now());
   return {
     phase: verdict.phase,
     ...(verdict.value === undefined ? {} : { value: verdict.value.slice(0, 1024) }),
