@@ -24,16 +24,21 @@ const pausedOrDone = (s: Snapshot) =>
   (s.app.status?.abort !== undefined && s.app.status.updateRevision !== undefined) ||
   (s.app.status?.currentRevision === s.app.status?.updateRevision && s.app.status?.observedGeneration === s.app.metadata.generation);
 
+/** An App of 3 (Parallel) with the canary `steps`, settled at its first revision, which it returns. */
+async function canaryAppAtV1(name: string): Promise<string> {
+  await createApp(ctl.ns, name, {
+    replicas: 3,
+    podManagementPolicy: 'Parallel',
+    updateStrategy: { type: 'RollingUpdate', rollingUpdate: { canary: { steps } } },
+  });
+  return (await settled(ctl.ns, name, undefined, 90_000)).app.status?.updateRevision ?? '';
+}
+
 describe('requests act on their own rollout only', () => {
   it('promote, finish, revert, apply the same template again: the steps run again', async () => {
     const name = uniqueName('rq-pr');
     const cli = (op: string) => ebb(['rollout', op, `app/${name}`, '-n', ctl.ns]);
-    await createApp(ctl.ns, name, {
-      replicas: 3,
-      podManagementPolicy: 'Parallel',
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { canary: { steps } } },
-    });
-    const v1 = (await settled(ctl.ns, name, undefined, 90_000)).app.status?.updateRevision ?? '';
+    const v1 = await canaryAppAtV1(name);
 
     await patchApp(ctl.ns, name, { template: template(name, 'v2') });
     const first = await until(ctl.ns, name, pausedOrDone, { what: 'the canary paused' });
@@ -57,12 +62,7 @@ describe('requests act on their own rollout only', () => {
   it('abort, move on, apply the aborted template again: it rolls out', async () => {
     const name = uniqueName('rq-ab');
     const cli = (op: string) => ebb(['rollout', op, `app/${name}`, '-n', ctl.ns]);
-    await createApp(ctl.ns, name, {
-      replicas: 3,
-      podManagementPolicy: 'Parallel',
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { canary: { steps } } },
-    });
-    const v1 = (await settled(ctl.ns, name, undefined, 90_000)).app.status?.updateRevision ?? '';
+    const v1 = await canaryAppAtV1(name);
     await patchApp(ctl.ns, name, { template: template(name, 'v2') });
     const v2 = (await until(ctl.ns, name, pausedOrDone, { what: 'the canary paused' })).app.status?.updateRevision ?? '';
     const abort = await cli('abort');
