@@ -53,7 +53,7 @@ keda: ## Build the KEDA operator once (cached) and copy its CRDs, for the scale-
 	@hack/keda.sh >/dev/null
 
 ##@ Develop
-.PHONY: build lint typecheck crds config-docs access-docs test test-unit test-integration test-runtime test-realnode test-failover test-keda run sandbox
+.PHONY: build lint typecheck crds config-docs access-docs test test-fast test-unit test-integration test-runtime test-realnode test-failover test-keda run sandbox
 build: deps ## Compile TypeScript to dist/.
 	npm run build
 
@@ -90,6 +90,9 @@ test-integration: tools keda ## Integration tests against a sandbox (real contro
 
 test-keda: tools keda ## Scale to zero with the real KEDA operator against a sandbox (builds KEDA first when missing).
 	EBB_REQUIRE_KEDA=1 npx vitest run --project integration test/integration/keda
+
+test-fast: deps debs lint typecheck ## The inner loop: lint, typecheck and the unit tests (no sandbox; some start their own redis-server).
+	npx vitest run --project unit
 
 test: tools keda lint typecheck ## Install what is missing (the KEDA operator included), then lint, typecheck and run every test layer.
 	EBB_REQUIRE_KEDA=1 npx vitest run
