@@ -66,25 +66,34 @@ function decoded(segment: string): string | undefined {
   }
 }
 
+const QUEUE_WIDE: BoardRoute = { kind: 'queueWide' };
+
+/** Plain segments only: an empty, dot or encoded-slash segment might be routed otherwise than judged here. */
+const plain = (parts: readonly (string | undefined)[]): parts is string[] =>
+  parts.every((p) => p !== undefined && p !== '' && p !== '.' && p !== '..' && !p.includes('/'));
+
+/** The route of a request below `api/queues/<queue>/<second>[/<third>]`. */
+function queueRoute(safe: boolean, queue: string, second: string, third: string | undefined): BoardRoute {
+  if (QUEUE_WORDS.has(second)) return safe && third === undefined && QUEUE_READS.has(second) ? { kind: 'harmless' } : QUEUE_WIDE;
+  if (third === undefined) return safe ? { kind: 'job', queue, jobId: second, action: 'read' } : QUEUE_WIDE;
+  if (third === 'logs') return safe ? { kind: 'job', queue, jobId: second, action: 'logs' } : QUEUE_WIDE;
+  return JOB_CHANGES.has(third) && !safe ? { kind: 'job', queue, jobId: second, action: 'change' } : QUEUE_WIDE;
+}
+
 /** The route of `method` on `path` (below the board's base path, query string removed). */
 export function classifyRoute(method: string, path: string): BoardRoute {
-  // Judged on decoded segments, as the router matches them; only plain segments: an empty, dot or encoded-slash
-  // segment might be routed otherwise than judged here.
+  // Judged on decoded segments, as the router matches them.
   const parts = path.replace(/\/+$/, '').split('/').slice(1).map(decoded);
-  if (parts.some((p) => p === undefined || p === '' || p === '.' || p === '..' || p.includes('/'))) return { kind: 'queueWide' };
+  if (!plain(parts)) return QUEUE_WIDE;
   if (parts[0]?.toLowerCase() !== 'api') return { kind: 'page' };
-  if (parts[0] !== 'api') return { kind: 'queueWide' };
-  const [, area, queue, second, third, ...rest] = parts as string[];
+  if (parts[0] !== 'api') return QUEUE_WIDE;
+  const [, area, queue, second, third, ...rest] = parts;
   const safe = SAFE.has(method.toUpperCase());
-  if (area === 'redis' && queue === 'stats' && second === undefined) return safe ? { kind: 'harmless' } : { kind: 'queueWide' };
-  if (area !== 'queues') return { kind: 'queueWide' };
-  if (queue === undefined) return safe ? { kind: 'queues' } : { kind: 'queueWide' };
-  if (second === undefined || rest.length > 0) return { kind: 'queueWide' };
-  if (QUEUE_WORDS.has(second)) return safe && third === undefined && QUEUE_READS.has(second) ? { kind: 'harmless' } : { kind: 'queueWide' };
-  if (third === undefined) return safe ? { kind: 'job', queue, jobId: second, action: 'read' } : { kind: 'queueWide' };
-  if (third === 'logs') return safe ? { kind: 'job', queue, jobId: second, action: 'logs' } : { kind: 'queueWide' };
-  if (JOB_CHANGES.has(third) && !safe) return { kind: 'job', queue, jobId: second, action: 'change' };
-  return { kind: 'queueWide' };
+  if (area === 'redis' && queue === 'stats' && second === undefined) return safe ? { kind: 'harmless' } : QUEUE_WIDE;
+  if (area !== 'queues') return QUEUE_WIDE;
+  if (queue === undefined) return safe ? { kind: 'queues' } : QUEUE_WIDE;
+  if (second === undefined || rest.length > 0) return QUEUE_WIDE;
+  return queueRoute(safe, queue, second, third);
 }
 
 interface QueuesAnswer {

@@ -47,28 +47,21 @@ async function boardGet(board: ReadOnlyBoard, basePath: string, path: string, re
   return { status: answer.status, body };
 }
 
-async function queues(
-  board: ReadOnlyBoard,
-  basePath: string,
-  search: string,
-  req: IncomingMessage,
-  res: ServerResponse,
-  viewer: NamespaceViewer,
-): Promise<void> {
+/** One request of a limited viewer to the board mounted at `basePath`. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  viewer: NamespaceViewer;
+}
+
+async function queues(board: ReadOnlyBoard, basePath: string, search: string, { req, res, viewer }: Exchange): Promise<void> {
   const answer = await boardGet(board, basePath, `/api/queues${search}`, req);
   if (answer.status !== 200) return send(req, res, answer.status, JSON.stringify(answer.body ?? {}));
   const allowed = await viewer.allowed(answerNamespaces(answer.body), req.socket.remoteAddress ?? '');
   send(req, res, 200, JSON.stringify(filterQueuesAnswer(answer.body, allowed)));
 }
 
-async function job(
-  board: ReadOnlyBoard,
-  basePath: string,
-  route: Extract<BoardRoute, { kind: 'job' }>,
-  req: IncomingMessage,
-  res: ServerResponse,
-  viewer: NamespaceViewer,
-): Promise<void> {
+async function job(board: ReadOnlyBoard, basePath: string, route: Extract<BoardRoute, { kind: 'job' }>, { req, res, viewer }: Exchange): Promise<void> {
   const ns = idNamespace(route.jobId);
   const allowed = ns === undefined ? new Set<string>() : await viewer.allowed([ns], req.socket.remoteAddress ?? '');
   if (ns === undefined || !allowed.has(ns)) return send(req, res, 404, JOB_NOT_FOUND);
@@ -94,9 +87,9 @@ export function scopedBoard(board: ReadOnlyBoard, basePath: string, log: Logger 
         case 'harmless':
           return await board.listener(req, res);
         case 'queues':
-          return await queues(board, basePath, url.search, req, res, viewer);
+          return await queues(board, basePath, url.search, { req, res, viewer });
         case 'job':
-          return await job(board, basePath, route, req, res, viewer);
+          return await job(board, basePath, route, { req, res, viewer });
         case 'queueWide':
           return refuse(req, res, "this needs the board's permission in every namespace");
       }

@@ -15,12 +15,12 @@
  */
 import { matchesLabels } from '../../kube/labels.ts';
 import type { ImageList } from '../../api/image-list.ts';
-import { CompletionPolicy, MAX_FAILED_NODES_LISTED, type FailedNode, type ImagePullJob, type ImagePullJobStatus } from '../../api/image-pull-job.ts';
+import { CompletionPolicy, type ImagePullJob, type ImagePullJobStatus } from '../../api/image-pull-job.ts';
 import { isPullJobFinished, PullJobCondition, PullJobEventReason, PullJobReason } from '../../api/pull-job-keys.ts';
 import type { ClusterStored, Stored } from '../../kube/types.ts';
 import type { PullLimit } from '../app/prewarm/budget.ts';
 import { untoleratedTaint, type Taint } from '../../kube/tolerations.ts';
-import { applyGrant, refusedAny, refusedNote, retryAfterMs, type Limited } from '../app/prewarm/budget-grant.ts';
+import { applyGrant, refusedAny, retryAfterMs, type Limited } from '../app/prewarm/budget-grant.ts';
 import { imagesKey, nodeState, type NodeState } from '../app/prewarm/plan.ts';
 import { rfc3339, setCondition, type ConditionInput } from '../app/status/conditions.ts';
 import { completion, failedNodes, failureEvents, progressCondition, type Observed } from './report.ts';

@@ -38,7 +38,9 @@ function anchorsOf(text: string): Set<string> {
 /** Relative link targets of a page: [text](target), without web and mail links. */
 function linksOf(text: string): string[] {
   const out: string[] = [];
-  for (const [, target] of prose(text).replace(/`[^`\n]*`/g, '').matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+  for (const [, target] of prose(text)
+    .replace(/`[^`\n]*`/g, '')
+    .matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
     if (target && !/^[a-z]+:/i.test(target)) out.push(target);
   }
   return out;

@@ -29,7 +29,8 @@ export function servedAnnotations(app: Stored<App>, names: RolloutNames): string
   const annotations = app.metadata.annotations ?? {};
   const keys: string[] = [];
   const inProgress = (revision: string | undefined) => revision === names.update && names.current !== names.update;
-  for (const key of [RolloutAnnotation.promote, RolloutAnnotation.promoteFull, RolloutAnnotation.abort]) if (annotations[key] !== undefined && !inProgress(annotations[key])) keys.push(key);
+  for (const key of [RolloutAnnotation.promote, RolloutAnnotation.promoteFull, RolloutAnnotation.abort])
+    if (annotations[key] !== undefined && !inProgress(annotations[key])) keys.push(key);
   const retry = annotations[RolloutAnnotation.retry];
   if (retry !== undefined && app.status?.abort?.abortedAt !== retry) keys.push(RolloutAnnotation.retry);
   if (annotations[RolloutAnnotation.pausedBy] !== undefined && app.spec.updateStrategy?.rollingUpdate?.paused !== true) keys.push(RolloutAnnotation.pausedBy);
