@@ -40,7 +40,7 @@ export const PodHealthSchema = Type.Object(
   },
   {
     description:
-      "Built in, needing nothing: the updated pods' health. A measurement fails when an updated pod crash-loops, restarted more than maxRestarts times, or stayed not ready (or with a readiness gate not True) longer than maxNotReadySeconds; it is inconclusive while no pod runs the update revision.",
+      "Built in, needing nothing: the updated pods' health. A measurement fails when an updated pod crash-loops, restarted more than maxRestarts times since it reached the update revision (the restarts an in-place update gives it excluded), or stayed not ready (or with a readiness gate not True) longer than maxNotReadySeconds; while no pod runs the update revision it has no data (the check's onNoData).",
   },
 );
 export type PodHealth = Static<typeof PodHealthSchema>;

@@ -18,7 +18,8 @@ export function notifyQueue(connection: RedisClient, cfg: QueueConfig): NotifyQu
     defaultJobOptions: {
       attempts: 12,
       backoff: { type: 'exponential', delay: 2_000, jitter: 0.3 },
-      removeOnComplete: { count: 100 },
+      // Kept an hour (at most 10,000): a job id seen again in that time is the same notification, not sent twice.
+      removeOnComplete: { age: 3_600, count: 10_000 },
       removeOnFail: { count: 100 },
     },
   });

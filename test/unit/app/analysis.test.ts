@@ -270,3 +270,32 @@ describe('a full promote', () => {
     expect(s.app().metadata.annotations?.[RolloutAnnotation.promoteFull]).toBeUndefined();
   });
 });
+
+describe('a dry-run background check', () => {
+  it('that ended inconclusive stays ended while the rollout goes on: it is not measured again at every reconcile', async () => {
+    const dry: AnalysisCheck = {
+      name: 'dry',
+      interval: '3s',
+      inconclusiveLimit: 0,
+      dryRun: true,
+      web: { url: 'http://metrics.example/rate', successCondition: '$.errorRate < 0.05' },
+    };
+    const { s } = await rolledTo(undefined, 'registry.example/web:v2', [dry], ['dry']);
+    let calls = 0;
+    // A value the condition cannot order: inconclusive.
+    s.analysisIO = {
+      http: () => {
+        calls++;
+        return Promise.resolve({ status: 200, text: JSON.stringify({ errorRate: 'unknown' }) });
+      },
+      secretValue: () => Promise.resolve(undefined),
+      signal: new AbortController().signal,
+    };
+    await s.runUntil((x) => x.app().status?.analysis?.runs.some((r) => r.name === 'dry' && r.phase === AnalysisPhase.inconclusive) === true, 60);
+    expect(s.app().spec.updateStrategy?.rollingUpdate?.paused).not.toBe(true);
+    const measured = calls;
+    for (let i = 0; i < 10; i++) await s.step();
+    expect(calls).toBe(measured);
+    expect(s.app().status?.analysis?.runs.find((r) => r.name === 'dry')?.phase).toBe(AnalysisPhase.inconclusive);
+  });
+});

@@ -180,7 +180,8 @@ export function analysisBook(input: BookInput): AnalysisBook {
     for (const check of checks) {
       const key = keyOf(check.name, step);
       const run = runs.get(key);
-      if (run?.phase !== AnalysisPhase.inconclusive) continue;
+      // A dry-run check never paused anything, so nothing resumed it: it stays as it ended.
+      if (run?.phase !== AnalysisPhase.inconclusive || run.dryRun === true) continue;
       runs.set(key, restartRun(run, input.now));
       touched = true;
     }
