@@ -275,7 +275,13 @@ describe('deploy/ installed on the sandbox apiserver', () => {
     await waitFor(async () => ((await claimsIn(ns)).length === 0 ? true : undefined), { ...WAIT, signal, what: `the claims of ${name} gone` });
 
     // An ImagePullJob on the node: the worker reads nodes, writes the job's status and deletes it after its TTL.
-    const job = { images: [`${tool}-job`], nodeSelector: { 'kubernetes.io/hostname': dedicated.name }, ttlSecondsAfterFinished: 2 };
+    // The dedicated node is tainted: the job tolerates the taint, as a job aimed at a dedicated pool must.
+    const job = {
+      images: [`${tool}-job`],
+      nodeSelector: { 'kubernetes.io/hostname': dedicated.name },
+      tolerations: dedicated.placement.tolerations,
+      ttlSecondsAfterFinished: 2,
+    };
     await rest.create(imagePullJobRef(ns), { apiVersion: API_VERSION, kind: IMAGE_PULL_JOB_KIND, metadata: { name: 'warm' }, spec: job });
     const complete = async (): Promise<true | undefined> =>
       (await rest.get<ImagePullJob>(imagePullJobRef(ns, 'warm')).catch(() => undefined))?.status?.succeeded === 1 ? true : undefined;
