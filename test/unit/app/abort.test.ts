@@ -214,16 +214,3 @@ describe('through lifecycle hooks', () => {
     expect(s.violations).toEqual([]);
   });
 });
-
-describe('a pause from before ebb marked its own pauses', () => {
-  it('is lifted by an abort when the canary is at the pause: {} step it paused at', async () => {
-    const { s, stable, next } = await pausedCanary('Parallel', 'ReCreate');
-    // As an App paused by an earlier version: the pause without the paused-by annotation.
-    s.cluster.annotateApp(NS, 'web', { [RolloutAnnotation.pausedBy]: null });
-    expect(s.app().metadata.annotations?.[RolloutAnnotation.pausedBy]).toBeUndefined();
-    s.cluster.annotateApp(NS, 'web', { [RolloutAnnotation.abort]: next });
-    await s.runUntil((x) => allAt(x, stable), 80);
-    expect(s.app().spec.updateStrategy?.rollingUpdate?.paused).toBe(false);
-    expect(s.violations).toEqual([]);
-  });
-});

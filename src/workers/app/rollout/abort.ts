@@ -73,19 +73,11 @@ export function abortState(app: Stored<App>, revisions: { current: string; updat
 
 /**
  * The pause in force is ebb's own: `rollingUpdate.paused` is set and annotation `paused-by` says ebb set it
- * (a canary step, an analysis, the progress deadline: written in the same patch as the pause), or, for a pause
- * written before that annotation existed, the canary is at a `pause: {}` step it paused at. A person's pause
- * (`paused: true` written by hand or by `ebb rollout pause`, which removes the annotation) is not.
+ * (a canary step, an analysis, the progress deadline: written in the same patch as the pause). A person's
+ * pause (`paused: true` written by hand or by `ebb rollout pause`, which removes the annotation) is not.
  */
 export function pausedByEbb(app: Stored<App>): boolean {
-  const rolling = app.spec.updateStrategy?.rollingUpdate;
-  if (rolling?.paused !== true) return false;
-  if (parsePausedBy(app.metadata.annotations?.[RolloutAnnotation.pausedBy]) !== undefined) return true;
-  // A pause written before ebb marked its own pauses: a `pause: {}` step's, known by the canary status that
-  // records when the step paused (as ebb told them apart before).
-  const canary = app.status?.canary;
-  const step = rolling.canary?.steps?.[canary?.step ?? 0];
-  return canary?.pausedAt !== undefined && step?.pause !== undefined && step.pause.duration === undefined;
+  return app.spec.updateStrategy?.rollingUpdate?.paused === true && parsePausedBy(app.metadata.annotations?.[RolloutAnnotation.pausedBy]) !== undefined;
 }
 
 /**
