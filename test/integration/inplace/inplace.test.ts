@@ -102,8 +102,11 @@ describe('in-place update on the sandbox', () => {
 
     const after = run.final;
     expect(after.metadata.uid).toBe(before.metadata.uid);
-    expect(after.metadata.labels).toEqual({ tier: 'back', [Label.revision]: 'web-b' });
-    expect(after.metadata.annotations).toEqual({ note: 'b' });
+    expect(after.metadata.labels).toEqual({ tier: 'back', [Label.revision]: 'web-b', [Label.controllerRevisionHash]: 'web-b' });
+    // The template's annotations, and the restart baseline the analysis counts restarts from.
+    const { [Annotation.restartBaseline]: baseline, ...annotations } = after.metadata.annotations ?? {};
+    expect(annotations).toEqual({ note: 'b' });
+    expect(JSON.parse(baseline ?? '{}')).toEqual({ revision: 'web-b', restarts: { app: 1 } });
     expect(cs(after, 'app')).toMatchObject({ image: 'nginx:1.26', restartCount: 1 });
   });
 
