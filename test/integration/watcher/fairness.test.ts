@@ -65,8 +65,12 @@ describe('tenant fairness (EBB_QUEUE_FAIRNESS)', () => {
 
     expect(fairJobs.get(`${nsB}/web`)).toBe(0);
     const aPriorities = [...fairJobs].filter(([k]) => k.startsWith(`${nsA}/`)).map(([, p]) => p);
-    expect(aPriorities.filter((p) => p === 0)).toHaveLength(BURST);
-    expect(aPriorities.filter((p) => p > 0)).toHaveLength(FLOOD - BURST);
+    // The first BURST of the flood go at priority 0, and a few more when the recent count decays (half-life 10 s)
+    // while the watcher enqueues the flood, which a loaded machine stretches; the rest wait in tiers.
+    const zero = aPriorities.filter((p) => p === 0).length;
+    expect(zero).toBeGreaterThanOrEqual(BURST);
+    expect(zero).toBeLessThanOrEqual(BURST + 10);
+    expect(aPriorities.filter((p) => p > 0)).toHaveLength(FLOOD - zero);
     expect(Math.max(...aPriorities)).toBe(2); // 150 = 64 · 2^1.2: tiers 1 and 2
     expect([...fifoJobs.values()].every((p) => p === 0)).toBe(true);
 
