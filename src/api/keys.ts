@@ -133,6 +133,8 @@ export const Reason = {
   // Aborted False
   abortRetried: 'AbortRetried',
   newUpdateRevision: 'NewUpdateRevision',
+  /** An abort would have undone a revision made since the stable one: refused (the message says how to choose). */
+  abortRefused: 'AbortRefused',
   // Available
   minimumReplicasAvailable: 'MinimumReplicasAvailable',
   minimumReplicasUnavailable: 'MinimumReplicasUnavailable',
@@ -234,6 +236,7 @@ export const EventReason = {
   /** The App's reconciles ended workers repeatedly: held until it changes or is released. */
   quarantined: 'Quarantined',
   rolloutAborted: 'RolloutAborted',
+  abortRefused: 'AbortRefused',
   rolloutRetried: 'RolloutRetried',
   rolloutPromoted: 'RolloutPromoted',
   /** An analysis measurement failed (the check fails once more than failureLimit did). */

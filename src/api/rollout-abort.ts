@@ -40,6 +40,8 @@ export const PauseCause = {
   analysisInconclusive: 'AnalysisInconclusive',
   /** The progress deadline passed with pauseOnProgressDeadline. */
   progressDeadline: 'ProgressDeadlineExceeded',
+  /** A failure found by the worker would have aborted the rollout, but the abort was refused (see abort-refusal). */
+  abortRefused: 'AbortRefused',
 } as const;
 export type PauseCause = (typeof PauseCause)[keyof typeof PauseCause];
 

@@ -18,7 +18,9 @@ import type { ResolvedRevisions } from './revisions/revisions.ts';
 import { isTrueFor } from './status/conditions.ts';
 import { planGuards, type Guards } from './rollout/guards.ts';
 import { abortActions, abortState, type AbortState } from './rollout/abort.ts';
+import { NEEDS_REVISIONS, refusedRequestEvent, startable, triggered, type Refused } from './rollout/abort-refusal.ts';
 import { clearServed } from './rollout/requests.ts';
+import { stalePauseLift } from './rollout/stale-pause.ts';
 import { PauseCause, pausedByValue, RolloutAnnotation } from '../../api/rollout-abort.ts';
 import type { CanaryStep } from '../../api/update-strategy.ts';
 import type { AnalysisStatus } from '../../api/analysis.ts';
@@ -197,13 +199,24 @@ const backgroundFor = (full: boolean, input: BackgroundInput): ReturnType<typeof
 
 export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, revs: ResolvedRevisions, now: Date): RolloutSetup | NeedsInput {
   const input: SetupInput = { app, owned, observed, revs, now };
+  const update = revs.update.metadata.name;
+  const requested = abortState(app, { current: revs.current.metadata.name, update }, now);
+  if (!requested.abort) return forwardSetup(input, requested, undefined);
+  const start = requested.started ? startable(revs) : undefined;
+  if (start === NEEDS_REVISIONS) return start;
+  // Aborted already (the analysis record stays as it was when the rollout was aborted), or starting now.
+  if (typeof start !== 'string') return abortedSetup(input, requested, [], app.status?.analysis);
+  const state: AbortState = { abort: undefined, started: false, ended: requested.ended, refused: `abort of revision ${update} refused: ${start}` };
+  return forwardSetup(input, state, { state, actions: [refusedRequestEvent(update, start)], keys: [RolloutAnnotation.abort] });
+}
+
+/** The canary steps and their checks advanced for this plan. */
+function advanced(input: SetupInput, requestedState: AbortState) {
+  const { app, owned, observed, revs, now } = input;
   const names = { current: revs.current.metadata.name, update: revs.update.metadata.name };
-  const requested = abortState(app, names, now);
-  // Aborted already: the analysis record stays as it was when the rollout was aborted.
-  if (requested.abort) return abortedSetup(input, requested, [], app.status?.analysis);
   const promoted = app.metadata.annotations?.[RolloutAnnotation.promote] === names.update;
   const full = promoted && fullyPromoted(app, names.update);
-  const restart = requested.ended === 'retried';
+  const restart = requestedState.ended === 'retried';
   // The analysis: a step's checks measure as the canary reaches the step, the background ones after it.
   const book = bookFor(app, owned, { revision: names.update, stable: names.current, now, restart, taken: observed.measurements });
   const stepped = podSetFor(input, { restart, promoted, analyze: stepAnalysis(book, full) });
@@ -211,22 +224,49 @@ export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], obse
   const active = names.current !== names.update;
   const anyUpdated = owned.some((p) => getPodRevision(p) === names.update);
   const background = backgroundFor(full, { app, book, revision: names.update, active: active && set.rollout.rolling, anyUpdated, canary: stepped.canary });
-  const canary = background.canary;
+  return { names, promoted, full, book, stepped, set, active, background };
+}
+
+/** The rollout going forward (or held by a refused abort's pause). */
+function forwardSetup(input: SetupInput, requestedState: AbortState, refusedRequest: Refused | undefined): RolloutSetup | NeedsInput {
+  const { app } = input;
+  const adv = advanced(input, requestedState);
+  const { book, set, active, background } = adv;
   // Web checks due: the plan loop measures them and plans again with the measurements.
   const measure = book.requests();
   if (measure.length > 0) return { needs: 'measurements', measure };
   // Guards before any pod is touched: the progress deadline may pause, or abort, the rollout for this very plan.
-  const guards = planGuards(set, { active, canary });
+  const guards = planGuards(set, { active, canary: background.canary });
   // What aborts the rollout by itself, found in this plan: the deadline, and a failed analysis check.
   const triggers = [guards.deadline.rollback, book.failure()].filter((t) => t !== undefined);
   const analysis = book.status() ?? app.status?.analysis;
-  if (triggers.length > 0) {
-    const state = abortState(app, names, now, triggers);
-    if (state.abort) return abortedSetup(input, state, [...guards.actions.filter((a) => a.kind === 'event'), ...book.events()], analysis);
-  }
-  for (const wait of [book.wait(), startingWait(app, names.update, canary, active && set.rollout.rolling && !full)]) if (wait) guards.waits.push(wait);
-  const own = abortActions(app, requested, names.current);
-  const pausedBy = pausedByValue(pauseCauseOf(set.rollout.canarySteps, stepped.canary), names.update);
-  const actions = [...own.actions, ...book.events(), ...background.actions, ...canaryActions(app, canary, { promoted, pausedBy }), ...guards.actions];
-  return { set, canary, guards, abort: requested, analysis, actions: [...actions, ...clearServed(app, names, actions)] };
+  const found = refusedRequest ?? (triggers.length > 0 ? triggered(input, requestedState, triggers) : undefined);
+  if (found !== undefined && 'needs' in found) return found;
+  if (found !== undefined && 'abort' in found)
+    return abortedSetup(input, found, [...guards.actions.filter((a) => a.kind === 'event'), ...book.events()], analysis);
+  return forwardPlan(input, { ...adv, guards, analysis }, found?.state ?? requestedState, found);
+}
+
+/** The forward plan's rollout: a refused abort pauses it instead, so the update revision spreads no further. */
+function forwardPlan(
+  input: SetupInput,
+  adv: ReturnType<typeof advanced> & { guards: Guards; analysis: AnalysisStatus | undefined },
+  abort: AbortState,
+  refused: Refused | undefined,
+): RolloutSetup {
+  const { app } = input;
+  const { names, promoted, full, book, stepped, set, active, background, analysis } = adv;
+  const canary = refused ? { ...background.canary, pauseSpec: background.canary.pauseSpec || !set.rollout.paused } : background.canary;
+  const held = refused ? planGuards(set, { active, canary }) : adv.guards;
+  for (const wait of [book.wait(), startingWait(app, names.update, canary, active && set.rollout.rolling && !full)]) if (wait) held.waits.push(wait);
+  const cause = refused ? PauseCause.abortRefused : pauseCauseOf(set.rollout.canarySteps, stepped.canary);
+  const pausing = canaryActions(app, canary, { promoted, pausedBy: pausedByValue(cause, names.update) });
+  const acting = [...abortActions(app, abort, names.current).actions, ...(refused?.actions ?? []), ...book.events(), ...background.actions];
+  const lift = stalePauseLift(
+    app,
+    names.update,
+    [...pausing, ...held.actions].some((a) => a.kind === 'pauseRollout'),
+  );
+  const actions = [...acting, ...pausing, ...held.actions, ...lift];
+  return { set, canary, guards: held, abort, analysis, actions: [...actions, ...clearServed(app, names, actions, refused?.keys)] };
 }

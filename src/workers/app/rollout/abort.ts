@@ -37,6 +37,8 @@ export interface AbortState {
   started: boolean;
   /** An abort recorded in status ended in this plan, and why. */
   ended: AbortEnd | undefined;
+  /** An abort that would have started in this plan was refused, and why (see abort-refusal). */
+  refused?: string | undefined;
 }
 
 /** Whether the recorded abort was retried: its `abortedAt` named by the retry annotation, or a request withdrawn. */
@@ -115,7 +117,14 @@ export function withAbortStatus(status: AppStatus, state: AbortState, now: Date,
   const { abort: _previous, ...rest } = status;
   const abort = state.abort;
   let conditions = status.conditions;
-  if (abort) {
+  if (!abort && state.refused) {
+    conditions = setCondition(
+      conditions,
+      { type: ConditionType.aborted, status: 'False', reason: Reason.abortRefused, message: state.refused },
+      now,
+      generation,
+    );
+  } else if (abort) {
     const measured = abort.measurement ? ` (${abort.measurement.analysis}: ${abort.measurement.value ?? '?'}, ${abort.measurement.condition ?? ''})` : '';
     const message = `rollout of revision ${abort.revision} aborted: ${abort.message}${measured}`;
     conditions = setCondition(conditions, { type: ConditionType.aborted, status: 'True', reason: abort.reason, message }, now, generation);

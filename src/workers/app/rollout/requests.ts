@@ -38,11 +38,12 @@ export function servedAnnotations(app: Stored<App>, names: RolloutNames): string
 }
 
 /**
- * The write that removes them, after the plan's `actions`. A plan that pauses or lifts a pause writes
+ * The write that removes them (and `refused`: requests answered by a refusal), after the plan's `actions`. A plan that pauses or lifts a pause writes
  * `paused-by` itself, so that note is left to it.
  */
-export function clearServed(app: Stored<App>, names: RolloutNames, actions: readonly Action[]): Action[] {
+export function clearServed(app: Stored<App>, names: RolloutNames, actions: readonly Action[], refused: readonly string[] = []): Action[] {
   const pausing = actions.some((a) => a.kind === 'pauseRollout');
-  const keys = servedAnnotations(app, names).filter((k) => !(pausing && k === RolloutAnnotation.pausedBy));
+  const served = servedAnnotations(app, names).filter((k) => !(pausing && k === RolloutAnnotation.pausedBy));
+  const keys = [...new Set([...served, ...refused.filter((k) => app.metadata.annotations?.[k] !== undefined)])];
   return keys.length > 0 ? [{ kind: 'clearAnnotations', keys }] : [];
 }
