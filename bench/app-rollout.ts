@@ -1,5 +1,5 @@
 /**
- * App rollout benchmark (issue 4): apiserver requests per App reconcile and per pod updated, and the time of a
+ * App rollout benchmark: apiserver requests per App reconcile and per pod updated, and the time of a
  * RollingUpdate (recreate, maxUnavailable 1) by ebb vs the upstream StatefulSet controller
  * (kube-controller-manager's statefulset-controller) on one sandbox with the realistic simulated kubelet.
  *

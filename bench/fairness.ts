@@ -1,5 +1,5 @@
 /**
- * Tenant fairness benchmark (issue 13): one namespace floods the reconcile queue while another makes single
+ * Tenant fairness benchmark: one namespace floods the reconcile queue while another makes single
  * edits; how long does the quiet namespace wait, and does the flood still drain at full speed?
  *
  *   node bench/fairness.ts [--flood 10000] [--edits 50] [--gap 100] [--work 20] [--workers 2] [--concurrency 8]

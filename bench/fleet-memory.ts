@@ -1,5 +1,5 @@
 /**
- * Memory at fleet scale (issue 13): RSS of `ebb watcher` and `ebb worker` with 10,000 Apps + 30,000 pods and
+ * Memory at fleet scale: RSS of `ebb watcher` and `ebb worker` with 10,000 Apps + 30,000 pods and
  * at twice that, the cost per additional watched object, and kube-controller-manager's RSS with the same
  * fleet as StatefulSets (its informers cache every pod).
  *

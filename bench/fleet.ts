@@ -1,5 +1,5 @@
 /**
- * Fleet benchmark (issues 13, 31): N Apps × 3 replicas spread over namespaces and simulated nodes, then the same
+ * Fleet benchmark: N Apps × 3 replicas spread over namespaces and simulated nodes, then the same
  * fleet as StatefulSets run by kube-controller-manager's statefulset controller, one after the other on one
  * sandbox. Phases per side: create all → every pod Ready; a steady state with nothing changing; a rollout
  * wave (every workload gets a new image at once); delete all → every pod gone.

@@ -1,5 +1,5 @@
 /**
- * In-place rollout benchmark (issue 5): a rolling image update of N replicas (maxUnavailable 1, OrderedReady)
+ * In-place rollout benchmark: a rolling image update of N replicas (maxUnavailable 1, OrderedReady)
  * by (1) ebb in place (podUpdatePolicy InPlaceIfPossible), (2) ebb recreate (ReCreate), (3) the upstream
  * StatefulSet controller, on one sandbox with the realistic simulated kubelet.
  *

@@ -1,5 +1,5 @@
 /**
- * Soak (issue 12): many small Apps edited at a steady rate for an hour while a worker is SIGKILLed and Redis
+ * Soak: many small Apps edited at a steady rate for an hour while a worker is SIGKILLed and Redis
  * restarted every few minutes; then the edits stop and every App must settle at its last spec.
  *
  *   node bench/soak.ts [--apps 200] [--minutes 60] [--seed 1] [--nodes 8] [--namespaces 4]

@@ -1,5 +1,5 @@
 /**
- * In-place updates on the sandbox with the real watcher and worker (issue 5, "Must show"): every pod version is
+ * In-place updates on the sandbox with the real watcher and worker: every pod version is
  * recorded from a watch, every assertion reads the apiserver. Identity kept, gate False then True, highest
  * ordinal first, scale-down before in place, labels in place, fallback and refusal, tag moved to the same
  * digest, resources-only resize.
