@@ -23,7 +23,7 @@ const at = (s: Snapshot, revision: string, ordinals: number[]): boolean =>
     const pod = s.pods.find((p) => p.metadata.name === `${s.app.metadata.name}-${o}`);
     return pod !== undefined && !pod.metadata.deletionTimestamp && isRunningAndReady(pod) && revisionOf(pod) === revision;
   });
-const updateOf = (s: Snapshot): string => updateOf(s);
+const updateOf = (s: Snapshot): string => s.app.status?.updateRevision ?? '';
 const rollingUpdate = (s: Snapshot) => s.app.spec.updateStrategy?.rollingUpdate;
 const annotation = (s: Snapshot, key: string) => s.app.metadata.annotations?.[key];
 const requestAbort = (name: string, revision: string) =>
