@@ -205,7 +205,7 @@ export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], obse
   const full = promoted && fullyPromoted(app, names.update);
   const restart = requested.ended === 'retried';
   // The analysis: a step's checks measure as the canary reaches the step, the background ones after it.
-  const book = bookFor(app, owned, { revision: names.update, stable: names.current, now, restart, taken: observed.measurements });
+  const book = bookFor(app, owned, { revision: names.update, stable: names.current, now, restart, taken: observed.measurements, resolved: observed.checks });
   const stepped = podSetFor(input, { restart, promoted, analyze: stepAnalysis(book, full) });
   const set = stepped.set;
   const active = names.current !== names.update;
@@ -224,7 +224,8 @@ export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], obse
     const state = abortState(app, names, now, triggers);
     if (state.abort) return abortedSetup(input, state, [...guards.actions.filter((a) => a.kind === 'event'), ...book.events()], analysis);
   }
-  for (const wait of [book.wait(), startingWait(app, names.update, canary, active && set.rollout.rolling && !full)]) if (wait) guards.waits.push(wait);
+  for (const wait of [book.wait(), startingWait(app, names.update, canary, active && set.rollout.rolling && !full, observed.checks)])
+    if (wait) guards.waits.push(wait);
   const own = abortActions(app, requested, names.current);
   const pausedBy = pausedByValue(pauseCauseOf(set.rollout.canarySteps, stepped.canary), names.update);
   const actions = [...own.actions, ...book.events(), ...background.actions, ...canaryActions(app, canary, { promoted, pausedBy }), ...guards.actions];
