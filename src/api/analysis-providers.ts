@@ -114,7 +114,7 @@ function queryVariablesRule(templated: boolean): CelRule {
   const names = QUERY_VARIABLES.map((v) => `\${${v}}`).join(', ');
   return templated
     ? {
-        rule: `self.findAll('[$][{][^}]*[}]').all(v, ${known} || v.matches('^[$][{]args[.][A-Za-z_][A-Za-z0-9_-]*[}]$'))`,
+        rule: `self.findAll('[$][{][^}]*[}]').all(v, ${known} || v.startsWith('\${args.'))`,
         message: `query names a variable other than ${names} or \${args.NAME}`,
       }
     : { rule: `self.findAll('[$][{][^}]*[}]').all(v, ${known})`, message: `query names a variable other than ${names}` };

@@ -87,6 +87,12 @@ describe('resolveCheck', () => {
       'declares no argument "servce"',
     ],
     [
+      'a header naming an argument the template does not declare',
+      { name: 'r', templateRef: ref, args: [{ name: 'service-name', value: 'web' }] },
+      { spec: { ...SUCCESS_RATE, prometheus: { ...SUCCESS_RATE.prometheus!, headers: [{ name: 'X-Team', value: '${args.team}' }] } } },
+      'names ${args.team}, an argument it does not declare',
+    ],
+    [
       'an argument that leaves no http(s) URL',
       { name: 'r', templateRef: ref, args: [{ name: 'at', value: 'file:///etc/passwd' }] },
       { spec: { args: [{ name: 'at' }], web: { url: '${args.at}', successCondition: '$.ok == true' } } },

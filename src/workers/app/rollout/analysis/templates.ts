@@ -75,8 +75,22 @@ function fillPrometheus(p: Prometheus, values: ReadonlyMap<string, string>): Pro
   return { ...p, address: fillArgs(p.address, values), query: fillArgs(p.query, values), ...(headers ? { headers } : {}) };
 }
 
+/** Every string of the template that may name arguments. */
+const argStrings = ({ web, prometheus }: CheckTemplateSpec): string[] =>
+  [web?.url, web?.body, prometheus?.address, prometheus?.query, ...[...(web?.headers ?? []), ...(prometheus?.headers ?? [])].map((h) => h.value)].filter(
+    (s) => s !== undefined,
+  );
+
+/** An argument the template names and does not declare (admission checks the url, address and query; not the body or headers). */
+const undeclaredArg = (spec: CheckTemplateSpec, values: ReadonlyMap<string, string>): string | undefined =>
+  argStrings(spec)
+    .flatMap((s) => [...s.matchAll(ARG)].map((m) => m[1] ?? ''))
+    .find((name) => !values.has(name));
+
 /** The template's check with its arguments filled in, or why it cannot be (an argument made the URL no http(s) URL). */
 function concrete(spec: CheckTemplateSpec, values: ReadonlyMap<string, string>, what: string): Omit<AnalysisCheck, 'name'> | string {
+  const undeclared = undeclaredArg(spec, values);
+  if (undeclared !== undefined) return `${what} names \${args.${undeclared}}, an argument it does not declare`;
   const { args: _declared, web, prometheus, ...rest } = spec;
   const filled: Omit<AnalysisCheck, 'name'> = {
     ...rest,
