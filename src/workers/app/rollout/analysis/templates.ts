@@ -7,7 +7,16 @@
  * consecutiveErrorLimit decides, as for a provider that cannot answer, and every such measurement is a Warning
  * Event naming the template.
  */
-import { CheckTemplateKind, type AnalysisCheck, type ArgValue, type Header, type Prometheus, type TemplateRef, type Web } from '../../../../api/analysis.ts';
+import {
+  ARG_REFERENCE,
+  CheckTemplateKind,
+  type AnalysisCheck,
+  type ArgValue,
+  type Header,
+  type Prometheus,
+  type TemplateRef,
+  type Web,
+} from '../../../../api/analysis.ts';
 import type { CheckTemplateSpec } from '../../../../api/check-template.ts';
 
 /** A check as the planner judges it: concrete, or `unresolved` with the reason. */
@@ -39,14 +48,14 @@ type Limits = Pick<AnalysisCheck, (typeof LIMITS)[number]>;
 function limitsOf(check: Limits): Limits {
   const out: Record<string, unknown> = {};
   for (const k of LIMITS) if (check[k] !== undefined) out[k] = check[k];
-  return out as Limits;
+  return out;
 }
 
-const ARG = /\$\{args\.([A-Za-z_][A-Za-z0-9_-]*)\}/g;
 const URL_START = /^https?:\/\/[^\s/]+/;
 
 /** `text` with each `${args.NAME}` replaced by its value (every name has one: `argValues` checked it). */
-export const fillArgs = (text: string, values: ReadonlyMap<string, string>): string => text.replace(ARG, (whole, name: string) => values.get(name) ?? whole);
+export const fillArgs = (text: string, values: ReadonlyMap<string, string>): string =>
+  text.replace(ARG_REFERENCE, (whole, name: string) => values.get(name) ?? whole);
 
 /** The value of each argument the template declares, or why one is missing or not declared. */
 export function argValues(spec: CheckTemplateSpec, given: readonly ArgValue[] | undefined, what: string): Map<string, string> | string {
@@ -84,7 +93,7 @@ const argStrings = ({ web, prometheus }: CheckTemplateSpec): string[] =>
 /** An argument the template names and does not declare (admission checks the url, address and query; not the body or headers). */
 const undeclaredArg = (spec: CheckTemplateSpec, values: ReadonlyMap<string, string>): string | undefined =>
   argStrings(spec)
-    .flatMap((s) => [...s.matchAll(ARG)].map((m) => m[1] ?? ''))
+    .flatMap((s) => [...s.matchAll(ARG_REFERENCE)].map((m) => m[1] ?? ''))
     .find((name) => !values.has(name));
 
 /** The template's check with its arguments filled in, or why it cannot be (an argument made the URL no http(s) URL). */
