@@ -114,7 +114,10 @@ describe('check templates', () => {
     const runs = done.app.status?.analysis?.runs ?? [];
     const rate = runs.find((r) => r.name === 'success-rate');
     expect(rate).toMatchObject({ phase: AnalysisPhase.successful, failed: 0, successful: 1 });
-    expect(Number(rate?.measurements.at(-1)?.value)).toBeCloseTo(0.99, 2);
+    // 99 of 100 requests a second answer 200; irate over two scrapes taken under load moves it a little.
+    const value = Number(rate?.measurements.at(-1)?.value);
+    expect(value).toBeGreaterThanOrEqual(0.95);
+    expect(value).toBeLessThan(1);
     expect(runs.find((r) => r.name === 'health')).toMatchObject({ phase: AnalysisPhase.successful, successful: 2 });
   });
 
