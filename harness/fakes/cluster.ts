@@ -5,6 +5,7 @@
  * call the client makes and can fail the Nth; what users, kubelets and the garbage collector do is not counted.
  */
 import type { App } from '../../src/api/app.ts';
+import type { CheckTemplate } from '../../src/api/check-template.ts';
 import type { ResourceRef } from '../../src/kube/paths.ts';
 import { PatchType } from '../../src/kube/rest.ts';
 import type { EventSpec } from '../../src/workers/app/actions.ts';
@@ -46,6 +47,8 @@ export class FakeCluster {
   readonly claims = new Map<string, Stored<PersistentVolumeClaim>>();
   readonly revisions = new Map<string, Stored<ControllerRevision>>();
   readonly imageLists = new FakeImageLists();
+  /** Check templates by `<namespace>/<name>`, cluster ones by `/<name>` (people write them: not counted). */
+  readonly checkTemplates = new Map<string, CheckTemplate>();
   /** Nodes the pre-warm planner may read (a warm pool, a scale-up). */
   nodes: NodeObject[] = [];
   /** Called before a pod is stored: scenario tests check ordering invariants here. */
@@ -173,6 +176,9 @@ export class FakeCluster {
         record: (app, event, at) => this.guard('events.record', () => void this.events.push({ app: app.metadata.name, event, at })),
       },
       imageLists: this.imageLists.store((op, fn) => this.guard(op, fn)),
+      checkTemplates: {
+        get: (ns, name) => this.guard('checkTemplates.get', () => structuredClone(this.checkTemplates.get(key(ns ?? '', name)))),
+      },
       nodes: {
         list: (selector) =>
           this.guard('nodes.list', () => this.nodes.filter((n) => parseSelector(selector)(n.metadata.labels ?? {})).map((n) => structuredClone(n))),

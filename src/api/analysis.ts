@@ -11,7 +11,31 @@
  * `consecutiveErrorLimit` in a row fail the check. A `dryRun` check measures and records, and never acts.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { dateTime, dnsLabel, int32, stringEnum, type CelRule } from './schema-kit.ts';
+import { dateTime, dnsLabel, int32, listMap, stringEnum, type CelRule } from './schema-kit.ts';
+import { ARG_NAME_PATTERN, PodHealthSchema, PrometheusSchema, WebSchema } from './analysis-providers.ts';
+
+export {
+  ARG_NAME_PATTERN,
+  ARG_REFERENCE,
+  CONDITION_PATTERN,
+  HeaderSchema,
+  PodHealthSchema,
+  PrometheusSchema,
+  QUERY_VARIABLES,
+  SecretKeySelectorSchema,
+  TemplatePrometheusSchema,
+  TemplateWebSchema,
+  WebSchema,
+  type Header,
+  type PodHealth,
+  type Prometheus,
+  type Web,
+} from './analysis-providers.ts';
+
+/** The two kinds of check template (`check-template.ts`). */
+export const CheckTemplateKind = { namespaced: 'CheckTemplate', cluster: 'ClusterCheckTemplate' } as const;
+export type CheckTemplateKind = (typeof CheckTemplateKind)[keyof typeof CheckTemplateKind];
+const DNS_SUBDOMAIN_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 
 /** A Go-style duration (same grammar as canary pauses). */
 const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$';
@@ -26,183 +50,114 @@ export const NoData = { error: 'Error', inconclusive: 'Inconclusive', successful
 export type NoData = (typeof NoData)[keyof typeof NoData];
 export const DEFAULT_ON_NO_DATA: NoData = NoData.error;
 
-export const PodHealthSchema = Type.Object(
-  {
-    maxRestarts: Type.Optional(int32({ description: 'Most restarts an updated pod may have (all containers). Default 2.', minimum: 0, maximum: 1000 })),
-    maxNotReadySeconds: Type.Optional(
-      int32({
-        description: 'Seconds an updated pod may stay not ready, readiness gates included. Default 300.',
-        minimum: 1,
-        maximum: 86400,
-      }),
-    ),
-    allowCrashLoop: Type.Optional(Type.Boolean({ description: 'CrashLoopBackOff alone does not fail the measurement. Default false.' })),
-  },
-  {
-    description:
-      "Built in, needing nothing: the updated pods' health. A measurement fails when an updated pod crash-loops, restarted more than maxRestarts times since it reached the update revision (the restarts an in-place update gives it excluded), or stayed not ready (or with a readiness gate not True) longer than maxNotReadySeconds; while no pod runs the update revision it has no data (the check's onNoData).",
-  },
-);
-export type PodHealth = Static<typeof PodHealthSchema>;
-
-/** `<path> <op> <literal>`: the condition grammar (src/workers/app/rollout/analysis/condition.ts states it). */
-export const CONDITION_PATTERN =
-  '^\\s*(result|\\$)(\\.[A-Za-z_][A-Za-z0-9_-]*|\\[[0-9]{1,6}\\])*\\s*(==|!=|<=|>=|<|>)\\s*(-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?|true|false|null|\'[^\']*\'|"[^"]*")\\s*$';
-
-const condition = (description: string) => Type.String({ description, minLength: 1, maxLength: 512, pattern: CONDITION_PATTERN });
-
-export const SecretKeySelectorSchema = Type.Object(
-  {
-    name: dnsLabel('The Secret, in the App namespace.', { maxLength: 253 }),
-    key: Type.String({ description: 'The key of the Secret whose value is used.', minLength: 1, maxLength: 253 }),
-  },
-  { description: 'A value from a Secret in the App namespace (the worker must be granted get on it).' },
-);
-
-export const HeaderSchema = Type.Object(
-  {
-    name: Type.String({ description: 'Header name.', minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+$" }),
-    value: Type.Optional(Type.String({ description: 'Literal value.', maxLength: 4096 })),
-    valueFrom: Type.Optional(Type.Object({ secretKeyRef: SecretKeySelectorSchema }, { description: 'The value from a Secret.' })),
-  },
-  {
-    description: 'One request header: a literal value or one from a Secret.',
-    'x-kubernetes-validations': [{ rule: 'has(self.value) != has(self.valueFrom)', message: 'a header sets exactly one of value or valueFrom' }],
-  },
-);
-export type Header = Static<typeof HeaderSchema>;
-
-export const WebSchema = Type.Object(
-  {
-    url: Type.String({
-      description: 'http(s) URL answering JSON.',
-      minLength: 1,
-      maxLength: 2048,
-      'x-kubernetes-validations': [{ rule: "self.matches('^https?://[^\\\\s/]+')", message: 'url must be an http:// or https:// URL' }],
-    }),
-    method: Type.Optional(stringEnum(['GET', 'POST'], { description: 'GET (default) or POST.' })),
-    body: Type.Optional(Type.String({ description: 'The request body of a POST (sent as application/json).', maxLength: 16384 })),
-    headers: Type.Optional(Type.Array(HeaderSchema, { description: 'Request headers.', maxItems: 8 })),
-    timeoutSeconds: Type.Optional(int32({ description: 'Request timeout in seconds (then an error). Default 10.', minimum: 1, maximum: 60 })),
-    successCondition: condition('When this holds of the answer, the measurement is successful, e.g. `$.errorRate < 0.05`.'),
-    failureCondition: Type.Optional(
-      condition('When this holds, the measurement failed. Without it, a successCondition that is false fails; with it, neither holding is inconclusive.'),
-    ),
-  },
-  {
-    description:
-      'An HTTP GET or POST answering JSON, judged by a condition: `<path> <op> <literal>` with a path like `$.data.rate` or `$.items[0].ok`, op one of == != < <= > >=, and a number, true, false, null or quoted string. A request error, a timeout, a status other than 2xx, or an answer that is not JSON is an error; a path that finds nothing is no data (onNoData).',
-    'x-kubernetes-validations': [
-      { rule: "!has(self.body) || (has(self.method) && self.method == 'POST')", message: 'body requires method POST', fieldPath: '.body' },
-    ],
-  },
-);
-export type Web = Static<typeof WebSchema>;
-
-/** Variables a Prometheus query may name; the worker puts in their values. */
-export const QUERY_VARIABLES = ['APP', 'NAMESPACE', 'REVISION', 'STABLE_REVISION', 'CANARY_PODS'] as const;
-
-export const PrometheusSchema = Type.Object(
-  {
-    address: Type.String({
-      description: 'The Prometheus server, e.g. http://prometheus.monitoring:9090.',
-      minLength: 1,
-      maxLength: 2048,
-      'x-kubernetes-validations': [{ rule: "self.matches('^https?://[^\\\\s/]+')", message: 'address must be an http:// or https:// URL' }],
-    }),
-    query: Type.String({
-      description:
-        "An instant PromQL query answering one number (a scalar or a vector of one sample). It may name ${APP}, ${NAMESPACE}, ${REVISION} (the update revision: pods carry it in their labels apps.ebb.dev/revision and controller-revision-hash, so a selector on it keeps only the update revision's series), ${STABLE_REVISION} and ${CANARY_PODS} (the names of the pods at the update revision now, as a regular expression for =~; names outlive revisions, so over a range it also selects their earlier samples).",
-      minLength: 1,
-      maxLength: 4096,
+/**
+ * How a check measures and judges, apart from its provider: an inline check's and a check template's. None of
+ * these has a schema default, so a template's value holds wherever the App's inline check leaves one unset.
+ */
+export const checkLimits = () => ({
+  interval: Type.Optional(
+    Type.String({
+      description: `Time between measurements, from 1s to 24h. Default ${DEFAULT_ANALYSIS_INTERVAL}. The first is taken when the check starts.`,
+      maxLength: 32,
+      pattern: DURATION_PATTERN,
       'x-kubernetes-validations': [
-        {
-          rule: `self.findAll('[$][{][^}]*[}]').all(v, v in [${QUERY_VARIABLES.map((v) => `'\${${v}}'`).join(', ')}])`,
-          message: `query names a variable other than ${QUERY_VARIABLES.map((v) => `\${${v}}`).join(', ')}`,
-        },
-        {
-          rule: "self.findAll('[(]').size() == self.findAll('[)]').size() && self.findAll('[{]').size() == self.findAll('[}]').size() && self.findAll('\\\\[').size() == self.findAll('\\\\]').size()",
-          message: 'query has unbalanced parentheses, braces or brackets',
-        },
+        { rule: "duration(self) >= duration('1s') && duration(self) <= duration('24h')", message: 'interval must be from 1s to 24h' },
       ],
     }),
-    headers: Type.Optional(Type.Array(HeaderSchema, { description: 'Request headers (e.g. Authorization).', maxItems: 8 })),
-    timeoutSeconds: Type.Optional(int32({ description: 'Query timeout in seconds (then an error). Default 10.', minimum: 1, maximum: 60 })),
-    successCondition: condition('When this holds of the value (`result`), the measurement is successful, e.g. `result < 0.05`.'),
-    failureCondition: Type.Optional(condition('When this holds, the measurement failed; without it, a false successCondition fails.')),
-  },
+  ),
+  count: Type.Optional(
+    int32({
+      description:
+        'Measurements to take. In a step: the check passes after this many (default 1). In the background: it stops after this many (default: until the rollout ends).',
+      minimum: 1,
+      maximum: 10000,
+    }),
+  ),
+  initialDelay: Type.Optional(
+    Type.String({
+      description: 'Time from the start of the check to its first measurement, up to 24h (e.g. for metrics to be scraped). Default 0s.',
+      maxLength: 32,
+      pattern: DURATION_PATTERN,
+      'x-kubernetes-validations': [{ rule: "duration(self) <= duration('24h')", message: 'initialDelay must be at most 24h' }],
+    }),
+  ),
+  failureLimit: Type.Optional(int32({ description: 'Failed measurements tolerated; one more aborts the rollout. Default 0.', minimum: 0, maximum: 1000 })),
+  inconclusiveLimit: Type.Optional(
+    int32({ description: 'Inconclusive measurements tolerated; one more pauses the rollout. Default 0.', minimum: 0, maximum: 1000 }),
+  ),
+  consecutiveErrorLimit: Type.Optional(
+    int32({
+      description: `Measurement errors in a row tolerated (the measurement could not be taken: unreachable, refused, timeout, bad answer); one more aborts the rollout. An error neither pauses nor counts toward count; the next measurement is taken after 10s (or interval, if shorter). Default ${DEFAULT_CONSECUTIVE_ERROR_LIMIT}.`,
+      minimum: 0,
+      maximum: 1000,
+    }),
+  ),
+  onNoData: Type.Optional(
+    stringEnum([NoData.error, NoData.inconclusive, NoData.successful, NoData.failed], {
+      description:
+        "What a measurement that found no data counts as (Prometheus: an empty result or NaN; web: nothing at the condition's path). Error (default): tolerated up to consecutiveErrorLimit in a row, as a provider that cannot answer yet; Inconclusive: pauses past inconclusiveLimit; Successful: no data means nothing bad happened (e.g. an error count); Failed.",
+    }),
+  ),
+  dryRun: Type.Optional(
+    Type.Boolean({
+      description:
+        'Measure and record only: the check never pauses, aborts or holds the rollout (a step waits for it to end, whatever its result). Default false.',
+    }),
+  ),
+});
+
+/** The number of providers a check or template sets (exactly one is allowed). */
+export const PROVIDER_COUNT = '(has(self.podHealth) ? 1 : 0) + (has(self.web) ? 1 : 0) + (has(self.prometheus) ? 1 : 0)';
+
+export const MAX_TEMPLATE_ARGS = 10;
+export const MAX_ARG_VALUE_LENGTH = 1024;
+
+export const TemplateRefSchema = Type.Object(
   {
-    description:
-      'A PromQL query judged like a web answer, `result` being its value. No data (an empty vector) or NaN is judged by onNoData; several series, an error answer or a request that fails is an error.',
+    name: Type.String({ description: 'The template.', minLength: 1, maxLength: 253, pattern: DNS_SUBDOMAIN_PATTERN }),
+    kind: Type.Optional(
+      stringEnum([CheckTemplateKind.namespaced, CheckTemplateKind.cluster], {
+        description: "CheckTemplate (default): the one of that name in the App's own namespace; ClusterCheckTemplate: the cluster-wide one.",
+      }),
+    ),
   },
+  { description: "The check template this check measures with: a CheckTemplate in the App's namespace (no other), or a ClusterCheckTemplate." },
 );
-export type Prometheus = Static<typeof PrometheusSchema>;
+export type TemplateRef = Static<typeof TemplateRefSchema>;
+
+export const ArgValueSchema = Type.Object(
+  {
+    name: Type.String({ description: 'The argument, as the template declares it.', minLength: 1, maxLength: 63, pattern: ARG_NAME_PATTERN }),
+    value: Type.String({ description: 'Its value, put in for ${args.NAME}.', maxLength: MAX_ARG_VALUE_LENGTH }),
+  },
+  { description: 'One argument of the template.' },
+);
+export type ArgValue = Static<typeof ArgValueSchema>;
 
 export const AnalysisCheckSchema = Type.Object(
   {
     name: dnsLabel('The check, unique in its list; status and Events name it.'),
-    interval: Type.Optional(
-      Type.String({
-        description: `Time between measurements, from 1s to 24h. Default ${DEFAULT_ANALYSIS_INTERVAL}. The first is taken when the check starts.`,
-        maxLength: 32,
-        pattern: DURATION_PATTERN,
-        'x-kubernetes-validations': [
-          { rule: "duration(self) >= duration('1s') && duration(self) <= duration('24h')", message: 'interval must be from 1s to 24h' },
-        ],
-      }),
-    ),
-    count: Type.Optional(
-      int32({
-        description:
-          'Measurements to take. In a step: the check passes after this many (default 1). In the background: it stops after this many (default: until the rollout ends).',
-        minimum: 1,
-        maximum: 10000,
-      }),
-    ),
-    initialDelay: Type.Optional(
-      Type.String({
-        description: 'Time from the start of the check to its first measurement, up to 24h (e.g. for metrics to be scraped). Default 0s.',
-        maxLength: 32,
-        pattern: DURATION_PATTERN,
-        'x-kubernetes-validations': [{ rule: "duration(self) <= duration('24h')", message: 'initialDelay must be at most 24h' }],
-      }),
-    ),
-    failureLimit: Type.Optional(int32({ description: 'Failed measurements tolerated; one more aborts the rollout. Default 0.', minimum: 0, maximum: 1000 })),
-    inconclusiveLimit: Type.Optional(
-      int32({ description: 'Inconclusive measurements tolerated; one more pauses the rollout. Default 0.', minimum: 0, maximum: 1000 }),
-    ),
-    consecutiveErrorLimit: Type.Optional(
-      int32({
-        description: `Measurement errors in a row tolerated (the measurement could not be taken: unreachable, refused, timeout, bad answer); one more aborts the rollout. An error neither pauses nor counts toward count; the next measurement is taken after 10s (or interval, if shorter). Default ${DEFAULT_CONSECUTIVE_ERROR_LIMIT}.`,
-        minimum: 0,
-        maximum: 1000,
-        default: DEFAULT_CONSECUTIVE_ERROR_LIMIT,
-      }),
-    ),
-    onNoData: Type.Optional(
-      stringEnum([NoData.error, NoData.inconclusive, NoData.successful, NoData.failed], {
-        description:
-          "What a measurement that found no data counts as (Prometheus: an empty result or NaN; web: nothing at the condition's path). Error (default): tolerated up to consecutiveErrorLimit in a row, as a provider that cannot answer yet; Inconclusive: pauses past inconclusiveLimit; Successful: no data means nothing bad happened (e.g. an error count); Failed.",
-        default: DEFAULT_ON_NO_DATA,
-      }),
-    ),
-    dryRun: Type.Optional(
-      Type.Boolean({
-        description:
-          'Measure and record only: the check never pauses, aborts or holds the rollout (a step waits for it to end, whatever its result). Default false.',
-      }),
-    ),
+    ...checkLimits(),
     podHealth: Type.Optional(PodHealthSchema),
     web: Type.Optional(WebSchema),
     prometheus: Type.Optional(PrometheusSchema),
+    templateRef: Type.Optional(TemplateRefSchema),
+    args: Type.Optional(
+      listMap(ArgValueSchema, ['name'], {
+        description: "Arguments of templateRef's template; one it declares without a default must be given here.",
+        maxItems: MAX_TEMPLATE_ARGS,
+      }),
+    ),
   },
   {
-    description: 'One check: how often it measures, how many measurements it takes and tolerates, and its provider (exactly one).',
+    description:
+      "One check: how often it measures, how many measurements it takes and tolerates, and its provider (exactly one), or instead a templateRef to a check template that defines them; then the limits set here (interval, count, initialDelay, failureLimit, inconclusiveLimit, consecutiveErrorLimit, onNoData, dryRun) override the template's.",
     'x-kubernetes-validations': [
       {
-        rule: '(has(self.podHealth) ? 1 : 0) + (has(self.web) ? 1 : 0) + (has(self.prometheus) ? 1 : 0) == 1',
-        message: 'each analysis check must set exactly one provider: podHealth, web or prometheus',
+        rule: `${PROVIDER_COUNT} + (has(self.templateRef) ? 1 : 0) == 1`,
+        message: 'each analysis check must set exactly one provider (podHealth, web or prometheus) or a templateRef',
       },
+      { rule: '!has(self.args) || has(self.templateRef)', message: 'args require a templateRef', fieldPath: '.args' },
     ],
   },
 );

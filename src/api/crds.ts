@@ -10,6 +10,18 @@ import {
   APP_SHORT_NAMES,
   APP_SINGULAR,
   CATEGORIES,
+  CHECK_TEMPLATE_CRD_NAME,
+  CHECK_TEMPLATE_KIND,
+  CHECK_TEMPLATE_LIST_KIND,
+  CHECK_TEMPLATE_PLURAL,
+  CHECK_TEMPLATE_SHORT_NAMES,
+  CHECK_TEMPLATE_SINGULAR,
+  CLUSTER_CHECK_TEMPLATE_CRD_NAME,
+  CLUSTER_CHECK_TEMPLATE_KIND,
+  CLUSTER_CHECK_TEMPLATE_LIST_KIND,
+  CLUSTER_CHECK_TEMPLATE_PLURAL,
+  CLUSTER_CHECK_TEMPLATE_SHORT_NAMES,
+  CLUSTER_CHECK_TEMPLATE_SINGULAR,
   GROUP,
   IMAGE_LIST_CRD_NAME,
   IMAGE_LIST_KIND,
@@ -25,6 +37,7 @@ import {
   IMAGE_PULL_JOB_SINGULAR,
   VERSION,
 } from './group.ts';
+import { CheckTemplateSpecSchema } from './check-template.ts';
 import { ImageListSpecSchema, ImageListStatusSchema } from './image-list.ts';
 import { ImagePullJobSpecSchema, ImagePullJobStatusSchema } from './image-pull-job.ts';
 import { withUpstreamTemplateSchemas } from './pod-template-crd.ts';
@@ -53,7 +66,7 @@ export interface CustomResourceDefinition {
       served: boolean;
       storage: boolean;
       schema: { openAPIV3Schema: JSONSchemaProps };
-      subresources: { status: Record<string, never>; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string } };
+      subresources?: { status: Record<string, never>; scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string } };
       additionalPrinterColumns: PrinterColumn[];
     }>;
   };
@@ -64,7 +77,8 @@ const CRD_LABELS = { 'app.kubernetes.io/name': 'ebb', 'app.kubernetes.io/part-of
 interface RootParts {
   description: string;
   spec: TSchema;
-  status: TSchema;
+  /** Absent: a kind without status (check templates). */
+  status?: TSchema;
   specRequired: boolean;
   rules?: CelRule[];
   /** Post-processes the structural spec schema (the App splices in the upstream pod template schema). */
@@ -82,7 +96,7 @@ function rootSchema(parts: RootParts): JSONSchemaProps {
       // A structural schema may only constrain metadata.name/generateName; declaring name lets CEL rules point at it.
       metadata: { type: 'object', properties: { name: { type: 'string' } } },
       spec: (parts.refineSpec ?? ((spec) => spec))(toStructural(parts.spec, '.spec')),
-      status: toStructural(parts.status, '.status'),
+      ...(parts.status ? { status: toStructural(parts.status, '.status') } : {}),
     },
   };
   if (parts.specRequired) root['required'] = ['spec'];
@@ -223,6 +237,41 @@ export function imagePullJobCrd(): CustomResourceDefinition {
   });
 }
 
+export const checkTemplatePrinterColumns: PrinterColumn[] = [
+  { name: 'Interval', type: 'string', jsonPath: '.spec.interval', description: 'Time between measurements (default 30s).' },
+  { name: 'Count', type: 'integer', jsonPath: '.spec.count', description: 'Measurements to take.' },
+  { name: 'Prometheus', type: 'string', jsonPath: '.spec.prometheus.address', description: 'The Prometheus server, for a Prometheus check.' },
+  { name: 'Web', type: 'string', jsonPath: '.spec.web.url', description: 'The URL, for a web check.', priority: 1 },
+  AGE,
+];
+
+/** A CheckTemplate (namespaced) or a ClusterCheckTemplate: an analysis check Apps name by templateRef; no status. */
+export function checkTemplateCrd(scope: 'Namespaced' | 'Cluster'): CustomResourceDefinition {
+  const cluster = scope === 'Cluster';
+  const names = cluster
+    ? {
+        kind: CLUSTER_CHECK_TEMPLATE_KIND,
+        listKind: CLUSTER_CHECK_TEMPLATE_LIST_KIND,
+        plural: CLUSTER_CHECK_TEMPLATE_PLURAL,
+        singular: CLUSTER_CHECK_TEMPLATE_SINGULAR,
+        shortNames: CLUSTER_CHECK_TEMPLATE_SHORT_NAMES,
+      }
+    : {
+        kind: CHECK_TEMPLATE_KIND,
+        listKind: CHECK_TEMPLATE_LIST_KIND,
+        plural: CHECK_TEMPLATE_PLURAL,
+        singular: CHECK_TEMPLATE_SINGULAR,
+        shortNames: CHECK_TEMPLATE_SHORT_NAMES,
+      };
+  const description = cluster
+    ? 'ClusterCheckTemplate is an analysis check defined once for the cluster; Apps of any namespace name it by templateRef (kind ClusterCheckTemplate).'
+    : "CheckTemplate is an analysis check defined once in a namespace; the namespace's Apps name it by templateRef.";
+  return crd(cluster ? CLUSTER_CHECK_TEMPLATE_CRD_NAME : CHECK_TEMPLATE_CRD_NAME, names, scope, {
+    schema: { openAPIV3Schema: rootSchema({ description, spec: CheckTemplateSpecSchema, specRequired: true }) },
+    additionalPrinterColumns: checkTemplatePrinterColumns,
+  });
+}
+
 export function allCrds(): CustomResourceDefinition[] {
-  return [appCrd(), imageListCrd(), imagePullJobCrd()];
+  return [appCrd(), imageListCrd(), imagePullJobCrd(), checkTemplateCrd('Namespaced'), checkTemplateCrd('Cluster')];
 }

@@ -23,6 +23,18 @@ export const IMAGE_PULL_JOB_PLURAL = 'imagepulljobs';
 export const IMAGE_PULL_JOB_SINGULAR = 'imagepulljob';
 export const IMAGE_PULL_JOB_SHORT_NAMES = ['ebpull'];
 
+export const CHECK_TEMPLATE_KIND = 'CheckTemplate';
+export const CHECK_TEMPLATE_LIST_KIND = 'CheckTemplateList';
+export const CHECK_TEMPLATE_PLURAL = 'checktemplates';
+export const CHECK_TEMPLATE_SINGULAR = 'checktemplate';
+export const CHECK_TEMPLATE_SHORT_NAMES = ['ebcheck'];
+
+export const CLUSTER_CHECK_TEMPLATE_KIND = 'ClusterCheckTemplate';
+export const CLUSTER_CHECK_TEMPLATE_LIST_KIND = 'ClusterCheckTemplateList';
+export const CLUSTER_CHECK_TEMPLATE_PLURAL = 'clusterchecktemplates';
+export const CLUSTER_CHECK_TEMPLATE_SINGULAR = 'clusterchecktemplate';
+export const CLUSTER_CHECK_TEMPLATE_SHORT_NAMES = ['ebccheck'];
+
 /** `kubectl get ebb` lists every ebb resource. */
 export const CATEGORIES = ['ebb'];
 
@@ -30,6 +42,8 @@ export const CATEGORIES = ['ebb'];
 export const APP_CRD_NAME = `${APP_PLURAL}.${GROUP}`;
 export const IMAGE_LIST_CRD_NAME = `${IMAGE_LIST_PLURAL}.${GROUP}`;
 export const IMAGE_PULL_JOB_CRD_NAME = `${IMAGE_PULL_JOB_PLURAL}.${GROUP}`;
+export const CHECK_TEMPLATE_CRD_NAME = `${CHECK_TEMPLATE_PLURAL}.${GROUP}`;
+export const CLUSTER_CHECK_TEMPLATE_CRD_NAME = `${CLUSTER_CHECK_TEMPLATE_PLURAL}.${GROUP}`;
 
 export type AppSubresource = 'status' | 'scale';
 
@@ -46,4 +60,10 @@ export function imageListRef(name?: string, subresource?: 'status'): ResourceRef
 /** ImagePullJobs in a namespace (all namespaces when `namespace` is undefined), or one of them, or its status. */
 export function imagePullJobRef(namespace?: string, name?: string, subresource?: 'status'): ResourceRef {
   return { group: GROUP, version: VERSION, resource: IMAGE_PULL_JOB_PLURAL, namespace, name, subresource };
+}
+
+/** One CheckTemplate (namespaced), or one ClusterCheckTemplate when `namespace` is undefined. */
+export function checkTemplateRef(namespace: string | undefined, name: string): ResourceRef {
+  const resource = namespace === undefined ? CLUSTER_CHECK_TEMPLATE_PLURAL : CHECK_TEMPLATE_PLURAL;
+  return { group: GROUP, version: VERSION, resource, namespace, name };
 }

@@ -5,6 +5,7 @@
  * Invalid, ...); merge patches that carry `metadata.resourceVersion` are optimistic-concurrency writes.
  */
 import type { App } from '../../api/app.ts';
+import type { CheckTemplate } from '../../api/check-template.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import type { PatchClient } from '../inplace/index.ts';
 import type { EventSpec } from './actions.ts';
@@ -78,6 +79,11 @@ export interface DryRunCreator {
   claim(namespace: string, claim: PersistentVolumeClaim): Promise<void>;
 }
 
+/** Check templates, read only: a CheckTemplate in `namespace`, or a ClusterCheckTemplate when it is undefined. */
+export interface CheckTemplateStore {
+  get(namespace: string | undefined, name: string): Promise<CheckTemplate | undefined>;
+}
+
 export interface AppClient {
   apps: AppStore;
   pods: PodStore;
@@ -92,6 +98,8 @@ export interface AppClient {
   imageLists: ImageListStore;
   nodes: NodeStore;
   dryRun: DryRunCreator;
+  /** The check templates an App's analysis checks name (`templateRef`); absent: not read, such checks are unresolved. */
+  checkTemplates?: CheckTemplateStore | undefined;
   /** What web and Prometheus checks measure through: a Secret reader (App namespace only) and the worker's check HTTP. Absent: those checks are inconclusive. */
   analysis?: AnalysisIO | undefined;
   /** Where due web and Prometheus measurements are handed to the measure queue instead of taken in the reconcile; absent: taken in it. */

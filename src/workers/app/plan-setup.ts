@@ -218,7 +218,7 @@ function advanced(input: SetupInput, requestedState: AbortState) {
   const full = promoted && fullyPromoted(app, names.update);
   const restart = requestedState.ended === 'retried';
   // The analysis: a step's checks measure as the canary reaches the step, the background ones after it.
-  const book = bookFor(app, owned, { revision: names.update, stable: names.current, now, restart, taken: observed.measurements });
+  const book = bookFor(app, owned, { revision: names.update, stable: names.current, now, restart, taken: observed.measurements, resolved: observed.checks });
   const stepped = podSetFor(input, { restart, promoted, analyze: stepAnalysis(book, full) });
   const set = stepped.set;
   const active = names.current !== names.update;
@@ -258,7 +258,8 @@ function forwardPlan(
   const { names, promoted, full, book, stepped, set, active, background, analysis } = adv;
   const canary = refused ? { ...background.canary, pauseSpec: background.canary.pauseSpec || !set.rollout.paused } : background.canary;
   const held = refused ? planGuards(set, { active, canary }) : adv.guards;
-  for (const wait of [book.wait(), startingWait(app, names.update, canary, active && set.rollout.rolling && !full)]) if (wait) held.waits.push(wait);
+  for (const wait of [book.wait(), startingWait(app, names.update, canary, active && set.rollout.rolling && !full, input.observed.checks)])
+    if (wait) held.waits.push(wait);
   const cause = refused ? PauseCause.abortRefused : pauseCauseOf(set.rollout.canarySteps, stepped.canary);
   const pausing = canaryActions(app, canary, { promoted, pausedBy: pausedByValue(cause, names.update) });
   const acting = [...abortActions(app, abort, names.current).actions, ...(refused?.actions ?? []), ...book.events(), ...background.actions];

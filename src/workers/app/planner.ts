@@ -11,6 +11,7 @@ import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
 import type { AnalysisStatus, Measurement } from '../../api/analysis.ts';
 import type { MeasureRequest } from './rollout/analysis/book.ts';
+import type { ResolvedCheck } from './rollout/analysis/templates.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import { withAppSpecDefaults } from '../../api/defaults.ts';
 import type { Wait } from '../types.ts';
@@ -76,6 +77,11 @@ export interface Observed {
    * were taken: a plan with one due says so (`{ needs: 'measurements', measure }`).
    */
   measurements?: ReadonlyMap<string, Measurement> | undefined;
+  /**
+   * The App's analysis checks with the templates they name made concrete (`rollout/analysis/templates.ts`).
+   * Undefined when no check names a template: the App's checks are used as they are.
+   */
+  checks?: ResolvedCheck[] | undefined;
 }
 
 export interface Plan {

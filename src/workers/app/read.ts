@@ -9,6 +9,7 @@ import { selectorIsEmpty, selectorString } from './pods/selector.ts';
 import { derivedRevisions } from './revisions/revisions.ts';
 import type { MeasureRequest } from './rollout/analysis/book.ts';
 import { takeMeasurements } from './rollout/analysis/measure.ts';
+import { readResolvedChecks } from './rollout/analysis/template-read.ts';
 import { nodeFacts, nodeReadSelector } from './prewarm/nodes.ts';
 import { EventReason } from '../../api/keys.ts';
 import { isKubeError } from '../../kube/errors.ts';
@@ -69,16 +70,17 @@ export async function readObserved(
   // An empty selector would list every pod of the namespace; the planner reports it as InvalidSpec instead.
   if (selectorIsEmpty(app.spec.selector)) return { app, pods: [], revisions: [], claims: [] };
   const selector = selectorString(app.spec.selector);
-  const [pods, revisions, claims] = await reportingTooLarge(
+  const [pods, revisions, claims, checks] = await reportingTooLarge(
     client,
     app,
     Promise.all([
       client.pods.list(namespace, selector),
       opts.revisions === 'lazy' && derivedRevisions(app) ? Promise.resolve(undefined) : client.revisions.list(namespace, selector),
       opts.claims === 'always' ? readClaims(client, app) : Promise.resolve(undefined),
+      readResolvedChecks(client.checkTemplates, app),
     ]),
   );
-  return { app, pods, revisions, claims };
+  return { app, pods, revisions, claims, ...(checks ? { checks } : {}) };
 }
 
 /**

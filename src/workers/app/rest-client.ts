@@ -1,6 +1,7 @@
 /** The App reconcile's client interface (`client.ts`) on the apiserver, through KubeRest (explicit content types, field manager ebb). */
 import type { App } from '../../api/app.ts';
-import { appRef, imageListRef } from '../../api/group.ts';
+import type { CheckTemplate } from '../../api/check-template.ts';
+import { appRef, checkTemplateRef, imageListRef } from '../../api/group.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import { FieldManager } from '../../api/keys.ts';
 import { isKubeError } from '../../kube/errors.ts';
@@ -165,6 +166,7 @@ export function restAppClient(
       },
     },
     analysis: checks ? { secretValue: (ns, name, key) => secretValue(rest, signal, ns, name, key), http: checks, signal } : undefined,
+    checkTemplates: { get: (ns, name) => orUndefined(rest.get<CheckTemplate>(checkTemplateRef(ns, name), signal)) },
     nodes: { list: (labelSelector) => listAll<NodeObject>(rest, core('nodes'), labelSelector || undefined, signal) },
     imageLists: {
       list: (labelSelector) => listAll<ClusterStored<ImageList>>(rest, imageListRef(), labelSelector, signal, { budget }),

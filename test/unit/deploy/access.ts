@@ -43,6 +43,8 @@ const imageLists: Resource = { group: EBB, resource: 'imagelists' };
 const imageListStatus: Resource = { group: EBB, resource: 'imagelists', subresource: 'status' };
 const pullJobs: Resource = { group: EBB, resource: 'imagepulljobs' };
 const pullJobStatus: Resource = { group: EBB, resource: 'imagepulljobs', subresource: 'status' };
+const checkTemplates: Resource = { group: EBB, resource: 'checktemplates' };
+const clusterCheckTemplates: Resource = { group: EBB, resource: 'clusterchecktemplates' };
 const core = (resource: string, subresource?: string): Resource => ({ group: '', resource, ...(subresource ? { subresource } : {}) });
 const events: Resource = { group: 'events.k8s.io', resource: 'events' };
 const revisions: Resource = { group: 'apps', resource: 'controllerrevisions' };
@@ -102,6 +104,11 @@ export const ACCESS: readonly AccessRow[] = [
   rbac('worker', WRITE, { group: 'apps', resource: 'statefulsets' }, false, 'a kind it does not own'),
   rbac('worker', ['get', 'delete'], pullJobs, true, 'reads the ImagePullJob it reconciles; deletes it after ttlSecondsAfterFinished'),
   rbac('worker', ['patch'], pullJobStatus, true, 'writes the ImagePullJob status'),
+  rbac('worker', ['get', 'list'], checkTemplates, true, "the CheckTemplates an App's checks name, in the App's namespace"),
+  rbac('worker', ['get', 'list'], clusterCheckTemplates, true, "the ClusterCheckTemplates an App's checks name"),
+  rbac('worker', WRITE, checkTemplates, false, 'check templates are written by people'),
+  rbac('worker', WRITE, clusterCheckTemplates, false, 'check templates are written by people'),
+  rbac('watcher', ALL, checkTemplates, false, 'the worker reads templates when it reconciles'),
   rbac('worker', ['create', 'update', 'patch'], pullJobs, false, 'ImagePullJobs are written by people'),
   rbac('worker', ['list'], core('nodes'), true, "the nodes an ImagePullJob's selector picks, of a warm pool, and those a scale-up can use"),
   rbac('worker', ['get', ...WRITE], core('nodes'), false, 'no other access to nodes'),

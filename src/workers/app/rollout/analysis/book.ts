@@ -31,6 +31,7 @@ import type { AbortTrigger } from '../abort.ts';
 import { measurePodHealth } from './pod-health.ts';
 import { advanceRun, freshRun, initialDelayMs, restartRun, type RunOutcome } from './run.ts';
 import type { QueryVariables } from './prometheus.ts';
+import type { ResolvedCheck } from './templates.ts';
 
 export type StepVerdict = 'running' | 'passed' | 'failed' | 'inconclusive';
 
@@ -78,8 +79,8 @@ export interface BookInput {
   revision: string;
   /** What a Prometheus query's variables stand for. */
   vars: QueryVariables;
-  /** The checks defined (`rollingUpdate.analysis.checks`), by name. */
-  checks: ReadonlyMap<string, AnalysisCheck>;
+  /** The checks defined (`rollingUpdate.analysis.checks`, their templates made concrete), by name. */
+  checks: ReadonlyMap<string, ResolvedCheck>;
   prior: AnalysisStatus | undefined;
   /** Start the record again (an abort was retried in this plan). */
   restart: boolean;
@@ -92,7 +93,8 @@ export interface BookInput {
 
 const keyOf = (name: string, step: number | undefined): string => `${step ?? '-'}/${name}`;
 
-function measureWith(check: AnalysisCheck, input: BookInput): Measurement {
+function measureWith(check: ResolvedCheck, input: BookInput): Measurement {
+  if (check.unresolved !== undefined) return { phase: MeasurementPhase.error, message: check.unresolved.slice(0, 1024), measuredAt: input.now.toISOString() };
   if (check.podHealth) return measurePodHealth(check.podHealth, input.updated, input.now, check.onNoData);
   return { phase: MeasurementPhase.error, message: 'the check names no provider this worker knows', measuredAt: input.now.toISOString() };
 }
@@ -146,9 +148,10 @@ export function analysisBook(input: BookInput): AnalysisBook {
    * is pending (no status change, a short wait). A run not recorded yet is recorded now, so the measurement it
    * asks for has an identity every later plan finds again (`MeasureRequest.due`).
    */
-  const pending = (check: AnalysisCheck, key: string, step: number | undefined): AnalysisRun | undefined => {
+  const pending = (check: ResolvedCheck, key: string, step: number | undefined): AnalysisRun | undefined => {
     const prior = runs.get(key);
-    if (check.podHealth !== undefined || !isDue(check, prior, input.now) || input.taken?.has(key) === true) return undefined;
+    // podHealth and an unresolved check measure in the plan; the others need I/O.
+    if (check.podHealth !== undefined || check.unresolved !== undefined || !isDue(check, prior, input.now) || input.taken?.has(key) === true) return undefined;
     if (input.taken === undefined) {
       requests.push({ key, check, vars: input.vars, due: prior && (prior.nextMeasurementAt ?? prior.startedAt) });
       return prior ?? freshRun(check, step, input.now);

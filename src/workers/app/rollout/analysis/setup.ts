@@ -16,12 +16,29 @@ import type { AnalysisCheck, Measurement } from '../../../../api/analysis.ts';
 import { analysisBook, type AnalysisBook } from './book.ts';
 import { intervalMs } from './run.ts';
 import { podsPattern, type QueryVariables } from './prometheus.ts';
+import { resolveChecks, type ResolvedCheck } from './templates.ts';
+
+/**
+ * The checks the App defines, concrete: `resolved` when the reconcile read the templates they name; a check
+ * that names a template not read is unresolved (it measures as an error).
+ */
+function definedChecks(app: Stored<App>, resolved: readonly ResolvedCheck[] | undefined): readonly ResolvedCheck[] {
+  return resolved ?? resolveChecks(app.spec.updateStrategy?.rollingUpdate?.analysis?.checks ?? [], new Map());
+}
 
 /** The book of one plan: `taken`, the web measurements the plan loop took for it. */
 export function bookFor(
   app: Stored<App>,
   owned: readonly Stored<Pod>[],
-  plan: { revision: string; stable: string; now: Date; restart: boolean; taken: ReadonlyMap<string, Measurement> | undefined },
+  plan: {
+    revision: string;
+    stable: string;
+    now: Date;
+    restart: boolean;
+    taken: ReadonlyMap<string, Measurement> | undefined;
+    /** The App's checks made concrete (`Observed.checks`). */
+    resolved?: readonly ResolvedCheck[] | undefined;
+  },
 ): AnalysisBook {
   const updated = owned.filter((p) => getPodRevision(p) === plan.revision);
   const vars: QueryVariables = {
@@ -31,7 +48,7 @@ export function bookFor(
     STABLE_REVISION: plan.stable,
     CANARY_PODS: podsPattern(updated.filter((p) => p.metadata.deletionTimestamp === undefined).map((p) => p.metadata.name)),
   };
-  const checks = new Map((app.spec.updateStrategy?.rollingUpdate?.analysis?.checks ?? []).map((c) => [c.name, c]));
+  const checks = new Map(definedChecks(app, plan.resolved).map((c) => [c.name, c]));
   return analysisBook({ ...plan, vars, checks, prior: app.status?.analysis, updated });
 }
 
@@ -82,9 +99,15 @@ function unstartedBackground(app: Stored<App>, revision: string): readonly strin
   return app.spec.updateStrategy?.rollingUpdate?.analysis?.background ?? [];
 }
 
-export function startingWait(app: Stored<App>, revision: string, canary: CanaryOutcome, active: boolean): Wait | undefined {
+export function startingWait(
+  app: Stored<App>,
+  revision: string,
+  canary: CanaryOutcome,
+  active: boolean,
+  resolved?: readonly ResolvedCheck[],
+): Wait | undefined {
   if (!active) return undefined;
-  const defined = app.spec.updateStrategy?.rollingUpdate?.analysis?.checks ?? [];
+  const defined = definedChecks(app, resolved);
   const names = new Set([...nextStepChecks(app, canary), ...unstartedBackground(app, revision)]);
   const checks: AnalysisCheck[] = defined.filter((c) => names.has(c.name));
   if (checks.length === 0) return undefined;
