@@ -13,6 +13,7 @@ import { templateOf } from '../../workers/app/revisions/revisions.ts';
 import { parseRolloutArgs, ROLLOUT_USAGE, RolloutExit, type RolloutArgs } from './args.ts';
 import { followRollout, StatusPrinter } from './follow.ts';
 import { chooseUndo, formatHistory } from './history.ts';
+import { formatRevisionAnalysis } from './history-analysis.ts';
 import { planRestart } from './restart.ts';
 import { planAbort, planPromote, planRetry, type ControlPlan } from './control.ts';
 import { summarizePods, viewRollout, type RolloutState } from './view.ts';
@@ -77,8 +78,9 @@ async function history(rest: KubeRest, app: Stored<App>, revision: number): Prom
   if (revision === 0) return { text: formatHistory(app, revisions), code: RolloutExit.done };
   const found = revisions.find((r) => r.revision === revision);
   if (!found) return { text: `ebb rollout history: app "${app.metadata.name}" has no revision ${revision}\n`, code: RolloutExit.failed };
+  const analysis = formatRevisionAnalysis(app, found.metadata.name);
   return {
-    text: `${kind}/${app.metadata.name} revision ${revision} (${found.metadata.name})\n${stringify({ template: templateOf(found) })}`,
+    text: `${kind}/${app.metadata.name} revision ${revision} (${found.metadata.name})\n${analysis}${stringify({ template: templateOf(found) })}`,
     code: RolloutExit.done,
   };
 }
