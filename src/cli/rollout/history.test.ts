@@ -87,7 +87,7 @@ describe('history with analysis', () => {
   const check = { name: 'errors', step: 1, successful: 1, failed: 1, inconclusive: 0, value: '0.5', message: 'result < 0.05 is false' };
   const withAnalysis = (status: App['status'], analysis = true): App => {
     const a = app('v3', status);
-    return analysis ? { ...a, spec: { ...a.spec, updateStrategy: { rollingUpdate: { analysis: { checks: [] } } } } as App['spec'] } : a;
+    return analysis ? { ...a, spec: { ...a.spec, updateStrategy: { rollingUpdate: { analysis: { checks: [] } } } } } : a;
   };
   const status: App['status'] = {
     currentRevision: 'web-v2',
