@@ -5,6 +5,7 @@ import { dateTime, int32, int64 } from './schema-kit.ts';
 import { RolloutProgressSchema } from './progress-deadline.ts';
 import { AbortStatusSchema } from './rollout-abort.ts';
 import { AnalysisStatusSchema } from './analysis.ts';
+import { AnalysisHistorySchema } from './analysis-history.ts';
 
 const count = (description: string) => Type.Optional(int32({ description, minimum: 0 }));
 
@@ -67,6 +68,7 @@ export const AppStatusSchema = Type.Object(
     rolloutProgress: Type.Optional(RolloutProgressSchema),
     abort: Type.Optional(AbortStatusSchema),
     analysis: Type.Optional(AnalysisStatusSchema),
+    analysisHistory: Type.Optional(AnalysisHistorySchema),
     expansionRefusedClaim: Type.Optional(
       Type.String({ description: 'The claim whose expansion the apiserver refused, while the VolumeExpansionRefused condition is True.' }),
     ),

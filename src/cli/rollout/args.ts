@@ -42,7 +42,7 @@ export const ROLLOUT_USAGE = `usage:
   ebb rollout pause app/NAME                   no pod is updated until resumed (scaling goes on)
   ebb rollout resume app/NAME                  continue a paused rollout (also ends an indefinite canary pause step)
   ebb rollout undo app/NAME [--to-revision N]  go back to the previous revision, or to revision N
-  ebb rollout history app/NAME [--revision N]  list the revisions, or show revision N's pod template
+  ebb rollout history app/NAME [--revision N]  list the revisions and their analysis, or show revision N's checks and template
   ebb rollout restart app/NAME                 replace every pod, by stamping the pod template
   ebb rollout abort app/NAME                   abort the rollout in progress: pods go back to the stable revision
   ebb rollout retry app/NAME                   end an abort: the rollout starts again from its first step

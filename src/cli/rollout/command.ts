@@ -13,10 +13,12 @@ import { templateOf } from '../../workers/app/revisions/revisions.ts';
 import { parseRolloutArgs, ROLLOUT_USAGE, RolloutExit, type RolloutArgs } from './args.ts';
 import { followRollout, StatusPrinter } from './follow.ts';
 import { chooseUndo, formatHistory } from './history.ts';
+import { formatRevisionAnalysis } from './history-analysis.ts';
 import { planRestart } from './restart.ts';
 import { planAbort, planPromote, planRetry, type ControlPlan } from './control.ts';
 import { summarizePods, viewRollout, type RolloutState } from './view.ts';
 import { printable } from '../printable.ts';
+import { onFreshApp } from './reread.ts';
 import { core } from '../../kube/paths.ts';
 import type { Pod } from '../../kube/types.ts';
 
@@ -77,8 +79,9 @@ async function history(rest: KubeRest, app: Stored<App>, revision: number): Prom
   if (revision === 0) return { text: formatHistory(app, revisions), code: RolloutExit.done };
   const found = revisions.find((r) => r.revision === revision);
   if (!found) return { text: `ebb rollout history: app "${app.metadata.name}" has no revision ${revision}\n`, code: RolloutExit.failed };
+  const analysis = formatRevisionAnalysis(app, found.metadata.name);
   return {
-    text: `${kind}/${app.metadata.name} revision ${revision} (${found.metadata.name})\n${stringify({ template: templateOf(found) })}`,
+    text: `${kind}/${app.metadata.name} revision ${revision} (${found.metadata.name})\n${analysis}${stringify({ template: templateOf(found) })}`,
     code: RolloutExit.done,
   };
 }
@@ -136,10 +139,33 @@ async function status(rest: KubeRest, args: Extract<Target, { op: 'status' }>, n
   }
 }
 
+type Steering = Exclude<Target, { op: 'status' | 'explain' }>;
+
+/** The subcommands that write to the App (and `history`, which reads it): each planned on the App as read. */
+async function steer(rest: KubeRest, app: Stored<App>, args: Steering): Promise<{ text: string; code: number }> {
+  switch (args.op) {
+    case 'pause':
+    case 'resume':
+      return { text: await setPaused(rest, app, args.op === 'pause'), code: RolloutExit.done };
+    case 'undo':
+      return undo(rest, app, args.toRevision);
+    case 'history':
+      return history(rest, app, args.revision);
+    case 'restart':
+      return restart(rest, app, new Date());
+    case 'abort':
+      return control(rest, app, args.op, planAbort(app));
+    case 'retry':
+      return control(rest, app, args.op, planRetry(app));
+    case 'promote':
+      return control(rest, app, args.op, planPromote(app, args.full));
+  }
+}
+
 /**
  * `ebb rollout <subcommand> app/NAME`: the kubeconfig as every ebb command reads it (KUBECONFIG, else
- * ~/.kube/config, else in-cluster), at its current context or `--context`. Bad arguments throw UsageError (exit code 2); apiserver errors are thrown
- * and printed by the dispatcher (exit code 1).
+ * ~/.kube/config, else in-cluster), at its current context or `--context`. Bad arguments throw UsageError (exit
+ * code 2); apiserver errors are thrown and printed by the dispatcher (exit code 1).
  */
 export async function rolloutCommand(argv: string[]): Promise<number> {
   const args = parseRolloutArgs(argv);
@@ -152,32 +178,9 @@ export async function rolloutCommand(argv: string[]): Promise<number> {
   const namespace = args.namespace ?? config.namespace ?? 'default';
   if (args.op === 'status') return status(rest, args, namespace);
   if (args.op === 'explain') return (await import('./explain/command.ts')).explainCommand(rest, args, namespace);
-  const app = await rest.get<Stored<App>>(appRef(namespace, args.name));
-  let out: { text: string; code: number };
-  switch (args.op) {
-    case 'pause':
-    case 'resume':
-      out = { text: await setPaused(rest, app, args.op === 'pause'), code: RolloutExit.done };
-      break;
-    case 'undo':
-      out = await undo(rest, app, args.toRevision);
-      break;
-    case 'history':
-      out = await history(rest, app, args.revision);
-      break;
-    case 'restart':
-      out = await restart(rest, app, new Date());
-      break;
-    case 'abort':
-      out = await control(rest, app, args.op, planAbort(app));
-      break;
-    case 'retry':
-      out = await control(rest, app, args.op, planRetry(app));
-      break;
-    case 'promote':
-      out = await control(rest, app, args.op, planPromote(app, args.full));
-      break;
-  }
+  const read = (): Promise<Stored<App>> => rest.get<Stored<App>>(appRef(namespace, args.name));
+  // Each write is planned on the App as read, and planned again when the App changed before it landed.
+  const out = await onFreshApp(read, (app) => steer(rest, app, args), args.op === 'undo' ? ['Conflict', 'Invalid'] : ['Conflict']);
   (out.code === RolloutExit.done ? process.stdout : process.stderr).write(printable(out.text, { keepNewlines: true }));
   return out.code;
 }

@@ -42,6 +42,7 @@ function app(f: Fixture = {}): App {
 
 const aborted = { revision: 'web-b', reason: 'ProgressDeadlineExceeded' as const, message: 'stuck for 30s', abortedAt: '2026-01-02T03:04:05.678Z' };
 const pausedByStep = [{ type: 'Paused', status: 'True', reason: 'CanaryPause', message: 'canary step 2: paused' }];
+const PAUSED_BY = RolloutAnnotation.pausedBy;
 
 describe('planAbort', () => {
   it('requests the abort of the update revision, guarded by the resourceVersion', () => {
@@ -87,11 +88,16 @@ describe('planRetry', () => {
 
 describe('planPromote', () => {
   it('skips the remaining steps and lifts the pause a step set', () => {
-    const plan = planPromote(app({ paused: true, status: { conditions: pausedByStep as AppStatus['conditions'] } }));
+    const plan = planPromote(
+      app({ paused: true, annotations: { [PAUSED_BY]: 'CanaryStep/web-b' }, status: { conditions: pausedByStep as AppStatus['conditions'] } }),
+    );
     expect(plan).toEqual({
       kind: 'patch',
-      patch: { metadata: { resourceVersion: '41', annotations: { [PROMOTE]: 'web-b' } }, spec: { updateStrategy: { rollingUpdate: { paused: false } } } },
-      message: 'rollout of revision web-b promoted: canary steps 2 to 3 skipped; the pause of the step lifted',
+      patch: {
+        metadata: { resourceVersion: '41', annotations: { [PROMOTE]: 'web-b', [PAUSED_BY]: null } },
+        spec: { updateStrategy: { rollingUpdate: { paused: false } } },
+      },
+      message: "rollout of revision web-b promoted: canary steps 2 to 3 skipped; ebb's pause lifted (CanaryStep)",
     });
   });
 
@@ -100,6 +106,33 @@ describe('planPromote', () => {
     expect(plan.kind).toBe('patch');
     if (plan.kind === 'patch') expect(plan.patch).not.toHaveProperty('spec');
     expect(plan.message).toContain('stays paused (spec)');
+  });
+
+  it('decides from who paused, not from the Paused condition', () => {
+    // A person's pause shows CanaryPause while a pause step stands, and took ebb's over (paused-by removed): it holds.
+    const person = planPromote(app({ paused: true, status: { conditions: pausedByStep as AppStatus['conditions'] } }));
+    expect(person.kind === 'patch' ? (person.patch as object) : {}).not.toHaveProperty('spec');
+    // A background check turned inconclusive: the Paused reason is the spec's, yet ebb paused, so the pause is lifted.
+    const bySpec = [{ type: 'Paused', status: 'True', reason: 'PausedBySpec', message: 'paused' }] as AppStatus['conditions'];
+    for (const cause of ['AnalysisInconclusive', 'ProgressDeadlineExceeded']) {
+      const plan = planPromote(app({ paused: true, annotations: { [PAUSED_BY]: `${cause}/web-b` }, status: { conditions: bySpec } }));
+      expect(plan).toMatchObject({ kind: 'patch', patch: { spec: { updateStrategy: { rollingUpdate: { paused: false } } } } });
+      expect(plan.message).toContain(`ebb's pause lifted (${cause})`);
+    }
+    // A note ebb does not write is no proof of ebb's pause.
+    const forged = planPromote(app({ paused: true, annotations: { [PAUSED_BY]: 'someone' } }));
+    expect(forged.kind === 'patch' ? (forged.patch as object) : {}).not.toHaveProperty('spec');
+  });
+
+  it("lifts ebb's pause with no steps left to skip, writing no promote request", () => {
+    const annotations = { [PAUSED_BY]: 'AnalysisInconclusive/web-b' };
+    for (const f of [{ canary: false }, { status: { canary: { step: 3 } } }]) {
+      expect(planPromote(app({ ...f, paused: true, annotations }))).toEqual({
+        kind: 'patch',
+        patch: { metadata: { resourceVersion: '41', annotations: { [PAUSED_BY]: null } }, spec: { updateStrategy: { rollingUpdate: { paused: false } } } },
+        message: "rollout of revision web-b promoted: ebb's pause lifted (AnalysisInconclusive)",
+      });
+    }
   });
 
   it('refuses an aborted rollout (retry first); skips without steps or past them', () => {
@@ -114,14 +147,17 @@ describe('planPromote --full', () => {
   const FULL = RolloutAnnotation.promoteFull;
 
   it('names the revision in both annotations, skips the steps and the analysis, and lifts the pause a step set', () => {
-    const plan = planPromote(app({ paused: true, status: { conditions: pausedByStep as AppStatus['conditions'] } }), true);
+    const plan = planPromote(
+      app({ paused: true, annotations: { [PAUSED_BY]: 'CanaryStep/web-b' }, status: { conditions: pausedByStep as AppStatus['conditions'] } }),
+      true,
+    );
     expect(plan).toEqual({
       kind: 'patch',
       patch: {
-        metadata: { resourceVersion: '41', annotations: { [PROMOTE]: 'web-b', [FULL]: 'web-b' } },
+        metadata: { resourceVersion: '41', annotations: { [PROMOTE]: 'web-b', [FULL]: 'web-b', [PAUSED_BY]: null } },
         spec: { updateStrategy: { rollingUpdate: { paused: false } } },
       },
-      message: 'rollout of revision web-b fully promoted: canary steps 2 to 3 skipped; its analysis skipped; the pause of the step lifted',
+      message: "rollout of revision web-b fully promoted: canary steps 2 to 3 skipped; its analysis skipped; ebb's pause lifted (CanaryStep)",
     });
   });
 

@@ -2,11 +2,10 @@
  * Pure: what `ebb rollout abort | retry | promote` write, or why they write nothing. Each is a merge patch of
  * the App's annotations (requests the worker acts on; see src/api/rollout-abort.ts) guarded by the App's
  * resourceVersion, so a request is never made about a rollout that changed since it was read. Only promote
- * may also write the spec, and only `rollingUpdate.paused` (lifting a pause a canary step set).
+ * may also write the spec, and only `rollingUpdate.paused` (lifting a pause ebb set itself, never a person's).
  */
 import type { App } from '../../api/app.ts';
-import { ConditionType, Reason } from '../../api/keys.ts';
-import { RolloutAnnotation } from '../../api/rollout-abort.ts';
+import { parsePausedBy, RolloutAnnotation } from '../../api/rollout-abort.ts';
 
 export type ControlPlan = { kind: 'patch'; patch: unknown; message: string } | { kind: 'skip'; message: string } | { kind: 'refuse'; message: string };
 
@@ -63,10 +62,14 @@ export function planRetry(app: App): ControlPlan {
   return { kind: 'patch', patch: annotationsPatch(app, annotations), message: `rollout of revision ${revision} retried: it starts again from its first step` };
 }
 
-/** The rollout is paused by a canary `pause: {}` step (not by a person). */
-function pausedByStep(app: App): boolean {
-  const paused = app.status?.conditions?.find((c) => c.type === ConditionType.paused);
-  return app.spec.updateStrategy?.rollingUpdate?.paused === true && paused?.status === 'True' && paused.reason === Reason.canaryPause;
+/**
+ * The rollout is paused by ebb itself: annotation `paused-by` names the cause (a `pause: {}` step, a check
+ * turned inconclusive, `pauseOnProgressDeadline`). Who paused decides, not the Paused condition's reason: a
+ * background check's pause has the spec's reason, and a person who paused (or took over ebb's pause with
+ * `ebb rollout pause`, which removes the note) keeps the pause.
+ */
+function pausedByEbb(app: App): boolean {
+  return app.spec.updateStrategy?.rollingUpdate?.paused === true && parsePausedBy(app.metadata.annotations?.[RolloutAnnotation.pausedBy]) !== undefined;
 }
 
 /** Why a promote has nothing to do: no canary steps, or none left (a full promote: already asked for). */
@@ -80,7 +83,7 @@ function promoteSkip(app: App, r: Rollout, steps: number, step: number, full: bo
 }
 
 function pauseNote(app: App, unpause: boolean): string[] {
-  if (unpause) return ['the pause of the step lifted'];
+  if (unpause) return [`ebb's pause lifted (${parsePausedBy(app.metadata.annotations?.[RolloutAnnotation.pausedBy])?.cause ?? ''})`];
   return app.spec.updateStrategy?.rollingUpdate?.paused === true ? ['the rollout stays paused (spec): run ebb rollout resume'] : [];
 }
 
@@ -89,27 +92,42 @@ function promoteNotes(app: App, step: number, steps: number, full: boolean, unpa
   return [...skipped, ...(full ? ['its analysis skipped'] : []), ...pauseNote(app, unpause)];
 }
 
+/** The promote request (none when nothing is left to skip), and the removal of ebb's pause note with its pause. */
+function promoteAnnotations(update: string, skipping: boolean, full: boolean, unpause: boolean): Record<string, string | null> {
+  const annotations: Record<string, string | null> = {};
+  if (skipping) annotations[RolloutAnnotation.promote] = update;
+  if (skipping && full) annotations[RolloutAnnotation.promoteFull] = update;
+  if (unpause) annotations[RolloutAnnotation.pausedBy] = null;
+  return annotations;
+}
+
 /**
- * `promote`: skip the remaining canary steps (and lift the pause of the step it stands on). `full` (`--full`,
- * as Argo Rollouts' `promote --full`): that, and the revision's analysis too, background checks included; it
- * also applies with no steps left.
+ * `promote`: skip the remaining canary steps, and lift a pause ebb set (a step's, an inconclusive check's, the
+ * progress deadline's; also with no steps left). `full` (`--full`, as Argo Rollouts' `promote --full`): that,
+ * and the revision's analysis too, background checks included; it also applies with no steps left.
  */
 export function planPromote(app: App, full = false): ControlPlan {
   const r = rolloutOf(app);
   if ('refuse' in r) return { kind: 'refuse', message: r.refuse };
   if (abortedRevision(app, r.update))
     return { kind: 'refuse', message: `the rollout of revision ${r.update} is aborted: run ebb rollout retry first (then promote to skip its steps)` };
-  const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps ?? [];
-  const step = Math.min(app.status?.canary?.step ?? 0, steps.length);
-  const skip = promoteSkip(app, r, steps.length, step, full);
-  if (skip) return { kind: 'skip', message: skip };
-  const unpause = pausedByStep(app);
-  const spec = unpause ? { updateStrategy: { rollingUpdate: { paused: false } } } : undefined;
-  const notes = promoteNotes(app, step, steps.length, full, unpause);
-  const annotations: Record<string, string> = { [RolloutAnnotation.promote]: r.update, ...(full ? { [RolloutAnnotation.promoteFull]: r.update } : {}) };
+  const { steps, step } = canaryAt(app);
+  const skip = promoteSkip(app, r, steps, step, full);
+  const unpause = pausedByEbb(app);
+  // Nothing left to skip: a pause ebb set is still lifted, as it would be with steps left.
+  if (skip && !unpause) return { kind: 'skip', message: skip };
+  const notes = skip ? pauseNote(app, unpause) : promoteNotes(app, step, steps, full, unpause);
   return {
     kind: 'patch',
-    patch: annotationsPatch(app, annotations, spec),
+    patch: annotationsPatch(app, promoteAnnotations(r.update, skip === undefined, full, unpause), unpauseSpec(unpause)),
     message: `rollout of revision ${r.update} ${full ? 'fully promoted' : 'promoted'}: ${notes.join('; ')}`,
   };
 }
+
+/** The number of canary steps, and the one the rollout stands on. */
+function canaryAt(app: App): { steps: number; step: number } {
+  const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps.length ?? 0;
+  return { steps, step: Math.min(app.status?.canary?.step ?? 0, steps) };
+}
+
+const unpauseSpec = (unpause: boolean): unknown => (unpause ? { updateStrategy: { rollingUpdate: { paused: false } } } : undefined);

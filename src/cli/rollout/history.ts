@@ -4,6 +4,7 @@ import type { PodTemplateSpec } from '../../api/pod-template.ts';
 import type { AbortStatus } from '../../api/rollout-abort.ts';
 import type { ControllerRevision, Named } from '../../kube/types.ts';
 import { sameTemplate, sortRevisions, templateOf } from '../../workers/app/revisions/revisions.ts';
+import { analysisByRevision } from './history-analysis.ts';
 
 type Revision = Named<ControllerRevision>;
 
@@ -51,7 +52,10 @@ function columns(rows: string[][]): string[] {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  '));
 }
 
-/** The history table: revision, name, which is current or being rolled out, and the images of each. */
+/**
+ * The history table: revision, name, which is current or being rolled out, the outcome of its analysis
+ * (the column only when a revision has one), and the images of each.
+ */
 export function formatHistory(app: App, revisions: readonly Revision[]): string {
   const sorted = sortRevisions(revisions);
   if (sorted.length === 0) return `app "${app.metadata.name ?? ''}" has no revisions yet\n`;
@@ -65,8 +69,17 @@ export function formatHistory(app: App, revisions: readonly Revision[]): string 
     if (name === current) return 'current (updating from)';
     return '';
   };
-  const rows = sorted.map((r) => [String(r.revision), r.metadata.name, mark(r.metadata.name), images(templateOf(r))]);
-  const table = `${columns([['REVISION', 'NAME', 'STATUS', 'IMAGES'], ...rows])
+  const analysis = analysisByRevision(app);
+  const shown = sorted.some((r) => analysis.has(r.metadata.name));
+  const rows = sorted.map((r) => [
+    String(r.revision),
+    r.metadata.name,
+    mark(r.metadata.name),
+    ...(shown ? [analysis.get(r.metadata.name)?.outcome ?? '-'] : []),
+    images(templateOf(r)),
+  ]);
+  const header = ['REVISION', 'NAME', 'STATUS', ...(shown ? ['ANALYSIS'] : []), 'IMAGES'];
+  const table = `${columns([header, ...rows])
     .map((l) => l.trimEnd())
     .join('\n')}\n`;
   return abort ? `${table}${abortNote(abort)}` : table;

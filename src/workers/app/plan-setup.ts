@@ -197,6 +197,10 @@ const stepAnalysis =
 const backgroundFor = (full: boolean, input: BackgroundInput): ReturnType<typeof backgroundAnalysis> =>
   full ? { canary: input.canary, actions: [] } : backgroundAnalysis(input);
 
+/** status.analysis after the plan: the book's, else as read while it belongs to the update revision (another's is left, and summed up in the history). */
+const recordAfter = (app: Stored<App>, book: AnalysisBook, update: string): AnalysisStatus | undefined =>
+  book.status() ?? (app.status?.analysis?.revision === update ? app.status.analysis : undefined);
+
 export function rolloutFor(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, revs: ResolvedRevisions, now: Date): RolloutSetup | NeedsInput {
   const input: SetupInput = { app, owned, observed, revs, now };
   const update = revs.update.metadata.name;
@@ -239,7 +243,7 @@ function forwardSetup(input: SetupInput, requestedState: AbortState, refusedRequ
   const guards = planGuards(set, { active, canary: background.canary });
   // What aborts the rollout by itself, found in this plan: the deadline, and a failed analysis check.
   const triggers = [guards.deadline.rollback, book.failure()].filter((t) => t !== undefined);
-  const analysis = book.status() ?? app.status?.analysis;
+  const analysis = recordAfter(app, book, adv.names.update);
   const found = refusedRequest ?? (triggers.length > 0 ? triggered(input, requestedState, triggers) : undefined);
   if (found !== undefined && 'needs' in found) return found;
   if (found !== undefined && 'abort' in found)

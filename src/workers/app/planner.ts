@@ -12,6 +12,7 @@ import type { AppStatus } from '../../api/app-status.ts';
 import type { AnalysisStatus, Measurement } from '../../api/analysis.ts';
 import type { MeasureRequest } from './rollout/analysis/book.ts';
 import type { ResolvedCheck } from './rollout/analysis/templates.ts';
+import { analysisHistoryAfter } from './rollout/analysis/history.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import { withAppSpecDefaults } from '../../api/defaults.ts';
 import type { Wait } from '../types.ts';
@@ -142,6 +143,7 @@ function finishPlan(
   outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined; guards: Guards; abort: AbortState; analysis: AnalysisStatus | undefined },
 ): Plan {
   const { canary, prewarm, hold, guards, abort, analysis } = outcomes;
+  const history = analysisHistoryAfter(app.status, analysis);
   const set = input.set;
   const rolloutHeld: RolloutHeldInput = {
     hold,
@@ -153,6 +155,7 @@ function finishPlan(
   const guarded = (s: AppStatus): AppStatus => ({
     ...withAbortStatus(withGuardStatus(s, guards, set.now, app.metadata.generation), abort, set.now, app.metadata.generation),
     ...(analysis ? { analysis } : {}),
+    ...(history ? { analysisHistory: history } : {}),
   });
   const status = guarded(
     withExpansionCondition(withRolloutHeldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), rolloutHeld), set),

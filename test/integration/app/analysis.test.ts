@@ -95,7 +95,13 @@ describe('analysis', () => {
     const { name, stable } = await canaryApp('an-inc', [{ analysis: ['health'] }, { replicas: '100%' }], [{ ...health, onNoData: 'Inconclusive' }]);
     const v1 = stable.app.status?.updateRevision ?? '';
     await patchApp(ctl.ns, name, { template: probed(name, image('v2')) });
-    const paused = await until(ctl.ns, name, (s) => s.app.spec.updateStrategy?.rollingUpdate?.paused === true, { timeoutMs: 60_000 });
+    // The pause (a spec write) lands before the status that records the run: wait until the worker saw its pause.
+    const paused = await until(
+      ctl.ns,
+      name,
+      (s) => s.app.spec.updateStrategy?.rollingUpdate?.paused === true && s.app.status?.observedGeneration === s.app.metadata.generation,
+      { timeoutMs: 60_000 },
+    );
     expect(paused.app.status?.analysis?.runs[0]).toMatchObject({ phase: AnalysisPhase.inconclusive, inconclusive: 1 });
     expect(paused.pods.map(revisionOf)).toEqual([v1, v1, v1]);
     expect(await eventsOf(ctl.ns, name, EventReason.analysisMeasurementInconclusive)).toHaveLength(1);
