@@ -35,6 +35,7 @@ export function readOnlyClient(rest: KubeRest, signal: AbortSignal): AppClient {
     events: { record: refuse },
     imageLists: { list: (sel) => c.imageLists.list(sel), apply: refuse },
     nodes: { list: (sel) => c.nodes.list(sel) },
+    checkTemplates: c.checkTemplates,
     dryRun: { pod: refuse, claim: refuse },
   };
 }
