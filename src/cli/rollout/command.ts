@@ -10,6 +10,7 @@ import { PatchType, type KubeRest } from '../../kube/rest.ts';
 import type { ControllerRevision, Stored } from '../../kube/types.ts';
 import { isControlledBy } from '../../workers/app/pods/predicates.ts';
 import { templateOf } from '../../workers/app/revisions/revisions.ts';
+import { abortRefusal } from '../../workers/app/rollout/abort-refusal.ts';
 import { parseRolloutArgs, ROLLOUT_USAGE, RolloutExit, type RolloutArgs } from './args.ts';
 import { followRollout, StatusPrinter } from './follow.ts';
 import { chooseUndo, formatHistory } from './history.ts';
@@ -41,6 +42,16 @@ async function revisionsOf(rest: KubeRest, app: Stored<App>): Promise<Stored<Con
     { labelSelector: `${Label.app}=${app.metadata.name}` },
   );
   return list.items.filter((r) => isControlledBy(r.metadata, app.metadata.uid));
+}
+
+/** Why the worker would refuse to abort the rollout in progress, from the App's revisions' numbers. */
+async function refusalOf(rest: KubeRest, app: Stored<App>): Promise<string | undefined> {
+  const { currentRevision, updateRevision } = app.status ?? {};
+  if (!currentRevision || !updateRevision || currentRevision === updateRevision) return undefined;
+  const owned = await revisionsOf(rest, app);
+  const current = owned.find((r) => r.metadata.name === currentRevision);
+  const update = owned.find((r) => r.metadata.name === updateRevision);
+  return current && update ? abortRefusal({ owned, current, update }) : undefined;
 }
 
 /**
@@ -154,7 +165,7 @@ async function steer(rest: KubeRest, app: Stored<App>, args: Steering): Promise<
     case 'restart':
       return restart(rest, app, new Date());
     case 'abort':
-      return control(rest, app, args.op, planAbort(app));
+      return control(rest, app, args.op, planAbort(app, await refusalOf(rest, app)));
     case 'retry':
       return control(rest, app, args.op, planRetry(app));
     case 'promote':

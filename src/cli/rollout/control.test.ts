@@ -62,6 +62,11 @@ describe('planAbort', () => {
     expect(plan.message).toContain(text);
   });
 
+  it('refuses, writing nothing, an abort the worker would refuse (a revision made since the stable one)', () => {
+    const plan = planAbort(app(), 'going back to the stable revision web-a (1) would also undo revision web-x (2) made since');
+    expect(plan).toEqual({ kind: 'refuse', message: 'not aborted: going back to the stable revision web-a (1) would also undo revision web-x (2) made since' });
+  });
+
   it('skips a rollout already aborted, by request or by the worker', () => {
     expect(planAbort(app({ annotations: { [ABORT]: 'web-b' } })).kind).toBe('skip');
     expect(planAbort(app({ status: { abort: aborted } })).kind).toBe('skip');

@@ -36,10 +36,15 @@ const annotationsPatch = (app: App, annotations: Record<string, string | null>, 
 const abortedRevision = (app: App, update: string): boolean =>
   app.status?.abort?.revision === update || app.metadata.annotations?.[RolloutAnnotation.abort] === update;
 
-export function planAbort(app: App): ControlPlan {
+/**
+ * `refusal`: why the worker would refuse this abort (a revision was made between the stable and the update
+ * revision, see the worker's abort-refusal), told here before anything is written.
+ */
+export function planAbort(app: App, refusal?: string): ControlPlan {
   const r = rolloutOf(app);
   if ('refuse' in r) return { kind: 'refuse', message: r.refuse };
   if (abortedRevision(app, r.update)) return { kind: 'skip', message: `rollout of revision ${r.update} already aborted` };
+  if (refusal !== undefined) return { kind: 'refuse', message: `not aborted: ${refusal}` };
   return {
     kind: 'patch',
     patch: annotationsPatch(app, { [RolloutAnnotation.abort]: r.update }),

@@ -2,9 +2,10 @@
  * An abort that would undo more than the rollout in progress is refused, on the sandbox with the real watcher
  * and worker. A partition stage moved the pods above the partition to v2; a rollout to v3 then moved them on.
  * Going back to the stable revision (v1, the pods below the partition) would also undo v2, which no one asked
- * for: ebb does not abort, pauses the rollout (its own pause), removes the request and says why in an Event
- * and the Aborted condition. `ebb rollout undo` to v2 (the template set back) then lifts that pause and takes
- * the pods back to v2, one revision. An abort of the next rollout, one revision on, goes ahead as before.
+ * for: `ebb rollout abort` says so and writes nothing; a request written by hand is not served either: ebb
+ * pauses the rollout (its own pause), removes the request and says why in an Event and the Aborted condition.
+ * Setting the template back to v2 (what `ebb rollout undo --to-revision` writes) then lifts that pause and takes
+ * the pods back to v2, one revision.
  */
 import { describe, expect, it } from 'vitest';
 import { appRef } from '../../../src/api/group.ts';
@@ -12,8 +13,9 @@ import { ConditionType, EventReason } from '../../../src/api/keys.ts';
 import { PauseCause, pausedByValue, RolloutAnnotation } from '../../../src/api/rollout-abort.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
 import { isRunningAndReady } from '../../../src/workers/app/pods/predicates.ts';
+import { ebb } from '../cli/cli.ts';
 import { sandbox } from '../support.ts';
-import { createApp, eventsOf, patchApp, revisionOf, settled, type Snapshot, template, uniqueName, until, useController } from './harness.ts';
+import { createApp, eventsOf, patchApp, revisionOf, settled, snapshot, type Snapshot, template, uniqueName, until, useController } from './harness.ts';
 
 const ctl = useController('abort-refused');
 const condition = (s: Snapshot, type: string) => s.app.status?.conditions?.find((c) => c.type === type);
@@ -50,6 +52,13 @@ describe('an abort past a revision made since the stable one', () => {
     const v3 = updateOf(moved);
     expect(moved.app.status?.currentRevision).toBe(v1);
 
+    // `ebb rollout abort` tells at once and writes nothing.
+    const told = await ebb(['rollout', 'abort', `app/${name}`, '-n', ctl.ns]);
+    expect(told.code).toBe(1);
+    expect(told.stdout + told.stderr).toContain(`not aborted: going back to the stable revision ${v1}`);
+    expect(annotation(await snapshot(ctl.ns, name), RolloutAnnotation.abort)).toBeUndefined();
+
+    // The request written by hand (kubectl annotate) is refused by the worker.
     await requestAbort(name, v3);
     const refused = await until(
       ctl.ns,
