@@ -19,7 +19,7 @@ import { getPodRevision } from '../pods/predicates.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import { selectorString } from '../pods/selector.ts';
 import { appConditions, replicaCounts, type PauseState, type Progress, type ReplicaCounts } from './replicas.ts';
-import { maxUnavailable } from '../rollout/update-plan.ts';
+import { maxUnavailable } from '../rollout/unavailable.ts';
 import { deferredProgress, type DeferredWork } from './deferred-work.ts';
 import { mayRunUpdate } from '../rollout/update-order.ts';
 import { rollingBackProgress } from '../rollout/abort.ts';
