@@ -5,7 +5,7 @@
  * leaves their deletes out and holds the rollout instead.
  */
 import { withInPlaceReadinessGate } from '../../inplace/index.ts';
-import type { Action, Replacement } from '../actions.ts';
+import type { Action, Replacement } from '../model/actions.ts';
 import type { Named, Pod } from '../../../kube/types.ts';
 import { newPodForOrdinal } from '../pods/builder.ts';
 import { claimsToCreate } from '../ownership/pvc-retention.ts';

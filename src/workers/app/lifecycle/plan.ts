@@ -15,7 +15,7 @@ import { LifecycleState } from '../../../api/keys.ts';
 import type { Lifecycle } from '../../../api/lifecycle.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
 import { podIsUpdatingInPlace } from '../../inplace/index.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { updateAction, type UpdateContext } from '../rollout/inplace-plan.ts';
 import { backToService, hookHolds, lifecycleHolds, lifecycleOf, lifecycleState, moveTo, withCreationState } from './hooks.ts';
 import { getPodRevision, isSettledPhase } from '../pods/predicates.ts';

@@ -9,7 +9,7 @@
 import type { App } from '../../../api/app.ts';
 import { PodManagementPolicy } from '../../../api/app-spec.ts';
 import type { FallbackTexts } from '../../inplace/index.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import type { ControllerRevision, Named, PersistentVolumeClaim, Pod, Stored } from '../../../kube/types.ts';
 import { getOrdinal } from './predicates.ts';
 import { isReserved, parseReserveOrdinals, replicaOrdinals, type OrdinalRanges } from '../../../api/reserve-ordinals.ts';

@@ -18,7 +18,7 @@ import type { AppStatus } from '../../../api/app-status.ts';
 import { ConditionType, EventReason, Reason } from '../../../api/keys.ts';
 import { AbortReason, parsePausedBy, RolloutAnnotation, type AbortMeasurement, type AbortStatus } from '../../../api/rollout-abort.ts';
 import type { Stored } from '../../../kube/types.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { findCondition, setCondition } from '../status/conditions.ts';
 import { rolloutSettings } from './settings.ts';
 

@@ -31,7 +31,7 @@ import {
   type InPlaceStep,
   type UpdateDecision,
 } from '../../inplace/index.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import type { ControllerRevision, Pod, Stored } from '../../../kube/types.ts';
 import { getPodRevision, isSettledPhase, isTerminating } from '../pods/predicates.ts';
 import type { Accumulator, PodSet } from '../pods/pod-set.ts';

@@ -18,7 +18,7 @@ import { ConditionType, EventReason, Reason } from '../../../api/keys.ts';
 import type { RolloutProgress } from '../../../api/progress-deadline.ts';
 import type { Stored } from '../../../kube/types.ts';
 import type { Wait } from '../../types.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { findCondition, setCondition } from '../status/conditions.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import { updatedAvailable } from './update-order.ts';

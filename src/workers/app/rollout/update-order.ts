@@ -14,7 +14,7 @@
  * current revision.
  */
 import type { ConditionInput } from '../status/conditions.ts';
-import type { EventSpec } from '../actions.ts';
+import type { EventSpec } from '../model/actions.ts';
 import type { ControllerRevision, Named, Pod } from '../../../kube/types.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import type { PriorityStrategy } from '../../../api/priority.ts';

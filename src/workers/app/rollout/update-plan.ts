@@ -17,7 +17,7 @@
  * the stable revision is not a stuck rollout: as upstream, the rollout waits for it.
  */
 import { ConditionType, Reason } from '../../../api/keys.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { findCondition } from '../status/conditions.ts';
 import { collectFallbacks, updateAction, type UpdateContext } from './inplace-plan.ts';
 import { getPodRevision, isFailed, isSucceeded, isTerminating, isUnavailable } from '../pods/predicates.ts';

@@ -11,7 +11,7 @@ import type { AppStatus } from '../../../api/app-status.ts';
 import { Annotation, ConditionType, EventReason, Label, Reason } from '../../../api/keys.ts';
 import type { Condition } from '../../../api/meta.ts';
 import { podIsUpdatingInPlace, type FallbackTexts } from '../../inplace/index.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import type { CanaryOutcome } from '../rollout/canary.ts';
 import { findCondition, setCondition } from './conditions.ts';
 import type { Named, Pod, Stored } from '../../../kube/types.ts';
