@@ -20,7 +20,6 @@ import { isRecord } from '../../../common/guards.ts';
 import { applyDefaults } from '../../../api/schema-defaults.ts';
 import { upstreamSchemas } from '../../../api/pod-template-crd.ts';
 import { controllerRef, isControlledBy } from '../pods/predicates.ts';
-import { rolloutSettings } from '../rollout/settings.ts';
 import { revisionClaims, type ClaimStorage } from '../rollout/volume-growth.ts';
 
 /** Label with the bare hash on every revision, as upstream's controller.kubernetes.io/hash. */
@@ -178,7 +177,7 @@ export function truncateHistory(owned: readonly Stored<ControllerRevision>[], li
 /** An abort (requested, recorded, or one the deadline may start) sends pods back to the current revision. */
 function mayAbort(app: Stored<App>): boolean {
   if (app.status?.abort !== undefined || app.metadata.annotations?.[RolloutAnnotation.abort] !== undefined) return true;
-  return rolloutSettings(app).rollbackOnProgressDeadline;
+  return app.spec.updateStrategy?.rollingUpdate?.rollbackOnProgressDeadline === true;
 }
 
 /**
@@ -187,10 +186,10 @@ function mayAbort(app: Stored<App>): boolean {
  * the target of an aborted rollout.
  */
 function currentTemplateMayBeRead(app: Stored<App>): boolean {
-  const rolling = rolloutSettings(app);
+  const rolling = app.spec.updateStrategy?.rollingUpdate;
   if (app.spec.volumeClaimUpdateStrategy?.type === VolumeClaimUpdateType.onPodRollingUpdate) return true;
   if (mayAbort(app)) return true;
-  return (rolling.podUpdatePolicy ?? 'ReCreate') !== 'ReCreate' || rolling.partition !== 0 || rolling.canarySteps.length > 0;
+  return (rolling?.podUpdatePolicy ?? 'ReCreate') !== 'ReCreate' || (rolling?.partition ?? 0) !== 0 || (rolling?.canary?.steps ?? []).length > 0;
 }
 
 /**
