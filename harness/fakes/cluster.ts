@@ -8,7 +8,7 @@ import type { App } from '../../src/api/app.ts';
 import type { CheckTemplate } from '../../src/api/check-template.ts';
 import type { ResourceRef } from '../../src/kube/paths.ts';
 import { PatchType } from '../../src/kube/rest.ts';
-import type { EventSpec } from '../../src/workers/app/actions.ts';
+import type { EventSpec } from '../../src/workers/app/model/actions.ts';
 import { applyJsonPatch, applyResizePatch, applyStatusPatch } from './pod-patch.ts';
 import { FakeImageLists } from './image-lists.ts';
 import { alreadyExists, CallLog, conflict, mergePatch, notFound, parseSelector, stamp } from './store.ts';

@@ -1,6 +1,6 @@
 /** How each setting type reads its text: a value, or why the text is refused (worded for the message). */
 import { parseDuration } from './duration.ts';
-import type { DurationSetting, EnumSetting, IntSetting, ListSetting, Setting, StringSetting, SwitchSetting, UrlSetting } from './settings.ts';
+import type { DurationSetting, EnumSetting, IntSetting, ListSetting, Setting, StringSetting, SwitchSetting, UrlSetting } from './setting-kinds.ts';
 
 export type ReadResult = { readonly value: unknown } | { readonly problem: string };
 

@@ -2,7 +2,7 @@ import type { RequestOptions } from 'node:https';
 import { dirname } from 'node:path';
 import type { KubeConfig as ClientNodeConfig } from '@kubernetes/client-node';
 import { KubeConfigError, type Entry } from './kubeconfig-file.ts';
-import type { Credentials } from './kubeconfig.ts';
+import type { Credentials } from './credentials.ts';
 import { errorFirstLine } from '../common/errors.ts';
 
 /**

@@ -13,6 +13,7 @@ import {
   type Entry,
   type MergedKubeConfig,
 } from './kubeconfig-file.ts';
+import type { Credentials } from './credentials.ts';
 import { pluginCredentials } from './kubeconfig-plugin.ts';
 
 export { KubeConfigError, type KubeConfigErrorCode } from './kubeconfig-file.ts';
@@ -32,13 +33,6 @@ export interface KubeTls {
   servername?: string;
   /** false only with `insecure-skip-tls-verify: true`. */
   rejectUnauthorized?: boolean;
-}
-
-/** What authenticates one request: headers, plus a client certificate when an exec plugin hands one out. */
-export interface Credentials {
-  headers: Record<string, string>;
-  cert?: Buffer | string;
-  key?: Buffer | string;
 }
 
 export interface KubeConfig {

@@ -6,6 +6,9 @@ import { kubeDispatcher, type KubeConfig } from './kubeconfig.ts';
 import { resourcePath, type ResourceRef } from './paths.ts';
 import { ACCEPT_PROTOBUF, isProtobuf } from './protobuf/media.ts';
 import { answer, headerOf, requestHeaders, serialize, type Head } from './rest-wire.ts';
+import type { ListResult } from './types.ts';
+
+export type { ListResult } from './types.ts';
 
 export { loadKubeConfig, type KubeConfig } from './kubeconfig.ts';
 
@@ -45,11 +48,6 @@ export interface ListRead<T> {
   protobuf?: ((body: Uint8Array) => ListResult<T>) | undefined;
   maxBytes?: number | undefined;
   budget?: ByteBudget | undefined;
-}
-
-export interface ListResult<T> {
-  metadata: { resourceVersion: string; continue?: string };
-  items: T[];
 }
 
 /** Auth headers are refreshed this often so rotated service-account tokens are picked up. */

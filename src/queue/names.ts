@@ -24,6 +24,13 @@ export interface ObjectKey {
   name: string;
 }
 
+/** A timer job's payload: which object to reconcile, why, and when (epoch ms). */
+export interface TimerData {
+  key: ObjectKey;
+  reason: string;
+  dueAt: number;
+}
+
 // DNS-1123 label (namespaces) and subdomain (object names): lower case alphanumerics, '-' and '.'.
 const LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

@@ -1,9 +1,8 @@
 import { Queue, type JobsOptions, type QueueOptions, type WorkerOptions } from 'bullmq';
 import type { RedisClient } from './connection.ts';
 import type { QueueConfig } from './settings.ts';
-import { RECONCILE_QUEUE, TIMERS_QUEUE, type ObjectKey } from './names.ts';
+import { RECONCILE_QUEUE, TIMERS_QUEUE, type ObjectKey, type TimerData } from './names.ts';
 import { backoffStrategy, RECONCILE_BACKOFF_TYPE } from './retry.ts';
-import type { TimerData } from './timers.ts';
 import { shareOf, shardPrefix } from './shards.ts';
 
 /**

@@ -4,7 +4,8 @@
  * the kubelet restarts it (a client wedged after a network fault recovers that way; a Redis that is really gone
  * or stalled shows as restarts, not as a silent stall).
  */
-import { PROBE_INTERVAL_MS } from './redis-probe.ts';
+/** How often a connection that reports to a RedisReachability sends its PING (redis-probe.ts). */
+export const PROBE_INTERVAL_MS = 5_000;
 
 export class RedisReachability {
   /** When the connection was last lost (or, before the first connect, when it was created). */

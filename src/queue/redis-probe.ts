@@ -5,9 +5,6 @@
  */
 import type { RedisReachability } from './reachability.ts';
 
-/** How often a connection that reports to a RedisReachability sends its PING. */
-export const PROBE_INTERVAL_MS = 5_000;
-
 /** What the probe needs of a client (an ioredis Redis or Cluster). */
 export interface Pingable {
   ping(): Promise<unknown>;

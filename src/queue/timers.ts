@@ -2,16 +2,11 @@ import { randomBytes } from 'node:crypto';
 import type { Job, Queue } from 'bullmq';
 import { enqueue } from './enqueue.ts';
 import { withKeyLock } from './key-lock.ts';
-import { timerId, validateKey, type ObjectKey } from './names.ts';
+import { timerId, validateKey, type ObjectKey, type TimerData } from './names.ts';
 import { connectionOf } from './queues.ts';
 import { toJobError } from './retry.ts';
 
-/** A timer job's payload: which object to reconcile, why, and when (epoch ms). */
-export interface TimerData {
-  key: ObjectKey;
-  reason: string;
-  dueAt: number;
-}
+export type { TimerData } from './names.ts';
 
 export type SetTimerResult = 'created' | 'moved-earlier' | 'kept';
 

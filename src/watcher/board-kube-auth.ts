@@ -20,7 +20,9 @@ import { createHash } from 'node:crypto';
 import type { KubeRest } from '../kube/rest.ts';
 import { NamespaceReviews, type NamespaceViewer } from './board-namespaces.ts';
 import { ReviewLimiter } from './board-review-limit.ts';
-import { reviewRef, subjectAllowed, type ReviewedUser } from './board-sar.ts';
+import { reviewRef, subjectAllowed, type BoardAccess, type ReviewedUser } from './board-sar.ts';
+
+export { boardAccessOf, type BoardAccess } from './board-sar.ts';
 
 /** The audience a token must be minted for to open the board. */
 export const BOARD_AUDIENCE = 'ebb-board';
@@ -30,17 +32,6 @@ export type BoardGrant = 'none' | 'read' | 'write';
 
 /** Who a request is: a grant over every namespace, or a viewer limited to some. */
 export type BoardViewer = BoardGrant | NamespaceViewer;
-
-/** What a user must be allowed to `get` to open the board. */
-export interface BoardAccess {
-  /** API group; '' for the core group. */
-  readonly group: string;
-  readonly resource: string;
-  /** undefined: cluster-wide (every namespace, for a namespaced resource). */
-  readonly namespace: string | undefined;
-  /** undefined: any object of the resource. */
-  readonly name: string | undefined;
-}
 
 /**
  * What a bearer token may do on the board, for a request from `client` (its address); throws when the
@@ -57,14 +48,6 @@ interface TokenReviewStatus {
 /** How long an answer is kept, and how many tokens at most. */
 export const REVIEW_CACHE_MS = 10_000;
 const REVIEW_CACHE_SIZE = 1_000;
-
-/** `resource[.group]` (e.g. `apps.apps.ebb.dev`, `services`) and the optional namespace and name, as settings give them. */
-export function boardAccessOf(resourceDotGroup: string, namespace: string | undefined, name: string | undefined): BoardAccess {
-  const dot = resourceDotGroup.indexOf('.');
-  const resource = dot < 0 ? resourceDotGroup : resourceDotGroup.slice(0, dot);
-  const group = dot < 0 ? '' : resourceDotGroup.slice(dot + 1);
-  return { group, resource, namespace, name };
-}
 
 /** May `user` do `verb` on the configured resource? One SubjectAccessReview. */
 const allowed = (rest: KubeRest, access: BoardAccess, user: ReviewedUser, verb: string, signal?: AbortSignal): Promise<boolean> =>

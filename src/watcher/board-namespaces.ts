@@ -8,7 +8,7 @@
  */
 import { GROUP } from '../api/group.ts';
 import type { KubeRest } from '../kube/rest.ts';
-import type { BoardAccess } from './board-kube-auth.ts';
+import type { BoardAccess } from './board-sar.ts';
 import { ReviewRateLimited, type ReviewLimiter } from './board-review-limit.ts';
 import { subjectAllowed, type ReviewedUser } from './board-sar.ts';
 

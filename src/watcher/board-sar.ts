@@ -18,6 +18,25 @@ export interface ResourceAttributes {
   name: string | undefined;
 }
 
+/** What a user must be allowed to `get` to open the board. */
+export interface BoardAccess {
+  /** API group; '' for the core group. */
+  readonly group: string;
+  readonly resource: string;
+  /** undefined: cluster-wide (every namespace, for a namespaced resource). */
+  readonly namespace: string | undefined;
+  /** undefined: any object of the resource. */
+  readonly name: string | undefined;
+}
+
+/** `resource[.group]` (e.g. `apps.apps.ebb.dev`, `services`) and the optional namespace and name, as settings give them. */
+export function boardAccessOf(resourceDotGroup: string, namespace: string | undefined, name: string | undefined): BoardAccess {
+  const dot = resourceDotGroup.indexOf('.');
+  const resource = dot < 0 ? resourceDotGroup : resourceDotGroup.slice(0, dot);
+  const group = dot < 0 ? '' : resourceDotGroup.slice(dot + 1);
+  return { group, resource, namespace, name };
+}
+
 export const reviewRef = (group: string, resource: string): { group: string; version: string; resource: string } => ({ group, version: 'v1', resource });
 
 /** Whether the apiserver allows `user` the access `attrs` describe. */

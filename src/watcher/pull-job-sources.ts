@@ -8,7 +8,7 @@ import type { ImagePullJobStatus } from '../api/image-pull-job.ts';
 import { isPullJobFinished } from '../api/pull-job-keys.ts';
 import { parseKey, type ObjectKey } from '../queue/names.ts';
 import { imagePullJobKey } from './keys.ts';
-import type { SourceSpec } from './sources.ts';
+import type { SourceSpec } from './source-spec.ts';
 
 /** The source names of the ImagePullJob watches (`imagepulljobs`, `imagepulljobs/<namespace>`). */
 export const PULL_JOB_SOURCE = 'imagepulljobs';

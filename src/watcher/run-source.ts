@@ -13,7 +13,8 @@ import { listWatch, type WatchEvent } from '../kube/watch.ts';
 import { formatKey, type ObjectKey } from '../queue/names.ts';
 import { metaFingerprint } from './fingerprint.ts';
 import { filterPodEvent, objectId } from './pod-filter.ts';
-import { knownValue, type KnownKeys, type Sink, type SourceSpec, type SourceState } from './sources.ts';
+import { knownValue, type KnownKeys } from './known-keys.ts';
+import type { Sink, SourceSpec, SourceState } from './source-spec.ts';
 import type { AppObserver } from './warm-pools.ts';
 
 /** Objects per list page of a watcher source (fewer when a page is over WATCH_PAGE_BYTES). */

@@ -8,7 +8,7 @@ import { matchesLabels } from '../kube/labels.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { ObjectKey } from '../queue/names.ts';
 import { appKey } from './keys.ts';
-import type { NodeChange } from './node-source.ts';
+import type { NodeChange } from './node-labels.ts';
 
 /** What the App sources report of every App they see (`sources.ts`). */
 export interface AppObserver {

@@ -2,8 +2,7 @@
  * The apiserver's protobuf answers: the 4-byte magic `k8s\0`, then a runtime.Unknown whose `raw` is the
  * encoded object and whose typeMeta names it. Errors come back the same way, as a metav1.Status.
  */
-import type { ListResult } from '../rest.ts';
-import type { Pod, Stored } from '../types.ts';
+import type { ListResult, Pod, Stored } from '../types.ts';
 import { decodeAs } from './codec.ts';
 import { ProtobufError } from './media.ts';
 

@@ -61,6 +61,12 @@ export interface List<T> {
   items: T[];
 }
 
+/** A list as the client returns it: the resourceVersion to watch from, and where the next page starts. */
+export interface ListResult<T> {
+  metadata: { resourceVersion: string; continue?: string };
+  items: T[];
+}
+
 /** What the apiserver sets on every object it stores. */
 export interface StoredMeta {
   name: string;

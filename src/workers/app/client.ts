@@ -8,7 +8,7 @@ import type { App } from '../../api/app.ts';
 import type { CheckTemplate } from '../../api/check-template.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import type { PatchClient } from '../inplace/index.ts';
-import type { EventSpec } from './actions.ts';
+import type { EventSpec } from './model/actions.ts';
 import type { SecretValue } from './rollout/analysis/web.ts';
 import type { MeasureDesk } from './rollout/analysis/measure.ts';
 import type { CheckHttp } from '../egress/outbound.ts';

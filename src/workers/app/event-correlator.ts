@@ -11,7 +11,7 @@
  */
 import type { App } from '../../api/app.ts';
 import type { Stored } from '../../kube/types.ts';
-import type { EventSpec } from './actions.ts';
+import type { EventSpec } from './model/actions.ts';
 
 export interface CorrelatorOptions {
   seriesWindowMs: number;

@@ -9,7 +9,7 @@ import type { Stored } from '../../kube/types.ts';
 import { API_VERSION, APP_KIND, GROUP } from '../../api/group.ts';
 import { EventReason } from '../../api/keys.ts';
 import type { AppStatus } from '../../api/app-status.ts';
-import type { Action, DeleteCause, EventSpec } from './actions.ts';
+import type { Action, DeleteCause, EventSpec } from './model/actions.ts';
 
 const REPORTING_CONTROLLER = `${GROUP}/ebb`;
 const NOTE_MAX = 1024;

@@ -12,7 +12,7 @@ import type { AppStatus } from '../../api/app-status.ts';
 import type { Logger } from '../../common/log.ts';
 import { isKubeError, KubeError } from '../../kube/errors.ts';
 import type { ReconcileResult } from '../types.ts';
-import type { Action, EventSpec } from './actions.ts';
+import type { Action, EventSpec } from './model/actions.ts';
 import { failureEvent, successEvent } from './events.ts';
 import { statusAfterCollision, statusAfterFailure } from './status/after-failure.ts';
 import type { Plan } from './planner.ts';

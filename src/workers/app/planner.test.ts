@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../api/app-spec.ts';
 import { makeApp, podFor, type PodState, stored } from '../../../test/unit/app/fixtures.ts';
-import type { Action } from './actions.ts';
+import type { Action } from './model/actions.ts';
 import type { ControllerRevision, Stored } from '../../kube/types.ts';
 import { plan, type Observed } from './planner.ts';
 import { planned } from '../../../test/unit/app/fixtures.ts';

@@ -9,18 +9,14 @@
  */
 import type { App } from '../../api/app.ts';
 import type { AppStatus } from '../../api/app-status.ts';
-import type { AnalysisStatus, Measurement } from '../../api/analysis.ts';
-import type { MeasureRequest } from './rollout/analysis/book.ts';
-import type { ResolvedCheck } from './rollout/analysis/templates.ts';
+import type { AnalysisStatus } from '../../api/analysis.ts';
 import { analysisHistoryAfter } from './rollout/analysis/history.ts';
-import type { ImageList } from '../../api/image-list.ts';
 import { withAppSpecDefaults } from '../../api/defaults.ts';
 import type { Wait } from '../types.ts';
-import type { Action } from './actions.ts';
 import type { CanaryOutcome } from './rollout/canary.ts';
 import { adoptPods } from './ownership/adopt.ts';
 import { rolloutCompleteEvent } from './events.ts';
-import type { ClusterStored, ControllerRevision, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
+import type { Pod, Stored } from '../../kube/types.ts';
 import { invalidSpecStatus, passiveStatus, planStatus, type StatusInput } from './status/planned.ts';
 import type { Accumulator } from './pods/pod-set.ts';
 import { revisionsOf, withHistory } from './revisions/history.ts';
@@ -30,88 +26,21 @@ import { planInFlight, updateContext } from './rollout/inplace-plan.ts';
 import { gateLifecycle, planPrepared } from './lifecycle/plan.ts';
 import { reportLifecycle } from './lifecycle/report.ts';
 import { prewarmStep, withPrewarmStatus } from './prewarm/targets.ts';
-import type { NodeFacts } from './prewarm/placement.ts';
 import { planFallbackReport, planRollingUpdate } from './rollout/update-plan.ts';
 import { specProblems } from './spec/validate.ts';
 import { planSpecifiedDeletes } from './rollout/specified-delete.ts';
 import { deferredWorkEvent } from './status/deferred-work.ts';
 import type { PrewarmOutcome } from './prewarm/plan.ts';
 import type { PrewarmPolicy } from './prewarm/policy.ts';
-import { type Hold, holdRefused, recreatesPods, type Refusals } from './admission/replacement.ts';
+import { type Hold, holdRefused, recreatesPods } from './admission/replacement.ts';
 import { rolloutHeldEvent, withRolloutHeldCondition, type RolloutHeldInput } from './admission/rollout-held.ts';
 import { withExpansionCondition } from './rollout/volume-growth.ts';
 import { rolloutFor } from './plan-setup.ts';
 import { withGuardStatus, type Guards } from './rollout/guards.ts';
 import { withAbortStatus, type AbortState } from './rollout/abort.ts';
+import { needsInput, type Observed, type Plan, type PlanResult } from './plan-types.ts';
 
-export interface Observed {
-  app: Stored<App>;
-  /** Pods matching the App's selector (any owner). */
-  pods: Stored<Pod>[];
-  /**
-   * ControllerRevisions matching the App's selector (any owner). Undefined when not read: the plan takes them
-   * from the App's status (`derivedRevisions`) or says it needs them (`{ needs: 'revisions' }`).
-   */
-  revisions: Stored<ControllerRevision>[] | undefined;
-  /**
-   * Claims that may belong to the App (by the selector's matchLabels, else the App label); looked up by name.
-   * Undefined when not read: a plan that needs them says so (`{ needs: 'claims' }`) and is redone with them.
-   */
-  claims: Stored<PersistentVolumeClaim>[] | undefined;
-  /**
-   * The ImageLists holding this App's pre-warm entries (by the App's label). Undefined when not read: a plan
-   * that needs them says so (`{ needs: 'imageLists' }`) and is redone with them.
-   */
-  imageLists?: ClusterStored<ImageList>[] | undefined;
-  /**
-   * The Nodes pre-warming may choose (a warm pool, a scale-up: `prewarm/nodes.ts`), by its label selector.
-   * Undefined when not read: a plan that needs them says so (`{ needs: 'nodes' }`) and is redone with them.
-   */
-  nodes?: NodeFacts[] | undefined;
-  /**
-   * Revisions whose replacement pods a dry run found refused (`admission/dry-run.ts`): their deletes are left out
-   * and the rollout is held. Undefined when no dry run was made (or none refused).
-   */
-  refused?: Refusals | undefined;
-  /**
-   * Measurements of web checks taken for this plan, by check (`MeasureRequest.key`). Undefined when none
-   * were taken: a plan with one due says so (`{ needs: 'measurements', measure }`).
-   */
-  measurements?: ReadonlyMap<string, Measurement> | undefined;
-  /**
-   * The App's analysis checks with the templates they name made concrete (`rollout/analysis/templates.ts`).
-   * Undefined when no check names a template: the App's checks are used as they are.
-   */
-  checks?: ResolvedCheck[] | undefined;
-}
-
-export interface Plan {
-  actions: Action[];
-  /** The status once every action succeeded (it counts the pods the actions create, delete or start updating). */
-  status: AppStatus;
-  /** The status counting the pods as read, computed only on the failure path (when absent, `status`). */
-  statusAsRead?: (() => AppStatus) | undefined;
-  wait?: Wait | undefined;
-  /** The pre-warm part of the plan, for the pull budget (`prewarm/apply.ts`): its actions are in `actions`. */
-  prewarm?: PrewarmOutcome | undefined;
-}
-
-/** Objects a plan may be made without at first (`Observed` leaves them undefined when not read). */
-export type Unread = 'revisions' | 'claims' | 'imageLists' | 'nodes' | 'measurements';
-
-/**
- * The plan cannot be made without `needs`, which was not read: read it and plan again. It has no actions, so
- * it cannot be handed to the executor by mistake (`execute` takes a `Plan`).
- */
-export interface NeedsInput {
-  needs: Unread;
-  /** With `measurements`: the measurements due (web checks), to take and plan again with. */
-  measure?: MeasureRequest[] | undefined;
-}
-
-export type PlanResult = Plan | NeedsInput;
-
-export const needsInput = <T extends object>(result: T | NeedsInput): result is NeedsInput => 'needs' in result;
+export { needsInput, type NeedsInput, type Observed, type Plan, type PlanResult, type Unread } from './plan-types.ts';
 
 function earliest(waits: readonly (Wait | undefined)[]): Wait | undefined {
   let best: Wait | undefined;

@@ -12,7 +12,7 @@ import type { KubeConfig } from '../../kube/kubeconfig.ts';
 import { core } from '../../kube/paths.ts';
 import { KubeRest } from '../../kube/rest.ts';
 import type { Stored } from '../../kube/types.ts';
-import type { EventSpec } from './actions.ts';
+import type { EventSpec } from './model/actions.ts';
 import type { AppClient } from './client.ts';
 import { readObserved } from './read.ts';
 import { listAll, RECONCILE_READ_BUDGET_BYTES } from './rest-client.ts';

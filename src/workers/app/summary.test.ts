@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition } from '../../api/meta.ts';
-import type { Action } from './actions.ts';
+import type { Action } from './model/actions.ts';
 import type { Plan } from './planner.ts';
 import { MAX_LOG_LINES, MAX_MESSAGE, MAX_NAMES, summarizeApp, summaryLines, type Executed } from './summary.ts';
 

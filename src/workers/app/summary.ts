@@ -12,7 +12,7 @@ import type { AppStatus } from '../../api/app-status.ts';
 import { ConditionType, Reason } from '../../api/keys.ts';
 import type { Condition } from '../../api/meta.ts';
 import type { Wait } from '../types.ts';
-import type { Action } from './actions.ts';
+import type { Action } from './model/actions.ts';
 import type { Plan } from './planner.ts';
 
 export const MAX_NAMES = 5;

@@ -11,7 +11,7 @@
 import type { App } from '../../api/app.ts';
 import { ConditionType, EventReason } from '../../api/keys.ts';
 import type { Stored } from '../../kube/types.ts';
-import type { EventSpec } from '../app/actions.ts';
+import type { EventSpec } from '../app/model/actions.ts';
 
 /** The Event reasons that are sent, and the word for each in the message. */
 export const NOTIFIED: Readonly<Partial<Record<EventReason, string>>> = {

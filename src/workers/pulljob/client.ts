@@ -11,7 +11,8 @@ import type { Taint } from '../../kube/tolerations.ts';
 import type { ClusterStored, ObjectMeta, Stored } from '../../kube/types.ts';
 import { microTime, reportingInstance } from '../app/events.ts';
 import { listAll } from '../app/rest-client.ts';
-import type { NodeInfo, PullJobAction, PullJobEvent } from './plan.ts';
+import type { NodeInfo, PullJobAction } from './plan.ts';
+import type { PullJobEvent } from './report.ts';
 
 export interface PullJobClient {
   get(namespace: string, name: string): Promise<Stored<ImagePullJob> | undefined>;

@@ -23,7 +23,7 @@ import { untoleratedTaint, type Taint } from '../../kube/tolerations.ts';
 import { applyGrant, refusedAny, retryAfterMs, type Limited } from '../app/prewarm/budget-grant.ts';
 import { imagesKey, nodeState, type NodeState } from '../app/prewarm/plan.ts';
 import { rfc3339, setCondition, type ConditionInput } from '../app/status/conditions.ts';
-import { completion, failedNodes, failureEvents, progressCondition, type Observed } from './report.ts';
+import { completion, failedNodes, failureEvents, progressCondition, type Observed, type PullJobEvent } from './report.ts';
 import type { Wait } from '../types.ts';
 
 export interface PullJobIdentity {
@@ -52,12 +52,6 @@ export type PullJobAction =
       pullSecret?: { namespace: string; name: string } | undefined;
     }
   | { kind: 'clear'; node: string; uid: string };
-
-export interface PullJobEvent {
-  type: 'Normal' | 'Warning';
-  reason: string;
-  message: string;
-}
 
 export interface PullJobInput {
   job: Stored<ImagePullJob>;

@@ -9,7 +9,13 @@ import type { ImageList } from '../../api/image-list.ts';
 import { refusedNote, type Limited } from '../app/prewarm/budget-grant.ts';
 import type { NodeState } from '../app/prewarm/plan.ts';
 import type { ConditionInput } from '../app/status/conditions.ts';
-import type { PullJobEvent } from './plan.ts';
+
+/** An Event about the job. */
+export interface PullJobEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
 
 const MESSAGE_NODES = 3;
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventReason } from '../../../src/api/keys.ts';
-import type { EventSpec } from '../../../src/workers/app/actions.ts';
+import type { EventSpec } from '../../../src/workers/app/model/actions.ts';
 import { workerEvents, type EventWriter } from '../../../src/workers/app/event-recorder.ts';
 import { parseWorkerConfig } from '../../../src/workers/config.ts';
 import { makeApp } from './fixtures.ts';

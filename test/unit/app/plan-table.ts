@@ -2,7 +2,7 @@
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { SPECIFIED_DELETE_LABEL } from '../../../src/api/specified-delete.ts';
 import { makeApp, podFor, type PodState, stored } from './fixtures.ts';
-import type { Action } from '../../../src/workers/app/actions.ts';
+import type { Action } from '../../../src/workers/app/model/actions.ts';
 import type { ControllerRevision, Stored } from '../../../src/kube/types.ts';
 import { type Observed } from '../../../src/workers/app/planner.ts';
 import { planned } from './fixtures.ts';

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { KubeError } from '../../../kube/errors.ts';
 import type { PersistentVolumeClaim, Pod } from '../../../kube/types.ts';
-import type { Replacement } from '../actions.ts';
+import type { Replacement } from '../model/actions.ts';
 import { AdmissionVerdicts, findRefusals, verdictKey, vouchByPods } from './dry-run.ts';
 import type { DryRunCreator } from '../client.ts';
 import { makeApp, podFor } from '../../../../test/unit/app/fixtures.ts';

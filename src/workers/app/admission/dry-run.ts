@@ -17,7 +17,7 @@ import type { Logger } from '../../../common/log.ts';
 import { isKubeError } from '../../../kube/errors.ts';
 import type { KubeObject, Named, Pod, Stored } from '../../../kube/types.ts';
 import { getPodRevision, isControlledBy, isTerminating } from '../pods/predicates.ts';
-import type { Replacement } from '../actions.ts';
+import type { Replacement } from '../model/actions.ts';
 import type { Refusal, Refusals } from './replacement.ts';
 import { canonicalJson } from '../../../common/canonical-json.ts';
 import type { DryRunCreator } from '../client.ts';

@@ -5,11 +5,12 @@
  * leaves their deletes out and holds the rollout instead.
  */
 import { withInPlaceReadinessGate } from '../../inplace/index.ts';
-import type { Action, Replacement } from '../actions.ts';
+import type { Action, Replacement } from '../model/actions.ts';
 import type { Named, Pod } from '../../../kube/types.ts';
 import { newPodForOrdinal } from '../pods/builder.ts';
 import { claimsToCreate } from '../ownership/pvc-retention.ts';
-import { type PodSet, revisionForOrdinal } from '../pods/pod-set.ts';
+import type { PodSet } from '../pods/pod-set.ts';
+import { revisionForOrdinal } from '../rollout/update-order.ts';
 import { templateOf } from '../revisions/revisions.ts';
 
 /** Why the apiserver would refuse a revision's pods or claims: its error code and message (which names the field). */
@@ -33,7 +34,7 @@ export interface Hold {
 export function podForOrdinal(set: PodSet, ordinal: number): { pod: Named<Pod>; revision: string } {
   const revision = revisionForOrdinal(set, ordinal);
   // The gate goes on the pod, not into the revision: revisions do not change with the policy.
-  const template = withInPlaceReadinessGate(templateOf(revision) ?? set.app.spec.template, set.app.spec.updateStrategy?.rollingUpdate?.podUpdatePolicy);
+  const template = withInPlaceReadinessGate(templateOf(revision) ?? set.app.spec.template, set.rollout.podUpdatePolicy);
   return { pod: newPodForOrdinal(set.app, template, revision.metadata.name, ordinal), revision: revision.metadata.name };
 }
 

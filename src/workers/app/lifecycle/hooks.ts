@@ -14,7 +14,7 @@ import type { App } from '../../../api/app.ts';
 import { Annotation, LIFECYCLE_STATE_LABEL, LifecycleState, POD_CONDITION_LIFECYCLE_READY, Reason } from '../../../api/keys.ts';
 import type { Lifecycle, LifecycleHook, PreNormalHook } from '../../../api/lifecycle.ts';
 import type { Pod, PodCondition, Stored } from '../../../kube/types.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { rfc3339 } from '../status/conditions.ts';
 
 export type HookName = 'preDelete' | 'inPlaceUpdate' | 'preNormal';

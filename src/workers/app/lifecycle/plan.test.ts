@@ -5,7 +5,7 @@ import type { Lifecycle } from '../../../api/lifecycle.ts';
 import type { PodState } from '../../../../test/unit/app/fixtures.ts';
 import { world as tableWorld } from '../../../../test/unit/app/plan-table.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { type Observed } from '../planner.ts';
 import { planned } from '../../../../test/unit/app/fixtures.ts';
 

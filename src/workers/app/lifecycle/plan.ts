@@ -15,15 +15,13 @@ import { LifecycleState } from '../../../api/keys.ts';
 import type { Lifecycle } from '../../../api/lifecycle.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
 import { podIsUpdatingInPlace } from '../../inplace/index.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { updateAction, type UpdateContext } from '../rollout/inplace-plan.ts';
 import { backToService, hookHolds, lifecycleHolds, lifecycleOf, lifecycleState, moveTo, withCreationState } from './hooks.ts';
-import { getPodRevision, isFailed, isSucceeded, isTerminating } from '../pods/predicates.ts';
+import { getPodRevision, isSettledPhase } from '../pods/predicates.ts';
 import type { Accumulator, PodSet } from '../pods/pod-set.ts';
 
 const PREPARED = new Set<string>([LifecycleState.preparingDelete, LifecycleState.preparingUpdate, LifecycleState.updating]);
-
-const isSettledPhase = (pod: Pod): boolean => isTerminating(pod) || isFailed(pod) || isSucceeded(pod);
 
 function allPods(set: PodSet): Stored<Pod>[] {
   return [...set.replicas.values(), ...set.condemned];

@@ -11,7 +11,7 @@ import { ConditionType, EventReason, Reason } from '../../../api/keys.ts';
 import type { Condition } from '../../../api/meta.ts';
 import type { Wait } from '../../types.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
-import type { Action, EventSpec } from '../actions.ts';
+import type { Action, EventSpec } from '../model/actions.ts';
 import { findCondition, setCondition } from '../status/conditions.ts';
 import { hookWaits, lifecycleOf, type HookName, type HookWait } from './hooks.ts';
 

@@ -3,7 +3,7 @@
  * selector and carry one of its pod names, which it adopts. Pods controlled by anyone else are never touched.
  */
 import type { App } from '../../../api/app.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
 import { appControllerRef } from './owner.ts';
 import { controllerRef, getOrdinal, isTerminating } from '../pods/predicates.ts';

@@ -8,7 +8,7 @@
 import type { App } from '../../../api/app.ts';
 import { RetentionPolicy } from '../../../api/app-spec.ts';
 import type { PersistentVolumeClaimTemplate } from '../../../api/pod-template.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import type { OwnerReference, PersistentVolumeClaim, Pod, Stored } from '../../../kube/types.ts';
 import { appControllerRef, podControllerRef } from './owner.ts';
 import { claimName, newPvcForOrdinal } from '../pods/builder.ts';

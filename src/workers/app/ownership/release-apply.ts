@@ -3,7 +3,7 @@ import type { App } from '../../../api/app.ts';
 import type { Logger } from '../../../common/log.ts';
 import { isKubeError, KubeError } from '../../../kube/errors.ts';
 import type { Stored } from '../../../kube/types.ts';
-import type { Action, EventSpec } from '../actions.ts';
+import type { Action, EventSpec } from '../model/actions.ts';
 import { nameHolder, PodNameTakenError } from './release.ts';
 import type { PodStore } from '../client.ts';
 

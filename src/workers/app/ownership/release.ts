@@ -10,7 +10,7 @@
 import type { App } from '../../../api/app.ts';
 import { ClassifiedError } from '../../../common/errors.ts';
 import { EventReason } from '../../../api/keys.ts';
-import type { EventSpec } from '../actions.ts';
+import type { EventSpec } from '../model/actions.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
 import { controllerRef } from '../pods/predicates.ts';
 import { selectorMatches } from '../pods/selector.ts';

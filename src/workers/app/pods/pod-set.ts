@@ -9,11 +9,10 @@
 import type { App } from '../../../api/app.ts';
 import { PodManagementPolicy } from '../../../api/app-spec.ts';
 import type { FallbackTexts } from '../../inplace/index.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import type { ControllerRevision, Named, PersistentVolumeClaim, Pod, Stored } from '../../../kube/types.ts';
 import { getOrdinal } from './predicates.ts';
 import { isReserved, parseReserveOrdinals, replicaOrdinals, type OrdinalRanges } from '../../../api/reserve-ordinals.ts';
-import { mayRunUpdate } from '../rollout/update-order.ts';
 import type { Wait } from '../../types.ts';
 import type { RolloutSettings } from '../rollout/settings.ts';
 import type { DeferredWork } from '../status/deferred-work.ts';
@@ -101,11 +100,6 @@ export function splitPods(app: Stored<App>, owned: readonly Stored<Pod>[]): { re
 
 export function isMonotonic(app: Stored<App>): boolean {
   return (app.spec.podManagementPolicy ?? PodManagementPolicy.orderedReady) === PodManagementPolicy.orderedReady;
-}
-
-/** The revision a new pod at `ordinal` is created from (upstream newVersionedStatefulSetPod). */
-export function revisionForOrdinal(set: PodSet, ordinal: number): Named<ControllerRevision> {
-  return mayRunUpdate(set, ordinal) ? set.update : set.current;
 }
 
 /** The lowest ordinal of the `count` highest replica ordinals (`end` when count is 0): a canary step's partition. */

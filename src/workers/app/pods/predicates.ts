@@ -33,6 +33,8 @@ export const isFailed = (pod: Pod): boolean => pod.status?.phase === PodPhase.fa
 export const isSucceeded = (pod: Pod): boolean => pod.status?.phase === PodPhase.succeeded;
 export const isTerminating = (pod: Pod): boolean => pod.metadata.deletionTimestamp !== undefined;
 export const isPending = (pod: Pod): boolean => (pod.status?.phase ?? PodPhase.pending) === PodPhase.pending;
+/** Terminating, Failed or Succeeded: a pod past any update step or lifecycle hold (it is replaced, not moved). */
+export const isSettledPhase = (pod: Pod): boolean => isTerminating(pod) || isFailed(pod) || isSucceeded(pod);
 
 export function readyCondition(pod: Pod): PodCondition | undefined {
   return pod.status?.conditions?.find((c) => c.type === 'Ready');

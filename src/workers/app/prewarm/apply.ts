@@ -9,7 +9,7 @@ import { ConditionType, prewarmLabelKey, Reason } from '../../../api/keys.ts';
 import type { Logger } from '../../../common/log.ts';
 import { isKubeError } from '../../../kube/errors.ts';
 import type { Wait } from '../../types.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { setCondition } from '../status/conditions.ts';
 import { clearAll, prewarmIdentity, type PrewarmAction } from './plan.ts';
 import type { ImageListStore } from '../client.ts';

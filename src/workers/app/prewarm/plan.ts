@@ -18,7 +18,7 @@ import type { PrewarmStatus } from '../../../api/app-status.ts';
 import { ImagePhase, type ImageList } from '../../../api/image-list.ts';
 import type { ClusterStored } from '../../../kube/types.ts';
 import { ConditionType, prewarmFieldManager, prewarmLabelKey, Reason } from '../../../api/keys.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import type { ConditionInput } from '../status/conditions.ts';
 import { fnv1a32 } from '../../../common/hash.ts';
 import { formatDuration } from '../../../common/duration.ts';

@@ -1,9 +1,16 @@
 /** The revisions a plan works from (as read, or derived from the App's status) and the history it truncates. */
 import type { App } from '../../../api/app.ts';
-import type { Pod, Stored } from '../../../kube/types.ts';
+import type { ControllerRevision, Pod, Stored } from '../../../kube/types.ts';
 import { getPodRevision } from '../pods/predicates.ts';
-import type { Observed, Plan, PlanResult } from '../planner.ts';
+import type { AppStatus } from '../../../api/app-status.ts';
+import type { Action } from '../model/actions.ts';
 import { derivedRevisions, resolveRevisions, truncateHistory, type ResolvedRevisions } from './revisions.ts';
+
+/** The revisions as read (undefined: not read), of what a plan observed. */
+type Read = { revisions: readonly Stored<ControllerRevision>[] | undefined };
+
+/** What the history changes of a plan: the actions it adds, the revision count in its status. */
+type Planned = { actions: Action[]; status: AppStatus };
 
 function liveRevisions(owned: readonly Stored<Pod>[], revs: ResolvedRevisions, current: string | undefined): Set<string> {
   const live = new Set([current ?? revs.current.metadata.name, revs.update.metadata.name]);
@@ -15,7 +22,7 @@ function liveRevisions(owned: readonly Stored<Pod>[], revs: ResolvedRevisions, c
 }
 
 /** The revisions as read, or (not read) from the App's status; undefined when they must be read. */
-export function revisionsOf(app: Stored<App>, observed: Observed): ResolvedRevisions | undefined {
+export function revisionsOf(app: Stored<App>, observed: Read): ResolvedRevisions | undefined {
   return observed.revisions ? resolveRevisions(app, observed.revisions) : derivedRevisions(app);
 }
 
@@ -43,7 +50,13 @@ export function historyWithinLimit(count: number | undefined, limit: number): bo
  * within the limit: no revision is created, adopted or deleted without a plan that read them, so the
  * count recorded then still bounds how many there are.
  */
-export function withHistory(app: Stored<App>, observed: Observed, result: Plan, owned: readonly Stored<Pod>[], revs: ResolvedRevisions): PlanResult {
+export function withHistory<P extends Planned>(
+  app: Stored<App>,
+  observed: Read,
+  result: P,
+  owned: readonly Stored<Pod>[],
+  revs: ResolvedRevisions,
+): P | { needs: 'revisions' } {
   const limit = app.spec.revisionHistoryLimit ?? 10;
   const known = app.status?.revisionCount;
   if (!observed.revisions) {

@@ -13,7 +13,7 @@ import { Label } from '../../../api/keys.ts';
 import { VolumeClaimUpdateType } from '../../../api/volume-claim-update.ts';
 import { fnv1a32 } from '../../../common/hash.ts';
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import type { ControllerRevision, Named, Stored } from '../../../kube/types.ts';
 import { appControllerRef } from '../ownership/owner.ts';
 import { isRecord } from '../../../common/guards.ts';

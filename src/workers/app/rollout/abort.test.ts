@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../api/app-spec.ts';
 import type { AppStatus } from '../../../api/app-status.ts';
 import { AbortReason, PauseCause, pausedByValue, RolloutAnnotation, type AbortStatus } from '../../../api/rollout-abort.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { parallel, rolling, rolloutWorld, summary, type PodRow } from '../../../../test/unit/app/rollout-world.ts';
 import { planned } from '../../../../test/unit/app/fixtures.ts';
 import type { Observed } from '../planner.ts';

@@ -18,8 +18,9 @@ import type { AppStatus } from '../../../api/app-status.ts';
 import { ConditionType, EventReason, Reason } from '../../../api/keys.ts';
 import { AbortReason, parsePausedBy, RolloutAnnotation, type AbortMeasurement, type AbortStatus } from '../../../api/rollout-abort.ts';
 import type { Stored } from '../../../kube/types.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { findCondition, setCondition } from '../status/conditions.ts';
+import { rolloutSettings } from './settings.ts';
 
 /** What aborts a rollout besides a person: the progress deadline now, a failed analysis later. */
 export interface AbortTrigger {
@@ -79,7 +80,7 @@ export function abortState(app: Stored<App>, revisions: { current: string; updat
  * pause (`paused: true` written by hand or by `ebb rollout pause`, which removes the annotation) is not.
  */
 export function pausedByEbb(app: Stored<App>): boolean {
-  return app.spec.updateStrategy?.rollingUpdate?.paused === true && parsePausedBy(app.metadata.annotations?.[RolloutAnnotation.pausedBy]) !== undefined;
+  return rolloutSettings(app).paused && parsePausedBy(app.metadata.annotations?.[RolloutAnnotation.pausedBy]) !== undefined;
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { AppStatus } from '../../../api/app-status.ts';
 import { ConditionType } from '../../../api/keys.ts';
 import type { Wait } from '../../types.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import type { CanaryOutcome } from './canary.ts';
 import { findCondition, setCondition, type ConditionInput } from '../status/conditions.ts';
 import type { PodSet } from '../pods/pod-set.ts';

@@ -31,9 +31,9 @@ import {
   type InPlaceStep,
   type UpdateDecision,
 } from '../../inplace/index.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import type { ControllerRevision, Pod, Stored } from '../../../kube/types.ts';
-import { getPodRevision, isFailed, isSucceeded, isTerminating } from '../pods/predicates.ts';
+import { getPodRevision, isSettledPhase, isTerminating } from '../pods/predicates.ts';
 import type { Accumulator, PodSet } from '../pods/pod-set.ts';
 import { templateOf } from '../revisions/revisions.ts';
 import { deletePod } from '../scaling/scale-plan.ts';
@@ -152,8 +152,6 @@ function driveInFlight(ctx: UpdateContext, acc: Accumulator, pod: Stored<Pod>, o
   else if (decision.mode === 'recreate' && !paused) acc.actions.push(recreate(ctx, pod, ordinal, decision));
   else inPlaceStep(ctx, acc, { pod, ordinal }, label, EMPTY_PLAN);
 }
-
-const isSettledPhase = (pod: Stored<Pod>): boolean => isTerminating(pod) || isFailed(pod) || isSucceeded(pod);
 
 /**
  * Pods in flight get their next step and pods with an unset gate get it set, whatever blocks the rest of the

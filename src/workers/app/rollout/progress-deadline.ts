@@ -18,7 +18,7 @@ import { ConditionType, EventReason, Reason } from '../../../api/keys.ts';
 import type { RolloutProgress } from '../../../api/progress-deadline.ts';
 import type { Stored } from '../../../kube/types.ts';
 import type { Wait } from '../../types.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { findCondition, setCondition } from '../status/conditions.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import { updatedAvailable } from './update-order.ts';
@@ -83,9 +83,9 @@ export function progressDeadline(input: DeadlineInput): DeadlineOutcome {
   if (have >= wanted) return NONE;
   const revision = set.update.metadata.name;
   const previous = wasExceeded(app, revision);
-  const rollbackOn = app.spec.updateStrategy?.rollingUpdate?.rollbackOnProgressDeadline === true;
+  const rollbackOn = set.rollout.rollbackOnProgressDeadline;
   // Rolling back wins over pausing: an aborted rollout needs no resume.
-  const pauseOn = app.spec.updateStrategy?.rollingUpdate?.pauseOnProgressDeadline === true && !rollbackOn;
+  const pauseOn = set.rollout.pauseOnProgressDeadline && !rollbackOn;
   if (input.paused) return previous === undefined ? NONE : { ...NONE, exceeded: { message: previous, paused: pauseOn } };
   const record = nextRecord(app.status?.rolloutProgress, revision, have, set.now);
   const remaining = Date.parse(record.lastProgressTime) + seconds * 1000 - set.now.getTime();

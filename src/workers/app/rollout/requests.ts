@@ -16,7 +16,8 @@
 import type { App } from '../../../api/app.ts';
 import { RolloutAnnotation } from '../../../api/rollout-abort.ts';
 import type { Stored } from '../../../kube/types.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
+import { rolloutSettings } from './settings.ts';
 
 /** The revisions of the rollout a plan works on. */
 export interface RolloutNames {
@@ -33,7 +34,7 @@ export function servedAnnotations(app: Stored<App>, names: RolloutNames): string
     if (annotations[key] !== undefined && !inProgress(annotations[key])) keys.push(key);
   const retry = annotations[RolloutAnnotation.retry];
   if (retry !== undefined && app.status?.abort?.abortedAt !== retry) keys.push(RolloutAnnotation.retry);
-  if (annotations[RolloutAnnotation.pausedBy] !== undefined && app.spec.updateStrategy?.rollingUpdate?.paused !== true) keys.push(RolloutAnnotation.pausedBy);
+  if (annotations[RolloutAnnotation.pausedBy] !== undefined && !rolloutSettings(app).paused) keys.push(RolloutAnnotation.pausedBy);
   return keys;
 }
 

@@ -21,6 +21,12 @@ export interface RolloutSettings {
   podUpdatePolicy: string | undefined;
   /** `rollingUpdate.inPlaceUpdateStrategy.gracePeriodSeconds` (0 by default). */
   inPlaceGracePeriodSeconds: number;
+  /** `rollingUpdate.rollbackOnProgressDeadline`: an exceeded progress deadline aborts the rollout. */
+  rollbackOnProgressDeadline: boolean;
+  /** `rollingUpdate.pauseOnProgressDeadline`: an exceeded progress deadline pauses the rollout. */
+  pauseOnProgressDeadline: boolean;
+  /** `rollingUpdate.maxUnavailable` as written (a count or a percentage; 1 when unset, `unavailable.ts`). */
+  maxUnavailable: number | string | undefined;
 }
 
 export function rolloutSettings(app: { spec: App['spec'] }): RolloutSettings {
@@ -30,6 +36,9 @@ export function rolloutSettings(app: { spec: App['spec'] }): RolloutSettings {
     paused: ru.paused === true,
     podUpdatePolicy: ru.podUpdatePolicy,
     inPlaceGracePeriodSeconds: ru.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0,
+    maxUnavailable: ru.maxUnavailable,
+    rollbackOnProgressDeadline: ru.rollbackOnProgressDeadline === true,
+    pauseOnProgressDeadline: ru.pauseOnProgressDeadline === true,
   };
   if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate)
     return { ...always, rolling: false, partition: 0, canarySteps: [], priorityStrategy: undefined };

@@ -12,7 +12,7 @@ import type { Accumulator } from '../pods/pod-set.ts';
 import type { UpdateContext } from './inplace-plan.ts';
 import { deletePod } from '../scaling/scale-plan.ts';
 import { replacementFor } from '../admission/replacement.ts';
-import { maxUnavailable, unavailableReplicas } from './update-plan.ts';
+import { maxUnavailable, unavailableReplicas } from './unavailable.ts';
 
 /** What the specified deletes took: the ordinals deleted (the rolling update skips them) and the budget spent. */
 export interface SpecifiedDeletes {

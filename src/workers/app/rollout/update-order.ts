@@ -14,8 +14,8 @@
  * current revision.
  */
 import type { ConditionInput } from '../status/conditions.ts';
-import type { EventSpec } from '../actions.ts';
-import type { Pod } from '../../../kube/types.ts';
+import type { EventSpec } from '../model/actions.ts';
+import type { ControllerRevision, Named, Pod } from '../../../kube/types.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import type { PriorityStrategy } from '../../../api/priority.ts';
 import { ConditionType, EventReason, Reason } from '../../../api/keys.ts';
@@ -205,4 +205,9 @@ export function priorityReport(
   const event: EventSpec | undefined =
     previous?.status === 'True' ? undefined : { type: 'Warning', reason: EventReason.priorityLabelIgnored, action: 'Update', message };
   return { condition, event };
+}
+
+/** The revision a new pod at `ordinal` is created from (upstream newVersionedStatefulSetPod). */
+export function revisionForOrdinal(set: PodSet, ordinal: number): Named<ControllerRevision> {
+  return mayRunUpdate(set, ordinal) ? set.update : set.current;
 }

@@ -17,8 +17,7 @@
  * the stable revision is not a stuck rollout: as upstream, the rollout waits for it.
  */
 import { ConditionType, Reason } from '../../../api/keys.ts';
-import { maxUnavailableOf } from '../../../api/int-or-percent.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { findCondition } from '../status/conditions.ts';
 import { collectFallbacks, updateAction, type UpdateContext } from './inplace-plan.ts';
 import { getPodRevision, isFailed, isSucceeded, isTerminating, isUnavailable } from '../pods/predicates.ts';
@@ -28,17 +27,7 @@ import type { Pod, Stored } from '../../../kube/types.ts';
 import type { SpecifiedDeletes } from './specified-delete.ts';
 import { claimsGrownFor } from './volume-growth.ts';
 import { priorityView } from './update-order.ts';
-
-export function unavailableReplicas(set: PodSet): number {
-  let n = 0;
-  for (const ordinal of set.ordinals) if (isUnavailable(set.replicas.get(ordinal), set.minReadySeconds, set.now)) n++;
-  return n;
-}
-
-export function maxUnavailable(set: PodSet): number {
-  const r = maxUnavailableOf(set.app.spec.updateStrategy?.rollingUpdate?.maxUnavailable, set.ordinals.length);
-  return r.ok ? r.value : 1;
-}
+import { maxUnavailable, unavailableReplicas } from './unavailable.ts';
 
 /** How long a pod at a revision neither stable nor updated stays not ready before it is healed anyway. */
 export const HEAL_AFTER_MS = 30_000;

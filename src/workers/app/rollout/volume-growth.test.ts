@@ -3,7 +3,7 @@ import type { AppSpec } from '../../../api/app-spec.ts';
 import type { Condition } from '../../../api/meta.ts';
 import { makeApp, podFor, stored } from '../../../../test/unit/app/fixtures.ts';
 import type { ControllerRevision, PersistentVolumeClaim, Stored } from '../../../kube/types.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { plan, type Observed } from '../planner.ts';
 import { planned } from '../../../../test/unit/app/fixtures.ts';
 import { newRevision, revisionData, revisionHash } from '../revisions/revisions.ts';

@@ -6,7 +6,7 @@
  * every step stops at the first pod that is not yet where it should be ("blocked"); in Parallel mode every
  * pod is handled at once.
  */
-import type { Action, DeleteCause, Replacement } from '../actions.ts';
+import type { Action, DeleteCause, Replacement } from '../model/actions.ts';
 import type { PersistentVolumeClaim, Pod, Stored } from '../../../kube/types.ts';
 import {
   getOrdinal,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeApp } from '../../../../test/unit/app/fixtures.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { repeatsRefusal, statusAfterFailure } from './after-failure.ts';
 import { refusalMessage } from '../rollout/volume-growth.ts';
 

@@ -6,7 +6,7 @@
  */
 import type { AppStatus } from '../../../api/app-status.ts';
 import { ConditionType, Reason } from '../../../api/keys.ts';
-import type { Action } from '../actions.ts';
+import type { Action } from '../model/actions.ts';
 import { findCondition, setCondition } from './conditions.ts';
 import type { App } from '../../../api/app.ts';
 import type { Stored } from '../../../kube/types.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NodeLabels } from './node-source.ts';
+import { NodeLabels } from './node-labels.ts';
 
 const node = (name: string, labels: Record<string, string> = {}) => ({ metadata: { name, labels } });
 
