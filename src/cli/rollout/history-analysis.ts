@@ -7,6 +7,7 @@ import type { App } from '../../api/app.ts';
 import type { AnalysisHistoryEntry, CheckResult } from '../../api/analysis-history.ts';
 import { AnalysisOutcome } from '../../api/analysis-history.ts';
 import { historyEntry } from '../../workers/app/rollout/analysis/history.ts';
+import { rolloutSettings } from '../../workers/app/rollout/settings.ts';
 
 /** An entry as shown: its outcome, or Running for the record of a rollout still under way. */
 export type ShownAnalysis = Omit<AnalysisHistoryEntry, 'outcome'> & { outcome: AnalysisHistoryEntry['outcome'] | 'Running' };
@@ -45,7 +46,7 @@ function last(c: CheckResult): string {
 export function formatRevisionAnalysis(app: App, revision: string): string {
   const all = analysisByRevision(app);
   const entry = all.get(revision);
-  if (!entry) return all.size > 0 || app.spec.updateStrategy?.rollingUpdate?.analysis ? 'analysis: none recorded\n' : '';
+  if (!entry) return all.size > 0 || rolloutSettings(app).analysis ? 'analysis: none recorded\n' : '';
   const when = entry.finishedAt ? ` (last measured ${entry.finishedAt})` : '';
   const rows = entry.checks.map((c) => [
     `${c.name}${c.dryRun === true ? ' (dry run)' : ''}`,

@@ -5,7 +5,7 @@
  * Invalid, ...); merge patches that carry `metadata.resourceVersion` are optimistic-concurrency writes.
  */
 import type { App } from '../../api/app.ts';
-import type { CheckTemplate } from '../../api/check-template.ts';
+import type { CheckTemplateStore } from './rollout/analysis/template-read.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import type { PatchClient } from '../inplace/index.ts';
 import type { EventSpec } from './model/actions.ts';
@@ -79,10 +79,7 @@ export interface DryRunCreator {
   claim(namespace: string, claim: PersistentVolumeClaim): Promise<void>;
 }
 
-/** Check templates, read only: a CheckTemplate in `namespace`, or a ClusterCheckTemplate when it is undefined. */
-export interface CheckTemplateStore {
-  get(namespace: string | undefined, name: string): Promise<CheckTemplate | undefined>;
-}
+export type { CheckTemplateStore };
 
 export interface AppClient {
   apps: AppStore;

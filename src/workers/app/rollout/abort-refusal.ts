@@ -18,7 +18,8 @@ import type { App } from '../../../api/app.ts';
 import { EventReason } from '../../../api/keys.ts';
 import { parsePausedBy, PauseCause, RolloutAnnotation } from '../../../api/rollout-abort.ts';
 import type { Stored } from '../../../kube/types.ts';
-import type { Action } from '../actions.ts';
+import { rolloutSettings } from './settings.ts';
+import type { Action } from '../model/actions.ts';
 import { templateOf, type ResolvedRevisions } from '../revisions/revisions.ts';
 import { abortState, type AbortState, type AbortTrigger } from './abort.ts';
 
@@ -44,7 +45,7 @@ export function refusedRequestEvent(update: string, refusal: string): Action {
 /** ebb paused the rollout to `update` already for a refused abort (then the refusal is not announced again). */
 function pausedForRefusal(app: Stored<App>, update: string): boolean {
   const by = parsePausedBy(app.metadata.annotations?.[RolloutAnnotation.pausedBy]);
-  return app.spec.updateStrategy?.rollingUpdate?.paused === true && by?.cause === PauseCause.abortRefused && by.revision === update;
+  return rolloutSettings(app).paused && by?.cause === PauseCause.abortRefused && by.revision === update;
 }
 
 /** The Event of a failure that would have aborted the rollout to `update` and paused it instead. */

@@ -2,6 +2,7 @@
  * The rollout settings of an App's `spec.updateStrategy`, resolved once per plan (`podSetFor` in the planner)
  * and carried on the pod set: every phase reads them there instead of re-deriving them from the spec.
  */
+import type { Analysis } from '../../../api/analysis.ts';
 import type { App } from '../../../api/app.ts';
 import type { PriorityStrategy } from '../../../api/priority.ts';
 import { UpdateStrategyType, type CanaryStep } from '../../../api/update-strategy.ts';
@@ -27,6 +28,8 @@ export interface RolloutSettings {
   pauseOnProgressDeadline: boolean;
   /** `rollingUpdate.maxUnavailable` as written (a count or a percentage; 1 when unset, `unavailable.ts`). */
   maxUnavailable: number | string | undefined;
+  /** `rollingUpdate.analysis`: the checks defined, and the background ones. */
+  analysis: Analysis | undefined;
 }
 
 export function rolloutSettings(app: { spec: App['spec'] }): RolloutSettings {
@@ -39,6 +42,7 @@ export function rolloutSettings(app: { spec: App['spec'] }): RolloutSettings {
     maxUnavailable: ru.maxUnavailable,
     rollbackOnProgressDeadline: ru.rollbackOnProgressDeadline === true,
     pauseOnProgressDeadline: ru.pauseOnProgressDeadline === true,
+    analysis: ru.analysis,
   };
   if ((strategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate)
     return { ...always, rolling: false, partition: 0, canarySteps: [], priorityStrategy: undefined };

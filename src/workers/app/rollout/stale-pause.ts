@@ -8,11 +8,12 @@
 import type { App } from '../../../api/app.ts';
 import { parsePausedBy, RolloutAnnotation } from '../../../api/rollout-abort.ts';
 import type { Stored } from '../../../kube/types.ts';
-import type { Action } from '../actions.ts';
+import { rolloutSettings } from './settings.ts';
+import type { Action } from '../model/actions.ts';
 
 /** The write that lifts ebb's pause for an earlier revision, unless the plan pauses again (`pausing`) for `update`. */
 export function stalePauseLift(app: Stored<App>, update: string, pausing: boolean): Action[] {
-  if (pausing || app.spec.updateStrategy?.rollingUpdate?.paused !== true) return [];
+  if (pausing || !rolloutSettings(app).paused) return [];
   const by = parsePausedBy(app.metadata.annotations?.[RolloutAnnotation.pausedBy]);
   if (by === undefined || by.revision === update) return [];
   const step = app.status?.canary?.step ?? 0;
