@@ -47,7 +47,7 @@ control-plane: ## Build etcd, kube-apiserver, kube-controller-manager, kube-sche
 	@hack/control-plane.sh
 
 # Not part of `tools` (make run does not need it), but `make test` and `make test-integration` depend on it: a
-# cold build is long (docs/decisions.md), a warm one only finds the cached binary. Under them the KEDA test
+# cold build is long (docs/decisions/), a warm one only finds the cached binary. Under them the KEDA test
 # fails, rather than skips, when the operator is missing (EBB_REQUIRE_KEDA=1).
 keda: ## Build the KEDA operator once (cached) and copy its CRDs, for the scale-to-zero test.
 	@hack/keda.sh >/dev/null

@@ -197,7 +197,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
       ]),
     );
     // Default flags: the default StorageClass binds WaitForFirstConsumer, so a pod never waits in the
-    // unschedulable pool for a claim the binder has yet to bind (docs/decisions.md, "Sandbox scheduler").
+    // unschedulable pool for a claim the binder has yet to bind (docs/decisions/sandbox.md, "Sandbox scheduler").
     children.push(await startComponent(opts, 'kube-scheduler', schedConfig, []));
     const commands = { etcd: etcd.command, 'kube-apiserver': api };
     const restart = async (targets: readonly RestartTarget[], downMs = 0, signal?: AbortSignal): Promise<void> => {

@@ -4,7 +4,7 @@
  * to the wait list, which every worker empties before it looks at prioritized jobs; a namespace enqueuing
  * more than a burst gets a tier from 1 up (one tier per doubling of its recent rate), so its backlog waits in
  * BullMQ's prioritized set behind every quiet namespace's change but still ahead of background resync work.
- * Within one tier BullMQ keeps FIFO order. Why priorities and not one queue per tenant: docs/decisions.md,
+ * Within one tier BullMQ keeps FIFO order. Why priorities and not one queue per tenant: docs/decisions/queue.md,
  * "Tenant fairness".
  */
 

@@ -1,6 +1,7 @@
 /**
  * The docs hold together: the README stays a front page, every relative link of the Markdown pages reaches a file
- * (and a heading, when it names one), and every repository path docs/architecture.md names exists.
+ * (and a heading, when it names one), every repository path docs/architecture.md names exists, and the decisions'
+ * index lists every entry.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -79,6 +80,19 @@ describe('the docs', () => {
       return false;
     });
     expect(missing).toEqual([]);
+  });
+
+  it('docs/decisions/README.md indexes every entry of every area page', () => {
+    const index = read('docs/decisions/README.md');
+    const areas = tracked.filter((f) => /^docs\/decisions\/(?!README\.md)[^/]+\.md$/.test(f));
+    const unindexed = areas.flatMap((file) => {
+      const page = file.slice('docs/decisions/'.length);
+      // An entry is a `##` section (the page's title and a section's `###` parts are not).
+      const entries = [...prose(read(file)).matchAll(/^## (.+)$/gm)].flatMap((m) => [...anchorsOf(`## ${m[1] ?? ''}`)]);
+      return entries.filter((a) => !index.includes(`](${page}#${a})`)).map((a) => `${page}#${a}`);
+    });
+    expect(areas.length).toBeGreaterThan(1);
+    expect(unindexed).toEqual([]);
   });
 
   it('finds a broken link, a missing heading and a repeated heading', () => {
