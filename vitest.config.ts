@@ -12,7 +12,7 @@ export const SERIAL_INTEGRATION = [
   'test/integration/watcher/watch-faults.test.ts',
   'test/integration/watcher/redis-loss.test.ts',
   // Cluster-scoped objects: ImageLists, nodes (taints, cordons, dedicated nodes and their daemons), CRDs,
-  // PriorityClasses, StorageClasses, ClusterRoles, the install and the KEDA operator.
+  // PriorityClasses, StorageClasses, ClusterRoles (watcher/board-namespaces), the install and the KEDA operator.
   'test/integration/app/admission.test.ts',
   'test/integration/app/prewarm*.test.ts',
   'test/integration/app/terminating-pods.test.ts',
@@ -25,13 +25,24 @@ export const SERIAL_INTEGRATION = [
   'test/integration/keda/**/*.test.ts',
   'test/integration/kubelet.test.ts',
   'test/integration/reliability/**/*.test.ts',
-  'test/integration/watcher/board-namespaces.test.ts',
   'test/integration/watcher/settled-resync.test.ts',
-  // Time, fairness and memory measurements that a busy machine would distort.
+  // Time, fairness and memory measurements that a busy machine would distort; Chromium pages with 30 s waits;
+  // `ebb` processes spawned with deadlines on how soon they start, log or exit.
   'test/integration/app/inplace-grace.test.ts',
+  // Worker processes SIGKILLed and started again, waiting out lock expiry: their start-up under load decides.
+  'test/integration/app/chaos.test.ts',
+  'test/integration/app/inplace-chaos.test.ts',
+  'test/integration/app/quarantine-culprit.test.ts',
+  // Failed once beside another file on a machine at load 20 (passed alone): here until that is understood.
+  'test/integration/app/lifecycle.test.ts',
   'test/integration/app/priority-deadline.test.ts',
   'test/integration/attack/**/*.test.ts',
+  'test/integration/queue/**/*.test.ts',
+  'test/integration/watcher/bad-input.test.ts',
+  'test/integration/watcher/board*.test.ts',
   'test/integration/watcher/fairness.test.ts',
+  'test/integration/watcher/one-job-per-object.test.ts',
+  'test/integration/watcher/timers.test.ts',
   'test/integration/watcher/two-watchers.test.ts',
 ];
 
@@ -43,10 +54,13 @@ const integration = {
   hookTimeout: 180_000,
 };
 
-// Two groups: first the unit files and the integration files that share the sandbox peacefully, two at a time;
-// then, one file at a time, the integration files above and the layers with a sandbox of their own.
-const PARALLEL = { sequence: { groupOrder: 0 }, maxWorkers: 2 };
-const ALONE = { sequence: { groupOrder: 1 }, maxWorkers: 1 };
+// Three groups, one after the other: the unit files, two at a time; the integration files that share the sandbox
+// peacefully, two at a time; then, one file at a time, the integration files above and the layers with a sandbox
+// of their own. The unit files' group runs alone so that their timing checks never share the machine with a
+// sandbox scenario.
+const UNIT = { sequence: { groupOrder: 0 }, maxWorkers: 2 };
+const PARALLEL = { sequence: { groupOrder: 1 }, maxWorkers: 2 };
+const ALONE = { sequence: { groupOrder: 2 }, maxWorkers: 1 };
 
 export default defineConfig({
   test: {
@@ -55,7 +69,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'harness/**/*.test.ts', 'test/unit/**/*.test.ts'],
-          ...PARALLEL,
+          ...UNIT,
         },
       },
       {
