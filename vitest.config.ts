@@ -42,6 +42,8 @@ export const SERIAL_INTEGRATION = [
   'test/integration/watcher/board*.test.ts',
   'test/integration/watcher/fairness.test.ts',
   'test/integration/watcher/one-job-per-object.test.ts',
+  'test/integration/watcher/owner-gone.test.ts',
+  'test/integration/watcher/status-only.test.ts',
   'test/integration/watcher/timers.test.ts',
   'test/integration/watcher/two-watchers.test.ts',
 ];
