@@ -80,7 +80,7 @@ test-runtime: deps debs ## CRI client against a real containerd and registry (De
 
 test-failover: tools ## The Redis failover tests alone (Sentinel and Cluster: a primary killed mid-stream, and mid-rollout on a sandbox; all also in `make test`).
 	npx vitest run --project unit test/unit/queue/sentinel-failover.test.ts test/unit/queue/sentinel-reconnect.test.ts test/unit/queue/cluster-failover.test.ts test/unit/queue/cluster.test.ts
-	npx vitest run --project integration test/integration/app/failover-rollout.test.ts
+	npx vitest run --project 'integration*' test/integration/app/failover-rollout.test.ts
 
 test-realnode: tools ## Real-node tests: a real kubelet, containerd and runc beside the sandbox (root; see docs/development.md, Real nodes).
 	npx vitest run --project realnode
@@ -89,7 +89,7 @@ test-integration: tools keda ## Integration tests against a sandbox (real contro
 	EBB_REQUIRE_KEDA=1 npm run test:integration
 
 test-keda: tools keda ## Scale to zero with the real KEDA operator against a sandbox (builds KEDA first when missing).
-	EBB_REQUIRE_KEDA=1 npx vitest run --project integration test/integration/keda
+	EBB_REQUIRE_KEDA=1 npx vitest run --project 'integration*' test/integration/keda
 
 test-fast: deps debs lint typecheck ## The inner loop: lint, typecheck and the unit tests (no sandbox; some start their own redis-server).
 	npx vitest run --project unit

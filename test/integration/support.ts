@@ -20,8 +20,13 @@ declare module 'vitest' {
     sandboxDir: string;
     /** JSON-encoded list of simulated node names. */
     nodeNames: string;
+    /** Other files of the project may run at the same moment (leave-nothing-behind.ts). */
+    filesInParallel: boolean;
   }
 }
+
+/** The namespaces this file made with freshNamespace (a module instance per test file). */
+export const namespacesMade = new Set<string>();
 
 let client: KubeRest | undefined;
 
@@ -45,6 +50,7 @@ export async function freshNamespace(prefix = 't'): Promise<string> {
   const { rest } = sandbox();
   const name = `${prefix}-${randomBytes(4).toString('hex')}`;
   await rest.create(core('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  namespacesMade.add(name);
   await waitFor(() => rest.get(core('serviceaccounts', name, 'default')), { timeoutMs: 30_000, what: `ServiceAccount ${name}/default` });
   return name;
 }
