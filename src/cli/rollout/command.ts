@@ -6,6 +6,7 @@ import { Label } from '../../api/keys.ts';
 import { RolloutAnnotation } from '../../api/rollout-abort.ts';
 import { formatDuration } from '../../common/duration.ts';
 import { kubeConnection } from '../../kube/client.ts';
+import { isKubeError } from '../../kube/errors.ts';
 import { PatchType, type KubeRest } from '../../kube/rest.ts';
 import type { ControllerRevision, Stored } from '../../kube/types.ts';
 import { isControlledBy } from '../../workers/app/pods/predicates.ts';
@@ -44,11 +45,17 @@ async function revisionsOf(rest: KubeRest, app: Stored<App>): Promise<Stored<Con
   return list.items.filter((r) => isControlledBy(r.metadata, app.metadata.uid));
 }
 
-/** Why the worker would refuse to abort the rollout in progress, from the App's revisions' numbers. */
+/**
+ * Why the worker would refuse to abort the rollout in progress, from the App's revisions' numbers. An abort
+ * needs only the right to patch the App: a user who may not list its revisions gets the worker's answer instead.
+ */
 async function refusalOf(rest: KubeRest, app: Stored<App>): Promise<string | undefined> {
   const { currentRevision, updateRevision } = app.status ?? {};
   if (!currentRevision || !updateRevision || currentRevision === updateRevision) return undefined;
-  const owned = await revisionsOf(rest, app);
+  const owned = await revisionsOf(rest, app).catch((err: unknown) => {
+    if (isKubeError(err, 'Forbidden')) return [];
+    throw err;
+  });
   const current = owned.find((r) => r.metadata.name === currentRevision);
   const update = owned.find((r) => r.metadata.name === updateRevision);
   return current && update ? abortRefusal({ owned, current, update }) : undefined;

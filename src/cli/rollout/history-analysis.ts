@@ -7,6 +7,7 @@ import type { App } from '../../api/app.ts';
 import type { AnalysisHistoryEntry, CheckResult } from '../../api/analysis-history.ts';
 import { AnalysisOutcome } from '../../api/analysis-history.ts';
 import { historyEntry } from '../../workers/app/rollout/analysis/history.ts';
+import { table } from './explain/render.ts';
 import { rolloutSettings } from '../../workers/app/rollout/settings.ts';
 
 /** An entry as shown: its outcome, or Running for the record of a rollout still under way. */
@@ -22,16 +23,6 @@ export function analysisByRevision(app: App): Map<string, ShownAnalysis> {
     shown.set(record.revision, running ? { ...entry, outcome: 'Running' } : entry);
   }
   return shown;
-}
-
-function columns(rows: string[][]): string[] {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) =>
-    r
-      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd(),
-  );
 }
 
 function last(c: CheckResult): string {
@@ -58,6 +49,6 @@ export function formatRevisionAnalysis(app: App, revision: string): string {
     String(c.errors ?? 0),
     last(c),
   ]);
-  const table = columns([['CHECK', 'STEP', 'PHASE', 'SUCCESSFUL', 'FAILED', 'INCONCLUSIVE', 'ERRORS', 'LAST MEASUREMENT'], ...rows]);
-  return `analysis: ${entry.outcome}${when}\n${table.map((l) => `  ${l}`).join('\n')}\n`;
+  const lines = table([['CHECK', 'STEP', 'PHASE', 'SUCCESSFUL', 'FAILED', 'INCONCLUSIVE', 'ERRORS', 'LAST MEASUREMENT'], ...rows]);
+  return `analysis: ${entry.outcome}${when}\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
 }

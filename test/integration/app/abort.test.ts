@@ -113,7 +113,7 @@ describe.each(['ReCreate', 'InPlaceIfPossible'] as const)('abort (%s)', (podUpda
 
     const promote = await run(KUBECTL, ['ebb', 'rollout', 'promote', `app/${name}`, '-n', ctl.ns], cliEnv(await pluginDir()));
     expect(promote.code, promote.stderr).toBe(0);
-    expect(promote.stdout).toContain('canary steps 2 to 3 skipped; the pause of the step lifted');
+    expect(promote.stdout).toContain("canary steps 2 to 3 skipped; ebb's pause lifted (CanaryStep)");
     const done = await settled(ctl.ns, name, next, 90_000);
     expect(done.app.status?.canary).toEqual({ step: 3 });
     expect(await eventsOf(ctl.ns, name, EventReason.rolloutPromoted)).toHaveLength(1);

@@ -26,7 +26,8 @@ export function relative(iso: string | number, now: Date): string {
 
 const until = (w: WaitItem, now: Date): string => (w.until ? ` (until ${w.until}, ${relative(w.until, now)})` : '');
 
-function table(rows: string[][]): string[] {
+/** Rows as aligned columns, two spaces apart (the last column not padded). */
+export function table(rows: string[][]): string[] {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
   return rows.map((r) =>
     r
