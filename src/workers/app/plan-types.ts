@@ -14,6 +14,7 @@ import type { NodeFacts } from './prewarm/placement.ts';
 import type { PrewarmOutcome } from './prewarm/plan.ts';
 import type { MeasureRequest } from './rollout/analysis/book.ts';
 import type { ResolvedCheck } from './rollout/analysis/templates.ts';
+import type { ObservedGrant } from './prewarm/grant.ts';
 
 export interface Observed {
   app: Stored<App>;
@@ -44,6 +45,11 @@ export interface Observed {
    * and the rollout is held. Undefined when no dry run was made (or none refused).
    */
   refused?: Refusals | undefined;
+  /**
+   * What the pull budget granted the plan's pre-warm requests (`prewarm/grant.ts`): only those are requested, the
+   * others reported as waiting. Undefined when the budget was not asked (then every request of the plan stands).
+   */
+  pullGrant?: ObservedGrant | undefined;
   /**
    * Measurements of web checks taken for this plan, by check (`MeasureRequest.key`). Undefined when none
    * were taken: a plan with one due says so (`{ needs: 'measurements', measure }`).

@@ -68,7 +68,7 @@ export class Scenario {
   private frozen = new Map<number, PodView>();
   /** What of each plan is executed (a worker killed mid-plan performs a prefix of it); all of it when unset. */
   interfere: ((p: Plan) => Plan) | undefined;
-  /** The cluster's pre-warm pull budget the executor asks; unset: no limit. */
+  /** The cluster's pre-warm pull budget the plan loop asks; unset: no limit. */
   budget: PullBudget | undefined;
   /** What web analysis checks measure through (none: they are inconclusive). */
   analysisIO: AnalysisIO | undefined;
@@ -156,7 +156,7 @@ export class Scenario {
   async reconcile(): Promise<Plan | undefined> {
     const client = { ...this.cluster.client(), ...(this.analysisIO ? { analysis: this.analysisIO } : {}) };
     // The worker's own read → plan path: claims are listed only when the plan needs them.
-    const read = await planLoop(client, NS, this.name, this.clock.now, { verdicts: this.verdicts, log: silent });
+    const read = await planLoop(client, NS, this.name, this.clock.now, { verdicts: this.verdicts, log: silent, budget: this.budget });
     if (!read) return undefined;
     const { observed, plan: p } = read;
     this.claimReads += observed.claims === undefined ? 0 : 1;

@@ -12,7 +12,7 @@ import type { App } from '../../../api/app.ts';
 import type { Stored } from '../../../kube/types.ts';
 import { refusalMessage } from '../rollout/volume-growth.ts';
 
-interface FailureContext {
+export interface FailureContext {
   action: Action;
   /** The KubeError code, e.g. Invalid, Forbidden, ServerError. */
   code: string | undefined;
