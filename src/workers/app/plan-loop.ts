@@ -54,6 +54,11 @@ export async function planLoop(
   // 1. Read the App, its pods, and its revisions unless the App's status names them.
   const first = await readObserved(client, namespace, name, { claims: 'lazy', revisions: 'lazy' });
   if (!first) return undefined;
+  return planFrom(client, first, now, context);
+}
+
+/** The plan loop from a first read on (`ebb rollout explain` makes that read itself, with the ImageLists). */
+export async function planFrom(client: AppClient, first: Observed, now: () => Date, context: PlanLoopContext): Promise<Planned> {
   // 2. Plan, reading what the plan lacks.
   const read = await planWithInputs(client, first, now, context.options);
   // 3.-4. The dry run, then 5. the pull budget.
