@@ -66,10 +66,10 @@ export interface Plan {
   actions: Action[];
   /** The status once every action succeeded (it counts the pods the actions create, delete or start updating). */
   status: AppStatus;
-  /** The status counting the pods as read, computed only on the failure path (when absent, `status`). */
+  /** The status as read (nothing acted: `status/assemble.ts`), computed only on the failure path (when absent, `status`). */
   statusAsRead?: (() => AppStatus) | undefined;
   wait?: Wait | undefined;
-  /** The pre-warm part of the plan, for the pull budget (`prewarm/apply.ts`): its actions are in `actions`. */
+  /** The pre-warm part of the plan, for the pull budget the plan loop asks (`prewarm/grant.ts`): its actions are in `actions`. */
   prewarm?: PrewarmOutcome | undefined;
 }
 

@@ -240,7 +240,7 @@ export function prewarmStep(
 /** `status` with the outcome's `prewarm` and ImagesPrewarmed condition (both removed when it has none). */
 export function withPrewarmStatus(status: AppStatus, outcome: PrewarmOutcome, now: Date, generation: number | undefined): AppStatus {
   const { prewarm: previous, ...rest } = status;
-  // The pull budget's second pass (`grant.ts`) recounts the nodes only: the pods counted by the plan stay.
+  // An outcome that counts no pods (an App being deleted) keeps the count the status had.
   const landed = outcome.status?.podsOnWarmNodes ?? previous?.podsOnWarmNodes;
   const prewarm = outcome.status ? { ...outcome.status, ...(landed !== undefined ? { podsOnWarmNodes: landed } : {}) } : undefined;
   const conditions = outcome.condition
