@@ -10,7 +10,7 @@ import type { ImageList } from '../../api/image-list.ts';
 import type { PatchClient } from '../inplace/index.ts';
 import type { EventSpec } from './model/actions.ts';
 import type { SecretValue } from './rollout/analysis/web.ts';
-import type { MeasureDesk } from './rollout/analysis/measure.ts';
+import type { MeasureDesk } from './rollout/analysis/desk.ts';
 import type { CheckHttp } from '../egress/outbound.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
 

@@ -7,7 +7,7 @@ import type { Observed, Unread } from './planner.ts';
 import type { AppClient } from './client.ts';
 import { selectorIsEmpty, selectorString } from './pods/selector.ts';
 import { derivedRevisions } from './revisions/revisions.ts';
-import type { MeasureRequest } from './rollout/analysis/book.ts';
+import type { MeasureRequest } from './rollout/analysis/desk.ts';
 import { takeMeasurements } from './rollout/analysis/measure.ts';
 import { readResolvedChecks } from './rollout/analysis/template-read.ts';
 import { nodeFacts, nodeReadSelector } from './prewarm/nodes.ts';
