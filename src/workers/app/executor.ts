@@ -18,7 +18,7 @@ import { statusAfterCollision, statusAfterFailure } from './status/after-failure
 import type { Plan } from './planner.ts';
 import { equalRevisionData } from './revisions/revisions.ts';
 import { canonicalJson } from '../../common/canonical-json.ts';
-import type { AppClient } from './client.ts';
+import type { AppClient } from './model/client.ts';
 import type { Pod, Stored } from '../../kube/types.ts';
 import { applyInPlaceStep, completesUpdate, markGateReady, needsGateReady, type FallbackLog } from '../inplace/index.ts';
 import { mergeDiff } from './status/merge-diff.ts';

@@ -7,7 +7,7 @@ import type { Logger } from '../../common/log.ts';
 import { findRefusals, vouchByPods, type AdmissionVerdicts } from './admission/dry-run.ts';
 import { replacementsToCheck } from './admission/replacement.ts';
 import { isHeld } from './admission/rollout-held.ts';
-import type { AppClient } from './client.ts';
+import type { AppClient } from './model/client.ts';
 import { needsInput, plan, type Observed, type Plan, type PlanOptions } from './planner.ts';
 import { readMore, readObserved } from './read.ts';
 

@@ -12,7 +12,7 @@ import type { Refusals } from './admission/replacement.ts';
 import type { Action } from './model/actions.ts';
 import type { NodeFacts } from './prewarm/placement.ts';
 import type { PrewarmOutcome } from './prewarm/plan.ts';
-import type { MeasureRequest } from './rollout/analysis/desk.ts';
+import type { MeasureRequest } from './model/analysis-io.ts';
 import type { ResolvedCheck } from './rollout/analysis/templates.ts';
 
 export interface Observed {

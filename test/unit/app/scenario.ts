@@ -17,7 +17,7 @@ import { planLoop } from '../../../src/workers/app/plan-loop.ts';
 import { AdmissionVerdicts } from '../../../src/workers/app/admission/dry-run.ts';
 import type { Plan } from '../../../src/workers/app/planner.ts';
 import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating, isUnavailable } from '../../../src/workers/app/pods/predicates.ts';
-import type { AnalysisIO } from '../../../src/workers/app/client.ts';
+import type { AnalysisIO } from '../../../src/workers/app/model/analysis-io.ts';
 import { Clock } from '../../../harness/fakes/clock.ts';
 import { FakeCluster } from '../../../harness/fakes/cluster.ts';
 import { FakeKubelet, type KubeletOptions } from '../../../harness/fakes/kubelet.ts';

@@ -20,7 +20,7 @@ import { getPodRevision, isControlledBy, isTerminating } from '../pods/predicate
 import type { Replacement } from '../model/actions.ts';
 import type { Refusal, Refusals } from './replacement.ts';
 import { canonicalJson } from '../../../common/canonical-json.ts';
-import type { DryRunCreator } from '../client.ts';
+import type { DryRunCreator } from '../model/client.ts';
 
 const DEFAULT_TTL_MS = 10 * 60_000;
 const DEFAULT_MAX_ENTRIES = 10_000;

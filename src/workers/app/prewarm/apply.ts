@@ -12,7 +12,7 @@ import type { Wait } from '../../types.ts';
 import type { Action } from '../model/actions.ts';
 import { setCondition } from '../status/conditions.ts';
 import { clearAll, prewarmIdentity, type PrewarmAction } from './plan.ts';
-import type { ImageListStore } from '../client.ts';
+import type { ImageListStore } from '../model/client.ts';
 import type { PullBudget } from './budget.ts';
 
 /** After a failed ImageList write, the reconcile tries again this much later (not at once: it is not urgent). */

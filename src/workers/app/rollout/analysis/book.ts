@@ -26,12 +26,11 @@ import { EventReason } from '../../../../api/keys.ts';
 import { AbortReason } from '../../../../api/rollout-abort.ts';
 import type { Pod, Stored } from '../../../../kube/types.ts';
 import type { Wait } from '../../../types.ts';
-import type { Action } from '../../actions.ts';
+import type { Action } from '../../model/actions.ts';
 import type { AbortTrigger } from '../abort.ts';
 import { measurePodHealth } from './pod-health.ts';
 import { advanceRun, freshRun, initialDelayMs, restartRun, type RunOutcome } from './run.ts';
-import type { QueryVariables } from './prometheus.ts';
-import type { MeasureRequest } from './desk.ts';
+import type { MeasureRequest, QueryVariables } from '../../model/analysis-io.ts';
 import type { ResolvedCheck } from './templates.ts';
 
 export type StepVerdict = 'running' | 'passed' | 'failed' | 'inconclusive';

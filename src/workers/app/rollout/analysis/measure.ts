@@ -11,8 +11,7 @@
 import { MeasurementPhase, type Measurement } from '../../../../api/analysis.ts';
 import type { App } from '../../../../api/app.ts';
 import type { Stored } from '../../../../kube/types.ts';
-import type { AnalysisIO } from '../../client.ts';
-import type { MeasureDesk, MeasureRequest } from './desk.ts';
+import type { AnalysisIO, MeasureDesk, MeasureRequest } from '../../model/analysis-io.ts';
 import { measureWeb } from './web.ts';
 import { measurePrometheus } from './prometheus.ts';
 
