@@ -15,7 +15,7 @@ import { priorityReached } from './rollout/update-order.ts';
 import { getPodRevision, isRunningAndAvailable, isTerminating } from './pods/predicates.ts';
 import { floorForTop, isMonotonic, ordinalRange, type PodSet, splitPods } from './pods/pod-set.ts';
 import type { ResolvedRevisions } from './revisions/revisions.ts';
-import { isTrueFor } from './status/conditions.ts';
+import { isTrueFor } from '../shared/conditions.ts';
 import { planGuards, type Guards } from './rollout/guards.ts';
 import { abortActions, abortState, type AbortState } from './rollout/abort.ts';
 import { NEEDS_REVISIONS, refusedRequestEvent, startable, triggered, type Refused } from './rollout/abort-refusal.ts';

@@ -10,7 +10,7 @@ import type { Logger } from '../../../common/log.ts';
 import { isKubeError } from '../../../kube/errors.ts';
 import type { Wait } from '../../types.ts';
 import type { Action } from '../model/actions.ts';
-import { setCondition } from '../status/conditions.ts';
+import { setCondition } from '../../shared/conditions.ts';
 import { clearAll, prewarmIdentity, type PrewarmAction } from './plan.ts';
 import type { ImageListStore } from '../model/client.ts';
 import type { PullBudget } from './budget.ts';

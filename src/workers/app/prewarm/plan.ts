@@ -19,10 +19,10 @@ import { ImagePhase, type ImageList } from '../../../api/image-list.ts';
 import type { ClusterStored } from '../../../kube/types.ts';
 import { ConditionType, prewarmFieldManager, prewarmLabelKey, Reason } from '../../../api/keys.ts';
 import type { Action } from '../model/actions.ts';
-import type { ConditionInput } from '../status/conditions.ts';
-import { fnv1a32 } from '../../../common/hash.ts';
+import type { ConditionInput } from '../../shared/conditions.ts';
 import { formatDuration } from '../../../common/duration.ts';
 import type { PullLimit } from './budget.ts';
+import { imagesKey, nodeState, type NodeState } from '../../shared/pull-state.ts';
 import { answerDueAt, cappedImages, DEFAULT_PREWARM_POLICY, pinsEndAt, timestamp, type PrewarmPolicy } from './policy.ts';
 
 export type PrewarmAction = Extract<Action, { kind: 'requestPrewarm' | 'removePrewarm' }>;
@@ -69,14 +69,6 @@ export interface PrewarmInput {
   waitingSince?: number | undefined;
 }
 
-/**
- * Where a requested node stands. Only `pulling` holds a `parallelism` slot and a share of the pull budget:
- * `deferred` (its daemon holds the pull back for disk) and `unanswered` (no daemon reported anything in time) wait
- * on the node, not on a registry.
- */
-export type NodeState =
-  { state: 'pulling' } | { state: 'pulled' } | { state: 'failed'; message: string } | { state: 'deferred'; message: string } | { state: 'unanswered' };
-
 /** What the outcome means for the cluster's pull budget, and enough to report it again with fewer requests. */
 export interface BudgetUse {
   /** Nodes requested earlier whose pulls are still in progress: they keep their share of the budget. */
@@ -104,36 +96,12 @@ export interface PrewarmOutcome {
 }
 
 const MESSAGE_NODES = 3;
-const DETAIL_MAX = 200;
-
-/** The label value naming an image set: 8 hex digits of FNV-1a over the sorted images. */
-export function imagesKey(images: readonly string[]): string {
-  return fnv1a32([...images].sort().join('\n'))
-    .toString(16)
-    .padStart(8, '0');
-}
 
 /** Whether `list` holds this App's entries for exactly the current image set. */
 function holdsCurrent(list: ClusterStored<ImageList>, labelKey: string, images: readonly string[], key: string): boolean {
   if (list.metadata.labels?.[labelKey] !== key) return false;
   const listed = new Set((list.spec?.images ?? []).map((e) => e.image));
   return images.every((image) => listed.has(image));
-}
-
-/** Where the daemon stands on `images` in `list`: pulling until each one is Pulled, Failed or Deferred. */
-export function nodeState(list: ClusterStored<ImageList>, images: readonly string[]): NodeState {
-  const phases = new Map((list.status?.images ?? []).map((s) => [s.image, s]));
-  const failed: string[] = [];
-  const deferred: string[] = [];
-  for (const image of images) {
-    const s = phases.get(image);
-    const detail = (fallback: string): string => (s?.message ?? fallback).slice(0, DETAIL_MAX);
-    if (s?.phase === ImagePhase.failed) failed.push(`${image}: ${detail('pull failed')}`);
-    else if (s?.phase === ImagePhase.deferred) deferred.push(detail('pull deferred'));
-    else if (s?.phase !== ImagePhase.pulled) return { state: 'pulling' };
-  }
-  if (failed[0] !== undefined) return { state: 'failed', message: failed[0] };
-  return deferred[0] === undefined ? { state: 'pulled' } : { state: 'deferred', message: deferred[0] };
 }
 
 const countOf = (states: ReadonlyMap<string, NodeState>, state: NodeState['state']): number => [...states.values()].filter((s) => s.state === state).length;

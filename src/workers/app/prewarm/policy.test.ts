@@ -4,7 +4,8 @@ import type { ClusterStored } from '../../../kube/types.ts';
 import { parseWorkerConfig } from '../../config.ts';
 import { applyBody } from './apply.ts';
 import { withPrewarmWait } from './grant.ts';
-import { imagesKey, nodeState, planPrewarm, prewarmIdentity, type PrewarmInput } from './plan.ts';
+import { planPrewarm, prewarmIdentity, type PrewarmInput } from './plan.ts';
+import { imagesKey, nodeState } from '../../shared/pull-state.ts';
 import { cappedImages, DEFAULT_PREWARM_POLICY, pinsEndAt, unanswered, waitingSince, type PrewarmPolicy } from './policy.ts';
 import type { Plan } from '../planner.ts';
 

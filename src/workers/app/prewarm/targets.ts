@@ -30,7 +30,7 @@ import { podIsUpdatingInPlace } from '../../inplace/index.ts';
 import type { Action } from '../model/actions.ts';
 import type { NeedsInput } from '../plan-types.ts';
 import type { CanaryOutcome } from '../rollout/canary.ts';
-import { setCondition } from '../status/conditions.ts';
+import { setCondition } from '../../shared/conditions.ts';
 import type { ClusterStored, Named, Pod, Stored } from '../../../kube/types.ts';
 import { projectPodWrites } from '../status/planned.ts';
 import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating } from '../pods/predicates.ts';
