@@ -15,7 +15,7 @@
  * (rollout over, pre-warm disabled, App deleted). Nothing here ever holds the rollout back.
  */
 import type { PrewarmStatus } from '../../../api/app-status.ts';
-import { ImagePhase, type ImageList } from '../../../api/image-list.ts';
+import type { ImageList } from '../../../api/image-list.ts';
 import type { ClusterStored } from '../../../kube/types.ts';
 import { ConditionType, prewarmFieldManager, prewarmLabelKey, Reason } from '../../../api/keys.ts';
 import type { Action } from '../model/actions.ts';
