@@ -8,7 +8,8 @@ import { findRefusals, vouchByPods, type AdmissionVerdicts } from './admission/d
 import { replacementsToCheck } from './admission/replacement.ts';
 import { isHeld } from './admission/rollout-held.ts';
 import type { AppClient } from './model/client.ts';
-import { needsInput, plan, type Observed, type Plan, type PlanOptions } from './planner.ts';
+import { plan, type PlanOptions } from './planner.ts';
+import { needsInput, type Observed, type Plan } from './model/plan.ts';
 import { readMore, readObserved } from './read.ts';
 
 /** What the dry run before a delete needs: the verdicts remembered so far, and where to log; and the plan's options. */

@@ -7,7 +7,7 @@ import type { App } from '../../api/app.ts';
 import { ConditionType, EventReason } from '../../api/keys.ts';
 import type { Pod, Stored } from '../../kube/types.ts';
 import type { Action } from './model/actions.ts';
-import type { NeedsInput, Observed } from './plan-types.ts';
+import type { NeedsInput, Observed } from './model/plan.ts';
 import { templateOf } from './revisions/revisions.ts';
 import { canaryProgress, type CanaryInput, type CanaryOutcome } from './rollout/canary.ts';
 import { rolloutSettings, type RolloutSettings } from './rollout/settings.ts';

@@ -30,7 +30,7 @@ import { planFallbackReport, planRollingUpdate } from './rollout/update-plan.ts'
 import { specProblems } from './spec/validate.ts';
 import { planSpecifiedDeletes } from './rollout/specified-delete.ts';
 import { deferredWorkEvent } from './status/deferred-work.ts';
-import type { PrewarmOutcome } from './prewarm/plan.ts';
+import type { PrewarmOutcome } from './model/prewarm-outcome.ts';
 import type { PrewarmPolicy } from './prewarm/policy.ts';
 import { type Hold, holdRefused, recreatesPods } from './admission/replacement.ts';
 import { rolloutHeldEvent, withRolloutHeldCondition, type RolloutHeldInput } from './admission/rollout-held.ts';
@@ -38,9 +38,7 @@ import { withExpansionCondition } from './rollout/volume-growth.ts';
 import { rolloutFor } from './plan-setup.ts';
 import { withGuardStatus, type Guards } from './rollout/guards.ts';
 import { withAbortStatus, type AbortState } from './rollout/abort.ts';
-import { needsInput, type Observed, type Plan, type PlanResult } from './plan-types.ts';
-
-export { needsInput, type NeedsInput, type Observed, type Plan, type PlanResult, type Unread } from './plan-types.ts';
+import { needsInput, type Observed, type Plan, type PlanResult } from './model/plan.ts';
 
 function earliest(waits: readonly (Wait | undefined)[]): Wait | undefined {
   let best: Wait | undefined;

@@ -3,7 +3,7 @@ import { Label, prewarmLabelKey } from '../../api/keys.ts';
 import type { App } from '../../api/app.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import type { ClusterStored, PersistentVolumeClaim, Stored } from '../../kube/types.ts';
-import type { Observed, Unread } from './planner.ts';
+import type { Observed, Unread } from './model/plan.ts';
 import type { AppClient } from './model/client.ts';
 import { selectorIsEmpty, selectorString } from './pods/selector.ts';
 import { derivedRevisions } from './revisions/revisions.ts';

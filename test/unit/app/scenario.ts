@@ -15,7 +15,7 @@ import type { Pod } from '../../../src/kube/types.ts';
 import type { PullBudget } from '../../../src/workers/app/prewarm/budget.ts';
 import { planLoop } from '../../../src/workers/app/plan-loop.ts';
 import { AdmissionVerdicts } from '../../../src/workers/app/admission/dry-run.ts';
-import type { Plan } from '../../../src/workers/app/planner.ts';
+import type { Plan } from '../../../src/workers/app/model/plan.ts';
 import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating, isUnavailable } from '../../../src/workers/app/pods/predicates.ts';
 import type { AnalysisIO } from '../../../src/workers/app/model/analysis-io.ts';
 import { Clock } from '../../../harness/fakes/clock.ts';

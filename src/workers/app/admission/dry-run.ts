@@ -18,7 +18,7 @@ import { isKubeError } from '../../../kube/errors.ts';
 import type { KubeObject, Named, Pod, Stored } from '../../../kube/types.ts';
 import { getPodRevision, isControlledBy, isTerminating } from '../pods/predicates.ts';
 import type { Replacement } from '../model/actions.ts';
-import type { Refusal, Refusals } from './replacement.ts';
+import type { Refusal, Refusals } from '../model/refusals.ts';
 import { canonicalJson } from '../../../common/canonical-json.ts';
 import type { DryRunCreator } from '../model/client.ts';
 

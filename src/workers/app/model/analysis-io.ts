@@ -24,6 +24,9 @@ export interface CheckTemplateStore {
   get(namespace: string | undefined, name: string): Promise<CheckTemplate | undefined>;
 }
 
+/** A check as the planner judges it: concrete, or `unresolved` with the reason. */
+export type ResolvedCheck = AnalysisCheck & { unresolved?: string | undefined };
+
 /** What a Prometheus query's variables stand for, by name. */
 export type QueryVariables = Record<(typeof QUERY_VARIABLES)[number], string>;
 

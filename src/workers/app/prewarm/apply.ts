@@ -11,7 +11,8 @@ import { isKubeError } from '../../../kube/errors.ts';
 import type { Wait } from '../../types.ts';
 import type { Action } from '../model/actions.ts';
 import { setCondition } from '../../shared/conditions.ts';
-import { clearAll, prewarmIdentity, type PrewarmAction } from './plan.ts';
+import { clearAll, prewarmIdentity } from './plan.ts';
+import type { PrewarmAction } from '../model/prewarm-outcome.ts';
 import type { ImageListStore } from '../model/client.ts';
 import type { PullBudget } from './budget.ts';
 

@@ -8,7 +8,7 @@
 import { errorSummary } from '../../../common/errors.ts';
 import type { Logger } from '../../../common/log.ts';
 import type { Wait } from '../../types.ts';
-import type { Plan } from '../plan-types.ts';
+import type { Plan } from '../model/plan.ts';
 import type { PullBudget, PullGrant } from './budget.ts';
 import { withinBudget } from './plan.ts';
 import { withPrewarmStatus } from './targets.ts';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ImageList, ImagePhase } from '../../../api/image-list.ts';
 import type { ClusterStored } from '../../../kube/types.ts';
-import { planPrewarm, prewarmCondition, prewarmIdentity, withinBudget, type PrewarmAction, type PrewarmInput } from './plan.ts';
+import { planPrewarm, prewarmCondition, prewarmIdentity, withinBudget, type PrewarmInput } from './plan.ts';
+import type { PrewarmAction } from '../model/prewarm-outcome.ts';
 import { imagesKey, nodeState, type NodeState } from '../../shared/pull-state.ts';
 
 const id = prewarmIdentity('shop', 'web');

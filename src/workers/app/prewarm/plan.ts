@@ -24,8 +24,8 @@ import { formatDuration } from '../../../common/duration.ts';
 import type { PullLimit } from './budget.ts';
 import { imagesKey, nodeState, type NodeState } from '../../shared/pull-state.ts';
 import { answerDueAt, cappedImages, DEFAULT_PREWARM_POLICY, pinsEndAt, timestamp, type PrewarmPolicy } from './policy.ts';
+import type { BudgetUse, PrewarmAction, PrewarmOutcome } from '../model/prewarm-outcome.ts';
 
-export type PrewarmAction = Extract<Action, { kind: 'requestPrewarm' | 'removePrewarm' }>;
 
 /** Who writes: the App's field manager and the label its ImageLists carry. */
 interface PrewarmIdentity {
@@ -67,32 +67,6 @@ export interface PrewarmInput {
   policy?: PrewarmPolicy | undefined;
   /** When the rollout began to wait (`waitingSince` of `policy.ts`), for the pin limit. */
   waitingSince?: number | undefined;
-}
-
-/** What the outcome means for the cluster's pull budget, and enough to report it again with fewer requests. */
-export interface BudgetUse {
-  /** Nodes requested earlier whose pulls are still in progress: they keep their share of the budget. */
-  pulling: string[];
-  /** Nodes of this App's ImageLists with no pull of the current images in progress: their share is given back. */
-  done: string[];
-  /** Every requested node's state, the nodes requested now counted as pulling. */
-  states: ReadonlyMap<string, NodeState>;
-  revision: string;
-  lookahead?: number | undefined;
-  /** Said at the end of the condition's message (images the cap left out). */
-  note?: string | undefined;
-  /** ImageList entries the App holds on each requested node (its images, capped): counted against its namespace. */
-  images?: number | undefined;
-}
-
-export interface PrewarmOutcome {
-  actions: PrewarmAction[];
-  /** undefined: no entries left (status.prewarm and the condition are removed). */
-  status: PrewarmStatus | undefined;
-  condition: ConditionInput | undefined;
-  budget?: BudgetUse | undefined;
-  /** When the App should be planned again even if nothing changes (pins end, a silent node is overdue), ms since the epoch. */
-  wakeAt?: number | undefined;
 }
 
 const MESSAGE_NODES = 3;

@@ -31,7 +31,7 @@ import type { AbortTrigger } from '../abort.ts';
 import { measurePodHealth } from './pod-health.ts';
 import { advanceRun, freshRun, initialDelayMs, restartRun, type RunOutcome } from './run.ts';
 import type { MeasureRequest, QueryVariables } from '../../model/analysis-io.ts';
-import type { ResolvedCheck } from './templates.ts';
+import type { ResolvedCheck } from '../../model/analysis-io.ts';
 
 export type StepVerdict = 'running' | 'passed' | 'failed' | 'inconclusive';
 

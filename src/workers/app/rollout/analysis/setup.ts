@@ -17,7 +17,8 @@ import { analysisBook, type AnalysisBook } from './book.ts';
 import { intervalMs } from './run.ts';
 import { podsPattern } from './prometheus.ts';
 import type { QueryVariables } from '../../model/analysis-io.ts';
-import { resolveChecks, type ResolvedCheck } from './templates.ts';
+import { resolveChecks } from './templates.ts';
+import type { ResolvedCheck } from '../../model/analysis-io.ts';
 
 /**
  * The checks the App defines, concrete: `resolved` when the reconcile read the templates they name; a check

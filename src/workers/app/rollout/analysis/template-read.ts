@@ -12,7 +12,8 @@ import type { App } from '../../../../api/app.ts';
 import { isKubeError } from '../../../../kube/errors.ts';
 import type { Stored } from '../../../../kube/types.ts';
 import { rolloutSettings } from '../settings.ts';
-import { referencedTemplates, resolveChecks, templateKey, templateName, type ResolvedCheck, type TemplateLookup } from './templates.ts';
+import { referencedTemplates, resolveChecks, templateKey, templateName, type TemplateLookup } from './templates.ts';
+import type { ResolvedCheck } from '../../model/analysis-io.ts';
 
 /** The checks an App defines. */
 export const appChecks = (app: App): readonly AnalysisCheck[] => rolloutSettings(app).analysis?.checks ?? [];
