@@ -1,6 +1,6 @@
 import type { ObjectKind } from '../queue/names.ts';
 import { appReconciler } from './app/reconcile.ts';
-import type { AppClient, ImageListStore } from './app/client.ts';
+import type { AppClient, ImageListStore } from './app/model/client.ts';
 import { workerEvents } from './app/event-recorder.ts';
 import { restAppClient, restEventWriter } from './app/rest-client.ts';
 import { notifyingRecorder } from './notify/deliver.ts';

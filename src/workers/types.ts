@@ -3,7 +3,7 @@ import type { KubeRest } from '../kube/rest.ts';
 import type { ObjectKey } from '../queue/names.ts';
 import type { Notification } from './notify/notification.ts';
 import type { CheckHttp } from './egress/outbound.ts';
-import type { MeasureDesk } from './app/rollout/analysis/measure.ts';
+import type { MeasureDesk } from './app/model/analysis-io.ts';
 import type { PullBudget } from './app/prewarm/budget.ts';
 import type { PrewarmPolicy } from './app/prewarm/policy.ts';
 

@@ -14,7 +14,7 @@ import type { ReconcileResult } from '../types.ts';
 import type { Action } from './model/actions.ts';
 import { failureEvent, successEvent } from './events.ts';
 import { repeatsRefusal, statusAfterCollision, statusAfterFailure } from './status/after-failure.ts';
-import type { Plan } from './planner.ts';
+import type { Plan } from './model/plan.ts';
 import { equalRevisionData } from './revisions/revisions.ts';
 import { canonicalJson } from '../../common/canonical-json.ts';
 import type { Stored } from '../../kube/types.ts';

@@ -6,7 +6,7 @@ import type { App } from '../../api/app.ts';
 import type { Logger } from '../../common/log.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import type { Action, EventSpec } from './model/actions.ts';
-import type { AppClient } from './client.ts';
+import type { AppClient } from './model/client.ts';
 import type { Pod, Stored } from '../../kube/types.ts';
 import { applyInPlaceStep, markGateReady, needsGateReady, type FallbackLog } from '../inplace/index.ts';
 import { applyLifecycle } from './lifecycle/apply.ts';

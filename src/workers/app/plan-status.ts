@@ -9,7 +9,7 @@ import type { AppStatus } from '../../api/app-status.ts';
 import type { Pod, Stored } from '../../kube/types.ts';
 import { withRolloutHeldCondition, type RolloutHeldInput } from './admission/rollout-held.ts';
 import type { LifecycleContribution } from './lifecycle/report.ts';
-import type { PrewarmOutcome } from './prewarm/plan.ts';
+import type { PrewarmOutcome } from './model/prewarm-outcome.ts';
 import { withPrewarmStatus } from './prewarm/targets.ts';
 import { withAbortStatus, type AbortState } from './rollout/abort.ts';
 import { analysisHistoryAfter } from './rollout/analysis/history.ts';

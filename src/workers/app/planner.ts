@@ -34,9 +34,7 @@ import type { PrewarmPolicy } from './prewarm/policy.ts';
 import { type Hold, holdRefused, recreatesPods } from './admission/replacement.ts';
 import { rolloutHeldEvent, type RolloutHeldInput } from './admission/rollout-held.ts';
 import { rolloutFor } from './plan-setup.ts';
-import { needsInput, type Observed, type Plan, type PlanResult } from './plan-types.ts';
-
-export { needsInput, type NeedsInput, type Observed, type Plan, type PlanResult, type Unread } from './plan-types.ts';
+import { needsInput, type Observed, type Plan, type PlanResult } from './model/plan.ts';
 
 function earliest(waits: readonly (Wait | undefined)[]): Wait | undefined {
   let best: Wait | undefined;

@@ -12,7 +12,7 @@ import { planLoop } from './plan-loop.ts';
 import { clearDeletedApp } from './prewarm/apply.ts';
 import { restAppClient } from './rest-client.ts';
 import { summarizeApp, summaryLines } from './summary.ts';
-import type { AppClient } from './client.ts';
+import type { AppClient } from './model/client.ts';
 
 /**
  * A reconciler over a given client factory (the apiserver by default; a fake in tests). The admission

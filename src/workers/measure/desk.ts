@@ -8,8 +8,7 @@ import type { Measurement } from '../../api/analysis.ts';
 import type { App } from '../../api/app.ts';
 import type { Stored } from '../../kube/types.ts';
 import type { MeasureJob } from '../../queue/measure-queue.ts';
-import type { MeasureDesk } from '../app/rollout/analysis/measure.ts';
-import type { MeasureRequest } from '../app/rollout/analysis/book.ts';
+import type { MeasureDesk, MeasureRequest } from '../app/model/analysis-io.ts';
 import { measureJobId } from './identity.ts';
 import type { ResultStore } from './store.ts';
 

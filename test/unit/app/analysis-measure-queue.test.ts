@@ -8,7 +8,8 @@ import { AnalysisPhase, MeasurementPhase, type AnalysisCheck, type AnalysisStatu
 import type { App } from '../../../src/api/app.ts';
 import type { Stored } from '../../../src/kube/types.ts';
 import type { MeasureJob } from '../../../src/queue/measure-queue.ts';
-import { analysisBook, MEASUREMENT_PENDING_WAIT_MS, type BookInput, type MeasureRequest } from '../../../src/workers/app/rollout/analysis/book.ts';
+import { analysisBook, MEASUREMENT_PENDING_WAIT_MS, type BookInput } from '../../../src/workers/app/rollout/analysis/book.ts';
+import type { MeasureRequest } from '../../../src/workers/app/model/analysis-io.ts';
 import { measureDesk, readOnlyDesk, type MeasureAdder } from '../../../src/workers/measure/desk.ts';
 import { measureJobId, ownMeasureJob } from '../../../src/workers/measure/identity.ts';
 import { decodeResult, encodeResult, MAX_RESULT_BYTES, MAX_RESULT_TEXT, type ResultStore } from '../../../src/workers/measure/store.ts';

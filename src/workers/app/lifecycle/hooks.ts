@@ -15,7 +15,7 @@ import { Annotation, LIFECYCLE_STATE_LABEL, LifecycleState, POD_CONDITION_LIFECY
 import type { Lifecycle, LifecycleHook, PreNormalHook } from '../../../api/lifecycle.ts';
 import type { Pod, PodCondition, Stored } from '../../../kube/types.ts';
 import type { Action } from '../model/actions.ts';
-import { rfc3339 } from '../status/conditions.ts';
+import { rfc3339 } from '../../shared/conditions.ts';
 
 export type HookName = 'preDelete' | 'inPlaceUpdate' | 'preNormal';
 

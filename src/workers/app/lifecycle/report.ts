@@ -12,7 +12,7 @@ import type { Condition } from '../../../api/meta.ts';
 import type { Wait } from '../../types.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
 import type { EventSpec } from '../model/actions.ts';
-import { findCondition, setCondition } from '../status/conditions.ts';
+import { findCondition, setCondition } from '../../shared/conditions.ts';
 import { hookWaits, lifecycleOf, type HookName, type HookWait } from './hooks.ts';
 
 /** The steps (seconds) a wait is reported in. */

@@ -10,8 +10,9 @@
 import { errorSummary } from '../../../common/errors.ts';
 import type { Logger } from '../../../common/log.ts';
 import type { Wait } from '../../types.ts';
-import type { PullBudget, PullBudgetRequest, PullGrant, PullLimit } from './budget.ts';
-import { withinBudget, type PrewarmOutcome } from './plan.ts';
+import type { ObservedGrant, PrewarmOutcome } from '../model/prewarm-outcome.ts';
+import type { PullBudget, PullBudgetRequest, PullGrant } from './budget.ts';
+import { withinBudget } from './plan.ts';
 
 /** Requests the budget had no room for are asked again this much later (other Apps' pulls end meanwhile). */
 export const BUDGET_RETRY: Wait = { reason: 'prewarm-budget', afterMs: 5_000 };
@@ -20,12 +21,6 @@ export const BUDGET_RETRY: Wait = { reason: 'prewarm-budget', afterMs: 5_000 };
  * rollout ends or a pool shrinks, not within seconds, and a namespace past its cap must not keep workers busy.
  */
 export const ENTRIES_RETRY: Wait = { reason: 'prewarm-namespace-entries', afterMs: 60_000 };
-
-/** What the budget answered a plan, as the plan reads it again. */
-export interface ObservedGrant {
-  granted: ReadonlySet<string>;
-  limitedBy?: PullLimit | undefined;
-}
 
 /**
  * The plan, coming back when a pre-warm clock runs out (`PrewarmOutcome.wakeAt`: the pins of a waiting rollout

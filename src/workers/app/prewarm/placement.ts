@@ -7,14 +7,7 @@
  */
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
 import { untoleratedTaint, type Taint, type Toleration } from '../../../kube/tolerations.ts';
-
-/** What pre-warming reads of a Node. */
-export interface NodeFacts {
-  name: string;
-  labels: Readonly<Record<string, string>>;
-  taints: readonly Taint[];
-  unschedulable: boolean;
-}
+import type { NodeFacts } from '../model/node-facts.ts';
 
 interface Requirement {
   key: string;

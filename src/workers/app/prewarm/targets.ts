@@ -28,9 +28,9 @@ import { ConditionType, Reason } from '../../../api/keys.ts';
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
 import { podIsUpdatingInPlace } from '../../inplace/index.ts';
 import type { Action } from '../model/actions.ts';
-import type { NeedsInput } from '../plan-types.ts';
+import type { NeedsInput } from '../model/plan.ts';
 import type { CanaryOutcome } from '../rollout/canary.ts';
-import { setCondition } from '../status/conditions.ts';
+import { setCondition } from '../../shared/conditions.ts';
 import type { ClusterStored, Named, Pod, Stored } from '../../../kube/types.ts';
 import { projectPodWrites } from '../status/planned.ts';
 import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating } from '../pods/predicates.ts';
@@ -38,11 +38,12 @@ import type { PodSet } from '../pods/pod-set.ts';
 import { templateOf } from '../revisions/revisions.ts';
 import { outdatedOrdinals } from '../rollout/update-plan.ts';
 import { adaptiveLookahead, expectedPullMs, rolloutPace } from './lookahead.ts';
-import { planPrewarm, prewarmIdentity, type PrewarmOutcome } from './plan.ts';
+import { planPrewarm, prewarmIdentity } from './plan.ts';
+import type { PrewarmOutcome } from '../model/prewarm-outcome.ts';
 import { waitingSince, type PrewarmPolicy } from './policy.ts';
 import { poolNodes, poolSelector, scaleUpNodes, unplacedReplicas } from './nodes.ts';
 import { podsOnWarmNodes } from './landing.ts';
-import type { NodeFacts } from './placement.ts';
+import type { NodeFacts } from '../model/node-facts.ts';
 
 /** The pods left to update, in update order. */
 interface RolloutOrder {

@@ -2,19 +2,17 @@
  * What a plan reads and what it returns: `Observed` (the App and what was read of the cluster), a `Plan` (the
  * writes, the status, the wait), or `NeedsInput` naming the input to read before planning again.
  */
-import type { AppStatus } from '../../api/app-status.ts';
-import type { Measurement } from '../../api/analysis.ts';
-import type { App } from '../../api/app.ts';
-import type { ImageList } from '../../api/image-list.ts';
-import type { ClusterStored, ControllerRevision, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
-import type { Wait } from '../types.ts';
-import type { Refusals } from './admission/replacement.ts';
-import type { Action } from './model/actions.ts';
-import type { NodeFacts } from './prewarm/placement.ts';
-import type { PrewarmOutcome } from './prewarm/plan.ts';
-import type { MeasureRequest } from './rollout/analysis/book.ts';
-import type { ResolvedCheck } from './rollout/analysis/templates.ts';
-import type { ObservedGrant } from './prewarm/grant.ts';
+import type { AppStatus } from '../../../api/app-status.ts';
+import type { Measurement } from '../../../api/analysis.ts';
+import type { App } from '../../../api/app.ts';
+import type { ImageList } from '../../../api/image-list.ts';
+import type { ClusterStored, ControllerRevision, PersistentVolumeClaim, Pod, Stored } from '../../../kube/types.ts';
+import type { Wait } from '../../types.ts';
+import type { Refusals } from './refusals.ts';
+import type { Action } from './actions.ts';
+import type { NodeFacts } from './node-facts.ts';
+import type { ObservedGrant, PrewarmOutcome } from './prewarm-outcome.ts';
+import type { MeasureRequest, ResolvedCheck } from './analysis-io.ts';
 
 export interface Observed {
   app: Stored<App>;
