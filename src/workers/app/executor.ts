@@ -121,7 +121,10 @@ async function finish(run: Run, plan: Plan, read: AppStatus | undefined): Promis
   // A spec change made here (canary pause) is already reflected in the planned status.
   const generation = run.app.metadata.generation;
   const failures = await performPrewarm(run.deps.client.imageLists, plan.actions.filter(isPrewarmAction), run.deps.log);
-  await giveBackRequests(run, failures.filter((f) => f.request).map((f) => f.node));
+  await giveBackRequests(
+    run,
+    failures.filter((f) => f.request).map((f) => f.node),
+  );
   const { status, wait } = afterPrewarm(plan, read, failures, run.deps.now(), generation);
   await writeStatus(run, { ...status, observedGeneration: generation ?? status.observedGeneration });
   return { wait, prewarmFailed: failures.length };

@@ -45,13 +45,7 @@ async function planWithInputs(client: AppClient, observed: Observed, now: () => 
  * and one plan: the revisions are taken from the App's status, the claims and ImageLists only read when a
  * phase needs them.
  */
-export async function planLoop(
-  client: AppClient,
-  namespace: string,
-  name: string,
-  now: () => Date,
-  context: PlanLoopContext,
-): Promise<Planned | undefined> {
+export async function planLoop(client: AppClient, namespace: string, name: string, now: () => Date, context: PlanLoopContext): Promise<Planned | undefined> {
   // 1. Read the App, its pods, and its revisions unless the App's status names them.
   const first = await readObserved(client, namespace, name, { claims: 'lazy', revisions: 'lazy' });
   if (!first) return undefined;
@@ -77,7 +71,12 @@ async function grantPrewarm(client: AppClient, read: Planned, now: () => Date, c
 }
 
 /** Dry-runs the replacements of the pods the plan would delete; plans again when the apiserver would refuse some. */
-async function dryRunDeletes(client: AppClient, planned: Planned, now: () => Date, admission: PlanLoopContext & { verdicts: AdmissionVerdicts }): Promise<Planned> {
+async function dryRunDeletes(
+  client: AppClient,
+  planned: Planned,
+  now: () => Date,
+  admission: PlanLoopContext & { verdicts: AdmissionVerdicts },
+): Promise<Planned> {
   let read = planned;
   const options = admission.options;
   // 3. A plan that deletes no pod to recreate it needs no dry run.

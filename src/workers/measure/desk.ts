@@ -28,7 +28,10 @@ function dueJobs(app: Stored<App>, requests: readonly MeasureRequest[]): { key: 
 }
 
 /** The finished results of `jobs`, by request key, and the jobs with none yet. */
-async function finished(store: Pick<ResultStore, 'read'>, jobs: ReturnType<typeof dueJobs>): Promise<{ found: Map<string, Measurement>; missing: typeof jobs }> {
+async function finished(
+  store: Pick<ResultStore, 'read'>,
+  jobs: ReturnType<typeof dueJobs>,
+): Promise<{ found: Map<string, Measurement>; missing: typeof jobs }> {
   const results = await store.read(jobs.map((j) => j.id));
   const found = new Map<string, Measurement>();
   const missing: typeof jobs = [];
