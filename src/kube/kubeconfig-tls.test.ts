@@ -22,7 +22,6 @@ describe('connections from a kubeconfig', () => {
   let url: string;
 
   beforeAll(async () => {
-    // openssl makes a certificate authority here: seconds on a quiet machine, far more on a loaded one.
     pki = await ensurePki(dir);
     server = createSecureServer(
       {
@@ -46,7 +45,7 @@ describe('connections from a kubeconfig', () => {
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
     rmSync(dir, { recursive: true, force: true });
-  }, 120_000);
+  });
 
   function client(cluster: Record<string, unknown>, user: Record<string, unknown> = {}): KubeRest {
     const path = join(dir, 'kubeconfig');
