@@ -16,22 +16,11 @@ import { needsInput, plan, type Observed, type PlanResult } from '../../../src/w
 import { selectorMatches } from '../../../src/workers/app/pods/selector.ts';
 import { newRevision, revisionData } from '../../../src/workers/app/revisions/revisions.ts';
 import { makeApp, NS, podFor, stored } from '../app/fixtures.ts';
+import { seededRandom } from '../../../harness/seeded-random.ts';
 
 const NOW = new Date('2026-01-01T00:10:00Z');
 const NOW_MS = NOW.getTime();
 const LIST = 'L1';
-
-/** mulberry32: a small seeded generator, so a failing history is replayed from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const template = (tag: string) => ({ metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'main', image: `web:${tag}` }] } });
 
@@ -227,7 +216,7 @@ function viewAt(h: History, T: number): RawView {
 
 /** A history, a read at time T, what the rule says, and the property checked on it. */
 function trial(seed: number): 'use' | 'wait' | 'fresh' {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const h = history(r);
   const T = 1 + Math.floor(r() * (h.events.length + 4)) + 0.5;
   const verdict = judge(viewAt(h, T), NS, NOW_MS, 60_000);
