@@ -42,21 +42,44 @@ function app(i: number): Stored<App> {
   return {
     apiVersion: API_VERSION,
     kind: APP_KIND,
-    metadata: { name, namespace: NS, uid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, resourceVersion: String(1_000_000 + i), generation: 1, creationTimestamp: '2026-11-29T10:00:00Z', managedFields: [{ manager: 'kubectl', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} } }] } as Stored<App>['metadata'],
+    metadata: {
+      name,
+      namespace: NS,
+      uid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      resourceVersion: String(1_000_000 + i),
+      generation: 1,
+      creationTimestamp: '2026-11-29T10:00:00Z',
+      managedFields: [{ manager: 'kubectl', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': {} } }],
+    } as Stored<App>['metadata'],
     spec: withAppSpecDefaults({
       replicas: PODS,
       selector: { matchLabels: { app: name } },
       serviceName: name,
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'web', image: 'registry.example.com/team/web:1.24.3', resources: { requests: { cpu: '100m', memory: '128Mi' } } }] } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: 'web', image: 'registry.example.com/team/web:1.24.3', resources: { requests: { cpu: '100m', memory: '128Mi' } } }] },
+      },
     }),
-    status: { replicas: PODS, readyReplicas: PODS, availableReplicas: PODS, currentRevision: `${name}-7d9f8c6b5`, updateRevision: `${name}-7d9f8c6b5`, observedGeneration: 1 },
+    status: {
+      replicas: PODS,
+      readyReplicas: PODS,
+      availableReplicas: PODS,
+      currentRevision: `${name}-7d9f8c6b5`,
+      updateRevision: `${name}-7d9f8c6b5`,
+      observedGeneration: 1,
+    },
   };
 }
 
 function pod(a: Stored<App>, ordinal: number, rv: number): Stored<Pod> {
   const built = newPodForOrdinal(a, a.spec.template, `${a.metadata.name}-7d9f8c6b5`, ordinal);
   const t = '2026-11-29T10:00:05Z';
-  const conditions = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: t }));
+  const conditions = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({
+    type,
+    status: 'True',
+    lastProbeTime: null,
+    lastTransitionTime: t,
+  }));
   return {
     ...built,
     metadata: {
@@ -65,8 +88,23 @@ function pod(a: Stored<App>, ordinal: number, rv: number): Stored<Pod> {
       resourceVersion: String(rv),
       creationTimestamp: t,
       managedFields: [
-        { manager: 'ebb', operation: 'Update', apiVersion: 'v1', time: t, fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': {} }, 'f:spec': { 'f:containers': {} } } },
-        { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: t, fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:conditions': {} } }, subresource: 'status' },
+        {
+          manager: 'ebb',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: t,
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:metadata': { 'f:labels': {} }, 'f:spec': { 'f:containers': {} } },
+        },
+        {
+          manager: 'kubelet',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: t,
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:status': { 'f:conditions': {} } },
+          subresource: 'status',
+        },
       ],
     },
     spec: { ...built.spec, nodeName: `node-${ordinal % 50}`, restartPolicy: 'Always', terminationGracePeriodSeconds: 30 },
@@ -78,7 +116,18 @@ function pod(a: Stored<App>, ordinal: number, rv: number): Stored<Pod> {
       podIPs: [{ ip: `10.244.${ordinal % 250}.${rv % 250}` }],
       startTime: t,
       qosClass: 'Burstable',
-      containerStatuses: [{ name: 'web', ready: true, started: true, restartCount: 0, image: 'registry.example.com/team/web:1.24.3', imageID: 'registry.example.com/team/web@sha256:' + 'a'.repeat(64), containerID: 'containerd://' + 'b'.repeat(64), state: { running: { startedAt: t } } }],
+      containerStatuses: [
+        {
+          name: 'web',
+          ready: true,
+          started: true,
+          restartCount: 0,
+          image: 'registry.example.com/team/web:1.24.3',
+          imageID: 'registry.example.com/team/web@sha256:' + 'a'.repeat(64),
+          containerID: 'containerd://' + 'b'.repeat(64),
+          state: { running: { startedAt: t } },
+        },
+      ],
     },
   } as Stored<Pod>;
 }

@@ -77,7 +77,8 @@ export function viewedAppClient(inner: AppClient, o: ViewOptions): AppClient {
       return r;
     } catch (err) {
       // A stale view may have planned this write: the next read of the App is fresh (and re-checks its pods).
-      if (isKubeError(err, 'Conflict', 'AlreadyExists', 'NotFound') && last) await o.store.record(last.namespace, last.name, Field.checked, '0 1').catch(() => undefined);
+      if (isKubeError(err, 'Conflict', 'AlreadyExists', 'NotFound') && last)
+        await o.store.record(last.namespace, last.name, Field.checked, '0 1').catch(() => undefined);
       throw err;
     }
   }

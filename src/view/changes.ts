@@ -26,7 +26,9 @@ export function upsertChanges(kind: ViewKind, obj: KubeObject, listId: string, l
   const name = obj.metadata?.name;
   if (!name) return [];
   const owner = podOwnerKey(obj);
-  const changes: Change[] = owner ? [{ op: 'set', namespace: owner.namespace, app: owner.name, field: Field.pod(name), value: encodeEntry(listId, projectPod(obj), limitBytes) }] : [];
+  const changes: Change[] = owner
+    ? [{ op: 'set', namespace: owner.namespace, app: owner.name, field: Field.pod(name), value: encodeEntry(listId, projectPod(obj), limitBytes) }]
+    : [];
   return [...changes, ...leftLabelled(obj, owner?.name, listId)];
 }
 

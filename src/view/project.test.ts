@@ -26,7 +26,7 @@ function protoShape(type: Protobufjs.Type): Shape {
 }
 
 describe('the view projection', () => {
-  it("keeps every field pod.proto declares (what ebb reads of a pod), and only those", () => {
+  it('keeps every field pod.proto declares (what ebb reads of a pod), and only those', () => {
     const root = protobuf.loadSync(POD_PROTO);
     const expected = protoShape(root.lookupType('Pod'));
     const { apiVersion: _a, kind: _k, ...shape } = POD_SHAPE as Record<string, Shape>;
@@ -37,8 +37,18 @@ describe('the view projection', () => {
     const pod = {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'web-0', uid: 'u', resourceVersion: '7', labels: { a: 'b' }, managedFields: [{ manager: 'kubelet' }], ownerReferences: [{ apiVersion: 'apps.ebb.dev/v1', kind: 'App', name: 'web', uid: 'x', controller: true }] },
-      spec: { affinity: { nodeAffinity: {} }, containers: [{ name: 'main', image: 'web:1', env: [{ name: 'A', value: 'b' }], resources: { requests: { cpu: '1' } } }] },
+      metadata: {
+        name: 'web-0',
+        uid: 'u',
+        resourceVersion: '7',
+        labels: { a: 'b' },
+        managedFields: [{ manager: 'kubelet' }],
+        ownerReferences: [{ apiVersion: 'apps.ebb.dev/v1', kind: 'App', name: 'web', uid: 'x', controller: true }],
+      },
+      spec: {
+        affinity: { nodeAffinity: {} },
+        containers: [{ name: 'main', image: 'web:1', env: [{ name: 'A', value: 'b' }], resources: { requests: { cpu: '1' } } }],
+      },
       status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' }] },
     };
     expect(projectPod(pod)).toEqual({
@@ -51,7 +61,19 @@ describe('the view projection', () => {
   });
 
   it('keeps an App whole but for its managedFields', () => {
-    const app = { apiVersion: 'apps.ebb.dev/v1', kind: 'App', metadata: { name: 'web', managedFields: [{ manager: 'ebb' }], generation: 3 }, spec: { replicas: 3 }, status: { replicas: 1 } };
-    expect(projectApp(app)).toEqual({ apiVersion: 'apps.ebb.dev/v1', kind: 'App', metadata: { name: 'web', generation: 3 }, spec: { replicas: 3 }, status: { replicas: 1 } });
+    const app = {
+      apiVersion: 'apps.ebb.dev/v1',
+      kind: 'App',
+      metadata: { name: 'web', managedFields: [{ manager: 'ebb' }], generation: 3 },
+      spec: { replicas: 3 },
+      status: { replicas: 1 },
+    };
+    expect(projectApp(app)).toEqual({
+      apiVersion: 'apps.ebb.dev/v1',
+      kind: 'App',
+      metadata: { name: 'web', generation: 3 },
+      spec: { replicas: 3 },
+      status: { replicas: 1 },
+    });
   });
 });

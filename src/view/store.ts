@@ -22,7 +22,11 @@ export function redisViewStore(redis: RedisClient, prefix: string): ViewStore {
   const lists = listsKey(prefix);
   return {
     read: async (namespace, name) => {
-      const reply: Reply = await redis.multi().hgetall(viewKey(prefix, namespace, name)).hgetall(lists).exec();
+      const reply: Reply = await redis
+        .multi()
+        .hgetall(viewKey(prefix, namespace, name))
+        .hgetall(lists)
+        .exec();
       const fields = hash(reply, 0);
       return Object.keys(fields).length === 0 ? undefined : { fields, lists: hash(reply, 1) };
     },

@@ -63,10 +63,17 @@ describe('the shared view', () => {
     expect(reads.view).toBeGreaterThan(reads.fresh);
     const fields = await redis!.hgetall(viewKey(prefix, ns, name));
     const pods = (await podsOf(ns, name)).map((p) => p.metadata?.name ?? '');
-    expect(Object.keys(fields).filter((f) => f.startsWith(Field.podPrefix) && fields[f]?.includes('"o":')).sort()).toEqual(pods.map(Field.pod).sort());
+    expect(
+      Object.keys(fields)
+        .filter((f) => f.startsWith(Field.podPrefix) && fields[f]?.includes('"o":'))
+        .sort(),
+    ).toEqual(pods.map(Field.pod).sort());
     expect(fields[Field.wroteApp]).toMatch(/^\d+$/);
     expect(fields[Field.checked]).toMatch(/^\d+ 0$/);
     await sandbox().rest.delete(appRef(ns, name), {});
-    await waitFor(async () => ((await redis!.exists(viewKey(prefix, ns, name))) === 0 ? true : undefined), { timeoutMs: 120_000, what: 'the view key removed with the App and its pods' });
+    await waitFor(async () => ((await redis!.exists(viewKey(prefix, ns, name))) === 0 ? true : undefined), {
+      timeoutMs: 120_000,
+      what: 'the view key removed with the App and its pods',
+    });
   });
 });

@@ -50,7 +50,15 @@ function setup() {
   view.watch('app', app);
   for (const p of pods) view.watch('pod', p);
   const reads: string[] = [];
-  const opts: ViewOptions = { store: view, signal: new AbortController().signal, now: () => (t += 10), checkPeriodMs: 60_000, waitMs: 100, pollMs: 1, onRead: (from, reason) => reads.push(reason ? `${from}:${reason}` : from) };
+  const opts: ViewOptions = {
+    store: view,
+    signal: new AbortController().signal,
+    now: () => (t += 10),
+    checkPeriodMs: 60_000,
+    waitMs: 100,
+    pollMs: 1,
+    onRead: (from, reason) => reads.push(reason ? `${from}:${reason}` : from),
+  };
   return { cluster, app, pods, view, reads, client: viewedAppClient(cluster.client(), opts), selector: selectorString(app.spec.selector), opts };
 }
 
@@ -83,7 +91,7 @@ describe('viewedAppClient', () => {
     expect(cluster.calls.count('pods.list')).toBe(2);
   });
 
-  it("records its writes, waits for a view that has not seen them, and reads fresh once the wait is over", async () => {
+  it('records its writes, waits for a view that has not seen them, and reads fresh once the wait is over', async () => {
     const { cluster, client, view, reads, selector } = setup();
     view.fields.set(Field.checked, '1000 0');
     const made = await client.pods.create(NS, newPodForOrdinal(cluster.app(NS, 'web')!, cluster.app(NS, 'web')!.spec.template, 'rev-1', 2));

@@ -90,7 +90,10 @@ class World {
     const pod = this.pick(r, this.live());
     if (!pod) return undefined;
     const ready = pod.status?.conditions?.[0]?.status !== 'True';
-    const status = { phase: 'Running', conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: `2026-01-01T00:0${this.rv % 10}:00Z` }] };
+    const status = {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False', lastTransitionTime: `2026-01-01T00:0${this.rv % 10}:00Z` }],
+    };
     const next = noisy({ ...pod, status }, this.next());
     this.pods.set(pod.metadata.name, next);
     return { type: 'MODIFIED', kind: 'pod', object: next };
@@ -105,7 +108,10 @@ class World {
   }
 
   private gone(r: () => number): Event | undefined {
-    const pod = this.pick(r, [...this.pods.values()].filter((p) => p.metadata.deletionTimestamp));
+    const pod = this.pick(
+      r,
+      [...this.pods.values()].filter((p) => p.metadata.deletionTimestamp),
+    );
     if (!pod) return undefined;
     this.pods.delete(pod.metadata.name);
     return { type: 'DELETED', kind: 'pod', object: noisy(pod, this.next()) };
