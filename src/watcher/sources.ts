@@ -31,6 +31,7 @@ export function sourceSpecs(namespaces: readonly string[], appStates?: AppStates
       settledOf: appSettled,
       releasesPodHolds: true,
       states,
+      view: 'app',
     });
     specs.push({
       name: `pods${suffix}`,
@@ -40,6 +41,7 @@ export function sourceSpecs(namespaces: readonly string[], appStates?: AppStates
       tracked: false,
       digestOf: podDigest,
       ownerSource: `apps${suffix}`,
+      view: 'pod',
     });
     specs.push(pullJobSource(ns));
   }

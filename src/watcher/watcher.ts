@@ -38,6 +38,7 @@ import { supervise } from './supervise.ts';
 import { tooLargeEvents } from './too-large-events.ts';
 import type { ResourceRef } from '../kube/paths.ts';
 import type { OversizedObject } from '../kube/paged-list.ts';
+import { keepViewAlive, redisViewFeed, type ViewFeed } from '../view/writer.ts';
 
 /** Delayed jobs due within this window count as backlog for the KEDA scaler. */
 const SCALER_DUE_WINDOW_MS = 30_000;
@@ -56,7 +57,7 @@ function makeSink(
   tenants: TenantRates,
   metrics: WatcherMetrics,
   log: Logger,
-  hooks: { onWork: () => void; signal: AbortSignal; onTooLarge: (ref: ResourceRef, obj: OversizedObject) => void },
+  hooks: { onWork: () => void; signal: AbortSignal; onTooLarge: (ref: ResourceRef, obj: OversizedObject) => void; view: ViewFeed | undefined },
 ): Sink {
   const known = new KnownKeys();
   const { onWork } = hooks;
@@ -95,6 +96,7 @@ function makeSink(
       metrics.objectsTooLarge.inc({ resource: ref.resource });
       hooks.onTooLarge(ref, obj);
     },
+    view: hooks.view,
   };
 }
 
@@ -168,7 +170,11 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   const tenants = new TenantRates(cfg.queue.fairness);
   const eventsOf = (namespace: string): ResourceRef => ({ group: 'events.k8s.io', version: 'v1', resource: 'events', namespace });
   const onTooLarge = tooLargeEvents({ create: (ns, body, signal) => rest.create(eventsOf(ns), body, {}, signal) }, log);
-  const sink = makeSink(queues, tenants, metrics, log, { onWork: () => scaler?.notify(), signal: ac.signal, onTooLarge });
+  // The shared view: nothing of an earlier watcher's is trusted (events went unseen meanwhile); each source's
+  // first list marks it whole again.
+  const view = cfg.view ? redisViewFeed(producer, cfg.queue.prefix) : undefined;
+  const viewAlive = view ? keepViewAlive(view, ac.signal, log) : Promise.resolve();
+  const sink = makeSink(queues, tenants, metrics, log, { onWork: () => scaler?.notify(), signal: ac.signal, onTooLarge, view });
   const states: Record<string, SourceState> = {};
   const specs = sourceSpecs(cfg.namespaces, appStates, sink.known);
   for (const s of specs) states[s.name] = 'starting';
@@ -210,6 +216,8 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     });
   });
   onRedisRestored = () => {
+    // A Redis back from an outage may have lost writes (a failover to a replica behind): the view is not trusted again.
+    void view?.forget().catch(() => undefined);
     enqueueResync(sink.known.all(), queues, metrics).then(
       (n) => log.info({ objects: n }, 'redis back: resync enqueued'),
       (err: unknown) => log.warn({ err: errorMessage(err) }, 'resync after the Redis outage failed; the next period retries'),
@@ -272,7 +280,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     resync: () => enqueueResync(sink.known.all(), queues, metrics),
     stop: async () => {
       ac.abort();
-      await Promise.all([...loops, resyncLoop]);
+      await Promise.all([...loops, resyncLoop, viewAlive]);
       await ops.close();
       await scaler?.close();
       await Promise.all(timersWorkers.map((w) => w.close()));
