@@ -11,7 +11,7 @@ import { sleep } from '../common/wait.ts';
 import { isKubeError } from '../kube/errors.ts';
 import type { Pod, Stored } from '../kube/types.ts';
 import { podOwnerKey } from '../watcher/keys.ts';
-import type { AppClient } from '../workers/app/client.ts';
+import type { AppClient } from '../workers/app/model/client.ts';
 import { selectorMatches, selectorString } from '../workers/app/pods/selector.ts';
 import { judge, type FreshReason } from './freshness.ts';
 import { Field } from './keys.ts';

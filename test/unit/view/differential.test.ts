@@ -12,7 +12,8 @@ import type { ControllerRevision, KubeObject, Pod, Stored } from '../../../src/k
 import { deleteChanges, upsertChanges, type Change } from '../../../src/view/changes.ts';
 import { judge, type RawView } from '../../../src/view/freshness.ts';
 import { Field } from '../../../src/view/keys.ts';
-import { needsInput, plan, type Observed, type PlanResult } from '../../../src/workers/app/planner.ts';
+import { plan } from '../../../src/workers/app/planner.ts';
+import { needsInput, type Observed, type PlanResult } from '../../../src/workers/app/model/plan.ts';
 import { selectorMatches } from '../../../src/workers/app/pods/selector.ts';
 import { newRevision, revisionData } from '../../../src/workers/app/revisions/revisions.ts';
 import { makeApp, NS, podFor, stored } from '../app/fixtures.ts';
