@@ -156,13 +156,23 @@ export function boardHandler(queues: Queue<unknown, unknown, string>[], opts: Bo
   const readOnly = oneBoard(queues, opts.basePath, true, opts.log);
   const writable = opts.readOnly ? readOnly : oneBoard(queues, opts.basePath, false, opts.log);
   const scoped = scopedBoard(readOnly, opts.basePath, opts.log);
-  const loopbackOnly = opts.auth.kind === 'none';
   return async (req, res) => {
-    const refusal = guardRequest(req.method, req.headers, { loopbackOnly });
-    if (refusal) return answer(res, refusal.status, refusal.message);
-    const grant = await admit(req, res, opts);
+    const grant = await boardGate(req, res, opts);
     if (grant === 'none') return;
     if (typeof grant === 'object') return scoped(req, res, grant);
     return (grant === 'write' ? writable : readOnly).listener(req, res);
   };
+}
+
+/**
+ * The board's checks and login for a request (its origin and Host checks, then `admit`): the viewer's grant, or
+ * 'none' once the request is answered. The rollouts page beside the board lets viewers in through it too.
+ */
+export async function boardGate(req: IncomingMessage, res: ServerResponse, opts: BoardOptions): Promise<BoardViewer> {
+  const refusal = guardRequest(req.method, req.headers, { loopbackOnly: opts.auth.kind === 'none' });
+  if (refusal) {
+    answer(res, refusal.status, refusal.message);
+    return 'none';
+  }
+  return admit(req, res, opts);
 }
