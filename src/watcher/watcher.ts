@@ -122,13 +122,14 @@ async function boardMounts(
 ): Promise<{ prefix: string; handler: Handler }[]> {
   if (!cfg.board) return [];
   const { boardGate, boardHandler } = await import('./board.ts');
+  const { ROLLOUTS_PATH } = await import('./rollouts/path.ts');
   const { kubeTokenReviewer } = await import('./board-kube-auth.ts');
   const auth = cfg.board.auth;
   const reviewer = auth.kind === 'kubernetes' ? kubeTokenReviewer(rest, auth.access, { writable: !cfg.board.readOnly }) : undefined;
-  const opts = { ...cfg.board, reviewer, log };
+  const opts = { ...cfg.board, reviewer, log, rolloutsPath: rollouts ? ROLLOUTS_PATH : undefined };
   const mounts = [{ prefix: cfg.board.basePath, handler: boardHandler(queues as Queue<unknown, unknown, string>[], opts) }];
   if (!rollouts) return mounts;
-  const { rolloutsHandler, ROLLOUTS_PATH } = await import('./rollouts/handler.ts');
+  const { rolloutsHandler } = await import('./rollouts/handler.ts');
   const { restAppReader } = await import('./rollouts/detail-read.ts');
   const page = rolloutsHandler({
     base: ROLLOUTS_PATH,

@@ -22,9 +22,6 @@ import { page } from './html.ts';
 import { listBody, parseListQuery } from './list-page.ts';
 import type { RolloutStore } from './store.ts';
 
-/** Where the watcher serves the page. */
-export const ROLLOUTS_PATH = '/rollouts';
-
 export interface RolloutsOptions {
   /** Where the page is mounted (`/rollouts`). */
   base: string;
