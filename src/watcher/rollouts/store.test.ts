@@ -33,6 +33,14 @@ describe('RolloutStore', () => {
     expect(fill().list({ namespace: 'b', page: 1, pageSize: 10 }, new Set(['a'])).total).toBe(0);
   });
 
+  it('orders again after a change', () => {
+    const s = fill();
+    expect(s.list({ page: 1, pageSize: 10 }, 'all').items[0]?.name).toBe('db');
+    s.seen('App a/web', app('a', 'web', 'aborted'));
+    s.seen('App b/db', app('b', 'db', 'complete'));
+    expect(s.list({ page: 1, pageSize: 10 }, 'all').items.map((a) => a.name)).toEqual(['web', 'cache', 'api', 'db']);
+  });
+
   it('filters by namespace and state, and pages', () => {
     const s = fill();
     expect(s.list({ namespace: 'b', page: 1, pageSize: 10 }, 'all').items.map((a) => a.name)).toEqual(['db', 'cache']);
