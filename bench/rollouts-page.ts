@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const heapBefore = process.memoryUsage().heapUsed;
   for (let i = 0; i < APPS; i++) {
     const o = app(i) as { metadata: { namespace: string; name: string } };
-    store.seen(`App ${o.metadata.namespace}/${o.metadata.name}`, o as never);
+    store.seen(`App ${o.metadata.namespace}/${o.metadata.name}`, o);
   }
   global.gc?.();
   const heapPerApp = (process.memoryUsage().heapUsed - heapBefore) / APPS;
