@@ -21,10 +21,16 @@ function app(ns: string, name: string, message = '') {
   return { metadata: { namespace: ns, name }, spec: {}, status: { replicas: 1, updatedReplicas: 1, currentRevision: 'r', updateRevision: 'r', conditions } };
 }
 
+/** Every namespace a limited viewer was reviewed for, in order. */
+const reviewed: string[] = [];
+
 /** A viewer limited to `open` namespaces. */
 const limited = (...open: string[]): BoardViewer => ({
   kind: 'namespaces',
-  allowed: (nss) => Promise.resolve(new Set([...nss].filter((n) => open.includes(n)))),
+  allowed: (nss) => {
+    reviewed.push(...nss);
+    return Promise.resolve(new Set([...nss].filter((n) => open.includes(n))));
+  },
 });
 
 async function serve(grant: BoardViewer, store: RolloutStore, read: string[] = []): Promise<string> {
@@ -73,8 +79,14 @@ describe('the rollouts page', () => {
     expect(page).not.toContain('team-b');
     expect(page).toContain('>web</a>');
     // Another namespace's App page is 404, as an App that does not exist, without reading it.
+    reviewed.length = 0;
     expect((await fetch(`${base}/rollouts/team-b/secret-app`)).status).toBe(404);
     expect(read).toEqual([]);
+    // A page of one namespace reviews that namespace alone.
+    expect(reviewed).toEqual(['team-b']);
+    reviewed.length = 0;
+    await fetch(`${base}/rollouts/?namespace=team-a`);
+    expect(reviewed).toEqual(['team-a']);
   });
 
   it('answers 304 to a request holding the page ETag, and a new ETag once an App changes', async () => {

@@ -57,9 +57,13 @@ function sendPage(req: IncomingMessage, res: ServerResponse, html: string): void
   send(req, res, 200, html, { ...headers, 'content-type': 'text/html; charset=utf-8' });
 }
 
-/** The namespaces a grant shows: every one, or those of the store a limited viewer may see. */
-async function visible(grant: Exclude<BoardViewer, 'none'>, store: RolloutStore, client: string): Promise<ReadonlySet<string> | 'all'> {
-  return typeof grant === 'object' ? grant.allowed(store.namespaces(), client) : 'all';
+/**
+ * The namespaces a grant shows: every one, or of `asked` (one namespace, else every namespace of the store) those
+ * a limited viewer may see. Each namespace not reviewed lately costs reviews: a page of one namespace asks for one.
+ */
+async function visible(grant: Exclude<BoardViewer, 'none'>, store: RolloutStore, client: string, asked?: string): Promise<ReadonlySet<string> | 'all'> {
+  if (typeof grant !== 'object') return 'all';
+  return grant.allowed(asked === undefined ? store.namespaces() : [asked], client);
 }
 
 const whoOf = (grant: Exclude<BoardViewer, 'none'>): string =>
@@ -99,13 +103,13 @@ export function rolloutsHandler(opts: RolloutsOptions): Handler {
     const grant = await opts.gate(req, res);
     if (grant === 'none') return;
     const client = req.socket.remoteAddress ?? '';
-    const shown = await visible(grant, store, client);
     const who = whoOf(grant);
     if (route.kind === 'list') {
       const q = parseListQuery(url.searchParams);
-      const body = listBody(base, q, store.list(q, shown));
+      const body = listBody(base, q, store.list(q, await visible(grant, store, client, q.namespace)));
       return sendPage(req, res, page({ title: 'Rollouts', base, boardPath: opts.boardPath, who, body }));
     }
+    const shown = await visible(grant, store, client, route.namespace);
     const allowed = shown === 'all' || shown.has(route.namespace);
     const view = allowed && opts.reader ? await opts.reader(route.namespace, route.name, AbortSignal.timeout(20_000)) : undefined;
     if (!view) return text(req, res, 404, 'no such App');
