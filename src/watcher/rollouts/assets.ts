@@ -43,6 +43,7 @@ td.message, td.images { max-width: 28rem; overflow-wrap: anywhere; }
 .muted { color: #52606d; }
 .live-status { padding: 0 1rem; color: #52606d; font-size: .85rem; }
 code { background: #f0f4f8; padding: 0 .2rem; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f8fafc; padding: .5rem; border: 1px solid #cbd2d9; }
 `;
 
 const JS = `

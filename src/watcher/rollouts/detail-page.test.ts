@@ -99,3 +99,12 @@ describe("one App's page", () => {
     expect(body).toContain('Not shown: Events: forbidden to the watcher');
   });
 });
+
+describe("an App's Events as the page reads them", () => {
+  it('takes the time an Event carries, past the nulls of the core/v1 view', async () => {
+    const { eventRow } = await import('./detail-read.ts');
+    const row = eventRow({ type: 'Warning', reason: 'RolloutAborted', lastTimestamp: null, firstTimestamp: null, eventTime: '2026-11-29T12:00:00.000000Z', series: null });
+    expect(row).toMatchObject({ at: '2026-11-29T12:00:00.000000Z', count: 1 });
+    expect(eventRow({ series: { lastObservedTime: '2026-11-29T12:05:00Z', count: 4 }, eventTime: '2026-11-29T12:00:00Z' })).toMatchObject({ at: '2026-11-29T12:05:00Z', count: 4 });
+  });
+});

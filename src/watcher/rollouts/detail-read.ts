@@ -29,10 +29,10 @@ interface CoreEvent {
   reason?: string;
   message?: string;
   count?: number;
-  lastTimestamp?: string;
-  eventTime?: string;
-  firstTimestamp?: string;
-  series?: { lastObservedTime?: string; count?: number };
+  lastTimestamp?: string | null;
+  eventTime?: string | null;
+  firstTimestamp?: string | null;
+  series?: { lastObservedTime?: string; count?: number } | null;
   metadata?: { creationTimestamp?: string };
   reportingComponent?: string;
   source?: { component?: string };
@@ -40,9 +40,10 @@ interface CoreEvent {
 
 const why = (err: unknown): string => (isKubeError(err, 'Forbidden') ? 'forbidden to the watcher' : errorFirstLine(err));
 
-const first = (...xs: (string | undefined)[]): string => xs.find((x) => x !== undefined && x !== '') ?? '';
+/** The first of `xs` that is a non-empty string (the core/v1 view of an Event carries nulls for the fields it lacks). */
+const first = (...xs: unknown[]): string => xs.find((x): x is string => typeof x === 'string' && x !== '') ?? '';
 
-function eventRow(e: CoreEvent): EventRow {
+export function eventRow(e: CoreEvent): EventRow {
   return {
     at: first(e.series?.lastObservedTime, e.lastTimestamp, e.eventTime, e.firstTimestamp, e.metadata?.creationTimestamp),
     type: e.type ?? '',

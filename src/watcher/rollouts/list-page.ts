@@ -35,7 +35,8 @@ export const appHref = (base: string, a: { namespace: string; name: string }): s
 export const badge = (state: RolloutState): Html => html`<span class="state state-${state}">${state}</span>`;
 
 function progress(a: AppSummary): string {
-  const canary = a.canary ? `, step ${a.canary.step}/${a.canary.steps}` : '';
+  // status.canary.step counts from 0, and equals the number of steps once all are done.
+  const canary = !a.canary ? '' : a.canary.step >= a.canary.steps ? ', canary steps done' : `, canary step ${a.canary.step + 1} of ${a.canary.steps}`;
   return `${a.updated}/${a.replicas} updated, ${a.ready} ready${canary}`;
 }
 

@@ -134,7 +134,8 @@ describe('the rollouts page in Chromium', () => {
     const watcher = spawnEbb('watcher', env);
     procs.push(watcher);
     procs.push(spawnEbb('worker', { ...env, EBB_BOARD: 'false' }));
-    const origin = `http://127.0.0.1:${await watcher.httpPort()}`;
+    // A cold start on a loaded machine may take more than the default 30 s.
+    const origin = `http://127.0.0.1:${await watcher.httpPort(120_000)}`;
 
     // The canary App: one pod, then the check (measured every 2s), then a pause until someone resumes.
     const errors: AnalysisCheck = { name: 'error-rate', interval: '2s', count: 60, web: { url, successCondition: '$.data.errorRate < 0.05' } };
@@ -169,7 +170,7 @@ describe('the rollouts page in Chromium', () => {
     expect(await page.getByRole('list', { name: 'Apps per state' }).innerText()).toMatch(/rolling\s*1/);
     await shot(page, 'list', 'rollouts-list.png');
     // The filter by state, by keyboard: the form's labelled selects.
-    await page.getByLabel('State').selectOption('complete');
+    await page.getByLabel('State', { exact: true }).selectOption('complete');
     await page.getByRole('button', { name: 'Show' }).press('Enter');
     await page.waitForURL(/state=complete/);
     expect(await page.locator('tbody').innerText()).not.toContain('checkout');
