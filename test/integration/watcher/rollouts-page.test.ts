@@ -6,6 +6,7 @@
  * - the App's page, mid-canary, shows its revisions, the current step, its pods and the check's measurements
  *   charted by uPlot; when the check starts failing the rollout aborts, and the open page shows it without a
  *   reload (polling with ETags);
+ * - Bull Board links each of the App's reconcile jobs to the App's page;
  * - a viewer of namespace A sees A's Apps only, nothing of B's, and B's App page answers 404.
  * Screenshots of each state go to test-results/rollouts-page/; with EBB_DOC_SHOTS=1 the docs' screenshots
  * (docs/img/rollouts-*.png) are written too.
@@ -193,6 +194,15 @@ describe('the rollouts page in Chromium', () => {
     expect(loads).toEqual([]);
     await shows(page, /Failed/, 'the failed check');
     await shot(page, 'app-aborted', 'rollouts-app-failing-check.png');
+
+    // Bull Board links the App's reconcile jobs to its page.
+    const answer = await fetch(`${origin}/board/api/queues?activeQueue=reconcile&status=completed&page=1&jobsPerPage=50`, {
+      headers: { authorization: `Bearer ${operator}` },
+    });
+    expect(answer.status).toBe(200);
+    const queues = ((await answer.json()) as { queues: { name: string; jobs: { externalUrl?: { href: string } }[] }[] }).queues;
+    const links = queues.find((q) => q.name === 'reconcile')?.jobs.map((j) => j.externalUrl?.href) ?? [];
+    expect(links).toContain(`/rollouts/${nsA}/${web}`);
 
     // A's viewer: A's Apps only; B's App is as if it did not exist.
     await page.setExtraHTTPHeaders({ authorization: `Bearer ${viewer}` });
