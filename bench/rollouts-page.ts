@@ -45,10 +45,25 @@ function app(i: number): object {
     spec: {
       replicas: 3,
       selector: { matchLabels: { app: `app-${i}` } },
-      template: { spec: { containers: [{ name: 'web', image: `registry.example.com/team/web:${update}` }, { name: 'proxy', image: 'registry.example.com/envoy:v1.31' }] } },
+      template: {
+        spec: {
+          containers: [
+            { name: 'web', image: `registry.example.com/team/web:${update}` },
+            { name: 'proxy', image: 'registry.example.com/envoy:v1.31' },
+          ],
+        },
+      },
       updateStrategy: { rollingUpdate: { canary: { steps: [{ replicas: 1 }, { analysis: ['error-rate'] }, { pause: {} }, { replicas: '100%' }] } } },
     },
-    status: { replicas: 3, readyReplicas: 3, updatedReplicas: state === 'complete' ? 3 : 1, currentRevision: 'rev-1', updateRevision: update, canary: { step: 1 }, conditions: CONDITIONS[state] },
+    status: {
+      replicas: 3,
+      readyReplicas: 3,
+      updatedReplicas: state === 'complete' ? 3 : 1,
+      currentRevision: 'rev-1',
+      updateRevision: update,
+      canary: { step: 1 },
+      conditions: CONDITIONS[state],
+    },
   };
 }
 
@@ -70,7 +85,14 @@ async function main(): Promise<void> {
 
   let grant: BoardViewer = 'read';
   const handler = rolloutsHandler({ base: '/rollouts', store, gate: () => Promise.resolve(grant) });
-  const ops = await startOpsServer({ address: '127.0.0.1', port: 0, registry: new Registry(), healthz: () => undefined, readyz: () => undefined, mounts: [{ prefix: '/rollouts', handler }] });
+  const ops = await startOpsServer({
+    address: '127.0.0.1',
+    port: 0,
+    registry: new Registry(),
+    healthz: () => undefined,
+    readyz: () => undefined,
+    mounts: [{ prefix: '/rollouts', handler }],
+  });
   const base = `http://127.0.0.1:${ops.port}/rollouts/`;
   const first = await fetch(base);
   const etag = first.headers.get('etag') ?? '';
@@ -85,7 +107,9 @@ async function main(): Promise<void> {
     { name: 'one namespace', url: `${base}?namespace=team-0007`, status: 200 },
     { name: 'first page, viewer of 50 namespaces', url: base, grant: limited, status: 200 },
   ];
-  console.log(`${APPS} Apps in ${NAMESPACES} namespaces; store heap ≈ ${(heapPerApp / 1024).toFixed(2)} KiB per App${global.gc ? '' : ' (run with --expose-gc for a steadier figure)'}; first page ${(bytes / 1024).toFixed(0)} KiB`);
+  console.log(
+    `${APPS} Apps in ${NAMESPACES} namespaces; store heap ≈ ${(heapPerApp / 1024).toFixed(2)} KiB per App${global.gc ? '' : ' (run with --expose-gc for a steadier figure)'}; first page ${(bytes / 1024).toFixed(0)} KiB`,
+  );
   console.log('view | p50 ms | p99 ms | max ms');
   for (const v of views) {
     grant = v.grant ?? 'read';

@@ -60,14 +60,29 @@ const pod = (ordinal: number, revision: string, node: string, annotations: Recor
   }) as unknown as Pod;
 
 const list = (node: string, phase: string, message?: string): ImageList =>
-  ({ metadata: { name: node }, spec: { images: [{ image: IMAGE }] }, status: { images: [{ image: IMAGE, phase, ...(message ? { message } : {}) }] } }) as unknown as ImageList;
+  ({
+    metadata: { name: node },
+    spec: { images: [{ image: IMAGE }] },
+    status: { images: [{ image: IMAGE, phase, ...(message ? { message } : {}) }] },
+  }) as unknown as ImageList;
 
 function view(): AppView {
-  const pods = [pod(1, 'web-1', 'node-b'), pod(0, 'web-2', 'node-a', { [Annotation.restartBaseline]: JSON.stringify({ revision: 'web-2', restarts: { main: 3 } }) })];
+  const pods = [
+    pod(1, 'web-1', 'node-b'),
+    pod(0, 'web-2', 'node-a', { [Annotation.restartBaseline]: JSON.stringify({ revision: 'web-2', restarts: { main: 3 } }) }),
+  ];
   const lists = [list('node-a', 'Pulled'), list('node-b', 'Failed', 'pull access denied')];
   const explanation = explain({ app, pods, imageLists: lists, plan: undefined, queue: undefined, notes: [], now: NOW });
   const events = [{ at: '2026-11-29T11:59:04Z', type: 'Warning', reason: 'AnalysisMeasurementFailed', message: '<script>x</script>', count: 1, from: 'ebb' }];
-  return { app, pods, events, explanation, explainText: renderExplanation(explanation, { tty: false }), notes: ['Events: forbidden to the watcher'], at: NOW.toISOString() };
+  return {
+    app,
+    pods,
+    events,
+    explanation,
+    explainText: renderExplanation(explanation, { tty: false }),
+    notes: ['Events: forbidden to the watcher'],
+    at: NOW.toISOString(),
+  };
 }
 
 describe("one App's page", () => {
@@ -87,7 +102,10 @@ describe("one App's page", () => {
     expect(body).toContain('<td>error-rate</td><td>1</td><td>Running</td><td>2</td><td>1</td>');
     expect(body).toContain('Failed 0.2: &lt;b&gt;too high&lt;/b&gt;');
     expect(body).not.toContain('<script>x</script>');
-    expect(chartData(run)).toEqual([[Date.parse(run.startedAt) / 1000, Date.parse(run.startedAt) / 1000 + 2, Date.parse(run.startedAt) / 1000 + 4], [0.01, null, 0.2]]);
+    expect(chartData(run)).toEqual([
+      [Date.parse(run.startedAt) / 1000, Date.parse(run.startedAt) / 1000 + 2, Date.parse(run.startedAt) / 1000 + 4],
+      [0.01, null, 0.2],
+    ]);
     expect(chartData({ ...run, measurements: [{ phase: 'Successful', value: 'ok', measuredAt: run.startedAt }] })).toBeUndefined();
   });
 
@@ -103,8 +121,18 @@ describe("one App's page", () => {
 describe("an App's Events as the page reads them", () => {
   it('takes the time an Event carries, past the nulls of the core/v1 view', async () => {
     const { eventRow } = await import('./detail-read.ts');
-    const row = eventRow({ type: 'Warning', reason: 'RolloutAborted', lastTimestamp: null, firstTimestamp: null, eventTime: '2026-11-29T12:00:00.000000Z', series: null });
+    const row = eventRow({
+      type: 'Warning',
+      reason: 'RolloutAborted',
+      lastTimestamp: null,
+      firstTimestamp: null,
+      eventTime: '2026-11-29T12:00:00.000000Z',
+      series: null,
+    });
     expect(row).toMatchObject({ at: '2026-11-29T12:00:00.000000Z', count: 1 });
-    expect(eventRow({ series: { lastObservedTime: '2026-11-29T12:05:00Z', count: 4 }, eventTime: '2026-11-29T12:00:00Z' })).toMatchObject({ at: '2026-11-29T12:05:00Z', count: 4 });
+    expect(eventRow({ series: { lastObservedTime: '2026-11-29T12:05:00Z', count: 4 }, eventTime: '2026-11-29T12:00:00Z' })).toMatchObject({
+      at: '2026-11-29T12:05:00Z',
+      count: 4,
+    });
   });
 });

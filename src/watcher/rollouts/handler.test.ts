@@ -51,7 +51,14 @@ async function serve(grant: BoardViewer, store: RolloutStore, read: string[] = [
     },
     reader,
   });
-  const ops = await startOpsServer({ address: '127.0.0.1', port: 0, registry: new Registry(), healthz: () => undefined, readyz: () => undefined, mounts: [{ prefix: '/rollouts', handler }] });
+  const ops = await startOpsServer({
+    address: '127.0.0.1',
+    port: 0,
+    registry: new Registry(),
+    healthz: () => undefined,
+    readyz: () => undefined,
+    mounts: [{ prefix: '/rollouts', handler }],
+  });
   closers.push(() => ops.close());
   return `http://127.0.0.1:${ops.port}`;
 }

@@ -36,7 +36,8 @@ export interface RolloutsOptions {
 }
 
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
 };
@@ -67,7 +68,11 @@ async function visible(grant: Exclude<BoardViewer, 'none'>, store: RolloutStore,
 }
 
 const whoOf = (grant: Exclude<BoardViewer, 'none'>): string =>
-  typeof grant === 'object' ? 'viewer of some namespaces (read-only)' : grant === 'write' ? 'viewer of every namespace' : 'viewer of every namespace (read-only)';
+  typeof grant === 'object'
+    ? 'viewer of some namespaces (read-only)'
+    : grant === 'write'
+      ? 'viewer of every namespace'
+      : 'viewer of every namespace (read-only)';
 
 function decoded(segment: string): string | undefined {
   try {

@@ -35,7 +35,9 @@ const RANK: Readonly<Record<RolloutState, number>> = Object.fromEntries(ROLLOUT_
 
 /** What needs attention first (the state's rank), then by namespace and name. */
 export function byAttention(a: AppSummary, b: AppSummary): number {
-  return RANK[a.state] - RANK[b.state] || (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  return (
+    RANK[a.state] - RANK[b.state] || (a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : 0) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  );
 }
 
 export const emptyCounts = (): Record<RolloutState, number> => Object.fromEntries(ROLLOUT_STATES.map((s) => [s, 0])) as Record<RolloutState, number>;

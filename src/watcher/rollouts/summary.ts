@@ -78,7 +78,10 @@ export function truncate(text: string, max: number): string {
 const str = (v: unknown, max = MAX_TEXT): string => (typeof v === 'string' ? truncate(v, max) : '');
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);
 
-function decide(conditions: readonly LooseCondition[], s: { replicas: number; updated: number; revisionsDiffer: boolean }): { state: RolloutState; by?: LooseCondition } {
+function decide(
+  conditions: readonly LooseCondition[],
+  s: { replicas: number; updated: number; revisionsDiffer: boolean },
+): { state: RolloutState; by?: LooseCondition } {
   const isTrue = (type: string): LooseCondition | undefined => conditions.find((c) => c.type === type && c.status === 'True');
   const aborted = isTrue(ConditionType.aborted);
   if (aborted) return { state: 'aborted', by: aborted };

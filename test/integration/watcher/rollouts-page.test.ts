@@ -29,7 +29,15 @@ import { createApp, patchApp, settled, template, until } from '../app/harness.ts
 import { deleteNamespace, ebbEnv, printLogsOnFailure, spawnEbb, uniquePrefix, type EbbProcess } from './helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const RESULTS = join(PROJECT_ROOT, 'test-results', 'rollouts-page');
 const DOC_IMG = join(PROJECT_ROOT, 'docs', 'img');
 
@@ -51,7 +59,12 @@ async function shows(page: Page, text: string | RegExp, what: string, timeout = 
     .first()
     .waitFor({ timeout })
     .catch(async (err: unknown) => {
-      const body = (await page.locator('body').innerText().catch(() => '(no body)')).slice(0, 3_000);
+      const body = (
+        await page
+          .locator('body')
+          .innerText()
+          .catch(() => '(no body)')
+      ).slice(0, 3_000);
       throw new Error(`${what}: ${String(err)}\npage shows:\n${body}`);
     });
 }
@@ -106,7 +119,12 @@ describe('the rollouts page in Chromium', () => {
       subjects: [{ kind: 'ServiceAccount', name: 'viewer', namespace: nsA }],
     });
     const clusterName = `page-it-${randomBytes(3).toString('hex')}`;
-    await rest.create(rbac('clusterroles'), { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: clusterName }, rules: [APP_RULE] });
+    await rest.create(rbac('clusterroles'), {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: clusterName },
+      rules: [APP_RULE],
+    });
     await rest.create(rbac('clusterrolebindings'), {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
@@ -147,18 +165,38 @@ describe('the rollouts page in Chromium', () => {
       template: template(web, 'v1'),
       updateStrategy: {
         type: 'RollingUpdate',
-        rollingUpdate: { canary: { steps: [{ replicas: 1 }, { analysis: ['error-rate'] }, { pause: {} }, { replicas: '100%' }] }, analysis: { checks: [errors] } },
+        rollingUpdate: {
+          canary: { steps: [{ replicas: 1 }, { analysis: ['error-rate'] }, { pause: {} }, { replicas: '100%' }] },
+          analysis: { checks: [errors] },
+        },
       },
     });
-    await Promise.all([createApp(nsA, 'catalog', { replicas: 2 }), createApp(nsA, 'search', { replicas: 2 }), createApp(nsB, 'b-secret-ledger', { replicas: 1 })]);
-    await Promise.all([settled(nsA, web, undefined, 90_000), settled(nsA, 'catalog', undefined, 90_000), settled(nsA, 'search', undefined, 90_000), settled(nsB, 'b-secret-ledger', undefined, 90_000)]);
+    await Promise.all([
+      createApp(nsA, 'catalog', { replicas: 2 }),
+      createApp(nsA, 'search', { replicas: 2 }),
+      createApp(nsB, 'b-secret-ledger', { replicas: 1 }),
+    ]);
+    await Promise.all([
+      settled(nsA, web, undefined, 90_000),
+      settled(nsA, 'catalog', undefined, 90_000),
+      settled(nsA, 'search', undefined, 90_000),
+      settled(nsB, 'b-secret-ledger', undefined, 90_000),
+    ]);
     await patchApp(nsA, web, { template: template(web, 'v2') });
-    await until(nsA, web, (s) => (s.app.status?.analysis?.runs[0]?.measurements.length ?? 0) >= 3, { timeoutMs: 90_000, what: 'three measurements of the check' });
+    await until(nsA, web, (s) => (s.app.status?.analysis?.runs[0]?.measurements.length ?? 0) >= 3, {
+      timeoutMs: 90_000,
+      what: 'three measurements of the check',
+    });
 
     await mkdir(RESULTS, { recursive: true });
     const profile = await mkdtemp(join(tmpdir(), 'ebb-chromium-'));
     cleanups.push(() => rm(profile, { recursive: true, force: true }));
-    const context: BrowserContext = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
+    const context: BrowserContext = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 900 },
+    });
     cleanups.push(() => context.close());
     const page = context.pages()[0] ?? (await context.newPage());
     await page.setExtraHTTPHeaders({ authorization: `Bearer ${operator}` });
