@@ -65,30 +65,28 @@ export interface PageParts {
  */
 export function page(p: PageParts): string {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${p.title} · ebb rollouts</title>
-        <link rel="stylesheet" href="${p.base}/-/page.css" />
-        ${
-          p.chart
-            ? html`<link rel="stylesheet" href="${p.base}/-/uPlot.min.css" />
-                <script src="${p.base}/-/uPlot.iife.min.js" defer></script>`
-            : ''
-        }
-        <script src="${p.base}/-/page.js" defer></script>
-      </head>
-      <body>
-        <header>
-          <nav aria-label="ebb">
-            <a href="${p.base}/">Rollouts</a>
-            ${p.boardPath ? html`<a href="${p.boardPath}/">Queues (Bull Board)</a>` : ''}
-            <span class="who">${p.who}</span>
-          </nav>
-        </header>
-        <main>${p.body}</main>
-        <p class="live-status" role="status" aria-live="polite" id="live-status"></p>
-      </body>
-    </html> `.text;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${p.title} · ebb rollouts</title>
+<link rel="stylesheet" href="${p.base}/-/page.css">
+${p.chart ? html`<link rel="stylesheet" href="${p.base}/-/uPlot.min.css"><script src="${p.base}/-/uPlot.iife.min.js" defer></script>` : ''}
+<script src="${p.base}/-/page.js" defer></script>
+</head>
+<body>
+<header>
+<nav aria-label="ebb">
+<a href="${p.base}/">Rollouts</a>
+${p.boardPath ? html`<a href="${p.boardPath}/">Queues (Bull Board)</a>` : ''}
+<span class="who">${p.who}</span>
+</nav>
+</header>
+<main>
+${p.body}
+</main>
+<p class="live-status" role="status" aria-live="polite" id="live-status"></p>
+</body>
+</html>
+`.text;
 }
