@@ -30,6 +30,8 @@ import { notifyQueue } from '../queue/notify-queue.ts';
 import { measureQueue, type MeasureQueue } from '../queue/measure-queue.ts';
 import { workerBacklog } from '../queue/backlog.ts';
 import { AppStates } from './app-conditions.ts';
+import { RolloutStore } from './rollouts/store.ts';
+import { observers } from './warm-pools.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 import { PodHolds } from './pod-holds.ts';
 import { errorMessage } from '../common/errors.ts';
@@ -109,14 +111,37 @@ async function redisProblem(redis: RedisClient): Promise<string | undefined> {
   }
 }
 
-/** Bull Board, loaded only when it is on (it and its web stack cost memory an idle watcher does not need). */
-async function boardMounts(cfg: WatcherConfig, queues: readonly unknown[], rest: KubeRest, log: Logger): Promise<{ prefix: string; handler: Handler }[]> {
+/**
+ * Bull Board and the rollouts page beside it (same login), loaded only when the board is on (they and their web
+ * stack cost memory an idle watcher does not need).
+ */
+async function boardMounts(
+  cfg: WatcherConfig,
+  queues: readonly unknown[],
+  rest: KubeRest,
+  log: Logger,
+  rollouts: RolloutStore | undefined,
+): Promise<{ prefix: string; handler: Handler }[]> {
   if (!cfg.board) return [];
-  const { boardHandler } = await import('./board.ts');
+  const { boardGate, boardHandler } = await import('./board.ts');
+  const { ROLLOUTS_PATH } = await import('./rollouts/path.ts');
   const { kubeTokenReviewer } = await import('./board-kube-auth.ts');
   const auth = cfg.board.auth;
   const reviewer = auth.kind === 'kubernetes' ? kubeTokenReviewer(rest, auth.access, { writable: !cfg.board.readOnly }) : undefined;
-  return [{ prefix: cfg.board.basePath, handler: boardHandler(queues as Queue<unknown, unknown, string>[], { ...cfg.board, reviewer, log }) }];
+  const opts = { ...cfg.board, reviewer, log, rolloutsPath: rollouts ? ROLLOUTS_PATH : undefined };
+  const mounts = [{ prefix: cfg.board.basePath, handler: boardHandler(queues as Queue<unknown, unknown, string>[], opts) }];
+  if (!rollouts) return mounts;
+  const { rolloutsHandler } = await import('./rollouts/handler.ts');
+  const { restAppReader } = await import('./rollouts/detail-read.ts');
+  const page = rolloutsHandler({
+    base: ROLLOUTS_PATH,
+    boardPath: cfg.board.basePath,
+    store: rollouts,
+    gate: (req, res) => boardGate(req, res, opts),
+    reader: restAppReader(rest),
+    log,
+  });
+  return [...mounts, { prefix: ROLLOUTS_PATH, handler: page }];
 }
 
 /** The KEDA scaler, loaded only when it is on (gRPC and the proto loader). */
@@ -176,7 +201,9 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   const viewAlive = view ? keepViewAlive(view, ac.signal, log) : Promise.resolve();
   const sink = makeSink(queues, tenants, metrics, log, { onWork: () => scaler?.notify(), signal: ac.signal, onTooLarge, view });
   const states: Record<string, SourceState> = {};
-  const specs = sourceSpecs(cfg.namespaces, appStates, sink.known);
+  // The rollouts page's list, kept from the App events only while the board (and so the page) is on.
+  const rollouts = cfg.board ? new RolloutStore() : undefined;
+  const specs = sourceSpecs(cfg.namespaces, observers(appStates, rollouts), sink.known);
   for (const s of specs) states[s.name] = 'starting';
 
   // Not awaited: BullMQ waits for Redis to be ready, and a watcher started while Redis is down must still
@@ -249,7 +276,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     port: cfg.httpPort,
     registry: metrics.registry,
     healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
-    mounts: await boardMounts(cfg, cfg.board ? shown : [], rest, log),
+    mounts: await boardMounts(cfg, cfg.board ? shown : [], rest, log, rollouts),
     readyz: async () => {
       // Every problem, not only the first: with Redis down the watches fail too (their enqueues do), and
       // the answer must still say that Redis is the cause.
