@@ -22,7 +22,7 @@ import type { AppClient } from './model/client.ts';
 import type { Pod, Stored } from '../../kube/types.ts';
 import { applyInPlaceStep, completesUpdate, markGateReady, needsGateReady, type FallbackLog } from '../inplace/index.ts';
 import { mergeDiff } from './status/merge-diff.ts';
-import { appControllerRef } from './ownership/owner.ts';
+import { appControllerRef } from './model/owner-refs.ts';
 import { controllerRef } from './pods/predicates.ts';
 import { applyLifecycle } from './lifecycle/apply.ts';
 import { afterPrewarm, isPrewarmAction, performPrewarm } from './prewarm/apply.ts';
