@@ -4,7 +4,7 @@ import type { CanaryStep } from '../../api/update-strategy.ts';
 import type { Pod } from '../../kube/types.ts';
 import { readBaseline } from '../../workers/inplace/restart-baseline.ts';
 import { podIsUpdatingInPlace } from '../../workers/inplace/status.ts';
-import { rolloutSettings } from '../../workers/app/rollout/settings.ts';
+import { rolloutSettings } from '../../workers/app/model/rollout-settings.ts';
 import { getOrdinal, getPodRevision, isRunningAndReady } from '../../workers/app/pods/predicates.ts';
 import type { AppView, EventRow } from './detail-model.ts';
 import { html, jsonBlock, type Html } from './html.ts';

@@ -6,7 +6,7 @@
 import { ConditionType, Reason } from '../../api/keys.ts';
 import type { App } from '../../api/app.ts';
 import type { KubeObject } from '../../kube/types.ts';
-import { rolloutSettings } from '../../workers/app/rollout/settings.ts';
+import { rolloutSettings } from '../../workers/app/model/rollout-settings.ts';
 
 /**
  * The state of a rollout, in the order the list puts them (what needs attention first):

@@ -21,7 +21,7 @@ import type { Stored } from '../../kube/types.ts';
 import { completesUpdate } from '../inplace/index.ts';
 import { mergeDiff } from './status/merge-diff.ts';
 import { asReadOf } from './status/assemble.ts';
-import { appControllerRef } from './ownership/owner.ts';
+import { appControllerRef } from './model/owner-refs.ts';
 import { controllerRef } from './pods/predicates.ts';
 import { afterPrewarm, isPrewarmAction, performPrewarm } from './prewarm/apply.ts';
 import { giveBack } from './prewarm/grant.ts';

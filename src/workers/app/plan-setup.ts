@@ -10,7 +10,7 @@ import type { Action } from './model/actions.ts';
 import type { NeedsInput, Observed } from './model/plan.ts';
 import { templateOf } from './revisions/revisions.ts';
 import { canaryProgress, type CanaryInput, type CanaryOutcome } from './rollout/canary.ts';
-import { rolloutSettings, type RolloutSettings } from './rollout/settings.ts';
+import { rolloutSettings, type RolloutSettings } from './model/rollout-settings.ts';
 import { priorityReached } from './rollout/update-order.ts';
 import { getPodRevision, isRunningAndAvailable, isTerminating } from './pods/predicates.ts';
 import { floorForTop, isMonotonic, ordinalRange, type PodSet, splitPods } from './pods/pod-set.ts';

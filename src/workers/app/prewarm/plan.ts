@@ -14,11 +14,9 @@
  * are cleared (or replaced when the node is requested again); everything is cleared once pre-warming stops
  * (rollout over, pre-warm disabled, App deleted). Nothing here ever holds the rollout back.
  */
-import type { PrewarmStatus } from '../../../api/app-status.ts';
 import type { ImageList } from '../../../api/image-list.ts';
 import type { ClusterStored } from '../../../kube/types.ts';
 import { ConditionType, prewarmFieldManager, prewarmLabelKey, Reason } from '../../../api/keys.ts';
-import type { Action } from '../model/actions.ts';
 import type { ConditionInput } from '../../shared/conditions.ts';
 import { formatDuration } from '../../../common/duration.ts';
 import type { PullLimit } from './budget.ts';

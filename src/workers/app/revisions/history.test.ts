@@ -4,7 +4,7 @@ import type { App } from '../../../api/app.ts';
 import type { ControllerRevision, Stored } from '../../../kube/types.ts';
 import { plan } from '../planner.ts';
 import { needsInput, type Observed } from '../model/plan.ts';
-import { appControllerRef } from '../ownership/owner.ts';
+import { appControllerRef } from '../model/owner-refs.ts';
 import { historyWithinLimit, revisionCountAfter } from './history.ts';
 import { newRevision, revisionData, revisionHash } from './revisions.ts';
 

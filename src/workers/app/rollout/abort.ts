@@ -20,7 +20,7 @@ import { AbortReason, parsePausedBy, RolloutAnnotation, type AbortMeasurement, t
 import type { Stored } from '../../../kube/types.ts';
 import type { Action } from '../model/actions.ts';
 import { findCondition, setCondition } from '../../shared/conditions.ts';
-import { rolloutSettings } from './settings.ts';
+import { rolloutSettings } from '../model/rollout-settings.ts';
 
 /** What aborts a rollout besides a person: the progress deadline now, a failed analysis later. */
 export interface AbortTrigger {

@@ -11,7 +11,7 @@ import type { CheckTemplateStore } from '../../model/analysis-io.ts';
 import type { App } from '../../../../api/app.ts';
 import { isKubeError } from '../../../../kube/errors.ts';
 import type { Stored } from '../../../../kube/types.ts';
-import { rolloutSettings } from '../settings.ts';
+import { rolloutSettings } from '../../model/rollout-settings.ts';
 import { referencedTemplates, resolveChecks, templateKey, templateName, type TemplateLookup } from './templates.ts';
 import type { ResolvedCheck } from '../../model/analysis-io.ts';
 
