@@ -24,7 +24,6 @@ import { imagesKey, nodeState, type NodeState } from '../../shared/pull-state.ts
 import { answerDueAt, cappedImages, DEFAULT_PREWARM_POLICY, pinsEndAt, timestamp, type PrewarmPolicy } from './policy.ts';
 import type { BudgetUse, PrewarmAction, PrewarmOutcome } from '../model/prewarm-outcome.ts';
 
-
 /** Who writes: the App's field manager and the label its ImageLists carry. */
 interface PrewarmIdentity {
   fieldManager: string;
