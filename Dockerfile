@@ -25,7 +25,7 @@ RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 FROM build AS daemon-deps
 RUN npm pkg delete dependencies.@bull-board/api dependencies.@bull-board/hono dependencies.@hono/node-server \
       dependencies.hono dependencies.bullmq dependencies.ioredis dependencies.fast-json-patch \
-      dependencies.@kubernetes/client-node dependencies.protobufjs \
+      dependencies.@kubernetes/client-node dependencies.protobufjs dependencies.uplot \
   && npm prune --omit=dev --ignore-scripts --no-audit --no-fund --offline \
   && find node_modules -mindepth 1 -maxdepth 1 -type d -empty -delete
 

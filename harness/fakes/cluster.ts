@@ -13,7 +13,7 @@ import { applyJsonPatch, applyResizePatch, applyStatusPatch } from './pod-patch.
 import { FakeImageLists } from './image-lists.ts';
 import { alreadyExists, CallLog, conflict, mergePatch, notFound, parseSelector, stamp } from './store.ts';
 import type { ControllerRevision, KubeObject, PersistentVolumeClaim, Pod, Stored } from '../../src/kube/types.ts';
-import type { AppClient, NodeObject, ObjectStore } from '../../src/workers/app/client.ts';
+import type { AppClient, NodeObject, ObjectStore } from '../../src/workers/app/model/client.ts';
 import { canonicalJson } from '../../src/common/canonical-json.ts';
 
 /** Any object this fake stores. */

@@ -9,7 +9,7 @@ import type { ClusterStored } from '../../src/kube/types.ts';
 import { API_VERSION, IMAGE_LIST_KIND } from '../../src/api/group.ts';
 import { KubeError } from '../../src/kube/errors.ts';
 import { conflict, parseSelector } from './store.ts';
-import type { ImageListStore } from '../../src/workers/app/client.ts';
+import type { ImageListStore } from '../../src/workers/app/model/client.ts';
 
 interface Stored {
   uid: string;

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
+import type { ExternalJobUrl, QueueJobJson } from '@bull-board/api/typings/app';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { HonoAdapter } from '@bull-board/hono';
 import { getRequestListener } from '@hono/node-server';
@@ -16,6 +17,7 @@ export { MIN_SECRET_BYTES } from './board-guards.ts';
 import type { BoardAccess, BoardViewer, TokenReviewer } from './board-kube-auth.ts';
 import { ReviewRateLimited } from './board-review-limit.ts';
 import { scopedBoard, type ReadOnlyBoard } from './board-scoped.ts';
+import { appPageLink } from './rollouts/board-links.ts';
 
 /**
  * Who may open Bull Board: nobody needs credentials only when it listens on loopback; `kubernetes`: a bearer
@@ -33,6 +35,8 @@ export interface BoardOptions {
   /** Reviews bearer tokens; required with `kubernetes` auth. */
   reviewer?: TokenReviewer | undefined;
   log?: Logger | undefined;
+  /** Where the rollouts page is mounted: each App's reconcile job links to its page, the header to the list. */
+  rolloutsPath?: string | undefined;
 }
 
 function same(a: string, b: string): boolean {
@@ -124,16 +128,19 @@ class QuietHonoAdapter extends HonoAdapter {
 }
 
 /** One Bull Board (Hono app) over `queues`, read-only or not, as a node:http listener and a fetch function. */
-function oneBoard(queues: Queue<unknown, unknown, string>[], basePath: string, readOnly: boolean, log: Logger | undefined): ReadOnlyBoard {
+function oneBoard(queues: Queue<unknown, unknown, string>[], opts: BoardOptions, readOnly: boolean): ReadOnlyBoard {
+  const { basePath, log, rolloutsPath } = opts;
   const adapter = new QuietHonoAdapter(log);
   adapter.setBasePath(basePath);
+  // Bull Board shows no link for a job whose link is undefined (its answer's `externalUrl` is optional).
+  const links = rolloutsPath === undefined ? {} : { externalJobUrl: appPageLink(rolloutsPath) as (job: QueueJobJson) => ExternalJobUrl };
   createBullBoard({
     queues: queues.map((q) => {
       const shard = shardOfQueue(q);
-      return new BullMQAdapter(q, { readOnlyMode: readOnly, ...(shard > 0 ? { prefix: `shard-${shard}.` } : {}) });
+      return new BullMQAdapter(q, { readOnlyMode: readOnly, ...links, ...(shard > 0 ? { prefix: `shard-${shard}.` } : {}) });
     }),
     serverAdapter: adapter,
-    options: { uiConfig: { boardTitle: 'ebb queues' } },
+    options: { uiConfig: { boardTitle: 'ebb queues', ...(rolloutsPath === undefined ? {} : { miscLinks: [{ text: 'Rollouts', url: `${rolloutsPath}/` }] }) } },
   });
   const app = new Hono({ strict: false });
   app.onError((err, c) => {
@@ -153,16 +160,26 @@ function oneBoard(queues: Queue<unknown, unknown, string>[], basePath: string, r
  * some namespaces goes through board-scoped.ts, over the read-only board.
  */
 export function boardHandler(queues: Queue<unknown, unknown, string>[], opts: BoardOptions): Handler {
-  const readOnly = oneBoard(queues, opts.basePath, true, opts.log);
-  const writable = opts.readOnly ? readOnly : oneBoard(queues, opts.basePath, false, opts.log);
+  const readOnly = oneBoard(queues, opts, true);
+  const writable = opts.readOnly ? readOnly : oneBoard(queues, opts, false);
   const scoped = scopedBoard(readOnly, opts.basePath, opts.log);
-  const loopbackOnly = opts.auth.kind === 'none';
   return async (req, res) => {
-    const refusal = guardRequest(req.method, req.headers, { loopbackOnly });
-    if (refusal) return answer(res, refusal.status, refusal.message);
-    const grant = await admit(req, res, opts);
+    const grant = await boardGate(req, res, opts);
     if (grant === 'none') return;
     if (typeof grant === 'object') return scoped(req, res, grant);
     return (grant === 'write' ? writable : readOnly).listener(req, res);
   };
+}
+
+/**
+ * The board's checks and login for a request (its origin and Host checks, then `admit`): the viewer's grant, or
+ * 'none' once the request is answered. The rollouts page beside the board lets viewers in through it too.
+ */
+export async function boardGate(req: IncomingMessage, res: ServerResponse, opts: BoardOptions): Promise<BoardViewer> {
+  const refusal = guardRequest(req.method, req.headers, { loopbackOnly: opts.auth.kind === 'none' });
+  if (refusal) {
+    answer(res, refusal.status, refusal.message);
+    return 'none';
+  }
+  return admit(req, res, opts);
 }

@@ -2,6 +2,7 @@ import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, WATCH_SETTINGS, kubeAccessO
 import { frozen, parseSettings, table, type Env, type Values } from '../common/settings.ts';
 import type { LogLevel } from '../common/log.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
+import { VIEW_SETTINGS } from '../view/settings.ts';
 import { REDIS_LIVENESS_SETTINGS } from '../queue/redis-settings.ts';
 import type { BoardAuth } from './board.ts';
 import { SCALER_SETTINGS, scalerTlsOf, type ScalerTlsFiles } from './scaler-settings.ts';
@@ -27,6 +28,8 @@ export interface WatcherConfig {
   readonly logLevel: LogLevel;
   /** /healthz fails once Redis has been out of reach this long; 0: never. */
   readonly redisUnhealthyAfterMs: number;
+  /** Whether the watcher writes the shared view of Apps and their pods (`src/view/`). */
+  readonly view: boolean;
   /** Bull Board; undefined when disabled. */
   readonly board: { readonly basePath: string; readonly readOnly: boolean; readonly auth: BoardAuth } | undefined;
   /** Why the board is off although it was not switched off (shown once in the log). */
@@ -42,6 +45,7 @@ export const WATCHER_SETTINGS = table(
     ...WATCH_SETTINGS.entries,
     ...QUEUE_SETTINGS.entries,
     ...REDIS_LIVENESS_SETTINGS.entries,
+    ...VIEW_SETTINGS.entries,
     namespaces: {
       name: 'EBB_NAMESPACES',
       type: 'list',
@@ -198,6 +202,7 @@ export function parseWatcherConfig(env: Env): WatcherConfig {
     watchdogMs: v.watchdog,
     logLevel: v.logLevel,
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
+    view: v.view,
   });
 }
 

@@ -61,6 +61,7 @@ function retainListed(spec: SourceSpec, states: AppObserver, listed: Map<string,
 /** An object of `spec` left out for its size: reported, and a tracked object is forgotten (left alone). */
 function skipOversized(spec: SourceSpec, sink: Sink, digests: Map<string, number>, obj: OversizedObject): void {
   sink.onTooLarge(spec.ref, obj);
+  if (spec.view) sink.view?.tooLarge(spec.name, spec.view, obj);
   const id = `${obj.namespace ?? ''}/${obj.name}`;
   digests.delete(id);
   const key = spec.keyOf({ metadata: { name: obj.name, namespace: obj.namespace, uid: obj.uid } });
@@ -75,13 +76,14 @@ function skipOversized(spec: SourceSpec, sink: Sink, digests: Map<string, number
  */
 async function enqueueUntilTaken(
   sink: Sink,
-  keys: ObjectKey[],
-  cause: 'list' | 'event',
+  work: { keys: ObjectKey[]; cause: 'list' | 'event'; before?: (() => Promise<void>) | undefined },
   deps: { signal: AbortSignal; setState(s: SourceState): void; log: Logger },
   state: { current: SourceState },
 ): Promise<void> {
+  const { keys, cause, before } = work;
   for (let attempt = 1; ; attempt++) {
     try {
+      await before?.();
       await sink.enqueue(keys, cause);
       if (attempt > 1) deps.setState(state.current);
       return;
@@ -116,7 +118,17 @@ export async function runSource(
 ): Promise<void> {
   const { sink } = deps;
   const state: { current: SourceState } = { current: 'starting' };
-  const enqueue = (keys: ObjectKey[], cause: 'list' | 'event'): Promise<void> => enqueueUntilTaken(sink, keys, cause, deps, state);
+  const enqueue = (keys: ObjectKey[], cause: 'list' | 'event', before?: () => Promise<void>): Promise<void> =>
+    enqueueUntilTaken(sink, { keys, cause, before }, deps, state);
+  // The shared view: written before the keys an object concerns are enqueued (the same retries), every event
+  // written, those that enqueue nothing too (a job caused by a later event reads them).
+  const view = spec.view && sink.view ? { feed: sink.view, kind: spec.view } : undefined;
+  let viewList = '';
+  /** Counts the event, and writes it to the view first (every event, those that enqueue nothing too). */
+  const seen = async (ev: WatchEvent<KubeObject>, resource: string): Promise<void> => {
+    sink.onWatchEvent(resource, ev.type);
+    if (view) await enqueue([], 'event', () => view.feed.event(spec.name, view.kind, ev));
+  };
   let lists = 0;
   let listed = new Map<string, number>();
   // Digesting sources: the digest per object, as of the last list and the events since.
@@ -145,6 +157,7 @@ export async function runSource(
       onListPage: async (items, page) => {
         if (page.first) {
           if (lists++ > 0) sink.onRestart(spec.name);
+          viewList = view?.feed.newList() ?? '';
           listed = new Map();
           listedDigests = new Map();
           objects = 0;
@@ -152,7 +165,7 @@ export async function runSource(
         const keys = pageKeys(items, spec, listed, listedDigests);
         objects += items.length;
         if (spec.states) observeStates(spec, spec.states, items);
-        await enqueue(keys, 'list');
+        await enqueue(keys, 'list', view && (() => view.feed.page(spec.name, view.kind, viewList, items, page)));
         if (!page.last) return;
         if (spec.states) retainListed(spec, spec.states, listed);
         if (spec.tracked) sink.known.replace(spec.name, listed);
@@ -163,7 +176,7 @@ export async function runSource(
       },
       onEvent: async (ev: WatchEvent<KubeObject>) => {
         const resource = spec.name.split('/')[0] ?? spec.name;
-        sink.onWatchEvent(resource, ev.type);
+        await seen(ev, resource);
         const key = spec.keyOf(ev.object);
         if (!key) {
           digests.delete(objectId(ev.object));

@@ -6,6 +6,8 @@ import type { ObjectKey } from '../queue/names.ts';
 import type { KnownKeys } from './known-keys.ts';
 import type { PodHolds } from './pod-holds.ts';
 import type { AppObserver } from './warm-pools.ts';
+import type { ViewFeed } from '../view/writer.ts';
+import type { ViewKind } from '../view/changes.ts';
 
 export type SourceState = 'starting' | 'listing' | 'watching' | 'backoff';
 
@@ -21,6 +23,8 @@ export interface Sink {
   onRestart(resource: string): void;
   /** An object left out for its size (`ebb_objects_too_large_total`, a rate-limited Event on it). */
   onTooLarge(ref: ResourceRef, object: OversizedObject): void;
+  /** Where the App and pod sources write the shared view (`src/view/`), before they enqueue; absent: no view. */
+  view?: ViewFeed | undefined;
 }
 
 export interface SourceSpec {
@@ -66,6 +70,8 @@ export interface SourceSpec {
    * until its status is written (`PodHolds.appEvent`). Apps.
    */
   releasesPodHolds?: boolean;
+  /** The sources the shared view is written from: their objects go into it (`Sink.view`). */
+  view?: ViewKind;
   /** Apps: what is counted and indexed from every App object seen (`ebb_apps_in_state`, the warm pools). */
   states?: AppObserver;
 }

@@ -1,7 +1,6 @@
 import { appRef, imageListRef } from '../api/group.ts';
 import { Label } from '../api/keys.ts';
 import { core } from '../kube/paths.ts';
-import type { AppStates } from './app-conditions.ts';
 import { appKey, entryOwnerKeys, imageListKey, podOwnerKey } from './keys.ts';
 import { nodeSource } from './node-source.ts';
 import { pullJobSource } from './pull-job-sources.ts';
@@ -9,14 +8,14 @@ import { podDigest } from './pod-digest.ts';
 import { appSettled } from './settled.ts';
 import type { KnownKeys } from './known-keys.ts';
 import type { SourceSpec } from './source-spec.ts';
-import { observers, WarmPools } from './warm-pools.ts';
+import { observers, WarmPools, type AppObserver } from './warm-pools.ts';
 
 export { runSource } from './run-source.ts';
 export { KnownKeys, knownValue } from './known-keys.ts';
 export type { Sink, SourceSpec, SourceState } from './source-spec.ts';
 
 /** The watch sources for a namespace set (empty = all namespaces); `known` lets Node events reach the open pull jobs. */
-export function sourceSpecs(namespaces: readonly string[], appStates?: AppStates, known?: KnownKeys, pools = new WarmPools()): SourceSpec[] {
+export function sourceSpecs(namespaces: readonly string[], appStates?: AppObserver, known?: KnownKeys, pools = new WarmPools()): SourceSpec[] {
   const scopes: (string | undefined)[] = namespaces.length > 0 ? [...namespaces] : [undefined];
   const specs: SourceSpec[] = [];
   const states = observers(appStates, pools);
@@ -31,6 +30,7 @@ export function sourceSpecs(namespaces: readonly string[], appStates?: AppStates
       settledOf: appSettled,
       releasesPodHolds: true,
       states,
+      view: 'app',
     });
     specs.push({
       name: `pods${suffix}`,
@@ -40,6 +40,7 @@ export function sourceSpecs(namespaces: readonly string[], appStates?: AppStates
       tracked: false,
       digestOf: podDigest,
       ownerSource: `apps${suffix}`,
+      view: 'pod',
     });
     specs.push(pullJobSource(ns));
   }

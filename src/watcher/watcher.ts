@@ -30,6 +30,8 @@ import { notifyQueue } from '../queue/notify-queue.ts';
 import { measureQueue, type MeasureQueue } from '../queue/measure-queue.ts';
 import { workerBacklog } from '../queue/backlog.ts';
 import { AppStates } from './app-conditions.ts';
+import { RolloutStore } from './rollouts/store.ts';
+import { observers } from './warm-pools.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 import { PodHolds } from './pod-holds.ts';
 import { errorMessage } from '../common/errors.ts';
@@ -38,6 +40,7 @@ import { supervise } from './supervise.ts';
 import { tooLargeEvents } from './too-large-events.ts';
 import type { ResourceRef } from '../kube/paths.ts';
 import type { OversizedObject } from '../kube/paged-list.ts';
+import { keepViewAlive, redisViewFeed, type ViewFeed } from '../view/writer.ts';
 
 /** Delayed jobs due within this window count as backlog for the KEDA scaler. */
 const SCALER_DUE_WINDOW_MS = 30_000;
@@ -56,7 +59,7 @@ function makeSink(
   tenants: TenantRates,
   metrics: WatcherMetrics,
   log: Logger,
-  hooks: { onWork: () => void; signal: AbortSignal; onTooLarge: (ref: ResourceRef, obj: OversizedObject) => void },
+  hooks: { onWork: () => void; signal: AbortSignal; onTooLarge: (ref: ResourceRef, obj: OversizedObject) => void; view: ViewFeed | undefined },
 ): Sink {
   const known = new KnownKeys();
   const { onWork } = hooks;
@@ -95,6 +98,7 @@ function makeSink(
       metrics.objectsTooLarge.inc({ resource: ref.resource });
       hooks.onTooLarge(ref, obj);
     },
+    view: hooks.view,
   };
 }
 
@@ -107,14 +111,37 @@ async function redisProblem(redis: RedisClient): Promise<string | undefined> {
   }
 }
 
-/** Bull Board, loaded only when it is on (it and its web stack cost memory an idle watcher does not need). */
-async function boardMounts(cfg: WatcherConfig, queues: readonly unknown[], rest: KubeRest, log: Logger): Promise<{ prefix: string; handler: Handler }[]> {
+/**
+ * Bull Board and the rollouts page beside it (same login), loaded only when the board is on (they and their web
+ * stack cost memory an idle watcher does not need).
+ */
+async function boardMounts(
+  cfg: WatcherConfig,
+  queues: readonly unknown[],
+  rest: KubeRest,
+  log: Logger,
+  rollouts: RolloutStore | undefined,
+): Promise<{ prefix: string; handler: Handler }[]> {
   if (!cfg.board) return [];
-  const { boardHandler } = await import('./board.ts');
+  const { boardGate, boardHandler } = await import('./board.ts');
+  const { ROLLOUTS_PATH } = await import('./rollouts/path.ts');
   const { kubeTokenReviewer } = await import('./board-kube-auth.ts');
   const auth = cfg.board.auth;
   const reviewer = auth.kind === 'kubernetes' ? kubeTokenReviewer(rest, auth.access, { writable: !cfg.board.readOnly }) : undefined;
-  return [{ prefix: cfg.board.basePath, handler: boardHandler(queues as Queue<unknown, unknown, string>[], { ...cfg.board, reviewer, log }) }];
+  const opts = { ...cfg.board, reviewer, log, rolloutsPath: rollouts ? ROLLOUTS_PATH : undefined };
+  const mounts = [{ prefix: cfg.board.basePath, handler: boardHandler(queues as Queue<unknown, unknown, string>[], opts) }];
+  if (!rollouts) return mounts;
+  const { rolloutsHandler } = await import('./rollouts/handler.ts');
+  const { restAppReader } = await import('./rollouts/detail-read.ts');
+  const page = rolloutsHandler({
+    base: ROLLOUTS_PATH,
+    boardPath: cfg.board.basePath,
+    store: rollouts,
+    gate: (req, res) => boardGate(req, res, opts),
+    reader: restAppReader(rest),
+    log,
+  });
+  return [...mounts, { prefix: ROLLOUTS_PATH, handler: page }];
 }
 
 /** The KEDA scaler, loaded only when it is on (gRPC and the proto loader). */
@@ -168,9 +195,15 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   const tenants = new TenantRates(cfg.queue.fairness);
   const eventsOf = (namespace: string): ResourceRef => ({ group: 'events.k8s.io', version: 'v1', resource: 'events', namespace });
   const onTooLarge = tooLargeEvents({ create: (ns, body, signal) => rest.create(eventsOf(ns), body, {}, signal) }, log);
-  const sink = makeSink(queues, tenants, metrics, log, { onWork: () => scaler?.notify(), signal: ac.signal, onTooLarge });
+  // The shared view: nothing of an earlier watcher's is trusted (events went unseen meanwhile); each source's
+  // first list marks it whole again.
+  const view = cfg.view ? redisViewFeed(producer, cfg.queue.prefix) : undefined;
+  const viewAlive = view ? keepViewAlive(view, ac.signal, log) : Promise.resolve();
+  const sink = makeSink(queues, tenants, metrics, log, { onWork: () => scaler?.notify(), signal: ac.signal, onTooLarge, view });
   const states: Record<string, SourceState> = {};
-  const specs = sourceSpecs(cfg.namespaces, appStates, sink.known);
+  // The rollouts page's list, kept from the App events only while the board (and so the page) is on.
+  const rollouts = cfg.board ? new RolloutStore() : undefined;
+  const specs = sourceSpecs(cfg.namespaces, observers(appStates, rollouts), sink.known);
   for (const s of specs) states[s.name] = 'starting';
 
   // Not awaited: BullMQ waits for Redis to be ready, and a watcher started while Redis is down must still
@@ -210,6 +243,8 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     });
   });
   onRedisRestored = () => {
+    // A Redis back from an outage may have lost writes (a failover to a replica behind): the view is not trusted again.
+    void view?.forget().catch(() => undefined);
     enqueueResync(sink.known.all(), queues, metrics).then(
       (n) => log.info({ objects: n }, 'redis back: resync enqueued'),
       (err: unknown) => log.warn({ err: errorMessage(err) }, 'resync after the Redis outage failed; the next period retries'),
@@ -241,7 +276,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     port: cfg.httpPort,
     registry: metrics.registry,
     healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
-    mounts: await boardMounts(cfg, cfg.board ? shown : [], rest, log),
+    mounts: await boardMounts(cfg, cfg.board ? shown : [], rest, log, rollouts),
     readyz: async () => {
       // Every problem, not only the first: with Redis down the watches fail too (their enqueues do), and
       // the answer must still say that Redis is the cause.
@@ -272,7 +307,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     resync: () => enqueueResync(sink.known.all(), queues, metrics),
     stop: async () => {
       ac.abort();
-      await Promise.all([...loops, resyncLoop]);
+      await Promise.all([...loops, resyncLoop, viewAlive]);
       await ops.close();
       await scaler?.close();
       await Promise.all(timersWorkers.map((w) => w.close()));

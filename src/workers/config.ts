@@ -10,6 +10,7 @@ import { DEFAULT_QUARANTINE_LIMIT } from '../queue/quarantine.ts';
 import { QUARANTINE_RETRIES } from './quarantine-plan.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
 import { REDIS_LIVENESS_SETTINGS } from '../queue/redis-settings.ts';
+import { VIEW_SETTINGS } from '../view/settings.ts';
 import { NETWORK_SCOPES } from './egress/addresses.ts';
 import { ALLOW_ENTRY, allowEntries } from './egress/allowlist.ts';
 import type { EgressPolicy } from './egress/outbound.ts';
@@ -52,6 +53,8 @@ export interface WorkerConfig {
   readonly eventCorrelation: EventCorrelationMode;
   /** Where web and Prometheus checks and notifications may connect. */
   readonly egress: EgressPolicy;
+  /** Whether App reconciles read the shared view the watcher writes (`src/view/`) when it is whole and fresh enough. */
+  readonly view: boolean;
 }
 
 export const KUBE_PROTOBUF_MODES = ['on', 'off'] as const;
@@ -67,6 +70,7 @@ export const WORKER_SETTINGS = table(
     ...HTTP_SETTINGS.entries,
     ...QUEUE_SETTINGS.entries,
     ...REDIS_LIVENESS_SETTINGS.entries,
+    ...VIEW_SETTINGS.entries,
     pullSecretNamespace: PULL_SECRET_NAMESPACE_SETTING,
     prewarmPullBudget: {
       name: 'EBB_PREWARM_PULL_BUDGET',
@@ -233,6 +237,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     prewarmPullBudget: v.prewarmPullBudget,
     prewarmNamespaceLimits: frozen({ pulls: v.prewarmNamespacePulls, entries: v.prewarmNamespaceEntries }),
     eventCorrelation: v.eventCorrelation,
+    view: v.view,
     egress: frozen({ allowedHosts: allowEntries(v.checkAllowedHosts), networks: v.checkNetworks }),
     prewarmPolicy: frozen({ maxImagesPerNode: v.prewarmMaxImagesPerNode, pinMaxMs: v.prewarmPinMax, answerTimeoutMs: v.prewarmAnswerTimeout }),
   });

@@ -7,6 +7,7 @@ export function workerMetrics(): {
   latency: Histogram<'kind'>;
   capped: Counter;
   analysisMeasurements: Counter<'phase'>;
+  viewReads: Counter<'from' | 'reason'>;
 } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'ebb_worker_' });
@@ -30,6 +31,12 @@ export function workerMetrics(): {
       help: 'Time from enqueue to the start of the reconcile (first attempts only).',
       labelNames: ['kind'],
       buckets: [0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 5, 30],
+      registers: [registry],
+    }),
+    viewReads: new Counter({
+      name: 'ebb_view_reads_total',
+      help: 'App reads of reconciles with EBB_VIEW on: from the view, or fresh from the apiserver and why (absent, not-listed, oversized, unchecked, unwatched-pods, opaque-version, behind).',
+      labelNames: ['from', 'reason'],
       registers: [registry],
     }),
     capped: new Counter({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ImageListStore } from './app/client.ts';
+import type { ImageListStore } from './app/model/client.ts';
 import { applyBody } from './app/prewarm/apply.ts';
 import { withoutPullSecrets } from './reconcilers.ts';
 

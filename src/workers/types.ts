@@ -1,9 +1,10 @@
+import type { ViewStore } from '../view/store.ts';
 import type { Logger } from '../common/log.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import type { ObjectKey } from '../queue/names.ts';
 import type { Notification } from './notify/notification.ts';
 import type { CheckHttp } from './egress/outbound.ts';
-import type { MeasureDesk } from './app/rollout/analysis/measure.ts';
+import type { MeasureDesk } from './app/model/analysis-io.ts';
 import type { PullBudget } from './app/prewarm/budget.ts';
 import type { PrewarmPolicy } from './app/prewarm/policy.ts';
 
@@ -39,6 +40,8 @@ export interface ReconcileContext {
   prewarmBudget?: PullBudget | undefined;
   /** The limits of each App's pre-warming (worker settings); absent: the defaults. */
   prewarmPolicy?: PrewarmPolicy | undefined;
+  /** The shared view of Apps and their pods (EBB_VIEW), and where its reads are counted; absent: every read is fresh. */
+  view?: { store: ViewStore; onRead(from: 'view' | 'fresh', reason?: string): void } | undefined;
 }
 
 /** Reconciles one object; re-reads everything it needs from the apiserver. Throws on failure. */

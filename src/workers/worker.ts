@@ -1,4 +1,5 @@
 import { DelayedError, Worker, type Job } from 'bullmq';
+import { redisViewStore } from '../view/store.ts';
 import { errorSummary } from '../common/errors.ts';
 import { sleep } from '../common/wait.ts';
 import { startOpsServer } from '../common/http.ts';
@@ -55,6 +56,7 @@ interface ProcessorDeps {
   notify: ReconcileContext['notify'];
   checks?: ReconcileContext['checks'];
   measure?: ReconcileContext['measure'];
+  view?: ReconcileContext['view'];
 }
 
 /** A job's return value: its outcome, how long it took, and the reconciler's summary (Bull Board shows it). */
@@ -154,6 +156,7 @@ function processor(deps: ProcessorDeps) {
         measure: deps.measure,
         prewarmBudget: deps.prewarmBudget,
         prewarmPolicy: deps.prewarmPolicy,
+        view: deps.view,
       };
       const out = await reconcile(key, ctx);
       result = out.wait ? 'wait' : 'done';
@@ -243,6 +246,9 @@ export async function startWorker(
       measure: measurePool?.desk,
       prewarmBudget: redisPullBudget(producer, cfg.queue.prefix, cfg.prewarmPullBudget, Date.now, cfg.prewarmNamespaceLimits),
       prewarmPolicy: cfg.prewarmPolicy,
+      view: cfg.view
+        ? { store: redisViewStore(producer, cfg.queue.prefix), onRead: (from, reason) => metrics.viewReads.inc({ from, reason: reason ?? '' }) }
+        : undefined,
     }),
   );
   // One BullMQ Worker per queue shard, each with its share of EBB_WORKER_CONCURRENCY (`reconcileWorkerOptions`).

@@ -8,7 +8,7 @@ import type { AnalysisHistoryEntry, CheckResult } from '../../api/analysis-histo
 import { AnalysisOutcome } from '../../api/analysis-history.ts';
 import { historyEntry } from '../../workers/app/rollout/analysis/history.ts';
 import { table } from './explain/render.ts';
-import { rolloutSettings } from '../../workers/app/rollout/settings.ts';
+import { rolloutSettings } from '../../workers/app/model/rollout-settings.ts';
 
 /** An entry as shown: its outcome, or Running for the record of a rollout still under way. */
 export type ShownAnalysis = Omit<AnalysisHistoryEntry, 'outcome'> & { outcome: AnalysisHistoryEntry['outcome'] | 'Running' };

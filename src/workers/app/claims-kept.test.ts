@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../api/app-spec.ts';
 import { makeApp, podFor } from '../../../test/unit/app/fixtures.ts';
-import { needsInput, plan } from './planner.ts';
+import { plan } from './planner.ts';
+import { needsInput } from './model/plan.ts';
 import { planned } from '../../../test/unit/app/fixtures.ts';
 import { revisionData, revisionHash } from './revisions/revisions.ts';
 

@@ -7,7 +7,7 @@ import type { App } from '../../api/app.ts';
 import { isKubeError } from '../../kube/errors.ts';
 import type { Stored } from '../../kube/types.ts';
 import type { EventSpec } from './model/actions.ts';
-import type { EventRecorder } from './client.ts';
+import type { EventRecorder } from './model/client.ts';
 import { CORRELATOR_DEFAULTS, EventCorrelator } from './event-correlator.ts';
 import { microTime } from './events.ts';
 

@@ -3,7 +3,8 @@ import type { AppSpec } from '../../api/app-spec.ts';
 import { makeApp, podFor, type PodState, stored } from '../../../test/unit/app/fixtures.ts';
 import type { Action } from './model/actions.ts';
 import type { ControllerRevision, Stored } from '../../kube/types.ts';
-import { plan, type Observed } from './planner.ts';
+import { plan } from './planner.ts';
+import type { Observed } from './model/plan.ts';
 import { planned } from '../../../test/unit/app/fixtures.ts';
 import { newRevision, revisionData } from './revisions/revisions.ts';
 

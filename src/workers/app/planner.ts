@@ -8,39 +8,33 @@
  * so do pods in a lifecycle state, and the lifecycle hooks put their writes in front of deletes and in-place updates.
  */
 import type { App } from '../../api/app.ts';
-import type { AppStatus } from '../../api/app-status.ts';
-import type { AnalysisStatus } from '../../api/analysis.ts';
-import { analysisHistoryAfter } from './rollout/analysis/history.ts';
 import { withAppSpecDefaults } from '../../api/defaults.ts';
 import type { Wait } from '../types.ts';
 import type { CanaryOutcome } from './rollout/canary.ts';
 import { adoptPods } from './ownership/adopt.ts';
 import { rolloutCompleteEvent } from './events.ts';
 import type { Pod, Stored } from '../../kube/types.ts';
-import { invalidSpecStatus, passiveStatus, planStatus, type StatusInput } from './status/planned.ts';
+import { invalidSpecStatus, type StatusInput } from './status/planned.ts';
+import { statusViews } from './status/assemble.ts';
+import { deletingContributions, planContributions, type PlanParts } from './plan-status.ts';
+import { lifecycleReport } from './lifecycle/report.ts';
 import type { Accumulator } from './pods/pod-set.ts';
 import { revisionsOf, withHistory } from './revisions/history.ts';
 import { planCondemned, planReplicas } from './scaling/scale-plan.ts';
 import { availabilityWait } from './status/replicas.ts';
 import { planInFlight, updateContext } from './rollout/inplace-plan.ts';
 import { gateLifecycle, planPrepared } from './lifecycle/plan.ts';
-import { reportLifecycle } from './lifecycle/report.ts';
-import { prewarmStep, withPrewarmStatus } from './prewarm/targets.ts';
+import { prewarmStep } from './prewarm/targets.ts';
 import { planFallbackReport, planRollingUpdate } from './rollout/update-plan.ts';
 import { specProblems } from './spec/validate.ts';
 import { planSpecifiedDeletes } from './rollout/specified-delete.ts';
 import { deferredWorkEvent } from './status/deferred-work.ts';
-import type { PrewarmOutcome } from './prewarm/plan.ts';
+import { grantedOutcome, withPrewarmWait } from './prewarm/grant.ts';
 import type { PrewarmPolicy } from './prewarm/policy.ts';
 import { type Hold, holdRefused, recreatesPods } from './admission/replacement.ts';
-import { rolloutHeldEvent, withRolloutHeldCondition, type RolloutHeldInput } from './admission/rollout-held.ts';
-import { withExpansionCondition } from './rollout/volume-growth.ts';
+import { rolloutHeldEvent, type RolloutHeldInput } from './admission/rollout-held.ts';
 import { rolloutFor } from './plan-setup.ts';
-import { withGuardStatus, type Guards } from './rollout/guards.ts';
-import { withAbortStatus, type AbortState } from './rollout/abort.ts';
-import { needsInput, type Observed, type Plan, type PlanResult } from './plan-types.ts';
-
-export { needsInput, type NeedsInput, type Observed, type Plan, type PlanResult, type Unread } from './plan-types.ts';
+import { needsInput, type Observed, type Plan, type PlanResult } from './model/plan.ts';
 
 function earliest(waits: readonly (Wait | undefined)[]): Wait | undefined {
   let best: Wait | undefined;
@@ -64,45 +58,24 @@ function invalidPlan(app: Stored<App>, pods: readonly Stored<Pod>[], problems: r
   return { actions: invalid.actions, status: invalid.status };
 }
 
-/** The status (as planned and as read), the rollout's end Event, pre-warming, a hold, and the earliest wait. */
+/** The status (as planned and as read), the rollout's end Event, pre-warming, a hold, the lifecycle hooks' wait, and the earliest wait. */
 function finishPlan(
   app: Stored<App>,
   input: StatusInput,
   acc: Accumulator,
-  outcomes: { canary: CanaryOutcome; prewarm: PrewarmOutcome; hold: Hold | undefined; guards: Guards; abort: AbortState; analysis: AnalysisStatus | undefined },
+  outcomes: Omit<PlanParts, 'app' | 'input' | 'rolloutHeld' | 'lifecycle'> & { canary: CanaryOutcome; budgetWait: Wait | undefined; hold: Hold | undefined },
 ): Plan {
-  const { canary, prewarm, hold, guards, abort, analysis } = outcomes;
-  const history = analysisHistoryAfter(app.status, analysis);
+  const { canary, prewarm } = outcomes;
   const set = input.set;
   const rolloutHeld: RolloutHeldInput = {
-    hold,
+    hold: outcomes.hold,
     recreates: recreatesPods(input.actions),
     previous: app.status?.conditions,
     generation: app.metadata.generation,
     now: set.now,
   };
-  const guarded = (s: AppStatus): AppStatus => ({
-    ...withAbortStatus(withGuardStatus(s, guards, set.now, app.metadata.generation), abort, set.now, app.metadata.generation),
-    ...(analysis ? { analysis } : {}),
-    ...(history ? { analysisHistory: history } : {}),
-  });
-  const status = guarded(
-    withExpansionCondition(withRolloutHeldCondition(withPrewarmStatus(planStatus(input), prewarm, set.now, app.metadata.generation), rolloutHeld), set),
-  );
-  // Pre-warm writes are best effort: as read, the status keeps what it said about them.
-  const statusAsRead = (): AppStatus =>
-    guarded(
-      withExpansionCondition(
-        withRolloutHeldCondition(
-          {
-            ...planStatus({ ...input, projectWrites: false }),
-            ...(app.status?.prewarm ? { prewarm: app.status.prewarm } : {}),
-          },
-          rolloutHeld,
-        ),
-        set,
-      ),
-    );
+  const lifecycle = lifecycleReport(app, input.owned, set.now);
+  const { status, statusAsRead } = statusViews(planContributions({ ...outcomes, app, input, rolloutHeld, lifecycle }));
   const heldRollout = rolloutHeldEvent(rolloutHeld);
   if (heldRollout) acc.actions.push({ kind: 'event', event: heldRollout });
   const waiting = deferredWorkEvent(app.status?.conditions, status.conditions);
@@ -110,22 +83,23 @@ function finishPlan(
   const complete = rolloutCompleteEvent(app, status);
   if (complete) acc.actions.push({ kind: 'event', event: complete });
   acc.actions.push(...prewarm.actions);
+  if (lifecycle?.event) acc.actions.push({ kind: 'event', event: lifecycle.event });
   const canaryWait: Wait | undefined = canary.waitMs !== undefined ? { reason: 'canary-pause', afterMs: canary.waitMs } : undefined;
   return {
     actions: acc.actions,
     status,
     statusAsRead,
-    wait: earliest([...acc.waits, canaryWait, availabilityWait(input.owned, set.minReadySeconds, set.now)]),
+    wait: earliest([...acc.waits, canaryWait, availabilityWait(input.owned, set.minReadySeconds, set.now), outcomes.budgetWait, lifecycle?.wait]),
     prewarm,
   };
 }
 
 /** An App being deleted: status only, and its pre-warm entries cleared. */
 function deletingPlan(app: Stored<App>, owned: readonly Stored<Pod>[], observed: Observed, now: Date): PlanResult {
-  const status = passiveStatus(app, owned, app.spec.minReadySeconds ?? 0, now);
-  const prewarm = prewarmStep(app, undefined, observed.imageLists);
-  if (needsInput(prewarm)) return prewarm;
-  return { actions: prewarm.actions, status: withPrewarmStatus(status, prewarm, now, app.metadata.generation), statusAsRead: () => status, prewarm };
+  const step = prewarmStep(app, undefined, observed.imageLists);
+  if (needsInput(step)) return step;
+  const { prewarm, wait } = grantedOutcome(step, observed.pullGrant);
+  return withPrewarmWait({ actions: prewarm.actions, ...statusViews(deletingContributions(app, owned, prewarm, now)), wait, prewarm }, now);
 }
 
 /**
@@ -179,8 +153,10 @@ export function plan(observed: Observed, now: Date, options: PlanOptions = {}): 
   const { actions: admitted, hold } = holdRefused(acc.actions, observed.refused);
   acc.actions = admitted;
   // Pre-warming looks at the final actions (which pods are about to be replaced) to choose its nodes.
-  const prewarm = prewarmStep(app, { set, paused, canary, actions: acc.actions }, observed.imageLists, observed.nodes, options.prewarm);
-  if (needsInput(prewarm)) return prewarm;
+  const step = prewarmStep(app, { set, paused, canary, actions: acc.actions }, observed.imageLists, observed.nodes, options.prewarm);
+  if (needsInput(step)) return step;
+  // Only the requests the pull budget granted, once the plan loop asked it (`prewarm/grant.ts`).
+  const { prewarm, wait: budgetWait } = grantedOutcome(step, observed.pullGrant);
   // Status, Events and the wait from everything above; the revision history is truncated last, once the
   // status says which revision is current.
   const input: StatusInput = {
@@ -193,6 +169,7 @@ export function plan(observed: Observed, now: Date, options: PlanOptions = {}): 
     fallbacks: acc.fallbacks ?? [],
     deferred: acc.deferred,
   };
-  const result = reportLifecycle(finishPlan(app, input, acc, { canary, prewarm, hold, guards, abort, analysis }), app, adopted.owned, now);
-  return withHistory(app, observed, result, adopted.owned, revs);
+  const result = finishPlan(app, input, acc, { canary, prewarm, budgetWait, hold, guards, abort, analysis });
+  const planned = withHistory(app, observed, result, adopted.owned, revs);
+  return 'needs' in planned ? planned : withPrewarmWait(planned, now);
 }

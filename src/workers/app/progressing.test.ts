@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../api/app-spec.ts';
 import { makeApp, planned, podFor, type PodState, stored } from '../../../test/unit/app/fixtures.ts';
 import type { ControllerRevision, Stored } from '../../kube/types.ts';
-import type { Observed } from './planner.ts';
+import type { Observed } from './model/plan.ts';
 import { newRevision, revisionData } from './revisions/revisions.ts';
 
 const NOW = new Date('2025-06-01T00:00:00Z');

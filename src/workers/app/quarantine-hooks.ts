@@ -9,7 +9,7 @@ import type { QuarantineRecord } from '../../queue/quarantine.ts';
 import type { QuarantineHooks } from '../quarantine.ts';
 import type { ReconcileContext } from '../types.ts';
 import { restEventWriter } from './rest-client.ts';
-import { findCondition, setCondition, type ConditionInput } from './status/conditions.ts';
+import { findCondition, setCondition, type ConditionInput } from '../shared/conditions.ts';
 
 async function getApp(ctx: ReconcileContext, ns: string, name: string): Promise<Stored<App> | undefined> {
   try {

@@ -13,7 +13,7 @@ import { core } from '../../kube/paths.ts';
 import { KubeRest } from '../../kube/rest.ts';
 import type { Stored } from '../../kube/types.ts';
 import type { EventSpec } from './model/actions.ts';
-import type { AppClient } from './client.ts';
+import type { AppClient } from './model/client.ts';
 import { readObserved } from './read.ts';
 import { listAll, RECONCILE_READ_BUDGET_BYTES } from './rest-client.ts';
 

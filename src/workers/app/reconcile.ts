@@ -1,8 +1,8 @@
 /**
- * The App reconciler: the plan loop (`plan-loop.ts`: read → plan → read more → plan → dry run → plan), then
- * execute. Stateless; everything it needs is re-read from the apiserver (the claims and the pre-warm
- * ImageLists only when the plan needs them). An App that is gone only has its
- * pre-warm entries cleared (its pods and revisions go with the garbage collector).
+ * The App reconciler: the plan loop (`plan-loop.ts`: read → plan → read more → plan → dry run → plan → pull
+ * budget → plan), then execute. Stateless; everything it needs is re-read from the apiserver (the claims and
+ * the pre-warm ImageLists only when the plan needs them). An App that is gone only has its pre-warm entries
+ * cleared (its pods and revisions go with the garbage collector).
  */
 import type { ObjectKey } from '../../queue/names.ts';
 import type { ReconcileContext, ReconcileResult, Reconciler } from '../types.ts';
@@ -12,7 +12,7 @@ import { planLoop } from './plan-loop.ts';
 import { clearDeletedApp } from './prewarm/apply.ts';
 import { restAppClient } from './rest-client.ts';
 import { summarizeApp, summaryLines } from './summary.ts';
-import type { AppClient } from './client.ts';
+import type { AppClient } from './model/client.ts';
 
 /**
  * A reconciler over a given client factory (the apiserver by default; a fake in tests). The admission
@@ -24,7 +24,12 @@ export function appReconciler(
 ): Reconciler {
   return async (key: ObjectKey, ctx: ReconcileContext): Promise<ReconcileResult> => {
     const client = clientFor(ctx);
-    const read = await planLoop(client, key.namespace, key.name, () => ctx.now(), { verdicts, log: ctx.log, options: { prewarm: ctx.prewarmPolicy } });
+    const read = await planLoop(client, key.namespace, key.name, () => ctx.now(), {
+      verdicts,
+      log: ctx.log,
+      options: { prewarm: ctx.prewarmPolicy },
+      budget: ctx.prewarmBudget,
+    });
     if (!read) {
       await clearDeletedApp(client.imageLists, key.namespace, key.name, ctx.log, ctx.prewarmBudget);
       return { summary: { gone: true }, logs: ['the App is gone; the pre-warm entries it left, if any, are cleared'] };

@@ -12,7 +12,7 @@ import { PagedList, type FetchPage, type Page } from '../../kube/paged-list.ts';
 import { decodePod, decodePodList } from '../../kube/protobuf/envelope.ts';
 import { eventObject, reportingInstance } from './events.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, Pod, Stored } from '../../kube/types.ts';
-import type { AppClient, EventRecorder, NodeObject, ObjectStore, RevisionStore } from './client.ts';
+import type { AppClient, EventRecorder, NodeObject, ObjectStore, RevisionStore } from './model/client.ts';
 import { uncorrelated, type EventWriter } from './event-recorder.ts';
 import type { CheckHttp } from '../egress/outbound.ts';
 

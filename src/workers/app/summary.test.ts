@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition } from '../../api/meta.ts';
 import type { Action } from './model/actions.ts';
-import type { Plan } from './planner.ts';
+import type { Plan } from './model/plan.ts';
 import { MAX_LOG_LINES, MAX_MESSAGE, MAX_NAMES, summarizeApp, summaryLines, type Executed } from './summary.ts';
 
 const NOW = new Date('2026-11-26T22:00:00.000Z');

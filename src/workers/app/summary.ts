@@ -13,7 +13,7 @@ import { ConditionType, Reason } from '../../api/keys.ts';
 import type { Condition } from '../../api/meta.ts';
 import type { Wait } from '../types.ts';
 import type { Action } from './model/actions.ts';
-import type { Plan } from './planner.ts';
+import type { Plan } from './model/plan.ts';
 
 export const MAX_NAMES = 5;
 export const MAX_LOG_LINES = 10;

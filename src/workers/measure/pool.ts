@@ -18,8 +18,8 @@ import { namespaceGate, type NamespaceCap, type NamespaceGate } from '../../queu
 import type { QueueConfig } from '../../queue/settings.ts';
 import { workerSlots, type WorkerSlots } from '../../queue/worker-slots.ts';
 import { secretValue } from '../app/rest-client.ts';
-import { measureOne, type MeasureDesk } from '../app/rollout/analysis/measure.ts';
-import type { QueryVariables } from '../app/rollout/analysis/prometheus.ts';
+import { measureOne } from '../app/rollout/analysis/measure.ts';
+import type { MeasureDesk, QueryVariables } from '../app/model/analysis-io.ts';
 import type { CheckHttp } from '../egress/outbound.ts';
 import { measureDesk } from './desk.ts';
 import { ownMeasureJob } from './identity.ts';

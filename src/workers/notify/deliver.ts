@@ -5,7 +5,7 @@ import type { Logger } from '../../common/log.ts';
 import { redisConnection, type RedisClient } from '../../queue/connection.ts';
 import { NOTIFY_QUEUE, notifyQueue, type NotifyQueue } from '../../queue/notify-queue.ts';
 import type { QueueConfig } from '../../queue/settings.ts';
-import type { EventRecorder } from '../app/client.ts';
+import type { EventRecorder } from '../app/model/client.ts';
 import { isEgressError } from '../egress/errors.ts';
 import { destinationsOf, isWebhookUrl, jobOf, jobsOf, type Destination, type NotifyJob, type NotifyTargets } from './destinations.ts';
 import { notificationOf, type Notification } from './notification.ts';

@@ -21,8 +21,8 @@ import type { ClusterStored, Stored } from '../../kube/types.ts';
 import type { PullLimit } from '../app/prewarm/budget.ts';
 import { untoleratedTaint, type Taint } from '../../kube/tolerations.ts';
 import { applyGrant, refusedAny, retryAfterMs, type Limited } from '../app/prewarm/budget-grant.ts';
-import { imagesKey, nodeState, type NodeState } from '../app/prewarm/plan.ts';
-import { rfc3339, setCondition, type ConditionInput } from '../app/status/conditions.ts';
+import { imagesKey, nodeState, type NodeState } from '../shared/pull-state.ts';
+import { rfc3339, setCondition, type ConditionInput } from '../shared/conditions.ts';
 import { completion, failedNodes, failureEvents, progressCondition, type Observed, type PullJobEvent } from './report.ts';
 import type { Wait } from '../types.ts';
 

@@ -7,8 +7,8 @@ import { PullJobCondition, PullJobEventReason, PullJobReason } from '../../api/p
 import type { ClusterStored } from '../../kube/types.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import { refusedNote, type Limited } from '../app/prewarm/budget-grant.ts';
-import type { NodeState } from '../app/prewarm/plan.ts';
-import type { ConditionInput } from '../app/status/conditions.ts';
+import type { NodeState } from '../shared/pull-state.ts';
+import type { ConditionInput } from '../shared/conditions.ts';
 
 /** An Event about the job. */
 export interface PullJobEvent {

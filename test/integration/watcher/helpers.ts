@@ -106,7 +106,7 @@ export function spawnEbb(command: 'watcher' | 'worker' | 'daemon', env: Record<s
     rawStdout: () => raw,
     exited,
     running,
-    waitForLog: async (pred, timeoutMs = 30_000, what = 'a log line') => {
+    waitForLog: async (pred, timeoutMs = 120_000, what = 'a log line') => {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const found = logs.find(pred);
@@ -116,7 +116,7 @@ export function spawnEbb(command: 'watcher' | 'worker' | 'daemon', env: Record<s
         await sleep(25);
       }
     },
-    httpPort: async (timeoutMs = 30_000) => {
+    httpPort: async (timeoutMs = 120_000) => {
       const line = await self.waitForLog((l) => l.msg === `${command} started`, timeoutMs, `"${command} started"`);
       return line['port'] as number;
     },

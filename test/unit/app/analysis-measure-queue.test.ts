@@ -8,8 +8,9 @@ import { AnalysisPhase, MeasurementPhase, type AnalysisCheck, type AnalysisStatu
 import type { App } from '../../../src/api/app.ts';
 import type { Stored } from '../../../src/kube/types.ts';
 import type { MeasureJob } from '../../../src/queue/measure-queue.ts';
-import { analysisBook, MEASUREMENT_PENDING_WAIT_MS, type BookInput, type MeasureRequest } from '../../../src/workers/app/rollout/analysis/book.ts';
-import { measureDesk, type MeasureAdder } from '../../../src/workers/measure/desk.ts';
+import { analysisBook, MEASUREMENT_PENDING_WAIT_MS, type BookInput } from '../../../src/workers/app/rollout/analysis/book.ts';
+import type { MeasureRequest } from '../../../src/workers/app/model/analysis-io.ts';
+import { measureDesk, readOnlyDesk, type MeasureAdder } from '../../../src/workers/measure/desk.ts';
 import { measureJobId, ownMeasureJob } from '../../../src/workers/measure/identity.ts';
 import { decodeResult, encodeResult, MAX_RESULT_BYTES, MAX_RESULT_TEXT, type ResultStore } from '../../../src/workers/measure/store.ts';
 
@@ -140,6 +141,23 @@ describe("the reconcile's desk", () => {
     expect([...found]).toEqual([['-/errors', ok(1)]]);
     expect(reads).toEqual([[done, missing]]);
     expect(added).toEqual([missing]);
+  });
+});
+
+describe("explain's desk", () => {
+  it('reads the finished results of the due requests and asks for nothing (it has no queue to ask)', async () => {
+    const due = at(0).toISOString();
+    const requests: MeasureRequest[] = [
+      { key: '-/errors', check: web, vars, due },
+      { key: '1/errors', check: web, vars, due },
+      { key: '2/errors', check: web, vars },
+    ];
+    const done = measureJobId(jobOf(requests[0]!));
+    const missing = measureJobId(jobOf(requests[1]!));
+    const reads: string[][] = [];
+    const desk = readOnlyDesk({ read: (ids) => (reads.push([...ids]), Promise.resolve(ids.map((id) => (id === done ? ok(1) : undefined)))) });
+    expect([...(await desk.collect(app, requests))]).toEqual([['-/errors', ok(1)]]);
+    expect(reads).toEqual([[done, missing]]);
   });
 });
 

@@ -5,7 +5,8 @@ import { withAppSpecDefaults } from '../../../src/api/defaults.ts';
 import { API_VERSION, APP_KIND } from '../../../src/api/group.ts';
 import type { KubeObject, Named, Pod, Stored } from '../../../src/kube/types.ts';
 import { newPodForOrdinal } from '../../../src/workers/app/pods/builder.ts';
-import { needsInput, plan, type Observed, type Plan } from '../../../src/workers/app/planner.ts';
+import { plan } from '../../../src/workers/app/planner.ts';
+import { needsInput, type Observed, type Plan } from '../../../src/workers/app/model/plan.ts';
 
 export const NS = 'ns';
 

@@ -7,7 +7,7 @@ import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { Annotation, ConditionType, EventReason } from '../../../src/api/keys.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import type { Pod } from '../../../src/kube/types.ts';
-import type { Plan } from '../../../src/workers/app/planner.ts';
+import type { Plan } from '../../../src/workers/app/model/plan.ts';
 import { IN_PLACE_GATE } from '../../../src/workers/inplace/index.ts';
 import { Scenario } from './scenario.ts';
 

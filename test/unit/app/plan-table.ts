@@ -4,7 +4,7 @@ import { SPECIFIED_DELETE_LABEL } from '../../../src/api/specified-delete.ts';
 import { makeApp, podFor, type PodState, stored } from './fixtures.ts';
 import type { Action } from '../../../src/workers/app/model/actions.ts';
 import type { ControllerRevision, Stored } from '../../../src/kube/types.ts';
-import { type Observed } from '../../../src/workers/app/planner.ts';
+import type { Observed } from '../../../src/workers/app/model/plan.ts';
 import { planned } from './fixtures.ts';
 import { newRevision, revisionData } from '../../../src/workers/app/revisions/revisions.ts';
 

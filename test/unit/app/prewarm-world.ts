@@ -4,8 +4,9 @@ import type { ImageList } from '../../../src/api/image-list.ts';
 import { Annotation } from '../../../src/api/keys.ts';
 import { makeApp, podFor, stored, planned } from './fixtures.ts';
 import type { ClusterStored, ControllerRevision, Stored } from '../../../src/kube/types.ts';
-import type { Observed } from '../../../src/workers/app/planner.ts';
-import { imagesKey, prewarmIdentity } from '../../../src/workers/app/prewarm/plan.ts';
+import type { Observed } from '../../../src/workers/app/model/plan.ts';
+import { prewarmIdentity } from '../../../src/workers/app/prewarm/plan.ts';
+import { imagesKey } from '../../../src/workers/shared/pull-state.ts';
 import { newRevision, revisionData } from '../../../src/workers/app/revisions/revisions.ts';
 
 export const NOW = new Date('2025-06-01T00:00:00Z');

@@ -105,6 +105,26 @@ describe('pre-warm', () => {
     expect(budget.held.size).toBe(0);
   });
 
+  it('an earlier action that fails gives back the shares the plan loop was granted for the requests it left unwritten', async () => {
+    const s = await started({ imagePrewarm: { enabled: true } });
+    const budget = memoryBudget(4);
+    s.budget = budget;
+    s.tolerateErrors = true;
+    s.cluster.calls.failNth('pods.delete', 1, new KubeError('Forbidden', 403, 'pods "web-3" is forbidden'));
+    s.edit(template('v2'));
+    schedule(s);
+    const planned = await s.step();
+    // The plan asked for three nodes and was granted them; the delete before the writes failed.
+    const asked = planned?.actions.flatMap((a) => (a.kind === 'requestPrewarm' ? [a.node] : []));
+    expect(asked?.sort()).toEqual(['node-0', 'node-1', 'node-2']);
+    expect(s.errors).toHaveLength(1);
+    expect(requested(s)).toEqual([]);
+    expect([...budget.held]).toEqual([]);
+    await s.step();
+    expect(requested(s)).toEqual(['node-0', 'node-1', 'node-2']);
+    expect([...budget.held].sort()).toEqual(['ns/web/node-0', 'ns/web/node-1', 'ns/web/node-2']);
+  });
+
   it("past its namespace's ImageList entries: only what fits is requested, the kept entries are counted, and the condition names the limit", async () => {
     const s = await started({ imagePrewarm: { enabled: true }, updateStrategy: { type: 'RollingUpdate', rollingUpdate: { paused: true } } });
     const asked: PullBudgetRequest[] = [];

@@ -3,7 +3,7 @@ import type { AppSpec } from '../../../src/api/app-spec.ts';
 import type { AppStatus } from '../../../src/api/app-status.ts';
 import type { ControllerRevision, Stored } from '../../../src/kube/types.ts';
 import type { Action } from '../../../src/workers/app/model/actions.ts';
-import type { Observed } from '../../../src/workers/app/planner.ts';
+import type { Observed } from '../../../src/workers/app/model/plan.ts';
 import { newRevision, revisionData } from '../../../src/workers/app/revisions/revisions.ts';
 import { makeApp, podFor, type PodState, stored } from './fixtures.ts';
 

@@ -15,9 +15,9 @@ import type { Pod } from '../../../src/kube/types.ts';
 import type { PullBudget } from '../../../src/workers/app/prewarm/budget.ts';
 import { planLoop } from '../../../src/workers/app/plan-loop.ts';
 import { AdmissionVerdicts } from '../../../src/workers/app/admission/dry-run.ts';
-import type { Plan } from '../../../src/workers/app/planner.ts';
+import type { Plan } from '../../../src/workers/app/model/plan.ts';
 import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating, isUnavailable } from '../../../src/workers/app/pods/predicates.ts';
-import type { AnalysisIO } from '../../../src/workers/app/client.ts';
+import type { AnalysisIO } from '../../../src/workers/app/model/analysis-io.ts';
 import { Clock } from '../../../harness/fakes/clock.ts';
 import { FakeCluster } from '../../../harness/fakes/cluster.ts';
 import { FakeKubelet, type KubeletOptions } from '../../../harness/fakes/kubelet.ts';
@@ -68,7 +68,7 @@ export class Scenario {
   private frozen = new Map<number, PodView>();
   /** What of each plan is executed (a worker killed mid-plan performs a prefix of it); all of it when unset. */
   interfere: ((p: Plan) => Plan) | undefined;
-  /** The cluster's pre-warm pull budget the executor asks; unset: no limit. */
+  /** The cluster's pre-warm pull budget the plan loop asks; unset: no limit. */
   budget: PullBudget | undefined;
   /** What web analysis checks measure through (none: they are inconclusive). */
   analysisIO: AnalysisIO | undefined;
@@ -156,7 +156,7 @@ export class Scenario {
   async reconcile(): Promise<Plan | undefined> {
     const client = { ...this.cluster.client(), ...(this.analysisIO ? { analysis: this.analysisIO } : {}) };
     // The worker's own read → plan path: claims are listed only when the plan needs them.
-    const read = await planLoop(client, NS, this.name, this.clock.now, { verdicts: this.verdicts, log: silent });
+    const read = await planLoop(client, NS, this.name, this.clock.now, { verdicts: this.verdicts, log: silent, budget: this.budget });
     if (!read) return undefined;
     const { observed, plan: p } = read;
     this.claimReads += observed.claims === undefined ? 0 : 1;

@@ -33,12 +33,13 @@ const HOUSE = {
 const FLOORS: Floors = {
   cycles: [],
   rooms: { folder: 'app', allowed: ['b → a'], backArrows: ['app/b/x.ts → app/types.ts'] },
+  gates: { 'app/a/a.ts': ['app/b/', 'app/plan.ts'] },
   direct: { property: 'rollingUpdate', resolver: 'app/a/a.ts', reads: {} },
 };
 
 describe('the floors checker', () => {
   it('passes a house that keeps its floors', () => {
-    expect(floorProblems(tree(HOUSE), FLOORS)).toEqual({ cycles: [], rooms: [], reads: [] });
+    expect(floorProblems(tree(HOUSE), FLOORS)).toEqual({ cycles: [], rooms: [], gates: [], reads: [] });
   });
 
   it('fails on a planted back-arrow, naming the import', () => {
@@ -56,6 +57,11 @@ describe('the floors checker', () => {
     const { rooms, cycles } = floorProblems(root, FLOORS);
     expect(rooms).toEqual(['room arrow a → b is not allowed: app/a/y.ts:1 → app/b/b.ts']);
     expect(cycles).toEqual([]);
+  });
+
+  it('fails on an import of a gated file by a file not listed for it, naming the import', () => {
+    const root = tree({ ...HOUSE, 'app/c.ts': "import { a } from './a/a.ts';\nexport const c = a;\n" });
+    expect(floorProblems(root, FLOORS).gates).toEqual(['app/a/a.ts may be imported only by app/b/, app/plan.ts: app/c.ts:1 → app/a/a.ts']);
   });
 
   it('fails on a planted cycle, naming the chain of files', () => {

@@ -17,6 +17,10 @@ describe('the floors of src/', () => {
     expect(problems.rooms).toEqual([]);
   });
 
+  it('lets only the plan loop, the reconcile and ebb rollout explain import the planner', () => {
+    expect(problems.gates).toEqual([]);
+  });
+
   it(`reads ${floors.direct.property} only in ${floors.direct.resolver}, but for the files listed, which only shrink`, () => {
     expect(problems.reads).toEqual([]);
   });

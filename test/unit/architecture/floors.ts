@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cycleProblems } from './cycles.ts';
+import { gateProblems } from './gates.ts';
 import { propertyReads, readProblems } from './direct-reads.ts';
 import { readGraph, sourceFiles } from './import-graph.ts';
 import { roomArrows, roomProblems } from './rooms.ts';
@@ -17,6 +18,8 @@ export interface Floors {
     /** `file → root file` back-arrows that still exist: may only shrink. */
     backArrows: string[];
   };
+  /** Gated files, each with the only files (or folders, ending in `/`) that may import it. */
+  gates: Record<string, string[]>;
   direct: {
     /** The property read only by its resolver. */
     property: string;
@@ -30,7 +33,7 @@ export interface Floors {
 export const readFloors = (path: string): Floors => JSON.parse(readFileSync(path, 'utf8')) as Floors;
 
 /** Everything the tree at `root` breaks of `floors`, each problem naming the import or read. */
-export function floorProblems(root: string, floors: Floors): { cycles: string[]; rooms: string[]; reads: string[] } {
+export function floorProblems(root: string, floors: Floors): { cycles: string[]; rooms: string[]; gates: string[]; reads: string[] } {
   const arrows = readGraph(root);
   const found = new Map<string, number[]>();
   for (const file of sourceFiles(root)) {
@@ -41,6 +44,7 @@ export function floorProblems(root: string, floors: Floors): { cycles: string[];
   return {
     cycles: cycleProblems(arrows, floors.cycles),
     rooms: roomProblems(roomArrows(arrows, floors.rooms.folder), floors.rooms.allowed, floors.rooms.backArrows),
+    gates: gateProblems(arrows, floors.gates),
     reads: readProblems(found, floors.direct.reads, floors.direct.property),
   };
 }

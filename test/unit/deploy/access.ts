@@ -79,6 +79,7 @@ export const ACCESS: readonly AccessRow[] = [
   rbac('watcher', WRITE, core('pods'), false, 'the watcher writes nothing'),
   rbac('watcher', WRITE, imageLists, false, 'the watcher writes nothing'),
   rbac('watcher', ['create'], events, true, 'a Warning Event on an object too large to read (ObjectTooLarge), at most one per object an hour'),
+  rbac('watcher', ['list'], core('events'), true, 'the rollouts page: the recent Events of an App whose page a viewer opens'),
   rbac('watcher', ['get', 'list'], core('secrets'), false, 'no Secrets'),
 
   rbac('worker', ['get', 'patch'], app, true, 'reads the App it reconciles'),

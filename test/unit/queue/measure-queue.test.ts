@@ -9,7 +9,7 @@ import type { App } from '../../../src/api/app.ts';
 import type { Stored } from '../../../src/kube/types.ts';
 import { workerBacklog } from '../../../src/queue/backlog.ts';
 import { measureQueue } from '../../../src/queue/measure-queue.ts';
-import type { MeasureRequest } from '../../../src/workers/app/rollout/analysis/book.ts';
+import type { MeasureRequest } from '../../../src/workers/app/model/analysis-io.ts';
 import { measureDesk } from '../../../src/workers/measure/desk.ts';
 import { redisResultStore } from '../../../src/workers/measure/store.ts';
 import { useRedis } from './support.ts';

@@ -82,7 +82,8 @@ describe('scaler with mutual TLS', () => {
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ebb-scaler-tls-'));
     [pki, stranger] = await Promise.all([ensurePki(join(dir, 'ours')), ensurePki(join(dir, 'other'))]);
-  });
+    // openssl makes two certificate authorities here: seconds on a quiet machine, far more on a loaded one.
+  }, 120_000);
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });

@@ -4,6 +4,8 @@ import type { RolloutArgs } from '../args.ts';
 import { explain } from './explain.ts';
 import { readQueueFacts } from './queue.ts';
 import { readForExplain, readOnlyClient } from './read.ts';
+import { measuredReader } from './measured.ts';
+import { readOnlyDesk } from '../../../workers/measure/desk.ts';
 import { printExplanation } from './render.ts';
 
 type ExplainArgs = Extract<RolloutArgs, { op: 'explain' }>;
@@ -12,15 +14,18 @@ type ExplainArgs = Extract<RolloutArgs, { op: 'explain' }>;
 export async function explainCommand(rest: KubeRest, args: ExplainArgs, namespace: string, out: NodeJS.WriteStream = process.stdout): Promise<number> {
   const now = new Date();
   const ac = new AbortController();
+  const measured = measuredReader();
   try {
     const [reads, queue] = await Promise.all([
-      readForExplain(readOnlyClient(rest, ac.signal), namespace, args.name, now),
+      readForExplain(readOnlyClient(rest, ac.signal, readOnlyDesk(measured)), namespace, args.name, now),
       readQueueFacts(namespace, args.name),
     ]);
-    const e = explain({ ...reads, queue: queue.facts, notes: [...reads.notes, ...(queue.note ? [queue.note] : [])], now });
+    const notes = [...reads.notes, ...[queue.note, measured.note()].filter((n) => n !== undefined)];
+    const e = explain({ ...reads, queue: queue.facts, notes, now });
     out.write(printExplanation(e, { json: args.output === 'json', tty: out.isTTY === true, width: out.columns }));
     return 0;
   } finally {
     ac.abort();
+    measured.close();
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Annotation } from '../../../api/keys.ts';
 import type { Named, Pod } from '../../../kube/types.ts';
-import type { Action } from '../../../workers/app/actions.ts';
+import type { Action } from '../../../workers/app/model/actions.ts';
 import { serializeState, type InPlaceState } from '../../../workers/inplace/state.ts';
 import { app, at, cond, imageList, NOW, pod } from '../../../../test/unit/cli/explain-fixtures.ts';
 import { explain } from './explain.ts';

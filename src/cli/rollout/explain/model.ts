@@ -7,7 +7,7 @@
 import type { App } from '../../../api/app.ts';
 import type { ImageList } from '../../../api/image-list.ts';
 import type { Pod } from '../../../kube/types.ts';
-import type { Action } from '../../../workers/app/actions.ts';
+import type { Action } from '../../../workers/app/model/actions.ts';
 import type { Wait } from '../../../workers/types.ts';
 import type { RolloutState } from '../view.ts';
 

@@ -1,5 +1,5 @@
 /** Pure: what ebb does next and when, from a plan made read-only now, the App's timers and its pending job. */
-import type { Action, DeleteCause } from '../../../workers/app/actions.ts';
+import type { Action, DeleteCause } from '../../../workers/app/model/actions.ts';
 import type { InPlaceStep } from '../../../workers/inplace/index.ts';
 import type { Wait } from '../../../workers/types.ts';
 import type { NextStep, QueueFacts } from './model.ts';

@@ -1,7 +1,9 @@
 /**
  * What `ebb rollout explain` reads from the apiserver: the App, its pods, the ImageLists holding its pre-warm
- * entries, and the plan a reconcile would make now, made read-only (the same reads and the same pure
- * planner as the worker; no dry run, nothing written). A source it may not read becomes a note.
+ * entries, and the plan a reconcile would make now: the worker's own plan loop (`planFrom`) on a client that
+ * cannot write, with no dry run (a held rollout is told from its condition), no pull budget (every pre-warm
+ * request the plan wants is shown), and a measure desk that only reads finished measurements (one not
+ * finished is pending, as in the worker: the plan waits for it). A source it may not read becomes a note.
  */
 import type { App } from '../../../api/app.ts';
 import type { ImageList } from '../../../api/image-list.ts';
@@ -9,23 +11,33 @@ import { errorFirstLine } from '../../../common/errors.ts';
 import { isKubeError } from '../../../kube/errors.ts';
 import type { KubeRest } from '../../../kube/rest.ts';
 import type { ClusterStored, Pod } from '../../../kube/types.ts';
-import type { Action } from '../../../workers/app/actions.ts';
-import type { AppClient } from '../../../workers/app/client.ts';
-import { needsInput, plan, type Observed } from '../../../workers/app/planner.ts';
+import type { Action } from '../../../workers/app/model/actions.ts';
+import type { AppClient } from '../../../workers/app/model/client.ts';
+import { planFrom } from '../../../workers/app/plan-loop.ts';
 import { readMore, readObserved } from '../../../workers/app/read.ts';
+import type { MeasureDesk } from '../../../workers/app/model/analysis-io.ts';
+import { pino } from 'pino';
 import { restAppClient } from '../../../workers/app/rest-client.ts';
 import type { Wait } from '../../../workers/types.ts';
 
 /** Thrown by every write of the read-only client: explain never writes. */
 export class ReadOnlyError extends Error {
   override readonly name = 'ReadOnlyError';
+  readonly code = 'ReadOnly';
 }
 
 const refuse = (): Promise<never> => Promise.reject(new ReadOnlyError('ebb rollout explain writes nothing'));
 
-/** The reconcile's client with every write refused: only its reads (get and list) reach the apiserver. */
-export function readOnlyClient(rest: KubeRest, signal: AbortSignal): AppClient {
-  const c = restAppClient(rest, signal);
+/**
+ * The reconcile's client with every write refused: only its reads (get and list) reach the apiserver, and
+ * `measured` (a desk that only reads) gives the finished measurements.
+ */
+export function readOnlyClient(rest: KubeRest, signal: AbortSignal, measured?: MeasureDesk): AppClient {
+  return readOnly(restAppClient(rest, signal), measured);
+}
+
+/** `c` with every write refused (ReadOnlyError) and, when given, `measured` as its measure desk. */
+export function readOnly(c: AppClient, measured?: MeasureDesk): AppClient {
   return {
     apps: { get: (ns, name) => c.apps.get(ns, name), patch: refuse, patchStatus: refuse },
     pods: { get: (ns, name) => c.pods.get(ns, name), list: (ns, sel) => c.pods.list(ns, sel), create: refuse, patch: refuse, delete: refuse },
@@ -37,6 +49,7 @@ export function readOnlyClient(rest: KubeRest, signal: AbortSignal): AppClient {
     nodes: { list: (sel) => c.nodes.list(sel) },
     checkTemplates: c.checkTemplates,
     dryRun: { pod: refuse, claim: refuse },
+    ...(measured ? { measureDesk: measured } : {}),
   };
 }
 
@@ -47,6 +60,9 @@ export interface ExplainReads {
   plan: { actions: Action[]; wait?: Wait | undefined } | undefined;
   notes: string[];
 }
+
+/** The plan loop logs nothing on explain's terminal. */
+const QUIET = pino({ level: 'silent' });
 
 const why = (err: unknown): string => (isKubeError(err, 'Forbidden') ? 'forbidden to this user' : errorFirstLine(err));
 
@@ -69,15 +85,8 @@ export async function readForExplain(client: AppClient, namespace: string, name:
   }
   let planned: ExplainReads['plan'];
   try {
-    let obs: Observed = { ...observed, imageLists };
-    for (let round = 0; round < 5; round++) {
-      const result = plan(obs, now);
-      if (!needsInput(result)) {
-        planned = { actions: result.actions, wait: result.wait };
-        break;
-      }
-      obs = await readMore(client, obs, result.needs);
-    }
+    const { plan } = await planFrom(client, { ...observed, imageLists }, () => now, { log: QUIET });
+    planned = { actions: plan.actions, wait: plan.wait };
   } catch (err) {
     notes.push(`the next writes were not planned (${why(err)}); what comes next is told from the status and the queue only`);
   }

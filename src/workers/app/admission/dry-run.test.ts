@@ -4,7 +4,7 @@ import { KubeError } from '../../../kube/errors.ts';
 import type { PersistentVolumeClaim, Pod } from '../../../kube/types.ts';
 import type { Replacement } from '../model/actions.ts';
 import { AdmissionVerdicts, findRefusals, verdictKey, vouchByPods } from './dry-run.ts';
-import type { DryRunCreator } from '../client.ts';
+import type { DryRunCreator } from '../model/client.ts';
 import { makeApp, podFor } from '../../../../test/unit/app/fixtures.ts';
 
 const log = pino({ level: 'silent' });

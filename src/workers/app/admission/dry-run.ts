@@ -18,9 +18,9 @@ import { isKubeError } from '../../../kube/errors.ts';
 import type { KubeObject, Named, Pod, Stored } from '../../../kube/types.ts';
 import { getPodRevision, isControlledBy, isTerminating } from '../pods/predicates.ts';
 import type { Replacement } from '../model/actions.ts';
-import type { Refusal, Refusals } from './replacement.ts';
+import type { Refusal, Refusals } from '../model/refusals.ts';
 import { canonicalJson } from '../../../common/canonical-json.ts';
-import type { DryRunCreator } from '../client.ts';
+import type { DryRunCreator } from '../model/client.ts';
 
 const DEFAULT_TTL_MS = 10 * 60_000;
 const DEFAULT_MAX_ENTRIES = 10_000;

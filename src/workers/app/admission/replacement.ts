@@ -12,15 +12,7 @@ import { claimsToCreate } from '../ownership/pvc-retention.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import { revisionForOrdinal } from '../rollout/update-order.ts';
 import { templateOf } from '../revisions/revisions.ts';
-
-/** Why the apiserver would refuse a revision's pods or claims: its error code and message (which names the field). */
-export interface Refusal {
-  code: string;
-  message: string;
-}
-
-/** Revision name → refusal, for the revisions a dry run found refused. */
-export type Refusals = ReadonlyMap<string, Refusal>;
+import type { Refusal, Refusals } from '../model/refusals.ts';
 
 /** A rollout held because the replacements of `revision` would be refused. */
 export interface Hold {

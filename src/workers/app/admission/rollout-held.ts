@@ -8,7 +8,7 @@ import type { AppStatus } from '../../../api/app-status.ts';
 import { ConditionType, EventReason, Reason } from '../../../api/keys.ts';
 import type { Condition } from '../../../api/meta.ts';
 import type { EventSpec } from '../model/actions.ts';
-import { findCondition, setCondition } from '../status/conditions.ts';
+import { findCondition, setCondition } from '../../shared/conditions.ts';
 import type { Hold } from './replacement.ts';
 
 export interface RolloutHeldInput {

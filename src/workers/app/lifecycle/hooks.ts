@@ -15,7 +15,8 @@ import { Annotation, LIFECYCLE_STATE_LABEL, LifecycleState, POD_CONDITION_LIFECY
 import type { Lifecycle, LifecycleHook, PreNormalHook } from '../../../api/lifecycle.ts';
 import type { Pod, PodCondition, Stored } from '../../../kube/types.ts';
 import type { Action } from '../model/actions.ts';
-import { rfc3339 } from '../status/conditions.ts';
+import { rfc3339 } from '../../shared/conditions.ts';
+import { lifecycleState } from '../pods/predicates.ts';
 
 export type HookName = 'preDelete' | 'inPlaceUpdate' | 'preNormal';
 
@@ -29,16 +30,6 @@ export interface HookWait {
 export type LifecycleAction = Extract<Action, { kind: 'podLifecycle' }>;
 
 export const lifecycleOf = (app: Pick<Stored<App>, 'spec'>): Lifecycle | undefined => app.spec.lifecycle;
-
-export function lifecycleState(pod: Pod): string | undefined {
-  return pod.metadata.labels?.[LIFECYCLE_STATE_LABEL];
-}
-
-/** A pod in a lifecycle state other than Normal is out of service (or about to be): it is not available. */
-export function lifecycleHolds(pod: Pod): boolean {
-  const state = lifecycleState(pod);
-  return state !== undefined && state !== LifecycleState.normal;
-}
 
 /** Whether `hook` holds `pod`: the pod carries one of its labels (with that value) or one of its finalizers. */
 export function hookHolds(hook: LifecycleHook | PreNormalHook | undefined, pod: Pod): boolean {

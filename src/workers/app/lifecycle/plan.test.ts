@@ -6,7 +6,7 @@ import type { PodState } from '../../../../test/unit/app/fixtures.ts';
 import { world as tableWorld } from '../../../../test/unit/app/plan-table.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
 import type { Action } from '../model/actions.ts';
-import { type Observed } from '../planner.ts';
+import type { Observed } from '../model/plan.ts';
 import { planned } from '../../../../test/unit/app/fixtures.ts';
 
 const NOW = new Date('2025-06-01T00:00:00Z');

@@ -17,7 +17,8 @@ import type { Pod, Stored } from '../../../kube/types.ts';
 import { podIsUpdatingInPlace } from '../../inplace/index.ts';
 import type { Action } from '../model/actions.ts';
 import { updateAction, type UpdateContext } from '../rollout/inplace-plan.ts';
-import { backToService, hookHolds, lifecycleHolds, lifecycleOf, lifecycleState, moveTo, withCreationState } from './hooks.ts';
+import { backToService, hookHolds, lifecycleOf, moveTo, withCreationState } from './hooks.ts';
+import { lifecycleHolds, lifecycleState } from '../pods/predicates.ts';
 import { getPodRevision, isSettledPhase } from '../pods/predicates.ts';
 import type { Accumulator, PodSet } from '../pods/pod-set.ts';
 

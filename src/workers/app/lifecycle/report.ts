@@ -11,8 +11,8 @@ import { ConditionType, EventReason, Reason } from '../../../api/keys.ts';
 import type { Condition } from '../../../api/meta.ts';
 import type { Wait } from '../../types.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
-import type { Action, EventSpec } from '../model/actions.ts';
-import { findCondition, setCondition } from '../status/conditions.ts';
+import type { EventSpec } from '../model/actions.ts';
+import { findCondition, setCondition } from '../../shared/conditions.ts';
 import { hookWaits, lifecycleOf, type HookName, type HookWait } from './hooks.ts';
 
 /** The steps (seconds) a wait is reported in. */
@@ -108,28 +108,22 @@ function withLifecycleWaiting(
   return { status: next, event, wait: nextStepWait(waits, now) };
 }
 
-interface PlanLike {
-  actions: Action[];
-  status: AppStatus;
-  statusAsRead?: (() => AppStatus) | undefined;
-  wait?: Wait | undefined;
+/** What the lifecycle hooks add to a plan: LifecycleHookWaiting in its status, an Event, and the timer for the next step. */
+export interface LifecycleContribution {
+  /** The status with LifecycleHookWaiting brought up to date (the same in every view of the status). */
+  apply(status: AppStatus): AppStatus;
+  event: EventSpec | undefined;
+  wait: Wait | undefined;
 }
 
-/** The plan with LifecycleHookWaiting in both its statuses, its Event, and the timer for the next step. */
-export function reportLifecycle<P extends PlanLike>(plan: P, app: Stored<App>, owned: readonly Stored<Pod>[], now: Date): P {
+/** The lifecycle hooks' part of a plan, or undefined for an App without hooks that never waited on one. */
+export function lifecycleReport(app: Stored<App>, owned: readonly Stored<Pod>[], now: Date): LifecycleContribution | undefined {
   const lifecycle = lifecycleOf(app);
   const previous = app.status?.conditions;
-  if (!lifecycle && findCondition(previous, ConditionType.lifecycleHookWaiting) === undefined) return plan;
+  if (!lifecycle && findCondition(previous, ConditionType.lifecycleHookWaiting) === undefined) return undefined;
   const waits = hookWaits(lifecycle, owned, now);
   const generation = app.metadata.generation;
-  const report = withLifecycleWaiting(plan.status, waits, previous, generation, now);
-  const asRead = plan.statusAsRead;
-  const wait = report.wait && (!plan.wait || report.wait.afterMs < plan.wait.afterMs) ? report.wait : plan.wait;
-  return {
-    ...plan,
-    actions: report.event ? [...plan.actions, { kind: 'event', event: report.event }] : plan.actions,
-    status: report.status,
-    statusAsRead: asRead ? () => withLifecycleWaiting(asRead(), waits, previous, generation, now).status : undefined,
-    wait,
-  };
+  // The Event and the timer depend on the waits and the conditions as read, not on the status they go in.
+  const { event, wait } = withLifecycleWaiting({}, waits, previous, generation, now);
+  return { apply: (status) => withLifecycleWaiting(status, waits, previous, generation, now).status, event, wait };
 }

@@ -5,7 +5,7 @@
 import type { App } from '../../../api/app.ts';
 import type { Action } from '../model/actions.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
-import { appControllerRef } from './owner.ts';
+import { appControllerRef } from '../model/owner-refs.ts';
 import { controllerRef, getOrdinal, isTerminating } from '../pods/predicates.ts';
 import { selectorMatches } from '../pods/selector.ts';
 

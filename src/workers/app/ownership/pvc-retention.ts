@@ -10,7 +10,8 @@ import { RetentionPolicy } from '../../../api/app-spec.ts';
 import type { PersistentVolumeClaimTemplate } from '../../../api/pod-template.ts';
 import type { Action } from '../model/actions.ts';
 import type { OwnerReference, PersistentVolumeClaim, Pod, Stored } from '../../../kube/types.ts';
-import { appControllerRef, podControllerRef } from './owner.ts';
+import { podControllerRef } from './owner.ts';
+import { appControllerRef } from '../model/owner-refs.ts';
 import { claimName, newPvcForOrdinal } from '../pods/builder.ts';
 import { podName } from '../pods/predicates.ts';
 

@@ -5,7 +5,7 @@ import { isKubeError, KubeError } from '../../../kube/errors.ts';
 import type { Stored } from '../../../kube/types.ts';
 import type { Action, EventSpec } from '../model/actions.ts';
 import { nameHolder, PodNameTakenError } from './release.ts';
-import type { PodStore } from '../client.ts';
+import type { PodStore } from '../model/client.ts';
 
 interface NameTakenDeps {
   pods: PodStore;

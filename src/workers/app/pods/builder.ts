@@ -7,7 +7,7 @@ import { Label } from '../../../api/keys.ts';
 import { withoutSpecifiedDelete } from '../../../api/specified-delete.ts';
 import type { PersistentVolumeClaimTemplate, PodTemplateSpec } from '../../../api/pod-template.ts';
 import type { Named, OwnerReference, PersistentVolumeClaim, Pod, PodSpec, Stored, Volume } from '../../../kube/types.ts';
-import { appControllerRef } from '../ownership/owner.ts';
+import { appControllerRef } from '../model/owner-refs.ts';
 import { identityLabels, podName } from './predicates.ts';
 
 /** `<claim>-<app>-<ordinal>`: the PVC a pod's volume `<claim>` is bound to. */

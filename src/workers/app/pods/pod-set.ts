@@ -14,7 +14,7 @@ import type { ControllerRevision, Named, PersistentVolumeClaim, Pod, Stored } fr
 import { getOrdinal } from './predicates.ts';
 import { isReserved, parseReserveOrdinals, replicaOrdinals, type OrdinalRanges } from '../../../api/reserve-ordinals.ts';
 import type { Wait } from '../../types.ts';
-import type { RolloutSettings } from '../rollout/settings.ts';
+import type { RolloutSettings } from '../model/rollout-settings.ts';
 import type { DeferredWork } from '../status/deferred-work.ts';
 import type { AbortStatus } from '../../../api/rollout-abort.ts';
 

@@ -4,9 +4,8 @@
  */
 import type { App } from '../../../api/app.ts';
 import { MAX_ORDINAL } from '../../../api/app-rules.ts';
-import { Label } from '../../../api/keys.ts';
+import { Label, LIFECYCLE_STATE_LABEL, LifecycleState } from '../../../api/keys.ts';
 import { podIsUpdatingInPlace } from '../../inplace/index.ts';
-import { lifecycleHolds } from '../lifecycle/hooks.ts';
 import type { ObjectMeta, OwnerReference, Pod, PodCondition, Stored } from '../../../kube/types.ts';
 import { PodPhase } from '../../../kube/types.ts';
 
@@ -93,4 +92,15 @@ export function identityMatches(app: Stored<App>, pod: Pod, ordinal: number): bo
   if (pod.metadata.name !== podName(name, ordinal) || pod.metadata.namespace !== app.metadata.namespace) return false;
   const labels = pod.metadata.labels ?? {};
   return Object.entries(identityLabels(name, ordinal)).every(([k, v]) => labels[k] === v);
+}
+
+/** The lifecycle state a pod's label says (`lifecycle/` moves pods between states). */
+export function lifecycleState(pod: Pod): string | undefined {
+  return pod.metadata.labels?.[LIFECYCLE_STATE_LABEL];
+}
+
+/** A pod in a lifecycle state other than Normal is out of service (or about to be): it is not available. */
+export function lifecycleHolds(pod: Pod): boolean {
+  const state = lifecycleState(pod);
+  return state !== undefined && state !== LifecycleState.normal;
 }

@@ -10,9 +10,10 @@ import type { Logger } from '../../../common/log.ts';
 import { isKubeError } from '../../../kube/errors.ts';
 import type { Wait } from '../../types.ts';
 import type { Action } from '../model/actions.ts';
-import { setCondition } from '../status/conditions.ts';
-import { clearAll, prewarmIdentity, type PrewarmAction } from './plan.ts';
-import type { ImageListStore } from '../client.ts';
+import { setCondition } from '../../shared/conditions.ts';
+import { clearAll, prewarmIdentity } from './plan.ts';
+import type { PrewarmAction } from '../model/prewarm-outcome.ts';
+import type { ImageListStore } from '../model/client.ts';
 import type { PullBudget } from './budget.ts';
 
 /** After a failed ImageList write, the reconcile tries again this much later (not at once: it is not urgent). */

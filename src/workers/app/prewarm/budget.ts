@@ -12,6 +12,7 @@
  * which the running pulls' Apps rebuild at their next reconcile (until then more may pull than the budget).
  */
 import type { RedisClient } from '../../../queue/connection.ts';
+import type { PullLimit } from '../model/prewarm-outcome.ts';
 
 export interface PullBudgetRequest {
   /** This holder's pulls still in progress: renewed, counted even beyond the limit (they run already). */
@@ -28,8 +29,7 @@ export interface PullBudgetRequest {
   entriesPerNode?: number | undefined;
 }
 
-/** Which limit left wanted nodes out: the cluster's budget, the namespace's share of it, or its entries. */
-export type PullLimit = 'budget' | 'namespacePulls' | 'namespaceEntries';
+export type { PullLimit };
 
 export interface PullGrant {
   granted: string[];

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
 import type { Named, Pod } from '../../../kube/types.ts';
-import { needsInput, plan, type Observed } from '../planner.ts';
+import { plan } from '../planner.ts';
+import { needsInput, type Observed } from '../model/plan.ts';
 import { allOld, held, NOW, prewarm, prewarmWrites, rolling, world, type PodTuple, type World } from '../../../../test/unit/app/prewarm-world.ts';
 import { nodeFacts, nodeReadSelector, poolNodes, poolSelector, scaleUpNodes, unplacedReplicas } from './nodes.ts';
-import type { NodeFacts } from './placement.ts';
+import type { NodeFacts } from '../model/node-facts.ts';
 
 const facts = (name: string, labels: Record<string, string> = {}, taints: NodeFacts['taints'] = []): NodeFacts => ({
   name,

@@ -16,7 +16,8 @@ import type { PodTemplateSpec } from '../../../api/pod-template.ts';
 import { matchesLabels } from '../../../kube/labels.ts';
 import type { Named, Pod, Stored } from '../../../kube/types.ts';
 import { untoleratedTaint, type Taint } from '../../../kube/tolerations.ts';
-import { canPlace, tolerationsOf, type NodeFacts } from './placement.ts';
+import { canPlace, tolerationsOf } from './placement.ts';
+import type { NodeFacts } from '../model/node-facts.ts';
 
 /** Nodes pre-warmed per pod a scale-up waits to place: a node the scheduler picks and one to spare. */
 export const SCALE_UP_NODES_PER_POD = 2;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
 import { tolerates } from '../../../kube/tolerations.ts';
-import { canPlace, placementRefusal, requirementMatches, termMatches, type NodeFacts } from './placement.ts';
+import { canPlace, placementRefusal, requirementMatches, termMatches } from './placement.ts';
+import type { NodeFacts } from '../model/node-facts.ts';
 
 const node = (over: Partial<NodeFacts> = {}): NodeFacts => ({
   name: 'n1',

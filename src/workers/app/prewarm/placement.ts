@@ -6,15 +6,8 @@
  * (anti-)affinity and topology spread are left to the scheduler: a node that passes here may still be refused.
  */
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
-import { untoleratedTaint, type Taint, type Toleration } from '../../../kube/tolerations.ts';
-
-/** What pre-warming reads of a Node. */
-export interface NodeFacts {
-  name: string;
-  labels: Readonly<Record<string, string>>;
-  taints: readonly Taint[];
-  unschedulable: boolean;
-}
+import { untoleratedTaint, type Toleration } from '../../../kube/tolerations.ts';
+import type { NodeFacts } from '../model/node-facts.ts';
 
 interface Requirement {
   key: string;

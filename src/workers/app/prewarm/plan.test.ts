@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ImageList, ImagePhase } from '../../../api/image-list.ts';
 import type { ClusterStored } from '../../../kube/types.ts';
-import {
-  imagesKey,
-  nodeState,
-  planPrewarm,
-  prewarmCondition,
-  prewarmIdentity,
-  withinBudget,
-  type NodeState,
-  type PrewarmAction,
-  type PrewarmInput,
-} from './plan.ts';
+import { planPrewarm, prewarmCondition, prewarmIdentity, withinBudget, type PrewarmInput } from './plan.ts';
+import type { PrewarmAction } from '../model/prewarm-outcome.ts';
+import { imagesKey, nodeState, type NodeState } from '../../shared/pull-state.ts';
 
 const id = prewarmIdentity('shop', 'web');
 const IMAGES = ['example.com/init:2', 'example.com/web:2'];

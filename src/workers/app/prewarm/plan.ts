@@ -14,18 +14,15 @@
  * are cleared (or replaced when the node is requested again); everything is cleared once pre-warming stops
  * (rollout over, pre-warm disabled, App deleted). Nothing here ever holds the rollout back.
  */
-import type { PrewarmStatus } from '../../../api/app-status.ts';
-import { ImagePhase, type ImageList } from '../../../api/image-list.ts';
+import type { ImageList } from '../../../api/image-list.ts';
 import type { ClusterStored } from '../../../kube/types.ts';
 import { ConditionType, prewarmFieldManager, prewarmLabelKey, Reason } from '../../../api/keys.ts';
-import type { Action } from '../model/actions.ts';
-import type { ConditionInput } from '../status/conditions.ts';
-import { fnv1a32 } from '../../../common/hash.ts';
+import type { ConditionInput } from '../../shared/conditions.ts';
 import { formatDuration } from '../../../common/duration.ts';
 import type { PullLimit } from './budget.ts';
+import { imagesKey, nodeState, type NodeState } from '../../shared/pull-state.ts';
 import { answerDueAt, cappedImages, DEFAULT_PREWARM_POLICY, pinsEndAt, timestamp, type PrewarmPolicy } from './policy.ts';
-
-export type PrewarmAction = Extract<Action, { kind: 'requestPrewarm' | 'removePrewarm' }>;
+import type { BudgetUse, PrewarmAction, PrewarmOutcome } from '../model/prewarm-outcome.ts';
 
 /** Who writes: the App's field manager and the label its ImageLists carry. */
 interface PrewarmIdentity {
@@ -69,71 +66,13 @@ export interface PrewarmInput {
   waitingSince?: number | undefined;
 }
 
-/**
- * Where a requested node stands. Only `pulling` holds a `parallelism` slot and a share of the pull budget:
- * `deferred` (its daemon holds the pull back for disk) and `unanswered` (no daemon reported anything in time) wait
- * on the node, not on a registry.
- */
-export type NodeState =
-  { state: 'pulling' } | { state: 'pulled' } | { state: 'failed'; message: string } | { state: 'deferred'; message: string } | { state: 'unanswered' };
-
-/** What the outcome means for the cluster's pull budget, and enough to report it again with fewer requests. */
-export interface BudgetUse {
-  /** Nodes requested earlier whose pulls are still in progress: they keep their share of the budget. */
-  pulling: string[];
-  /** Nodes of this App's ImageLists with no pull of the current images in progress: their share is given back. */
-  done: string[];
-  /** Every requested node's state, the nodes requested now counted as pulling. */
-  states: ReadonlyMap<string, NodeState>;
-  revision: string;
-  lookahead?: number | undefined;
-  /** Said at the end of the condition's message (images the cap left out). */
-  note?: string | undefined;
-  /** ImageList entries the App holds on each requested node (its images, capped): counted against its namespace. */
-  images?: number | undefined;
-}
-
-export interface PrewarmOutcome {
-  actions: PrewarmAction[];
-  /** undefined: no entries left (status.prewarm and the condition are removed). */
-  status: PrewarmStatus | undefined;
-  condition: ConditionInput | undefined;
-  budget?: BudgetUse | undefined;
-  /** When the App should be planned again even if nothing changes (pins end, a silent node is overdue), ms since the epoch. */
-  wakeAt?: number | undefined;
-}
-
 const MESSAGE_NODES = 3;
-const DETAIL_MAX = 200;
-
-/** The label value naming an image set: 8 hex digits of FNV-1a over the sorted images. */
-export function imagesKey(images: readonly string[]): string {
-  return fnv1a32([...images].sort().join('\n'))
-    .toString(16)
-    .padStart(8, '0');
-}
 
 /** Whether `list` holds this App's entries for exactly the current image set. */
 function holdsCurrent(list: ClusterStored<ImageList>, labelKey: string, images: readonly string[], key: string): boolean {
   if (list.metadata.labels?.[labelKey] !== key) return false;
   const listed = new Set((list.spec?.images ?? []).map((e) => e.image));
   return images.every((image) => listed.has(image));
-}
-
-/** Where the daemon stands on `images` in `list`: pulling until each one is Pulled, Failed or Deferred. */
-export function nodeState(list: ClusterStored<ImageList>, images: readonly string[]): NodeState {
-  const phases = new Map((list.status?.images ?? []).map((s) => [s.image, s]));
-  const failed: string[] = [];
-  const deferred: string[] = [];
-  for (const image of images) {
-    const s = phases.get(image);
-    const detail = (fallback: string): string => (s?.message ?? fallback).slice(0, DETAIL_MAX);
-    if (s?.phase === ImagePhase.failed) failed.push(`${image}: ${detail('pull failed')}`);
-    else if (s?.phase === ImagePhase.deferred) deferred.push(detail('pull deferred'));
-    else if (s?.phase !== ImagePhase.pulled) return { state: 'pulling' };
-  }
-  if (failed[0] !== undefined) return { state: 'failed', message: failed[0] };
-  return deferred[0] === undefined ? { state: 'pulled' } : { state: 'deferred', message: deferred[0] };
 }
 
 const countOf = (states: ReadonlyMap<string, NodeState>, state: NodeState['state']): number => [...states.values()].filter((s) => s.state === state).length;

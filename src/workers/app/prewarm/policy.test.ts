@@ -4,9 +4,10 @@ import type { ClusterStored } from '../../../kube/types.ts';
 import { parseWorkerConfig } from '../../config.ts';
 import { applyBody } from './apply.ts';
 import { withPrewarmWait } from './grant.ts';
-import { imagesKey, nodeState, planPrewarm, prewarmIdentity, type PrewarmInput } from './plan.ts';
+import { planPrewarm, prewarmIdentity, type PrewarmInput } from './plan.ts';
+import { imagesKey, nodeState } from '../../shared/pull-state.ts';
 import { cappedImages, DEFAULT_PREWARM_POLICY, pinsEndAt, unanswered, waitingSince, type PrewarmPolicy } from './policy.ts';
-import type { Plan } from '../planner.ts';
+import type { Plan } from '../model/plan.ts';
 
 const id = prewarmIdentity('shop', 'web');
 const IMAGES = ['example.com/init:2', 'example.com/web:2'];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planned } from '../../../../test/unit/app/fixtures.ts';
-import { needsInput, plan } from '../planner.ts';
+import { plan } from '../planner.ts';
+import { needsInput } from '../model/plan.ts';
 import { templateImages } from './targets.ts';
 import { NOW, v, world, held, allOld, rolling, prewarm, prewarmWrites, type PodTuple, type World } from '../../../../test/unit/app/prewarm-world.ts';
 

@@ -28,9 +28,9 @@ import { ConditionType, Reason } from '../../../api/keys.ts';
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
 import { podIsUpdatingInPlace } from '../../inplace/index.ts';
 import type { Action } from '../model/actions.ts';
-import type { NeedsInput } from '../plan-types.ts';
+import type { NeedsInput } from '../model/plan.ts';
 import type { CanaryOutcome } from '../rollout/canary.ts';
-import { setCondition } from '../status/conditions.ts';
+import { setCondition } from '../../shared/conditions.ts';
 import type { ClusterStored, Named, Pod, Stored } from '../../../kube/types.ts';
 import { projectPodWrites } from '../status/planned.ts';
 import { getOrdinal, getPodRevision, isRunningAndAvailable, isTerminating } from '../pods/predicates.ts';
@@ -38,11 +38,12 @@ import type { PodSet } from '../pods/pod-set.ts';
 import { templateOf } from '../revisions/revisions.ts';
 import { outdatedOrdinals } from '../rollout/update-plan.ts';
 import { adaptiveLookahead, expectedPullMs, rolloutPace } from './lookahead.ts';
-import { planPrewarm, prewarmIdentity, type PrewarmOutcome } from './plan.ts';
+import { planPrewarm, prewarmIdentity } from './plan.ts';
+import type { PrewarmOutcome } from '../model/prewarm-outcome.ts';
 import { waitingSince, type PrewarmPolicy } from './policy.ts';
 import { poolNodes, poolSelector, scaleUpNodes, unplacedReplicas } from './nodes.ts';
 import { podsOnWarmNodes } from './landing.ts';
-import type { NodeFacts } from './placement.ts';
+import type { NodeFacts } from '../model/node-facts.ts';
 
 /** The pods left to update, in update order. */
 interface RolloutOrder {
@@ -240,7 +241,7 @@ export function prewarmStep(
 /** `status` with the outcome's `prewarm` and ImagesPrewarmed condition (both removed when it has none). */
 export function withPrewarmStatus(status: AppStatus, outcome: PrewarmOutcome, now: Date, generation: number | undefined): AppStatus {
   const { prewarm: previous, ...rest } = status;
-  // The pull budget's second pass (`grant.ts`) recounts the nodes only: the pods counted by the plan stay.
+  // An outcome that counts no pods (an App being deleted) keeps the count the status had.
   const landed = outcome.status?.podsOnWarmNodes ?? previous?.podsOnWarmNodes;
   const prewarm = outcome.status ? { ...outcome.status, ...(landed !== undefined ? { podsOnWarmNodes: landed } : {}) } : undefined;
   const conditions = outcome.condition

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { makeApp, podFor, stored } from '../../../../test/unit/app/fixtures.ts';
 import type { App } from '../../../api/app.ts';
 import type { ControllerRevision, Stored } from '../../../kube/types.ts';
-import { needsInput, plan, type Observed } from '../planner.ts';
-import { appControllerRef } from '../ownership/owner.ts';
+import { plan } from '../planner.ts';
+import { needsInput, type Observed } from '../model/plan.ts';
+import { appControllerRef } from '../model/owner-refs.ts';
 import { historyWithinLimit, revisionCountAfter } from './history.ts';
 import { newRevision, revisionData, revisionHash } from './revisions.ts';
 

@@ -15,7 +15,7 @@ import { fnv1a32 } from '../../../common/hash.ts';
 import type { PodTemplateSpec } from '../../../api/pod-template.ts';
 import type { Action } from '../model/actions.ts';
 import type { ControllerRevision, Named, Stored } from '../../../kube/types.ts';
-import { appControllerRef } from '../ownership/owner.ts';
+import { appControllerRef } from '../model/owner-refs.ts';
 import { isRecord } from '../../../common/guards.ts';
 import { applyDefaults } from '../../../api/schema-defaults.ts';
 import { upstreamSchemas } from '../../../api/pod-template-crd.ts';

@@ -5,7 +5,7 @@ import { AbortReason, PauseCause, pausedByValue, RolloutAnnotation } from '../..
 import { parallel, rolling, rolloutWorld, summary, template, type PodRow } from '../../../../test/unit/app/rollout-world.ts';
 import { revisionOf } from '../../../../test/unit/app/prewarm-world.ts';
 import { planned } from '../../../../test/unit/app/fixtures.ts';
-import type { Observed } from '../planner.ts';
+import type { Observed } from '../model/plan.ts';
 import { abortRefusal } from './abort-refusal.ts';
 
 const NOW = new Date('2025-06-01T00:10:00.000Z');

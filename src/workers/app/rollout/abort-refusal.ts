@@ -18,7 +18,7 @@ import type { App } from '../../../api/app.ts';
 import { EventReason } from '../../../api/keys.ts';
 import { parsePausedBy, PauseCause, RolloutAnnotation } from '../../../api/rollout-abort.ts';
 import type { Stored } from '../../../kube/types.ts';
-import { rolloutSettings } from './settings.ts';
+import { rolloutSettings } from '../model/rollout-settings.ts';
 import type { Action } from '../model/actions.ts';
 import { templateOf, type ResolvedRevisions } from '../revisions/revisions.ts';
 import { abortState, type AbortState, type AbortTrigger } from './abort.ts';

@@ -5,8 +5,9 @@ import { AbortReason, PauseCause, pausedByValue, RolloutAnnotation, type AbortSt
 import type { Action } from '../model/actions.ts';
 import { parallel, rolling, rolloutWorld, summary, type PodRow } from '../../../../test/unit/app/rollout-world.ts';
 import { planned } from '../../../../test/unit/app/fixtures.ts';
-import type { Observed } from '../planner.ts';
-import { needsInput, plan } from '../planner.ts';
+import type { Observed } from '../model/plan.ts';
+import { plan } from '../planner.ts';
+import { needsInput } from '../model/plan.ts';
 import { abortState, withAbortStatus } from './abort.ts';
 
 const NOW = new Date('2025-06-01T00:10:00.000Z');

@@ -19,8 +19,8 @@ import { ConditionType, EventReason, Reason } from '../../../api/keys.ts';
 import { AbortReason, parsePausedBy, RolloutAnnotation, type AbortMeasurement, type AbortStatus } from '../../../api/rollout-abort.ts';
 import type { Stored } from '../../../kube/types.ts';
 import type { Action } from '../model/actions.ts';
-import { findCondition, setCondition } from '../status/conditions.ts';
-import { rolloutSettings } from './settings.ts';
+import { findCondition, setCondition } from '../../shared/conditions.ts';
+import { rolloutSettings } from '../model/rollout-settings.ts';
 
 /** What aborts a rollout besides a person: the progress deadline now, a failed analysis later. */
 export interface AbortTrigger {

@@ -7,7 +7,7 @@ import { ConditionType } from '../../../api/keys.ts';
 import type { Wait } from '../../types.ts';
 import type { Action } from '../model/actions.ts';
 import type { CanaryOutcome } from './canary.ts';
-import { findCondition, setCondition, type ConditionInput } from '../status/conditions.ts';
+import { findCondition, setCondition, type ConditionInput } from '../../shared/conditions.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import { priorityReport } from './update-order.ts';
 import { progressDeadline, withDeadlineStatus, type DeadlineOutcome } from './progress-deadline.ts';

@@ -3,7 +3,7 @@ import type { AppSpec } from '../../../api/app-spec.ts';
 import type { AppStatus } from '../../../api/app-status.ts';
 import type { Condition } from '../../../api/meta.ts';
 import { parallel, rolling, rolloutWorld, summary, type PodRow } from '../../../../test/unit/app/rollout-world.ts';
-import type { Plan } from '../planner.ts';
+import type { Plan } from '../model/plan.ts';
 import { planned } from '../../../../test/unit/app/fixtures.ts';
 
 const NOW = new Date('2025-06-01T00:10:00.000Z');

@@ -19,7 +19,7 @@ import type { RolloutProgress } from '../../../api/progress-deadline.ts';
 import type { Stored } from '../../../kube/types.ts';
 import type { Wait } from '../../types.ts';
 import type { Action } from '../model/actions.ts';
-import { findCondition, setCondition } from '../status/conditions.ts';
+import { findCondition, setCondition } from '../../shared/conditions.ts';
 import type { PodSet } from '../pods/pod-set.ts';
 import { updatedAvailable } from './update-order.ts';
 import { AbortReason, PauseCause, pausedByValue } from '../../../api/rollout-abort.ts';

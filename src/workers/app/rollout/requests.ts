@@ -17,7 +17,7 @@ import type { App } from '../../../api/app.ts';
 import { RolloutAnnotation } from '../../../api/rollout-abort.ts';
 import type { Stored } from '../../../kube/types.ts';
 import type { Action } from '../model/actions.ts';
-import { rolloutSettings } from './settings.ts';
+import { rolloutSettings } from '../model/rollout-settings.ts';
 
 /** The revisions of the rollout a plan works on. */
 export interface RolloutNames {

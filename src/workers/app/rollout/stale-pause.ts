@@ -8,7 +8,7 @@
 import type { App } from '../../../api/app.ts';
 import { parsePausedBy, RolloutAnnotation } from '../../../api/rollout-abort.ts';
 import type { Stored } from '../../../kube/types.ts';
-import { rolloutSettings } from './settings.ts';
+import { rolloutSettings } from '../model/rollout-settings.ts';
 import type { Action } from '../model/actions.ts';
 
 /** The write that lifts ebb's pause for an earlier revision, unless the plan pauses again (`pausing`) for `update`. */

@@ -13,7 +13,7 @@
  * The first `limit` ordinals of that list may run the update revision; the rest keep (and are created at) the
  * current revision.
  */
-import type { ConditionInput } from '../status/conditions.ts';
+import type { ConditionInput } from '../../shared/conditions.ts';
 import type { EventSpec } from '../model/actions.ts';
 import type { ControllerRevision, Named, Pod } from '../../../kube/types.ts';
 import type { PodSet } from '../pods/pod-set.ts';

@@ -18,7 +18,7 @@
  */
 import { ConditionType, Reason } from '../../../api/keys.ts';
 import type { Action } from '../model/actions.ts';
-import { findCondition } from '../status/conditions.ts';
+import { findCondition } from '../../shared/conditions.ts';
 import { collectFallbacks, updateAction, type UpdateContext } from './inplace-plan.ts';
 import { getPodRevision, isFailed, isSucceeded, isTerminating, isUnavailable } from '../pods/predicates.ts';
 import { isBroken, notReadySinceMs } from '../pods/broken.ts';

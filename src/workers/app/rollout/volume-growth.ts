@@ -16,7 +16,7 @@ import { growsClaimsOnRollingUpdate } from '../../../api/volume-claim-update.ts'
 import type { AppStatus } from '../../../api/app-status.ts';
 import { parseQuantity } from '../../../common/quantity.ts';
 import type { PersistentVolumeClaim, Pod, Stored } from '../../../kube/types.ts';
-import { findCondition, setCondition } from '../status/conditions.ts';
+import { findCondition, setCondition } from '../../shared/conditions.ts';
 import { claimName } from '../pods/builder.ts';
 import type { Accumulator, PodSet } from '../pods/pod-set.ts';
 

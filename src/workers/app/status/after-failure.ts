@@ -7,12 +7,12 @@
 import type { AppStatus } from '../../../api/app-status.ts';
 import { ConditionType, Reason } from '../../../api/keys.ts';
 import type { Action } from '../model/actions.ts';
-import { findCondition, setCondition } from './conditions.ts';
+import { findCondition, setCondition } from '../../shared/conditions.ts';
 import type { App } from '../../../api/app.ts';
 import type { Stored } from '../../../kube/types.ts';
 import { refusalMessage } from '../rollout/volume-growth.ts';
 
-interface FailureContext {
+export interface FailureContext {
   action: Action;
   /** The KubeError code, e.g. Invalid, Forbidden, ServerError. */
   code: string | undefined;

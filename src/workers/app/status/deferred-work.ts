@@ -6,7 +6,7 @@
 import { ConditionType, EventReason, Reason } from '../../../api/keys.ts';
 import type { Condition } from '../../../api/meta.ts';
 import type { EventSpec } from '../model/actions.ts';
-import { findCondition } from './conditions.ts';
+import { findCondition } from '../../shared/conditions.ts';
 import type { Progress } from './replicas.ts';
 
 export interface DeferredWork {

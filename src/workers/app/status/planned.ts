@@ -13,7 +13,7 @@ import type { Condition } from '../../../api/meta.ts';
 import { podIsUpdatingInPlace, type FallbackTexts } from '../../inplace/index.ts';
 import type { Action } from '../model/actions.ts';
 import type { CanaryOutcome } from '../rollout/canary.ts';
-import { findCondition, setCondition } from './conditions.ts';
+import { findCondition, setCondition } from '../../shared/conditions.ts';
 import type { Named, Pod, Stored } from '../../../kube/types.ts';
 import { getPodRevision } from '../pods/predicates.ts';
 import type { PodSet } from '../pods/pod-set.ts';

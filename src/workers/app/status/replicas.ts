@@ -7,7 +7,7 @@ import { ConditionType, Reason } from '../../../api/keys.ts';
 import { podIsUpdatingInPlace, readState } from '../../inplace/index.ts';
 import type { Pod } from '../../../kube/types.ts';
 import { availableAtMs, getPodRevision, isRunningAndAvailable, isRunningAndReady, isTerminating } from '../pods/predicates.ts';
-import { findCondition, setCondition, type ConditionInput } from './conditions.ts';
+import { findCondition, setCondition, type ConditionInput } from '../../shared/conditions.ts';
 import type { Wait } from '../../types.ts';
 
 export interface ReplicaCounts {

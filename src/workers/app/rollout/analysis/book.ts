@@ -26,27 +26,14 @@ import { EventReason } from '../../../../api/keys.ts';
 import { AbortReason } from '../../../../api/rollout-abort.ts';
 import type { Pod, Stored } from '../../../../kube/types.ts';
 import type { Wait } from '../../../types.ts';
-import type { Action } from '../../actions.ts';
+import type { Action } from '../../model/actions.ts';
 import type { AbortTrigger } from '../abort.ts';
 import { measurePodHealth } from './pod-health.ts';
 import { advanceRun, freshRun, initialDelayMs, restartRun, type RunOutcome } from './run.ts';
-import type { QueryVariables } from './prometheus.ts';
-import type { ResolvedCheck } from './templates.ts';
+import type { MeasureRequest, QueryVariables } from '../../model/analysis-io.ts';
+import type { ResolvedCheck } from '../../model/analysis-io.ts';
 
 export type StepVerdict = 'running' | 'passed' | 'failed' | 'inconclusive';
-
-/** A measurement of a check that needs I/O (web), due in this plan: the plan loop takes it and plans again. */
-export interface MeasureRequest {
-  key: string;
-  check: AnalysisCheck;
-  /** What a Prometheus query's variables stand for. */
-  vars: QueryVariables;
-  /**
-   * When the measurement was due, as recorded: the run's `nextMeasurementAt`, or its `startedAt` before its first
-   * measurement. Undefined for a run not recorded yet (its first measurement is asked for once it is).
-   */
-  due?: string | undefined;
-}
 
 /** A measurement asked for and not finished is looked for again after this long (a lost one is asked for again). */
 export const MEASUREMENT_PENDING_WAIT_MS = 5_000;

@@ -11,20 +11,9 @@
 import { MeasurementPhase, type Measurement } from '../../../../api/analysis.ts';
 import type { App } from '../../../../api/app.ts';
 import type { Stored } from '../../../../kube/types.ts';
-import type { AnalysisIO } from '../../client.ts';
-import type { MeasureRequest } from './book.ts';
+import type { AnalysisIO, MeasureDesk, MeasureRequest } from '../../model/analysis-io.ts';
 import { measureWeb } from './web.ts';
 import { measurePrometheus } from './prometheus.ts';
-
-/** Where a reconcile hands its due measurements over instead of taking them. */
-export interface MeasureDesk {
-  /**
-   * The finished measurements of `requests`, by key, read in one round trip; each one not finished is asked for
-   * (once: asking again for one that waits or runs adds nothing). A request without a due time (`MeasureRequest.due`)
-   * is neither read nor asked for: its run is recorded first.
-   */
-  collect(app: Stored<App>, requests: readonly MeasureRequest[]): Promise<Map<string, Measurement>>;
-}
 
 /** Takes one measurement now. */
 export async function measureOne(

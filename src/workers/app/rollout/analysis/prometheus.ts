@@ -7,13 +7,11 @@
  * and the check fails only after `consecutiveErrorLimit` of them in a row. Of an error answer only
  * Prometheus's `errorType` (one of its fixed words) is recorded, never its text.
  */
-import type { QUERY_VARIABLES } from '../../../../api/analysis.ts';
 import type { Measurement, NoData, Prometheus } from '../../../../api/analysis.ts';
 import { errorMeasurement, noDataMeasurement } from './no-data.ts';
 import { judge, parseCondition } from './condition.ts';
 import { headersOf, requestFailure, type WebDeps } from './web.ts';
-
-export type QueryVariables = Record<(typeof QUERY_VARIABLES)[number], string>;
+import type { QueryVariables } from '../../model/analysis-io.ts';
 
 export const DEFAULT_QUERY_TIMEOUT_SECONDS = 10;
 

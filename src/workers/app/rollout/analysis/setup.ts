@@ -8,15 +8,17 @@
 import type { App } from '../../../../api/app.ts';
 import { EventReason } from '../../../../api/keys.ts';
 import type { Pod, Stored } from '../../../../kube/types.ts';
-import type { Action } from '../../actions.ts';
+import type { Action } from '../../model/actions.ts';
 import { getPodRevision } from '../../pods/predicates.ts';
 import type { CanaryOutcome } from '../canary.ts';
 import type { Wait } from '../../../types.ts';
 import type { AnalysisCheck, Measurement } from '../../../../api/analysis.ts';
 import { analysisBook, type AnalysisBook } from './book.ts';
 import { intervalMs } from './run.ts';
-import { podsPattern, type QueryVariables } from './prometheus.ts';
-import { resolveChecks, type ResolvedCheck } from './templates.ts';
+import { podsPattern } from './prometheus.ts';
+import type { QueryVariables } from '../../model/analysis-io.ts';
+import { resolveChecks } from './templates.ts';
+import type { ResolvedCheck } from '../../model/analysis-io.ts';
 
 /**
  * The checks the App defines, concrete: `resolved` when the reconcile read the templates they name; a check

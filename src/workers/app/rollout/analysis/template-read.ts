@@ -7,20 +7,16 @@
  * retried.
  */
 import { CheckTemplateKind, type AnalysisCheck } from '../../../../api/analysis.ts';
-import type { CheckTemplate } from '../../../../api/check-template.ts';
+import type { CheckTemplateStore } from '../../model/analysis-io.ts';
 import type { App } from '../../../../api/app.ts';
 import { isKubeError } from '../../../../kube/errors.ts';
 import type { Stored } from '../../../../kube/types.ts';
-import { rolloutSettings } from '../settings.ts';
-import { referencedTemplates, resolveChecks, templateKey, templateName, type ResolvedCheck, type TemplateLookup } from './templates.ts';
+import { rolloutSettings } from '../../model/rollout-settings.ts';
+import { referencedTemplates, resolveChecks, templateKey, templateName, type TemplateLookup } from './templates.ts';
+import type { ResolvedCheck } from '../../model/analysis-io.ts';
 
 /** The checks an App defines. */
 export const appChecks = (app: App): readonly AnalysisCheck[] => rolloutSettings(app).analysis?.checks ?? [];
-
-/** Check templates, read only: a CheckTemplate in `namespace`, or a ClusterCheckTemplate when it is undefined. */
-export interface CheckTemplateStore {
-  get(namespace: string | undefined, name: string): Promise<CheckTemplate | undefined>;
-}
 
 /** The App's checks made concrete, or undefined when none names a template (nothing is read). */
 export async function readResolvedChecks(store: CheckTemplateStore | undefined, app: Stored<App>): Promise<ResolvedCheck[] | undefined> {

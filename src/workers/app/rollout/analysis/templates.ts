@@ -18,9 +18,7 @@ import {
   type Web,
 } from '../../../../api/analysis.ts';
 import type { CheckTemplateSpec } from '../../../../api/check-template.ts';
-
-/** A check as the planner judges it: concrete, or `unresolved` with the reason. */
-export type ResolvedCheck = AnalysisCheck & { unresolved?: string | undefined };
+import type { ResolvedCheck } from '../../model/analysis-io.ts';
 
 /** What reading a template found: its spec, or why there is none (a sentence naming it). */
 export type TemplateLookup = { spec: CheckTemplateSpec } | { missing: string };

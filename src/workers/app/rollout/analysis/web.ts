@@ -15,9 +15,7 @@ import { isKubeError } from '../../../../kube/errors.ts';
 import type { CheckHttp } from '../../../egress/outbound.ts';
 import { isEgressError } from '../../../egress/errors.ts';
 import { judge, parseCondition, type Condition } from './condition.ts';
-
-/** Reads one key of a Secret in a namespace; undefined when the Secret or key is absent. Throws when refused. */
-export type SecretValue = (namespace: string, name: string, key: string) => Promise<string | undefined>;
+import type { SecretValue } from '../../model/analysis-io.ts';
 
 export interface WebDeps {
   secretValue: SecretValue | undefined;

@@ -4,15 +4,12 @@
  * Every write method throws KubeError with the apiserver's code (NotFound, Conflict, AlreadyExists,
  * Invalid, ...); merge patches that carry `metadata.resourceVersion` are optimistic-concurrency writes.
  */
-import type { App } from '../../api/app.ts';
-import type { CheckTemplateStore } from './rollout/analysis/template-read.ts';
-import type { ImageList } from '../../api/image-list.ts';
-import type { PatchClient } from '../inplace/index.ts';
-import type { EventSpec } from './model/actions.ts';
-import type { SecretValue } from './rollout/analysis/web.ts';
-import type { MeasureDesk } from './rollout/analysis/measure.ts';
-import type { CheckHttp } from '../egress/outbound.ts';
-import type { ClusterStored, ControllerRevision, KubeObject, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
+import type { App } from '../../../api/app.ts';
+import type { ImageList } from '../../../api/image-list.ts';
+import type { PatchClient } from '../../inplace/index.ts';
+import type { EventSpec } from './actions.ts';
+import type { AnalysisIO, CheckTemplateStore, MeasureDesk } from './analysis-io.ts';
+import type { ClusterStored, ControllerRevision, KubeObject, PersistentVolumeClaim, Pod, Stored } from '../../../kube/types.ts';
 
 interface AppStore {
   get(namespace: string, name: string): Promise<Stored<App> | undefined>;
@@ -79,8 +76,6 @@ export interface DryRunCreator {
   claim(namespace: string, claim: PersistentVolumeClaim): Promise<void>;
 }
 
-export type { CheckTemplateStore };
-
 export interface AppClient {
   apps: AppStore;
   pods: PodStore;
@@ -101,10 +96,4 @@ export interface AppClient {
   analysis?: AnalysisIO | undefined;
   /** Where due web and Prometheus measurements are handed to the measure queue instead of taken in the reconcile; absent: taken in it. */
   measureDesk?: MeasureDesk | undefined;
-}
-
-export interface AnalysisIO {
-  secretValue: SecretValue;
-  http: CheckHttp;
-  signal: AbortSignal;
 }

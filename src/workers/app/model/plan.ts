@@ -2,18 +2,17 @@
  * What a plan reads and what it returns: `Observed` (the App and what was read of the cluster), a `Plan` (the
  * writes, the status, the wait), or `NeedsInput` naming the input to read before planning again.
  */
-import type { AppStatus } from '../../api/app-status.ts';
-import type { Measurement } from '../../api/analysis.ts';
-import type { App } from '../../api/app.ts';
-import type { ImageList } from '../../api/image-list.ts';
-import type { ClusterStored, ControllerRevision, PersistentVolumeClaim, Pod, Stored } from '../../kube/types.ts';
-import type { Wait } from '../types.ts';
-import type { Refusals } from './admission/replacement.ts';
-import type { Action } from './model/actions.ts';
-import type { NodeFacts } from './prewarm/placement.ts';
-import type { PrewarmOutcome } from './prewarm/plan.ts';
-import type { MeasureRequest } from './rollout/analysis/book.ts';
-import type { ResolvedCheck } from './rollout/analysis/templates.ts';
+import type { AppStatus } from '../../../api/app-status.ts';
+import type { Measurement } from '../../../api/analysis.ts';
+import type { App } from '../../../api/app.ts';
+import type { ImageList } from '../../../api/image-list.ts';
+import type { ClusterStored, ControllerRevision, PersistentVolumeClaim, Pod, Stored } from '../../../kube/types.ts';
+import type { Wait } from '../../types.ts';
+import type { Refusals } from './refusals.ts';
+import type { Action } from './actions.ts';
+import type { NodeFacts } from './node-facts.ts';
+import type { ObservedGrant, PrewarmOutcome } from './prewarm-outcome.ts';
+import type { MeasureRequest, ResolvedCheck } from './analysis-io.ts';
 
 export interface Observed {
   app: Stored<App>;
@@ -45,6 +44,11 @@ export interface Observed {
    */
   refused?: Refusals | undefined;
   /**
+   * What the pull budget granted the plan's pre-warm requests (`prewarm/grant.ts`): only those are requested, the
+   * others reported as waiting. Undefined when the budget was not asked (then every request of the plan stands).
+   */
+  pullGrant?: ObservedGrant | undefined;
+  /**
    * Measurements of web checks taken for this plan, by check (`MeasureRequest.key`). Undefined when none
    * were taken: a plan with one due says so (`{ needs: 'measurements', measure }`).
    */
@@ -60,10 +64,10 @@ export interface Plan {
   actions: Action[];
   /** The status once every action succeeded (it counts the pods the actions create, delete or start updating). */
   status: AppStatus;
-  /** The status counting the pods as read, computed only on the failure path (when absent, `status`). */
+  /** The status as read (nothing acted: `status/assemble.ts`), computed only on the failure path (when absent, `status`). */
   statusAsRead?: (() => AppStatus) | undefined;
   wait?: Wait | undefined;
-  /** The pre-warm part of the plan, for the pull budget (`prewarm/apply.ts`): its actions are in `actions`. */
+  /** The pre-warm part of the plan, for the pull budget the plan loop asks (`prewarm/grant.ts`): its actions are in `actions`. */
   prewarm?: PrewarmOutcome | undefined;
 }
 

@@ -1,5 +1,5 @@
 /** metav1.Condition lists: set a condition keeping lastTransitionTime unless the status changes. */
-import type { Condition } from '../../../api/meta.ts';
+import type { Condition } from '../../api/meta.ts';
 
 export interface ConditionInput {
   type: string;
