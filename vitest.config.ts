@@ -29,6 +29,8 @@ export const SERIAL_INTEGRATION = [
   // Time, fairness and memory measurements that a busy machine would distort; Chromium pages with 30 s waits;
   // `ebb` processes spawned with deadlines on how soon they start, log or exit.
   'test/integration/app/inplace-grace.test.ts',
+  // Counts reads from the shared view against fresh ones: a view that lags on a busy machine is read fresh.
+  'test/integration/app/view.test.ts',
   // Worker processes SIGKILLed and started again, waiting out lock expiry: their start-up under load decides.
   'test/integration/app/chaos.test.ts',
   'test/integration/app/inplace-chaos.test.ts',
@@ -40,6 +42,7 @@ export const SERIAL_INTEGRATION = [
   'test/integration/queue/**/*.test.ts',
   'test/integration/watcher/bad-input.test.ts',
   'test/integration/watcher/board*.test.ts',
+  'test/integration/watcher/rollouts-page.test.ts',
   'test/integration/watcher/fairness.test.ts',
   'test/integration/watcher/one-job-per-object.test.ts',
   'test/integration/watcher/owner-gone.test.ts',
