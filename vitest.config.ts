@@ -63,7 +63,9 @@ const integration = {
 // peacefully, two at a time; then, one file at a time, the integration files above and the layers with a sandbox
 // of their own. The unit files' group runs alone so that their timing checks never share the machine with a
 // sandbox scenario.
-const UNIT = { sequence: { groupOrder: 0 }, maxWorkers: 2 };
+// Unit tests that start redis-server, spawn node or openssl, or compile a CRD wait for that work: vitest's 5 s / 10 s
+// defaults are a bound a loaded machine misses (a passing test takes no longer for a wider bound).
+const UNIT = { sequence: { groupOrder: 0 }, maxWorkers: 2, testTimeout: 60_000, hookTimeout: 60_000 };
 const PARALLEL = { sequence: { groupOrder: 1 }, maxWorkers: 2 };
 const ALONE = { sequence: { groupOrder: 2 }, maxWorkers: 1 };
 
