@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, access } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { sleep, waitFor } from '../../src/common/wait.ts';
 import type { Logger } from '../../src/common/log.ts';
@@ -50,9 +51,10 @@ export interface ControlPlane {
   /** Stops kube-apiserver and starts it again with the same flags and port; resolves when ready. */
   restartApiserver(): Promise<void>;
   /**
-   * Stops `targets` by PID (the apiserver before etcd), keeps them down `downMs`, and starts them again with
-   * the same flags, ports and etcd data directory (etcd before the apiserver); resolves once the apiserver
-   * answers /readyz again (which needs etcd).
+   * Stops `targets` by PID (the scheduler, then the apiserver, then etcd; a server is killed once it stops
+   * listening), keeps them down `downMs`, and starts them again with the same flags, ports and etcd data
+   * directory (etcd, then the apiserver, then, once the apiserver is ready, the scheduler); resolves once the
+   * apiserver answers /readyz again (which needs etcd).
    */
   restart(targets: readonly RestartTarget[], downMs?: number, signal?: AbortSignal): Promise<void>;
   stop(): Promise<void>;
@@ -78,6 +80,9 @@ interface Command {
 }
 
 const run = (c: Command): Child => startChild(c.name, c.binary, c.args, c.log);
+
+/** The port a restartable server listens on for its clients. */
+const portOf = (url: string): number => Number(new URL(url).port);
 
 async function etcdCommand(opts: ControlPlaneOptions): Promise<{ command: Command; url: string }> {
   const [clientPort, peerPort] = [await freePort(), await freePort()];
@@ -125,17 +130,16 @@ function apiserverArgs(opts: ControlPlaneOptions, pki: Pki, etcdUrl: string, por
   ];
 }
 
-async function startComponent(
+async function componentCommand(
   opts: ControlPlaneOptions,
   name: 'kube-controller-manager' | 'kube-scheduler',
   kubeconfig: string,
   extra: string[],
-): Promise<Child> {
+): Promise<{ binary: string; args: string[]; log: string }> {
   const port = await freePort();
-  return startChild(
-    name,
-    await requireBinary(opts.binDir, name),
-    [
+  return {
+    binary: await requireBinary(opts.binDir, name),
+    args: [
       `--kubeconfig=${kubeconfig}`,
       `--authentication-kubeconfig=${kubeconfig}`,
       `--authorization-kubeconfig=${kubeconfig}`,
@@ -145,8 +149,36 @@ async function startComponent(
       '--v=1',
       ...extra,
     ],
-    join(opts.dir, 'logs', `${name}.log`),
-  );
+    log: join(opts.dir, 'logs', `${name}.log`),
+  };
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port`. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * Stops a server for a restart: SIGTERM, then SIGKILL as soon as it no longer accepts connections on `port`.
+ * Both etcd and kube-apiserver stop listening at once, then wait for their open streams to drain (the
+ * apiserver up to its request timeout, a minute, past the 10 s stop deadline): those streams are cut when the
+ * process ends either way, and the wait only stretched the outage far past the down time the caller asked for.
+ */
+async function stopListening(child: Child, port: number, signal?: AbortSignal): Promise<void> {
+  const closed = waitFor(async () => ((await accepts(port)) ? undefined : true), {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+    ...(signal ? { signal } : {}),
+    what: `${child.name} to stop listening on ${port}`,
+  });
+  await child.stop(10_000, closed);
 }
 
 function clientLimitArgs(limits: ControlPlaneOptions['controllerManagerClientLimits']): string[] {
@@ -186,25 +218,34 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     await writeKubeconfig(kcmConfig, server, pki.caCert, pki.clients['controller-manager'], 'system:kube-controller-manager');
     await writeKubeconfig(schedConfig, server, pki.caCert, pki.clients.scheduler, 'system:kube-scheduler');
     const controllers = [...DEFAULT_CONTROLLERS, ...(opts.extraControllers ?? [])].join(',');
-    children.push(
-      await startComponent(opts, 'kube-controller-manager', kcmConfig, [
-        `--controllers=${controllers}`,
-        `--service-account-private-key-file=${pki.saKey}`,
-        `--root-ca-file=${pki.caCert}`,
-        '--use-service-account-credentials=true',
-        '--concurrent-statefulset-syncs=5',
-        ...clientLimitArgs(opts.controllerManagerClientLimits),
-      ]),
-    );
+    const kcm = await componentCommand(opts, 'kube-controller-manager', kcmConfig, [
+      `--controllers=${controllers}`,
+      `--service-account-private-key-file=${pki.saKey}`,
+      `--root-ca-file=${pki.caCert}`,
+      '--use-service-account-credentials=true',
+      '--concurrent-statefulset-syncs=5',
+      ...clientLimitArgs(opts.controllerManagerClientLimits),
+    ]);
+    children.push(startChild('kube-controller-manager', kcm.binary, kcm.args, kcm.log));
     // Default flags: the default StorageClass binds WaitForFirstConsumer, so a pod never waits in the
     // unschedulable pool for a claim the binder has yet to bind (docs/decisions/sandbox.md, "Sandbox scheduler").
-    children.push(await startComponent(opts, 'kube-scheduler', schedConfig, []));
-    const commands = { etcd: etcd.command, 'kube-apiserver': api };
+    const scheduler: Command = { name: 'kube-scheduler', ...(await componentCommand(opts, 'kube-scheduler', schedConfig, [])) };
+    children.push(run(scheduler));
+    const commands = { etcd: etcd.command, 'kube-apiserver': api, 'kube-scheduler': scheduler };
+    const listensOn: Partial<Record<RestartTarget, number>> = { etcd: portOf(etcd.url), 'kube-apiserver': port };
     const restart = async (targets: readonly RestartTarget[], downMs = 0, signal?: AbortSignal): Promise<void> => {
       const order = restartOrder(targets);
-      for (const name of order.stop) await children.find((c) => c.name === name)?.stop();
+      const readySignal = signal ? AbortSignal.any([signal, ...(opts.signal ? [opts.signal] : [])]) : opts.signal;
+      for (const name of order.stop) {
+        const child = children.find((c) => c.name === name);
+        const listening = listensOn[name];
+        if (child) await (listening === undefined ? child.stop() : stopListening(child, listening, signal));
+      }
       if (downMs > 0) await sleep(downMs, signal);
       for (const name of order.start) {
+        // The scheduler starts against a ready apiserver: one that still loads its RBAC answers 403, and each
+        // failed list grows the scheduler's retry backoff.
+        if (name === 'kube-scheduler') await waitReady(rest, children.filter(isServer), readySignal);
         const next = run(commands[name]);
         children.splice(
           children.findIndex((c) => c.name === name),
@@ -213,8 +254,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
         );
         logExit(next, opts.log);
       }
-      const watched = children.filter((c) => c.name === 'etcd' || c.name === 'kube-apiserver');
-      await waitReady(rest, watched, signal ? AbortSignal.any([signal, ...(opts.signal ? [opts.signal] : [])]) : opts.signal);
+      await waitReady(rest, children.filter(isServer), readySignal);
     };
     const restartApiserver = (): Promise<void> => restart(['kube-apiserver']);
     return { server, kubeconfig, pki, children, rest, etcdUrl: etcd.url, restartApiserver, restart, stop };
@@ -223,6 +263,8 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     throw err;
   }
 }
+
+const isServer = (c: Child): boolean => c.name === 'etcd' || c.name === 'kube-apiserver';
 
 async function waitReady(rest: KubeRest, children: Child[], signal?: AbortSignal): Promise<void> {
   const died = new AbortController();

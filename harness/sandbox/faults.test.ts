@@ -7,6 +7,14 @@ describe('restartOrder', () => {
     expect(restartOrder(['etcd', 'kube-apiserver', 'etcd'])).toEqual({ stop: ['kube-apiserver', 'etcd'], start: ['etcd', 'kube-apiserver'] });
   });
 
+  it('stops the scheduler first and starts it last, once the apiserver it talks to is back', () => {
+    expect(restartOrder(['kube-scheduler', 'etcd', 'kube-apiserver'])).toEqual({
+      stop: ['kube-scheduler', 'kube-apiserver', 'etcd'],
+      start: ['etcd', 'kube-apiserver', 'kube-scheduler'],
+    });
+    expect(restartOrder(['etcd', 'kube-scheduler'])).toEqual({ stop: ['kube-scheduler', 'etcd'], start: ['etcd', 'kube-scheduler'] });
+  });
+
   it('restarts only what is named', () => {
     expect(restartOrder(['etcd'])).toEqual({ stop: ['etcd'], start: ['etcd'] });
     expect(restartOrder(['kube-apiserver'])).toEqual({ stop: ['kube-apiserver'], start: ['kube-apiserver'] });

@@ -4,10 +4,13 @@
  */
 
 /** The control-plane processes a test may restart. */
-export type RestartTarget = 'etcd' | 'kube-apiserver';
+export type RestartTarget = 'etcd' | 'kube-apiserver' | 'kube-scheduler';
 
-/** Clients stop before what they depend on and start after it: the apiserver depends on etcd. */
-const DEPENDS_FIRST: readonly RestartTarget[] = ['etcd', 'kube-apiserver'];
+/**
+ * Clients stop before what they depend on and start after it: the apiserver depends on etcd, the scheduler
+ * on the apiserver.
+ */
+const DEPENDS_FIRST: readonly RestartTarget[] = ['etcd', 'kube-apiserver', 'kube-scheduler'];
 
 /** Stop order (dependents first) and start order (dependencies first) of `targets`, without duplicates. */
 export function restartOrder(targets: readonly RestartTarget[]): { stop: RestartTarget[]; start: RestartTarget[] } {

@@ -8,7 +8,11 @@ export interface Child {
   logFile: string;
   /** Resolves with the exit code (or signal) once the process has exited. */
   exited: Promise<string>;
-  stop(timeoutMs?: number): Promise<void>;
+  /**
+   * SIGTERM, then SIGKILL at `timeoutMs` (default 10 s) or as soon as `killWhen` resolves, whichever comes
+   * first; resolves once the process has exited.
+   */
+  stop(timeoutMs?: number, killWhen?: Promise<unknown>): Promise<void>;
 }
 
 export function startChild(name: string, command: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv): Child {
@@ -28,11 +32,13 @@ export function startChild(name: string, command: string, args: string[], logFil
   void exited.then(() => out.end());
   startReaper(pid);
   let stopping: Promise<void> | undefined;
-  const stop = (timeoutMs = 10_000): Promise<void> => {
+  const stop = (timeoutMs = 10_000, killWhen?: Promise<unknown>): Promise<void> => {
     stopping ??= (async () => {
       if (proc.exitCode !== null || proc.signalCode !== null) return;
       proc.kill('SIGTERM');
-      const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+      const kill = (): void => void (proc.exitCode === null && proc.signalCode === null && proc.kill('SIGKILL'));
+      const timer = setTimeout(kill, timeoutMs);
+      void killWhen?.then(kill, () => undefined);
       await exited;
       clearTimeout(timer);
     })();

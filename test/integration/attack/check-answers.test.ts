@@ -15,6 +15,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MeasurementPhase, type AnalysisCheck } from '../../../src/api/analysis.ts';
+import { appRef } from '../../../src/api/group.ts';
+import { isKubeError } from '../../../src/kube/errors.ts';
 import type { CanaryStep } from '../../../src/api/update-strategy.ts';
 import { createLogger } from '../../../src/common/log.ts';
 import { parseWatcherConfig } from '../../../src/watcher/config.ts';
@@ -92,8 +94,7 @@ const probed = (name: string, tag: string): ReturnType<typeof template> => ({
 });
 
 /** An App of one pod whose rollout starts with an analysis step of `checks`; settled at v1, then rolled to v2. */
-async function analysedApp(ns: string, prefix: string, checks: AnalysisCheck[]): Promise<string> {
-  const name = uniqueName(prefix);
+async function analysedApp(ns: string, prefix: string, checks: AnalysisCheck[], name = uniqueName(prefix)): Promise<string> {
   const steps: CanaryStep[] = [{ analysis: checks.map((c) => c.name) }, { replicas: '100%' }];
   await createApp(ns, name, {
     replicas: 1,
@@ -125,21 +126,35 @@ describe('a check answering 150 MB', () => {
     const other = uniqueName('atk-b');
     await createApp(nsB, other, { replicas: 1, template: template(other, 'v1') });
     await settled(nsB, other, undefined, 90_000);
-    const name = await analysedApp(nsA, 'atk-huge', [
-      web('huge', `${base}/huge`, { successCondition: '$.v == 1', failureCondition: undefined, timeoutSeconds: 60 }),
-    ]);
-    await hugeAsked;
-    // While tenant A's answer streams, tenant B scales.
-    await patchApp(nsB, other, { replicas: 2 });
-    const measured = await until(nsA, name, (s) => measuredAll(s, 1), { timeoutMs: 90_000, what: 'the huge check measured' });
-    expect(worker?.exitCode, `the worker exited: ${stderr}`).toBeNull();
-    const peak = await peakRssBytes(worker?.pid ?? 0);
-    const memoryLimit = await manifestMemoryLimitBytes('worker');
-    expect(peak, `peak RSS ${Math.round(peak / MiB)} MiB against the manifest's ${memoryLimit / MiB} MiB`).toBeLessThan(memoryLimit);
-    const m = measured.app.status?.analysis?.runs[0]?.measurements.at(-1);
-    expect(m?.phase).toBe(MeasurementPhase.error);
-    expect(m?.message).toContain('too large');
-    await settled(nsB, other, undefined, 90_000);
+    // The App measures again at each interval until it is gone: deleted whatever happens, so a failure here
+    // leaves no 150 MB answers streaming into the next test.
+    const name = uniqueName('atk-huge');
+    try {
+      await analysedApp(
+        nsA,
+        'atk-huge',
+        [web('huge', `${base}/huge`, { successCondition: '$.v == 1', failureCondition: undefined, timeoutSeconds: 60 })],
+        name,
+      );
+      await hugeAsked;
+      // While tenant A's answer streams, tenant B scales.
+      await patchApp(nsB, other, { replicas: 2 });
+      const measured = await until(nsA, name, (s) => measuredAll(s, 1), { timeoutMs: 90_000, what: 'the huge check measured' });
+      expect(worker?.exitCode, `the worker exited: ${stderr}`).toBeNull();
+      const peak = await peakRssBytes(worker?.pid ?? 0);
+      const memoryLimit = await manifestMemoryLimitBytes('worker');
+      expect(peak, `peak RSS ${Math.round(peak / MiB)} MiB against the manifest's ${memoryLimit / MiB} MiB`).toBeLessThan(memoryLimit);
+      const m = measured.app.status?.analysis?.runs[0]?.measurements.at(-1);
+      expect(m?.phase).toBe(MeasurementPhase.error);
+      expect(m?.message).toContain('too large');
+      await settled(nsB, other, undefined, 90_000);
+    } finally {
+      await sandbox()
+        .rest.delete(appRef(nsA, name))
+        .catch((err: unknown) => {
+          if (!isKubeError(err, 'NotFound')) throw err;
+        });
+    }
   });
 });
 

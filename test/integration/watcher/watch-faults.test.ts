@@ -186,7 +186,12 @@ describe('watch faults lose no App', () => {
         await sleep(40);
       }
     })();
-    await sleep(8_000);
+    // The fault lasts until the watcher has had its watches cut, and come back, eight times (the edits go on meanwhile).
+    await waitFor(() => (resets >= 8 && proxy.accepted() - acceptedBefore >= 8 ? true : undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 50,
+      what: 'eight resets and eight reconnections',
+    });
     stop = true;
     await Promise.all([killer, editor]);
     const { apps } = await listApps(rest, ns);

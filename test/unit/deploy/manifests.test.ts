@@ -134,7 +134,10 @@ function heapProblems(where: string, c: Container): string[] {
   return heap <= room ? [] : [`${where}: a V8 heap of up to ${heap} MiB does not fit ${HEAP_SHARE} × its ${limit} limit`];
 }
 
-describe('the manifests in deploy/', () => {
+/** Reading and parsing every manifest, synchronously: well under a second quiet, many seconds on a loaded machine. */
+const RENDER_TIMEOUT_MS = 60_000;
+
+describe('the manifests in deploy/', { timeout: RENDER_TIMEOUT_MS }, () => {
   it('knows the settings table of every command', () => {
     expect(Object.keys(SETTINGS_OF).sort()).toEqual(Object.keys(COMMANDS).sort());
   });

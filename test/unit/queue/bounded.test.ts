@@ -82,8 +82,19 @@ describe('BullMQ Worker connections have deadlines', () => {
       const backend = worker.getBackend();
       const blocking = await backend.blockingClient;
       expect(blocking?.options.commandTimeout).toBeUndefined();
-      // The time the product must let pass: the Worker's idle blocking read (2 s) outlasts the 300 ms deadline.
-      await new Promise((r) => setTimeout(r, 2_500));
+      // The Worker's idle blocking read (2 s) outlasts the 300 ms deadline: seen through MONITOR, a blocking read
+      // that waits longer than the deadline, then the next one, sent only once the first has returned.
+      const monitor = await producer.monitor();
+      const reads: number[] = [];
+      monitor.on('monitor', (_time: string, args: string[]) => {
+        if (args[0]?.toLowerCase() === 'bzpopmin') reads.push(Number(args.at(-1)));
+      });
+      try {
+        await waitFor(() => (reads.length >= 2 ? true : undefined), { timeoutMs: 20_000, intervalMs: 20, what: 'two idle blocking reads' });
+      } finally {
+        monitor.disconnect();
+      }
+      expect(reads[0]).toBeGreaterThan(0.3);
       expect(errors.map((e) => e.message)).toEqual([]);
 
       process.kill(server.pid, 'SIGSTOP');

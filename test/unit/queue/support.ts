@@ -37,10 +37,11 @@ export function useRedis(): RedisFixture {
   let connections: Redis[] = [];
   const workerErrors: Error[] = [];
 
+  // Starting redis-server (and waiting for its PONG) takes far longer than vitest's 10 s hook default on a loaded machine.
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ebb-queue-test-'));
     server = await startRedis({ dir });
-  });
+  }, 60_000);
 
   afterEach(async () => {
     // Workers and queues first (they use the connections), then the connections they were given.
@@ -55,7 +56,7 @@ export function useRedis(): RedisFixture {
   afterAll(async () => {
     await server?.stop();
     await rm(dir, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   const fixture: RedisFixture = {
     url: () => {

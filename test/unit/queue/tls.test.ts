@@ -53,7 +53,8 @@ describe('Redis over TLS', () => {
     const args = ['--port', '0', '--tls-port', String(port), '--bind', '127.0.0.1', '--tls-auth-clients', 'no', '--save', '', '--appendonly', 'no'];
     const files = ['--tls-cert-file', join(dir, 'server.pem'), '--tls-key-file', join(dir, 'server.key'), '--dir', dir];
     server = startChild('redis-tls', 'redis-server', [...args, ...files], join(dir, 'redis.log'));
-  });
+    // openssl makes two RSA keys here: a second on a quiet machine, far more on a loaded one.
+  }, 120_000);
 
   afterAll(async () => {
     for (const c of clients) c.disconnect();
