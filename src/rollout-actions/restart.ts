@@ -29,7 +29,6 @@ export function planRestart(app: App, now: Date): RestartPlan {
   const notes: string[] = [];
   if (policy === PodUpdatePolicy.inPlaceIfPossible) notes.push('pods are recreated: a restart is never done in place');
   if (settings.paused) notes.push('the rollout is paused: pods are replaced after `rollout resume`');
-  if (!settings.rolling)
-    notes.push('with the OnDelete strategy a pod is replaced only when it is deleted');
+  if (!settings.rolling) notes.push('with the OnDelete strategy a pod is replaced only when it is deleted');
   return { kind: 'patch', patch: { spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: at } } } } }, notes };
 }
