@@ -51,12 +51,12 @@ async function visible(grant: Exclude<BoardViewer, 'none'>, store: RolloutStore,
   return grant.allowed(asked === undefined ? store.namespaces() : [asked], client);
 }
 
-const whoOf = (grant: Exclude<BoardViewer, 'none'>): string =>
-  typeof grant === 'object'
-    ? 'viewer of some namespaces (read-only)'
-    : grant === 'write'
-      ? 'viewer of every namespace'
-      : 'viewer of every namespace (read-only)';
+/** Who is looking, as the header names them: the user a Kubernetes login names, and what they see. */
+function whoOf(grant: Exclude<BoardViewer, 'none'>, user: string | undefined): string {
+  const sees = typeof grant === 'object' ? 'some namespaces' : 'every namespace';
+  if (user !== undefined) return `${user} (${sees})`;
+  return `viewer of ${sees}${grant === 'write' ? '' : ' (read-only)'}`;
+}
 
 function decoded(segment: string): string | undefined {
   try {
@@ -104,7 +104,7 @@ export function rolloutsHandler(opts: RolloutsOptions): Handler {
     const grant = await opts.gate(req, res);
     if (grant === 'none') return;
     const client = req.socket.remoteAddress ?? '';
-    const who = whoOf(grant);
+    const who = whoOf(grant, opts.actions?.authority.who(req)?.username);
     if (route.kind === 'list') {
       const q = parseListQuery(url.searchParams);
       const body = listBody(base, q, store.list(q, await visible(grant, store, client, q.namespace)));
