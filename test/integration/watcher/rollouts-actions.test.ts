@@ -9,6 +9,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { RolloutAnnotation } from '../../../src/api/rollout-abort.ts';
+import { waitFor } from '../../../src/common/wait.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import { createApp, eventsOf, getApp, patchApp, revisionOf, settled, template, until } from '../app/harness.ts';
 import { APP_READ_RULE, boardViewer } from './board-viewers.ts';
@@ -103,5 +104,15 @@ describe('actions on the rollouts page in Chromium', () => {
     await shows(page, /^aborted$/, 'the aborted state');
     await shows(page, `abort requested by system:serviceaccount:${ns}:operator`, 'the Event in the App page');
     await shot(page, 'action-aborted');
+
+    // Once the App is still, its page is too: a poll a few seconds later with the ETag it holds is a 304 (the page
+    // renders times absolute). Until the worker's last status writes land the body may still change: polled.
+    const headers = { authorization: `Bearer ${operator}` };
+    const still = async (): Promise<true | undefined> => {
+      const etag = (await fetch(appPage, { headers })).headers.get('etag') ?? '';
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      return (await fetch(appPage, { headers: { ...headers, 'if-none-match': etag } })).status === 304 || undefined;
+    };
+    await waitFor(still, { timeoutMs: 60_000, what: 'a 304 for a second poll of a still App' });
   });
 });
