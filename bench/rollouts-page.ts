@@ -13,8 +13,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { Registry } from 'prom-client';
-import { startOpsServer } from '../src/common/http.ts';
+import { serveMount } from '../harness/ops-mount.ts';
 import type { BoardViewer } from '../src/watcher/board-kube-auth.ts';
 import { rolloutsHandler } from '../src/watcher/rollouts/handler.ts';
 import { RolloutStore } from '../src/watcher/rollouts/store.ts';
@@ -85,15 +84,8 @@ async function main(): Promise<void> {
 
   let grant: BoardViewer = 'read';
   const handler = rolloutsHandler({ base: '/rollouts', store, gate: () => Promise.resolve(grant) });
-  const ops = await startOpsServer({
-    address: '127.0.0.1',
-    port: 0,
-    registry: new Registry(),
-    healthz: () => undefined,
-    readyz: () => undefined,
-    mounts: [{ prefix: '/rollouts', handler }],
-  });
-  const base = `http://127.0.0.1:${ops.port}/rollouts/`;
+  const ops = await serveMount('/rollouts', handler);
+  const base = `${ops.url}/rollouts/`;
   const first = await fetch(base);
   const etag = first.headers.get('etag') ?? '';
   const bytes = (await first.text()).length;

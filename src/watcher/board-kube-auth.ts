@@ -22,7 +22,7 @@ import { NamespaceReviews, type NamespaceViewer } from './board-namespaces.ts';
 import { ReviewLimiter } from './board-review-limit.ts';
 import { reviewRef, subjectAllowed, type BoardAccess, type ReviewedUser } from './board-sar.ts';
 
-export { boardAccessOf, type BoardAccess } from './board-sar.ts';
+export { boardAccessOf, type BoardAccess, type ReviewedUser } from './board-sar.ts';
 
 /** The audience a token must be minted for to open the board. */
 export const BOARD_AUDIENCE = 'ebb-board';
@@ -59,13 +59,13 @@ const allowed = (rest: KubeRest, access: BoardAccess, user: ReviewedUser, verb: 
  * without them, and such a token is refused too. A user without the permission cluster-wide, when it is configured
  * cluster-wide, gets a NamespaceViewer.
  */
-async function review(
+async function reviewToken(
   rest: KubeRest,
   access: BoardAccess,
   opts: { writable: boolean; namespaces: NamespaceReviews; tokenKey: string },
   token: string,
   signal?: AbortSignal,
-): Promise<BoardViewer> {
+): Promise<{ grant: BoardViewer; user?: ReviewedUser }> {
   const tr = await rest.create<{ status?: TokenReviewStatus }>(
     reviewRef('authentication.k8s.io', 'tokenreviews'),
     { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, audiences: [BOARD_AUDIENCE] } },
@@ -73,9 +73,10 @@ async function review(
     signal,
   );
   const user = tr.status?.user;
-  if (tr.status?.authenticated !== true || !user?.username || tr.status.audiences?.includes(BOARD_AUDIENCE) !== true) return 'none';
-  if (!(await allowed(rest, access, user, 'get', signal))) return access.namespace === undefined ? opts.namespaces.viewer(user, opts.tokenKey) : 'none';
-  return opts.writable && (await allowed(rest, access, user, 'update', signal)) ? 'write' : 'read';
+  if (tr.status?.authenticated !== true || !user?.username || tr.status.audiences?.includes(BOARD_AUDIENCE) !== true) return { grant: 'none' };
+  if (!(await allowed(rest, access, user, 'get', signal)))
+    return access.namespace === undefined ? { grant: opts.namespaces.viewer(user, opts.tokenKey), user } : { grant: 'none' };
+  return { grant: opts.writable && (await allowed(rest, access, user, 'update', signal)) ? 'write' : 'read', user };
 }
 
 export interface ReviewerOptions {
@@ -85,21 +86,40 @@ export interface ReviewerOptions {
   now?: () => number;
 }
 
+/** The reviewer, and who a token it let in belongs to (the rollouts page's actions name and review that user). */
+export interface KubeReviewer {
+  review: TokenReviewer;
+  /** The user the TokenReview named for `token`, while its answer is kept; undefined for a token not let in. */
+  userOf(token: string): ReviewedUser | undefined;
+}
+
+const tokenKeyOf = (token: string): string => createHash('sha256').update(token).digest('hex');
+
 /** A reviewer with a short cache of answers, keyed by the token's SHA-256, and a rate limit on its reviews. */
-export function kubeTokenReviewer(rest: KubeRest, access: BoardAccess, opts: ReviewerOptions): TokenReviewer {
+export function kubeReviewer(rest: KubeRest, access: BoardAccess, opts: ReviewerOptions): KubeReviewer {
   const now = opts.now ?? Date.now;
   const limiter = opts.limiter ?? new ReviewLimiter();
   const namespaces = new NamespaceReviews(rest, access, limiter, now);
-  const cache = new Map<string, { grant: BoardViewer; until: number }>();
-  return async (token, client, signal) => {
-    const key = createHash('sha256').update(token).digest('hex');
+  const cache = new Map<string, { grant: BoardViewer; user: ReviewedUser | undefined; until: number }>();
+  const review: TokenReviewer = async (token, client, signal) => {
+    const key = tokenKeyOf(token);
     const hit = cache.get(key);
     if (hit && hit.until > now()) return hit.grant;
     limiter.take(client);
-    const grant = await review(rest, access, { writable: opts.writable, namespaces, tokenKey: key }, token, signal);
+    const { grant, user } = await reviewToken(rest, access, { writable: opts.writable, namespaces, tokenKey: key }, token, signal);
     cache.delete(key);
     if (cache.size >= REVIEW_CACHE_SIZE) cache.delete(cache.keys().next().value ?? '');
-    cache.set(key, { grant, until: now() + REVIEW_CACHE_MS });
+    cache.set(key, { grant, user, until: now() + REVIEW_CACHE_MS });
     return grant;
   };
+  return {
+    review,
+    userOf: (token) => {
+      const hit = cache.get(tokenKeyOf(token));
+      return hit && hit.until > now() && hit.grant !== 'none' ? hit.user : undefined;
+    },
+  };
 }
+
+/** kubeReviewer's review alone. */
+export const kubeTokenReviewer = (rest: KubeRest, access: BoardAccess, opts: ReviewerOptions): TokenReviewer => kubeReviewer(rest, access, opts).review;

@@ -11,6 +11,7 @@ import { Hono } from 'hono';
 import { errorSummary } from '../common/errors.ts';
 import type { Handler } from '../common/http.ts';
 import type { Logger } from '../common/log.ts';
+import { offered } from './board-credentials.ts';
 import { guardRequest } from './board-guards.ts';
 import { shardOfQueue } from '../queue/queues.ts';
 export { MIN_SECRET_BYTES } from './board-guards.ts';
@@ -45,17 +46,6 @@ function same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** The credential a request offers: a Bearer token, or HTTP Basic's user and password. */
-function offered(header: string | undefined): { bearer: string } | { user: string; password: string } | undefined {
-  if (!header) return undefined;
-  const [scheme, value = ''] = header.split(' ', 2);
-  if (scheme === 'Bearer') return { bearer: value };
-  if (scheme !== 'Basic') return undefined;
-  const decoded = Buffer.from(value, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon < 0 ? { user: decoded, password: '' } : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
-}
-
 /**
  * What a request may do: `Authorization: Bearer <token>`, or Basic with the configured user/password (any
  * user, the token as password, for a token: what a browser's login prompt can send). A configured token or
@@ -84,7 +74,7 @@ function answer(res: ServerResponse, status: number, text: string, headers: Reco
  * The grant of a request, or the answer that ends it: 401 without a credential that opens the board, 429 over
  * the review rate limit, 503 when the apiserver cannot review, 403 for a change without the right to make it.
  */
-async function admit(req: IncomingMessage, res: ServerResponse, opts: BoardOptions): Promise<BoardViewer> {
+async function admit(req: IncomingMessage, res: ServerResponse, opts: BoardOptions, jobChanges: boolean): Promise<BoardViewer> {
   let grant: BoardViewer;
   try {
     grant = await authorized(req.headers.authorization, opts.auth, opts.reviewer, req.socket.remoteAddress ?? '');
@@ -101,7 +91,7 @@ async function admit(req: IncomingMessage, res: ServerResponse, opts: BoardOptio
     answer(res, 401, 'authentication required\n', { 'www-authenticate': 'Basic realm="ebb Bull Board", charset="UTF-8"' });
     return 'none';
   }
-  if (grant === 'read' && !opts.readOnly && !SAFE_METHODS.has((req.method ?? 'GET').toUpperCase())) {
+  if (jobChanges && grant === 'read' && !opts.readOnly && !SAFE_METHODS.has((req.method ?? 'GET').toUpperCase())) {
     const what = opts.auth.kind === 'kubernetes' ? ` (it needs update on ${accessName(opts.auth.access)})` : '';
     answer(res, 403, `forbidden: this user may look at the board but not change jobs${what}\n`);
     return 'none';
@@ -173,13 +163,14 @@ export function boardHandler(queues: Queue<unknown, unknown, string>[], opts: Bo
 
 /**
  * The board's checks and login for a request (its origin and Host checks, then `admit`): the viewer's grant, or
- * 'none' once the request is answered. The rollouts page beside the board lets viewers in through it too.
+ * 'none' once the request is answered. The rollouts page beside the board lets viewers in through it too, with
+ * `jobChanges` false: its changes are reviewed by the page itself (a viewer's right on the App, not on the board).
  */
-export async function boardGate(req: IncomingMessage, res: ServerResponse, opts: BoardOptions): Promise<BoardViewer> {
+export async function boardGate(req: IncomingMessage, res: ServerResponse, opts: BoardOptions, jobChanges = true): Promise<BoardViewer> {
   const refusal = guardRequest(req.method, req.headers, { loopbackOnly: opts.auth.kind === 'none' });
   if (refusal) {
     answer(res, refusal.status, refusal.message);
     return 'none';
   }
-  return admit(req, res, opts);
+  return admit(req, res, opts, jobChanges);
 }

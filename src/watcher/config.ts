@@ -70,7 +70,7 @@ export const WATCHER_SETTINGS = table(
       default: '/board',
       pattern: /^\/[A-Za-z0-9._~/-]*[A-Za-z0-9._~-]$/,
       format: 'be a URL path like /board',
-      doc: 'URL path of Bull Board',
+      doc: 'URL path of Bull Board; the rollouts page is beside it (`/board` → `/rollouts`, `/ebb/board` → `/ebb/rollouts`)',
     },
     boardReadOnly: {
       name: 'EBB_BOARD_READ_ONLY',

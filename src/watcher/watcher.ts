@@ -1,10 +1,9 @@
 import { Worker } from 'bullmq';
 import type { RedisClient } from '../queue/connection.ts';
 import { sleep } from '../common/wait.ts';
-import { startOpsServer, type Handler } from '../common/http.ts';
+import { startOpsServer } from '../common/http.ts';
 import { throttledWarn, type Logger } from '../common/log.ts';
 import { kubeClient } from '../kube/client.ts';
-import type { KubeRest } from '../kube/rest.ts';
 import {
   applyLimitsWithOverrides,
   createReconcileQueues,
@@ -24,13 +23,13 @@ import {
 import type { WatcherConfig } from './config.ts';
 import { watcherMetrics, type WatcherMetrics } from './metrics.ts';
 import type { BacklogReading, ScalerServer } from './scaler.ts';
-import type { Queue } from 'bullmq';
 import { ENQUEUE_CHUNK, enqueueResync, periodicResync, writeMarkers } from './resync-run.ts';
 import { notifyQueue } from '../queue/notify-queue.ts';
 import { measureQueue, type MeasureQueue } from '../queue/measure-queue.ts';
 import { workerBacklog } from '../queue/backlog.ts';
 import { AppStates } from './app-conditions.ts';
 import { RolloutStore } from './rollouts/store.ts';
+import { boardMounts } from './board-mounts.ts';
 import { observers } from './warm-pools.ts';
 import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
 import { PodHolds } from './pod-holds.ts';
@@ -109,39 +108,6 @@ async function redisProblem(redis: RedisClient): Promise<string | undefined> {
   } catch (err) {
     return `redis: ${errorMessage(err)}`;
   }
-}
-
-/**
- * Bull Board and the rollouts page beside it (same login), loaded only when the board is on (they and their web
- * stack cost memory an idle watcher does not need).
- */
-async function boardMounts(
-  cfg: WatcherConfig,
-  queues: readonly unknown[],
-  rest: KubeRest,
-  log: Logger,
-  rollouts: RolloutStore | undefined,
-): Promise<{ prefix: string; handler: Handler }[]> {
-  if (!cfg.board) return [];
-  const { boardGate, boardHandler } = await import('./board.ts');
-  const { ROLLOUTS_PATH } = await import('./rollouts/path.ts');
-  const { kubeTokenReviewer } = await import('./board-kube-auth.ts');
-  const auth = cfg.board.auth;
-  const reviewer = auth.kind === 'kubernetes' ? kubeTokenReviewer(rest, auth.access, { writable: !cfg.board.readOnly }) : undefined;
-  const opts = { ...cfg.board, reviewer, log, rolloutsPath: rollouts ? ROLLOUTS_PATH : undefined };
-  const mounts = [{ prefix: cfg.board.basePath, handler: boardHandler(queues as Queue<unknown, unknown, string>[], opts) }];
-  if (!rollouts) return mounts;
-  const { rolloutsHandler } = await import('./rollouts/handler.ts');
-  const { restAppReader } = await import('./rollouts/detail-read.ts');
-  const page = rolloutsHandler({
-    base: ROLLOUTS_PATH,
-    boardPath: cfg.board.basePath,
-    store: rollouts,
-    gate: (req, res) => boardGate(req, res, opts),
-    reader: restAppReader(rest),
-    log,
-  });
-  return [...mounts, { prefix: ROLLOUTS_PATH, handler: page }];
 }
 
 /** The KEDA scaler, loaded only when it is on (gRPC and the proto loader). */

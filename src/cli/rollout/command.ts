@@ -3,7 +3,6 @@ import { stringify } from 'yaml';
 import type { App } from '../../api/app.ts';
 import { appRef, GROUP } from '../../api/group.ts';
 import { Label } from '../../api/keys.ts';
-import { RolloutAnnotation } from '../../api/rollout-abort.ts';
 import { formatDuration } from '../../common/duration.ts';
 import { kubeConnection } from '../../kube/client.ts';
 import { isKubeError } from '../../kube/errors.ts';
@@ -16,11 +15,12 @@ import { parseRolloutArgs, ROLLOUT_USAGE, RolloutExit, type RolloutArgs } from '
 import { followRollout, StatusPrinter } from './follow.ts';
 import { chooseUndo, formatHistory } from './history.ts';
 import { formatRevisionAnalysis } from './history-analysis.ts';
-import { planRestart } from './restart.ts';
-import { planAbort, planPromote, planRetry, type ControlPlan } from './control.ts';
+import { planRestart } from '../../rollout-actions/restart.ts';
+import { planAbort, planPromote, planRetry, type ControlPlan } from '../../rollout-actions/control.ts';
+import { planPause } from '../../rollout-actions/pause.ts';
 import { summarizePods, viewRollout, type RolloutState } from './view.ts';
 import { printable } from '../printable.ts';
-import { onFreshApp } from './reread.ts';
+import { onFreshApp } from '../../rollout-actions/reread.ts';
 import { core } from '../../kube/paths.ts';
 import type { Pod } from '../../kube/types.ts';
 
@@ -61,19 +61,11 @@ async function refusalOf(rest: KubeRest, app: Stored<App>): Promise<string | und
   return current && update ? abortRefusal({ owned, current, update }) : undefined;
 }
 
-/**
- * Pause or resume. The pause becomes a person's: ebb's note that it paused the rollout itself (which an abort
- * lifts) is removed in the same write, so pausing a rollout ebb paused already holds it through an abort.
- */
+/** Pause or resume (`pause.ts`): the plan's message is the CLI's answer. */
 async function setPaused(rest: KubeRest, app: Stored<App>, paused: boolean): Promise<string> {
-  const name = app.metadata.name;
-  const ebbs = app.metadata.annotations?.[RolloutAnnotation.pausedBy] !== undefined;
-  const same = (app.spec.updateStrategy?.rollingUpdate?.paused ?? false) === paused;
-  if (same && !(paused && ebbs)) return `${kind}/${name} already ${paused ? 'paused' : 'resumed'}\n`;
-  const metadata = ebbs ? { metadata: { resourceVersion: app.metadata.resourceVersion, annotations: { [RolloutAnnotation.pausedBy]: null } } } : {};
-  const patch = { ...metadata, spec: { updateStrategy: { rollingUpdate: { paused } } } };
-  await rest.patch(appRef(app.metadata.namespace, name), patch, PatchType.merge);
-  return `${kind}/${name} ${paused ? 'paused' : 'resumed'}${same ? " (ebb's own pause taken over: an abort no longer lifts it)" : ''}\n`;
+  const plan = planPause(app, paused);
+  if (plan.kind === 'patch') await rest.patch(appRef(app.metadata.namespace, app.metadata.name), plan.patch, PatchType.merge);
+  return `${plan.message}\n`;
 }
 
 async function undo(rest: KubeRest, app: Stored<App>, toRevision: number): Promise<{ text: string; code: number }> {

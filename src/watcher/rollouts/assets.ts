@@ -43,6 +43,10 @@ td.message, td.images { max-width: 28rem; overflow-wrap: anywhere; }
 .muted { color: #52606d; }
 .live-status { padding: 0 1rem; color: #52606d; font-size: .85rem; }
 code { background: #f0f4f8; padding: 0 .2rem; }
+.actions { display: flex; gap: .5rem; flex-wrap: wrap; margin: .25rem 0 1rem; }
+.button, button { display: inline-block; padding: .35rem .8rem; border: 1px solid #1f2933; border-radius: 4px; background: #f0f4f8; color: #1a1a1a; font: inherit; text-decoration: none; cursor: pointer; }
+button.danger { background: #a61b1b; border-color: #a61b1b; color: #fff; }
+form { display: flex; gap: 1rem; align-items: center; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f8fafc; padding: .5rem; border: 1px solid #cbd2d9; }
 `;
 

@@ -6,6 +6,8 @@ import { readBaseline } from '../../workers/inplace/restart-baseline.ts';
 import { podIsUpdatingInPlace } from '../../workers/inplace/status.ts';
 import { rolloutSettings } from '../../workers/app/model/rollout-settings.ts';
 import { getOrdinal, getPodRevision, isRunningAndReady } from '../../workers/app/pods/predicates.ts';
+import { actionsNav } from './action-page.ts';
+import type { RolloutAction } from './actions.ts';
 import type { AppView, EventRow } from './detail-model.ts';
 import { html, jsonBlock, type Html } from './html.ts';
 import { badge } from './list-page.ts';
@@ -131,14 +133,15 @@ ${shown.length === 0 ? html`<p class="muted">No Event.</p>` : html`<table><thead
 <tbody>${shown.map((e) => html`<tr><td>${e.at}</td><td>${e.type}</td><td>${e.reason}</td><td class="message">${truncate(e.message, 1024)}</td><td>${e.count}</td></tr>`)}</tbody></table>`}</section>`;
 }
 
-/** The App's page body: all of it is live (replaced when the page changes). */
-export function detailBody(base: string, v: AppView): Html {
+/** The App's page body: all of it is live (replaced when the page changes); `actions`: those offered to the viewer. */
+export function detailBody(base: string, v: AppView, actions: readonly RolloutAction[] = []): Html {
   const ns = v.app.metadata.namespace ?? '';
   const name = v.app.metadata.name ?? '';
   const summary = summarize(v.app);
   return html`<div id="app" data-live>
 <p><a href="${base}/">← all rollouts</a></p>
 <h1>${ns}/${name} ${summary ? badge(summary.state) : ''}</h1>
+${actionsNav(base, v.app, actions)}
 <p>${v.explanation.line}</p>
 ${summary?.message ? html`<p class="message">${summary.message}</p>` : ''}
 ${revisions(v)}

@@ -96,7 +96,7 @@ export function restAppReader(rest: KubeRest, now: () => Date = () => new Date()
       pods: pods ?? [],
       events: (events ?? []).sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0)),
       explanation,
-      explainText: renderExplanation(explanation, { tty: false }),
+      explainText: renderExplanation(explanation, { tty: false, absolute: true }),
       notes,
       at: at.toISOString(),
     };

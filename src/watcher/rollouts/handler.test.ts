@@ -2,9 +2,8 @@
  * The rollouts page over HTTP (the ops server, a store fed by hand, a fake gate and reader): what each kind of
  * viewer sees, ETags, escaping of tenant text, and the assets.
  */
-import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startOpsServer } from '../../common/http.ts';
+import { serveMount } from '../../../harness/ops-mount.ts';
 import type { BoardViewer } from '../board-kube-auth.ts';
 import type { AppView } from './detail-model.ts';
 import { rolloutsHandler } from './handler.ts';
@@ -51,16 +50,9 @@ async function serve(grant: BoardViewer, store: RolloutStore, read: string[] = [
     },
     reader,
   });
-  const ops = await startOpsServer({
-    address: '127.0.0.1',
-    port: 0,
-    registry: new Registry(),
-    healthz: () => undefined,
-    readyz: () => undefined,
-    mounts: [{ prefix: '/rollouts', handler }],
-  });
-  closers.push(() => ops.close());
-  return `http://127.0.0.1:${ops.port}`;
+  const server = await serveMount('/rollouts', handler);
+  closers.push(server.close);
+  return server.url;
 }
 
 function store(): RolloutStore {

@@ -6,19 +6,24 @@
  *
  * - `<base>/`: the list, from the RolloutStore (no apiserver request);
  * - `<base>/<namespace>/<name>`: one App, read from the apiserver when asked (`AppReader`);
+ * - `<base>/<namespace>/<name>/<action>`: an action on the App (pause, resume, abort, retry, promote, restart),
+ *   GET its confirm step, POST to write it, for a viewer whose identity may patch the App (action-handler.ts);
  * - `<base>/-/<file>`: the page's script and styles, and uPlot's.
  *
  * Every page carries an ETag of its body; a request with that ETag in `If-None-Match` is answered 304.
  */
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorSummary } from '../../common/errors.ts';
 import type { Handler } from '../../common/http.ts';
 import type { Logger } from '../../common/log.ts';
 import type { BoardViewer } from '../board-kube-auth.ts';
+import type { App } from '../../api/app.ts';
+import { serveAction, type ActionOptions, type ActionRoute } from './action-handler.ts';
+import { actionsFor, isAction, type RolloutAction } from './actions.ts';
 import { asset } from './assets.ts';
 import { detailBody, type AppReader } from './detail-page.ts';
 import { page } from './html.ts';
+import { send, sendPage, text } from './respond.ts';
 import { listBody, parseListQuery } from './list-page.ts';
 import type { RolloutStore } from './store.ts';
 
@@ -32,30 +37,9 @@ export interface RolloutsOptions {
   gate: (req: IncomingMessage, res: ServerResponse) => Promise<BoardViewer>;
   /** Reads one App and what its page shows; without it, App pages answer 404. */
   reader?: AppReader | undefined;
+  /** Who may act on an App and how actions are written; without it, no action is offered or allowed. */
+  actions?: ActionOptions | undefined;
   log?: Logger | undefined;
-}
-
-const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'same-origin',
-};
-
-function send(req: IncomingMessage, res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string>): void {
-  res.writeHead(status, { ...SECURITY_HEADERS, ...headers });
-  res.end(req.method?.toUpperCase() === 'HEAD' ? undefined : body);
-}
-
-const text = (req: IncomingMessage, res: ServerResponse, status: number, message: string): void =>
-  send(req, res, status, `${message}\n`, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-
-/** An HTML page with its ETag, or 304 when the request already holds it. */
-function sendPage(req: IncomingMessage, res: ServerResponse, html: string): void {
-  const etag = `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`;
-  const headers = { etag, 'cache-control': 'no-cache, private', vary: 'authorization' };
-  if (req.headers['if-none-match'] === etag) return send(req, res, 304, '', headers);
-  send(req, res, 200, html, { ...headers, 'content-type': 'text/html; charset=utf-8' });
 }
 
 /**
@@ -67,12 +51,12 @@ async function visible(grant: Exclude<BoardViewer, 'none'>, store: RolloutStore,
   return grant.allowed(asked === undefined ? store.namespaces() : [asked], client);
 }
 
-const whoOf = (grant: Exclude<BoardViewer, 'none'>): string =>
-  typeof grant === 'object'
-    ? 'viewer of some namespaces (read-only)'
-    : grant === 'write'
-      ? 'viewer of every namespace'
-      : 'viewer of every namespace (read-only)';
+/** Who is looking, as the header names them: the user a Kubernetes login names, and what they see. */
+function whoOf(grant: Exclude<BoardViewer, 'none'>, user: string | undefined): string {
+  const sees = typeof grant === 'object' ? 'some namespaces' : 'every namespace';
+  if (user !== undefined) return `${user} (${sees})`;
+  return `viewer of ${sees}${grant === 'write' ? '' : ' (read-only)'}`;
+}
 
 function decoded(segment: string): string | undefined {
   try {
@@ -83,17 +67,29 @@ function decoded(segment: string): string | undefined {
 }
 
 /** What a path below the base asks for. */
-type Route = { kind: 'list' } | { kind: 'asset'; file: string } | { kind: 'app'; namespace: string; name: string } | { kind: 'none' };
+type Route =
+  { kind: 'list' } | { kind: 'asset'; file: string } | { kind: 'app'; namespace: string; name: string } | ({ kind: 'action' } & ActionRoute) | { kind: 'none' };
+
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const NAME = /^[a-z0-9]([-.a-z0-9]{0,251}[a-z0-9])?$/;
 
 export function routeOf(rest: string): Route {
   if (rest === '' || rest === '/') return { kind: 'list' };
   const parts = rest.slice(1).split('/').map(decoded);
-  const [first, second, ...more] = parts;
+  const [first, second, third, ...more] = parts;
   if (more.length > 0 || first === undefined || second === undefined || second === '') return { kind: 'none' };
-  if (first === '-') return { kind: 'asset', file: second };
-  return /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(first) && /^[a-z0-9]([-.a-z0-9]{0,251}[a-z0-9])?$/.test(second)
-    ? { kind: 'app', namespace: first, name: second }
-    : { kind: 'none' };
+  if (first === '-') return third === undefined ? { kind: 'asset', file: second } : { kind: 'none' };
+  if (!NAMESPACE.test(first) || !NAME.test(second)) return { kind: 'none' };
+  if (third === undefined) return { kind: 'app', namespace: first, name: second };
+  return isAction(third) ? { kind: 'action', namespace: first, name: second, op: third } : { kind: 'none' };
+}
+
+/** The actions `req`'s viewer may take on `app` now: none unless their identity may patch it. */
+async function offered(actions: ActionOptions | undefined, req: IncomingMessage, app: App): Promise<RolloutAction[]> {
+  const user = actions?.authority.who(req);
+  if (!actions || !user) return [];
+  const may = await actions.authority.mayPatch(user, app.metadata.namespace ?? '', app.metadata.name ?? '', false, AbortSignal.timeout(20_000));
+  return may ? actionsFor(app, new Date()) : [];
 }
 
 export function rolloutsHandler(opts: RolloutsOptions): Handler {
@@ -108,17 +104,18 @@ export function rolloutsHandler(opts: RolloutsOptions): Handler {
     const grant = await opts.gate(req, res);
     if (grant === 'none') return;
     const client = req.socket.remoteAddress ?? '';
-    const who = whoOf(grant);
+    const who = whoOf(grant, opts.actions?.authority.who(req)?.username);
     if (route.kind === 'list') {
       const q = parseListQuery(url.searchParams);
       const body = listBody(base, q, store.list(q, await visible(grant, store, client, q.namespace)));
       return sendPage(req, res, page({ title: 'Rollouts', base, boardPath: opts.boardPath, who, body }));
     }
     const shown = await visible(grant, store, client, route.namespace);
-    const allowed = shown === 'all' || shown.has(route.namespace);
-    const view = allowed && opts.reader ? await opts.reader(route.namespace, route.name, AbortSignal.timeout(20_000)) : undefined;
+    if (shown !== 'all' && !shown.has(route.namespace)) return text(req, res, 404, 'no such App');
+    if (route.kind === 'action') return serveAction({ base, boardPath: opts.boardPath, who, log: opts.log }, opts.actions, route, req, res);
+    const view = opts.reader ? await opts.reader(route.namespace, route.name, AbortSignal.timeout(20_000)) : undefined;
     if (!view) return text(req, res, 404, 'no such App');
-    const body = detailBody(base, view);
+    const body = detailBody(base, view, await offered(opts.actions, req, view.app));
     sendPage(req, res, page({ title: `${route.namespace}/${route.name}`, base, boardPath: opts.boardPath, who, body, chart: true }));
   };
   return async (req, res) => {
@@ -126,9 +123,10 @@ export function rolloutsHandler(opts: RolloutsOptions): Handler {
     const rest = url.pathname.startsWith(base) ? url.pathname.slice(base.length) : undefined;
     const method = (req.method ?? 'GET').toUpperCase();
     if (rest === undefined || (rest !== '' && !rest.startsWith('/'))) return text(req, res, 404, 'not found');
-    if (method !== 'GET' && method !== 'HEAD') return text(req, res, 405, 'method not allowed');
+    const route = routeOf(rest);
+    if (method !== 'GET' && method !== 'HEAD' && !(method === 'POST' && route.kind === 'action')) return text(req, res, 405, 'method not allowed');
     try {
-      await serve(req, res, routeOf(rest), url);
+      await serve(req, res, route, url);
     } catch (err) {
       opts.log?.warn({ err: errorSummary(err) }, 'rollouts page: could not answer');
       if (!res.headersSent) text(req, res, 503, 'unavailable');

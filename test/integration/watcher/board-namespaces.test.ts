@@ -7,26 +7,15 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../src/common/wait.ts';
-import { core, resourcePath } from '../../../src/kube/paths.ts';
-import type { KubeRest } from '../../../src/kube/rest.ts';
 import { redisConnection } from '../../../src/queue/connection.ts';
 import { enqueue } from '../../../src/queue/enqueue.ts';
 import { createReconcileQueue } from '../../../src/queue/queues.ts';
 import { parseQueueConfig } from '../../../src/queue/settings.ts';
-import { BOARD_AUDIENCE } from '../../../src/watcher/board-kube-auth.ts';
 import { freshNamespace, sandbox } from '../support.ts';
+import { boardViewer, serviceAccountToken } from './board-viewers.ts';
 import { deleteNamespace, ebbEnv, printLogsOnFailure, spawnEbb, uniquePrefix, type EbbProcess } from './helpers.ts';
 
-const rbac = (resource: string, namespace?: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource, namespace });
 const APP_RULE = { apiGroups: ['apps.ebb.dev'], resources: ['apps'], verbs: ['get', 'list', 'update'] };
-
-async function serviceAccountToken(rest: KubeRest, namespace: string, name: string): Promise<string> {
-  await rest.create(core('serviceaccounts', namespace), { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
-  const req = await rest.request<{ status: { token: string } }>('POST', resourcePath(core('serviceaccounts', namespace, name, 'token')), {
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600, audiences: [BOARD_AUDIENCE] } },
-  });
-  return req.status.token;
-}
 
 interface QueuesBody {
   queues: { name: string; counts: Record<string, number>; jobs: { id: string }[] }[];
@@ -51,36 +40,10 @@ describe('Bull Board for a viewer limited to some namespaces', () => {
     );
     const secretName = `b-secret-${randomBytes(3).toString('hex')}`;
 
-    // A's viewer: get, list (and update) on Apps in A, by a RoleBinding there.
-    await rest.create(rbac('roles', nsA), { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'board' }, rules: [APP_RULE] });
-    await rest.create(rbac('rolebindings', nsA), {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: 'board' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'board' },
-      subjects: [{ kind: 'ServiceAccount', name: 'viewer', namespace: nsA }],
-    });
-    // The cluster viewer: the same, by a ClusterRoleBinding.
-    const clusterName = `board-it-${randomBytes(3).toString('hex')}`;
-    await rest.create(rbac('clusterroles'), {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: clusterName },
-      rules: [APP_RULE],
-    });
-    await rest.create(rbac('clusterrolebindings'), {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: clusterName },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterName },
-      subjects: [{ kind: 'ServiceAccount', name: 'operator', namespace: nsA }],
-    });
-    cleanups.push(
-      () => rest.delete({ ...rbac('clusterrolebindings'), name: clusterName }),
-      () => rest.delete({ ...rbac('clusterroles'), name: clusterName }),
-    );
-    const viewer = await serviceAccountToken(rest, nsA, 'viewer');
-    const operator = await serviceAccountToken(rest, nsA, 'operator');
+    // A's viewer: get, list (and update) on Apps in A, by a RoleBinding there; the cluster viewer: the same, by a
+    // ClusterRoleBinding.
+    const viewer = await boardViewer(rest, { namespace: nsA, name: 'viewer', rules: [APP_RULE] }, cleanups);
+    const operator = await boardViewer(rest, { namespace: nsA, name: 'operator', rules: [APP_RULE], clusterWide: true }, cleanups);
     const nobody = await serviceAccountToken(rest, nsA, 'nobody');
 
     const prefix = uniquePrefix('board-ns');

@@ -11,73 +11,15 @@
  * Screenshots of each state go to test-results/rollouts-page/; with EBB_DOC_SHOTS=1 the docs' screenshots
  * (docs/img/rollouts-*.png) are written too.
  */
-import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { AnalysisCheck } from '../../../src/api/analysis.ts';
-import { PROJECT_ROOT } from '../../../harness/sandbox/paths.ts';
-import { core, resourcePath } from '../../../src/kube/paths.ts';
-import type { KubeRest } from '../../../src/kube/rest.ts';
-import { BOARD_AUDIENCE } from '../../../src/watcher/board-kube-auth.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import { createApp, patchApp, settled, template, until } from '../app/harness.ts';
+import { APP_READ_RULE, boardViewer } from './board-viewers.ts';
+import { browserPage, shot, shows } from './chromium.ts';
 import { deleteNamespace, ebbEnv, printLogsOnFailure, spawnEbb, uniquePrefix, type EbbProcess } from './helpers.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const RESULTS = join(PROJECT_ROOT, 'test-results', 'rollouts-page');
-const DOC_IMG = join(PROJECT_ROOT, 'docs', 'img');
-
-const rbac = (resource: string, namespace?: string) => ({ group: 'rbac.authorization.k8s.io', version: 'v1', resource, namespace });
-const APP_RULE = { apiGroups: ['apps.ebb.dev'], resources: ['apps'], verbs: ['get', 'list'] };
-
-async function serviceAccountToken(rest: KubeRest, namespace: string, name: string): Promise<string> {
-  await rest.create(core('serviceaccounts', namespace), { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
-  const req = await rest.request<{ status: { token: string } }>('POST', resourcePath(core('serviceaccounts', namespace, name, 'token')), {
-    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 1200, audiences: [BOARD_AUDIENCE] } },
-  });
-  return req.status.token;
-}
-
-/** Fails with what the page shows, so a failure says what the page drew instead. */
-async function shows(page: Page, text: string | RegExp, what: string, timeout = 30_000): Promise<void> {
-  await page
-    .getByText(text)
-    .first()
-    .waitFor({ timeout })
-    .catch(async (err: unknown) => {
-      const body = (
-        await page
-          .locator('body')
-          .innerText()
-          .catch(() => '(no body)')
-      ).slice(0, 3_000);
-      throw new Error(`${what}: ${String(err)}\npage shows:\n${body}`);
-    });
-}
-
-async function shot(page: Page, name: string, doc?: string): Promise<void> {
-  const path = join(RESULTS, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
-  expect((await stat(path)).size).toBeGreaterThan(1000);
-  if (doc && process.env['EBB_DOC_SHOTS'] === '1') {
-    await mkdir(DOC_IMG, { recursive: true });
-    await copyFile(path, join(DOC_IMG, doc));
-  }
-}
 
 describe('the rollouts page in Chromium', () => {
   const procs: EbbProcess[] = [];
@@ -110,34 +52,8 @@ describe('the rollouts page in Chromium', () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/rate`;
 
     // A's viewer: get and list Apps in A (RoleBinding); the operator: the same cluster-wide.
-    await rest.create(rbac('roles', nsA), { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'page' }, rules: [APP_RULE] });
-    await rest.create(rbac('rolebindings', nsA), {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: 'page' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'page' },
-      subjects: [{ kind: 'ServiceAccount', name: 'viewer', namespace: nsA }],
-    });
-    const clusterName = `page-it-${randomBytes(3).toString('hex')}`;
-    await rest.create(rbac('clusterroles'), {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: clusterName },
-      rules: [APP_RULE],
-    });
-    await rest.create(rbac('clusterrolebindings'), {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: clusterName },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterName },
-      subjects: [{ kind: 'ServiceAccount', name: 'operator', namespace: nsA }],
-    });
-    cleanups.push(
-      () => rest.delete({ ...rbac('clusterrolebindings'), name: clusterName }),
-      () => rest.delete({ ...rbac('clusterroles'), name: clusterName }),
-    );
-    const viewer = await serviceAccountToken(rest, nsA, 'viewer');
-    const operator = await serviceAccountToken(rest, nsA, 'operator');
+    const viewer = await boardViewer(rest, { namespace: nsA, name: 'viewer', rules: [APP_READ_RULE] }, cleanups);
+    const operator = await boardViewer(rest, { namespace: nsA, name: 'operator', rules: [APP_READ_RULE], clusterWide: true }, cleanups);
 
     const env = ebbEnv(
       { kubeconfig, redisUrl, prefix: uniquePrefix('page'), namespaces: [nsA, nsB] },
@@ -188,17 +104,7 @@ describe('the rollouts page in Chromium', () => {
       what: 'three measurements of the check',
     });
 
-    await mkdir(RESULTS, { recursive: true });
-    const profile = await mkdtemp(join(tmpdir(), 'ebb-chromium-'));
-    cleanups.push(() => rm(profile, { recursive: true, force: true }));
-    const context: BrowserContext = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1280, height: 900 },
-    });
-    cleanups.push(() => context.close());
-    const page = context.pages()[0] ?? (await context.newPage());
+    const page = await browserPage(cleanups);
     await page.setExtraHTTPHeaders({ authorization: `Bearer ${operator}` });
 
     // The list: every App of both namespaces, the canary first (rolling before complete).

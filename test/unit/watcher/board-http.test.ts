@@ -3,9 +3,8 @@
  * board without credentials, the same-origin check of writes, Kubernetes tokens through a reviewer, and a
  * failure inside the board answered without the error's text.
  */
-import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startOpsServer } from '../../../src/common/http.ts';
+import { serveMount } from '../../../harness/ops-mount.ts';
 import { boardHandler, type BoardAuth } from '../../../src/watcher/board.ts';
 import type { BoardGrant, TokenReviewer } from '../../../src/watcher/board-kube-auth.ts';
 import { ReviewRateLimited } from '../../../src/watcher/board-review-limit.ts';
@@ -22,16 +21,9 @@ afterEach(async () => {
 
 async function serve(queue: ReconcileQueue, auth: BoardAuth, reviewer?: TokenReviewer, readOnly = false): Promise<string> {
   const handler = boardHandler([queue as never], { basePath: '/board', readOnly, auth, reviewer });
-  const ops = await startOpsServer({
-    address: '127.0.0.1',
-    port: 0,
-    registry: new Registry(),
-    healthz: () => undefined,
-    readyz: () => undefined,
-    mounts: [{ prefix: '/board', handler }],
-  });
-  closers.push(() => ops.close());
-  return `http://127.0.0.1:${ops.port}`;
+  const server = await serveMount('/board', handler);
+  closers.push(server.close);
+  return server.url;
 }
 
 /** A request with a Host header of our choosing (fetch does not let one set Host). */

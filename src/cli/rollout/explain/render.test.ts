@@ -31,6 +31,23 @@ const explanation = explain({
 });
 
 describe('renderExplanation', () => {
+  it('absolute: the same App renders the same a few seconds later (a page polled with its ETag), relative times do not', () => {
+    const later = (ms: number) =>
+      explain({
+        app: app({ conditions: [cond('Paused', 'True', 'CanaryTimedPause', `canary step 2: paused until ${until}`)] }),
+        pods: [pod(0)],
+        imageLists: [],
+        plan: undefined,
+        queue: undefined,
+        notes: [],
+        now: new Date(NOW.getTime() + ms),
+      });
+    const abs = (ms: number) => renderExplanation(later(ms), { tty: false, absolute: true });
+    expect(abs(0)).toContain(`(until ${until}, at ${until})`);
+    expect(abs(5_000)).toBe(abs(0));
+    expect(renderExplanation(later(5_000), { tty: false })).not.toBe(renderExplanation(later(0), { tty: false }));
+  });
+
   it('piped: plain lines, whole, no escape codes; every section in its place', () => {
     const text = renderExplanation(explanation, { tty: false, width: 60 });
     expect(text).not.toContain('\x1b');

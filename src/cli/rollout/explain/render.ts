@@ -9,6 +9,8 @@ export interface RenderOptions {
   tty: boolean;
   /** Terminal columns (tty only). */
   width?: number | undefined;
+  /** Times as ISO times, not relative to the answer's time: the same answer renders the same later (a page's ETag). */
+  absolute?: boolean | undefined;
 }
 
 /** `in 1m05s`, `12s ago`, `now`: a time relative to `now`. */
@@ -24,7 +26,10 @@ export function relative(iso: string | number, now: Date): string {
   return ms > 0 ? `in ${text}` : `${text} ago`;
 }
 
-const until = (w: WaitItem, now: Date): string => (w.until ? ` (until ${w.until}, ${relative(w.until, now)})` : '');
+/** A time as the answer writes it: relative to the answer's time, or absolute (`RenderOptions.absolute`). */
+type When = (iso: string | number) => string;
+
+const until = (w: WaitItem, when: When): string => (w.until ? ` (until ${w.until}, ${when(w.until)})` : '');
 
 /** Rows as aligned columns, two spaces apart (the last column not padded). */
 export function table(rows: string[][]): string[] {
@@ -37,10 +42,10 @@ export function table(rows: string[][]): string[] {
   );
 }
 
-function podSection(e: Explanation, now: Date): string[] {
+function podSection(e: Explanation, when: When): string[] {
   if (e.pods.length === 0) return ['  (no pods)'];
   const rows = e.pods.map((p) => {
-    const waits = p.waits.map((w) => `${w.message}${w.until ? ` (${relative(w.until, now)})` : ''}`);
+    const waits = p.waits.map((w) => `${w.message}${w.until ? ` (${when(w.until)})` : ''}`);
     const next = p.next.map((n) => `next: ${n}`);
     return [p.name, p.revision, p.node ?? '-', p.ready ? 'yes' : 'no', [...waits, ...next].join('; ') || '-'];
   });
@@ -58,14 +63,14 @@ function prewarmSection(e: Explanation): string[] {
   return [head, ...(rows.length > 0 ? table([['NODE', 'STATE', 'PULLED', 'PODS TO UPDATE', 'IMAGES'], ...rows]) : ['(no node)'])].map((l) => `  ${l}`);
 }
 
-function nextLine(n: NextStep, now: Date): string {
-  const when = n.at ? `${relative(n.at, now)} (${n.at})` : 'now';
+function nextLine(n: NextStep, at: When): string {
+  const when = n.at ? `${at(n.at)} (${n.at})` : 'now';
   return `  ${when.padEnd(12)} ${n.what}`;
 }
 
-function reconcileSection(last: LastReconcile | undefined, now: Date): string[] {
+function reconcileSection(last: LastReconcile | undefined, at: When): string[] {
   if (!last) return [];
-  const when = last.finishedAt === undefined ? 'unfinished' : relative(last.finishedAt, now);
+  const when = last.finishedAt === undefined ? 'unfinished' : at(last.finishedAt);
   const rv = last.returnValue ?? {};
   const actions = Object.entries((rv['actions'] as Record<string, number> | undefined) ?? {})
     .map(([k, n]) => `${k} ${n}`)
@@ -88,19 +93,20 @@ function header(e: Explanation): string[] {
   return [e.line, `app ${e.app.namespace}/${e.app.name} · revision ${rev} · ${strategy} · ${e.state}`];
 }
 
-function waitsSection(e: Explanation, now: Date): string[] {
+function waitsSection(e: Explanation, when: When): string[] {
   if (e.waits.length === 0) return [e.state === 'done' ? '  nothing: the rollout is complete' : '  nothing the App reports; see the pods'];
-  return e.waits.map((w) => `  ${w.kind}: ${w.message}${until(w, now)}`);
+  return e.waits.map((w) => `  ${w.kind}: ${w.message}${until(w, when)}`);
 }
 
 /** The whole answer, one line per row, ending with a newline. */
 export function renderExplanation(e: Explanation, opts: RenderOptions): string {
   const now = new Date(e.at);
+  const when: When = opts.absolute ? (iso) => `at ${new Date(iso).toISOString()}` : (iso) => relative(iso, now);
   const title = (t: string): string => (opts.tty ? `\x1b[1m${t}\x1b[0m` : t);
-  const lines: string[] = [...header(e), '', title('WAITING FOR'), ...waitsSection(e, now), '', title('PODS'), ...podSection(e, now)];
+  const lines: string[] = [...header(e), '', title('WAITING FOR'), ...waitsSection(e, when), '', title('PODS'), ...podSection(e, when)];
   if (e.prewarm) lines.push('', title('PRE-WARM'), ...prewarmSection(e));
-  lines.push('', title('NEXT'), ...(e.next.length === 0 ? ['  nothing planned: ebb acts on the next change'] : e.next.map((n) => nextLine(n, now))));
-  if (e.lastReconcile) lines.push('', title('LAST RECONCILE'), ...reconcileSection(e.lastReconcile, now));
+  lines.push('', title('NEXT'), ...(e.next.length === 0 ? ['  nothing planned: ebb acts on the next change'] : e.next.map((n) => nextLine(n, when))));
+  if (e.lastReconcile) lines.push('', title('LAST RECONCILE'), ...reconcileSection(e.lastReconcile, when));
   if (e.notes.length > 0) lines.push('', title('NOTES'), ...e.notes.map((n) => `  ${n}`));
   const width = Math.max(40, (opts.width ?? 80) - 1);
   const cut = (l: string): string => (!opts.tty || l.length <= width || l.includes('\x1b') ? l : `${l.slice(0, width - 1)}…`);

@@ -4,9 +4,9 @@
  * again on the App read again, as `ebb set image` does, at most `ATTEMPTS` times. What the apiserver refuses
  * for another reason is its answer to this very request, returned as it is.
  */
-import type { App } from '../../api/app.ts';
-import { isKubeError, type KubeErrorCode } from '../../kube/errors.ts';
-import type { Stored } from '../../kube/types.ts';
+import type { App } from '../api/app.ts';
+import { isKubeError, type KubeErrorCode } from '../kube/errors.ts';
+import type { Stored } from '../kube/types.ts';
 
 export const ATTEMPTS = 3;
 

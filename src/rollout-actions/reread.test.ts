@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { App } from '../../api/app.ts';
-import { KubeError } from '../../kube/errors.ts';
-import type { Stored } from '../../kube/types.ts';
+import type { App } from '../api/app.ts';
+import { KubeError } from '../kube/errors.ts';
+import type { Stored } from '../kube/types.ts';
 import { ATTEMPTS, onFreshApp } from './reread.ts';
 
 const appAt = (rv: number): Stored<App> => ({ metadata: { name: 'web', namespace: 'shop', resourceVersion: String(rv) }, spec: {} }) as unknown as Stored<App>;

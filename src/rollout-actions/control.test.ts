@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { App } from '../../api/app.ts';
-import type { AppStatus } from '../../api/app-status.ts';
-import { RolloutAnnotation } from '../../api/rollout-abort.ts';
+import type { App } from '../api/app.ts';
+import type { AppStatus } from '../api/app-status.ts';
+import { RolloutAnnotation } from '../api/rollout-abort.ts';
 import { planAbort, planPromote, planRetry } from './control.ts';
-import { formatHistory } from './history.ts';
-import { viewRollout } from './view.ts';
+import { formatHistory } from '../cli/rollout/history.ts';
+import { viewRollout } from '../cli/rollout/view.ts';
 
 const ABORT = RolloutAnnotation.abort;
 const RETRY = RolloutAnnotation.retry;

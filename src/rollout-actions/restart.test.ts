@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { App } from '../../api/app.ts';
-import type { UpdateStrategy } from '../../api/update-strategy.ts';
+import type { App } from '../api/app.ts';
+import type { UpdateStrategy } from '../api/update-strategy.ts';
 import { planRestart, RESTARTED_AT_ANNOTATION } from './restart.ts';
 
 const NOW = new Date('2026-03-04T05:06:07.890Z');
