@@ -14,9 +14,10 @@ const all = (over: Partial<RunningAll>): RunningAll => ({
 
 describe('runningBanner', () => {
   it('prints the board address, and how to log in without showing the secret', () => {
-    expect(runningBanner(all({}), {})).toContain('  Bull Board:  http://127.0.0.1:8080/board\n');
+    expect(runningBanner(all({}), {})).toContain('  Bull Board:  http://127.0.0.1:8080/board\n  Rollouts:    http://127.0.0.1:8080/rollouts/ (same login)\n');
     const basic = runningBanner(all({ board: { path: '/ops/board', login: boardLogin({ kind: 'basic', user: 'ops', password: 's3cret' }) } }), {});
     expect(basic).toContain('  Bull Board:  http://127.0.0.1:8080/ops/board (user ops, password of EBB_BOARD_PASSWORD)\n');
+    expect(basic).toContain('  Rollouts:    http://127.0.0.1:8080/ops/rollouts/ (same login)\n');
     expect(basic).not.toContain('s3cret');
     const token = runningBanner(all({ board: { path: '/board', login: boardLogin({ kind: 'token', token: 'tok3n' }) } }), {});
     expect(token).toContain('Bearer token of EBB_BOARD_TOKEN');
@@ -27,6 +28,7 @@ describe('runningBanner', () => {
     const note = 'Bull Board is off: set EBB_BOARD_TOKEN (or EBB_BOARD_USER/EBB_BOARD_PASSWORD) to serve it on 0.0.0.0';
     expect(runningBanner(all({ board: undefined, boardNote: note }), {})).toContain(`  Bull Board:  off (${note})\n`);
     expect(runningBanner(all({ board: undefined }), {})).toContain('  Bull Board:  off\n');
+    expect(runningBanner(all({ board: undefined }), {})).not.toContain('Rollouts:');
   });
 
   it('puts notes before the last line', () => {

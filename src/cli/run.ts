@@ -1,3 +1,4 @@
+import { rolloutsPathFor } from '../watcher/rollouts/path.ts';
 import { parseArgs } from 'node:util';
 import { createLogger, type Logger } from '../common/log.ts';
 import type { BoardAuth } from '../watcher/board.ts';
@@ -72,10 +73,12 @@ export function runningBanner(all: RunningAll, env: Env, notes: string[] = []): 
   const boardLine = board
     ? `  Bull Board:  http://${host}:${all.watcherPort}${board.path}${board.login ? ` (${board.login})` : ''}`
     : `  Bull Board:  off${all.boardNote ? ` (${all.boardNote})` : ''}`;
+  const rolloutsLine = board ? `  Rollouts:    http://${host}:${all.watcherPort}${rolloutsPathFor(board.path)}/ (same login)` : undefined;
   const lines = [
     'ebb is running',
     env['KUBECONFIG'] ? `  KUBECONFIG=${env['KUBECONFIG']}` : undefined,
     boardLine,
+    rolloutsLine,
     `  metrics:     http://${host}:${all.watcherPort}/metrics (watcher), http://${host}:${all.workerPort}/metrics (worker)`,
     ...notes,
     '  Ctrl-C stops everything',
