@@ -29,8 +29,18 @@ export interface ViewFeed {
   tooLarge(source: string, kind: ViewKind, obj: OversizedObject): void;
   /** Nothing in the view is trusted from now on (Redis came back and may have lost writes): every source's mark goes. */
   forget(): Promise<void>;
+  /** Whether `source`'s current list still counts: false once `forget` took it away (the source must relist). */
+  listed(source: string): boolean;
   /** Keeps the sources' marks for VIEW_MARK_TTL_MS more: a watcher that stops keeping them (gone, hung) leaves no view trusted. */
   alive(): Promise<void>;
+}
+
+/** A source's view list was forgotten (Redis came back): the source relists, so that the view is whole again. */
+export class ViewForgottenError extends Error {
+  readonly code = 'ViewForgotten';
+  constructor(source: string) {
+    super(`the view of ${source} was forgotten (Redis came back); relisting`);
+  }
 }
 
 /** How long the sources' marks outlive the watcher's last sign of life, and how often it gives one. */
@@ -120,7 +130,9 @@ export function redisViewFeed(redis: RedisClient, prefix: string, limits: ViewLi
       oversized.add(`${namespace}/${obj.name}`);
       pending.push((m) => m.hset(lists, oversizedPodField(namespace, obj.name), '1'));
     },
+    listed: (source) => current.has(source),
     forget: async () => {
+      current.clear();
       oversized.clear();
       pending = [];
       await redis.del(lists);
