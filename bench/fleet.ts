@@ -10,7 +10,7 @@
  *                       [--limit-minutes 45] [--dist] [--keep] [--json out.json] [--report out.json]
  *                       [--worker-node-options='<NODE_OPTIONS>'] [--kcm-qps 400] [--kcm-burst 800] [--kcm-default-limits]
  *                       [--workers keda|<n>] [--scale-down-seconds 300] [--jobs-per-worker <shipped>]
- *                       [--worker-env K=V ...] [--cpu-prof DIR]
+ *                       [--worker-env K=V ...] [--view true|false] [--cpu-prof DIR]
  *
  * ebb runs as the manifests run it: one `ebb watcher` (its KEDA scaler on) and `ebb worker` processes scaled as
  * KEDA would scale them for the watcher's backlog (lib/keda-scale.ts, lib/worker-pool.ts), each with its
@@ -22,6 +22,8 @@
  * phases measured so far are printed and the benchmark stops. `--cpu-prof DIR` has every ebb process write a V8
  * CPU profile when it exits (DIR/watcher, DIR/worker; `node bench/cpuprofile-summary.ts DIR/worker` sums them);
  * the profiler's sampling adds CPU of its own, so a profiled run's CPU figures are not the unprofiled ones.
+ * `--view true|false` sets EBB_VIEW (the shared view, `src/view/`) on the watcher and every worker alike (the
+ * two must agree: the watcher writes the view, the workers read it); unset: the shipped default.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -67,6 +69,7 @@ const { values: opt } = parseArgs({
     'cpu-prof': { type: 'string' },
     'jobs-per-worker': { type: 'string' },
     'worker-env': { type: 'string', multiple: true, default: [] },
+    view: { type: 'string' },
   },
 });
 const APPS = Number(opt.apps);
@@ -93,6 +96,9 @@ const KCM_LIMITS = opt['kcm-default-limits'] ? undefined : { qps: Number(opt['kc
 const WORKERS = workerMode(opt.workers, Number(opt['scale-down-seconds']), opt['jobs-per-worker'] === undefined ? undefined : Number(opt['jobs-per-worker']));
 /** `--worker-env K=V`: worker settings beyond the manifest's (to weigh one, e.g. EBB_WORKER_CONCURRENCY). */
 const WORKER_ENV = Object.fromEntries(opt['worker-env'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+if (opt.view !== undefined && opt.view !== 'true' && opt.view !== 'false') throw new Error(`--view: true or false, not ${opt.view}`);
+/** `--view`: EBB_VIEW for the watcher and the workers alike; empty: the shipped default. */
+const VIEW_ENV: Record<string, string> = opt.view === undefined ? {} : { EBB_VIEW: opt.view };
 const DEADLINE = Date.now() + Number(opt['limit-minutes']) * 60_000;
 
 /** The workers' sum in the per-process CPU and RSS records. */
@@ -196,7 +202,8 @@ function startEbbSide(env: FleetEnv): Promise<EbbProcesses> {
     workers: WORKERS,
     watcherNodeOptions: WATCHER_NODE_OPTIONS,
     workerNodeOptions: WORKER_NODE_OPTIONS,
-    workerEnv: WORKER_ENV,
+    workerEnv: { ...VIEW_ENV, ...WORKER_ENV },
+    watcherEnv: VIEW_ENV,
     dist: opt.dist,
     progress,
   });
@@ -230,6 +237,7 @@ async function main(): Promise<void> {
       kcmLimits: KCM_LIMITS ?? 'default',
       workers:
         describeWorkers(WORKERS) +
+        (opt.view === undefined ? '' : `; EBB_VIEW=${opt.view} (watcher and workers)`) +
         Object.entries(WORKER_ENV)
           .map(([k, v]) => `; workers with ${k}=${v}`)
           .join(''),

@@ -27,6 +27,8 @@ export interface EbbOptions {
   workerNodeOptions: string;
   /** Worker settings beyond the manifest's. */
   workerEnv?: Record<string, string>;
+  /** Watcher settings beyond the manifest's. */
+  watcherEnv?: Record<string, string>;
   dist: boolean;
   progress: (msg: string) => void;
 }
@@ -66,7 +68,7 @@ export async function startEbb(o: EbbOptions): Promise<EbbProcesses> {
   // Info level: the processes announce their ops (and scaler) port in the `... started` line.
   const base = { ...benchEbbEnv(o.sb, o.namespaces), EBB_LOG_LEVEL: 'info' };
   const opts = { dist: o.dist };
-  const watcher = spawnEbb('watcher', { ...base, EBB_SCALER: 'true', NODE_OPTIONS: o.watcherNodeOptions }, () => false, opts);
+  const watcher = spawnEbb('watcher', { ...base, ...o.watcherEnv, EBB_SCALER: 'true', NODE_OPTIONS: o.watcherNodeOptions }, () => false, opts);
   const started = await watcher.waitForLog((l) => l.msg === 'watcher started', 60_000, 'watcher started');
   const w = o.workers;
   const scalerPort = w.mode === 'keda' ? Number(started['scalerPort']) : undefined;

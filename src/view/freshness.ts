@@ -2,9 +2,10 @@
  * Whether a reconcile may plan on the view (pure). It may when the view is whole and at least as new as ebb's
  * own last writes to the App's objects:
  * - whole: the App's entry and the sources' marks are of the current complete lists (a watcher that started or
- *   relisted, a Redis that lost them: no marks, read fresh); no entry was left out for its size; a worker's
- *   fresh list of the App's pods, not older than `checkPeriodMs`, found none the watcher does not see (a pod
- *   without the App label, or controlled by another App: the view would not hold it);
+ *   relisted, a Redis that lost them: no marks, read fresh); no entry was left out for its size, and no pod for
+ *   the per-App cap (the watcher's `EBB_VIEW_APP_PODS`); a worker's fresh list of the App's pods, not older
+ *   than `checkPeriodMs`, found none the watcher does not see (a pod without the App label, or controlled by
+ *   another App: the view would not hold it);
  * - as new as ebb's writes: the App's resourceVersion is at least that of ebb's last write of it; each pod ebb
  *   created or patched is there at least at that write's resourceVersion; each pod ebb deleted is gone,
  *   terminating, or another (another uid). A view behind them is waited for; resourceVersions that are not
@@ -22,7 +23,7 @@ export interface RawView {
   lists: Readonly<Record<string, string>>;
 }
 
-export type FreshReason = 'absent' | 'not-listed' | 'oversized' | 'unchecked' | 'unwatched-pods' | 'opaque-version';
+export type FreshReason = 'absent' | 'not-listed' | 'oversized' | 'too-many-pods' | 'unchecked' | 'unwatched-pods' | 'opaque-version';
 
 export type Verdict =
   | { use: true; app: Stored<App>; pods: Stored<Pod>[] }
@@ -49,20 +50,11 @@ interface Whole {
   gone: Map<string, { uid: string; rv: string }>;
 }
 
-/** The App and the pods of the current lists, when the view is whole; else why not. */
-function whole(raw: RawView, namespace: string, nowMs: number, checkPeriodMs: number): Whole | FreshReason {
-  const appsList = listOf(raw.lists, 'apps', namespace);
-  const podsList = listOf(raw.lists, 'pods', namespace);
-  if (appsList === undefined || podsList === undefined) return 'not-listed';
-  if (Object.keys(raw.lists).some((f) => f.startsWith(oversizedPodField(namespace, '')))) return 'oversized';
-  const appEntry = decodeEntry(raw.fields[Field.app]);
-  if (!appEntry || appEntry.l !== appsList || 'gone' in appEntry) return 'absent';
-  if ('big' in appEntry) return 'oversized';
-  const notChecked = checked(raw.fields[Field.checked], nowMs, checkPeriodMs);
-  if (notChecked) return notChecked;
+/** The pods (live and gone) of pods list `podsList` in the App's hash; 'oversized' when one was left out for its size. */
+function podsOf(fields: RawView['fields'], podsList: string): Pick<Whole, 'pods' | 'gone'> | 'oversized' {
   const pods = new Map<string, Stored<Pod>>();
   const gone = new Map<string, { uid: string; rv: string }>();
-  for (const [field, text] of Object.entries(raw.fields)) {
+  for (const [field, text] of Object.entries(fields)) {
     if (!field.startsWith(Field.podPrefix)) continue;
     const e = decodeEntry(text);
     // An entry of an older list: a pod deleted while nothing watched, or rewritten since under the current list.
@@ -72,7 +64,24 @@ function whole(raw: RawView, namespace: string, nowMs: number, checkPeriodMs: nu
     if ('gone' in e) gone.set(name, e.gone);
     else pods.set(name, e.o as Stored<Pod>);
   }
-  return { app: appEntry.o as Stored<App>, pods, gone };
+  return { pods, gone };
+}
+
+/** The App and the pods of the current lists, when the view is whole; else why not. */
+function whole(raw: RawView, namespace: string, nowMs: number, checkPeriodMs: number): Whole | FreshReason {
+  const appsList = listOf(raw.lists, 'apps', namespace);
+  const podsList = listOf(raw.lists, 'pods', namespace);
+  if (appsList === undefined || podsList === undefined) return 'not-listed';
+  if (Object.keys(raw.lists).some((f) => f.startsWith(oversizedPodField(namespace, '')))) return 'oversized';
+  const appEntry = decodeEntry(raw.fields[Field.app]);
+  if (!appEntry || appEntry.l !== appsList || 'gone' in appEntry) return 'absent';
+  if ('big' in appEntry) return 'oversized';
+  // A pod of the current list was left out for the per-App cap (a mark of an older list: a relist since re-added what fits).
+  if (decodeEntry(raw.fields[Field.tooMany])?.l === podsList) return 'too-many-pods';
+  const notChecked = checked(raw.fields[Field.checked], nowMs, checkPeriodMs);
+  if (notChecked) return notChecked;
+  const pods = podsOf(raw.fields, podsList);
+  return typeof pods === 'string' ? pods : { app: appEntry.o as Stored<App>, ...pods };
 }
 
 /** Whether the view has seen ebb's write that record `field` (= `value`) notes: true, false, or 'opaque'. */

@@ -27,6 +27,10 @@ export const Field = {
   deletedPodPrefix: 'w:d:',
   /** `<ms> <unwatched>`: when a worker last listed the App's pods fresh, and whether the list held pods the watcher does not see. */
   checked: 'w:c',
+  /** How many pod fields (live pods and tombstones) the hash holds: at the watcher's cap, no new one is added. */
+  podCount: 'n',
+  /** An entry `{"l":<list>,"big":true}`: a pod of that list was left out for the cap (the App reads fresh). */
+  tooMany: 'x',
 } as const;
 
 /** A field of the lists hash: a pod the watcher left out for its size (its App unknown): its namespace reads fresh. */

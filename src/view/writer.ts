@@ -15,6 +15,7 @@ import type { WatchEvent } from '../kube/watch.ts';
 import type { RedisClient } from '../queue/connection.ts';
 import { deleteChanges, upsertChanges, type Change, type ViewKind } from './changes.ts';
 import { Field, listsKey, oversizedPodField, viewKey } from './keys.ts';
+import { GONE, SET_CAPPED } from './scripts.ts';
 
 /** The watch sources' end of the view (`Sink.view`). */
 export interface ViewFeed {
@@ -28,8 +29,18 @@ export interface ViewFeed {
   tooLarge(source: string, kind: ViewKind, obj: OversizedObject): void;
   /** Nothing in the view is trusted from now on (Redis came back and may have lost writes): every source's mark goes. */
   forget(): Promise<void>;
+  /** Whether `source`'s current list still counts: false once `forget` took it away (the source must relist). */
+  listed(source: string): boolean;
   /** Keeps the sources' marks for VIEW_MARK_TTL_MS more: a watcher that stops keeping them (gone, hung) leaves no view trusted. */
   alive(): Promise<void>;
+}
+
+/** A source's view list was forgotten (Redis came back): the source relists, so that the view is whole again. */
+export class ViewForgottenError extends Error {
+  readonly code = 'ViewForgotten';
+  constructor(source: string) {
+    super(`the view of ${source} was forgotten (Redis came back); relisting`);
+  }
 }
 
 /** How long the sources' marks outlive the watcher's last sign of life, and how often it gives one. */
@@ -47,27 +58,28 @@ export async function keepViewAlive(view: ViewFeed, signal: AbortSignal, log: Lo
 
 type Multi = ReturnType<RedisClient['multi']>;
 
-/**
- * Sets a tombstone (ARGV), then removes the hash when its App is gone (its entry a tombstone) and no field holds
- * a live pod (an entry with an object): ebb's write records and other tombstones go with it. Entries are told
- * apart by how `entry.ts` starts them, `{"l":"<id>","gone":` and `{"l":"<id>","o":`.
- */
-const GONE = `redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-local app = redis.call('HGET', KEYS[1], 'a')
-if not app or not string.find(app, '^{"l":"[^"]*","gone":') then return 0 end
-for _, v in ipairs(redis.call('HVALS', KEYS[1])) do
-  if string.find(v, '^{"l":"[^"]*","o":') then return 0 end
-end
-return redis.call('DEL', KEYS[1])`;
-
-function addChange(m: Multi, prefix: string, c: Change): void {
+/** Where each view write goes: a pod's under the cap (its mark naming list `listId`), the App's as it is. */
+function addChange(m: Multi, prefix: string, c: Change, podCap: number, listId: string): void {
   const key = viewKey(prefix, c.namespace, c.app);
-  if (c.op === 'set') m.hset(key, c.field, c.value);
-  else m.eval(GONE, 1, key, c.field, c.value);
+  const cap = c.field.startsWith(Field.podPrefix) ? String(podCap) : '';
+  const mark = JSON.stringify({ l: listId, big: true });
+  if (c.op === 'gone') m.eval(GONE, 1, key, c.field, c.value, cap, mark);
+  else if (cap === '') m.hset(key, c.field, c.value);
+  else m.eval(SET_CAPPED, 1, key, c.field, c.value, cap, mark);
 }
 
-/** The view written through `redis` under the queue prefix `prefix`; `limitBytes`: the largest projection stored. */
-export function redisViewFeed(redis: RedisClient, prefix: string, limitBytes?: number): ViewFeed {
+/** The most pods one App's view holds by default (about 2 KiB each). */
+export const VIEW_APP_PODS = 5000;
+
+/** How the view is bounded: `limitBytes` the largest projection stored, `appPods` the most pods one App's hash holds. */
+export interface ViewLimits {
+  limitBytes?: number;
+  appPods?: number;
+}
+
+/** The view written through `redis` under the queue prefix `prefix`, within `limits`. */
+export function redisViewFeed(redis: RedisClient, prefix: string, limits: ViewLimits = {}): ViewFeed {
+  const { limitBytes, appPods = VIEW_APP_PODS } = limits;
   const lists = listsKey(prefix);
   const current = new Map<string, string>();
   // Pods left out for their size, by `namespace/name` (their App is unknown: their namespace reads fresh).
@@ -94,7 +106,7 @@ export function redisViewFeed(redis: RedisClient, prefix: string, limitBytes?: n
         if (page.first) m.hdel(lists, source);
         for (const o of items) {
           if (kind === 'pod') seenPod(m, o);
-          for (const c of upsertChanges(kind, o, listId, limitBytes)) addChange(m, prefix, c);
+          for (const c of upsertChanges(kind, o, listId, limitBytes)) addChange(m, prefix, c, appPods, listId);
         }
         if (page.last) m.hset(lists, source, listId).pexpire(lists, VIEW_MARK_TTL_MS);
       });
@@ -105,7 +117,7 @@ export function redisViewFeed(redis: RedisClient, prefix: string, limitBytes?: n
       await send((m) => {
         if (kind === 'pod') seenPod(m, ev.object);
         const changes = ev.type === 'DELETED' ? deleteChanges(kind, ev.object, listId) : upsertChanges(kind, ev.object, listId, limitBytes);
-        for (const c of changes) addChange(m, prefix, c);
+        for (const c of changes) addChange(m, prefix, c, appPods, listId);
       });
     },
     tooLarge: (source, kind, obj) => {
@@ -118,7 +130,9 @@ export function redisViewFeed(redis: RedisClient, prefix: string, limitBytes?: n
       oversized.add(`${namespace}/${obj.name}`);
       pending.push((m) => m.hset(lists, oversizedPodField(namespace, obj.name), '1'));
     },
+    listed: (source) => current.has(source),
     forget: async () => {
+      current.clear();
       oversized.clear();
       pending = [];
       await redis.del(lists);

@@ -3,6 +3,7 @@ import { frozen, parseSettings, table, type Env, type Values } from '../common/s
 import type { LogLevel } from '../common/log.ts';
 import { QUEUE_SETTINGS, queueConfigOf, type QueueConfig } from '../queue/settings.ts';
 import { VIEW_SETTINGS } from '../view/settings.ts';
+import { VIEW_APP_PODS } from '../view/writer.ts';
 import { REDIS_LIVENESS_SETTINGS } from '../queue/redis-settings.ts';
 import type { BoardAuth } from './board.ts';
 import { SCALER_SETTINGS, scalerTlsOf, type ScalerTlsFiles } from './scaler-settings.ts';
@@ -30,6 +31,8 @@ export interface WatcherConfig {
   readonly redisUnhealthyAfterMs: number;
   /** Whether the watcher writes the shared view of Apps and their pods (`src/view/`). */
   readonly view: boolean;
+  /** The most pods one App's view holds; past it that App reads fresh. */
+  readonly viewAppPods: number;
   /** Bull Board; undefined when disabled. */
   readonly board: { readonly basePath: string; readonly readOnly: boolean; readonly auth: BoardAuth } | undefined;
   /** Why the board is off although it was not switched off (shown once in the log). */
@@ -46,6 +49,14 @@ export const WATCHER_SETTINGS = table(
     ...QUEUE_SETTINGS.entries,
     ...REDIS_LIVENESS_SETTINGS.entries,
     ...VIEW_SETTINGS.entries,
+    viewAppPods: {
+      name: 'EBB_VIEW_APP_PODS',
+      type: 'int',
+      default: VIEW_APP_PODS,
+      min: 1,
+      max: 1_000_000,
+      doc: "with `EBB_VIEW`: the most pods one App's view holds in Redis (about 2 KiB each; a pod deleted keeps its place until its App goes); an App that selects more reads fresh from the apiserver until the watcher relists its pods",
+    },
     namespaces: {
       name: 'EBB_NAMESPACES',
       type: 'list',
@@ -203,6 +214,7 @@ export function parseWatcherConfig(env: Env): WatcherConfig {
     logLevel: v.logLevel,
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
     view: v.view,
+    viewAppPods: v.viewAppPods,
   });
 }
 

@@ -10,6 +10,7 @@ import type { OversizedObject } from '../kube/paged-list.ts';
 import type { KubeRest } from '../kube/rest.ts';
 import type { KubeObject } from '../kube/types.ts';
 import { listWatch, type WatchEvent } from '../kube/watch.ts';
+import { ViewForgottenError } from '../view/writer.ts';
 import { formatKey, type ObjectKey } from '../queue/names.ts';
 import { metaFingerprint } from './fingerprint.ts';
 import { filterPodEvent, objectId } from './pod-filter.ts';
@@ -125,8 +126,13 @@ export async function runSource(
   const view = spec.view && sink.view ? { feed: sink.view, kind: spec.view } : undefined;
   let viewList = '';
   /** Counts the event, and writes it to the view first (every event, those that enqueue nothing too). */
+  /** A view forgotten since this source's list (Redis came back) is made whole by a relist: thrown, listWatch relists. */
+  const relistIfForgotten = (): void => {
+    if (view && !view.feed.listed(spec.name)) throw new ViewForgottenError(spec.name);
+  };
   const seen = async (ev: WatchEvent<KubeObject>, resource: string): Promise<void> => {
     sink.onWatchEvent(resource, ev.type);
+    relistIfForgotten();
     if (view) await enqueue([], 'event', () => view.feed.event(spec.name, view.kind, ev));
   };
   let lists = 0;
@@ -155,6 +161,7 @@ export async function runSource(
       },
       onTooLarge: (obj) => skipOversized(spec, sink, digests, obj),
       onListPage: async (items, page) => {
+        if (!page.first) relistIfForgotten();
         if (page.first) {
           if (lists++ > 0) sink.onRestart(spec.name);
           viewList = view?.feed.newList() ?? '';

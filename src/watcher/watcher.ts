@@ -163,7 +163,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   const onTooLarge = tooLargeEvents({ create: (ns, body, signal) => rest.create(eventsOf(ns), body, {}, signal) }, log);
   // The shared view: nothing of an earlier watcher's is trusted (events went unseen meanwhile); each source's
   // first list marks it whole again.
-  const view = cfg.view ? redisViewFeed(producer, cfg.queue.prefix) : undefined;
+  const view = cfg.view ? redisViewFeed(producer, cfg.queue.prefix, { appPods: cfg.viewAppPods }) : undefined;
   const viewAlive = view ? keepViewAlive(view, ac.signal, log) : Promise.resolve();
   const sink = makeSink(queues, tenants, metrics, log, { onWork: () => scaler?.notify(), signal: ac.signal, onTooLarge, view });
   const states: Record<string, SourceState> = {};

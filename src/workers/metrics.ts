@@ -35,7 +35,7 @@ export function workerMetrics(): {
     }),
     viewReads: new Counter({
       name: 'ebb_view_reads_total',
-      help: 'App reads of reconciles with EBB_VIEW on: from the view, or fresh from the apiserver and why (absent, not-listed, oversized, unchecked, unwatched-pods, opaque-version, behind).',
+      help: 'App reads of reconciles with EBB_VIEW on: from the view, or fresh from the apiserver and why (absent, not-listed, oversized, too-many-pods, unchecked, unwatched-pods, opaque-version, behind).',
       labelNames: ['from', 'reason'],
       registers: [registry],
     }),

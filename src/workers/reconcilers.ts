@@ -4,7 +4,7 @@ import type { AppClient, ImageListStore } from './app/model/client.ts';
 import { workerEvents } from './app/event-recorder.ts';
 import { restAppClient, restEventWriter } from './app/rest-client.ts';
 import { notifyingRecorder } from './notify/deliver.ts';
-import { VIEW_READS, viewedAppClient } from '../view/app-client.ts';
+import { viewedClient } from './view.ts';
 import { imageListReconciler } from './imagelist/reconcile.ts';
 import { restPullJobClient } from './pulljob/client.ts';
 import { imagePullJobReconciler } from './pulljob/reconcile.ts';
@@ -52,10 +52,7 @@ export function workerReconcilers(opts: ReconcilerOptions = {}): WorkerReconcile
     const recorder = events.recorder(restEventWriter(ctx.rest));
     const rest = restAppClient(ctx.rest, ctx.signal, ctx.notify ? notifyingRecorder(recorder, ctx.notify, ctx.log) : recorder, ctx.checks);
     const measured = ctx.measure ? { ...rest, measureDesk: ctx.measure } : rest;
-    const view = ctx.view;
-    const client = view
-      ? viewedAppClient(measured, { ...VIEW_READS, store: view.store, onRead: (from, reason) => view.onRead(from, reason), signal: ctx.signal, now: Date.now })
-      : measured;
+    const client = viewedClient(measured, ctx);
     return enabled ? client : { ...client, imageLists: withoutPullSecrets(client.imageLists) };
   };
   const byKind = {

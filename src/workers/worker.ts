@@ -1,5 +1,4 @@
 import { DelayedError, Worker, type Job } from 'bullmq';
-import { redisViewStore } from '../view/store.ts';
 import { errorSummary } from '../common/errors.ts';
 import { sleep } from '../common/wait.ts';
 import { startOpsServer } from '../common/http.ts';
@@ -29,6 +28,8 @@ import { RedisReachability } from '../queue/reachability.ts';
 import type { WorkerConfig } from './config.ts';
 import { withQuarantine } from './quarantine.ts';
 import { workerMetrics, type WorkerMetrics } from './metrics.ts';
+import { workerView } from './view.ts';
+import { writeJobLog } from './job-log.ts';
 import { startNotifications } from './notify/deliver.ts';
 import { notifyTargets } from './notify/targets.ts';
 import { checkHttp } from './egress/outbound.ts';
@@ -73,19 +74,6 @@ const NAMESPACE_CAP_DELAY_MS = 500;
 const CAPPED_REST_MS = 200;
 /** How often a worker renews its slots in the registry a share cap reads (`worker-slots.ts`). */
 const SLOTS_HEARTBEAT_MS = 5_000;
-
-/** Most lines a job's log gets, and most characters a line has: the reconciler bounds them too. */
-export const MAX_JOB_LOG_LINES = 12;
-export const MAX_JOB_LOG_LINE = 500;
-
-/** Writes the reconcile's lines to the job's log (Bull Board's Logs tab); a lost line never fails the job. */
-async function writeJobLog(job: Job<ObjectKey, JobReturn, string>, lines: readonly string[], log: Logger): Promise<void> {
-  try {
-    for (const line of lines.slice(0, MAX_JOB_LOG_LINES)) await job.log(line.slice(0, MAX_JOB_LOG_LINE));
-  } catch (err) {
-    log.debug({ err: errorSummary(err) }, 'could not write the job log');
-  }
-}
 
 /** The namespace cap fails open: a Redis error never stops a reconcile. */
 async function admitted(gate: NamespaceGate, namespace: string, member: string, log: Logger): Promise<boolean> {
@@ -246,9 +234,7 @@ export async function startWorker(
       measure: measurePool?.desk,
       prewarmBudget: redisPullBudget(producer, cfg.queue.prefix, cfg.prewarmPullBudget, Date.now, cfg.prewarmNamespaceLimits),
       prewarmPolicy: cfg.prewarmPolicy,
-      view: cfg.view
-        ? { store: redisViewStore(producer, cfg.queue.prefix), onRead: (from, reason) => metrics.viewReads.inc({ from, reason: reason ?? '' }) }
-        : undefined,
+      view: workerView(cfg.view, producer, cfg.queue.prefix, metrics),
     }),
   );
   // One BullMQ Worker per queue shard, each with its share of EBB_WORKER_CONCURRENCY (`reconcileWorkerOptions`).

@@ -2,8 +2,9 @@
  * core/v1 Pod as it travels on the wire, with timestamps as the JSON strings the apiserver sends. Only the
  * fields ebb (and the sandbox's simulated kubelet) read or write are typed; the index signatures carry
  * everything else through untouched. The worker reads pods in protobuf, decoding only the fields declared in
- * `kube/protobuf/pod.proto`: a field typed here that ebb starts to read goes there too (and into the list of
- * test/integration/app/pod-fields.ts, which checks the decoder against the apiserver's JSON).
+ * `kube/protobuf/pod.proto`: a field typed here that ebb starts to read goes there too, and into `POD_SHAPE`
+ * (`view/project.ts`: what the view keeps of a pod, held equal to pod.proto by a unit test; the protobuf test
+ * checks the decoder against the apiserver's JSON projected to it).
  */
 import type { ObjectMeta } from './meta.ts';
 

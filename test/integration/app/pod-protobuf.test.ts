@@ -1,6 +1,6 @@
 /**
- * The worker reads pods in protobuf: against the real apiserver, every field ebb reads comes out of the
- * protobuf decoder exactly as the JSON encoding gives it, for pods with a rich spec and status (conditions,
+ * The worker reads pods in protobuf: against the real apiserver, every field ebb reads (the fields the view
+ * keeps of a pod, `POD_SHAPE`, held equal to pod.proto) comes out of the protobuf decoder exactly as the JSON encoding gives it, for pods with a rich spec and status (conditions,
  * resources, owner references, labels, annotations, a deletion timestamp, container states), by LIST (in
  * pages) and by GET; errors come back as typed KubeErrors; a client with protobuf off reads JSON.
  */
@@ -11,9 +11,9 @@ import { decodePod, decodePodList } from '../../../src/kube/protobuf/envelope.ts
 import { KubeRest, loadKubeConfig, PatchType, type ListResult } from '../../../src/kube/rest.ts';
 import type { Pod, Stored } from '../../../src/kube/types.ts';
 import { waitFor } from '../../../src/common/wait.ts';
+import { projectPod } from '../../../src/view/project.ts';
 import { restAppClient } from '../../../src/workers/app/rest-client.ts';
 import { freshNamespace, rejection, sandbox } from '../support.ts';
-import { POD_FIELDS_EBB_READS, project } from './pod-fields.ts';
 
 const HOLD = 'example.com/hold';
 let ns = '';
@@ -188,7 +188,7 @@ describe('pods read in protobuf', () => {
     expect(decoded - before).toBe(2);
     expect(fromProto.map((p) => p.metadata.name).sort()).toEqual(['rich', 'run-0', 'run-1']);
     const [j, p] = [byName(json), byName(fromProto)];
-    for (const name of Object.keys(j)) expect(p[name], name).toEqual(project(j[name], POD_FIELDS_EBB_READS));
+    for (const name of Object.keys(j)) expect(p[name], name).toEqual(projectPod(j[name]!));
     // The rich pod does carry what the comparison is about.
     const rich = p['rich']!;
     expect(rich.metadata.deletionTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -207,8 +207,7 @@ describe('pods read in protobuf', () => {
       const before = decoded;
       const got = await proto.get(core('pods', ns, name), undefined, countingGet);
       expect(decoded - before).toBe(1);
-      if (got.metadata.resourceVersion === json.metadata.resourceVersion)
-        expect(got).toEqual(project(json, { apiVersion: true, kind: true, ...POD_FIELDS_EBB_READS }));
+      if (got.metadata.resourceVersion === json.metadata.resourceVersion) expect(got).toEqual(projectPod(json));
     }
     const client = restAppClient(proto, AbortSignal.timeout(10_000));
     expect((await client.pods.list(ns, 'app=proto')).map((p) => p.metadata.name).sort()).toEqual(['rich', 'run-0', 'run-1']);

@@ -2,6 +2,7 @@
  * The shared view on a real sandbox (EBB_VIEW=true): an App created and rolled out to a new template completes,
  * its reconciles read the App and its pods from the view (the worker's `ebb_view_reads_total{from="view"}`), and
  * the view in Redis holds the App, its pods and the records of ebb's writes; deleting the App removes its key.
+ * An App with more pods than the cap (EBB_VIEW_APP_PODS) still reconciles, fresh, and its hash stops at the cap.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
@@ -25,7 +26,8 @@ let redis: Redis | undefined;
 
 beforeAll(async () => {
   ns = await freshNamespace('view');
-  env = controllerEnv(ns, { EBB_VIEW: 'true' });
+  // A cap of 3 pods per App: the rollout's App fits, a 4-replica App does not.
+  env = controllerEnv(ns, { EBB_VIEW: 'true', EBB_VIEW_APP_PODS: '3' });
   const log = createLogger('it-view', 'warn');
   watcher = await startWatcher(parseWatcherConfig(env), log);
   worker = await startWorker(parseWorkerConfig(env), log, reconcilers());
@@ -38,15 +40,19 @@ afterAll(async () => {
   redis?.disconnect();
 });
 
-/** The worker's `ebb_view_reads_total` by `from`. */
-async function viewReads(): Promise<{ view: number; fresh: number }> {
+/** The worker's `ebb_view_reads_total` by `from`, and the fresh ones for the pod cap. */
+async function viewReads(): Promise<{ view: number; fresh: number; tooMany: number }> {
   const text = await (await fetch(`http://127.0.0.1:${worker?.httpPort ?? 0}/metrics`)).text();
-  const sum = (from: string): number =>
+  const sum = (start: string): number =>
     text
       .split('\n')
-      .filter((l) => l.startsWith(`ebb_view_reads_total{from="${from}"`))
+      .filter((l) => l.startsWith(start))
       .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
-  return { view: sum('view'), fresh: sum('fresh') };
+  return {
+    view: sum('ebb_view_reads_total{from="view"'),
+    fresh: sum('ebb_view_reads_total{from="fresh"'),
+    tooMany: sum('ebb_view_reads_total{from="fresh",reason="too-many-pods"'),
+  };
 }
 
 describe('the shared view', () => {
@@ -75,5 +81,19 @@ describe('the shared view', () => {
       timeoutMs: 120_000,
       what: 'the view key removed with the App and its pods',
     });
+  });
+
+  it('reconciles an App over the pod cap fresh, its hash held at the cap', async () => {
+    const name = uniqueName('view-big');
+    const prefix = env['EBB_QUEUE_PREFIX'] ?? '';
+    await createApp(ns, name, { replicas: 4 });
+    const v1 = (await settled(ns, name)).app.status?.updateRevision;
+    await patchApp(ns, name, { template: template(name, 'v2') });
+    const done = await settled(ns, name);
+    expect(done.app.status?.updateRevision).not.toBe(v1);
+    expect((await viewReads()).tooMany).toBeGreaterThan(0);
+    const fields = Object.keys(await redis!.hgetall(viewKey(prefix, ns, name)));
+    expect(fields.filter((f) => f.startsWith(Field.podPrefix)).length).toBe(3);
+    expect(fields).toContain(Field.tooMany);
   });
 });

@@ -15,24 +15,24 @@ const redis = useRedis();
 const NS = 'ns';
 const HOUR = 3_600_000;
 
-function app(rv: string, labels: Record<string, string> = {}): KubeObject & { spec: unknown } {
+function app(rv: string, labels: Record<string, string> = {}, name = 'web'): KubeObject & { spec: unknown } {
   return {
     apiVersion: 'apps.ebb.dev/v1',
     kind: 'App',
-    metadata: { name: 'web', namespace: NS, uid: 'app-uid', resourceVersion: rv, labels, managedFields: [{ manager: 'ebb' }] },
+    metadata: { name, namespace: NS, uid: `${name}-uid`, resourceVersion: rv, labels, managedFields: [{ manager: 'ebb' }] },
     spec: { selector: { matchLabels: { app: 'web' } } },
   };
 }
 
-function pod(name: string, rv: string, extra: Partial<NonNullable<KubeObject['metadata']>> = {}): KubeObject {
+function pod(name: string, rv: string, extra: Partial<NonNullable<KubeObject['metadata']>> = {}, of = 'web'): KubeObject {
   return {
     metadata: {
       name,
       namespace: NS,
       uid: `uid-${name}`,
       resourceVersion: rv,
-      labels: { app: 'web', 'apps.ebb.dev/app': 'web' },
-      ownerReferences: [{ apiVersion: 'apps.ebb.dev/v1', kind: 'App', name: 'web', uid: 'app-uid', controller: true }],
+      labels: { app: of, 'apps.ebb.dev/app': of },
+      ownerReferences: [{ apiVersion: 'apps.ebb.dev/v1', kind: 'App', name: of, uid: `${of}-uid`, controller: true }],
       ...extra,
     },
   };
@@ -41,7 +41,7 @@ function pod(name: string, rv: string, extra: Partial<NonNullable<KubeObject['me
 function setup() {
   const conn = redis.connection(false);
   const { prefix } = redis.config();
-  const feed = redisViewFeed(conn, prefix, 4096);
+  const feed = redisViewFeed(conn, prefix, { limitBytes: 4096, appPods: 3 });
   const store = redisViewStore(conn, prefix);
   return { conn, prefix, feed, store };
 }
@@ -123,5 +123,33 @@ describe('the view in Redis', () => {
     expect(await conn.exists(key)).toBe(1);
     await feed.event('pods', 'pod', { type: 'DELETED', object: pod('web-0', '15') });
     expect(await conn.exists(key)).toBe(0);
+  });
+
+  it('holds at most the cap of pods per App: past it that App reads fresh, another keeps its view', async () => {
+    const { conn, prefix, feed, store } = setup();
+    const many = ['web-0', 'web-1', 'web-2', 'web-3', 'web-4'].map((n, i) => pod(n, `${11 + i}`));
+    const pods = feed.newList();
+    await feed.page('apps', 'app', feed.newList(), [app('10'), app('10', {}, 'db')], { first: true, last: true });
+    await feed.page('pods', 'pod', pods, [...many.slice(0, 4), pod('db-0', '20', {}, 'db')], { first: true, last: true });
+    await store.record(NS, 'web', Field.checked, '1000 0');
+    await store.record(NS, 'db', Field.checked, '1000 0');
+    await feed.event('pods', 'pod', { type: 'ADDED', object: many[4]! });
+    // A tenant's fifth pod and its delete add nothing: the hash holds the cap's three pods.
+    await feed.event('pods', 'pod', { type: 'DELETED', object: pod('web-4', '30') });
+    const podFields = async (): Promise<string[]> => Object.keys(await conn.hgetall(viewKey(prefix, NS, 'web'))).filter((f) => f.startsWith(Field.podPrefix));
+    expect((await podFields()).sort()).toEqual(['p:web-0', 'p:web-1', 'p:web-2']);
+    expect(judge(await store.read(NS, 'web'), NS, 1000, HOUR)).toEqual({ use: false, why: 'fresh', reason: 'too-many-pods' });
+    const db = judge(await store.read(NS, 'db'), NS, 1000, HOUR);
+    expect(db.use && db.pods.map((p) => p.metadata.name)).toEqual(['db-0']);
+    // The App shrank to what fits: once the watcher relists, the App reads the view again.
+    await feed.page('pods', 'pod', feed.newList(), [...many.slice(0, 3), pod('db-0', '20', {}, 'db')], { first: true, last: true });
+    const web = judge(await store.read(NS, 'web'), NS, 1000, HOUR);
+    expect(web.use && web.pods.map((p) => p.metadata.name).sort()).toEqual(['web-0', 'web-1', 'web-2']);
+    // The App goes with its pods; one the cap left out, deleted last, does not bring its hash back.
+    await feed.event('apps', 'app', { type: 'DELETED', object: app('40') });
+    for (const p of many.slice(0, 3)) await feed.event('pods', 'pod', { type: 'DELETED', object: p });
+    expect(await conn.exists(viewKey(prefix, NS, 'web'))).toBe(0);
+    await feed.event('pods', 'pod', { type: 'DELETED', object: many[3]! });
+    expect(await conn.exists(viewKey(prefix, NS, 'web'))).toBe(0);
   });
 });
