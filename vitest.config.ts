@@ -42,7 +42,7 @@ export const SERIAL_INTEGRATION = [
   'test/integration/queue/**/*.test.ts',
   'test/integration/watcher/bad-input.test.ts',
   'test/integration/watcher/board*.test.ts',
-  'test/integration/watcher/rollouts-page.test.ts',
+  'test/integration/watcher/rollouts-*.test.ts',
   'test/integration/watcher/fairness.test.ts',
   'test/integration/watcher/one-job-per-object.test.ts',
   'test/integration/watcher/owner-gone.test.ts',
