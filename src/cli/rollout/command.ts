@@ -12,6 +12,7 @@ import type { ControllerRevision, Stored } from '../../kube/types.ts';
 import { isControlledBy } from '../../workers/app/pods/predicates.ts';
 import { templateOf } from '../../workers/app/revisions/revisions.ts';
 import { abortRefusal } from '../../workers/app/rollout/abort-refusal.ts';
+import { rolloutSettings } from '../../workers/app/model/rollout-settings.ts';
 import { parseRolloutArgs, ROLLOUT_USAGE, RolloutExit, type RolloutArgs } from './args.ts';
 import { followRollout, StatusPrinter } from './follow.ts';
 import { chooseUndo, formatHistory } from './history.ts';
@@ -68,7 +69,7 @@ async function refusalOf(rest: KubeRest, app: Stored<App>): Promise<string | und
 async function setPaused(rest: KubeRest, app: Stored<App>, paused: boolean): Promise<string> {
   const name = app.metadata.name;
   const ebbs = app.metadata.annotations?.[RolloutAnnotation.pausedBy] !== undefined;
-  const same = (app.spec.updateStrategy?.rollingUpdate?.paused ?? false) === paused;
+  const same = rolloutSettings(app).paused === paused;
   if (same && !(paused && ebbs)) return `${kind}/${name} already ${paused ? 'paused' : 'resumed'}\n`;
   const metadata = ebbs ? { metadata: { resourceVersion: app.metadata.resourceVersion, annotations: { [RolloutAnnotation.pausedBy]: null } } } : {};
   const patch = { ...metadata, spec: { updateStrategy: { rollingUpdate: { paused } } } };

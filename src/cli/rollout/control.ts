@@ -6,6 +6,7 @@
  */
 import type { App } from '../../api/app.ts';
 import { parsePausedBy, RolloutAnnotation } from '../../api/rollout-abort.ts';
+import { rolloutSettings } from '../../workers/app/model/rollout-settings.ts';
 
 export type ControlPlan = { kind: 'patch'; patch: unknown; message: string } | { kind: 'skip'; message: string } | { kind: 'refuse'; message: string };
 
@@ -74,7 +75,7 @@ export function planRetry(app: App): ControlPlan {
  * `ebb rollout pause`, which removes the note) keeps the pause.
  */
 function pausedByEbb(app: App): boolean {
-  return app.spec.updateStrategy?.rollingUpdate?.paused === true && parsePausedBy(app.metadata.annotations?.[RolloutAnnotation.pausedBy]) !== undefined;
+  return rolloutSettings(app).paused && parsePausedBy(app.metadata.annotations?.[RolloutAnnotation.pausedBy]) !== undefined;
 }
 
 /** Why a promote has nothing to do: no canary steps, or none left (a full promote: already asked for). */
@@ -89,7 +90,7 @@ function promoteSkip(app: App, r: Rollout, steps: number, step: number, full: bo
 
 function pauseNote(app: App, unpause: boolean): string[] {
   if (unpause) return [`ebb's pause lifted (${parsePausedBy(app.metadata.annotations?.[RolloutAnnotation.pausedBy])?.cause ?? ''})`];
-  return app.spec.updateStrategy?.rollingUpdate?.paused === true ? ['the rollout stays paused (spec): run ebb rollout resume'] : [];
+  return rolloutSettings(app).paused ? ['the rollout stays paused (spec): run ebb rollout resume'] : [];
 }
 
 function promoteNotes(app: App, step: number, steps: number, full: boolean, unpause: boolean): string[] {
@@ -131,7 +132,7 @@ export function planPromote(app: App, full = false): ControlPlan {
 
 /** The number of canary steps, and the one the rollout stands on. */
 function canaryAt(app: App): { steps: number; step: number } {
-  const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps.length ?? 0;
+  const steps = rolloutSettings(app).canarySteps.length;
   return { steps, step: Math.min(app.status?.canary?.step ?? 0, steps) };
 }
 

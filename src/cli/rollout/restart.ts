@@ -1,7 +1,8 @@
 /** Pure: what `ebb rollout restart` writes, or why it writes nothing. */
 import type { App } from '../../api/app.ts';
 import { Annotation } from '../../api/keys.ts';
-import { PodUpdatePolicy, UpdateStrategyType } from '../../api/update-strategy.ts';
+import { PodUpdatePolicy } from '../../api/update-strategy.ts';
+import { rolloutSettings } from '../../workers/app/model/rollout-settings.ts';
 
 /** The pod template annotation `rollout restart` stamps, the one kubectl uses for Deployments and StatefulSets. */
 export const RESTARTED_AT_ANNOTATION = Annotation.restartedAt;
@@ -15,7 +16,8 @@ export type RestartPlan = { kind: 'patch'; patch: unknown; notes: string[] } | {
  */
 export function planRestart(app: App, now: Date): RestartPlan {
   const name = app.metadata.name ?? '';
-  const policy = app.spec.updateStrategy?.rollingUpdate?.podUpdatePolicy ?? PodUpdatePolicy.reCreate;
+  const settings = rolloutSettings(app);
+  const policy = settings.podUpdatePolicy ?? PodUpdatePolicy.reCreate;
   if (policy === PodUpdatePolicy.inPlaceOnly)
     return {
       kind: 'refuse',
@@ -26,8 +28,7 @@ export function planRestart(app: App, now: Date): RestartPlan {
   const at = now.toISOString().replace(/\.\d+Z$/, 'Z');
   const notes: string[] = [];
   if (policy === PodUpdatePolicy.inPlaceIfPossible) notes.push('pods are recreated: a restart is never done in place');
-  if (app.spec.updateStrategy?.rollingUpdate?.paused) notes.push('the rollout is paused: pods are replaced after `rollout resume`');
-  if ((app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate)
-    notes.push('with the OnDelete strategy a pod is replaced only when it is deleted');
+  if (settings.paused) notes.push('the rollout is paused: pods are replaced after `rollout resume`');
+  if (!settings.rolling) notes.push('with the OnDelete strategy a pod is replaced only when it is deleted');
   return { kind: 'patch', patch: { spec: { template: { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: at } } } } }, notes };
 }
