@@ -12,7 +12,7 @@ import { withAppSpecDefaults } from '../../api/defaults.ts';
 import type { Wait } from '../types.ts';
 import type { CanaryOutcome } from './rollout/canary.ts';
 import { adoptPods } from './ownership/adopt.ts';
-import { rolloutCompleteEvent } from './events.ts';
+import { rolloutCompleteEvent } from './events/app-events.ts';
 import type { Pod, Stored } from '../../kube/types.ts';
 import { invalidSpecStatus, type StatusInput } from './status/planned.ts';
 import { statusViews } from './status/assemble.ts';

@@ -10,10 +10,11 @@ import { PatchType, type KubeRest, type ListResult } from '../../kube/rest.ts';
 import { byteBudget, type ByteBudget } from '../../kube/bounded-body.ts';
 import { PagedList, type FetchPage, type Page } from '../../kube/paged-list.ts';
 import { decodePod, decodePodList } from '../../kube/protobuf/envelope.ts';
-import { eventObject, reportingInstance } from './events.ts';
+import { eventObject } from './events/app-events.ts';
+import { reportingInstance } from '../shared/event-fields.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, Pod, Stored } from '../../kube/types.ts';
 import type { AppClient, EventRecorder, NodeObject, ObjectStore, RevisionStore } from './model/client.ts';
-import { uncorrelated, type EventWriter } from './event-recorder.ts';
+import { uncorrelated, type EventWriter } from './events/recorder.ts';
 import type { CheckHttp } from '../egress/outbound.ts';
 
 const WRITE = { fieldManager: FieldManager.ebb };
