@@ -9,7 +9,7 @@ import { findRefusals, vouchByPods, type AdmissionVerdicts } from './admission/d
 import { replacementsToCheck } from './admission/replacement.ts';
 import { isHeld } from './admission/rollout-held.ts';
 import type { AppClient } from './model/client.ts';
-import type { PullBudget } from './prewarm/budget.ts';
+import type { PullBudget } from '../shared/pull-budget.ts';
 import { askBudget, budgetRequest } from './prewarm/grant.ts';
 import { plan, type PlanOptions } from './planner.ts';
 import { needsInput, type Observed, type Plan } from './model/plan.ts';

@@ -30,7 +30,7 @@ import { specProblems } from './spec/validate.ts';
 import { planSpecifiedDeletes } from './rollout/specified-delete.ts';
 import { deferredWorkEvent } from './status/deferred-work.ts';
 import { grantedOutcome, withPrewarmWait } from './prewarm/grant.ts';
-import type { PrewarmPolicy } from './prewarm/policy.ts';
+import type { PrewarmPolicy } from './model/prewarm-policy.ts';
 import { type Hold, holdRefused, recreatesPods } from './admission/replacement.ts';
 import { rolloutHeldEvent, type RolloutHeldInput } from './admission/rollout-held.ts';
 import { rolloutFor } from './plan-setup.ts';

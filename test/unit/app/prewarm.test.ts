@@ -12,7 +12,7 @@ import { appReconciler } from '../../../src/workers/app/reconcile.ts';
 import { getOrdinal } from '../../../src/workers/app/pods/predicates.ts';
 import { NS } from './fixtures.ts';
 import { Scenario } from './scenario.ts';
-import type { PullBudget, PullBudgetRequest } from '../../../src/workers/app/prewarm/budget.ts';
+import type { PullBudget, PullBudgetRequest } from '../../../src/workers/shared/pull-budget.ts';
 import { ENTRIES_RETRY } from '../../../src/workers/app/prewarm/grant.ts';
 import { timerId } from '../../../src/queue/names.ts';
 

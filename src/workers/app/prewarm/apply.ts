@@ -14,7 +14,7 @@ import { setCondition } from '../../shared/conditions.ts';
 import { clearAll, prewarmIdentity } from './plan.ts';
 import type { PrewarmAction } from '../model/prewarm-outcome.ts';
 import type { ImageListStore } from '../model/client.ts';
-import type { PullBudget } from './budget.ts';
+import type { PullBudget } from '../../shared/pull-budget.ts';
 
 /** After a failed ImageList write, the reconcile tries again this much later (not at once: it is not urgent). */
 const PREWARM_RETRY: Wait = { reason: 'prewarm-retry', afterMs: 30_000 };
