@@ -21,7 +21,7 @@ import { isRecord } from '../../../common/guards.ts';
 import { applyDefaults } from '../../../api/schema-defaults.ts';
 import { upstreamSchemas } from '../../../api/pod-template-crd.ts';
 import { controllerRef, isControlledBy } from '../pods/predicates.ts';
-import { revisionClaims, type ClaimStorage } from '../rollout/volume-growth.ts';
+import { revisionClaims, type ClaimStorage } from './claim-storage.ts';
 
 /** Label with the bare hash on every revision, as upstream's controller.kubernetes.io/hash. */
 const REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
