@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
-import { prewarmLabelKey } from '../../../src/api/keys.ts';
+import { prewarmLabelKey } from '../../../src/api/prewarm-keys.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import { appReconciler } from '../../../src/workers/app/reconcile.ts';
 import { getOrdinal } from '../../../src/workers/app/pods/predicates.ts';

@@ -5,7 +5,8 @@
  */
 import type { AppStatus } from '../../../api/app-status.ts';
 import { API_VERSION, IMAGE_LIST_KIND } from '../../../api/group.ts';
-import { ConditionType, prewarmLabelKey, Reason } from '../../../api/keys.ts';
+import { ConditionType, Reason } from '../../../api/keys.ts';
+import { prewarmLabelKey } from '../../../api/prewarm-keys.ts';
 import type { Logger } from '../../../common/log.ts';
 import { isKubeError } from '../../../kube/errors.ts';
 import type { Wait } from '../../types.ts';

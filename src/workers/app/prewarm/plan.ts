@@ -16,7 +16,8 @@
  */
 import type { ImageList } from '../../../api/image-list.ts';
 import type { ClusterStored } from '../../../kube/types.ts';
-import { ConditionType, prewarmFieldManager, prewarmLabelKey, Reason } from '../../../api/keys.ts';
+import { ConditionType, Reason } from '../../../api/keys.ts';
+import { prewarmFieldManager, prewarmLabelKey } from '../../../api/prewarm-keys.ts';
 import type { ConditionInput } from '../../shared/conditions.ts';
 import { formatDuration } from '../../../common/duration.ts';
 import type { PullLimit } from '../../shared/pull-budget.ts';
