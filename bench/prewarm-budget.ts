@@ -16,7 +16,7 @@ import { API_VERSION, APP_KIND, appRef } from '../src/api/group.ts';
 import { waitFor } from '../src/common/wait.ts';
 import { PatchType } from '../src/kube/rest.ts';
 import { redisConnection } from '../src/queue/connection.ts';
-import { pullsInProgress } from '../src/workers/app/prewarm/budget.ts';
+import { pullsInProgress } from '../src/workers/shared/pull-budget.ts';
 import {
   benchNamespace,
   daemonCounters,

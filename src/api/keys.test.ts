@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Annotation, Label, parsePrewarmFieldManager, prewarmFieldManager, prewarmLabelKey } from './keys.ts';
+import { Annotation, Label } from './keys.ts';
+import { parsePrewarmFieldManager, prewarmFieldManager, prewarmLabelKey } from './prewarm-keys.ts';
 
 describe('keys', () => {
   it('uses the upstream StatefulSet pod labels, and the apps.ebb.dev prefix for the others', () => {

@@ -1,5 +1,6 @@
 import { API_VERSION, APP_KIND } from '../api/group.ts';
-import { Label, parsePrewarmFieldManager } from '../api/keys.ts';
+import { Label } from '../api/keys.ts';
+import { parsePrewarmFieldManager } from '../api/prewarm-keys.ts';
 import { parsePullJobFieldManager } from '../api/pull-job-keys.ts';
 import type { KubeObject } from '../kube/types.ts';
 import type { ObjectKey } from '../queue/names.ts';

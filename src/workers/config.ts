@@ -3,8 +3,8 @@ import { HTTP_SETTINGS, KUBE_SETTINGS, LOG_SETTINGS, PULL_SECRET_NAMESPACE_SETTI
 import { frozen, parseSettings, table, type Env } from '../common/settings.ts';
 import { formatDuration } from '../common/duration.ts';
 import { MAX_IMAGES_PER_NODE } from '../api/image-list.ts';
-import { DEFAULT_PREWARM_POLICY, type PrewarmPolicy } from './app/prewarm/policy.ts';
-import type { NamespaceLimits } from './app/prewarm/budget.ts';
+import { DEFAULT_PREWARM_POLICY, type PrewarmPolicy } from './app/model/prewarm-policy.ts';
+import type { NamespaceLimits } from './shared/pull-budget.ts';
 import { parseNamespaceCap, type NamespaceCap } from '../queue/namespace-gate.ts';
 import { DEFAULT_QUARANTINE_LIMIT } from '../queue/quarantine.ts';
 import { QUARANTINE_RETRIES } from './quarantine-plan.ts';

@@ -1,7 +1,7 @@
 import type { ObjectKind } from '../queue/names.ts';
 import { appReconciler } from './app/reconcile.ts';
 import type { AppClient, ImageListStore } from './app/model/client.ts';
-import { workerEvents } from './app/event-recorder.ts';
+import { workerEvents } from './app/events/recorder.ts';
 import { restAppClient, restEventWriter } from './app/rest-client.ts';
 import { notifyingRecorder } from './notify/deliver.ts';
 import { viewedClient } from './view.ts';

@@ -5,8 +5,8 @@ import type { ObjectKey } from '../queue/names.ts';
 import type { Notification } from './notify/notification.ts';
 import type { CheckHttp } from './egress/outbound.ts';
 import type { MeasureDesk } from './app/model/analysis-io.ts';
-import type { PullBudget } from './app/prewarm/budget.ts';
-import type { PrewarmPolicy } from './app/prewarm/policy.ts';
+import type { PullBudget } from './shared/pull-budget.ts';
+import type { PrewarmPolicy } from './app/model/prewarm-policy.ts';
 
 /** "Not yet" is a value: come back after `afterMs` (a timer, not a sleeping worker). */
 export interface Wait {

@@ -35,8 +35,8 @@ import { notifyTargets } from './notify/targets.ts';
 import { checkHttp } from './egress/outbound.ts';
 import type { ReconcileContext, Reconciler, ReconcileResult } from './types.ts';
 import { MEASURED_TIMER, startMeasurePool } from './measure/pool.ts';
-import { redisPullBudget, type PullBudget } from './app/prewarm/budget.ts';
-import type { PrewarmPolicy } from './app/prewarm/policy.ts';
+import { redisPullBudget, type PullBudget } from './shared/pull-budget.ts';
+import type { PrewarmPolicy } from './app/model/prewarm-policy.ts';
 
 export interface RunningWorker {
   httpPort: number;

@@ -1,10 +1,11 @@
 /** Pure: what `ebb rollout status` sees in an App and its pods, and the line it prints. */
 import type { App } from '../../api/app.ts';
 import { ConditionType, Reason } from '../../api/keys.ts';
-import { UpdateStrategyType } from '../../api/update-strategy.ts';
+import { UpdateStrategyType, type CanaryStep } from '../../api/update-strategy.ts';
 import type { Pod } from '../../kube/types.ts';
 import { podIsUpdatingInPlace } from '../../workers/inplace/status.ts';
 import { isRunningAndReady } from '../../workers/app/pods/predicates.ts';
+import { rolloutSettings } from '../../workers/app/model/rollout-settings.ts';
 
 /**
  * Condition types and reasons of features that may be absent from the installed ebb: read by name, shown
@@ -77,16 +78,14 @@ function names(list: readonly string[], max = 3): string {
   return list.length > max ? `${shown} +${list.length - max} more` : shown;
 }
 
-type Step = NonNullable<NonNullable<NonNullable<App['spec']['updateStrategy']>['rollingUpdate']>['canary']>['steps'][number];
-
-function stepWords(step: Step | undefined): string {
+function stepWords(step: CanaryStep | undefined): string {
   if (step?.pause) return `pause${step.pause.duration ? ` ${step.pause.duration}` : ''}`;
   if (step?.analysis) return `analysis ${step.analysis.join(', ')}`;
   return `replicas ${String(step?.replicas)}`;
 }
 
 function canaryPart(app: App): string | undefined {
-  const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps ?? [];
+  const steps = rolloutSettings(app).canarySteps;
   const step = app.status?.canary?.step;
   if (steps.length === 0 || step === undefined || step >= steps.length) return undefined;
   return `canary step ${step + 1}/${steps.length} (${stepWords(steps[step])})`;
@@ -95,7 +94,7 @@ function canaryPart(app: App): string | undefined {
 function countsPart(app: App): string {
   const want = app.spec.replicas ?? 1;
   const st = app.status ?? {};
-  const partition = app.spec.updateStrategy?.rollingUpdate?.partition ?? 0;
+  const partition = rolloutSettings(app).partition;
   const updatedOf = partition > 0 ? `${Math.max(0, want - partition)} (partition ${partition})` : String(want);
   return `updated ${st.updatedReplicas ?? 0}/${updatedOf} · ready ${st.readyReplicas ?? 0}/${want} · available ${st.availableReplicas ?? 0}/${want}`;
 }
@@ -177,7 +176,7 @@ function statusLine(app: App, pods: PodsSummary): string {
 function completion(app: App): string {
   const name = app.metadata.name ?? '';
   const want = app.spec.replicas ?? 1;
-  const partition = app.spec.updateStrategy?.rollingUpdate?.partition ?? 0;
+  const partition = rolloutSettings(app).partition;
   const revision = app.status?.updateRevision ?? '';
   return partition > 0 && partition < want
     ? `app "${name}" partitioned rollout complete: ${app.status?.updatedReplicas ?? 0} of ${want} pods at revision ${revision} (partition ${partition})`

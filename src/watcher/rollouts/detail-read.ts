@@ -8,7 +8,7 @@
 import type { App } from '../../api/app.ts';
 import { imageListRef, appRef } from '../../api/group.ts';
 import type { ImageList } from '../../api/image-list.ts';
-import { prewarmLabelKey } from '../../api/keys.ts';
+import { prewarmLabelKey } from '../../api/prewarm-keys.ts';
 import { explain } from '../../cli/rollout/explain/explain.ts';
 import { renderExplanation } from '../../cli/rollout/explain/render.ts';
 import { errorFirstLine } from '../../common/errors.ts';

@@ -12,7 +12,7 @@ import type { AppStatus } from '../../api/app-status.ts';
 import { isKubeError, KubeError } from '../../kube/errors.ts';
 import type { ReconcileResult } from '../types.ts';
 import type { Action } from './model/actions.ts';
-import { failureEvent, successEvent } from './events.ts';
+import { failureEvent, successEvent } from './events/app-events.ts';
 import { repeatsRefusal, statusAfterCollision, statusAfterFailure } from './status/after-failure.ts';
 import type { Plan } from './model/plan.ts';
 import { equalRevisionData } from './revisions/revisions.ts';

@@ -10,7 +10,7 @@ import type { AppClient } from './model/client.ts';
 import type { Pod, Stored } from '../../kube/types.ts';
 import { applyInPlaceStep, markGateReady, needsGateReady, type FallbackLog } from '../inplace/index.ts';
 import { applyLifecycle } from './lifecycle/apply.ts';
-import type { PullBudget } from './prewarm/budget.ts';
+import type { PullBudget } from '../shared/pull-budget.ts';
 import { errorSummary } from '../../common/errors.ts';
 import { RolloutAnnotation } from '../../api/rollout-abort.ts';
 

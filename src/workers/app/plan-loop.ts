@@ -9,10 +9,10 @@ import { findRefusals, vouchByPods, type AdmissionVerdicts } from './admission/d
 import { replacementsToCheck } from './admission/replacement.ts';
 import { isHeld } from './admission/rollout-held.ts';
 import type { AppClient } from './model/client.ts';
-import type { PullBudget } from './prewarm/budget.ts';
+import type { PullBudget } from '../shared/pull-budget.ts';
 import { askBudget, budgetRequest } from './prewarm/grant.ts';
-import { plan, type PlanOptions } from './planner.ts';
-import { needsInput, type Observed, type Plan } from './model/plan.ts';
+import { plan } from './planner.ts';
+import { needsInput, type Observed, type Plan, type PlanOptions } from './model/plan.ts';
 import { readMore, readObserved } from './read.ts';
 
 /** Where to log, the plan's options, and what the loop settles besides reads. */

@@ -12,7 +12,7 @@ import { withAppSpecDefaults } from '../../api/defaults.ts';
 import type { Wait } from '../types.ts';
 import type { CanaryOutcome } from './rollout/canary.ts';
 import { adoptPods } from './ownership/adopt.ts';
-import { rolloutCompleteEvent } from './events.ts';
+import { rolloutCompleteEvent } from './events/app-events.ts';
 import type { Pod, Stored } from '../../kube/types.ts';
 import { invalidSpecStatus, type StatusInput } from './status/planned.ts';
 import { statusViews } from './status/assemble.ts';
@@ -30,11 +30,10 @@ import { specProblems } from './spec/validate.ts';
 import { planSpecifiedDeletes } from './rollout/specified-delete.ts';
 import { deferredWorkEvent } from './status/deferred-work.ts';
 import { grantedOutcome, withPrewarmWait } from './prewarm/grant.ts';
-import type { PrewarmPolicy } from './prewarm/policy.ts';
 import { type Hold, holdRefused, recreatesPods } from './admission/replacement.ts';
 import { rolloutHeldEvent, type RolloutHeldInput } from './admission/rollout-held.ts';
 import { rolloutFor } from './plan-setup.ts';
-import { needsInput, type Observed, type Plan, type PlanResult } from './model/plan.ts';
+import { needsInput, type Observed, type Plan, type PlanOptions, type PlanResult } from './model/plan.ts';
 
 function earliest(waits: readonly (Wait | undefined)[]): Wait | undefined {
   let best: Wait | undefined;
@@ -106,11 +105,6 @@ function deletingPlan(app: Stored<App>, owned: readonly Stored<Pod>[], observed:
  * The phases, in order. Each writes into one accumulator (actions and waits); a phase that finds an input
  * missing returns `NeedsInput` and the caller (`plan-loop.ts`) reads it and plans again.
  */
-/** What the worker's settings decide for every App (absent: the defaults). */
-export interface PlanOptions {
-  prewarm?: PrewarmPolicy | undefined;
-}
-
 export function plan(observed: Observed, now: Date, options: PlanOptions = {}): PlanResult {
   const app: Stored<App> = { ...observed.app, spec: withAppSpecDefaults(observed.app.spec) };
   // Ownership first: every later phase counts only the pods the App controls (orphans adopted, strays left out).

@@ -15,7 +15,8 @@ import type { Stored } from '../../kube/types.ts';
 import type { EventSpec } from './model/actions.ts';
 import type { AppClient } from './model/client.ts';
 import { readObserved } from './read.ts';
-import { listAll, RECONCILE_READ_BUDGET_BYTES } from './rest-client.ts';
+import { listAll } from '../../kube/reads.ts';
+import { RECONCILE_READ_BUDGET_BYTES } from './rest-client.ts';
 
 let server: Server;
 let requests = 0;

@@ -1,5 +1,6 @@
 /** Reads what the planner needs, fresh from the apiserver on every reconcile (no cache). */
-import { Label, prewarmLabelKey } from '../../api/keys.ts';
+import { Label } from '../../api/keys.ts';
+import { prewarmLabelKey } from '../../api/prewarm-keys.ts';
 import type { App } from '../../api/app.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import type { ClusterStored, PersistentVolumeClaim, Stored } from '../../kube/types.ts';

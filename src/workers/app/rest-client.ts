@@ -4,16 +4,16 @@ import type { CheckTemplate } from '../../api/check-template.ts';
 import { appRef, checkTemplateRef, imageListRef } from '../../api/group.ts';
 import type { ImageList } from '../../api/image-list.ts';
 import { FieldManager } from '../../api/keys.ts';
-import { isKubeError } from '../../kube/errors.ts';
 import { core, type ResourceRef } from '../../kube/paths.ts';
-import { PatchType, type KubeRest, type ListResult } from '../../kube/rest.ts';
+import { PatchType, type KubeRest } from '../../kube/rest.ts';
 import { byteBudget, type ByteBudget } from '../../kube/bounded-body.ts';
-import { PagedList, type FetchPage, type Page } from '../../kube/paged-list.ts';
+import { listAll, orUndefined, secretValue } from '../../kube/reads.ts';
 import { decodePod, decodePodList } from '../../kube/protobuf/envelope.ts';
-import { eventObject, reportingInstance } from './events.ts';
+import { eventObject } from './events/app-events.ts';
+import { reportingInstance } from '../shared/event-fields.ts';
 import type { ClusterStored, ControllerRevision, KubeObject, Pod, Stored } from '../../kube/types.ts';
 import type { AppClient, EventRecorder, NodeObject, ObjectStore, RevisionStore } from './model/client.ts';
-import { uncorrelated, type EventWriter } from './event-recorder.ts';
+import { uncorrelated, type EventWriter } from './events/recorder.ts';
 import type { CheckHttp } from '../egress/outbound.ts';
 
 const WRITE = { fieldManager: FieldManager.ebb };
@@ -22,71 +22,12 @@ const DRY_RUN = { ...WRITE, dryRun: 'All' };
 const revisionsRef = (namespace: string, name?: string): ResourceRef => ({ group: 'apps', version: 'v1', resource: 'controllerrevisions', namespace, name });
 const eventsRef = (namespace: string): ResourceRef => ({ group: 'events.k8s.io', version: 'v1', resource: 'events', namespace });
 
-async function orUndefined<T>(p: Promise<T>): Promise<T | undefined> {
-  try {
-    return await p;
-  } catch (err) {
-    if (isKubeError(err, 'NotFound')) return undefined;
-    throw err;
-  }
-}
-
-/** One key of Secret `namespace/name`, decoded; undefined when the Secret or the key is absent. */
-export async function secretValue(rest: KubeRest, signal: AbortSignal, namespace: string, name: string, key: string): Promise<string | undefined> {
-  const secret = await orUndefined(rest.get<{ data?: Record<string, string> }>(core('secrets', namespace, name), signal));
-  const data = secret?.data?.[key];
-  return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
-}
-
-/** Objects per LIST page at most: an App of thousands of pods is read in pages, never in one response. */
-export const LIST_PAGE_SIZE = 100;
-/** Byte cap of one LIST page (and so of one object): a larger page is asked again with fewer objects. */
-export const LIST_PAGE_BYTES = 4 * 1024 * 1024;
 /**
  * What one reconcile may read in lists (its App's pods, revisions, claims, ImageLists, nodes) before it gives up
  * with a TooLarge KubeError: a worker runs several reconciles at once within its heap, and one tenant's App with
  * fat pods or thousands of large revisions must fail alone, not take the process (and the others) down.
  */
 export const RECONCILE_READ_BUDGET_BYTES = 48 * 1024 * 1024;
-
-export interface ListAllOptions<T> {
-  /** Objects per page (LIST_PAGE_SIZE). */
-  pageSize?: number;
-  /** Byte cap of a page (LIST_PAGE_BYTES). */
-  pageBytes?: number;
-  /** Shared by the reads of one reconcile (`restAppClient`); none: each read is bounded only per page. */
-  budget?: ByteBudget | undefined;
-  /** Decodes a page answered in protobuf, when the client reads protobuf (`KubeRestOptions.protobuf`). */
-  protobuf?: ((body: Uint8Array) => ListResult<T>) | undefined;
-}
-
-/**
- * Every object `ref` and `labelSelector` select, read page by page (a consistent read; the apiserver serves it
- * from its watch cache where it can), each page under a byte cap (`PagedList`: fewer objects per page when a page
- * is too large; an object alone over the cap, or a read past the budget, fails with a TooLarge KubeError). A
- * continue token that expired meanwhile (410) restarts the read once.
- */
-export async function listAll<T>(
-  rest: KubeRest,
-  ref: ResourceRef,
-  labelSelector: string | undefined,
-  signal: AbortSignal,
-  { pageSize = LIST_PAGE_SIZE, pageBytes = LIST_PAGE_BYTES, budget, protobuf }: ListAllOptions<T> = {},
-): Promise<T[]> {
-  const fetch: FetchPage = (query, how) =>
-    rest.list<T>(ref, { labelSelector, ...query }, signal, undefined, { protobuf, maxBytes: how.maxBytes, budget: how.budget });
-  for (let attempt = 0; ; attempt++) {
-    const items: T[] = [];
-    const pages = new PagedList<T>(fetch, { pageSize, pageBytes, budget });
-    let page: Page<T> | undefined;
-    try {
-      while ((page = await pages.next())) items.push(...page.items);
-      return items;
-    } catch (err) {
-      if (attempt > 0 || page === undefined || !isKubeError(err, 'Gone')) throw err;
-    }
-  }
-}
 
 /** What the apiserver returns is stored: the casts to `Stored<T>` are where that is stated. */
 function objectStore<T extends KubeObject>(

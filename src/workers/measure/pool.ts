@@ -17,7 +17,7 @@ import { MEASURE_QUEUE, type ObjectKey } from '../../queue/names.ts';
 import { namespaceGate, type NamespaceCap, type NamespaceGate } from '../../queue/namespace-gate.ts';
 import type { QueueConfig } from '../../queue/settings.ts';
 import { workerSlots, type WorkerSlots } from '../../queue/worker-slots.ts';
-import { secretValue } from '../app/rest-client.ts';
+import { secretValue } from '../../kube/reads.ts';
 import { measureOne } from '../app/rollout/analysis/measure.ts';
 import type { MeasureDesk, QueryVariables } from '../app/model/analysis-io.ts';
 import type { CheckHttp } from '../egress/outbound.ts';

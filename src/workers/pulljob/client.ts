@@ -9,8 +9,8 @@ import { core } from '../../kube/paths.ts';
 import type { KubeRest } from '../../kube/rest.ts';
 import type { Taint } from '../../kube/tolerations.ts';
 import type { ClusterStored, ObjectMeta, Stored } from '../../kube/types.ts';
-import { microTime, reportingInstance } from '../app/events.ts';
-import { listAll } from '../app/rest-client.ts';
+import { microTime, reportingInstance } from '../shared/event-fields.ts';
+import { listAll } from '../../kube/reads.ts';
 import type { NodeInfo, PullJobAction } from './plan.ts';
 import type { PullJobEvent } from './report.ts';
 

@@ -18,9 +18,9 @@ import type { ImageList } from '../../api/image-list.ts';
 import { CompletionPolicy, type ImagePullJob, type ImagePullJobStatus } from '../../api/image-pull-job.ts';
 import { isPullJobFinished, PullJobCondition, PullJobEventReason, PullJobReason } from '../../api/pull-job-keys.ts';
 import type { ClusterStored, Stored } from '../../kube/types.ts';
-import type { PullLimit } from '../app/prewarm/budget.ts';
+import type { PullLimit } from '../shared/pull-budget.ts';
 import { untoleratedTaint, type Taint } from '../../kube/tolerations.ts';
-import { applyGrant, refusedAny, retryAfterMs, type Limited } from '../app/prewarm/budget-grant.ts';
+import { applyGrant, refusedAny, retryAfterMs, type Limited } from '../shared/pull-grant.ts';
 import { imagesKey, nodeState, type NodeState } from '../shared/pull-state.ts';
 import { rfc3339, setCondition, type ConditionInput } from '../shared/conditions.ts';
 import { completion, failedNodes, failureEvents, progressCondition, type Observed, type PullJobEvent } from './report.ts';
@@ -92,7 +92,7 @@ export const TTL_WAIT = 'pulljob-ttl';
 export const PROGRESS_WAIT = 'pulljob-progress';
 /** Nodes the pull budget (or the namespace's share or entries) left out are asked for again this often. */
 export const BUDGET_WAIT = 'pulljob-budget';
-export { ENTRIES_POLL_MS } from '../app/prewarm/budget-grant.ts';
+export { ENTRIES_POLL_MS } from '../shared/pull-grant.ts';
 /** How often a job whose ImageList events do not reach it reads its nodes' progress while they pull. */
 export const PROGRESS_POLL_MS = 15_000;
 

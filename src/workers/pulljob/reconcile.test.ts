@@ -5,7 +5,7 @@ import type { ImageList } from '../../api/image-list.ts';
 import type { ClusterStored, Stored } from '../../kube/types.ts';
 import type { ReconcileContext } from '../types.ts';
 import type { PullJobClient } from './client.ts';
-import type { PullBudget, PullBudgetRequest } from '../app/prewarm/budget.ts';
+import type { PullBudget, PullBudgetRequest } from '../shared/pull-budget.ts';
 import { BUDGET_WAIT, ENTRIES_POLL_MS, type PullJobAction } from './plan.ts';
 import { imagePullJobReconciler, PullJobWriteError } from './reconcile.ts';
 

@@ -13,7 +13,7 @@ import type { ObjectKey } from '../../queue/names.ts';
 import type { Reconciler, ReconcileContext, ReconcileResult } from '../types.ts';
 import type { PullJobClient } from './client.ts';
 import { planGone, planPullJob, type PullJobAction, type PullJobBudgetUse, type PullJobIdentity, type PullJobInput, type PullJobPlan } from './plan.ts';
-import { IMAGE_PULL_JOB_HOLDER, UNLIMITED_BUDGET } from '../app/prewarm/budget.ts';
+import { IMAGE_PULL_JOB_HOLDER, UNLIMITED_BUDGET } from '../shared/pull-budget.ts';
 import type { ImagePullJobStatus } from '../../api/image-pull-job.ts';
 
 /** ImageList writes that failed: thrown after the status is written, so the queue retries with backoff. */

@@ -6,7 +6,7 @@ import { MAX_FAILED_NODES_LISTED, type FailedNode, type ImagePullJobStatus } fro
 import { PullJobCondition, PullJobEventReason, PullJobReason } from '../../api/pull-job-keys.ts';
 import type { ClusterStored } from '../../kube/types.ts';
 import type { ImageList } from '../../api/image-list.ts';
-import { refusedNote, type Limited } from '../app/prewarm/budget-grant.ts';
+import { refusedNote, type Limited } from '../shared/pull-grant.ts';
 import type { NodeState } from '../shared/pull-state.ts';
 import type { ConditionInput } from '../shared/conditions.ts';
 

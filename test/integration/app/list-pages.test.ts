@@ -1,7 +1,7 @@
 /** The worker's reads come in pages from the real apiserver: every object, once, whatever the page size. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { core } from '../../../src/kube/paths.ts';
-import { listAll } from '../../../src/workers/app/rest-client.ts';
+import { listAll } from '../../../src/kube/reads.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 
 let ns = '';

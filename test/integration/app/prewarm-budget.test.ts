@@ -8,7 +8,7 @@ import type { AppSpec } from '../../../src/api/app-spec.ts';
 import type { App } from '../../../src/api/app.ts';
 import { API_VERSION, appRef, IMAGE_LIST_KIND, imageListRef } from '../../../src/api/group.ts';
 import type { ImageList } from '../../../src/api/image-list.ts';
-import { prewarmLabelKey } from '../../../src/api/keys.ts';
+import { prewarmLabelKey } from '../../../src/api/prewarm-keys.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { sandbox } from '../support.ts';

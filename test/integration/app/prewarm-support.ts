@@ -2,7 +2,7 @@
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { imageListRef } from '../../../src/api/group.ts';
 import type { ImageList } from '../../../src/api/image-list.ts';
-import { prewarmLabelKey } from '../../../src/api/keys.ts';
+import { prewarmLabelKey } from '../../../src/api/prewarm-keys.ts';
 import { sandbox } from '../support.ts';
 import { image } from './harness.ts';
 

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
 import { API_VERSION, IMAGE_LIST_KIND, imageListRef } from '../../../src/api/group.ts';
 import type { ImageList } from '../../../src/api/image-list.ts';
-import { PREWARM_LABEL_PREFIX, prewarmFieldManager, prewarmLabelKey } from '../../../src/api/keys.ts';
+import { PREWARM_LABEL_PREFIX, prewarmFieldManager, prewarmLabelKey } from '../../../src/api/prewarm-keys.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { isKubeError } from '../../../src/kube/errors.ts';
 import { sandbox } from '../support.ts';

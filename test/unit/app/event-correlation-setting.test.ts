@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EventReason } from '../../../src/api/keys.ts';
 import type { EventSpec } from '../../../src/workers/app/model/actions.ts';
-import { workerEvents, type EventWriter } from '../../../src/workers/app/event-recorder.ts';
+import { workerEvents, type EventWriter } from '../../../src/workers/app/events/recorder.ts';
 import { parseWorkerConfig } from '../../../src/workers/config.ts';
 import { makeApp } from './fixtures.ts';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { EventReason } from '../../../src/api/keys.ts';
 import type { EventSpec } from '../../../src/workers/app/model/actions.ts';
-import { COMBINED_PREFIX, CORRELATOR_DEFAULTS, EventCorrelator } from '../../../src/workers/app/event-correlator.ts';
-import { correlatedEvents, type EventWriter } from '../../../src/workers/app/event-recorder.ts';
+import { COMBINED_PREFIX, CORRELATOR_DEFAULTS, EventCorrelator } from '../../../src/workers/app/events/correlator.ts';
+import { correlatedEvents, type EventWriter } from '../../../src/workers/app/events/recorder.ts';
 import { makeApp } from './fixtures.ts';
 
 const app = makeApp('web');

@@ -12,7 +12,7 @@ import {
   redisPullBudget,
   type PullBudget,
   type PullBudgetRequest,
-} from '../../../src/workers/app/prewarm/budget.ts';
+} from '../../../src/workers/shared/pull-budget.ts';
 import { useRedis } from '../queue/support.ts';
 
 const redis = useRedis();

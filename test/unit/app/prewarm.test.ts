@@ -6,13 +6,13 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
-import { prewarmLabelKey } from '../../../src/api/keys.ts';
+import { prewarmLabelKey } from '../../../src/api/prewarm-keys.ts';
 import { KubeError } from '../../../src/kube/errors.ts';
 import { appReconciler } from '../../../src/workers/app/reconcile.ts';
 import { getOrdinal } from '../../../src/workers/app/pods/predicates.ts';
 import { NS } from './fixtures.ts';
 import { Scenario } from './scenario.ts';
-import type { PullBudget, PullBudgetRequest } from '../../../src/workers/app/prewarm/budget.ts';
+import type { PullBudget, PullBudgetRequest } from '../../../src/workers/shared/pull-budget.ts';
 import { ENTRIES_RETRY } from '../../../src/workers/app/prewarm/grant.ts';
 import { timerId } from '../../../src/queue/names.ts';
 

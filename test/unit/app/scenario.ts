@@ -12,7 +12,7 @@ import { IN_PLACE_GATE, podIsUpdatingInPlace } from '../../../src/workers/inplac
 import { timerId } from '../../../src/queue/names.ts';
 import { execute } from '../../../src/workers/app/executor.ts';
 import type { Pod } from '../../../src/kube/types.ts';
-import type { PullBudget } from '../../../src/workers/app/prewarm/budget.ts';
+import type { PullBudget } from '../../../src/workers/shared/pull-budget.ts';
 import { planLoop } from '../../../src/workers/app/plan-loop.ts';
 import { AdmissionVerdicts } from '../../../src/workers/app/admission/dry-run.ts';
 import type { Plan } from '../../../src/workers/app/model/plan.ts';

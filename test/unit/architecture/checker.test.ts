@@ -33,13 +33,14 @@ const HOUSE = {
 const FLOORS: Floors = {
   cycles: [],
   rooms: { folder: 'app', allowed: ['b → a'], backArrows: ['app/b/x.ts → app/types.ts'] },
+  reachIn: { folder: 'app', open: ['app/a/'], files: [] },
   gates: { 'app/a/a.ts': ['app/b/', 'app/plan.ts'] },
   direct: { property: 'rollingUpdate', resolver: 'app/a/a.ts', reads: {} },
 };
 
 describe('the floors checker', () => {
   it('passes a house that keeps its floors', () => {
-    expect(floorProblems(tree(HOUSE), FLOORS)).toEqual({ cycles: [], rooms: [], gates: [], reads: [] });
+    expect(floorProblems(tree(HOUSE), FLOORS)).toEqual({ cycles: [], rooms: [], reachIn: [], gates: [], reads: [] });
   });
 
   it('fails on a planted back-arrow, naming the import', () => {
@@ -57,6 +58,15 @@ describe('the floors checker', () => {
     const { rooms, cycles } = floorProblems(root, FLOORS);
     expect(rooms).toEqual(['room arrow a → b is not allowed: app/a/y.ts:1 → app/b/b.ts']);
     expect(cycles).toEqual([]);
+  });
+
+  it('fails on a file outside the folder reaching past its open floor, and on a listed file that no longer does', () => {
+    const root = tree({ ...HOUSE, 'cli/c.ts': "import { a } from '../app/a/a.ts';\nimport { b } from '../app/b/b.ts';\nexport const c = [a, b];\n" });
+    expect(floorProblems(root, FLOORS).reachIn).toEqual(['cli/c.ts reaches into app: cli/c.ts:2 → app/b/b.ts']);
+    expect(floorProblems(root, { ...FLOORS, reachIn: { ...FLOORS.reachIn, files: ['cli/c.ts'] } }).reachIn).toEqual([]);
+    expect(floorProblems(tree(HOUSE), { ...FLOORS, reachIn: { ...FLOORS.reachIn, files: ['cli/c.ts'] } }).reachIn).toEqual([
+      'cli/c.ts no longer reaches into app: remove it from the ratchet list',
+    ]);
   });
 
   it('fails on an import of a gated file by a file not listed for it, naming the import', () => {

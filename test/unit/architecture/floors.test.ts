@@ -17,6 +17,10 @@ describe('the floors of src/', () => {
     expect(problems.rooms).toEqual([]);
   });
 
+  it(`lets files outside ${floors.reachIn.folder} import only its ground floor, but for the files listed, which only shrink`, () => {
+    expect(problems.reachIn).toEqual([]);
+  });
+
   it('lets only the plan loop, the reconcile and ebb rollout explain import the planner', () => {
     expect(problems.gates).toEqual([]);
   });

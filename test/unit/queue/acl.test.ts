@@ -45,7 +45,7 @@ import { workerSlots } from '../../../src/queue/worker-slots.ts';
 import { createLogger } from '../../../src/common/log.ts';
 import { notifyQueue } from '../../../src/queue/notify-queue.ts';
 import { redisQuarantine, shardedQuarantine } from '../../../src/queue/quarantine.ts';
-import { redisPullBudget } from '../../../src/workers/app/prewarm/budget.ts';
+import { redisPullBudget } from '../../../src/workers/shared/pull-budget.ts';
 
 const MANIFEST = new URL('../../../deploy/components/redis.yaml', import.meta.url);
 const ADMIN_PASSWORD = randomBytes(16).toString('hex');

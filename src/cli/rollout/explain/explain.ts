@@ -4,6 +4,7 @@ import { ConditionType, Reason } from '../../../api/keys.ts';
 import { UpdateStrategyType } from '../../../api/update-strategy.ts';
 import type { Pod, Stored } from '../../../kube/types.ts';
 import { getOrdinal } from '../../../workers/app/pods/predicates.ts';
+import { rolloutSettings } from '../../../workers/app/model/rollout-settings.ts';
 import { phaseOf, summarizePods, viewRollout } from '../view.ts';
 import type { ExplainInput, Explanation, NextStep, PodExplanation, WaitItem } from './model.ts';
 import { actionPod, describeAction, nextSteps } from './next.ts';
@@ -66,8 +67,7 @@ export function appWaits(app: App): WaitItem[] {
 
 /** Why pods still to update are not updated now, when it is the rollout's doing (pause, canary pause, OnDelete). */
 function rolloutWait(app: App): string | undefined {
-  if ((app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate) !== UpdateStrategyType.rollingUpdate)
-    return 'OnDelete: updated when someone deletes it';
+  if (!rolloutSettings(app).rolling) return 'OnDelete: updated when someone deletes it';
   const paused = trueCondition(app, ConditionType.paused);
   return paused ? `the rollout is paused (${paused.reason ?? ''})` : undefined;
 }
@@ -108,12 +108,12 @@ function podRows(input: ExplainInput, ctx: PodContext, planned: ReadonlyMap<stri
 }
 
 function strategyOf(app: App): Explanation['strategy'] {
-  const ru = app.spec.updateStrategy?.rollingUpdate;
+  const settings = rolloutSettings(app);
   return {
     type: app.spec.updateStrategy?.type ?? UpdateStrategyType.rollingUpdate,
-    podUpdatePolicy: ru?.podUpdatePolicy ?? 'ReCreate',
-    partition: ru?.partition ?? 0,
-    paused: ru?.paused ?? false,
+    podUpdatePolicy: settings.podUpdatePolicy ?? 'ReCreate',
+    partition: settings.partition,
+    paused: settings.paused,
   };
 }
 

@@ -5,6 +5,7 @@ import type { ContainerStatus, Pod, Stored } from '../../../kube/types.ts';
 import { inPlaceStatus, podIsUpdatingInPlace, readState } from '../../../workers/inplace/index.ts';
 import { hookWaits } from '../../../workers/app/lifecycle/hooks.ts';
 import { availableAtMs, getOrdinal, getPodRevision, isRunningAndReady, readyCondition } from '../../../workers/app/pods/predicates.ts';
+import { rolloutSettings } from '../../../workers/app/model/rollout-settings.ts';
 import type { NodePrewarm, WaitItem } from './model.ts';
 
 /** What the pod rows need of the App, computed once. */
@@ -60,7 +61,7 @@ function hookWait(ctx: PodContext, pod: Stored<Pod>): WaitItem | undefined {
 
 /** A started in-place update: in its grace period (until its end), or about to patch. */
 function startingWait(ctx: PodContext, pod: Pod, revision: string | undefined): WaitItem {
-  const grace = ctx.app.spec.updateStrategy?.rollingUpdate?.inPlaceUpdateStrategy?.gracePeriodSeconds ?? 0;
+  const grace = rolloutSettings(ctx.app).inPlaceGracePeriodSeconds;
   const end = Date.parse(readState(pod)?.startedAt ?? '') + grace * 1000;
   if (grace > 0 && end > ctx.now.getTime())
     return { kind: 'inPlace', message: `in-place update started; grace period of ${grace}s before the images are patched`, until: new Date(end).toISOString() };

@@ -13,6 +13,7 @@ import type { Action } from './actions.ts';
 import type { NodeFacts } from './node-facts.ts';
 import type { ObservedGrant, PrewarmOutcome } from './prewarm-outcome.ts';
 import type { MeasureRequest, ResolvedCheck } from './analysis-io.ts';
+import type { PrewarmPolicy } from './prewarm-policy.ts';
 
 export interface Observed {
   app: Stored<App>;
@@ -87,3 +88,8 @@ export interface NeedsInput {
 export type PlanResult = Plan | NeedsInput;
 
 export const needsInput = <T extends object>(result: T | NeedsInput): result is NeedsInput => 'needs' in result;
+
+/** What the worker's settings decide for every App (absent: the defaults). */
+export interface PlanOptions {
+  prewarm?: PrewarmPolicy | undefined;
+}

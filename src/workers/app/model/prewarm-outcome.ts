@@ -5,6 +5,7 @@
 import type { PrewarmStatus } from '../../../api/app-status.ts';
 import type { ConditionInput } from '../../shared/conditions.ts';
 import type { NodeState } from '../../shared/pull-state.ts';
+import type { PullLimit } from '../../shared/pull-budget.ts';
 import type { Action } from './actions.ts';
 
 /** The actions of pre-warming. */
@@ -25,9 +26,6 @@ export interface BudgetUse {
   /** ImageList entries the App holds on each requested node (its images, capped): counted against its namespace. */
   images?: number | undefined;
 }
-
-/** Which limit left wanted nodes out: the cluster's budget, the namespace's share of it, or its entries. */
-export type PullLimit = 'budget' | 'namespacePulls' | 'namespaceEntries';
 
 /** What the pull budget answered a plan, as the plan reads it again. */
 export interface ObservedGrant {

@@ -2,7 +2,7 @@
  * The rollout settings of an App's `spec.updateStrategy`, resolved once per plan (`podSetFor` in the planner)
  * and carried on the pod set: every phase reads them there instead of re-deriving them from the spec.
  */
-import type { Analysis } from '../../../api/analysis.ts';
+import type { Analysis, AnalysisCheck } from '../../../api/analysis.ts';
 import type { App } from '../../../api/app.ts';
 import type { PriorityStrategy } from '../../../api/priority.ts';
 import { UpdateStrategyType, type CanaryStep } from '../../../api/update-strategy.ts';
@@ -53,4 +53,20 @@ export function rolloutSettings(app: { spec: App['spec'] }): RolloutSettings {
     canarySteps: ru.canary?.steps ?? [],
     priorityStrategy: ru.unorderedUpdate?.priorityStrategy,
   };
+}
+
+/** The fields `spec/validate.ts` checks, as written: whatever the strategy type says, so a value is checked wherever it stands. */
+export interface WrittenRolloutSettings {
+  /** `rollingUpdate.canary.steps` as written. */
+  canarySteps: readonly CanaryStep[];
+  /** `rollingUpdate.analysis.checks` as written. */
+  checks: readonly AnalysisCheck[];
+  /** `rollingUpdate.maxUnavailable` as written. */
+  maxUnavailable: number | string | undefined;
+}
+
+/** The validation view of the settings: what the spec says before any rule of the resolver applies. */
+export function writtenRolloutSettings(app: { spec: App['spec'] }): WrittenRolloutSettings {
+  const ru = app.spec.updateStrategy?.rollingUpdate;
+  return { canarySteps: ru?.canary?.steps ?? [], checks: ru?.analysis?.checks ?? [], maxUnavailable: ru?.maxUnavailable };
 }

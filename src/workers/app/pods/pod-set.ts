@@ -15,7 +15,7 @@ import { getOrdinal } from './predicates.ts';
 import { isReserved, parseReserveOrdinals, replicaOrdinals, type OrdinalRanges } from '../../../api/reserve-ordinals.ts';
 import type { Wait } from '../../types.ts';
 import type { RolloutSettings } from '../model/rollout-settings.ts';
-import type { DeferredWork } from '../status/deferred-work.ts';
+import type { DeferredWork } from '../model/deferred-work.ts';
 import type { AbortStatus } from '../../../api/rollout-abort.ts';
 
 export interface PodSet {

@@ -5,7 +5,8 @@
  */
 import type { AppStatus } from '../../../api/app-status.ts';
 import { API_VERSION, IMAGE_LIST_KIND } from '../../../api/group.ts';
-import { ConditionType, prewarmLabelKey, Reason } from '../../../api/keys.ts';
+import { ConditionType, Reason } from '../../../api/keys.ts';
+import { prewarmLabelKey } from '../../../api/prewarm-keys.ts';
 import type { Logger } from '../../../common/log.ts';
 import { isKubeError } from '../../../kube/errors.ts';
 import type { Wait } from '../../types.ts';
@@ -14,7 +15,7 @@ import { setCondition } from '../../shared/conditions.ts';
 import { clearAll, prewarmIdentity } from './plan.ts';
 import type { PrewarmAction } from '../model/prewarm-outcome.ts';
 import type { ImageListStore } from '../model/client.ts';
-import type { PullBudget } from './budget.ts';
+import type { PullBudget } from '../../shared/pull-budget.ts';
 
 /** After a failed ImageList write, the reconcile tries again this much later (not at once: it is not urgent). */
 const PREWARM_RETRY: Wait = { reason: 'prewarm-retry', afterMs: 30_000 };

@@ -11,7 +11,7 @@ import { errorSummary } from '../../../common/errors.ts';
 import type { Logger } from '../../../common/log.ts';
 import type { Wait } from '../../types.ts';
 import type { ObservedGrant, PrewarmOutcome } from '../model/prewarm-outcome.ts';
-import type { PullBudget, PullBudgetRequest, PullGrant } from './budget.ts';
+import type { PullBudget, PullBudgetRequest, PullGrant } from '../../shared/pull-budget.ts';
 import { withinBudget } from './plan.ts';
 
 /** Requests the budget had no room for are asked again this much later (other Apps' pulls end meanwhile). */

@@ -16,12 +16,15 @@
  */
 import type { ImageList } from '../../../api/image-list.ts';
 import type { ClusterStored } from '../../../kube/types.ts';
-import { ConditionType, prewarmFieldManager, prewarmLabelKey, Reason } from '../../../api/keys.ts';
+import { ConditionType, Reason } from '../../../api/keys.ts';
+import { prewarmFieldManager, prewarmLabelKey } from '../../../api/prewarm-keys.ts';
 import type { ConditionInput } from '../../shared/conditions.ts';
 import { formatDuration } from '../../../common/duration.ts';
-import type { PullLimit } from './budget.ts';
+import type { PullLimit } from '../../shared/pull-budget.ts';
+import { waitingFor } from '../../shared/pull-grant.ts';
 import { imagesKey, nodeState, type NodeState } from '../../shared/pull-state.ts';
-import { answerDueAt, cappedImages, DEFAULT_PREWARM_POLICY, pinsEndAt, timestamp, type PrewarmPolicy } from './policy.ts';
+import { answerDueAt, cappedImages, pinsEndAt, timestamp } from './policy.ts';
+import { DEFAULT_PREWARM_POLICY, type PrewarmPolicy } from '../model/prewarm-policy.ts';
 import type { BudgetUse, PrewarmAction, PrewarmOutcome } from '../model/prewarm-outcome.ts';
 
 /** Who writes: the App's field manager and the label its ImageLists carry. */
@@ -129,18 +132,6 @@ export function clearAll(input: Pick<PrewarmInput, 'id' | 'lists'>): PrewarmOutc
   const done = input.lists.map((l) => l.metadata.name);
   const budget: BudgetUse = { pulling: [], done, states: new Map(), revision: '' };
   return { actions: input.lists.map((l) => removal(l, input.id)), status: undefined, condition: undefined, budget };
-}
-
-/** What nodes left out of a plan wait for, by the limit that left them out. */
-export function waitingFor(limitedBy: PullLimit | undefined): string {
-  switch (limitedBy) {
-    case 'namespaceEntries':
-      return "for room in the namespace's ImageList entries: its Apps and ImagePullJobs hold as many as it may (EBB_PREWARM_NAMESPACE_ENTRIES); they are not requested";
-    case 'namespacePulls':
-      return "for room in the namespace's share of the cluster's pre-warm pull budget (EBB_PREWARM_NAMESPACE_PULLS)";
-    default:
-      return "for room in the cluster's pre-warm pull budget";
-  }
 }
 
 function reported(actions: PrewarmAction[], budget: BudgetUse, waiting: number, limitedBy?: PullLimit): PrewarmOutcome {

@@ -6,7 +6,8 @@ import { applyBody } from './apply.ts';
 import { withPrewarmWait } from './grant.ts';
 import { planPrewarm, prewarmIdentity, type PrewarmInput } from './plan.ts';
 import { imagesKey, nodeState } from '../../shared/pull-state.ts';
-import { cappedImages, DEFAULT_PREWARM_POLICY, pinsEndAt, unanswered, waitingSince, type PrewarmPolicy } from './policy.ts';
+import { cappedImages, pinsEndAt, unanswered, waitingSince } from './policy.ts';
+import { DEFAULT_PREWARM_POLICY, type PrewarmPolicy } from '../model/prewarm-policy.ts';
 import type { Plan } from '../model/plan.ts';
 
 const id = prewarmIdentity('shop', 'web');

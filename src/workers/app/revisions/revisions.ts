@@ -16,11 +16,12 @@ import type { PodTemplateSpec } from '../../../api/pod-template.ts';
 import type { Action } from '../model/actions.ts';
 import type { ControllerRevision, Named, Stored } from '../../../kube/types.ts';
 import { appControllerRef } from '../model/owner-refs.ts';
+import { rolloutSettings } from '../model/rollout-settings.ts';
 import { isRecord } from '../../../common/guards.ts';
 import { applyDefaults } from '../../../api/schema-defaults.ts';
 import { upstreamSchemas } from '../../../api/pod-template-crd.ts';
 import { controllerRef, isControlledBy } from '../pods/predicates.ts';
-import { revisionClaims, type ClaimStorage } from '../rollout/volume-growth.ts';
+import { revisionClaims, type ClaimStorage } from './claim-storage.ts';
 
 /** Label with the bare hash on every revision, as upstream's controller.kubernetes.io/hash. */
 const REVISION_HASH_LABEL = 'controller.kubernetes.io/hash';
@@ -177,7 +178,7 @@ export function truncateHistory(owned: readonly Stored<ControllerRevision>[], li
 /** An abort (requested, recorded, or one the deadline may start) sends pods back to the current revision. */
 function mayAbort(app: Stored<App>): boolean {
   if (app.status?.abort !== undefined || app.metadata.annotations?.[RolloutAnnotation.abort] !== undefined) return true;
-  return app.spec.updateStrategy?.rollingUpdate?.rollbackOnProgressDeadline === true;
+  return rolloutSettings(app).rollbackOnProgressDeadline;
 }
 
 /**
@@ -186,10 +187,10 @@ function mayAbort(app: Stored<App>): boolean {
  * the target of an aborted rollout.
  */
 function currentTemplateMayBeRead(app: Stored<App>): boolean {
-  const rolling = app.spec.updateStrategy?.rollingUpdate;
+  const settings = rolloutSettings(app);
   if (app.spec.volumeClaimUpdateStrategy?.type === VolumeClaimUpdateType.onPodRollingUpdate) return true;
   if (mayAbort(app)) return true;
-  return (rolling?.podUpdatePolicy ?? 'ReCreate') !== 'ReCreate' || (rolling?.partition ?? 0) !== 0 || (rolling?.canary?.steps ?? []).length > 0;
+  return (settings.podUpdatePolicy ?? 'ReCreate') !== 'ReCreate' || settings.partition !== 0 || settings.canarySteps.length > 0;
 }
 
 /**

@@ -11,7 +11,6 @@
  */
 import type { App } from '../../../api/app.ts';
 import { ConditionType, Reason } from '../../../api/keys.ts';
-import type { PersistentVolumeClaimTemplate } from '../../../api/pod-template.ts';
 import { growsClaimsOnRollingUpdate } from '../../../api/volume-claim-update.ts';
 import type { AppStatus } from '../../../api/app-status.ts';
 import { parseQuantity } from '../../../common/quantity.ts';
@@ -19,6 +18,7 @@ import type { PersistentVolumeClaim, Pod, Stored } from '../../../kube/types.ts'
 import { findCondition, setCondition } from '../../shared/conditions.ts';
 import { claimName } from '../pods/builder.ts';
 import type { Accumulator, PodSet } from '../pods/pod-set.ts';
+import { storageOf } from '../revisions/claim-storage.ts';
 
 /** How soon a claim being resized is looked at again (claims are not watched). */
 export const CLAIM_RESIZE_RECHECK_MS = 2_000;
@@ -26,31 +26,6 @@ export const CLAIM_RESIZE_RECHECK_MS = 2_000;
 export const EXPANSION_RETRY_MS = 60_000;
 export const RESIZE_WAIT = 'pvc-resize';
 export const EXPANSION_RETRY_WAIT = 'pvc-expansion-refused';
-
-/** A claim template's storage request, as a revision records it. */
-export interface ClaimStorage {
-  name: string;
-  storage: string;
-}
-
-function storageOf(t: PersistentVolumeClaimTemplate): string | undefined {
-  const value = t.spec.resources?.requests?.['storage'];
-  return value === undefined ? undefined : String(value);
-}
-
-/**
- * What a revision records of the claim templates: their storage requests, under OnPodRollingUpdate only, so
- * that a larger request is a new revision that the rolling update rolls out pod by pod. Under OnDelete
- * nothing (revisions, and so pods, are as they were before volume growth existed).
- */
-export function revisionClaims(app: Stored<App>): { volumeClaimTemplates?: ClaimStorage[] } {
-  if (!growsClaimsOnRollingUpdate(app.spec.volumeClaimUpdateStrategy)) return {};
-  const claims = (app.spec.volumeClaimTemplates ?? []).flatMap((t) => {
-    const storage = storageOf(t);
-    return storage === undefined ? [] : [{ name: t.metadata.name, storage }];
-  });
-  return claims.length > 0 ? { volumeClaimTemplates: claims } : {};
-}
 
 const requestOf = (c: PersistentVolumeClaim): string | undefined =>
   (c.spec?.['resources'] as { requests?: Record<string, unknown> } | undefined)?.requests?.['storage']?.toString();

@@ -13,6 +13,7 @@ import { selectorIsEmpty, selectorMatches } from '../pods/selector.ts';
 import { MAX_REPLICAS } from '../../../api/app-spec.ts';
 import { MAX_ORDINAL } from '../../../api/app-rules.ts';
 import { advancedSpecProblems } from './advanced-spec.ts';
+import { writtenRolloutSettings } from '../model/rollout-settings.ts';
 import { LABEL_KEY_CEL_PATTERN, LABEL_KEY_MAX_LENGTH } from '../../../api/schema-kit.ts';
 
 const LABEL_KEY = new RegExp(LABEL_KEY_CEL_PATTERN);
@@ -41,7 +42,8 @@ function labelProblems(app: Stored<App>): string[] {
 
 function canaryProblems(app: Stored<App>, replicas: number): string[] {
   const problems: string[] = [];
-  const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps ?? [];
+  const written = writtenRolloutSettings(app);
+  const steps = written.canarySteps;
   steps.forEach((step, i) => {
     const at = `spec.updateStrategy.rollingUpdate.canary.steps[${i}]`;
     if ([step.replicas, step.pause, step.analysis].filter((x) => x !== undefined).length !== 1)
@@ -50,7 +52,7 @@ function canaryProblems(app: Stored<App>, replicas: number): string[] {
       const r = canaryReplicasOf(step.replicas, replicas);
       if (!r.ok) problems.push(`${at}.replicas: ${r.reason}`);
     }
-    const defined = new Set((app.spec.updateStrategy?.rollingUpdate?.analysis?.checks ?? []).map((c) => c.name));
+    const defined = new Set(written.checks.map((c) => c.name));
     for (const name of step.analysis ?? []) if (!defined.has(name)) problems.push(`${at}.analysis: no check "${name}" in rollingUpdate.analysis.checks`);
     const duration = step.pause?.duration;
     if (duration !== undefined && parseDuration(duration) === undefined) problems.push(`${at}.pause.duration: "${duration}" is not a duration like 30s or 5m`);
@@ -72,7 +74,7 @@ export function specProblems(app: Stored<App>): string[] {
   const start = spec.ordinals?.start ?? 0;
   if (start + replicas - 1 > MAX_ORDINAL) problems.push(`spec.ordinals.start: the highest pod ordinal, ${start + replicas - 1}, is above ${MAX_ORDINAL}`);
   problems.push(...labelProblems(app));
-  const mu = maxUnavailableOf(spec.updateStrategy?.rollingUpdate?.maxUnavailable, replicas);
+  const mu = maxUnavailableOf(writtenRolloutSettings(app).maxUnavailable, replicas);
   if (!mu.ok) problems.push(`spec.updateStrategy.rollingUpdate.maxUnavailable: ${mu.reason}`);
   problems.push(...canaryProblems(app, replicas));
   problems.push(...advancedSpecProblems(app, replicas));

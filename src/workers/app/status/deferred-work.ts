@@ -8,13 +8,7 @@ import type { Condition } from '../../../api/meta.ts';
 import type { EventSpec } from '../model/actions.ts';
 import { findCondition } from '../../shared/conditions.ts';
 import type { Progress } from './replicas.ts';
-
-export interface DeferredWork {
-  /** Missing pods not created because `scaleStrategy.maxUnavailable` of the App's pods are unavailable. */
-  scaleUp?: { held: number; unavailable: number; limit: number };
-  /** Pods labelled specified-delete left running for now, and why. */
-  specifiedDelete?: { pods: string[]; why: string };
-}
+import type { DeferredWork } from '../model/deferred-work.ts';
 
 /** The Progressing state for deferred work, when there is some (checked after the rolling update's own state). */
 export function deferredProgress(deferred: DeferredWork | undefined, want: number, ownedCount: number): Progress | undefined {

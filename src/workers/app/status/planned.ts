@@ -20,7 +20,8 @@ import type { PodSet } from '../pods/pod-set.ts';
 import { selectorString } from '../pods/selector.ts';
 import { appConditions, replicaCounts, type PauseState, type Progress, type ReplicaCounts } from './replicas.ts';
 import { maxUnavailable } from '../rollout/unavailable.ts';
-import { deferredProgress, type DeferredWork } from './deferred-work.ts';
+import { deferredProgress } from './deferred-work.ts';
+import type { DeferredWork } from '../model/deferred-work.ts';
 import { mayRunUpdate } from '../rollout/update-order.ts';
 import { rollingBackProgress } from '../rollout/abort.ts';
 

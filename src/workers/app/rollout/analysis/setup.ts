@@ -19,13 +19,14 @@ import { podsPattern } from './prometheus.ts';
 import type { QueryVariables } from '../../model/analysis-io.ts';
 import { resolveChecks } from './templates.ts';
 import type { ResolvedCheck } from '../../model/analysis-io.ts';
+import { rolloutSettings } from '../../model/rollout-settings.ts';
 
 /**
  * The checks the App defines, concrete: `resolved` when the reconcile read the templates they name; a check
  * that names a template not read is unresolved (it measures as an error).
  */
 function definedChecks(app: Stored<App>, resolved: readonly ResolvedCheck[] | undefined): readonly ResolvedCheck[] {
-  return resolved ?? resolveChecks(app.spec.updateStrategy?.rollingUpdate?.analysis?.checks ?? [], new Map());
+  return resolved ?? resolveChecks(rolloutSettings(app).analysis?.checks ?? [], new Map());
 }
 
 /** The book of one plan: `taken`, the web measurements the plan loop took for it. */
@@ -69,9 +70,10 @@ export interface BackgroundInput {
 /** Advances the background checks: the canary outcome, paused when one turned inconclusive now, and the pause's Event. */
 export function backgroundAnalysis(input: BackgroundInput): { canary: CanaryOutcome; actions: Action[] } {
   const { app, book, canary } = input;
-  const checks = app.spec.updateStrategy?.rollingUpdate?.analysis?.background ?? [];
+  const settings = rolloutSettings(app);
+  const checks = settings.analysis?.background ?? [];
   if (!input.active || (!input.anyUpdated && unstartedBackground(app, input.revision).length > 0)) return { canary, actions: [] };
-  const paused = app.spec.updateStrategy?.rollingUpdate?.paused === true;
+  const paused = settings.paused;
   book.background(checks, !paused);
   const turned = book.turnedInconclusive();
   if (turned.length === 0) return { canary, actions: [] };
@@ -88,7 +90,7 @@ export function backgroundAnalysis(input: BackgroundInput): { canary: CanaryOutc
  */
 /** The checks of the analysis step right after the replicas step in force. */
 function nextStepChecks(app: Stored<App>, canary: CanaryOutcome): readonly string[] {
-  const steps = app.spec.updateStrategy?.rollingUpdate?.canary?.steps ?? [];
+  const steps = rolloutSettings(app).canarySteps;
   const at = canary.status?.step;
   if (at === undefined || steps[at]?.replicas === undefined) return [];
   return steps[at + 1]?.analysis ?? [];
@@ -98,7 +100,7 @@ function nextStepChecks(app: Stored<App>, canary: CanaryOutcome): readonly strin
 function unstartedBackground(app: Stored<App>, revision: string): readonly string[] {
   const record = app.status?.analysis;
   if (record?.revision === revision && record.runs.some((r) => r.step === undefined)) return [];
-  return app.spec.updateStrategy?.rollingUpdate?.analysis?.background ?? [];
+  return rolloutSettings(app).analysis?.background ?? [];
 }
 
 export function startingWait(

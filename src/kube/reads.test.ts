@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { KubeError } from '../../kube/errors.ts';
-import { core } from '../../kube/paths.ts';
-import type { KubeRest, ListResult } from '../../kube/rest.ts';
-import { listAll } from './rest-client.ts';
+import { KubeError } from './errors.ts';
+import { core } from './paths.ts';
+import type { KubeRest, ListResult } from './rest.ts';
+import { listAll } from './reads.ts';
 
 /** A LIST endpoint serving `pages`; `expireAt` pages in, the first continue token has expired (410). */
 function pagedRest(pages: string[][], expireAt?: number): { rest: KubeRest; calls: (string | undefined)[] } {

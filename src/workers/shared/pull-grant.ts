@@ -1,10 +1,9 @@
 /**
- * What a pull-budget grant (`budget.ts`) means for a holder's wanted nodes (pure): which are requested now,
+ * What a pull-budget grant (`pull-budget.ts`) means for a holder's wanted nodes (pure): which are requested now,
  * how many wait and for which limit (the cluster's budget, the namespace's share of it, or its ImageList
  * entries), and when to ask again.
  */
-import type { PullLimit } from './budget.ts';
-import { waitingFor } from './plan.ts';
+import type { PullLimit } from './pull-budget.ts';
 
 /** Wanted nodes the budget left out, and the limit that did. */
 export interface Limited {
@@ -37,4 +36,16 @@ export function retryAfterMs(limited: Limited | undefined, otherwiseMs: number):
 export function refusedNote(limited: Limited | undefined): string {
   if (!limited || limited.refused <= 0) return '';
   return ` (${limited.refused} ${limited.refused === 1 ? 'waits' : 'wait'} ${waitingFor(limited.limitedBy)})`;
+}
+
+/** What nodes left out of a plan wait for, by the limit that left them out. */
+export function waitingFor(limitedBy: PullLimit | undefined): string {
+  switch (limitedBy) {
+    case 'namespaceEntries':
+      return "for room in the namespace's ImageList entries: its Apps and ImagePullJobs hold as many as it may (EBB_PREWARM_NAMESPACE_ENTRIES); they are not requested";
+    case 'namespacePulls':
+      return "for room in the namespace's share of the cluster's pre-warm pull budget (EBB_PREWARM_NAMESPACE_PULLS)";
+    default:
+      return "for room in the cluster's pre-warm pull budget";
+  }
 }

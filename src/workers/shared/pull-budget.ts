@@ -11,8 +11,7 @@
  * is room. A lease outlives a crashed worker or a lost write by at most LEASE_MS; losing Redis loses the count,
  * which the running pulls' Apps rebuild at their next reconcile (until then more may pull than the budget).
  */
-import type { RedisClient } from '../../../queue/connection.ts';
-import type { PullLimit } from '../model/prewarm-outcome.ts';
+import type { RedisClient } from '../../queue/connection.ts';
 
 export interface PullBudgetRequest {
   /** This holder's pulls still in progress: renewed, counted even beyond the limit (they run already). */
@@ -29,7 +28,8 @@ export interface PullBudgetRequest {
   entriesPerNode?: number | undefined;
 }
 
-export type { PullLimit };
+/** Which limit left wanted nodes out: the cluster's budget, the namespace's share of it, or its entries. */
+export type PullLimit = 'budget' | 'namespacePulls' | 'namespaceEntries';
 
 export interface PullGrant {
   granted: string[];

@@ -3,13 +3,13 @@
  * series, or drop), this writes. Series counts are patched on a heartbeat, from the next Event recorded or from
  * an unreferenced timer, so an idle worker still writes them and never stays up for them.
  */
-import type { App } from '../../api/app.ts';
-import { isKubeError } from '../../kube/errors.ts';
-import type { Stored } from '../../kube/types.ts';
-import type { EventSpec } from './model/actions.ts';
-import type { EventRecorder } from './model/client.ts';
-import { CORRELATOR_DEFAULTS, EventCorrelator } from './event-correlator.ts';
-import { microTime } from './events.ts';
+import type { App } from '../../../api/app.ts';
+import { isKubeError } from '../../../kube/errors.ts';
+import type { Stored } from '../../../kube/types.ts';
+import type { EventSpec } from '../model/actions.ts';
+import type { EventRecorder } from '../model/client.ts';
+import { CORRELATOR_DEFAULTS, EventCorrelator } from './correlator.ts';
+import { microTime } from '../../shared/event-fields.ts';
 
 /** Where Events go: create one, or merge-patch one (its `series`). */
 export interface EventWriter {

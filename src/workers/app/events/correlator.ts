@@ -9,9 +9,9 @@
  *   (an Event is best effort, as in client-go; the App's status and the job summary keep the facts).
  * The state is per process and forgotten on restart: a restarted worker may write one more Event of a series.
  */
-import type { App } from '../../api/app.ts';
-import type { Stored } from '../../kube/types.ts';
-import type { EventSpec } from './model/actions.ts';
+import type { App } from '../../../api/app.ts';
+import type { Stored } from '../../../kube/types.ts';
+import type { EventSpec } from '../model/actions.ts';
 
 export interface CorrelatorOptions {
   seriesWindowMs: number;

@@ -3,25 +3,16 @@
  * pod or claim created or deleted, one per failure, and one per rollout completed.
  */
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
-import type { App } from '../../api/app.ts';
-import type { Stored } from '../../kube/types.ts';
-import { API_VERSION, APP_KIND, GROUP } from '../../api/group.ts';
-import { EventReason } from '../../api/keys.ts';
-import type { AppStatus } from '../../api/app-status.ts';
-import type { Action, DeleteCause, EventSpec } from './model/actions.ts';
+import type { App } from '../../../api/app.ts';
+import type { Stored } from '../../../kube/types.ts';
+import { API_VERSION, APP_KIND, GROUP } from '../../../api/group.ts';
+import { EventReason } from '../../../api/keys.ts';
+import type { AppStatus } from '../../../api/app-status.ts';
+import type { Action, DeleteCause, EventSpec } from '../model/actions.ts';
+import { microTime } from '../../shared/event-fields.ts';
 
 const REPORTING_CONTROLLER = `${GROUP}/ebb`;
 const NOTE_MAX = 1024;
-
-/** MicroTime as the apiserver wants it for events.k8s.io `eventTime`: RFC 3339 with microseconds. */
-export function microTime(now: Date): string {
-  return now.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
-
-export function reportingInstance(): string {
-  return `ebb-worker-${hostname()}`.slice(0, 128);
-}
 
 export function eventObject(app: Stored<App>, spec: EventSpec, now: Date, instance: string): Record<string, unknown> {
   const ns = app.metadata.namespace;
