@@ -11,7 +11,6 @@ import type { ControllerRevision, Stored } from '../../kube/types.ts';
 import { isControlledBy } from '../../workers/app/pods/predicates.ts';
 import { templateOf } from '../../workers/app/revisions/revisions.ts';
 import { abortRefusal } from '../../workers/app/rollout/abort-refusal.ts';
-import { rolloutSettings } from '../../workers/app/model/rollout-settings.ts';
 import { parseRolloutArgs, ROLLOUT_USAGE, RolloutExit, type RolloutArgs } from './args.ts';
 import { followRollout, StatusPrinter } from './follow.ts';
 import { chooseUndo, formatHistory } from './history.ts';
