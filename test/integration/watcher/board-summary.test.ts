@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Job } from 'bullmq';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../harness/sandbox/paths.ts';
 import { waitFor } from '../../../src/common/wait.ts';
@@ -18,36 +18,10 @@ import { createReconcileQueue } from '../../../src/queue/queues.ts';
 import { parseQueueConfig } from '../../../src/queue/settings.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import { createApp, settled, template } from '../app/harness.ts';
+import { CHROMIUM, CHROMIUM_ARGS, shows } from './chromium.ts';
 import { ebbEnv, printLogsOnFailure, spawnEbb, uniquePrefix, type EbbProcess } from './helpers.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const RESULTS = join(PROJECT_ROOT, 'test-results');
-
-/** Fails with what the page shows, so a failure says what the board drew instead. */
-async function shows(page: Page, text: string | RegExp, what: string): Promise<void> {
-  await page
-    .getByText(text)
-    .first()
-    .waitFor({ timeout: 30_000 })
-    .catch(async (err: unknown) => {
-      const body = (
-        await page
-          .locator('body')
-          .innerText()
-          .catch(() => '(no body)')
-      ).slice(0, 3_000);
-      throw new Error(`${what}: ${String(err)}\npage shows:\n${body}`);
-    });
-}
 
 describe('a reconcile job in Bull Board', () => {
   const procs: EbbProcess[] = [];

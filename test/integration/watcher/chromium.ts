@@ -6,8 +6,8 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { PROJECT_ROOT } from '../../../harness/sandbox/paths.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
