@@ -17,6 +17,15 @@ describe('the floors of src/', () => {
     expect(problems.rooms).toEqual([]);
   });
 
+  it(`allows no two rooms of ${floors.rooms.folder} to import each other`, () => {
+    const arrows = new Set(floors.rooms.allowed);
+    const twoWay = floors.rooms.allowed.filter((arrow) => {
+      const [from, to] = arrow.split(' → ');
+      return arrows.has(`${to} → ${from}`);
+    });
+    expect(twoWay).toEqual([]);
+  });
+
   it(`lets files outside ${floors.reachIn.folder} import only its ground floor, but for the files listed, which only shrink`, () => {
     expect(problems.reachIn).toEqual([]);
   });

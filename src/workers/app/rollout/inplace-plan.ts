@@ -36,8 +36,8 @@ import type { ControllerRevision, Pod, Stored } from '../../../kube/types.ts';
 import { getPodRevision, isSettledPhase, isTerminating } from '../pods/predicates.ts';
 import type { Accumulator, PodSet } from '../pods/pod-set.ts';
 import { templateOf } from '../revisions/revisions.ts';
-import { deletePod } from '../scaling/scale-plan.ts';
-import { replacementFor } from '../admission/replacement.ts';
+import { deletePod } from '../pods/delete-pod.ts';
+import { replacementFor } from './replacement.ts';
 import { mayRunUpdate } from './update-order.ts';
 
 export interface UpdateContext {

@@ -10,8 +10,8 @@ import { isSpecifiedDelete } from '../../../api/specified-delete.ts';
 import { isFailed, isSucceeded, isTerminating, isUnavailable } from '../pods/predicates.ts';
 import type { Accumulator } from '../pods/pod-set.ts';
 import type { UpdateContext } from './inplace-plan.ts';
-import { deletePod } from '../scaling/scale-plan.ts';
-import { replacementFor } from '../admission/replacement.ts';
+import { deletePod } from '../pods/delete-pod.ts';
+import { replacementFor } from './replacement.ts';
 import { maxUnavailable, unavailableReplicas } from './unavailable.ts';
 
 /** What the specified deletes took: the ordinals deleted (the rolling update skips them) and the budget spent. */

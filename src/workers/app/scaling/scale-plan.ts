@@ -6,11 +6,10 @@
  * every step stops at the first pod that is not yet where it should be ("blocked"); in Parallel mode every
  * pod is handled at once.
  */
-import type { Action, DeleteCause, Replacement } from '../model/actions.ts';
+import type { DeleteCause } from '../model/actions.ts';
 import type { PersistentVolumeClaim, Pod, Stored } from '../../../kube/types.ts';
 import {
   getOrdinal,
-  getPodRevision,
   identityLabels,
   identityMatches,
   isFailed,
@@ -24,15 +23,12 @@ import {
 import type { Accumulator, PodSet } from '../pods/pod-set.ts';
 import { claimsToCreate, retentionActions } from '../ownership/pvc-retention.ts';
 import { RetentionPolicy } from '../../../api/app-spec.ts';
-import { podForOrdinal, replacementFor } from '../admission/replacement.ts';
+import { podForOrdinal, replacementFor } from '../rollout/replacement.ts';
+import { deletePod } from '../pods/delete-pod.ts';
 import { scaleUpGate } from './scale-limit.ts';
 
 /** How long to look again while a claim of a missing pod is still being deleted (no watch on claims). */
 const PVC_TERMINATING_RECHECK_MS = 1_000;
-
-function deletePod(pod: Stored<Pod>, ordinal: number, cause: DeleteCause, replacement?: Replacement): Action {
-  return { kind: 'deletePod', name: pod.metadata.name, uid: pod.metadata.uid, ordinal, cause, revision: getPodRevision(pod), replacement };
-}
 
 /**
  * The claims, for a step that must see them (creating a pod or its claims, scaling down). When they were not
@@ -169,4 +165,3 @@ export function planCondemned(set: PodSet, acc: Accumulator): boolean {
   return false;
 }
 
-export { deletePod };
