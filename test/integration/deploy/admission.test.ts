@@ -13,6 +13,9 @@
  * - The worker (its service account, impersonated): no pod without an App controller reference, nothing in
  *   kube-system or its own namespace, no pod of another controller taken over or deleted; App-owned pods and
  *   revisions, adoption of orphans and release are admitted.
+ * - The watcher (its service account, impersonated): on an App only what the rollouts page's actions write (pause,
+ *   ebb's rollout annotations, the template's restart stamp); the image, replicas, labels, finalizers, another
+ *   annotation or another rollout setting are refused.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -27,7 +30,7 @@ import { core } from '../../../src/kube/paths.ts';
 import { freshNamespace, sandbox } from '../support.ts';
 import { kubectlFor, render, writeManifests, type Manifest } from './install.ts';
 
-const POLICIES = ['ebb-worker-app-owned', 'ebb-imagelist-pull-secrets', 'ebb-daemon-own-node', 'ebb-app-analysis-secrets'];
+const POLICIES = ['ebb-worker-app-owned', 'ebb-imagelist-pull-secrets', 'ebb-daemon-own-node', 'ebb-app-analysis-secrets', 'ebb-watcher-app-actions'];
 const WAIT = { timeoutMs: 60_000, intervalMs: 250 };
 
 describe("deploy/'s admission policies", () => {
@@ -51,7 +54,13 @@ describe("deploy/'s admission policies", () => {
     if (object) await writeFile(file, JSON.stringify(object));
     return kubectl(...verb, ...(object ? ['-f', file] : []), ...who.flatMap((w, i) => (i === 0 ? ['--as', w] : ['--as-group', w])));
   };
-  const worker = (): string[] => [`system:serviceaccount:${own}:ebb-worker`, 'system:serviceaccounts', `system:serviceaccounts:${own}`, 'system:authenticated'];
+  const account = (name: string): string[] => [
+    `system:serviceaccount:${own}:${name}`,
+    'system:serviceaccounts',
+    `system:serviceaccounts:${own}`,
+    'system:authenticated',
+  ];
+  const worker = (): string[] => account('ebb-worker');
   const refused = (p: Promise<unknown>): Promise<string> =>
     p.then(
       () => {
@@ -82,6 +91,8 @@ describe("deploy/'s admission policies", () => {
     });
     const role = pick('ClusterRole', 'ebb-worker');
     role.metadata.name = renamed('ebb-worker');
+    const watcherRole = pick('ClusterRole', 'ebb-watcher');
+    watcherRole.metadata.name = renamed('ebb-watcher');
     const writerRole = {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
@@ -106,6 +117,9 @@ describe("deploy/'s admission policies", () => {
       role,
       writerRole,
       bind('ClusterRole', role.metadata.name, { kind: 'ServiceAccount', name: 'ebb-worker', namespace: own }),
+      watcherRole,
+      bind('ClusterRole', watcherRole.metadata.name, { kind: 'ServiceAccount', name: 'ebb-watcher', namespace: own }),
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'ebb-watcher', namespace: own } },
       bind('ClusterRole', writerRole.metadata.name, { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }),
       // tenant-a's Secrets are readable for the writer.
       bind('ClusterRole', readerRole.metadata.name, { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }, tenantA),
@@ -324,6 +338,55 @@ describe("deploy/'s admission policies", () => {
     await expect(as(worker(), ['create'], claim)).resolves.toContain('created');
   });
 
+  it("lets the watcher's identity write on an App only what the rollouts page's actions write", async () => {
+    const name = 'paged';
+    await rest.create(appsOf(tenantA), {
+      apiVersion: API_VERSION,
+      kind: APP_KIND,
+      metadata: { name, annotations: { owner: 'team-a' }, labels: { tier: 'web' } },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: name } },
+        template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: 'registry.example.com/app:1' }] } },
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 0 } },
+      },
+    });
+    const patch = (body: unknown): Promise<string> =>
+      as(account('ebb-watcher'), ['patch', 'app.apps.ebb.dev', name, '-n', tenantA, '--type', 'merge', '-p', JSON.stringify(body)]);
+    const image = { spec: { template: { spec: { containers: [{ name: 'main', image: 'registry.example.com/evil:1' }] } } } };
+    await waitFor(async () => ((await refused(patch(image))).includes(renamed('ebb-watcher-app-actions')) ? true : undefined), {
+      ...WAIT,
+      signal,
+      what: "the watcher's App policy in force",
+    });
+    // What the page's actions write: pause, abort (an annotation), restart (the template's stamp), resume.
+    await expect(patch({ spec: { updateStrategy: { rollingUpdate: { paused: true } } } })).resolves.toContain('patched');
+    await expect(patch({ metadata: { annotations: { 'rollout.apps.ebb.dev/abort': 'paged-1' } } })).resolves.toContain('patched');
+    await expect(
+      patch({ spec: { template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': '2026-11-29T20:00:00Z' } } } } }),
+    ).resolves.toContain('patched');
+    await expect(
+      patch({ metadata: { annotations: { 'rollout.apps.ebb.dev/abort': null } }, spec: { updateStrategy: { rollingUpdate: { paused: false } } } }),
+    ).resolves.toContain('patched');
+    // Anything else, alone or beside an allowed change, is refused.
+    const refusals: [unknown, string][] = [
+      [image, 'only the restart stamp'],
+      [{ spec: { replicas: 5 } }, 'beyond pausing it'],
+      [{ spec: { updateStrategy: { rollingUpdate: { paused: true, partition: 3 } } } }, 'only rollingUpdate.paused'],
+      [{ metadata: { annotations: { owner: 'attacker' } } }, 'only the rollout.apps.ebb.dev/ annotations'],
+      [{ metadata: { annotations: { owner: null } } }, 'only the rollout.apps.ebb.dev/ annotations'],
+      [{ metadata: { labels: { tier: 'other' } } }, 'labels, finalizers or owners'],
+      [{ metadata: { finalizers: ['example.com/hold'] } }, 'labels, finalizers or owners'],
+      [{ spec: { template: { metadata: { annotations: { 'example.com/x': 'y' } } } } }, 'only the restart stamp'],
+      [{ spec: { template: { metadata: { labels: { extra: 'y' } } } } }, 'only the restart stamp'],
+    ];
+    for (const [body, message] of refusals) expect(await refused(patch(body)), JSON.stringify(body)).toContain(message);
+    // A person with the same rights is not bound by it: the policy matches the watcher's account only.
+    await expect(
+      as(writer(), ['patch', 'app.apps.ebb.dev', name, '-n', tenantA, '--type', 'merge', '-p', JSON.stringify({ spec: { replicas: 1 } })]),
+    ).resolves.toContain('patched');
+  });
+
   it('renders into another namespace with the same policies', async () => {
     // One namespace for everything: the daemon's Namespace and its copy of the default-deny policy go first (both
     // would be renamed to the same object), then `namespace:`.
@@ -365,6 +428,6 @@ describe("deploy/'s admission policies", () => {
       const text = JSON.stringify(p['spec']);
       expect(text, p.metadata.name).not.toMatch(/ebb-system|ebb-node|platform-ebb/);
     }
-    expect(accounts).toEqual(expect.arrayContaining(['ebb-worker', 'ebb-daemon']));
+    expect(accounts).toEqual(expect.arrayContaining(['ebb-worker', 'ebb-daemon', 'ebb-watcher']));
   });
 });

@@ -342,6 +342,38 @@ describe('deploy/ installed on the sandbox apiserver', () => {
     }
   });
 
+  it("the watcher's admission rows: on an App only what the rollouts page's actions write", async () => {
+    const rows = ACCESS.filter((r) => r.by === 'admission' && r.component === 'watcher');
+    const name = `paged-${suffix}`;
+    await rest.create(appRef(ns), {
+      apiVersion: API_VERSION,
+      kind: 'App',
+      metadata: { name },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: name } },
+        template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'main', image: image('v1') }] } },
+      },
+    });
+    const watcher = clientOf(kubeconfigOf('watcher'));
+    const patch = (body: unknown): Promise<unknown> => watcher.patch(appRef(ns, name), body, PatchType.merge, { dryRun: 'All' });
+    const request: Partial<Record<NonNullable<AccessRow['object']>, () => Promise<unknown>>> = {
+      "a rollouts page's action": () => patch({ spec: { updateStrategy: { rollingUpdate: { paused: true } } } }),
+      'any other App change': () => patch({ spec: { template: { spec: { containers: [{ name: 'main', image: image('v2') }] } } } }),
+    };
+    expect(rows.map((r) => r.object).sort()).toEqual(Object.keys(request).sort());
+    for (const row of rows) {
+      const send = request[row.object ?? "a rollouts page's action"] ?? (() => Promise.reject(new Error('no request')));
+      if (row.allowed) {
+        await expect(send(), row.object).resolves.toBeDefined();
+        continue;
+      }
+      const err = await rejection(send());
+      expect(err.code, row.object).toBe('Forbidden');
+      expect(err.message, row.object).toContain("ValidatingAdmissionPolicy 'ebb-watcher-app-actions'");
+    }
+  });
+
   it("the worker's admission rows: App-owned pods only, nothing in kube-system, no pull secret it may not read", async () => {
     const rows = ACCESS.filter((r) => r.by === 'admission' && r.component === 'worker');
     const worker = clientOf(kubeconfigOf('worker'));

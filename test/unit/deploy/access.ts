@@ -32,7 +32,9 @@ export interface AccessRow {
     | 'an App owns'
     | 'no App owns'
     | 'in kube-system'
-    | 'an entry naming a Secret it may not get';
+    | 'an entry naming a Secret it may not get'
+    | "a rollouts page's action"
+    | 'any other App change';
   why: string;
 }
 
@@ -162,6 +164,24 @@ export const ACCESS: readonly AccessRow[] = [
     by: 'admission',
     object: 'any node, token bound to no pod',
     why: 'a token without a node-name claim writes no ImageList',
+  },
+  {
+    component: 'watcher',
+    verbs: ['patch'],
+    on: app,
+    allowed: true,
+    by: 'admission',
+    object: "a rollouts page's action",
+    why: "rollingUpdate.paused, ebb's rollout.apps.ebb.dev/ annotations, the template's restart stamp (ValidatingAdmissionPolicy ebb-watcher-app-actions)",
+  },
+  {
+    component: 'watcher',
+    verbs: ['patch'],
+    on: app,
+    allowed: false,
+    by: 'admission',
+    object: 'any other App change',
+    why: 'the image, replicas, labels, finalizers, owners, other annotations or rollout settings: refused by ebb-watcher-app-actions',
   },
   {
     component: 'worker',
