@@ -74,7 +74,7 @@ function changeCommand(prefix: string, c: Change, podCap: number, listId: string
  * Sends one write's commands atomically: a single command as it is (a script or one HSET is atomic in Redis),
  * several in a MULTI. Most watch events change one field, and a MULTI costs the watcher more than its command.
  */
-export async function sendAtomically(redis: RedisClient, commands: readonly Command[]): Promise<void> {
+async function sendAtomically(redis: RedisClient, commands: readonly Command[]): Promise<void> {
   const [only] = commands;
   if (commands.length === 1 && only) {
     const [name, ...args] = only;
@@ -85,8 +85,8 @@ export async function sendAtomically(redis: RedisClient, commands: readonly Comm
   const m = redis.multi();
   for (const [name, ...args] of commands) m.call(name, ...args);
   // A command that failed inside the MULTI fails the write, as a lone command's error does: not enqueued over it.
-  const failed = (await m.exec())?.find(([err]) => err !== null);
-  if (failed) throw failed[0];
+  const failed = (await m.exec())?.find(([err]) => err !== null)?.[0];
+  if (failed) throw failed;
 }
 
 /** The most pods one App's view holds by default (about 2 KiB each). */
