@@ -173,7 +173,7 @@ async function measure(env: Env, kind: ControllerKind, policy: Policy, run: numb
     const resync = kind === 'ebb' ? await resyncCost(env, w) : undefined;
     progress(`${w.name}: rolling update`);
     const ro = await rollout(env, w, timeline);
-    progress(`${w.name}: rollout ${(ro.ms / 1000).toFixed(1)} s, controller requests ${sum(attribute(ro.window.residual).controller)}; cleaning up`);
+    progress(`${w.name}: rollout ${(ro.ms / 1000).toFixed(1)} s, controller requests ${sum(attribute(ro.window.residual, kind).controller)}; cleaning up`);
     return { run, kind, policy, name: w.name, setupMs, steady, ...(resync ? { resync } : {}), rollout: ro };
   } finally {
     await timeline.stop();

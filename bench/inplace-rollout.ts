@@ -193,7 +193,7 @@ async function rollout(env: Env, t: Target, run: number): Promise<Measured> {
   await sleep(QUIET_MS);
   const win = window(snap0, await env.snapshot());
   const steps = t.steps?.end();
-  const attributed = attribute(win.residual);
+  const attributed = attribute(win.residual, t.config === 'sts' ? 'sts' : 'ebb');
   const writes: Counts = new Map([...attributed.controller].filter(([k]) => isWrite(k)));
   const m: Measured = {
     run,

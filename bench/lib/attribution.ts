@@ -2,18 +2,22 @@
  * Splits the residual of a request window (apiserver − kubelet − benchmark, see requests.ts) into what the
  * controller under test made, what kube-scheduler made, watch closes and background.
  *
- * - Scheduler: `POST pods/binding` (only the scheduler binds), one `POST events.k8s.io/events` per binding
- *   (its `Scheduled` Event) and every `PATCH events.k8s.io/events` (the events/v1 recorder's series updates
- *   when a pod of the same name lands on the same node again within minutes). ebb records its Events through
- *   events.k8s.io/v1 too, but only ever creates them; upstream's statefulset controller records core/v1
- *   Events. So in StatefulSet windows the events.k8s.io POSTs must equal the bindings, which checks the
- *   assumption on every run (reported as `schedulerEventsCheck`).
+ * - Scheduler: `POST pods/binding` (only the scheduler binds) and one `POST events.k8s.io/events` per binding
+ *   (its `Scheduled` Event). A `PATCH events.k8s.io/events` is an Event series: in an ebb window ebb's (its
+ *   worker correlates repeated Events into series and patches them; the scheduler patches a series only for a
+ *   pod it fails to schedule again and again, which these benchmarks never have), in a StatefulSet window the
+ *   scheduler's (upstream's statefulset controller records core/v1 Events). So in StatefulSet windows the
+ *   events.k8s.io POSTs must equal the bindings, which checks the assumption on every run (reported as
+ *   `schedulerEventsCheck`).
  * - Controller: the resources a StatefulSet-like controller reads and writes (pods except binding, claims,
  *   ControllerRevisions, the workload and its status, Events).
  * - Watch: a WATCH is counted when the stream closes, not per event, so it is not a per-pod cost.
+ * - ebb's worker also reads each namespace's notification Secret when a rollout of it completes (none in the
+ *   benchmarks: a NotFound), so in an ebb window a `GET secrets` is ebb's.
  * - Background: everything else (leases, nodes, service accounts: the control plane idling).
  */
 import { add, type Counts } from './requests.ts';
+import type { ControllerKind } from './workloads.ts';
 
 export interface Attributed {
   controller: Counts;
@@ -52,12 +56,17 @@ const BINDINGS = 'POST pods/binding';
 const SCHEDULER_EVENTS = 'POST events.k8s.io/events';
 const SCHEDULER_EVENT_SERIES = 'PATCH events.k8s.io/events';
 
-export function attribute(residual: Counts): Attributed {
+/** Requests of these keys are the controller's in an ebb window (above), another component's otherwise. */
+const EBB_ONLY = new Set([SCHEDULER_EVENT_SERIES, 'GET secrets']);
+
+/** Splits `residual`, a window in which `controller` ran the workloads. */
+export function attribute(residual: Counts, controller: ControllerKind): Attributed {
   const out: Attributed = { controller: new Map(), scheduler: new Map(), watch: new Map(), background: new Map(), schedulerEventsCheck: 0 };
   const bindings = residual.get(BINDINGS) ?? 0;
   for (const [key, n] of residual) {
     const { verb, resource, subresource } = splitKey(key);
     if (verb === 'WATCH') add(out.watch, key, n);
+    else if (controller === 'ebb' && EBB_ONLY.has(key)) add(out.controller, key, n);
     else if (key === BINDINGS || key === SCHEDULER_EVENT_SERIES) add(out.scheduler, key, n);
     else if (key === SCHEDULER_EVENTS) {
       const scheduler = Math.min(n, bindings);

@@ -3,6 +3,7 @@ import { attribute } from './attribution.ts';
 import { table } from './report.ts';
 import { watcherCountsTable } from './watcher-counts.ts';
 import { sum, type RequestWindow } from './requests.ts';
+import type { ControllerKind } from './workloads.ts';
 
 export interface PhaseResult {
   phase: string;
@@ -27,7 +28,7 @@ export interface PhaseResult {
 }
 
 export interface SideResult {
-  kind: string;
+  kind: ControllerKind;
   phases: PhaseResult[];
 }
 
@@ -94,7 +95,7 @@ function wallTable(saved: FleetSaved): string {
 
 function requestsTable(saved: FleetSaved, phase: string): string {
   const sides = saved.sides.map((s) => ({ kind: s.kind, p: s.phases.find((x) => x.phase === phase) }));
-  const attributed = sides.map((s) => (s.p ? attribute(s.p.window.residual) : undefined));
+  const attributed = sides.map((s) => (s.p ? attribute(s.p.window.residual, s.kind) : undefined));
   const keys = [...new Set(attributed.flatMap((a) => (a ? [...a.controller.keys()] : [])))].sort();
   const backgroundKeys = [...new Set(attributed.flatMap((a) => (a ? [...a.background.keys()] : [])))].sort();
   const row = (name: string, pick: (i: number) => number | undefined): string[] => [name, ...sides.map((_, i) => f(pick(i), 0))];
@@ -145,7 +146,7 @@ function goalsTable(saved: FleetSaved): string {
     const st = s.phases.find((p) => p.phase === 'steady state');
     const steadySeconds = st ? st.ms / 1000 : Number.NaN;
     const perK = (n: number): number => n / steadySeconds / (saved.meta.apps / 1000);
-    const attributedSteady = st ? attribute(st.window.residual) : undefined;
+    const attributedSteady = st ? attribute(st.window.residual, s.kind) : undefined;
     rows.push([
       label(s.kind),
       f(ro ? (ro.cpu['kube-apiserver'] ?? Number.NaN) / pods : undefined, 4),
@@ -174,10 +175,10 @@ function goalsTable(saved: FleetSaved): string {
 function phaseTable(saved: FleetSaved): string {
   const rows: string[][] = [];
   for (const phase of phasesByName(saved)) {
-    const cells = (kind: string): number[] | undefined => {
+    const cells = (kind: ControllerKind): number[] | undefined => {
       const p = find(saved, kind, phase);
       if (!p) return undefined;
-      const requests = sum(attribute(p.window.residual).controller);
+      const requests = sum(attribute(p.window.residual, kind).controller);
       return [
         p.ms / 1000,
         p.cpu['kube-apiserver'] ?? Number.NaN,

@@ -62,7 +62,7 @@ export function fromJson(text: string): Saved {
   ) as Saved;
 }
 
-const attributed = (w: RequestWindow): Attributed => attribute(w.residual);
+const attributed = (w: RequestWindow, kind: ControllerKind): Attributed => attribute(w.residual, kind);
 
 function scale(c: Counts, by: number): Counts {
   return new Map([...c].map(([k, v]) => [k, v / by]));
@@ -83,10 +83,10 @@ function summarize(saved: Saved): ConfigResult[] {
         rolloutMs: ms.map((m) => m.rollout.ms),
         statusLagMs: ms.map((m) => m.rollout.statusLagMs),
         breakdown: ms.map((m) => m.rollout.breakdown),
-        perPod: ms.map((m) => scale(attributed(m.rollout.window).controller, n)),
-        schedulerPerPod: ms.map((m) => sum(attributed(m.rollout.window).scheduler) / n),
+        perPod: ms.map((m) => scale(attributed(m.rollout.window, kind).controller, n)),
+        schedulerPerPod: ms.map((m) => sum(attributed(m.rollout.window, kind).scheduler) / n),
         kubeletPerPod: ms.map((m) => sum(m.rollout.window.kubelet) / n),
-        perReconcile: ms.map((m) => scale(attributed(m.steady.window).controller, Math.max(1, m.steady.reconciles))),
+        perReconcile: ms.map((m) => scale(attributed(m.steady.window, kind).controller, Math.max(1, m.steady.reconciles))),
         reconcilesPerTouch: ms.map((m) => m.steady.reconciles / m.steady.touches),
         rolloutReconcilesPerPod: ms.flatMap((m) => (m.rollout.ebb ? [m.rollout.ebb.reconciles / n] : [])),
         load: ms.flatMap((m) => m.rollout.load),
@@ -103,7 +103,7 @@ function baselineOf(config: string): string | undefined {
 const list = (c: Counts): string => [...c].map(([k, v]) => `${k} ${v}`).join(', ');
 
 function runLine(m: Measured): string {
-  const a = attributed(m.rollout.window);
+  const a = attributed(m.rollout.window, m.kind);
   const e = m.rollout.ebb;
   const ebb = e
     ? `; ebb reconciles ${e.reconciles}, avg duration ${e.avgDurationMs.toFixed(1)} ms, avg enqueue→start ${e.avgQueueLatencyMs.toFixed(1)} ms; watcher: ${list(e.watcher)}`
@@ -119,7 +119,7 @@ function traceLine(m: Measured): string | undefined {
   const t = m.rollout.ebb?.trace;
   if (!t) return undefined;
   const classes = [...t.classes].map(([c, v]) => `${c}: ${v.reconciles} reconciles, ${v.requests} requests (${v.reads} reads)`).join('; ');
-  return `- trace ${m.name}: ebb's requests counted client-side ${sum(t.clientRequests)} (from apiserver metrics, attributed: ${sum(attributed(m.rollout.window).controller)}); reconciles by what they wrote: ${classes}`;
+  return `- trace ${m.name}: ebb's requests counted client-side ${sum(t.clientRequests)} (from apiserver metrics, attributed: ${sum(attributed(m.rollout.window, m.kind).controller)}); reconciles by what they wrote: ${classes}`;
 }
 
 export function printReport(saved: Saved): string {
@@ -145,7 +145,7 @@ export function printReport(saved: Saved): string {
   ];
   const resyncs = measurements.flatMap((m) => (m.resync ? [m.resync] : []));
   if (resyncs.length > 0) {
-    const perResync = resyncs.map((r) => sum(attributed(r.window).controller) / Math.max(1, r.reconciles));
+    const perResync = resyncs.map((r) => sum(attributed(r.window, 'ebb').controller) / Math.max(1, r.reconciles));
     lines.push(
       `ebb resync: ${perResync.map((x) => x.toFixed(2)).join(', ')} controller requests per reconcile; reconciles per resync ${resyncs.map((r) => r.reconciles / r.count).join(', ')}`,
       '',
@@ -153,7 +153,7 @@ export function printReport(saved: Saved): string {
   }
   lines.push(...measurements.map(runLine));
   lines.push(...measurements.flatMap((m) => traceLine(m) ?? []));
-  const idle = attributed(saved.idle.window);
+  const idle = attributed(saved.idle.window, 'ebb');
   lines.push('', `Idle window (${saved.idle.seconds} s, nothing changing), residual: ${list(new Map([...idle.controller, ...idle.background])) || 'none'}`);
   lines.push(
     `Started ${meta.started}, finished ${meta.finished}; load average (1/5/15 min) at start ${meta.load.start.map((x) => x.toFixed(2)).join(' ')}, at end ${meta.load.end.map((x) => x.toFixed(2)).join(' ')}`,

@@ -1,9 +1,10 @@
 /**
- * The watcher's side of the view: each list page and watch event of the App and pod sources becomes one MULTI
- * of field writes (`changes.ts`), sent before the keys it concerns are enqueued, so a job's view is at least as
- * new as the event that caused it. A source's list is marked complete (its id in the lists hash) in the MULTI
- * of its last page; a new list takes the mark away in the MULTI of its first page, and entries of an older list
- * are not trusted (pods deleted while nothing watched stay behind, unread, until their App goes).
+ * The watcher's side of the view: each list page and watch event of the App and pod sources becomes one atomic
+ * write of field writes (`changes.ts`: one command, or a MULTI of several), sent before the keys it concerns are
+ * enqueued, so a job's view is at least as new as the event that caused it. A source's list is marked complete
+ * (its id in the lists hash) in the write of its last page; a new list takes the mark away in the write of its
+ * first page, and entries of an older list are not trusted (pods deleted while nothing watched stay behind,
+ * unread, until their App goes).
  */
 import { randomBytes } from 'node:crypto';
 import { errorMessage } from '../common/errors.ts';
@@ -56,16 +57,36 @@ export async function keepViewAlive(view: ViewFeed, signal: AbortSignal, log: Lo
   }
 }
 
-type Multi = ReturnType<RedisClient['multi']>;
+/** One Redis command of a view write: its name and arguments. */
+type Command = [name: 'hset' | 'hdel' | 'eval' | 'pexpire', ...args: (string | number)[]];
 
 /** Where each view write goes: a pod's under the cap (its mark naming list `listId`), the App's as it is. */
-function addChange(m: Multi, prefix: string, c: Change, podCap: number, listId: string): void {
+function changeCommand(prefix: string, c: Change, podCap: number, listId: string): Command {
   const key = viewKey(prefix, c.namespace, c.app);
   const cap = c.field.startsWith(Field.podPrefix) ? String(podCap) : '';
   const mark = JSON.stringify({ l: listId, big: true });
-  if (c.op === 'gone') m.eval(GONE, 1, key, c.field, c.value, cap, mark);
-  else if (cap === '') m.hset(key, c.field, c.value);
-  else m.eval(SET_CAPPED, 1, key, c.field, c.value, cap, mark);
+  if (c.op === 'gone') return ['eval', GONE, 1, key, c.field, c.value, cap, mark];
+  if (cap === '') return ['hset', key, c.field, c.value];
+  return ['eval', SET_CAPPED, 1, key, c.field, c.value, cap, mark];
+}
+
+/**
+ * Sends one write's commands atomically: a single command as it is (a script or one HSET is atomic in Redis),
+ * several in a MULTI. Most watch events change one field, and a MULTI costs the watcher more than its command.
+ */
+async function sendAtomically(redis: RedisClient, commands: readonly Command[]): Promise<void> {
+  const [only] = commands;
+  if (commands.length === 1 && only) {
+    const [name, ...args] = only;
+    await redis.call(name, ...args);
+    return;
+  }
+  if (commands.length === 0) return;
+  const m = redis.multi();
+  for (const [name, ...args] of commands) m.call(name, ...args);
+  // A command that failed inside the MULTI fails the write, as a lone command's error does: not enqueued over it.
+  const failed = (await m.exec())?.find(([err]) => err !== null)?.[0];
+  if (failed) throw failed;
 }
 
 /** The most pods one App's view holds by default (about 2 KiB each). */
@@ -84,51 +105,50 @@ export function redisViewFeed(redis: RedisClient, prefix: string, limits: ViewLi
   const current = new Map<string, string>();
   // Pods left out for their size, by `namespace/name` (their App is unknown: their namespace reads fresh).
   const oversized = new Set<string>();
-  // Writes decided outside a MULTI (a pod left out for its size), sent with the next one, before anything after.
-  let pending: ((m: Multi) => void)[] = [];
-  const send = async (fill: (m: Multi) => void): Promise<void> => {
-    const m = redis.multi();
+  // Writes decided outside an event (a pod left out for its size), sent with the next one, before anything after.
+  let pending: Command[] = [];
+  const send = async (fill: (out: Command[]) => void): Promise<void> => {
     const before = pending;
-    for (const p of before) p(m);
-    fill(m);
-    await m.exec();
+    const commands = [...before];
+    fill(commands);
+    await sendAtomically(redis, commands);
     pending = pending.filter((p) => !before.includes(p));
   };
-  const seenPod = (m: Multi, obj: KubeObject): void => {
+  const seenPod = (out: Command[], obj: KubeObject): void => {
     const id = `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
     if (!oversized.delete(id)) return;
-    m.hdel(lists, oversizedPodField(obj.metadata?.namespace ?? '', obj.metadata?.name ?? ''));
+    out.push(['hdel', lists, oversizedPodField(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '')]);
   };
   return {
     newList: () => randomBytes(6).toString('hex'),
     page: async (source, kind, listId, items, page) => {
-      await send((m) => {
-        if (page.first) m.hdel(lists, source);
+      await send((out) => {
+        if (page.first) out.push(['hdel', lists, source]);
         for (const o of items) {
-          if (kind === 'pod') seenPod(m, o);
-          for (const c of upsertChanges(kind, o, listId, limitBytes)) addChange(m, prefix, c, appPods, listId);
+          if (kind === 'pod') seenPod(out, o);
+          for (const c of upsertChanges(kind, o, listId, limitBytes)) out.push(changeCommand(prefix, c, appPods, listId));
         }
-        if (page.last) m.hset(lists, source, listId).pexpire(lists, VIEW_MARK_TTL_MS);
+        if (page.last) out.push(['hset', lists, source, listId], ['pexpire', lists, VIEW_MARK_TTL_MS]);
       });
       if (page.first) current.set(source, listId);
     },
     event: async (source, kind, ev) => {
       const listId = current.get(source) ?? '';
-      await send((m) => {
-        if (kind === 'pod') seenPod(m, ev.object);
+      await send((out) => {
+        if (kind === 'pod') seenPod(out, ev.object);
         const changes = ev.type === 'DELETED' ? deleteChanges(kind, ev.object, listId) : upsertChanges(kind, ev.object, listId, limitBytes);
-        for (const c of changes) addChange(m, prefix, c, appPods, listId);
+        for (const c of changes) out.push(changeCommand(prefix, c, appPods, listId));
       });
     },
     tooLarge: (source, kind, obj) => {
       const namespace = obj.namespace ?? '';
       const listId = current.get(source) ?? '';
       if (kind === 'app') {
-        pending.push((m) => m.hset(viewKey(prefix, namespace, obj.name), Field.app, JSON.stringify({ l: listId, big: true })));
+        pending.push(['hset', viewKey(prefix, namespace, obj.name), Field.app, JSON.stringify({ l: listId, big: true })]);
         return;
       }
       oversized.add(`${namespace}/${obj.name}`);
-      pending.push((m) => m.hset(lists, oversizedPodField(namespace, obj.name), '1'));
+      pending.push(['hset', lists, oversizedPodField(namespace, obj.name), '1']);
     },
     listed: (source) => current.has(source),
     forget: async () => {

@@ -152,4 +152,20 @@ describe('the view in Redis', () => {
     await feed.event('pods', 'pod', { type: 'DELETED', object: many[3]! });
     expect(await conn.exists(viewKey(prefix, NS, 'web'))).toBe(0);
   });
+
+  it('fails an event whose write did not land, whether one command or a MULTI of several: its keys are not enqueued over it', async () => {
+    const { conn, prefix, feed, store } = setup();
+    await listed(feed, [app('10'), app('10', {}, 'db')], [pod('web-0', '11')]);
+    await store.record(NS, 'db', Field.checked, '1000 0');
+    // A key of the wrong type stands in for any write Redis refuses.
+    await conn.set(viewKey(prefix, NS, 'web'), 'not a hash');
+    await expect(feed.event('pods', 'pod', { type: 'MODIFIED', object: pod('web-0', '12') })).rejects.toThrow(/WRONGTYPE/);
+    // A pod labelled for web that db now controls: db's hash gains it and web's loses it, in one MULTI.
+    const moved = pod('web-0', '13', { ownerReferences: [{ apiVersion: 'apps.ebb.dev/v1', kind: 'App', name: 'db', uid: 'db-uid', controller: true }] });
+    await expect(feed.event('pods', 'pod', { type: 'MODIFIED', object: moved })).rejects.toThrow(/WRONGTYPE/);
+    await conn.del(viewKey(prefix, NS, 'web'));
+    await feed.event('pods', 'pod', { type: 'MODIFIED', object: moved });
+    const db = judge(await store.read(NS, 'db'), NS, 1000, HOUR);
+    expect(db.use && db.pods.map((p) => [p.metadata.name, p.metadata.resourceVersion])).toEqual([['web-0', '13']]);
+  });
 });
