@@ -84,7 +84,7 @@ function sampleNotes(sandbox: Sandbox): string[] {
 }
 
 /**
- * `run --all [--dir .sandbox] [--nodes 3] [--real-nodes 0|1] [--sample] [--no-daemons]`: starts a sandbox in
+ * `run --all [--dir .sandbox] [--nodes 3] [--real-nodes 0..4] [--sample] [--no-daemons]`: starts a sandbox in
  * --dir (control plane, Redis, simulated nodes, real nodes when asked) with one `ebb daemon` per node, then runs the product's watcher
  * and worker in this process against it (`ebb run --all`). Stops in reverse order on SIGINT/SIGTERM.
  */
