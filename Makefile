@@ -107,8 +107,8 @@ test-fast: deps debs ## The inner loop: lint and typecheck (cached, side by side
 test: tools keda lint typecheck ## Install what is missing (the KEDA operator included), then lint, typecheck and run every test layer.
 	EBB_REQUIRE_KEDA=1 npx vitest run
 
-sandbox: tools ## Start a sandbox cluster in $(SANDBOX_DIR), an ebb daemon per node, and keep it running (Ctrl-C stops it). REAL_NODES=1 adds a real node.
+sandbox: tools ## Start a sandbox cluster in $(SANDBOX_DIR), an ebb daemon per node, and keep it running (Ctrl-C stops it). REAL_NODES=N (0..4) adds N real nodes.
 	node harness/cli/main.ts sandbox up --dir $(SANDBOX_DIR) --nodes $(NODES) --real-nodes $(REAL_NODES)
 
-run: tools ## Sandbox + node daemons + controller + a sample App; prints the Bull Board address and login. REAL_NODES=1 puts the sample App on a real node.
+run: tools ## Sandbox + node daemons + controller + a sample App; prints the Bull Board address and login. REAL_NODES=N puts the sample App on N real nodes, one pod each.
 	node harness/cli/main.ts run --all --dir $(SANDBOX_DIR) --nodes $(NODES) --real-nodes $(REAL_NODES) --sample

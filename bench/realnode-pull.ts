@@ -1,22 +1,23 @@
 /**
- * The pull-heavy profile on the real node, with real pulls: a rolling update of N replicas pinned to the
- * sandbox's real node from the small `ebb/app:v1` to an app image padded to about --mb MB, pulled from the
- * loopback registry through a proxy limited to --rate MB/s (lib/throttle-proxy.ts, the same for every side):
+ * The pull-heavy profile on real nodes, with real pulls: a rolling update of --replicas pods (default one per
+ * node) spread over --nodes real nodes (default 3) from the small `ebb/app:v1` to an app image padded to about
+ * --mb MB, pulled from the loopback registry through one proxy limited to --rate MB/s shared by every node, so
+ * their pulls compete as for a real registry (lib/throttle-proxy.ts, the same for every side):
  *
  *   prewarm   ebb in place (InPlaceIfPossible) with imagePrewarm (the node's real `ebb daemon` pulls)
  *   inplace   ebb in place without pre-warm
  *   sts       the upstream StatefulSet controller (kube-controller-manager)
  *
- *   node bench/realnode-pull.ts [--replicas 10] [--runs 2] [--mb 100] [--rate 20] [--lookahead 10] [--parallelism 10] [--configs prewarm,inplace,sts] [--json out.json]
+ *   node bench/realnode-pull.ts [--nodes 3] [--replicas <nodes>] [--runs 2] [--mb 100] [--rate 20] [--lookahead 10] [--parallelism 10] [--configs prewarm,inplace,sts] [--json out.json]
  *
  * Each side gets a fresh workload (created on v1, not measured) and its own tag of the padded image (same
- * content). Before each side the padded image is removed from the node's containerd through CRI (the finished
+ * content). Before each side the padded image is removed from every node's containerd through CRI (the finished
  * sides' pods, then every reference of its image ID) and checked gone (lib/realnode-cache.ts). Rollout time:
  * template change → all pods on the new image, Ready, not terminating (pod watch); then status settled.
  * Pulls: the kubelet's `Pulling` Events (a pod waited for a pull) and "already present" `Pulled` Events,
  * the registry's access log (GETs of the padded layer blob and their bytes) and the daemon's pulls. Each run
  * also times one CRI pull of the padded image on a cold node (no pod): the cost of one pull.
- * There is one real node, so every pod of a side shares one image cache: at most one pull per side happens.
+ * Each real node is one image cache: at most one pull per node and side happens.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -47,7 +48,8 @@ import type { OciImage } from '../harness/sandbox/real-node/oci-image.ts';
 
 const { values: opt } = parseArgs({
   options: {
-    replicas: { type: 'string', default: '10' },
+    nodes: { type: 'string', default: '3' },
+    replicas: { type: 'string' },
     runs: { type: 'string', default: '2' },
     mb: { type: 'string', default: '100' },
     rate: { type: 'string', default: '20' },
@@ -57,7 +59,8 @@ const { values: opt } = parseArgs({
     json: { type: 'string' },
   },
 });
-const REPLICAS = Number(opt.replicas);
+const NODES = Number(opt.nodes);
+const REPLICAS = Number(opt.replicas ?? opt.nodes);
 const RUNS = Number(opt.runs);
 const GRACE = 1;
 const CONFIGS = opt.configs.split(',') as RealConfig[];
@@ -106,8 +109,9 @@ async function side({ env, proxy, pad, finished, signal }: Ctx, config: RealConf
     await makeAbsent(env, pad, finished, signal);
     const events = await eventNames(env.rest, ns);
     const offset = await logOffset(env.registryLog);
-    const port = env.daemons?.daemons.get(env.node.name)?.httpPort ?? 0;
-    const daemon0 = await daemonPulls(port);
+    const ports = env.nodes.map((n) => env.daemons?.daemons.get(n.node.name)?.httpPort ?? 0);
+    const allDaemonPulls = async (): Promise<number> => (await Promise.all(ports.map(daemonPulls))).reduce((a, b) => a + b, 0);
+    const daemon0 = await allDaemonPulls();
     const l0 = load1();
     const t0 = clock();
     await setRealImage(env.rest, w, image, GRACE);
@@ -125,11 +129,15 @@ async function side({ env, proxy, pad, finished, signal }: Ctx, config: RealConf
       ...pulls,
       layerFetches: fetched.fetches,
       layerMB: fetched.bytes / 1e6,
-      daemonPulls: (await daemonPulls(port)) - daemon0,
+      daemonPulls: (await allDaemonPulls()) - daemon0,
       load: [l0, l1],
     };
   } finally {
-    await deleteRealWorkload(env.rest, w, env.node.name);
+    await deleteRealWorkload(
+      env.rest,
+      w,
+      env.nodes.map((n) => n.node.name),
+    );
     await abortable(
       timeline.until((pods) => pods.length === 0, 300_000, `${ns} pods gone`),
       signal,
@@ -166,7 +174,7 @@ function report(sides: Side[], pulls: number[], pad: OciImage): string {
   });
   const mb = (pad.layer.bytes.length / 1e6).toFixed(1);
   return [
-    `## Real node, pull-heavy: ${REPLICAS} replicas on real-node-0, ebb/app:v1 → a ${mb} MB image (one layer) through a ${opt.rate} MB/s loopback proxy, image absent from the node before each side, maxUnavailable 1, OrderedReady, ${RUNS} runs (median (min–max))`,
+    `## Real nodes, pull-heavy: ${REPLICAS} replicas spread over ${NODES} real nodes, ebb/app:v1 → a ${mb} MB image (one layer) through one ${opt.rate} MB/s loopback proxy shared by the nodes, image absent from every node before each side, maxUnavailable 1, OrderedReady, ${RUNS} runs (median (min–max))`,
     '',
     table(
       [
@@ -198,15 +206,15 @@ async function main(): Promise<void> {
   const pad = await paddedImage(Number(opt.mb), signal);
   progress(`padded image ${(pad.layer.bytes.length / 1e6).toFixed(1)} MB ready in ${Date.now() - t} ms`);
   const dir = await mkdtemp(join(tmpdir(), 'ebb-rn-pull-'));
-  progress(`sandbox with a real node in ${dir}; ${REPLICAS} replicas, ${RUNS} runs; load ${load1().toFixed(2)}`);
-  const env = await startRealEnv({ dir, daemon: true, signal });
+  progress(`sandbox with ${NODES} real nodes in ${dir}; ${REPLICAS} replicas, ${RUNS} runs; load ${load1().toFixed(2)}`);
+  const env = await startRealEnv({ dir, daemon: true, signal, realNodes: NODES });
   let proxy: ThrottleProxy | undefined;
   try {
     const tags = Array.from({ length: RUNS }, (_, i) => [`cold${i + 1}`, ...CONFIGS.map((c) => `p${i + 1}-${c}`)]).flat();
     await pushTags(env.registry, REPO, tags, pad, signal);
     proxy = await startThrottleProxy(env.registry, Number(opt.rate) * 1e6, signal);
     progress(`padded image pushed as ${tags.length} tags; proxy ${proxy.host} (pid ${proxy.pid}) at ${opt.rate} MB/s`);
-    await env.cri.pullImage(`${env.registry}/ebb/app:v1`, { signal });
+    await Promise.all(env.nodes.map((n) => n.cri.pullImage(`${env.registry}/ebb/app:v1`, { signal })));
     const sides: Side[] = [];
     const finished = new Set<string>();
     const pulls: number[] = [];

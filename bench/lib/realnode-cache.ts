@@ -1,6 +1,6 @@
 /**
- * Keeping the pull benchmark's padded image off the real node between sides, so each side's first pull
- * downloads and unpacks it in full.
+ * Keeping the pull benchmark's padded image off the real nodes between sides, so each side's first pull on
+ * each node downloads and unpacks it in full.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -24,14 +24,19 @@ const progress = (msg: string): void => void process.stderr.write(`[${new Date()
  * layer is checked gone from containerd's content store and snapshotter (reported on stderr if it is not).
  */
 export async function makeAbsent(env: RealEnv, pad: OciImage, finished: ReadonlySet<string>, signal: AbortSignal): Promise<void> {
+  await Promise.all(env.nodes.map((n) => makeAbsentOn(env, n, pad, finished, signal)));
+}
+
+async function makeAbsentOn(env: RealEnv, on: RealEnv['nodes'][number], pad: OciImage, finished: ReadonlySet<string>, signal: AbortSignal): Promise<void> {
+  const { node, cri } = on;
   // No ImageList entry left from an earlier side may make the daemon pull it back.
-  await env.rest.delete(imageListRef(env.node.name)).catch((err: unknown) => {
+  await env.rest.delete(imageListRef(node.name)).catch((err: unknown) => {
     if (!isKubeError(err, 'NotFound')) throw err;
   });
-  await removePods(env.node.criSocket, (p) => finished.has(p.namespace));
-  for (const img of await env.cri.listImages({ signal })) if (img.id === pad.id) await env.cri.removeImage(img.id, { signal });
-  if ((await env.cri.listImages({ signal })).some((img) => img.id === pad.id)) throw new Error(`${pad.id} still on the node after RemoveImage`);
-  const ctr = async (...args: string[]): Promise<string> => (await exec('ctr', ['-a', env.node.criSocket, '-n', 'k8s.io', ...args], { signal })).stdout;
+  await removePods(node.criSocket, (p) => finished.has(p.namespace));
+  for (const img of await cri.listImages({ signal })) if (img.id === pad.id) await cri.removeImage(img.id, { signal });
+  if ((await cri.listImages({ signal })).some((img) => img.id === pad.id)) throw new Error(`${pad.id} still on ${node.name} after RemoveImage`);
+  const ctr = async (...args: string[]): Promise<string> => (await exec('ctr', ['-a', node.criSocket, '-n', 'k8s.io', ...args], { signal })).stdout;
   const chainId = (JSON.parse(pad.config.bytes.toString()) as { rootfs: { diff_ids: string[] } }).rootfs.diff_ids[0] ?? '';
   const left = async (): Promise<string[]> => [
     ...((await ctr('content', 'ls', '-q')).includes(pad.layer.digest) ? ['layer content'] : []),
@@ -44,6 +49,6 @@ export async function makeAbsent(env: RealEnv, pad: OciImage, finished: Readonly
     signal,
     what: 'layer gone',
   }).catch(() => false);
-  if (!gone) progress(`still on the node 30 s after RemoveImage: ${(await left()).join(', ')}; containers: ${await ctr('containers', 'ls')}`);
-  else if (Date.now() - t0 > 300) progress(`layer left the node ${Date.now() - t0} ms after RemoveImage`);
+  if (!gone) progress(`still on ${node.name} 30 s after RemoveImage: ${(await left()).join(', ')}; containers: ${await ctr('containers', 'ls')}`);
+  else if (Date.now() - t0 > 300) progress(`layer left ${node.name} ${Date.now() - t0} ms after RemoveImage`);
 }

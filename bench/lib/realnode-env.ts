@@ -1,11 +1,11 @@
 /**
- * The real-node benchmarks' environment: a sandbox with one real node (kubelet, containerd, runc; one
- * simulated node beside it, unused), kube-controller-manager's StatefulSet controller, ebb's watcher and
- * worker in this process and, when asked, the node's `ebb daemon` against the real containerd.
+ * The real-node benchmarks' environment: a sandbox with one real node or more (kubelet, containerd, runc; one
+ * simulated node beside them, unused), kube-controller-manager's StatefulSet controller, ebb's watcher and
+ * worker in this process and, when asked, each node's `ebb daemon` against its real containerd.
  *
  * The real node is always torn down: on a normal end, on an error, and on SIGINT/SIGTERM (the signal aborts
  * every wait, then stop() runs). After the stop the host is checked for what a real node changes (the ledger
- * in /run/ebb-real-node, bridge ebbrn0) and whatever is left is reverted through the ledger. A run killed
+ * in /run/ebb-real-node, bridges ebbrn<i>) and whatever is left is reverted through the ledger. A run killed
  * without a chance to stop leaves the ledger; the next start of a real node reverts it first.
  */
 import { access } from 'node:fs/promises';
@@ -23,14 +23,17 @@ import { startWorker } from '../../src/workers/worker.ts';
 import { startNodeDaemons, type NodeDaemons } from '../../harness/sandbox/daemons.ts';
 import { LEDGER_PATH } from '../../harness/sandbox/real-node/host-apply.ts';
 import { realHostOps } from '../../harness/sandbox/real-node/host-ops.ts';
-import { cleanStaleHostChanges, nodeNetwork, type RealNode } from '../../harness/sandbox/real-node/real-nodes.ts';
+import { MAX_REAL_NODES, cleanStaleHostChanges, nodeNetwork, type RealNode } from '../../harness/sandbox/real-node/real-nodes.ts';
 import { startSandbox, type Sandbox } from '../../harness/sandbox/sandbox.ts';
 import { benchEbbEnv } from './ebb-env.ts';
 
 export interface RealEnv {
   sb: Sandbox;
   rest: KubeRest;
+  /** The first real node (its CRI client is `cri`). */
   node: RealNode;
+  /** Every real node, with a CRI client each (the first is `node` and `cri`). */
+  nodes: { node: RealNode; cri: CriClient }[];
   /** `127.0.0.1:<port>` of the sandbox registry. */
   registry: string;
   registryLog: string;
@@ -62,9 +65,11 @@ export function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<
   });
 }
 
-export async function startRealEnv(opts: { dir: string; daemon: boolean; signal: AbortSignal }): Promise<RealEnv> {
+/** Starts the environment with `realNodes` real nodes (default 1), an `ebb daemon` on each when `daemon`. */
+export async function startRealEnv(opts: { dir: string; daemon: boolean; signal: AbortSignal; realNodes?: number }): Promise<RealEnv> {
   const log = createLogger('bench', 'warn');
-  const sb = await startSandbox({ dir: opts.dir, nodes: 1, realNodes: 1, log, signal: opts.signal, extraControllers: ['statefulset-controller'] });
+  const realNodes = opts.realNodes ?? 1;
+  const sb = await startSandbox({ dir: opts.dir, nodes: 1, realNodes, log, signal: opts.signal, extraControllers: ['statefulset-controller'] });
   const stops: (() => Promise<void>)[] = [() => sb.stop()];
   const stop = async (): Promise<void> => {
     for (const s of stops.reverse()) await s().catch((err: unknown) => log.warn({ err: String(err) }, 'bench stop step failed'));
@@ -74,8 +79,10 @@ export async function startRealEnv(opts: { dir: string; daemon: boolean; signal:
     const node = sb.real?.nodes[0];
     if (!sb.real || !node) throw new Error('the sandbox started no real node');
     const rest = new KubeRest(loadKubeConfig(sb.kubeconfig));
-    const cri = CriClient.connect(unixEndpoint(node.criSocket));
-    stops.push(() => Promise.resolve(cri.close()));
+    const nodes = sb.real.nodes.map((n) => ({ node: n, cri: CriClient.connect(unixEndpoint(n.criSocket)) }));
+    stops.push(() => Promise.resolve(nodes.forEach((n) => n.cri.close())));
+    const cri = nodes[0]?.cri;
+    if (!cri) throw new Error('the sandbox started no real node');
     const cfg = benchEbbEnv(sb);
     const watcher = await startWatcher(parseWatcherConfig(cfg), log);
     stops.push(() => watcher.stop());
@@ -83,10 +90,10 @@ export async function startRealEnv(opts: { dir: string; daemon: boolean; signal:
     stops.push(() => worker.stop());
     let daemons: NodeDaemons | undefined;
     if (opts.daemon) {
-      daemons = await startNodeDaemons({ kubeconfig: sb.kubeconfig, nodes: [{ name: node.name, criSocket: node.criSocket }], log });
+      daemons = await startNodeDaemons({ kubeconfig: sb.kubeconfig, nodes: nodes.map((n) => ({ name: n.node.name, criSocket: n.node.criSocket })), log });
       stops.push(() => daemons?.stop() ?? Promise.resolve());
     }
-    return { sb, rest, node, registry: sb.real.registry.host, registryLog: join(sb.dir, 'logs', 'registry.log'), cri, daemons, log, stop };
+    return { sb, rest, node, nodes, registry: sb.real.registry.host, registryLog: join(sb.dir, 'logs', 'registry.log'), cri, daemons, log, stop };
   } catch (err) {
     await stop();
     throw err;
@@ -99,10 +106,13 @@ async function checkHostClean(log: Logger): Promise<void> {
     () => true,
     () => false,
   );
-  const bridge = await realHostOps.ip(['link', 'show', nodeNetwork(0).bridge]).then(
-    () => true,
-    () => false,
-  );
+  let bridge = false;
+  for (let i = 0; i < MAX_REAL_NODES; i++) {
+    bridge ||= await realHostOps.ip(['link', 'show', nodeNetwork(i).bridge]).then(
+      () => true,
+      () => false,
+    );
+  }
   if (!ledger && !bridge) return;
   process.stderr.write(`host not clean after stop (ledger ${ledger}, bridge ${bridge}): reverting through the ledger\n`);
   await cleanStaleHostChanges(realHostOps, log);

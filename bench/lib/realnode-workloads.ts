@@ -26,12 +26,18 @@ export interface Prewarm {
   parallelism: number;
 }
 
-/** The pod template: pinned to the real node, answering HTTP on 8080, Ready once /healthz answers. */
+/**
+ * The pod template: pinned to the real nodes and spread over them (one pod per node when replicas = nodes),
+ * answering HTTP on 8080, Ready once /healthz answers.
+ */
 export function realPodTemplate(name: string, image: string, graceSeconds: number): Record<string, unknown> {
   return {
     metadata: { labels: { [SET_LABEL]: name } },
     spec: {
       nodeSelector: { [REAL_NODE_LABEL.key]: REAL_NODE_LABEL.value },
+      topologySpreadConstraints: [
+        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { [SET_LABEL]: name } } },
+      ],
       dnsPolicy: 'Default',
       terminationGracePeriodSeconds: graceSeconds,
       containers: [
@@ -90,11 +96,11 @@ const ignoreNotFound = (err: unknown): void => {
 };
 
 /** Deletes the workload, its Service and its pods (directly: no wait for the garbage collector) and the node's ImageList. */
-export async function deleteRealWorkload(rest: KubeRest, w: Workload, node: string): Promise<void> {
+export async function deleteRealWorkload(rest: KubeRest, w: Workload, node: string | string[]): Promise<void> {
   await rest.delete(workloadRef(w), { propagationPolicy: 'Background' }).catch(ignoreNotFound);
   await rest.delete(core('services', w.namespace, w.name)).catch(ignoreNotFound);
   await rest.request('DELETE', `/api/v1/namespaces/${w.namespace}/pods`, { query: { labelSelector: `${SET_LABEL}=${w.name}` } });
-  await rest.delete(imageListRef(node)).catch(ignoreNotFound);
+  for (const n of [node].flat()) await rest.delete(imageListRef(n)).catch(ignoreNotFound);
 }
 
 interface KubeEvent {

@@ -9,11 +9,11 @@ import { dispatch, type CommandSpec } from '../../src/cli/commands.ts';
 const COMMANDS: Record<string, CommandSpec> = {
   sandbox: {
     run: async (args) => (await import('./sandbox.ts')).sandboxCommand(args),
-    help: 'sandbox up|down [--dir .sandbox] [--nodes 3] [--real-nodes 0|1] [--no-daemons]   control plane, simulated (and real) nodes, a node daemon each',
+    help: 'sandbox up|down [--dir .sandbox] [--nodes 3] [--real-nodes 0..4] [--no-daemons]   control plane, simulated (and real) nodes, a node daemon each',
   },
   run: {
     run: async (args) => (await import('./run.ts')).runCommand(args),
-    help: 'run --all [--dir .sandbox] [--nodes 3] [--real-nodes 0|1] [--sample] [--no-daemons]   a sandbox, then watcher and worker in one process',
+    help: 'run --all [--dir .sandbox] [--nodes 3] [--real-nodes 0..4] [--sample] [--no-daemons]   a sandbox, then watcher and worker in one process',
   },
 };
 

@@ -22,12 +22,18 @@ describe('sandboxBoardLogin', () => {
 });
 
 describe('sampleForRealNode', () => {
-  it('pins the sample to the real node and runs the sandbox registry image, leaving the rest', async () => {
+  it('pins the sample to the real nodes, one pod each, and runs the sandbox registry image, leaving the rest', async () => {
     const { readFile } = await import('node:fs/promises');
     const { parse } = await import('yaml');
     const doc = parse(await readFile(new URL('../../deploy/samples/app.yaml', import.meta.url), 'utf8')) as Parameters<typeof sampleForRealNode>[0];
-    const app = sampleForRealNode(doc, '127.0.0.1:5000');
+    const app = sampleForRealNode(doc, '127.0.0.1:5000', 3);
     expect(app.spec.template.spec.nodeSelector).toEqual({ 'sandbox.ebb.dev/node': 'real' });
+    expect(app.spec.replicas).toBe(3);
+    expect(app.spec.template.spec).toMatchObject({
+      topologySpreadConstraints: [
+        { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } },
+      ],
+    });
     expect(app.spec.template.spec.containers.map((c) => c.image)).toEqual(['127.0.0.1:5000/ebb/app:v1']);
     expect(app.metadata).toEqual(doc.metadata);
     expect(doc.spec.template.spec.nodeSelector).toBeUndefined();

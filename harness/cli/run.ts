@@ -52,23 +52,31 @@ export function sandboxBoardLogin(env: Record<string, string | undefined>): stri
 
 interface SampleDoc {
   metadata: { name: string; namespace: string };
-  spec: { template: { spec: { containers: { image: string }[]; nodeSelector?: Record<string, string> } } };
+  spec: {
+    replicas?: number;
+    template: { metadata?: { labels?: Record<string, string> }; spec: { containers: { image: string }[]; nodeSelector?: Record<string, string> } };
+  };
 }
 
 /**
- * With a real node, the sample App runs there: pinned to it by its label, on the sandbox registry's HTTP
- * server image (`curl <pod IP>:8080` answers v1; changing the image to `:v2` restarts the container in place).
+ * With real nodes, the sample App runs there, one pod per real node: pinned to them by their label, spread by
+ * hostname (at most one pod of skew), on the sandbox registry's HTTP server image (`curl <pod IP>:8080`
+ * answers v1; changing the image to `:v2` restarts the container in place, after each node pre-pulled it).
  */
-export function sampleForRealNode(doc: SampleDoc, registry: string): SampleDoc {
+export function sampleForRealNode(doc: SampleDoc, registry: string, realNodes = 1): SampleDoc {
   const template = doc.spec.template;
   const containers = template.spec.containers.map((c) => ({ ...c, image: `${registry}/ebb/app:v1` }));
   const nodeSelector = { ...template.spec.nodeSelector, [REAL_NODE_LABEL.key]: REAL_NODE_LABEL.value };
-  return { ...doc, spec: { ...doc.spec, template: { ...template, spec: { ...template.spec, containers, nodeSelector } } } };
+  const topologySpreadConstraints = [
+    { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: template.metadata?.labels ?? {} } },
+  ];
+  const spec = { ...template.spec, containers, nodeSelector, topologySpreadConstraints };
+  return { ...doc, spec: { ...doc.spec, replicas: realNodes, template: { ...template, spec } } };
 }
 
 async function applySample(sandbox: Sandbox): Promise<void> {
   const doc = parse(await readFile(join(PROJECT_ROOT, 'deploy', 'samples', 'app.yaml'), 'utf8')) as SampleDoc;
-  const app = sandbox.real ? sampleForRealNode(doc, sandbox.real.registry.host) : doc;
+  const app = sandbox.real ? sampleForRealNode(doc, sandbox.real.registry.host, sandbox.real.nodes.length) : doc;
   await sandbox.rest.apply(appRef(app.metadata.namespace, app.metadata.name), app, 'ebb-sample', true);
 }
 
@@ -76,15 +84,19 @@ function sampleNotes(sandbox: Sandbox): string[] {
   const notes = ['  sample App:  kubectl get apps.apps.ebb.dev web -n default'];
   if (!sandbox.real) return notes;
   const image = `${sandbox.real.registry.host}/ebb/app:v2`;
+  const names = sandbox.real.nodes.map((n) => n.name).join(', ');
   return [
     ...notes,
-    `  on ${sandbox.real.nodes[0]?.name ?? 'the real node'}: curl http://<pod IP>:8080/ answers v1; an in-place update to v2:`,
+    `  one pod on each of ${names}: curl http://<pod IP>:8080/ answers v1; an in-place update to v2:`,
     `    kubectl patch app web -n default --type json -p '[{"op":"replace","path":"/spec/template/spec/containers/0/image","value":"${image}"}]'`,
+    '  pre-warm ahead of the rollout: the image lists each node pulls from, then the kubelets finding v2 already there',
+    '    kubectl get imagelists',
+    '    kubectl get events -n default --field-selector reason=Pulled   (each: "already present on machine")',
   ];
 }
 
 /**
- * `run --all [--dir .sandbox] [--nodes 3] [--real-nodes 0|1] [--sample] [--no-daemons]`: starts a sandbox in
+ * `run --all [--dir .sandbox] [--nodes 3] [--real-nodes 0..4] [--sample] [--no-daemons]`: starts a sandbox in
  * --dir (control plane, Redis, simulated nodes, real nodes when asked) with one `ebb daemon` per node, then runs the product's watcher
  * and worker in this process against it (`ebb run --all`). Stops in reverse order on SIGINT/SIGTERM.
  */

@@ -80,7 +80,7 @@ export async function sandboxCommand(args: string[]): Promise<number> {
     case 'down':
       return down(opts.dir);
     default:
-      process.stderr.write('usage: harness sandbox up|down [--dir .sandbox] [--nodes 3] [--real-nodes 0|1] [--no-daemons]\n');
+      process.stderr.write('usage: harness sandbox up|down [--dir .sandbox] [--nodes 3] [--real-nodes 0..4] [--no-daemons]\n');
       return 2;
   }
 }

@@ -117,6 +117,12 @@ function apiserverArgs(opts: ControlPlaneOptions, pki: Pki, etcdUrl: string, por
     `--tls-cert-file=${pki.serverCert}`,
     `--tls-private-key-file=${pki.serverKey}`,
     `--client-ca-file=${pki.caCert}`,
+    // Logs and exec on real nodes: the kubelet's serving certificate is checked against the sandbox CA, and
+    // the node is reached at its InternalIP (its hostname resolves nowhere).
+    `--kubelet-client-certificate=${pki.kubeletClient.cert}`,
+    `--kubelet-client-key=${pki.kubeletClient.key}`,
+    `--kubelet-certificate-authority=${pki.caCert}`,
+    '--kubelet-preferred-address-types=InternalIP',
     `--service-account-issuer=https://kubernetes.default.svc.cluster.local`,
     `--service-account-key-file=${pki.saPub}`,
     `--service-account-signing-key-file=${pki.saKey}`,

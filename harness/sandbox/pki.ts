@@ -16,7 +16,12 @@ export interface Pki {
   saPub: string;
   /** Client certificates by identity (admin, controller-manager, scheduler). */
   clients: Record<ClientName, { cert: string; key: string }>;
+  /** The apiserver's client certificate for kubelets (logs, exec): user KUBELET_CLIENT_USER. */
+  kubeletClient: { cert: string; key: string };
 }
+
+/** The identity the apiserver presents to kubelets; real nodes bind it to `system:kubelet-api-admin`. */
+export const KUBELET_CLIENT_USER = 'kube-apiserver-kubelet-client';
 
 export type ClientName = 'admin' | 'controller-manager' | 'scheduler';
 
@@ -70,11 +75,12 @@ export async function ensurePki(root: string): Promise<Pki> {
   for (const [name, subject] of Object.entries(SUBJECTS) as [ClientName, string][]) {
     clients[name] = await signedCert(ca, name, subject, 'extendedKeyUsage=clientAuth\n');
   }
+  const kubeletClient = await signedCert(ca, 'apiserver-kubelet-client', `/CN=${KUBELET_CLIENT_USER}`, 'extendedKeyUsage=clientAuth\n');
   const saKey = join(dir, 'sa.key');
   const saPub = join(dir, 'sa.pub');
   if (!(await exists(saPub))) {
     await openssl(['genrsa', '-out', saKey, '2048']);
     await openssl(['rsa', '-in', saKey, '-pubout', '-out', saPub]);
   }
-  return { dir, caCert, caKey, serverCert: server.cert, serverKey: server.key, saKey, saPub, clients };
+  return { dir, caCert, caKey, serverCert: server.cert, serverKey: server.key, saKey, saPub, clients, kubeletClient };
 }

@@ -23,7 +23,7 @@ export interface SandboxOptions {
   extraControllers?: string[] | undefined;
   /** kube-controller-manager's `--kube-api-qps` and `--kube-api-burst`; unset: its defaults (20, 30). */
   controllerManagerClientLimits?: { qps: number; burst: number } | undefined;
-  /** Real nodes (kubelet, containerd, runc) beside the simulated ones: 0 (default) or 1; needs root. */
+  /** Real nodes (kubelet, containerd, runc) beside the simulated ones: 0 (default) to 4; needs root. */
   realNodes?: number | undefined;
 }
 
@@ -38,7 +38,7 @@ export interface Sandbox {
   registry: SimRegistry;
   sim: SimCluster;
   controlPlane: ControlPlane;
-  /** The real nodes, their registry and images, when `realNodes` was 1. */
+  /** The real nodes, their registry and images, when `realNodes` was above 0. */
   real: RealNodes | undefined;
   stop(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 /**
- * Helpers of the real-node tests: the real node and its registry, App templates pinned to it, HTTP on pod
+ * Helpers of the real-node tests: the real nodes and their registry, App templates pinned to the first, HTTP on pod
  * IPs, and waits on pod conditions (every wait polls the apiserver; nothing sleeps a fixed time).
  */
 import { randomBytes } from 'node:crypto';
@@ -11,7 +11,7 @@ import { Label } from '../../src/api/keys.ts';
 import { waitFor } from '../../src/common/wait.ts';
 import { core } from '../../src/kube/paths.ts';
 import type { Pod } from '../../src/kube/types.ts';
-import type { RealNode } from '../../harness/sandbox/real-node/real-nodes.ts';
+import { realNodeName, type RealNode } from '../../harness/sandbox/real-node/real-nodes.ts';
 import { REAL_NODE_LABEL } from '../../harness/sandbox/real-node/kubelet.ts';
 import { SANDBOX_IMAGES, buildProgramImage } from '../../harness/sandbox/real-node/images.ts';
 import { pushImage } from '../../harness/sandbox/real-node/oci-image.ts';
@@ -29,8 +29,14 @@ declare module 'vitest' {
   }
 }
 
+/** The real nodes of the run (the layer starts two). */
+export function realNodes(): RealNode[] {
+  return JSON.parse(inject('realNodes')) as RealNode[];
+}
+
+/** The first real node: where `onRealNode` pins pods. */
 export function realNode(): RealNode {
-  const node = (JSON.parse(inject('realNodes')) as RealNode[])[0];
+  const node = realNodes()[0];
   if (!node) throw new Error('no real node was provided');
   return node;
 }
@@ -43,8 +49,13 @@ export async function registryRequests(): Promise<AccessLogEntry[]> {
   return parseAccessLog(await readFile(inject('registryLog'), 'utf8'));
 }
 
-/** Pins pods to the real node (the scheduler places them; the label is the real node's). */
-export const onRealNode = { nodeSelector: { [REAL_NODE_LABEL.key]: REAL_NODE_LABEL.value } };
+/** Pins pods to real node `i` (the scheduler places them). */
+export const onRealNodeAt = (i: number): { nodeSelector: Record<string, string> } => ({
+  nodeSelector: { [REAL_NODE_LABEL.key]: REAL_NODE_LABEL.value, 'kubernetes.io/hostname': realNodeName(i) },
+});
+
+/** Pins pods to the first real node (what `realNode()` names). */
+export const onRealNode = onRealNodeAt(0);
 
 type Container = Record<string, unknown> & { name: string; image: string };
 

@@ -83,8 +83,10 @@ export function containerdConfig(paths: ContainerdPaths, sandboxImage: string): 
 /**
  * The pod network: a bridge the sandbox created beforehand, host-local addresses from the node's /24 (its
  * state in the node's dir), no gateway and no masquerade — pods reach the host and each other, nothing else.
+ * `routes` (the other real nodes' subnets, via the bridge address) let pods reach pods of the other nodes
+ * through the host; there is no default route.
  */
-export function cniConfig(network: string, bridge: string, subnet: string, ipamDir: string): string {
+export function cniConfig(network: string, bridge: string, subnet: string, ipamDir: string, routes: { dst: string; gw: string }[] = []): string {
   return JSON.stringify(
     {
       cniVersion: '0.4.0',
@@ -96,13 +98,21 @@ export function cniConfig(network: string, bridge: string, subnet: string, ipamD
           isGateway: false,
           ipMasq: false,
           hairpinMode: false,
-          ipam: { type: 'host-local', ranges: [[{ subnet }]], dataDir: ipamDir },
+          ipam: { type: 'host-local', ranges: [[{ subnet }]], dataDir: ipamDir, ...(routes.length > 0 ? { routes } : {}) },
         },
       ],
     },
     null,
     2,
   );
+}
+
+/**
+ * The command that runs `binary` inside the mount namespace held at `nsFile` (nsenter execs it: the PID is the
+ * binary's), or the binary itself when there is none.
+ */
+export function inNamespace(nsFile: string | undefined, binary: string, args: string[]): [string, string[]] {
+  return nsFile ? ['nsenter', [`--mount=${nsFile}`, binary, ...args]] : [binary, args];
 }
 
 export interface RealContainerd {
@@ -117,6 +127,8 @@ export async function startRealContainerd(opts: {
   cni: string;
   logDir: string;
   name: string;
+  /** The ns file of the node's mount namespace: containerd (and so its shims and containers) runs in it. */
+  mountNamespace?: string | undefined;
   signal?: AbortSignal | undefined;
 }): Promise<RealContainerd> {
   const { paths } = opts;
@@ -125,7 +137,8 @@ export async function startRealContainerd(opts: {
   await writeFile(join(paths.cniConfDir, '10-ebb.conflist'), opts.cni);
   await writeFile(paths.config, containerdConfig(paths, opts.sandboxImage));
   const logFile = join(opts.logDir, `containerd-${opts.name}.log`);
-  const child = startChild(`containerd ${opts.name}`, CONTAINERD_BIN, ['--config', paths.config], logFile);
+  const [command, args] = inNamespace(opts.mountNamespace, CONTAINERD_BIN, ['--config', paths.config]);
+  const child = startChild(`containerd ${opts.name}`, command, args, logFile);
   let exited: string | undefined;
   void child.exited.then((how) => (exited = how));
   const client = CriClient.connect(unixEndpoint(paths.socket), { callTimeoutMs: 2_000 });

@@ -33,11 +33,14 @@ function fakeHost(): HostOps & { sysctls: Map<string, string>; paths: Set<string
     mkdirs: (p) => done(void paths.add(p)),
     removeTree,
     list: () => done([]),
-    readLink: () => done(undefined),
     readText: (p) => done(p.endsWith('/mountinfo') || p.endsWith('/cgroup.procs') ? '' : (files.get(p) ?? '0-1')),
     writeText: (p, t) => done(void files.set(p, t)),
     ip,
     unmount: (p) => done(void calls.push(`umount ${p}`)),
+    mountNamespace: (file, binds) => {
+      calls.push(`unshare ${file}`, ...binds.map((b) => `bind ${b.source} ${b.target}`));
+      return done(undefined);
+    },
     removeDir: (p) => {
       calls.push(`rmdir ${p}`);
       paths.delete(p);
@@ -51,8 +54,10 @@ function fakeHost(): HostOps & { sysctls: Map<string, string>; paths: Set<string
 
 const changes: HostChange[] = [
   { kind: 'sysctl', key: 'kernel.panic' },
+  { kind: 'sysctl', key: 'net.ipv4.ip_forward', value: '1' },
   { kind: 'hostDir', path: '/var/lib/kubelet' },
   { kind: 'bridge', name: 'ebbrn0', address: '10.213.0.1/24' },
+  { kind: 'mountNamespace', file: '/tmp/sb/real-node-0/mntns', binds: [{ source: '/tmp/sb/real-node-0/host/kubeletDir', target: '/var/lib/kubelet' }] },
   { kind: 'cgroupRoot', name: 'ebb-x', hierarchies: ['/sys/fs/cgroup/cpuset'], unified: [] },
 ];
 
@@ -64,6 +69,10 @@ describe('host changes: apply, record, revert', () => {
     await applyHostChanges(host, changes, ledger);
     expect(saved).toHaveLength(changes.length);
     expect(host.calls).toContain('ip link add ebbrn0 type bridge');
+    expect(host.sysctls.get('net.ipv4.ip_forward')).toBe('1');
+    expect(host.paths.has('/var/lib/kubelet')).toBe(true);
+    expect(host.paths.has('/tmp/sb/real-node-0/host/kubeletDir')).toBe(true);
+    expect(host.calls).toContain('bind /tmp/sb/real-node-0/host/kubeletDir /var/lib/kubelet');
     expect(host.paths.has('/sys/fs/cgroup/cpuset/ebb-x')).toBe(true);
 
     // What the kubelet does once running.
@@ -73,11 +82,31 @@ describe('host changes: apply, record, revert', () => {
     const { failures } = await revertHostChanges(host, ledger.ledger.changes);
     expect(failures).toEqual([]);
     expect(host.sysctls.get('kernel.panic')).toBe('1');
-    expect(host.paths.has('/var/lib/kubelet/device-plugins')).toBe(false);
+    expect(host.sysctls.get('net.ipv4.ip_forward')).toBe('0');
+    expect(host.paths.has('/var/lib/kubelet')).toBe(false);
     expect(host.paths.has('/sys/class/net/ebbrn0')).toBe(false);
     expect(host.paths.has('/sys/fs/cgroup/cpuset/ebb-x')).toBe(false);
     // Reverted newest first: the cgroup before the bridge, the bridge before the sysctl.
     expect(host.calls.indexOf('rmdir /sys/fs/cgroup/cpuset/ebb-x')).toBeLessThan(host.calls.indexOf('ip link del ebbrn0'));
+  });
+
+  it('queues ledger writes: nodes recording side by side never write the file at once, and the last write holds all', async () => {
+    const host = fakeHost();
+    const saved: string[] = [];
+    let writing = 0;
+    let overlapped = false;
+    const writeText = async (_p: string, t: string): Promise<void> => {
+      overlapped ||= writing > 0;
+      writing++;
+      await new Promise((r) => setTimeout(r, 10));
+      saved.push(t);
+      writing--;
+    };
+    const ledger = new LedgerWriter({ ...host, writeText }, { owner: 1, dir: '/tmp/sb', changes: [] });
+    await Promise.all([ledger.recordProcess('kubelet real-node-0', 10, '/k'), ledger.recordProcess('kubelet real-node-1', 11, '/k')]);
+    expect(overlapped).toBe(false);
+    const last = JSON.parse(saved.at(-1) ?? '{}') as { changes: unknown[] };
+    expect(last.changes).toHaveLength(2);
   });
 
   it('leaves alone a directory that existed before', async () => {

@@ -1,8 +1,9 @@
 /**
  * The executor of host changes: applies each planned change (host-plan.ts) and records what undoing it needs
  * in a ledger file, written after every change, so that a run killed at any point leaves a ledger the next
- * start can revert (host-revert.ts). One ledger per machine: the kubelet uses fixed host paths, so one real
- * node runs per machine, and the ledger's owner PID says whose it is.
+ * start can revert (host-revert.ts). One ledger per machine, for all the real nodes of one sandbox: their
+ * namespaces share the host's mount points and sysctls, so one sandbox with real nodes runs per machine, and
+ * the ledger's owner PID says whose it is.
  */
 import { dirname, join } from 'node:path';
 import type { HostChange, RecordedChange } from './host-plan.ts';
@@ -25,6 +26,7 @@ export class LedgerWriter {
   readonly ledger: Ledger;
   private readonly ops: HostOps;
   private readonly path: string;
+  private saving: Promise<void> = Promise.resolve();
 
   constructor(ops: HostOps, ledger: Ledger, path = LEDGER_PATH) {
     this.ops = ops;
@@ -43,9 +45,14 @@ export class LedgerWriter {
     await this.record({ kind: 'process', name, pid, exe });
   }
 
-  async save(): Promise<void> {
-    await this.ops.mkdirs(dirname(this.path));
-    await this.ops.writeText(this.path, JSON.stringify(this.ledger, null, 1));
+  /** Writes the ledger; writes are queued, so nodes starting side by side never interleave them. */
+  save(): Promise<void> {
+    const write = async (): Promise<void> => {
+      await this.ops.mkdirs(dirname(this.path));
+      await this.ops.writeText(this.path, JSON.stringify(this.ledger, null, 1));
+    };
+    this.saving = this.saving.then(write, write);
+    return this.saving;
   }
 }
 
@@ -58,21 +65,22 @@ export async function readLedger(ops: HostOps, path = LEDGER_PATH): Promise<Ledg
 export async function applyHostChange(ops: HostOps, change: HostChange, ledger: LedgerWriter): Promise<void> {
   switch (change.kind) {
     case 'sysctl':
-      return ledger.record({ kind: 'sysctl', key: change.key, previous: await ops.readSysctl(change.key) });
+      await ledger.record({ kind: 'sysctl', key: change.key, previous: await ops.readSysctl(change.key) });
+      if (change.value !== undefined) await ops.writeSysctl(change.key, change.value);
+      return;
     case 'hostDir':
-      return ledger.record({ kind: 'hostDir', path: change.path, created: !(await ops.exists(change.path)) });
-    case 'hostLinks':
-      return ledger.record({ kind: 'hostLinks', dir: change.dir, target: change.target });
+      await ledger.record({ kind: 'hostDir', path: change.path, created: !(await ops.exists(change.path)) });
+      return ops.mkdirs(change.path);
     case 'bridge':
       await ledger.record({ kind: 'bridge', name: change.name });
       await ops.ip(['link', 'add', change.name, 'type', 'bridge']);
       await ops.ip(['addr', 'add', change.address, 'dev', change.name]);
       await ops.ip(['link', 'set', change.name, 'up']);
       return;
-    case 'newEntries':
-      return ledger.record({ ...change, before: await ops.list(change.dir) });
-    case 'mountsUnder':
-      return ledger.record({ kind: 'mountsUnder', path: change.path });
+    case 'mountNamespace':
+      await ledger.record({ kind: 'mountNamespace', file: change.file });
+      for (const bind of change.binds) await ops.mkdirs(bind.source);
+      return ops.mountNamespace(change.file, change.binds);
     case 'cgroupRoot':
       return applyCgroupRoot(ops, change, ledger);
     case 'shims':

@@ -1,10 +1,12 @@
 /**
  * The host operations real nodes need, behind one narrow interface (a fake records calls in unit tests):
- * sysctls, directories, symlinks, links, mounts, cgroups and processes. Everything is done by path or by PID.
+ * sysctls, directories, symlinks, links, mounts, mount namespaces, cgroups and processes. Everything is done
+ * by path or by PID.
  */
 import { execFile } from 'node:child_process';
-import { access, mkdir, readdir, readFile, readlink, rm, rmdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { NamespaceBind } from './host-plan.ts';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -17,13 +19,17 @@ export interface HostOps {
   /** Removes `path` and what it holds; a missing path is not an error. */
   removeTree(path: string): Promise<void>;
   list(dir: string): Promise<string[]>;
-  readLink(path: string): Promise<string | undefined>;
   readText(path: string): Promise<string>;
   writeText(path: string, text: string): Promise<void>;
   /** `ip` with arguments; rejects with its stderr. */
   ip(args: string[]): Promise<void>;
   /** Unmounts `path` (lazily when it is busy); a path that is no mount point is not an error. */
   unmount(path: string): Promise<void>;
+  /**
+   * Makes a mount namespace with private propagation, kept alive by a bind mount of its ns file at `file`
+   * (created empty first), and makes each bind mount inside it.
+   */
+  mountNamespace(file: string, binds: readonly NamespaceBind[]): Promise<void>;
   /** Removes an empty directory (a cgroup); missing is not an error. */
   removeDir(path: string): Promise<void>;
   /** Command line of a running process (NUL separated), or undefined when there is none. */
@@ -42,6 +48,16 @@ async function missingOk<T>(p: Promise<T>, fallback: T): Promise<T> {
   }
 }
 
+/** Runs a command; rejects with its command line and stderr. */
+async function runOrSay(command: string, args: string[]): Promise<void> {
+  try {
+    await run(command, args);
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(' ')}: ${(e.stderr ?? e.message).trim()}`);
+  }
+}
+
 const sysctlPath = (key: string): string => join('/proc/sys', ...key.split('.'));
 
 export const realHostOps: HostOps = {
@@ -55,23 +71,20 @@ export const realHostOps: HostOps = {
   mkdirs: async (path) => void (await mkdir(path, { recursive: true })),
   removeTree: (path) => rm(path, { recursive: true, force: true }),
   list: (dir) => missingOk(readdir(dir), []),
-  readLink: (path) => readlink(path).catch(() => undefined),
   readText: (path) => readFile(path, 'utf8'),
   writeText: (path, text) => writeFile(path, text),
-  ip: async (args) => {
-    try {
-      await run('ip', args);
-    } catch (err) {
-      const e = err as { stderr?: string; message: string };
-      throw new Error(`ip ${args.join(' ')}: ${(e.stderr ?? e.message).trim()}`);
-    }
-  },
+  ip: (args) => runOrSay('ip', args),
   unmount: async (path) => {
     try {
       await run('umount', [path]);
     } catch {
       await run('umount', ['-l', path]).catch(() => undefined);
     }
+  },
+  mountNamespace: async (file, binds) => {
+    await writeFile(file, '');
+    await runOrSay('unshare', [`--mount=${file}`, '--propagation', 'private', 'true']);
+    for (const b of binds) await runOrSay('nsenter', [`--mount=${file}`, 'mount', '--bind', b.source, b.target]);
   },
   removeDir: (path) => missingOk(rmdir(path), undefined),
   cmdline: (pid) => readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => undefined),

@@ -1,37 +1,62 @@
 import { describe, expect, it } from 'vitest';
-import { cgroupMounts, isShimOf, mountsUnder, newEntries, planHostChanges, type HostPlanInput } from './host-plan.ts';
+import { cgroupMounts, isShimOf, mountsUnder, planMachineChanges, planNodeChanges, type NodePlanInput } from './host-plan.ts';
 
-const input: HostPlanInput = {
+const input: NodePlanInput = {
   nodeDir: '/tmp/sb/real-node-0',
-  podLogsDir: '/tmp/sb/real-node-0/pod-logs',
   containerdSocket: '/tmp/sb/real-node-0/containerd.sock',
   bridge: { name: 'ebbrn0', address: '10.213.0.1/24' },
-  network: 'ebb-real-node-0',
   cgroupRoot: '/ebb-real-node-0',
   cgroups: { v1: ['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/memory'], v2: ['/sys/fs/cgroup/unified'] },
 };
 
-describe('planHostChanges', () => {
-  const plan = planHostChanges(input);
-  const index = (kind: string): number => plan.findIndex((c) => c.kind === kind);
-
+describe('planMachineChanges', () => {
   it('saves the sysctls the kubelet sets, before anything else', () => {
+    const plan = planMachineChanges(1);
     const keys = plan.filter((c) => c.kind === 'sysctl').map((c) => (c.kind === 'sysctl' ? c.key : ''));
     expect(keys).toEqual(expect.arrayContaining(['vm.overcommit_memory', 'kernel.panic', 'kernel.panic_on_oops']));
-    expect(index('sysctl')).toBe(0);
+    expect(plan[0]?.kind).toBe('sysctl');
   });
 
-  it('is reverted shims first, then cgroups, mounts, network namespaces, the bridge and the sysctls last', () => {
-    const reverted = [...plan].reverse().map((c) => c.kind);
-    const order = ['shims', 'cgroupRoot', 'mountsUnder', 'newEntries', 'bridge', 'hostLinks', 'hostDir', 'sysctl'] as const;
-    expect(order.map((k) => reverted.indexOf(k))).toEqual([...order.map((k) => reverted.indexOf(k))].sort((a, b) => a - b));
+  it('turns forwarding on (saved, then restored) only when pods of several nodes must reach each other', () => {
+    expect(planMachineChanges(1)).not.toContainEqual(expect.objectContaining({ key: 'net.ipv4.ip_forward' }));
+    expect(planMachineChanges(3)).toContainEqual({ kind: 'sysctl', key: 'net.ipv4.ip_forward', value: '1' });
   });
 
-  it('covers the fixed host paths and the node dir', () => {
-    expect(plan).toContainEqual({ kind: 'newEntries', dir: '/run/netns', prefix: 'cni-', unmount: true });
-    expect(plan).toContainEqual({ kind: 'hostDir', path: '/var/lib/kubelet' });
-    expect(plan).toContainEqual({ kind: 'hostLinks', dir: '/var/log/containers', target: input.podLogsDir });
-    expect(plan).toContainEqual({ kind: 'mountsUnder', path: input.nodeDir });
+  it('makes the mount points of every fixed path the kubelet, containerd and CNI use', () => {
+    const dirs = planMachineChanges(2).flatMap((c) => (c.kind === 'hostDir' ? [c.path] : []));
+    expect(dirs).toEqual(expect.arrayContaining(['/var/lib/kubelet', '/var/log/containers', '/var/log/pods', '/run/containerd', '/run/netns', '/var/lib/cni']));
+  });
+});
+
+describe('planNodeChanges', () => {
+  const plan = planNodeChanges(input);
+
+  it('is reverted shims first, then cgroups, the namespace, and the bridge last', () => {
+    expect([...plan].reverse().map((c) => c.kind)).toEqual(['shims', 'cgroupRoot', 'mountNamespace', 'bridge']);
+  });
+
+  it("mounts the node's own directory over each fixed path, inside a namespace kept in the node dir", () => {
+    const ns = plan.find((c) => c.kind === 'mountNamespace');
+    expect(ns).toMatchObject({ file: '/tmp/sb/real-node-0/mntns' });
+    const binds = ns?.kind === 'mountNamespace' ? ns.binds : [];
+    expect(binds).toContainEqual({ source: '/tmp/sb/real-node-0/host/kubeletDir', target: '/var/lib/kubelet' });
+    expect(binds).toContainEqual({ source: '/tmp/sb/real-node-0/host/netns', target: '/run/netns' });
+    expect(binds.every((b) => b.source.startsWith(`${input.nodeDir}/`))).toBe(true);
+  });
+
+  it('gives two nodes nothing host-wide in common', () => {
+    const other = planNodeChanges({
+      ...input,
+      nodeDir: '/tmp/sb/real-node-1',
+      containerdSocket: '/tmp/sb/real-node-1/containerd.sock',
+      bridge: { name: 'ebbrn1', address: '10.213.1.1/24' },
+      cgroupRoot: '/ebb-real-node-1',
+    });
+    const keys = (p: typeof plan): string[] => p.map((c) => JSON.stringify({ ...c, binds: undefined }));
+    expect(keys(plan).filter((k) => keys(other).includes(k))).toEqual([]);
+  });
+
+  it('covers the cgroup root and the shims', () => {
     expect(plan).toContainEqual({ kind: 'cgroupRoot', name: '/ebb-real-node-0', hierarchies: input.cgroups.v1, unified: input.cgroups.v2 });
     expect(plan).toContainEqual({ kind: 'shims', address: input.containerdSocket });
   });
@@ -49,10 +74,6 @@ describe('host facts', () => {
     ].join('\n');
     expect(mountsUnder(info, '/tmp/sb/real-node-0')).toEqual(['/tmp/sb/real-node-0/kubelet/pods/u/volumes/x', '/tmp/sb/real-node-0/kubelet']);
     expect(mountsUnder(info, '/tmp/sb/real-node-0 other')).toEqual(['/tmp/sb/real-node-0 other']);
-  });
-
-  it('finds new entries with a prefix', () => {
-    expect(newEntries(['cni-b', 'cni-a', 'other', 'cni-old'], ['cni-old'], 'cni-')).toEqual(['cni-a', 'cni-b']);
   });
 
   it('tells a shim of this containerd from others', () => {

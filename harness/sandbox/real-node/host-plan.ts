@@ -1,23 +1,31 @@
 /**
- * What a real node changes on the host, as data: a pure plan of every change (made by the sandbox or by the
- * kubelet, containerd and the CNI plugins it starts), applied and recorded by host-apply.ts and undone, in
+ * What real nodes change on the host, as data: a pure plan of every change (made by the sandbox or by the
+ * kubelets, containerds and CNI plugins it starts), applied and recorded by host-apply.ts and undone, in
  * reverse order, by host-revert.ts — on stop, or by the next start when an earlier run was killed.
+ *
+ * Each real node's containerd and kubelet run in one mount namespace of that node's own, where the fixed
+ * paths they use whatever their configuration says (/var/lib/kubelet, /var/log/containers, /run/containerd,
+ * /run/netns, /var/lib/cni…) are bind mounts of directories in the node's own directory. What they mount
+ * there (pod volumes, container root filesystems, network namespace files) lives and dies with that
+ * namespace, so none of it is host state. What stays host-wide is planned here: sysctls, the empty mount
+ * points, and per node its bridge, its namespace (kept alive by a bind mount of its ns file), its cgroup root
+ * and the shims and processes that outlive a stop.
  */
 
 /** A change to the host, as planned. The apply step turns each into a RecordedChange. */
 export type HostChange =
-  /** A sysctl the kubelet sets (vm.overcommit_memory, kernel.panic, …): its value is saved, then restored. */
-  | { kind: 'sysctl'; key: string }
-  /** A directory outside the sandbox dir that something creates (the kubelet's device-plugin dir): removed when it did not exist. */
+  /** A sysctl: its value is saved, then set to `value` when given (else the kubelet sets it), then restored. */
+  | { kind: 'sysctl'; key: string; value?: string }
+  /** A directory outside the sandbox dir (a mount point for the namespaces' bind mounts): removed when it did not exist. */
   | { kind: 'hostDir'; path: string }
-  /** Symlinks in `dir` (the kubelet's /var/log/containers) that point into `target`: removed. */
-  | { kind: 'hostLinks'; dir: string; target: string }
   /** A Linux bridge with an address (the pod network): created, then deleted. */
   | { kind: 'bridge'; name: string; address: string }
-  /** Entries of a fixed host directory (/run/netns, shim sockets, CNI result cache) new since the start: removed (network namespaces unmounted first). */
-  | { kind: 'newEntries'; dir: string; prefix: string; unmount: boolean }
-  /** Every mount at or under `path` (the kubelet's bind mount of its root dir, pod volumes, rootfs mounts): unmounted. */
-  | { kind: 'mountsUnder'; path: string }
+  /**
+   * A persistent mount namespace, its ns file bind-mounted at `file`, with private propagation and `binds`
+   * (node directory → fixed path) mounted inside: made, then its ns file unmounted (the namespace and every
+   * mount in it go with the last process in it).
+   */
+  | { kind: 'mountNamespace'; file: string; binds: NamespaceBind[] }
   /**
    * A cgroup directory in each v1 hierarchy (the kubelet's cgroupRoot): created; its processes killed and the
    * tree removed. The kubelet also makes it in the cgroup2 mount (`unified`), which is only removed.
@@ -26,30 +34,30 @@ export type HostChange =
   /** containerd shims serving `address` (they outlive containerd): killed by PID. */
   | { kind: 'shims'; address: string };
 
+/** A bind mount made inside a node's mount namespace. */
+export interface NamespaceBind {
+  source: string;
+  target: string;
+}
+
 /** A change as applied: what reverting it needs to know. */
 export type RecordedChange =
   | { kind: 'sysctl'; key: string; previous: string }
   | { kind: 'hostDir'; path: string; created: boolean }
-  | { kind: 'hostLinks'; dir: string; target: string }
   | { kind: 'bridge'; name: string }
-  | { kind: 'newEntries'; dir: string; prefix: string; unmount: boolean; before: string[] }
-  | { kind: 'mountsUnder'; path: string }
+  | { kind: 'mountNamespace'; file: string }
   | { kind: 'cgroupRoot'; paths: string[] }
   | { kind: 'shims'; address: string }
   /** A process the sandbox started (containerd, kubelet): stopped by PID when its command line still matches. */
   | { kind: 'process'; name: string; pid: number; exe: string };
 
-/** What the plan needs to know of one real node and of the host. */
-export interface HostPlanInput {
+/** What the plan needs to know of one real node. */
+export interface NodePlanInput {
   /** The node's own directory inside the sandbox dir (kubelet root, containerd root and state, logs). */
   nodeDir: string;
-  /** Where the kubelet writes pod logs (inside nodeDir). */
-  podLogsDir: string;
   /** containerd's socket (its shims are started with `-address <socket>`). */
   containerdSocket: string;
   bridge: { name: string; address: string };
-  /** The CNI network's name (host-local and libcni name their files after it). */
-  network: string;
   cgroupRoot: string;
   /** Mount points of the cgroup v1 hierarchies (e.g. /sys/fs/cgroup/memory) and of cgroup2, if any. */
   cgroups: CgroupMounts;
@@ -60,7 +68,7 @@ export interface CgroupMounts {
   v2: string[];
 }
 
-/** Sysctls the kubelet sets at start (its kernel tunables) or that pod networking may touch. */
+/** Sysctls the kubelet sets at start (its kernel tunables). */
 export const KUBELET_SYSCTLS = [
   'vm.overcommit_memory',
   'vm.panic_on_oom',
@@ -70,35 +78,51 @@ export const KUBELET_SYSCTLS = [
   'kernel.keys.root_maxbytes',
 ];
 
-/** Fixed host paths the kubelet, containerd and the CNI plugins use whatever their configuration says. */
+/** Forwarding between the nodes' bridges: pods of different real nodes reach each other through the host. */
+export const FORWARDING_SYSCTL = 'net.ipv4.ip_forward';
+
+/**
+ * Fixed host paths the kubelet, containerd and the CNI plugins use whatever their configuration says; in each
+ * node's namespace, a directory of that node's own is mounted over each.
+ */
 export const FIXED_PATHS = {
   kubeletDir: '/var/lib/kubelet',
   containerLogs: '/var/log/containers',
+  podLogs: '/var/log/pods',
   netns: '/run/netns',
   containerdRun: '/run/containerd',
-  shimSockets: '/run/containerd/s',
   cniCache: '/var/lib/cni',
 };
 
+/** Where node `nodeDir` keeps its own copy of each fixed path (mounted over it in the node's namespace). */
+export function namespaceBinds(nodeDir: string): NamespaceBind[] {
+  return Object.entries(FIXED_PATHS).map(([name, target]) => ({ source: `${nodeDir}/host/${name}`, target }));
+}
+
+/** The ns file that keeps node `nodeDir`'s mount namespace alive. */
+export const namespaceFile = (nodeDir: string): string => `${nodeDir}/mntns`;
+
 /**
- * The changes a real node makes, in the order they are applied; they are reverted in the reverse order, so
- * processes stop first, then shims, container processes and cgroups, mounts, network namespaces, the
- * bridge, and sysctls last.
+ * The changes made once for all real nodes, before any node's: the sysctls (saved; forwarding turned on when
+ * there are several nodes) and the mount points of the namespaces' bind mounts.
  */
-export function planHostChanges(input: HostPlanInput): HostChange[] {
+export function planMachineChanges(nodes: number): HostChange[] {
   return [
     ...KUBELET_SYSCTLS.map((key): HostChange => ({ kind: 'sysctl', key })),
-    { kind: 'hostDir', path: FIXED_PATHS.kubeletDir },
-    { kind: 'hostDir', path: FIXED_PATHS.containerLogs },
-    { kind: 'hostDir', path: FIXED_PATHS.cniCache },
-    { kind: 'hostDir', path: FIXED_PATHS.netns },
-    { kind: 'hostDir', path: FIXED_PATHS.containerdRun },
-    { kind: 'hostLinks', dir: FIXED_PATHS.containerLogs, target: input.podLogsDir },
+    ...(nodes > 1 ? [{ kind: 'sysctl', key: FORWARDING_SYSCTL, value: '1' } as const] : []),
+    ...Object.values(FIXED_PATHS).map((path): HostChange => ({ kind: 'hostDir', path })),
+  ];
+}
+
+/**
+ * The changes one real node makes, in the order they are applied; they are reverted in the reverse order (the
+ * node's processes, recorded when they start, first), so shims and container processes stop before the
+ * cgroups go, the namespace goes before its bridge, and the machine's changes (planned first) go last.
+ */
+export function planNodeChanges(input: NodePlanInput): HostChange[] {
+  return [
     { kind: 'bridge', name: input.bridge.name, address: input.bridge.address },
-    { kind: 'newEntries', dir: `${FIXED_PATHS.cniCache}/results`, prefix: `${input.network}-`, unmount: false },
-    { kind: 'newEntries', dir: FIXED_PATHS.shimSockets, prefix: '', unmount: false },
-    { kind: 'newEntries', dir: FIXED_PATHS.netns, prefix: 'cni-', unmount: true },
-    { kind: 'mountsUnder', path: input.nodeDir },
+    { kind: 'mountNamespace', file: namespaceFile(input.nodeDir), binds: namespaceBinds(input.nodeDir) },
     { kind: 'cgroupRoot', name: input.cgroupRoot, hierarchies: input.cgroups.v1, unified: input.cgroups.v2 },
     { kind: 'shims', address: input.containerdSocket },
   ];
@@ -125,12 +149,6 @@ export function mountsUnder(mountinfo: string, path: string): string[] {
     if (point === base || point.startsWith(`${base}/`)) points.add(point);
   }
   return [...points].sort((a, b) => b.split('/').length - a.split('/').length || b.localeCompare(a));
-}
-
-/** Entries of a directory listing that are new since `before` and start with `prefix`. */
-export function newEntries(now: readonly string[], before: readonly string[], prefix: string): string[] {
-  const old = new Set(before);
-  return now.filter((e) => e.startsWith(prefix) && !old.has(e)).sort();
 }
 
 /**

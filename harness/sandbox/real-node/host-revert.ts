@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { sleep } from '../../../src/common/wait.ts';
-import { isShimOf, mountsUnder, newEntries, type RecordedChange } from './host-plan.ts';
+import { isShimOf, mountsUnder, type RecordedChange } from './host-plan.ts';
 import type { HostOps } from './host-ops.ts';
 
 export interface RevertResult {
@@ -34,22 +34,9 @@ const REVERTERS: { [K in RecordedChange['kind']]: Reverter<K> } = {
   cgroupRoot: async (ops, c) => {
     for (const path of c.paths) await removeCgroupTree(ops, path);
   },
-  mountsUnder: (ops, c) => unmountUnder(ops, c.path),
-  newEntries: async (ops, c) => {
-    for (const name of newEntries(await ops.list(c.dir), c.before, c.prefix)) {
-      const path = join(c.dir, name);
-      if (c.unmount) await ops.unmount(path);
-      await ops.removeTree(path);
-    }
-  },
+  mountNamespace: (ops, c) => unmountUnder(ops, c.file),
   bridge: async (ops, c) => {
     if (await ops.exists(`/sys/class/net/${c.name}`)) await ops.ip(['link', 'del', c.name]);
-  },
-  hostLinks: async (ops, c) => {
-    for (const name of await ops.list(c.dir)) {
-      const target = await ops.readLink(join(c.dir, name));
-      if (target?.startsWith(c.target)) await ops.removeTree(join(c.dir, name));
-    }
   },
   hostDir: async (ops, c) => {
     if (c.created) await ops.removeTree(c.path);
@@ -60,7 +47,10 @@ const REVERTERS: { [K in RecordedChange['kind']]: Reverter<K> } = {
 };
 
 function revertOne(ops: HostOps, change: RecordedChange): Promise<void> {
-  return (REVERTERS[change.kind] as Reverter<typeof change.kind>)(ops, change);
+  // A ledger written by an older layout may hold kinds this one no longer makes.
+  const revert = REVERTERS[change.kind] as Reverter<typeof change.kind> | undefined;
+  if (!revert) return Promise.reject(new Error(`unknown change kind ${JSON.stringify(change.kind)}`));
+  return revert(ops, change);
 }
 
 /** SIGTERM, then SIGKILL after 10 s, to `pid` only while its command line still names `exe` (PIDs are reused). */
@@ -111,7 +101,7 @@ async function cgroupDirs(ops: HostOps, root: string): Promise<string[]> {
   return out;
 }
 
-/** Unmounts everything at or under `path`, deepest first, until nothing is left (propagated copies appear again). */
+/** Unmounts everything at or under `path`, deepest first, until nothing is left (a file may be mounted over more than once). */
 async function unmountUnder(ops: HostOps, path: string): Promise<void> {
   for (let pass = 0; pass < 5; pass++) {
     const points = mountsUnder(await ops.readText('/proc/self/mountinfo'), path);

@@ -1,8 +1,9 @@
 /**
  * A real node's kubelet (built from the pinned Kubernetes module with the control plane): a client
  * certificate `system:node:<name>` signed by the sandbox CA, cgroup v1 with cgroupfs under a dedicated
- * cgroupRoot, its API on 127.0.0.1 with webhook authentication and authorization, the node IP on the pod
- * bridge, and every directory it lets one choose inside the node's directory.
+ * cgroupRoot, its API on the node IP (the pod bridge's address, where the apiserver reaches it for logs and
+ * exec) with a serving certificate for that IP signed by the sandbox CA and webhook authentication and
+ * authorization, and every directory it lets one choose inside the node's directory.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { writeKubeconfig } from '../kubeconfig.ts';
 import { signedCert, type Pki } from '../pki.ts';
 import { freePort } from '../ports.ts';
 import { startChild, type Child } from '../process.ts';
+import { inNamespace } from './containerd.ts';
 
 /** The label every real node carries (simulated nodes carry `sandbox.ebb.dev/simulated: "true"`). */
 export const REAL_NODE_LABEL = { key: 'sandbox.ebb.dev/node', value: 'real' } as const;
@@ -22,6 +24,12 @@ export interface KubeletPaths {
   kubeconfig: string;
   certDir: string;
   resolvConf: string;
+}
+
+/** The serving certificate of the kubelet's API: for the node IP, signed by the sandbox CA. */
+export interface ServingCert {
+  cert: string;
+  key: string;
 }
 
 export function kubeletPaths(nodeDir: string): KubeletPaths {
@@ -41,6 +49,9 @@ export interface KubeletConfigInput {
   caCert: string;
   containerdSocket: string;
   cgroupRoot: string;
+  /** Where the API listens: the node IP. */
+  address: string;
+  serving: ServingCert;
   port: number;
   healthzPort: number;
 }
@@ -50,8 +61,10 @@ export function kubeletConfig(input: KubeletConfigInput): Record<string, unknown
   return {
     apiVersion: 'kubelet.config.k8s.io/v1beta1',
     kind: 'KubeletConfiguration',
-    address: '127.0.0.1',
+    address: input.address,
     port: input.port,
+    tlsCertFile: input.serving.cert,
+    tlsPrivateKeyFile: input.serving.key,
     readOnlyPort: 0,
     healthzBindAddress: '127.0.0.1',
     healthzPort: input.healthzPort,
@@ -93,6 +106,8 @@ export interface KubeletStart {
   containerdSocket: string;
   cgroupRoot: string;
   logDir: string;
+  /** The ns file of the node's mount namespace, shared with its containerd. */
+  mountNamespace?: string | undefined;
 }
 
 /** Writes the kubelet's certificate, kubeconfig and config, and starts it. */
@@ -101,9 +116,24 @@ export async function startKubelet(opts: KubeletStart): Promise<{ child: Child; 
   for (const dir of [paths.rootDir, paths.podLogsDir, paths.certDir]) await mkdir(dir, { recursive: true });
   const client = await signedCert(opts.pki, opts.name, `/O=system:nodes/CN=system:node:${opts.name}`, 'extendedKeyUsage=clientAuth\n');
   await writeKubeconfig(paths.kubeconfig, opts.server, opts.pki.caCert, client, `system:node:${opts.name}`);
+  const serving = await signedCert(
+    opts.pki,
+    `${opts.name}-serving`,
+    `/O=system:nodes/CN=system:node:${opts.name}`,
+    `subjectAltName=IP:${opts.nodeIP},DNS:${opts.name}\nextendedKeyUsage=serverAuth\n`,
+  );
   await writeFile(paths.resolvConf, 'nameserver 127.0.0.1\n');
   const [port, healthzPort] = [await freePort(), await freePort()];
-  const config = kubeletConfig({ paths, caCert: opts.pki.caCert, containerdSocket: opts.containerdSocket, cgroupRoot: opts.cgroupRoot, port, healthzPort });
+  const config = kubeletConfig({
+    paths,
+    caCert: opts.pki.caCert,
+    containerdSocket: opts.containerdSocket,
+    cgroupRoot: opts.cgroupRoot,
+    address: opts.nodeIP,
+    serving,
+    port,
+    healthzPort,
+  });
   await writeFile(paths.config, stringify(config));
   const labels = Object.entries(opts.labels).map(([k, v]) => `${k}=${v}`);
   const args = [
@@ -116,6 +146,7 @@ export async function startKubelet(opts: KubeletStart): Promise<{ child: Child; 
     `--node-labels=${labels.join(',')}`,
     '--v=1',
   ];
-  const child = startChild(`kubelet ${opts.name}`, opts.binary, args, join(opts.logDir, `kubelet-${opts.name}.log`));
+  const [command, argv] = inNamespace(opts.mountNamespace, opts.binary, args);
+  const child = startChild(`kubelet ${opts.name}`, command, argv, join(opts.logDir, `kubelet-${opts.name}.log`));
   return { child, port };
 }

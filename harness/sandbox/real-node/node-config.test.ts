@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { cniConfig, containerdConfig, containerdPaths } from './containerd.ts';
+import { cniConfig, containerdConfig, containerdPaths, inNamespace } from './containerd.ts';
 import { kubeletConfig, kubeletPaths } from './kubelet.ts';
-import { nodeNetwork } from './real-nodes.ts';
+import { REAL_POD_NETWORK, nodeNetwork } from './real-node.ts';
 
 describe('a real node configuration', () => {
   const dir = '/tmp/sb/real-node-0';
@@ -36,18 +36,39 @@ describe('a real node configuration', () => {
     expect(net.nodeIP).toBe('10.213.0.1');
   });
 
-  it('kubelet: cgroup v1 with cgroupfs under its own root, no negative oom score, API on loopback with webhook auth', () => {
+  it("CNI: routes to the other real nodes' pods via the bridge address, and no default route", () => {
+    const net = nodeNetwork(1);
+    const conf = JSON.parse(cniConfig(net.network, net.bridge, net.subnet, `${dir}/ipam`, [{ dst: REAL_POD_NETWORK, gw: net.nodeIP }])) as {
+      plugins: { ipam: { routes?: { dst: string; gw: string }[] } }[];
+    };
+    expect(conf.plugins[0]?.ipam.routes).toEqual([{ dst: '10.213.0.0/16', gw: '10.213.1.1' }]);
+    expect(conf.plugins[0]?.ipam.routes?.some((r) => r.dst === '0.0.0.0/0')).toBe(false);
+  });
+
+  it('runs containerd and the kubelet inside the node mount namespace (nsenter execs the binary itself)', () => {
+    expect(inNamespace('/n/mntns', '/usr/bin/containerd', ['--config', 'c'])).toEqual([
+      'nsenter',
+      ['--mount=/n/mntns', '/usr/bin/containerd', '--config', 'c'],
+    ]);
+    expect(inNamespace(undefined, '/usr/bin/containerd', ['x'])).toEqual(['/usr/bin/containerd', ['x']]);
+  });
+
+  it('kubelet: cgroup v1 with cgroupfs under its own root, no negative oom score, API on the node IP with a CA-signed certificate and webhook auth', () => {
     const paths = kubeletPaths(dir);
     const config = kubeletConfig({
       paths,
       caCert: '/ca.crt',
       containerdSocket: `${dir}/containerd.sock`,
       cgroupRoot: '/ebb-real-node-0',
+      address: '10.213.0.1',
+      serving: { cert: '/s.crt', key: '/s.key' },
       port: 10250,
       healthzPort: 10248,
     });
     expect(config).toMatchObject({
-      address: '127.0.0.1',
+      address: '10.213.0.1',
+      tlsCertFile: '/s.crt',
+      tlsPrivateKeyFile: '/s.key',
       readOnlyPort: 0,
       cgroupDriver: 'cgroupfs',
       cgroupRoot: '/ebb-real-node-0',

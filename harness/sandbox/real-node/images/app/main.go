@@ -1,11 +1,14 @@
 // Command app answers GET / with the version it was built as, and GET /healthz with "ok", on port 8080 or
-// on $PORT (so two of its containers can share a pod).
+// on $PORT (so two of its containers can share a pod), and says so on stdout (its container log).
+// `app get <url>` prints the body of GET <url> instead (run in a container with exec, it shows that one
+// pod reaches another).
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/signal"
@@ -17,6 +20,9 @@ import (
 var version = "dev"
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "get" {
+		os.Exit(get(os.Args[2]))
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -39,8 +45,25 @@ func main() {
 		defer cancel()
 		_ = server.Shutdown(shutdown)
 	}()
+	fmt.Printf("app %s listening on :%s\n", version, port)
 	if err := server.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// get prints the body of GET url; a failure or a status other than 200 exits 1.
+func get(url string) int {
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(url)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(os.Stdout, resp.Body); err != nil || resp.StatusCode != http.StatusOK {
+		fmt.Fprintln(os.Stderr, "GET", url, resp.Status, err)
+		return 1
+	}
+	return 0
 }
