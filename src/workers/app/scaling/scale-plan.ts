@@ -164,4 +164,3 @@ export function planCondemned(set: PodSet, acc: Accumulator): boolean {
   }
   return false;
 }
-
