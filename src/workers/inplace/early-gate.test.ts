@@ -31,6 +31,7 @@ const state = (over: Partial<InPlaceState> = {}): InPlaceState => ({
 const OLD: ContainerStatus = {
   name: 'app',
   image: 'app:1',
+  lastState: {},
   imageID: 'app@sha256:1',
   containerID: 'c1',
   restartCount: 0,
@@ -76,9 +77,9 @@ const waiting = (reason: string) => ({ kind: 'waitRunning', reason, container: '
 describe('early release of the gate', () => {
   it('sets the gate True once the kubelet has observed the image patch, the old container still reported', () => {
     const step = nextInPlaceStep(pod([OLD], [OUT, ready('False')]), target, now);
-    expect(step).toEqual({
+    expect(step).toMatchObject({
       kind: 'gate',
-      condition: { type: IN_PLACE_GATE, status: 'True', reason: 'InPlaceContainersRestarting', message: expect.any(String), lastTransitionTime: '2030-01-01T00:00:11Z' },
+      condition: { type: IN_PLACE_GATE, status: 'True', reason: 'InPlaceContainersRestarting', lastTransitionTime: '2030-01-01T00:00:11Z' },
     });
   });
 

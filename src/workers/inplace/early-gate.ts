@@ -52,7 +52,13 @@ export function earlyGate(pod: Pod, state: InPlaceState, pending: NonNullable<Pe
   const gate = gateCondition(pod);
   if (gate?.status === 'True') {
     if (!podReady(pod)) return undefined;
-    return gateConditionFor(pod, 'False', Reason.inPlaceGateHeld, `pod Ready before ${pending.container} ran its new instance: held until the update is done`, now);
+    return gateConditionFor(
+      pod,
+      'False',
+      Reason.inPlaceGateHeld,
+      `pod Ready before ${pending.container} ran its new instance: held until the update is done`,
+      now,
+    );
   }
   if (gate?.reason !== Reason.startInPlaceUpdate || !kubeletObservedSpec(pod) || !releasable(pod, state)) return undefined;
   return gateConditionFor(pod, 'True', Reason.inPlaceContainersRestarting, 'the kubelet restarts the containers on their new images; Ready follows them', now);
