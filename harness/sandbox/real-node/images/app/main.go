@@ -1,5 +1,6 @@
 // Command app answers GET / with the version it was built as, and GET /healthz with "ok", on port 8080 or
-// on $PORT (so two of its containers can share a pod).
+// on $PORT (so two of its containers can share a pod). With $SLEEP_THEN_EXIT (a Go duration) it only sleeps
+// that long and exits 0: an init container that makes its pod slow to start.
 package main
 
 import (
@@ -17,6 +18,15 @@ import (
 var version = "dev"
 
 func main() {
+	if d := os.Getenv("SLEEP_THEN_EXIT"); d != "" {
+		pause, err := time.ParseDuration(d)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "SLEEP_THEN_EXIT:", err)
+			os.Exit(2)
+		}
+		time.Sleep(pause)
+		return
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
