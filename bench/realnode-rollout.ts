@@ -4,7 +4,13 @@
  * StatefulSet controller (kube-controller-manager), all in one sandbox and one run, plus the real kubelet's
  * per-pod floor measured directly on a bare pod (realnode-floor.ts).
  *
- *   node bench/realnode-rollout.ts [--replicas 10] [--runs 3] [--grace 1] [--floor-samples 3] [--configs inplace,recreate,sts] [--json out.json]
+ *   node bench/realnode-rollout.ts [--replicas 10] [--runs 3] [--grace 1] [--floor-samples 3] [--configs inplace,recreate,sts]
+ *                                  [--workload app|slow] [--start-seconds 5] [--json out.json]
+ *
+ * `--workload slow`: each pod mounts a volume (a claim from the template; the sandbox provisioner's PV on the
+ * real node) and takes `--start-seconds` to start (a regular init container that sleeps: it runs when a pod
+ * is created, not when a container is restarted in place, as a slow start such as a data load or a warm-up
+ * before the app's container). The floor pods stay the sample app's.
  *
  * Needs root and the real-node packages (see bench/README.md). The three workloads are created at once on
  * `$EBB_SANDBOX_REGISTRY/ebb/app:v1` (setup, not measured); each run rolls every workload in turn (the order
@@ -19,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { sleep } from '../src/common/wait.ts';
 import { abortable, freshNamespace, interruptSignal, runToExit, startRealEnv, type RealEnv } from './lib/realnode-env.ts';
 import { FloorPod, emptySamples, type FloorSamples } from './lib/realnode-floor.ts';
-import { CONFIG_LABEL, createRealWorkload, realWorkload, setRealImage, type RealConfig } from './lib/realnode-workloads.ts';
+import { APP_SHAPE, CONFIG_LABEL, createRealWorkload, realWorkload, setRealImage, type RealConfig, type RealShape } from './lib/realnode-workloads.ts';
 import { allAt, PodTimeline } from './lib/pod-timeline.ts';
 import { median, medianSpread, table } from './lib/report.ts';
 import { selectorOf, waitStatusSettled, type Workload } from './lib/workloads.ts';
@@ -32,6 +38,8 @@ const { values: opt } = parseArgs({
     grace: { type: 'string', default: '1' },
     'floor-samples': { type: 'string', default: '3' },
     configs: { type: 'string', default: 'inplace,recreate,sts' },
+    workload: { type: 'string', default: 'app' },
+    'start-seconds': { type: 'string', default: '5' },
     json: { type: 'string' },
   },
 });
@@ -41,6 +49,8 @@ const GRACE = Number(opt.grace);
 const SAMPLES = Number(opt['floor-samples']);
 const CONFIGS = opt.configs.split(',') as RealConfig[];
 const QUIET_MS = 2_000;
+const WORKLOAD = opt.workload === 'slow' ? 'slow' : 'app';
+const START_SECONDS = Number(opt['start-seconds']);
 
 const clock = (): number => performance.timeOrigin + performance.now();
 const progress = (msg: string): void => void process.stderr.write(`[${new Date().toISOString()}] ${msg}\n`);
@@ -53,6 +63,7 @@ interface Target {
   w: Workload;
   timeline: PodTimeline;
   steps: StepRecorder | undefined;
+  shape: RealShape;
 }
 
 interface Measured {
@@ -70,13 +81,17 @@ interface Measured {
   staleReady?: number;
 }
 
-/** The in-place steps of one pod, in order: previous pod Ready (or template change), gate False, spec image, container ready, gate True, pod Ready. */
-const SEGMENTS = [
-  'previous pod Ready (or template change) → gate False (ebb)',
-  'gate False → new image in the spec (ebb)',
-  'new image in the spec → container ready (kubelet: stop, start, probe)',
-  'container ready → gate True (ebb)',
-  'gate True → pod Ready (kubelet)',
+/**
+ * The in-place steps of one pod as spans between the points the step recorder saw: previous pod Ready (or the
+ * template change), gate False, spec image, gate True, container ready, pod Ready. The gate turns True once
+ * the kubelet has the patch, so usually before the container is ready (it is not a chain).
+ */
+const SEGMENTS: [string, keyof PodSteps | 'prev', keyof PodSteps][] = [
+  ['previous pod Ready (or template change) → gate False (ebb)', 'prev', 'gateFalse'],
+  ['gate False → new image in the spec (ebb)', 'gateFalse', 'specImage'],
+  ['new image in the spec → gate True (ebb, once the kubelet has the patch)', 'specImage', 'gateTrue'],
+  ['new image in the spec → container ready (kubelet: stop, start, probe)', 'specImage', 'containerReady'],
+  ['container ready → pod Ready (kubelet)', 'containerReady', 'ready'],
 ];
 
 function segmentsOf(steps: PodSteps[], t0: number): number[][] {
@@ -84,11 +99,11 @@ function segmentsOf(steps: PodSteps[], t0: number): number[][] {
   const out: number[][] = SEGMENTS.map(() => []);
   let prev = t0;
   for (const s of [...steps].sort((a, b) => ord(b) - ord(a))) {
-    const points = [prev, s.gateFalse, s.specImage, s.containerReady, s.gateTrue, s.ready];
-    for (let i = 0; i < SEGMENTS.length; i++) {
-      const [a, b] = [points[i], points[i + 1]];
+    const at = (k: keyof PodSteps | 'prev'): number | undefined => (k === 'prev' ? prev : typeof s[k] === 'number' ? s[k] : undefined);
+    SEGMENTS.forEach(([, from, to], i) => {
+      const [a, b] = [at(from), at(to)];
       if (a !== undefined && b !== undefined) out[i]?.push(b - a);
-    }
+    });
     if (s.ready !== undefined) prev = s.ready;
   }
   return out;
@@ -99,7 +114,7 @@ async function rollout(env: RealEnv, t: Target, run: number, image: string, sign
   const l0 = load1();
   const t0 = clock();
   t.steps?.begin(image, t0, before);
-  await setRealImage(env.rest, t.w, image, GRACE);
+  await setRealImage(env.rest, t.w, image, GRACE, t.shape);
   const done = await abortable(t.timeline.until(allAt(t.w.name, REPLICAS, image), 900_000, `${t.w.name} at ${image}`), signal);
   const l1 = load1();
   await waitStatusSettled(env.rest, t.w, 120_000);
@@ -123,7 +138,7 @@ async function rollout(env: RealEnv, t: Target, run: number, image: string, sign
 function report(all: Measured[], floors: FloorSamples, images: string[]): string {
   const by = (c: RealConfig): Measured[] => all.filter((m) => m.config === c);
   const upstream = median(by('sts').map((m) => m.ms));
-  const floorOf = (c: RealConfig): number => REPLICAS * median(c === 'inplace' ? floors.gatedMs : floors.recreateMs);
+  const floorOf = (c: RealConfig): number => REPLICAS * median(c === 'inplace' ? floors.earlyMs : floors.recreateMs);
   const rows = CONFIGS.map((c) => {
     const times = by(c).map((m) => m.ms);
     return [
@@ -131,7 +146,7 @@ function report(all: Measured[], floors: FloorSamples, images: string[]): string
       medianSpread(times, s1),
       Number.isFinite(upstream) ? (median(times) / upstream).toFixed(2) : '–',
       s2(median(times) / REPLICAS),
-      `${s1(floorOf(c))} (${c === 'inplace' ? 'in place + gate' : 'recreate'})`,
+      `${s1(floorOf(c))} (${c === 'inplace' ? 'in place + early gate' : 'recreate'})`,
       (median(times) / floorOf(c)).toFixed(2),
       medianSpread(
         by(c).map((m) => m.statusLagMs),
@@ -140,20 +155,23 @@ function report(all: Measured[], floors: FloorSamples, images: string[]): string
     ];
   });
   const lines = [
-    `## Real node: ${REPLICAS} replicas on real-node-0, rolling image update ${images.join(' ↔ ')} (no pull), maxUnavailable 1, OrderedReady, grace ${GRACE} s, ${RUNS} runs (median (min–max))`,
+    `## Real node: ${WORKLOAD === 'slow' ? `the slow pod (a volume, ${START_SECONDS} s init), ` : ''}${REPLICAS} replicas on real-node-0, rolling image update ${images.join(' ↔ ')} (no pull), maxUnavailable 1, OrderedReady, grace ${GRACE} s, ${RUNS} runs (median (min–max))`,
     '',
     table(['config', 'rollout s', '÷ upstream', 's / pod', `kubelet floor s (${REPLICAS} × per pod)`, '÷ floor', 'status lag s'], rows),
     '',
     `Kubelet floor per pod, bare pod on the real node, ${floors.inPlaceMs.length} samples each (median (min–max), s): ` +
       `in place (image patch → new container ready, pod Ready) ${medianSpread(floors.inPlaceMs, s2)}; ` +
       `in place + gate (by hand: gate False, image patch, container ready, gate True → pod Ready) ${medianSpread(floors.gatedMs, s2)}, ` +
-      `of which image patch → container ready ${medianSpread(floors.gatedKubeletMs, s2)} and gate True → pod Ready ${medianSpread(floors.gatedReadyMs, s2)}; ` +
+      `of which image patch → container ready ${medianSpread(floors.gatedKubeletMs, s2)} and gate True → pod Ready ${medianSpread(floors.gatedReadyMs, s2)}, ` +
+      `image patch → pod Ready ${medianSpread(floors.gatedPatchReadyMs, s2)}; ` +
+      `in place + early gate (by hand: gate False, image patch, gate True once observedGeneration shows the patch → pod Ready) ${medianSpread(floors.earlyMs, s2)}, ` +
+      `of which image patch → pod Ready ${medianSpread(floors.earlyPatchReadyMs, s2)}; ` +
       `recreate (delete → gone → create → Ready) ${medianSpread(floors.recreateMs, s2)}, of which delete → gone ${medianSpread(floors.terminateMs, s2)}.`,
     '',
   ];
   const ip = by('inplace');
   if (ip.length > 0) {
-    const rowsOf = SEGMENTS.map((name, i) => [
+    const rowsOf = SEGMENTS.map(([name], i) => [
       name,
       medianSpread(
         ip.flatMap((m) => m.segments?.[i] ?? []),
@@ -181,7 +199,7 @@ function report(all: Measured[], floors: FloorSamples, images: string[]): string
 }
 
 /** The workloads of every config, created on `image`, Ready and settled; each with its pod watch. */
-async function createTargets(env: RealEnv, ns: string, image: string, signal: AbortSignal): Promise<Target[]> {
+async function createTargets(env: RealEnv, ns: string, image: string, shape: RealShape, signal: AbortSignal): Promise<Target[]> {
   const targets: Target[] = [];
   for (const config of CONFIGS) {
     const w = realWorkload(config, ns, config === 'inplace' ? 'ip' : config === 'recreate' ? 'rc' : 'sts', REPLICAS);
@@ -189,8 +207,8 @@ async function createTargets(env: RealEnv, ns: string, image: string, signal: Ab
     await timeline.start();
     const steps = config === 'inplace' ? new StepRecorder(env.rest, ns, selectorOf(w)) : undefined;
     await steps?.start();
-    targets.push({ config, w, timeline, steps });
-    await createRealWorkload(env.rest, config, w, { image, graceSeconds: GRACE });
+    targets.push({ config, w, timeline, steps, shape });
+    await createRealWorkload(env.rest, config, w, { image, graceSeconds: GRACE, shape });
   }
   for (const t of targets) await abortable(t.timeline.until(allAt(t.w.name, REPLICAS, image), 600_000, `${t.w.name} Ready`), signal);
   for (const t of targets) await waitStatusSettled(env.rest, t.w, 120_000);
@@ -208,7 +226,8 @@ async function main(): Promise<void> {
     const images = ['v1', 'v2'].map((v) => `${env.registry}/ebb/app:${v}`) as [string, string];
     for (const image of images) await env.cri.pullImage(image, { signal });
     const ns = await freshNamespace(env.rest, 'rn-bench', signal);
-    targets.push(...(await createTargets(env, ns, images[0], signal)));
+    const shape: RealShape = WORKLOAD === 'slow' ? { kind: 'slow', initImage: images[0], startSeconds: START_SECONDS } : APP_SHAPE;
+    targets.push(...(await createTargets(env, ns, images[0], shape, signal)));
     for (const [name, gated] of [
       ['floor', false],
       ['floor-gated', true],
@@ -222,7 +241,7 @@ async function main(): Promise<void> {
     for (let run = 1; run <= RUNS; run++) {
       for (const f of floors) await f.measure(images, SAMPLES, samples);
       progress(
-        `run ${run} floor so far: in place ${samples.inPlaceMs.map(s2).join(', ')}; gated ${samples.gatedMs.map(s2).join(', ')}; recreate ${samples.recreateMs.map(s2).join(', ')}`,
+        `run ${run} floor so far: in place ${samples.inPlaceMs.map(s2).join(', ')}; gated ${samples.gatedMs.map(s2).join(', ')}; early gate ${samples.earlyMs.map(s2).join(', ')}; recreate ${samples.recreateMs.map(s2).join(', ')}`,
       );
       const image = run % 2 === 1 ? images[1] : images[0];
       for (let i = 0; i < targets.length; i++) {

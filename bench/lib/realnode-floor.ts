@@ -3,8 +3,10 @@
  * pod template, seen through the same kind of pod watch as the rollouts:
  *
  *   in place   image patch on the idle pod → the container runs the new image, is ready and the pod Ready
- *   gated      ebb's in-place protocol done by hand on a pod with the InPlaceUpdateReady readiness gate: gate
- *              False (pods/status), image patch, container ready → gate True → pod Ready (no controller latency)
+ *   gated      ebb's former in-place protocol done by hand on a pod with the InPlaceUpdateReady readiness gate:
+ *              gate False (pods/status), image patch, container ready → gate True → pod Ready (no controller latency)
+ *   early gate ebb's protocol by hand on the same pod: gate False, image patch, the kubelet's status for the
+ *              patched spec (status.observedGeneration) → gate True, then the container ready → pod Ready
  *   recreate   delete (grace from the pod) → pod gone, then create → Ready (the sum is the sample)
  *   cold pull  CRI PullImage of an image absent from the node (containerd alone, no pod)
  */
@@ -31,9 +33,23 @@ export interface FloorSamples {
   /** Of each gated sample: image patch → container ready, and gate True → pod Ready. */
   gatedKubeletMs: number[];
   gatedReadyMs: number[];
+  /** Image patch → pod Ready, with the gate True after the container is ready (gated) and once the kubelet has the patch (early). */
+  gatedPatchReadyMs: number[];
+  earlyPatchReadyMs: number[];
+  earlyMs: number[];
 }
 
-export const emptySamples = (): FloorSamples => ({ inPlaceMs: [], recreateMs: [], terminateMs: [], gatedMs: [], gatedKubeletMs: [], gatedReadyMs: [] });
+export const emptySamples = (): FloorSamples => ({
+  inPlaceMs: [],
+  recreateMs: [],
+  terminateMs: [],
+  gatedMs: [],
+  gatedKubeletMs: [],
+  gatedReadyMs: [],
+  gatedPatchReadyMs: [],
+  earlyPatchReadyMs: [],
+  earlyMs: [],
+});
 
 /** The container runs `image`, is ready and restarted at least `minRestarts` times; with `podReady`, the pod is Ready too. */
 function running(name: string, image: string, minRestarts: number, podReady = true): (pods: BenchPod[]) => boolean {
@@ -104,8 +120,24 @@ export class FloorPod {
     return (await this.until(running(this.name, image, restarts + 1), `in place to ${image}`)) - t0;
   }
 
-  /** One gated sample: gate False, image patch, container ready, gate True, pod Ready; [total, patch → container ready, gate True → Ready]. */
-  async gatedInPlace(image: string): Promise<[number, number, number]> {
+  /** One early-gate sample: gate False, image patch, the kubelet observed it → gate True, pod Ready; [total, patch → Ready]. */
+  async earlyGateInPlace(image: string): Promise<[number, number]> {
+    await sleep(IDLE_MS, this.signal);
+    const restarts = this.timeline.current()[0]?.status?.containerStatuses?.[0]?.restartCount ?? 0;
+    const t0 = clock();
+    await this.gate('False');
+    const patched = clock();
+    const pod = await this.rest.patch<BenchPod>(core('pods', this.ns, this.name), { spec: { containers: [{ name: 'main', image }] } }, PatchType.strategic);
+    this.image = image;
+    const generation = pod.metadata.generation ?? Infinity;
+    await this.until((pods) => pods.some((p) => p.metadata.name === this.name && (p.status?.observedGeneration ?? 0) >= generation), 'patch observed');
+    await this.gate('True');
+    const podReady = await this.until(running(this.name, image, restarts + 1), 'Ready after the early gate');
+    return [podReady - t0, podReady - patched];
+  }
+
+  /** One gated sample: gate False, image patch, container ready, gate True, pod Ready; [total, patch → container ready, gate True → Ready, patch → Ready]. */
+  async gatedInPlace(image: string): Promise<[number, number, number, number]> {
     await sleep(IDLE_MS, this.signal);
     const restarts = this.timeline.current()[0]?.status?.containerStatuses?.[0]?.restartCount ?? 0;
     const t0 = clock();
@@ -117,7 +149,7 @@ export class FloorPod {
     const gateTrue = clock();
     await this.gate('True');
     const podReady = await this.until(running(this.name, image, restarts + 1), 'Ready after gate True');
-    return [podReady - t0, ready - patched, podReady - gateTrue];
+    return [podReady - t0, ready - patched, podReady - gateTrue, podReady - patched];
   }
 
   /** One recreate sample: delete → gone → create (same image) → Ready; returns [total, delete → gone]. */
@@ -130,15 +162,19 @@ export class FloorPod {
     return [(await this.until(running(this.name, this.image, 0), 'recreated and Ready')) - t0, gone - t0];
   }
 
-  /** Gated pod: `samples` gated samples; otherwise in-place then recreate samples; images alternate between `images`. */
+  /** Gated pod: `samples` gated and early-gate samples each; otherwise in-place then recreate samples; images alternate between `images`. */
   async measure(images: [string, string], samples: number, into: FloorSamples): Promise<void> {
     const next = (): string => (this.image === images[0] ? images[1] : images[0]);
     if (this.gated) {
       for (let i = 0; i < samples; i++) {
-        const [total, kubelet, ready] = await this.gatedInPlace(next());
+        const [total, kubelet, ready, patchReady] = await this.gatedInPlace(next());
         into.gatedMs.push(total);
         into.gatedKubeletMs.push(kubelet);
         into.gatedReadyMs.push(ready);
+        into.gatedPatchReadyMs.push(patchReady);
+        const [early, earlyPatchReady] = await this.earlyGateInPlace(next());
+        into.earlyMs.push(early);
+        into.earlyPatchReadyMs.push(earlyPatchReady);
       }
       return;
     }

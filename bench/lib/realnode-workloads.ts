@@ -27,10 +27,20 @@ export interface Prewarm {
 }
 
 /**
+ * The workload's pod: `app`, the sample app alone; `slow`, the sample app that mounts a volume (a claim from
+ * the template, a PV on the real node) and takes `startSeconds` to start (a regular init container that sleeps,
+ * run from `initImage`, which rollouts leave as it is).
+ */
+export type RealShape = { kind: 'app' } | { kind: 'slow'; initImage: string; startSeconds: number };
+
+export const APP_SHAPE: RealShape = { kind: 'app' };
+
+/**
  * The pod template: pinned to the real nodes and spread over them (one pod per node when replicas = nodes),
  * answering HTTP on 8080, Ready once /healthz answers.
  */
-export function realPodTemplate(name: string, image: string, graceSeconds: number): Record<string, unknown> {
+export function realPodTemplate(name: string, image: string, graceSeconds: number, shape: RealShape = APP_SHAPE): Record<string, unknown> {
+  const slow = shape.kind === 'slow';
   return {
     metadata: { labels: { [SET_LABEL]: name } },
     spec: {
@@ -40,6 +50,7 @@ export function realPodTemplate(name: string, image: string, graceSeconds: numbe
       ],
       dnsPolicy: 'Default',
       terminationGracePeriodSeconds: graceSeconds,
+      ...(slow ? { initContainers: [{ name: 'warm-up', image: shape.initImage, env: [{ name: 'SLEEP_THEN_EXIT', value: `${shape.startSeconds}s` }] }] } : {}),
       containers: [
         {
           name: 'main',
@@ -47,11 +58,16 @@ export function realPodTemplate(name: string, image: string, graceSeconds: numbe
           ports: [{ name: 'http', containerPort: 8080 }],
           readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, periodSeconds: 1 },
           resources: { requests: { cpu: '10m', memory: '16Mi' } },
+          ...(slow ? { volumeMounts: [{ name: 'data', mountPath: '/data' }] } : {}),
         },
       ],
     },
   };
 }
+
+const CLAIMS = {
+  volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+};
 
 export function realWorkload(config: RealConfig, namespace: string, name: string, replicas: number): Workload {
   return { kind: config === 'sts' ? 'sts' : 'ebb', policy: 'OrderedReady', namespace, name, replicas };
@@ -62,7 +78,7 @@ export async function createRealWorkload(
   rest: KubeRest,
   config: RealConfig,
   w: Workload,
-  t: { image: string; graceSeconds: number; prewarm?: Prewarm },
+  t: { image: string; graceSeconds: number; prewarm?: Prewarm; shape?: RealShape },
 ): Promise<void> {
   const meta = { name: w.name, namespace: w.namespace };
   await rest.create(core('services', w.namespace), {
@@ -79,7 +95,8 @@ export async function createRealWorkload(
     serviceName: w.name,
     podManagementPolicy: w.policy,
     updateStrategy: { type: 'RollingUpdate', rollingUpdate },
-    template: realPodTemplate(w.name, t.image, t.graceSeconds),
+    template: realPodTemplate(w.name, t.image, t.graceSeconds, t.shape),
+    ...(t.shape?.kind === 'slow' ? CLAIMS : {}),
     ...(config === 'prewarm' && t.prewarm ? { imagePrewarm: { enabled: true, ...t.prewarm } } : {}),
   };
   const head = w.kind === 'ebb' ? { apiVersion: API_VERSION, kind: APP_KIND } : { apiVersion: 'apps/v1', kind: 'StatefulSet' };
@@ -87,15 +104,15 @@ export async function createRealWorkload(
 }
 
 /** The template change that starts a rollout. */
-export async function setRealImage(rest: KubeRest, w: Workload, image: string, graceSeconds: number): Promise<void> {
-  await rest.patch(workloadRef(w), { spec: { template: realPodTemplate(w.name, image, graceSeconds) } }, PatchType.merge);
+export async function setRealImage(rest: KubeRest, w: Workload, image: string, graceSeconds: number, shape: RealShape = APP_SHAPE): Promise<void> {
+  await rest.patch(workloadRef(w), { spec: { template: realPodTemplate(w.name, image, graceSeconds, shape) } }, PatchType.merge);
 }
 
 const ignoreNotFound = (err: unknown): void => {
   if (!isKubeError(err, 'NotFound')) throw err;
 };
 
-/** Deletes the workload, its Service and its pods (directly: no wait for the garbage collector) and the node's ImageList. */
+/** Deletes the workload, its Service and its pods (directly: no wait for the garbage collector) and the nodes' ImageLists; claims stay. */
 export async function deleteRealWorkload(rest: KubeRest, w: Workload, node: string | string[]): Promise<void> {
   await rest.delete(workloadRef(w), { propagationPolicy: 'Background' }).catch(ignoreNotFound);
   await rest.delete(core('services', w.namespace, w.name)).catch(ignoreNotFound);

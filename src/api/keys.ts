@@ -201,6 +201,8 @@ export const Reason = {
   // Pod condition InPlaceUpdateReady
   startInPlaceUpdate: 'StartInPlaceUpdate',
   inPlaceUpdateDone: 'InPlaceUpdateDone',
+  inPlaceContainersRestarting: 'InPlaceContainersRestarting',
+  inPlaceGateHeld: 'InPlaceGateHeld',
   podCreated: 'PodCreated',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];

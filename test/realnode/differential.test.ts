@@ -1,7 +1,8 @@
 /**
  * Keeps the simulated kubelet honest: the same in-place image update on a simulated node and on the real node
  * must leave the pod status fields ebb or a user reads the same — phases, the order the gate, ContainersReady
- * and Ready changed in, the condition types, and per container restartCount, imageID, containerID, lastState,
+ * and Ready changed in, the condition types, whether the kubelet reported the patched spec's generation before
+ * the restart (ebb releases the gate on it), and per container restartCount, imageID, containerID, lastState,
  * startedAt and reported resources.
  */
 import { describe, expect, it } from 'vitest';
@@ -67,7 +68,7 @@ async function scenario(label: string, placement: Record<string, unknown>, from:
 const simPlacement = (): Record<string, unknown> => ({ nodeSelector: { 'kubernetes.io/hostname': sandbox().nodeNames[0] ?? '' } });
 
 /** Runs the update on a simulated node, then on the real node, and compares the traces. */
-async function compare(label: string, from: Variant, to: Variant): Promise<void> {
+async function compare(label: string, from: Variant, to: Variant): Promise<Trace> {
   const sim = await scenario(`${label}sim`, simPlacement(), from, to);
   const real = await scenario(`${label}real`, onRealNode, from, to);
   process.stdout.write(`${label} simulated: ${JSON.stringify(sim)}\n${label} real:      ${JSON.stringify(real)}\n`);
@@ -76,11 +77,14 @@ async function compare(label: string, from: Variant, to: Variant): Promise<void>
   expect(sim.conditionTypes).toEqual(real.conditionTypes);
   expect(sim.otherConditionsSeen).toEqual(real.otherConditionsSeen);
   expect(sim.steps).toEqual(real.steps);
+  expect(sim.observedBeforeRestart).toEqual(real.observedBeforeRestart);
+  return real;
 }
 
 describe('simulated vs real kubelet', () => {
   it('an in-place image update leaves the same pod status on both', async () => {
-    await compare('dimg', { tag: 'v1', cpu: '50m' }, { tag: 'v2', cpu: '50m' });
+    const real = await compare('dimg', { tag: 'v1', cpu: '50m' }, { tag: 'v2', cpu: '50m' });
+    expect(real.observedBeforeRestart).toBe(true);
   });
 
   it('an in-place cpu resize leaves the same pod status on both', async () => {

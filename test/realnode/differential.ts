@@ -31,6 +31,11 @@ export interface Trace {
   conditionTypes: string[];
   /** Condition types seen at any time during the update, beside the tracked ones (e.g. PodResizeInProgress). */
   otherConditionsSeen: string[];
+  /**
+   * The kubelet reported the spec's generation (status.observedGeneration) while a container it restarts
+   * still ran its old instance: what ebb's early gate release waits for, on both nodes.
+   */
+  observedBeforeRestart: boolean;
   containers: ContainerChange[];
 }
 
@@ -69,6 +74,17 @@ function containerChange(before: Pod, after: Pod, name: string): ContainerChange
   };
 }
 
+/** A version where the kubelet has observed a spec change whose restart it has not reported yet. */
+function observedBeforeRestart(first: Pod, pods: Pod[]): boolean {
+  const restarted = (first.spec.containers ?? []).filter((c) => pods.at(-1)?.spec.containers.find((x) => x.name === c.name)?.image !== c.image);
+  return pods.some(
+    (p) =>
+      p.metadata.generation !== first.metadata.generation &&
+      (p.status?.observedGeneration ?? 0) >= (p.metadata.generation ?? Infinity) &&
+      restarted.some((c) => statusOf(p, c.name)?.containerID === statusOf(first, c.name)?.containerID),
+  );
+}
+
 /** The trace of one pod from its recorded versions (the first is the settled pod before the update). */
 export function traceOf(seen: readonly Seen[]): Trace {
   const pods = seen.map((s) => s.pod);
@@ -82,6 +98,7 @@ export function traceOf(seen: readonly Seen[]): Trace {
     otherConditionsSeen: [...new Set(pods.flatMap((p) => (p.status?.conditions ?? []).map((c) => c.type)))]
       .filter((t) => !(last.status?.conditions ?? []).some((c) => c.type === t))
       .sort(),
+    observedBeforeRestart: observedBeforeRestart(first, pods),
     containers: (last.spec.containers ?? []).map((c) => containerChange(first, last, c.name)),
   };
 }

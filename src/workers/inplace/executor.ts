@@ -28,6 +28,8 @@ export async function applyInPlaceStep<P extends Pod>(client: PatchClient, pod: 
   switch (step.kind) {
     case 'start':
       return client.patch<P>(ref(pod, 'status'), statusPatch(pod, step.annotation, step.condition), PatchType.strategic, QUERY, signal);
+    case 'gate':
+      return client.patch<P>(ref(pod, 'status'), statusPatch(pod, undefined, step.condition), PatchType.strategic, QUERY, signal);
     case 'finish':
       return client.patch<P>(
         ref(pod, 'status'),

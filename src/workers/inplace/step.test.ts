@@ -5,7 +5,7 @@ import { inPlaceStatus } from './status.ts';
 import { serializeState, type InPlaceState } from './state.ts';
 import { nextInPlaceStep, SAFETY_RECHECK_MS, stepWait } from './step.ts';
 import type { InPlaceTarget } from './types.ts';
-import type { ContainerStatus, Pod } from '../../kube/types.ts';
+import type { ContainerStatus, Pod, PodCondition } from '../../kube/types.ts';
 
 const PATCHED_AT = '2030-01-01T00:00:10.700Z';
 const target: InPlaceTarget = {
@@ -30,7 +30,20 @@ const state = (over: Partial<InPlaceState> = {}): InPlaceState => ({
   ...over,
 });
 
-function pod(s: Partial<ContainerStatus>, over: { state?: InPlaceState; generation?: number; observed?: number; deleting?: boolean } = {}): Pod {
+const GATE_OUT: PodCondition = { type: IN_PLACE_GATE, status: 'False', reason: 'StartInPlaceUpdate' };
+/** The gate released early: True while the containers restart. */
+const RELEASED: PodCondition = { type: IN_PLACE_GATE, status: 'True', reason: 'InPlaceContainersRestarting', lastTransitionTime: '2030-01-01T00:00:11Z' };
+
+interface PodOptions {
+  state?: InPlaceState;
+  generation?: number;
+  /** status.observedGeneration; null: not reported (a kubelet before the field). */
+  observed?: number | null;
+  deleting?: boolean;
+  conditions?: PodCondition[];
+}
+
+function pod(s: Partial<ContainerStatus>, over: PodOptions = {}): Pod {
   const st = over.state ?? state();
   return {
     metadata: {
@@ -47,8 +60,8 @@ function pod(s: Partial<ContainerStatus>, over: { state?: InPlaceState; generati
       readinessGates: [{ conditionType: IN_PLACE_GATE }],
     },
     status: {
-      observedGeneration: over.observed ?? 2,
-      conditions: [{ type: IN_PLACE_GATE, status: 'False', reason: 'StartInPlaceUpdate' }],
+      ...(over.observed === null ? {} : { observedGeneration: over.observed ?? 2 }),
+      conditions: over.conditions ?? [GATE_OUT],
       containerStatuses: [
         {
           name: 'app',
@@ -78,7 +91,7 @@ describe('completion of an updated container', () => {
     ['restarted, not ready', { ready: false }, 'ContainerNotReady'],
     ['waiting (pulling)', { state: { waiting: { reason: 'ContainerCreating' } }, ready: false }, 'ContainerNotRunning'],
   ])('%s → %s', (_n, s, expected) => {
-    const step = nextInPlaceStep(pod(s), target, now);
+    const step = nextInPlaceStep(pod(s, { conditions: [RELEASED] }), target, now);
     if (expected === 'finish')
       expect(step).toMatchObject({ kind: 'finish', removeAnnotation: true, condition: { status: 'True', reason: 'InPlaceUpdateDone' } });
     else expect(step).toEqual({ kind: 'waitRunning', reason: expected, container: 'app', afterMs: SAFETY_RECHECK_MS });

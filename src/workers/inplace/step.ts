@@ -6,11 +6,15 @@
  *
  *   start ─▶ wait (grace period) ─▶ resize ─▶ patchSpec(batch 0) ─▶ waitRunning ─▶ patchSpec(batch 1) … ─▶ finish ─▶ done
  *
+ * After the last batch's patch, once the kubelet has observed it, a `gate` step sets the gate True while the
+ * containers restart (`early-gate.ts`); the finish then only removes the state annotation.
+ *
  * A change that restarts nothing (labels/annotations only, or a resize no container's resizePolicy restarts
  * for) skips the gate: resize, then one patchSpec with the revision label and the metadata, then done.
  */
 import { Annotation, Label, Reason } from '../../api/keys.ts';
 import { batchPending, resizePending, resizeRefusal, updatePending, type Pending } from './completion.ts';
+import { earlyGate } from './early-gate.ts';
 import { createdGateCondition, gateCondition, gateConditionFor, hasInPlaceGate } from './gate.ts';
 import { sameQuantity, sameResizable, RESIZABLE } from '../../common/quantity.ts';
 import { findContainer, hasStateAnnotation, newState, podRevision, readState, refreshSnapshot, serializeState, type InPlaceState } from './state.ts';
@@ -59,6 +63,8 @@ export type InPlaceStep =
    * recreates the pod or holds the rollout on it, by its podUpdatePolicy.
    */
   | { kind: 'resizeRefused'; container: string; message: string }
+  /** Set the gate condition alone (the early release, or holding it False again); the state annotation stays. */
+  | { kind: 'gate'; condition: PodCondition }
   /** Remove the state annotation and set the gate True (one pods/status patch); `baseline`: the restart baseline to write. */
   | { kind: 'finish'; removeAnnotation: boolean; condition: PodCondition; baseline?: string }
   | { kind: 'done' };
@@ -157,7 +163,9 @@ function continueUpdate(pod: Pod, state: InPlaceState, target: InPlaceTarget, no
     return pending ? waitRunning(pod, pending) : patchBatch(pod, state, target, next, now);
   }
   const pending = updatePending(pod, state);
-  return pending ? waitRunning(pod, pending) : finish(pod, true, now, state);
+  if (!pending) return finish(pod, true, now, state);
+  const gate = pending.reason === 'ResizeRefused' ? undefined : earlyGate(pod, state, pending, now);
+  return gate ? { kind: 'gate', condition: gate } : waitRunning(pod, pending);
 }
 
 /**

@@ -24,6 +24,7 @@ function inPlaceWords(s: InPlaceStep): string {
   if (s.kind === 'start') return 'start its in-place update';
   if (s.kind === 'patchSpec') return `patch the images of batch ${s.batch + 1}`;
   if (s.kind === 'resize') return 'resize its containers';
+  if (s.kind === 'gate') return `set gate InPlaceUpdateReady ${s.condition.status} (${s.condition.reason ?? ''})`;
   if (s.kind === 'finish') return 'finish its in-place update (gate InPlaceUpdateReady True)';
   return s.kind;
 }

@@ -1,7 +1,8 @@
 // Command app answers GET / with the version it was built as, and GET /healthz with "ok", on port 8080 or
 // on $PORT (so two of its containers can share a pod), and says so on stdout (its container log).
 // `app get <url>` prints the body of GET <url> instead (run in a container with exec, it shows that one
-// pod reaches another).
+// pod reaches another). With $SLEEP_THEN_EXIT (a Go duration) it only sleeps that long and exits 0: an init
+// container that makes its pod slow to start.
 package main
 
 import (
@@ -22,6 +23,15 @@ var version = "dev"
 func main() {
 	if len(os.Args) == 3 && os.Args[1] == "get" {
 		os.Exit(get(os.Args[2]))
+	}
+	if d := os.Getenv("SLEEP_THEN_EXIT"); d != "" {
+		pause, err := time.ParseDuration(d)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "SLEEP_THEN_EXIT:", err)
+			os.Exit(2)
+		}
+		time.Sleep(pause)
+		return
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
