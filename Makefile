@@ -102,7 +102,7 @@ test-fast: deps debs ## The inner loop: lint and typecheck (cached, side by side
 	npx eslint --cache --cache-strategy content --cache-location $(FAST_CACHE)/eslint . && npx prettier --check --cache --cache-location $(FAST_CACHE)/prettier --log-level warn . ; lint=$$?; \
 	wait $$tsc; typecheck=$$?; cat $(FAST_CACHE)/typecheck.out; \
 	[ $$lint = 0 ] && [ $$typecheck = 0 ]
-	npx vitest run --project unit
+	npx vitest run --project 'unit*'
 
 test: tools keda lint typecheck ## Install what is missing (the KEDA operator included), then lint, typecheck and run every test layer.
 	EBB_REQUIRE_KEDA=1 npx vitest run
