@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import type { App } from '../../../src/api/app.ts';
 import type { AppSpec } from '../../../src/api/app-spec.ts';
-import { Annotation, Label } from '../../../src/api/keys.ts';
+import { Annotation, Label, Reason } from '../../../src/api/keys.ts';
 import { maxUnavailableOf } from '../../../src/api/int-or-percent.ts';
 import { IN_PLACE_GATE, podIsUpdatingInPlace } from '../../../src/workers/inplace/index.ts';
 import { timerId } from '../../../src/queue/names.ts';
@@ -46,6 +46,12 @@ export interface Invariants {
   maxUnavailable?: number;
   /** Pods below this ordinal keep their UID (checked while `armed`). */
   partition?: number;
+}
+
+/** The gate released early: True, InPlaceContainersRestarting, once the kubelet has observed the pod's spec. */
+function releasedEarly(pod: Pod, gate: { status?: string; reason?: string } | undefined): boolean {
+  const observed = (pod.status?.observedGeneration ?? 0) >= (pod.metadata.generation ?? Infinity);
+  return gate?.status === 'True' && gate.reason === Reason.inPlaceContainersRestarting && observed;
 }
 
 export class Scenario {
@@ -178,13 +184,17 @@ export class Scenario {
     return { start, end: start + (app.spec.replicas ?? 1), minReady: app.spec.minReadySeconds ?? 0 };
   }
 
-  /** A pod with the state annotation and the gate has the gate False: it is out of its Services while it changes. */
+  /**
+   * A pod with the state annotation and the gate has the gate False: it is out of its Services while it changes;
+   * or released early (True, InPlaceContainersRestarting) once the kubelet has observed the image patch
+   * (`status.observedGeneration`), when Ready follows the new containers.
+   */
   private checkGates(): Found[] {
     const out: Found[] = [];
     for (const p of this.pods()) {
       const gated = (p.spec?.readinessGates ?? []).some((g) => g.conditionType === IN_PLACE_GATE);
       const gate = p.status?.conditions?.find((c) => c.type === IN_PLACE_GATE);
-      if (gated && p.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined && gate?.status !== 'False')
+      if (gated && p.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined && gate?.status !== 'False' && !releasedEarly(p, gate))
         out.push({ invariant: 'gate', pod: p.metadata.name, detail: `${p.metadata.name} is updating with gate ${gate?.status}` });
     }
     return out;

@@ -10,13 +10,13 @@ import { drive, env, gate, image, newPod, status, target } from './scenario.ts';
 const B = target('web-b', { images: [{ container: 'app', image: 'nginx:1.26' }], metadata: { labels: { tier: 'back' }, annotations: {} } });
 
 describe('in-place update protocol', () => {
-  it('updates one container: gate False, image patched, restart observed, gate True, annotation gone — in 3 writes', async () => {
+  it('updates one container: gate False, image patched, gate True once the kubelet has it, annotation gone — in 4 writes', async () => {
     const e = env(newPod([{ name: 'app', image: 'nginx:1.25' }]));
     const before = status(e.api.read(), 'app')!;
     const run = await drive(e, B);
 
-    expect(run.writes.map((s) => s.kind)).toEqual(['start', 'patchSpec', 'finish']);
-    expect(e.api.writes).toHaveLength(3);
+    expect(run.writes.map((s) => s.kind)).toEqual(['start', 'patchSpec', 'gate', 'finish']);
+    expect(e.api.writes).toHaveLength(4);
     const pod = e.api.read();
     expect(image(pod, 'app')).toBe('nginx:1.26');
     expect(pod.metadata.labels).toMatchObject({ [Label.revision]: 'web-b', tier: 'back', [Label.app]: 'web' });
@@ -24,10 +24,15 @@ describe('in-place update protocol', () => {
     expect(gate(pod)).toMatchObject({ status: 'True', reason: Reason.inPlaceUpdateDone });
     expect(status(pod, 'app')).toMatchObject({ restartCount: 1, ready: true });
     expect(status(pod, 'app')?.containerID).not.toBe(before.containerID);
-    // The gate went False before the image changed, and came back True only after the new container was ready.
+    // The gate went False before the image changed, and came back True only after the image patch (released
+    // early: the kubelet had observed it), the annotation staying until the new container was ready.
     const patched = run.timeline.findIndex((s) => s.images.app === 'nginx:1.26');
     expect(run.timeline[patched - 1]?.gate).toBe('False');
-    expect(run.steps.some((s) => s.kind === 'waitRunning' && s.reason === 'ContainerNotReady')).toBe(true);
+    const released = run.timeline.findIndex((s, i) => i > 0 && s.gate === 'True');
+    expect(released).toBeGreaterThan(patched);
+    expect(run.timeline.slice(1, patched).every((s) => s.gate === 'False')).toBe(true);
+    expect(run.timeline[released]?.annotated).toBe(true);
+    expect(run.writes.find((s) => s.kind === 'gate')).toMatchObject({ condition: { status: 'True', reason: Reason.inPlaceContainersRestarting } });
   });
 
   it('waits out the grace period as a timer before patching the image', async () => {
@@ -41,7 +46,7 @@ describe('in-place update protocol', () => {
     // One timer for the remaining grace period, not a polling loop.
     expect(waits).toHaveLength(1);
     expect(waits[0]).toMatchObject({ reason: 'InPlaceGracePeriod' });
-    expect(run.writes.map((s) => s.kind)).toEqual(['start', 'patchSpec', 'finish']);
+    expect(run.writes.map((s) => s.kind)).toEqual(['start', 'patchSpec', 'gate', 'finish']);
   });
 
   it('completes when the new tag resolves to the same digest (same imageID, container restarted)', async () => {
@@ -77,7 +82,8 @@ describe('in-place update protocol', () => {
     });
 
     expect(order).toEqual([['proxy'], ['app'], ['log']]);
-    expect(run.writes.map((s) => s.kind)).toEqual(['start', 'patchSpec', 'patchSpec', 'patchSpec', 'finish']);
+    // The gate is released only once the last batch is patched and the earlier ones are done.
+    expect(run.writes.map((s) => s.kind)).toEqual(['start', 'patchSpec', 'patchSpec', 'patchSpec', 'gate', 'finish']);
     // Only the last batch moves the revision label.
     const labels = run.writes.filter((s) => s.kind === 'patchSpec').map((s) => (s.kind === 'patchSpec' ? s.revisionLabel : ''));
     expect(labels).toEqual([undefined, undefined, 'web-b']);
@@ -91,7 +97,10 @@ describe('in-place update protocol', () => {
     expect(run.steps.some((s) => s.kind === 'finish' || s.kind === 'done')).toBe(false);
     expect(run.steps.at(-1)).toMatchObject({ kind: 'waitRunning', reason: 'ContainerNotReady', container: 'app' });
     const pod = e.api.read();
-    expect(gate(pod)).toMatchObject({ status: 'False', reason: Reason.startInPlaceUpdate });
+    // The gate was released once the kubelet had the patch; the container's readiness keeps the pod out of
+    // Ready, and the update stays unfinished (annotated).
+    expect(gate(pod)).toMatchObject({ status: 'True', reason: Reason.inPlaceContainersRestarting });
+    expect(status(pod, 'app')?.ready).toBe(false);
     expect(pod.metadata.annotations?.[Annotation.inPlaceUpdateState]).toBeDefined();
   });
 

@@ -4,7 +4,7 @@
  * and checks the protocol's invariants after every step.
  */
 import { expect } from 'vitest';
-import { Annotation, Label } from '../../../src/api/keys.ts';
+import { Annotation, Label, Reason } from '../../../src/api/keys.ts';
 import type { ResourceRef } from '../../../src/kube/paths.ts';
 import type { PatchType } from '../../../src/kube/rest.ts';
 import { applyInPlaceStep, type PatchClient } from '../../../src/workers/inplace/executor.ts';
@@ -118,9 +118,18 @@ function sample(e: Env, pod: Pod, step: InPlaceStep): Sample {
   };
 }
 
-/** While the state annotation is on a gated pod, the gate is False: the pod is out of the Service. */
+/**
+ * While the state annotation is on a gated pod, the gate is False (the pod is out of the Service), or released
+ * early (True, InPlaceContainersRestarting) once the kubelet has observed the image patch
+ * (`status.observedGeneration`): Ready then follows the new containers.
+ */
 function checkInvariants(pod: Pod): void {
-  if (pod.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined) expect(gate(pod)?.status).toBe('False');
+  if (pod.metadata.annotations?.[Annotation.inPlaceUpdateState] === undefined) return;
+  const g = gate(pod);
+  if (g?.status === 'True') {
+    expect(g.reason).toBe(Reason.inPlaceContainersRestarting);
+    expect(pod.status?.observedGeneration ?? 0).toBeGreaterThanOrEqual(pod.metadata.generation ?? Infinity);
+  } else expect(g?.status).toBe('False');
 }
 
 export async function drive(e: Env, target: InPlaceTarget, opts: DriveOptions = {}): Promise<Run> {
