@@ -11,25 +11,12 @@ export const SERIAL_INTEGRATION = [
   // Time, fairness and memory measurements that a busy machine would distort; Chromium pages with 30 s waits;
   // `ebb` processes spawned with deadlines on how soon they start, log or exit.
   'test/integration/app/inplace-grace.test.ts',
-  // Bounds on time or memory: a backoff's pace against a healthy App's, KEDA's scale-up and cooldown, heap growth
-  // over a fuzz run, every App observed again within a few resyncs of a Redis flush (`ebb` processes spawned),
-  // re-pulls once per interval from zero workers, a re-pull's lateness and the daemon's busy time. All but the
-  // fuzz run failed beside another file on a machine at load 25 (each on its own sandbox).
-  'test/integration/imagelist/repull-daemon.test.ts',
-  'test/integration/imagelist/repull.test.ts',
-  'test/integration/keda/scale-to-zero.test.ts',
-  'test/integration/reliability/poison.test.ts',
-  'test/integration/reliability/spec-fuzz.test.ts',
-  'test/integration/watcher/redis-loss.test.ts',
   // Counts reads from the shared view against fresh ones: a view that lags on a busy machine is read fresh.
   'test/integration/app/view.test.ts',
   // Worker processes SIGKILLed and started again, waiting out lock expiry: their start-up under load decides.
   'test/integration/app/chaos.test.ts',
   'test/integration/app/inplace-chaos.test.ts',
   'test/integration/app/quarantine-culprit.test.ts',
-  // A node daemon SIGKILLed mid-pull must come back while the runtime still pulls (failed at load 25 beside
-  // another file: the pull had ended first).
-  'test/integration/imagelist/daemon-kill.test.ts',
   // Failed once beside another file on a machine at load 20 (passed alone): here until that is understood.
   'test/integration/app/lifecycle.test.ts',
   'test/integration/app/priority-deadline.test.ts',
