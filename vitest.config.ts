@@ -1,13 +1,31 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Integration files whose outcome depends on the machine's load: they run one at a time, after the integration
- * files that run two at a time (`sequence.groupOrder`). Every integration file, here or not, has a sandbox to
- * itself while it runs (one per worker: test/integration/global-setup.ts), so restarting a shared component or
- * writing cluster-scoped objects is no reason to be here. The reasons, per file, are in docs/development.md
- * (Test layers).
+ * Integration files that disturb what every file shares, or measure time: they run alone, after the parallel
+ * group (`sequence.groupOrder`). The reasons, per file, are in docs/development.md (Test layers).
  */
 export const SERIAL_INTEGRATION = [
+  // Restart or empty shared components, or start a control plane of their own.
+  'test/integration/app/control-plane-restarts.test.ts',
+  'test/integration/app/failover-rollout.test.ts',
+  'test/integration/ctrl-c.test.ts',
+  'test/integration/watcher/watch-faults.test.ts',
+  'test/integration/watcher/redis-loss.test.ts',
+  // Cluster-scoped objects: ImageLists, nodes (taints, cordons, dedicated nodes and their daemons), CRDs,
+  // PriorityClasses, StorageClasses, ClusterRoles (watcher/board-namespaces), the install and the KEDA operator.
+  'test/integration/app/admission.test.ts',
+  'test/integration/app/prewarm*.test.ts',
+  'test/integration/app/terminating-pods.test.ts',
+  'test/integration/app/warm-pool.test.ts',
+  'test/integration/cli/explain-prewarm.test.ts',
+  'test/integration/crd-*.test.ts',
+  'test/integration/daemon/**/*.test.ts',
+  'test/integration/deploy/**/*.test.ts',
+  'test/integration/imagelist/**/*.test.ts',
+  'test/integration/keda/**/*.test.ts',
+  'test/integration/kubelet.test.ts',
+  'test/integration/reliability/**/*.test.ts',
+  'test/integration/watcher/settled-resync.test.ts',
   // Time, fairness and memory measurements that a busy machine would distort; Chromium pages with 30 s waits;
   // `ebb` processes spawned with deadlines on how soon they start, log or exit.
   'test/integration/app/inplace-grace.test.ts',
@@ -41,9 +59,9 @@ const integration = {
   hookTimeout: 180_000,
 };
 
-// Three groups, one after the other: the unit files, two at a time; the integration files, two at a time, each on
-// its worker's sandbox; then, one file at a time, the integration files above and the layers with a sandbox of
-// their own. The unit files' group runs alone so that their timing checks never share the machine with a
+// Three groups, one after the other: the unit files, two at a time; the integration files that share the sandbox
+// peacefully, two at a time; then, one file at a time, the integration files above and the layers with a sandbox
+// of their own. The unit files' group runs alone so that their timing checks never share the machine with a
 // sandbox scenario.
 // Unit tests that start redis-server, spawn node or openssl, or compile a CRD wait for that work: vitest's 5 s / 10 s
 // defaults are a bound a loaded machine misses (a passing test takes no longer for a wider bound).

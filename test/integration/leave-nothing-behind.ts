@@ -1,18 +1,19 @@
 /**
- * Runs around every integration test file and leaves its worker's sandbox (no other file uses it meanwhile,
- * support.ts) as the file found it, for the next file on it:
- * - every namespace that appeared while the file ran is deleted (without waiting): their Apps' pods would
- *   otherwise stay on the sandbox's three nodes for the rest of the run, and a long run fills the nodes' pod
- *   capacity;
+ * Runs around every integration test file and leaves the shared sandbox as the file found it:
+ * - the namespaces the file created are deleted (without waiting): their Apps' pods would otherwise stay on the
+ *   sandbox's three nodes for the rest of the run, and a long run fills the nodes' pod capacity. A file that
+ *   runs alone deletes every namespace that appeared while it ran; a file of the parallel project only those
+ *   it made with freshNamespace (the other namespaces that appeared may be another file's, still in use);
  * - the ImageLists are deleted: they are cluster-scoped, so no namespace takes them, and a watcher in a later
- *   file would count them among the objects it knows, lists and enqueues.
+ *   file would count them among the objects it knows, lists and enqueues. Files that make ImageLists run alone
+ *   (vitest.config.ts).
  */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { imageListRef } from '../../src/api/group.ts';
 import type { ImageList } from '../../src/api/image-list.ts';
 import { isKubeError } from '../../src/kube/errors.ts';
 import { core, type ResourceRef } from '../../src/kube/paths.ts';
-import { sandbox } from './support.ts';
+import { namespacesMade, sandbox } from './support.ts';
 
 let before = new Set<string>();
 
@@ -32,7 +33,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  const made = (await namespaceNames()).filter((name) => !before.has(name));
+  const made = inject('filesInParallel') ? [...namespacesMade] : (await namespaceNames()).filter((name) => !before.has(name));
   for (const name of made) await deleteQuietly(core('namespaces', undefined, name));
   const lists = await sandbox().rest.list<ImageList>(imageListRef());
   for (const l of lists.items) await deleteQuietly(imageListRef(l.metadata.name), l.metadata.uid);

@@ -1,7 +1,6 @@
 /**
- * Helpers for integration tests. The global setup (global-setup.ts) starts a sandbox per worker and provides
- * their coordinates; a file works on its worker's sandbox, which no other file uses while it runs, and each test
- * in a fresh namespace.
+ * Helpers for integration tests. The global setup (global-setup.ts) starts one sandbox per run and provides
+ * its kubeconfig path and Redis URL; each test works in a fresh namespace.
  */
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
@@ -14,55 +13,33 @@ import type { ImageList, ImageListEntry } from '../../src/api/image-list.ts';
 import { createLogger } from '../../src/common/log.ts';
 import { syncPullSecretCopies } from '../../src/workers/imagelist/pull-secrets.ts';
 
-/** Where a test finds a sandbox. */
-export interface SandboxCoordinates {
-  kubeconfig: string;
-  redisUrl: string;
-  dir: string;
-  nodeNames: string[];
-}
-
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** JSON-encoded SandboxCoordinates[], index i for worker i + 1 (test/integration/global-setup.ts). */
-    sandboxes: string;
-    /** A layer with one sandbox (test/realnode) provides its coordinates one by one instead. */
     kubeconfig: string;
     redisUrl: string;
     sandboxDir: string;
     /** JSON-encoded list of simulated node names. */
     nodeNames: string;
+    /** Other files of the project may run at the same moment (leave-nothing-behind.ts). */
+    filesInParallel: boolean;
   }
 }
 
-/**
- * This file's sandbox: its worker's (vitest numbers the workers of a group 1…maxWorkers, `VITEST_POOL_ID`, and
- * never gives one number to two files running at the same moment), or the layer's only one.
- */
-function coordinates(): SandboxCoordinates {
-  const all = inject('sandboxes') as string | undefined;
-  if (all === undefined) {
-    return {
-      kubeconfig: inject('kubeconfig'),
-      redisUrl: inject('redisUrl'),
-      dir: inject('sandboxDir'),
-      nodeNames: JSON.parse(inject('nodeNames')) as string[],
-    };
-  }
-  const worker = Number(process.env['VITEST_POOL_ID'] ?? '1');
-  const found = (JSON.parse(all) as SandboxCoordinates[])[worker - 1];
-  if (!found) throw new Error(`no sandbox for worker ${worker}: the global setup started one per worker of the project`);
-  return found;
-}
+/** The namespaces this file made with freshNamespace (a module instance per test file). */
+export const namespacesMade = new Set<string>();
 
-let mine: { rest: KubeRest; coordinates: SandboxCoordinates } | undefined;
+let client: KubeRest | undefined;
 
 export function sandbox(): { rest: KubeRest; kubeconfig: string; redisUrl: string; dir: string; nodeNames: string[] } {
-  if (!mine) {
-    const c = coordinates();
-    mine = { rest: new KubeRest(loadKubeConfig(c.kubeconfig)), coordinates: c };
-  }
-  return { rest: mine.rest, ...mine.coordinates };
+  const kubeconfig = inject('kubeconfig');
+  client ??= new KubeRest(loadKubeConfig(kubeconfig));
+  return {
+    rest: client,
+    kubeconfig,
+    redisUrl: inject('redisUrl'),
+    dir: inject('sandboxDir'),
+    nodeNames: JSON.parse(inject('nodeNames')) as string[],
+  };
 }
 
 /**
@@ -73,6 +50,7 @@ export async function freshNamespace(prefix = 't'): Promise<string> {
   const { rest } = sandbox();
   const name = `${prefix}-${randomBytes(4).toString('hex')}`;
   await rest.create(core('namespaces'), { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  namespacesMade.add(name);
   await waitFor(() => rest.get(core('serviceaccounts', name, 'default')), { timeoutMs: 30_000, what: `ServiceAccount ${name}/default` });
   return name;
 }
