@@ -31,7 +31,8 @@ describe('in-place update on the sandbox', () => {
 
     const run = await driveInPlace(ns, 'web-0', target({ images: [{ container: 'app', image: 'nginx:1.26' }] }));
 
-    expect(run.writes.map((w) => w.kind)).toEqual(['start', 'patchSpec', 'finish']);
+    // The gate is released once the kubelet has observed the image patch, before the new container is ready.
+    expect(run.writes.map((w) => w.kind)).toEqual(['start', 'patchSpec', 'gate', 'finish']);
     const after = await getPod(ns, 'web-0');
     expect(after.metadata.uid).toBe(before.metadata.uid);
     expect(after.metadata.name).toBe('web-0');
@@ -50,6 +51,13 @@ describe('in-place update on the sandbox', () => {
     expect(updating.every((s) => cond(s.pod, IN_PLACE_GATE)?.reason === Reason.startInPlaceUpdate)).toBe(true);
     expect(updating.some((s) => cond(s.pod, 'Ready')?.reason === 'ReadinessGatesNotReady')).toBe(true);
     expect(updating.every((s) => s.pod.metadata.annotations?.[Annotation.inPlaceUpdateState] !== undefined)).toBe(true);
+    // Released early: True with InPlaceContainersRestarting only once the kubelet reported the patched spec, and
+    // never Ready while released and app still ran its old instance.
+    const released = run.samples.filter((s) => cond(s.pod, IN_PLACE_GATE)?.reason === Reason.inPlaceContainersRestarting);
+    expect(released.length).toBeGreaterThan(0);
+    for (const s of released) expect(s.pod.status?.observedGeneration ?? 0).toBeGreaterThanOrEqual(s.pod.metadata.generation ?? Infinity);
+    const readyOnOld = released.filter((s) => isReady(s.pod) && cs(s.pod, 'app')?.restartCount === 0);
+    expect(readyOnOld).toEqual([]);
     await expect.poll(async () => isReady(await getPod(ns, 'web-0'))).toBe(true);
   });
 
@@ -156,7 +164,7 @@ describe('in-place update on the sandbox', () => {
     expect(cond(run.final, IN_PLACE_GATE)?.reason).toBe(Reason.inPlaceUpdateDone);
   });
 
-  it('keeps the gate False and the state on the pod while the new image cannot even be pulled', async () => {
+  it('keeps the state on the pod and the pod out of Ready while the new image cannot even be pulled', async () => {
     const ns = await freshNamespace('ip');
     await createGatedPod(ns, 'web-0', { containers: [{ name: 'app', image: 'nginx:1.25' }] });
 
@@ -164,7 +172,9 @@ describe('in-place update on the sandbox', () => {
       driveInPlace(ns, 'web-0', target({ images: [{ container: 'app', image: 'registry.example.invalid/app:2' }] }), { timeoutMs: 3_000 }),
     ).rejects.toThrow(/did not finish; last step .*waitRunning/);
     const pod = await getPod(ns, 'web-0');
-    expect(cond(pod, IN_PLACE_GATE)).toMatchObject({ status: 'False', reason: Reason.startInPlaceUpdate });
+    // The gate was released once the kubelet had the patch; the container that cannot start keeps the pod out
+    // of Ready, and the update unfinished.
+    expect(cond(pod, IN_PLACE_GATE)).toMatchObject({ status: 'True', reason: Reason.inPlaceContainersRestarting });
     expect(pod.metadata.annotations?.[Annotation.inPlaceUpdateState]).toBeDefined();
     expect(isReady(pod)).toBe(false);
     expect(cs(pod, 'app')?.state.waiting?.reason).toMatch(/ErrImagePull|ImagePullBackOff/);
