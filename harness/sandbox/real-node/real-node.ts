@@ -19,7 +19,8 @@ import { REAL_NODE_LABEL, kubeletPaths, startKubelet } from './kubelet.ts';
 import { waitNodeReady } from './node-ready.ts';
 import { supervise, type Supervised } from './supervise.ts';
 
-export interface RealNodeStart {
+/** What every real node of a sandbox starts from: the sandbox's directory, its control plane and binaries. */
+export interface RealNodeContext {
   dir: string;
   rest: KubeRest;
   pki: Pki;
@@ -27,6 +28,9 @@ export interface RealNodeStart {
   binDir: string;
   log: Logger;
   signal: AbortSignal;
+}
+
+export interface RealNodeStart extends RealNodeContext {
   ops: HostOps;
   i: number;
   images: ImageRefs;

@@ -10,7 +10,6 @@ import { dirname, join } from 'node:path';
 import { KubeError } from '../../../src/kube/errors.ts';
 import type { Logger } from '../../../src/common/log.ts';
 import type { KubeRest } from '../../../src/kube/rest.ts';
-import type { Pki } from '../pki.ts';
 import { KUBELET_CLIENT_USER } from '../pki.ts';
 import { CNI_BIN_DIR, CONTAINERD_BIN } from './containerd.ts';
 import { LEDGER_PATH, LedgerWriter, applyHostChanges, processStartTime, readLedger } from './host-apply.ts';
@@ -19,7 +18,7 @@ import { cgroupMounts, planMachineChanges } from './host-plan.ts';
 import { revertHostChanges } from './host-revert.ts';
 import { pushSandboxImages, type ImageRefs } from './images.ts';
 import { REGISTRY_BIN, startSandboxRegistry, type SandboxRegistry } from './registry.ts';
-import { startRealNode, type RealNode } from './real-node.ts';
+import { startRealNode, type RealNode, type RealNodeContext } from './real-node.ts';
 
 export { REAL_POD_NETWORK, nodeNetwork, realNodeName, type RealNode } from './real-node.ts';
 
@@ -30,15 +29,8 @@ export class RealNodeError extends Error {
 /** How many real nodes one machine runs side by side (each a containerd and a kubelet). */
 export const MAX_REAL_NODES = 4;
 
-export interface RealNodesOptions {
-  dir: string;
+export interface RealNodesOptions extends RealNodeContext {
   count: number;
-  rest: KubeRest;
-  pki: Pki;
-  server: string;
-  binDir: string;
-  log: Logger;
-  signal: AbortSignal;
   ops?: HostOps;
 }
 
