@@ -30,6 +30,12 @@ export const namespacesMade = new Set<string>();
 
 let client: KubeRest | undefined;
 
+/**
+ * The bound of a test that tells one story of several rollouts and CLI processes, where the project's test
+ * timeout (integration: 240 s) is the bound of one scenario: every wait inside still waits for a condition.
+ */
+export const LONG_SCENARIO_MS = 600_000;
+
 export function sandbox(): { rest: KubeRest; kubeconfig: string; redisUrl: string; dir: string; nodeNames: string[] } {
   const kubeconfig = inject('kubeconfig');
   client ??= new KubeRest(loadKubeConfig(kubeconfig));

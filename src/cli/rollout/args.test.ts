@@ -38,9 +38,15 @@ describe('parseRolloutArgs', () => {
       ['status', 'app/web', '--context=prod', '-n=shop', '--watch=false'],
       { op: 'status', name: 'web', namespace: 'shop', context: 'prod', timeoutMs: undefined, watch: false },
     ],
-    [['explain', 'app/web'], { op: 'explain', name: 'web', namespace: undefined, context: undefined, output: 'text' }],
-    [['explain', 'app/web', '-o', 'json', '--context', 'c1'], { op: 'explain', name: 'web', namespace: undefined, context: 'c1', output: 'json' }],
-    [['explain', 'web', '--output=text', '-n', 'shop'], { op: 'explain', name: 'web', namespace: 'shop', context: undefined, output: 'text' }],
+    [['explain', 'app/web'], { op: 'explain', name: 'web', namespace: undefined, context: undefined, output: 'text', queueTimeoutMs: 3_000 }],
+    [
+      ['explain', 'app/web', '-o', 'json', '--context', 'c1'],
+      { op: 'explain', name: 'web', namespace: undefined, context: 'c1', output: 'json', queueTimeoutMs: 3_000 },
+    ],
+    [
+      ['explain', 'web', '--output=text', '-n', 'shop', '--queue-timeout=30s'],
+      { op: 'explain', name: 'web', namespace: 'shop', context: undefined, output: 'text', queueTimeoutMs: 30_000 },
+    ],
     [['help'], { op: 'help' }],
   ])('%j', (args, want) => {
     expect(parseRolloutArgs(args)).toEqual(want);
@@ -64,6 +70,8 @@ describe('parseRolloutArgs', () => {
     [['explain', 'app/web', '-o', 'yaml'], '--output is text or json'],
     [['explain', 'app/web', '--context='], '--context needs a context name'],
     [['explain', 'app/web', '--watch'], 'unknown argument "--watch"'],
+    [['explain', 'app/web', '--queue-timeout', '500ms'], '--queue-timeout must be a duration from 1s to 5m'],
+    [['explain', 'app/web', '--queue-timeout', '10m'], '--queue-timeout must be a duration from 1s to 5m'],
   ])('%j is a usage error: %s', (args, message) => {
     const err = usageError(args);
     expect(err.message).toContain(message);

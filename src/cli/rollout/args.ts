@@ -19,7 +19,7 @@ export type RolloutArgs =
   | ({ op: 'promote'; full: boolean } & RolloutTarget)
   | ({ op: 'undo'; toRevision: number } & RolloutTarget)
   | ({ op: 'history'; revision: number } & RolloutTarget)
-  | ({ op: 'explain'; output: 'text' | 'json' } & RolloutTarget);
+  | ({ op: 'explain'; output: 'text' | 'json'; queueTimeoutMs: number } & RolloutTarget);
 
 /** Exit codes of `ebb rollout`. */
 export const RolloutExit = {
@@ -36,6 +36,9 @@ export const RolloutExit = {
 } as const;
 
 const TIMEOUT_MAX_MS = 7 * 24 * 3_600_000;
+/** How long explain waits for Redis, unless --queue-timeout says otherwise; and the longest it may say. */
+export const QUEUE_TIMEOUT_DEFAULT_MS = 3_000;
+const QUEUE_TIMEOUT_MAX_MS = 300_000;
 
 export const ROLLOUT_USAGE = `usage:
   ebb rollout status app/NAME [-t/--timeout DURATION] [-w/--watch=false]  follow the rollout until it completes, fails, is aborted or passes its deadline
@@ -47,7 +50,9 @@ export const ROLLOUT_USAGE = `usage:
   ebb rollout abort app/NAME                   abort the rollout in progress: pods go back to the stable revision
   ebb rollout retry app/NAME                   end an abort: the rollout starts again from its first step
   ebb rollout promote app/NAME [--full]        skip the remaining canary steps (and lift a step's pause); --full: and the analysis, background checks too
-  ebb rollout explain app/NAME [-o json]       what the rollout waits for, pod by pod, and what ebb does next and when
+  ebb rollout explain app/NAME [-o json] [--queue-timeout DURATION]
+                                               what the rollout waits for, pod by pod, and what ebb does next and when
+                                               (the queues are read for at most --queue-timeout, default 3s)
 Every subcommand takes -n/--namespace NS (default: the kubeconfig context's namespace, in a pod the pod's,
 else "default") and --context NAME (a kubeconfig context other than the current one).
 NAME may be written NAME, app/NAME, apps/NAME, ebapp/NAME or app.apps.ebb.dev/NAME.
@@ -122,10 +127,14 @@ function target(op: string, f: Flags): RolloutTarget {
 }
 
 function explainArgs(rest: readonly string[]): RolloutArgs {
-  const f = splitFlags(rest, [...COMMON, '--output'], []);
+  const f = splitFlags(rest, [...COMMON, '--output', '--queue-timeout'], []);
   const output = f.values.get('--output') ?? 'text';
   if (output !== 'text' && output !== 'json') return fail(`--output is text or json, got ${JSON.stringify(output)}`);
-  return { op: 'explain', ...target('explain', f), output };
+  const text = f.values.get('--queue-timeout');
+  const queueTimeoutMs = text === undefined ? QUEUE_TIMEOUT_DEFAULT_MS : parseDuration(text);
+  if (queueTimeoutMs === undefined || queueTimeoutMs < 1000 || queueTimeoutMs > QUEUE_TIMEOUT_MAX_MS)
+    fail(`--queue-timeout must be a duration from 1s to ${formatDuration(QUEUE_TIMEOUT_MAX_MS)} (like 3s, 30s), got ${JSON.stringify(text)}`);
+  return { op: 'explain', ...target('explain', f), output, queueTimeoutMs: queueTimeoutMs ?? QUEUE_TIMEOUT_DEFAULT_MS };
 }
 
 function statusArgs(rest: readonly string[]): RolloutArgs {

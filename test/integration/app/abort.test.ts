@@ -14,7 +14,7 @@ import { ConditionType, EventReason, Reason } from '../../../src/api/keys.ts';
 import { AbortReason } from '../../../src/api/rollout-abort.ts';
 import { isRunningAndReady } from '../../../src/workers/app/pods/predicates.ts';
 import { cliEnv, ebb, KUBECTL, pluginDir, run } from '../cli/cli.ts';
-import { rejection } from '../support.ts';
+import { LONG_SCENARIO_MS, rejection } from '../support.ts';
 import { createApp, eventsOf, getApp, image, patchApp, revisionOf, settled, type Snapshot, template, uniqueName, until, useController } from './harness.ts';
 
 const ctl = useController('abort');
@@ -47,78 +47,83 @@ function stableWatch(): { arm: (s: Snapshot, stable: string) => void; onEach: (s
 }
 
 describe.each(['ReCreate', 'InPlaceIfPossible'] as const)('abort (%s)', (podUpdatePolicy) => {
-  it('ebb rollout abort sends a paused canary back to stable; retry starts again; kubectl ebb promote completes it', async () => {
-    const name = uniqueName('ab');
-    const cli = (op: string) => ebb(['rollout', op, `app/${name}`, '-n', ctl.ns]);
-    await createApp(ctl.ns, name, {
-      replicas: 4,
-      podManagementPolicy: 'Parallel',
-      updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy, canary: { steps } } },
-    });
-    const initial = await settled(ctl.ns, name);
-    const stable = initial.app.status?.updateRevision ?? '';
-    const stableUids = new Set(initial.pods.map((p) => p.metadata.uid));
-    const watch = stableWatch();
+  // Four rollouts and five CLI processes in one story: a bound for the whole story, not for one wait.
+  it(
+    'ebb rollout abort sends a paused canary back to stable; retry starts again; kubectl ebb promote completes it',
+    { timeout: LONG_SCENARIO_MS },
+    async () => {
+      const name = uniqueName('ab');
+      const cli = (op: string) => ebb(['rollout', op, `app/${name}`, '-n', ctl.ns]);
+      await createApp(ctl.ns, name, {
+        replicas: 4,
+        podManagementPolicy: 'Parallel',
+        updateStrategy: { type: 'RollingUpdate', rollingUpdate: { podUpdatePolicy, canary: { steps } } },
+      });
+      const initial = await settled(ctl.ns, name);
+      const stable = initial.app.status?.updateRevision ?? '';
+      const stableUids = new Set(initial.pods.map((p) => p.metadata.uid));
+      const watch = stableWatch();
 
-    await patchApp(ctl.ns, name, { template: template(name, 'v2') });
-    const paused = await until(
-      ctl.ns,
-      name,
-      (s) => s.app.spec.updateStrategy?.rollingUpdate?.paused === true && s.app.status?.canary?.step === 1 && s.pods.filter(isRunningAndReady).length === 4,
-    );
-    const next = paused.app.status?.updateRevision ?? '';
-    // From here on, no pod of the stable revision may be deleted: not by the abort, the retry or the promote's first steps.
-    watch.arm(paused, stable);
-    expect(paused.pods.map(revisionOf)).toEqual([stable, stable, next, next]);
-    const kept = paused.pods.filter((p) => revisionOf(p) === stable).map((p) => p.metadata.uid);
-    expect(kept.every((uid) => stableUids.has(uid))).toBe(true);
+      await patchApp(ctl.ns, name, { template: template(name, 'v2') });
+      const paused = await until(
+        ctl.ns,
+        name,
+        (s) => s.app.spec.updateStrategy?.rollingUpdate?.paused === true && s.app.status?.canary?.step === 1 && s.pods.filter(isRunningAndReady).length === 4,
+      );
+      const next = paused.app.status?.updateRevision ?? '';
+      // From here on, no pod of the stable revision may be deleted: not by the abort, the retry or the promote's first steps.
+      watch.arm(paused, stable);
+      expect(paused.pods.map(revisionOf)).toEqual([stable, stable, next, next]);
+      const kept = paused.pods.filter((p) => revisionOf(p) === stable).map((p) => p.metadata.uid);
+      expect(kept.every((uid) => stableUids.has(uid))).toBe(true);
 
-    const abort = await cli('abort');
-    expect(abort.code, abort.stderr).toBe(0);
-    expect(abort.stdout).toContain(`rollout of revision ${next} aborted: pods go back to revision ${stable}`);
-    const back = await until(ctl.ns, name, (s) => rolledBack(s, stable), { onEach: watch.onEach, what: `App ${name} rolled back` });
-    expect(watch.deleted).toEqual(new Set());
-    // In place, the canary pods themselves went back: same pods (UIDs), the stable image.
-    if (podUpdatePolicy === 'InPlaceIfPossible') expect(back.pods.map((p) => p.metadata.uid)).toEqual(paused.pods.map((p) => p.metadata.uid));
-    expect(back.pods.every((p) => p.spec?.['containers']?.[0]?.image === image('v1'))).toBe(true);
-    expect(kept.every((uid) => back.pods.some((p) => p.metadata.uid === uid))).toBe(true);
-    expect(back.app.spec.template).toEqual(paused.app.spec.template);
-    expect(back.app.spec.updateStrategy?.rollingUpdate?.paused).toBe(false);
-    expect(back.app.status).toMatchObject({
-      currentRevision: stable,
-      updateRevision: next,
-      updatedReplicas: 0,
-      abort: { revision: next, reason: AbortReason.requested },
-    });
-    expect(condition(back, ConditionType.aborted)).toMatchObject({ status: 'True', reason: AbortReason.requested });
-    expect(await eventsOf(ctl.ns, name, EventReason.rolloutAborted)).toHaveLength(1);
+      const abort = await cli('abort');
+      expect(abort.code, abort.stderr).toBe(0);
+      expect(abort.stdout).toContain(`rollout of revision ${next} aborted: pods go back to revision ${stable}`);
+      const back = await until(ctl.ns, name, (s) => rolledBack(s, stable), { onEach: watch.onEach, what: `App ${name} rolled back` });
+      expect(watch.deleted).toEqual(new Set());
+      // In place, the canary pods themselves went back: same pods (UIDs), the stable image.
+      if (podUpdatePolicy === 'InPlaceIfPossible') expect(back.pods.map((p) => p.metadata.uid)).toEqual(paused.pods.map((p) => p.metadata.uid));
+      expect(back.pods.every((p) => p.spec?.['containers']?.[0]?.image === image('v1'))).toBe(true);
+      expect(kept.every((uid) => back.pods.some((p) => p.metadata.uid === uid))).toBe(true);
+      expect(back.app.spec.template).toEqual(paused.app.spec.template);
+      expect(back.app.spec.updateStrategy?.rollingUpdate?.paused).toBe(false);
+      expect(back.app.status).toMatchObject({
+        currentRevision: stable,
+        updateRevision: next,
+        updatedReplicas: 0,
+        abort: { revision: next, reason: AbortReason.requested },
+      });
+      expect(condition(back, ConditionType.aborted)).toMatchObject({ status: 'True', reason: AbortReason.requested });
+      expect(await eventsOf(ctl.ns, name, EventReason.rolloutAborted)).toHaveLength(1);
 
-    const status = await ebb(['rollout', 'status', `app/${name}`, '-n', ctl.ns, '--watch=false']);
-    expect(status.code).toBe(5);
-    expect(status.stdout).toContain(`app "${name}" rollout aborted`);
-    const history = await cli('history');
-    expect(history.stdout).toMatch(new RegExp(`${next}\\s+aborted \\(AbortRequested\\)`));
+      const status = await ebb(['rollout', 'status', `app/${name}`, '-n', ctl.ns, '--watch=false']);
+      expect(status.code).toBe(5);
+      expect(status.stdout).toContain(`app "${name}" rollout aborted`);
+      const history = await cli('history');
+      expect(history.stdout).toMatch(new RegExp(`${next}\\s+aborted \\(AbortRequested\\)`));
 
-    const retry = await cli('retry');
-    expect(retry.code, retry.stderr).toBe(0);
-    const again = await until(
-      ctl.ns,
-      name,
-      (s) => s.app.spec.updateStrategy?.rollingUpdate?.paused === true && s.app.status?.canary?.step === 1 && s.pods.filter(isRunningAndReady).length === 4,
-      { onEach: watch.onEach },
-    );
-    expect(again.app.status?.abort).toBeUndefined();
-    expect(condition(again, ConditionType.aborted)).toMatchObject({ status: 'False', reason: Reason.abortRetried });
-    expect(again.pods.map(revisionOf)).toEqual([stable, stable, next, next]);
+      const retry = await cli('retry');
+      expect(retry.code, retry.stderr).toBe(0);
+      const again = await until(
+        ctl.ns,
+        name,
+        (s) => s.app.spec.updateStrategy?.rollingUpdate?.paused === true && s.app.status?.canary?.step === 1 && s.pods.filter(isRunningAndReady).length === 4,
+        { onEach: watch.onEach },
+      );
+      expect(again.app.status?.abort).toBeUndefined();
+      expect(condition(again, ConditionType.aborted)).toMatchObject({ status: 'False', reason: Reason.abortRetried });
+      expect(again.pods.map(revisionOf)).toEqual([stable, stable, next, next]);
 
-    const promote = await run(KUBECTL, ['ebb', 'rollout', 'promote', `app/${name}`, '-n', ctl.ns], cliEnv(await pluginDir()));
-    expect(promote.code, promote.stderr).toBe(0);
-    expect(promote.stdout).toContain("canary steps 2 to 3 skipped; ebb's pause lifted (CanaryStep)");
-    const done = await settled(ctl.ns, name, next, 90_000);
-    expect(done.app.status?.canary).toEqual({ step: 3 });
-    expect(await eventsOf(ctl.ns, name, EventReason.rolloutPromoted)).toHaveLength(1);
-    expect(done.app.spec.template).toEqual(paused.app.spec.template);
-  });
+      const promote = await run(KUBECTL, ['ebb', 'rollout', 'promote', `app/${name}`, '-n', ctl.ns], cliEnv(await pluginDir()));
+      expect(promote.code, promote.stderr).toBe(0);
+      expect(promote.stdout).toContain("canary steps 2 to 3 skipped; ebb's pause lifted (CanaryStep)");
+      const done = await settled(ctl.ns, name, next, 90_000);
+      expect(done.app.status?.canary).toEqual({ step: 3 });
+      expect(await eventsOf(ctl.ns, name, EventReason.rolloutPromoted)).toHaveLength(1);
+      expect(done.app.spec.template).toEqual(paused.app.spec.template);
+    },
+  );
 
   it('rollbackOnProgressDeadline aborts a rollout stuck on a crash-looping image and rolls it back', async () => {
     const name = uniqueName('dl');

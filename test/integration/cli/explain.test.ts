@@ -22,8 +22,13 @@ const queueEnv = (extraPath?: string): NodeJS.ProcessEnv => ({
   EBB_REDIS_URL: ctl.env['EBB_REDIS_URL'],
   EBB_QUEUE_PREFIX: ctl.env['EBB_QUEUE_PREFIX'],
 });
+/**
+ * Redis answers in milliseconds, but on a loaded machine the CLI process itself may take seconds to get there:
+ * the tests that read the queues give it longer than the 3 s a user waits by default.
+ */
+const QUEUE_TIMEOUT = '--queue-timeout=60s';
 const explain = (name: string, extra: string[] = [], env = queueEnv()) =>
-  run(process.execPath, [MAIN, 'rollout', 'explain', `app/${name}`, '-n', ctl.ns, ...extra], env);
+  run(process.execPath, [MAIN, 'rollout', 'explain', `app/${name}`, '-n', ctl.ns, QUEUE_TIMEOUT, ...extra], env);
 
 const TRAFFIC = 'traffic.example.com/serving';
 const withTraffic = (name: string, tag: string): AppSpec['template'] => ({
@@ -92,7 +97,7 @@ describe('ebb rollout explain', () => {
     // A line wider than the terminal is cut, not wrapped.
     expect(lines.some((l) => l.endsWith('…'))).toBe(true);
 
-    const json = await run(KUBECTL, ['ebb', 'rollout', 'explain', `app/${name}`, '-n', ctl.ns, '-o', 'json'], queueEnv(await pluginDir()));
+    const json = await run(KUBECTL, ['ebb', 'rollout', 'explain', `app/${name}`, '-n', ctl.ns, '-o', 'json', QUEUE_TIMEOUT], queueEnv(await pluginDir()));
     expect(json.code).toBe(0);
     const e = JSON.parse(json.stdout) as Explanation;
     expect(e.state).toBe('progressing');

@@ -9,7 +9,7 @@ import type { App } from '../../../src/api/app.ts';
 import { waitFor } from '../../../src/common/wait.ts';
 import { PatchType } from '../../../src/kube/rest.ts';
 import { createApp, getApp, image, patchApp, podsOf, revisionsOf, settled, template, uniqueName, until, useController } from '../app/harness.ts';
-import { freshNamespace, sandbox } from '../support.ts';
+import { freshNamespace, LONG_SCENARIO_MS, sandbox } from '../support.ts';
 import { cliEnv, ebb, KUBECTL, MAIN, pluginDir, run, Tmux } from './cli.ts';
 
 const ctl = useController('cli-roll');
@@ -154,7 +154,8 @@ describe('ebb rollout status', () => {
 });
 
 describe('ebb rollout pause, resume, history, undo, restart', () => {
-  it('steers a rollout and goes back through the ControllerRevisions', async () => {
+  // Six rollouts and a dozen CLI processes in one story: a bound for the whole story, not for one wait.
+  it('steers a rollout and goes back through the ControllerRevisions', { timeout: LONG_SCENARIO_MS }, async () => {
     const name = uniqueName('steer');
     await createApp(ctl.ns, name, { replicas: 2 });
     const v1 = (await settled(ctl.ns, name)).app.status?.updateRevision;

@@ -14,11 +14,11 @@ type ExplainArgs = Extract<RolloutArgs, { op: 'explain' }>;
 export async function explainCommand(rest: KubeRest, args: ExplainArgs, namespace: string, out: NodeJS.WriteStream = process.stdout): Promise<number> {
   const now = new Date();
   const ac = new AbortController();
-  const measured = measuredReader();
+  const measured = measuredReader(args.queueTimeoutMs);
   try {
     const [reads, queue] = await Promise.all([
       readForExplain(readOnlyClient(rest, ac.signal, readOnlyDesk(measured)), namespace, args.name, now),
-      readQueueFacts(namespace, args.name),
+      readQueueFacts(namespace, args.name, args.queueTimeoutMs),
     ]);
     const notes = [...reads.notes, ...[queue.note, measured.note()].filter((n) => n !== undefined)];
     const e = explain({ ...reads, queue: queue.facts, notes, now });

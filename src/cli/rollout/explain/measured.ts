@@ -1,7 +1,7 @@
 /**
  * The finished measurements explain's plan reads (read only: nothing is measured, nothing asked for), from the
  * Redis the worker keeps them in, with the settings `ebb queue` uses (EBB_REDIS_URL, EBB_QUEUE_PREFIX, ...).
- * Connected only when a plan has a measurement due, within a short deadline: when Redis cannot be read, every
+ * Connected only when a plan has a measurement due, within the same deadline as the queues (`--queue-timeout`): when Redis cannot be read, every
  * due measurement counts as not finished (the plan waits for it) and a note says so.
  */
 import type { Measurement } from '../../../api/analysis.ts';
@@ -9,7 +9,6 @@ import { errorMessage } from '../../../common/errors.ts';
 import { sleep } from '../../../common/wait.ts';
 import { redisConnection, type RedisClient } from '../../../queue/connection.ts';
 import { redisResultStore } from '../../../workers/measure/store.ts';
-import { QUEUE_DEADLINE_MS } from './queue.ts';
 
 export interface MeasuredReader {
   /** The results of measure jobs `ids`, in order (undefined: not finished, or not readable). */
@@ -34,7 +33,7 @@ async function within<T>(work: Promise<T>, deadlineMs: number): Promise<T> {
   }
 }
 
-export function measuredReader(deadlineMs = QUEUE_DEADLINE_MS): MeasuredReader {
+export function measuredReader(deadlineMs: number): MeasuredReader {
   let client: RedisClient | undefined;
   let failed: string | undefined;
   return {

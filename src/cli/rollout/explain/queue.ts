@@ -1,7 +1,7 @@
 /**
  * What the queues hold of one App, read from Redis with the settings `ebb queue` uses (EBB_REDIS_URL,
  * EBB_QUEUE_PREFIX, ...): its last reconcile job (the summary it returned and its log lines), a job waiting or
- * running, and its timers. Read only, within a short deadline: when Redis cannot be reached the answer is a
+ * running, and its timers. Read only, within a deadline (`--queue-timeout`, 3 s unless set): when Redis cannot be reached the answer is a
  * note, and explain goes on from the apiserver alone.
  */
 import type { Job } from 'bullmq';
@@ -14,8 +14,6 @@ import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type Time
 import { describeRedis, redisLocationSetting } from '../../../queue/redis-target.ts';
 import type { LastReconcile, QueueFacts } from './model.ts';
 
-/** How long explain waits for Redis before it goes on without the queues. */
-export const QUEUE_DEADLINE_MS = 3_000;
 const SCAN_COUNT = 500;
 const MAX_LOG_LINES = 12;
 
@@ -79,7 +77,7 @@ async function timersOf(client: RedisClient, timers: TimersQueue, id: string): P
 }
 
 /** Reads the App's facts from the queues; `{ note }` instead when they cannot be read in time. */
-export async function readQueueFacts(namespace: string, name: string, deadlineMs = QUEUE_DEADLINE_MS): Promise<{ facts?: QueueFacts; note?: string }> {
+export async function readQueueFacts(namespace: string, name: string, deadlineMs: number): Promise<{ facts?: QueueFacts; note?: string }> {
   let cfg;
   try {
     cfg = (await import('../../queue/config.ts')).loadQueueCliConfig();
@@ -109,7 +107,7 @@ export async function readQueueFacts(namespace: string, name: string, deadlineMs
     return { facts: await Promise.race([read, late]) };
   } catch (err) {
     return {
-      note: `the queues were not read (${where}: ${errorMessage(err)}): no last reconcile or timers shown; set the watcher's EBB_REDIS_* and EBB_QUEUE_PREFIX to see them`,
+      note: `the queues were not read (${where}: ${errorMessage(err)}): no last reconcile or timers shown; set the watcher's EBB_REDIS_* and EBB_QUEUE_PREFIX to see them, or a longer --queue-timeout`,
     };
   } finally {
     ac.abort();
