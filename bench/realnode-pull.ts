@@ -9,12 +9,14 @@
  *             transfer, the time all the bytes take through the registry's one bandwidth
  *   prewarm   ebb in place (InPlaceIfPossible) with imagePrewarm (the node's real `ebb daemon` pulls), the App's
  *             defaults (lookahead and parallelism unset) unless --lookahead/--parallelism set them (then "tuned")
+ *   ordered   prewarm with `parallelism: 1` (a tuned side): the planner asks nodes in the rolling update's order,
+ *             so the daemons pull one node at a time, the next pod's first (what pre-warm in rollout order costs)
  *   canary    prewarm with `canary.steps: [{replicas: 1}, {pause: {}}]`, resumed once every other node's ImageList
  *             reports the image Pulled (lib/realnode-canary.ts); kubelet `Pulling` after the resume counted
  *   inplace   ebb in place without pre-warm
  *   sts       the upstream StatefulSet controller (kube-controller-manager)
  *
- *   node bench/realnode-pull.ts [--nodes 3] [--replicas <nodes>] [--runs 2] [--mb 100] [--rate 20] [--lookahead N] [--parallelism N] [--configs floor,prewarm,canary,inplace,sts] [--json out.json]
+ *   node bench/realnode-pull.ts [--nodes 3] [--replicas <nodes>] [--runs 2] [--mb 100] [--rate 20] [--lookahead N] [--parallelism N] [--configs floor,prewarm,ordered,canary,inplace,sts] [--json out.json]
  *
  * Each side gets a fresh workload (created on v1, not measured) and its own tag of the padded image (same
  * content). Before each side the padded image is removed from every node's containerd through CRI (the finished
@@ -64,7 +66,7 @@ const { values: opt } = parseArgs({
     rate: { type: 'string', default: '20' },
     lookahead: { type: 'string' },
     parallelism: { type: 'string' },
-    configs: { type: 'string', default: 'floor,prewarm,canary,inplace,sts' },
+    configs: { type: 'string', default: 'floor,prewarm,ordered,canary,inplace,sts' },
     json: { type: 'string' },
   },
 });
@@ -72,7 +74,7 @@ const NODES = Number(opt.nodes);
 const REPLICAS = Number(opt.replicas ?? opt.nodes);
 const RUNS = Number(opt.runs);
 const GRACE = 1;
-type PullConfig = RealConfig | 'floor' | 'canary';
+type PullConfig = RealConfig | 'floor' | 'ordered' | 'canary';
 const CONFIGS = opt.configs.split(',') as PullConfig[];
 /** The App's defaults (both unset: measured lookahead, the cluster's pull budget) unless a flag sets one. */
 const PREWARM: Prewarm = {
@@ -84,15 +86,19 @@ const PREWARM_LABEL =
     ? 'defaults'
     : `tuned: lookahead ${opt.lookahead ?? 'unset'}, parallelism ${opt.parallelism ?? 'unset'}`;
 /** The workload a side runs. */
-const base = (c: PullConfig): RealConfig => (c === 'floor' ? 'inplace' : c === 'canary' ? 'prewarm' : c);
+const base = (c: PullConfig): RealConfig => (c === 'floor' ? 'inplace' : c === 'canary' || c === 'ordered' ? 'prewarm' : c);
+/** The ordered side: one pre-warm pull at a time, asked in the rolling update's order. */
+const ORDERED: Prewarm = { parallelism: 1 };
 const LABEL = (c: PullConfig): string =>
   c === 'floor'
     ? 'floor: ebb in place, image on every node before the change'
-    : c === 'canary'
-      ? `ebb in place + imagePrewarm (${PREWARM_LABEL}), canary [{replicas: 1}, {pause: {}}] resumed once the other nodes pulled`
-      : c === 'prewarm'
-        ? `${CONFIG_LABEL.prewarm} (${PREWARM_LABEL})`
-        : CONFIG_LABEL[c];
+    : c === 'ordered'
+      ? 'ebb in place + imagePrewarm (tuned: parallelism 1, one node at a time in rollout order)'
+      : c === 'canary'
+        ? `ebb in place + imagePrewarm (${PREWARM_LABEL}), canary [{replicas: 1}, {pause: {}}] resumed once the other nodes pulled`
+        : c === 'prewarm'
+          ? `${CONFIG_LABEL.prewarm} (${PREWARM_LABEL})`
+          : CONFIG_LABEL[c];
 const REPO = 'ebb/pad';
 
 const clock = (): number => performance.timeOrigin + performance.now();
@@ -116,7 +122,7 @@ async function side({ env, proxy, pad, finished, signal }: Ctx, config: PullConf
   await timeline.start();
   try {
     const v1 = `${env.registry}/ebb/app:v1`;
-    await createRealWorkload(env.rest, base(config), w, { image: v1, graceSeconds: GRACE, prewarm: PREWARM });
+    await createRealWorkload(env.rest, base(config), w, { image: v1, graceSeconds: GRACE, prewarm: config === 'ordered' ? ORDERED : PREWARM });
     await abortable(timeline.until(allAt(w.name, REPLICAS, v1), 600_000, `${ns}/${w.name} Ready`), signal);
     await waitStatusSettled(env.rest, w, 120_000);
     if (config === 'canary') await setCanary(env.rest, w);
