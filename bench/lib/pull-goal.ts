@@ -1,16 +1,19 @@
 /**
  * The real-node pull benchmark's goal, and the bound one registry bandwidth puts under every strategy.
  *
- *   goal   (floor + one pull) × 1.1: the rollout with the new image already on every node, plus one pull alone
- *          on the proxy, plus 10 %.
- *   bound  transfer + floor ÷ replicas: with one bandwidth for the whole registry, every node must receive the
- *          whole image before the last pod can start (each node is its own image cache), so no rollout that
- *          starts its pulls when the template changes ends before all the bytes went through (`transfer`, every
- *          node pulling at once) plus the last pod's own step (the floor's share of one pod).
+ *   goal      (floor + one pull) × 1.1: the rollout with the new image already on every node, plus one pull
+ *             alone on the proxy, plus 10 %.
+ *   transfer  every node pulling the image at once through the proxy, measured. With one bandwidth for the whole
+ *             registry and each node its own image cache, every node's copy must have crossed the link before
+ *             the last pod can start (the pods before it started earlier, on their own copies), so no rollout
+ *             whose pulls start at the template change ends before the transfer: a hard lower bound.
+ *   bound     transfer + floor ÷ replicas: the transfer plus the last pod's own step, the best a rolling update can
+ *             hope for (the last pod's stop and the controller's turn may overlap the pull, so this is an
+ *             estimate, not a proof; the transfer alone is the proof).
  *
- * When the bound is above the goal, the goal cannot be met by a rolling update that starts at the template
- * change, however the pulls are ordered: only pulls that start before the rollout needs them (a canary pause)
- * or a bandwidth per node can.
+ * When the transfer is above the goal, no rollout that starts its pulls at the template change can meet it,
+ * however the pulls are ordered: only pulls that start before the rollout needs them (a canary pause) or a
+ * bandwidth per node can.
  */
 import { median } from './report.ts';
 
@@ -26,14 +29,14 @@ export interface PullRun {
 export interface PullGoal {
   goalMs: number;
   boundMs: number;
-  /** The bound is above the goal: no rollout started at the template change can meet it. */
+  /** The transfer alone is above the goal: no rollout whose pulls start at the template change can meet it. */
   unreachable: boolean;
 }
 
 export function pullGoal(run: PullRun, replicas: number): PullGoal {
   const goalMs = (run.floorMs + run.onePullMs) * 1.1;
   const boundMs = run.transferMs + run.floorMs / Math.max(1, replicas);
-  return { goalMs, boundMs, unreachable: boundMs > goalMs };
+  return { goalMs, boundMs, unreachable: run.transferMs > goalMs };
 }
 
 /** The goal and bound from the medians of the runs' floors, single pulls and transfers; undefined without a floor. */

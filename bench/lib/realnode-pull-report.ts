@@ -110,10 +110,10 @@ export function pullReport(sides: PullSide[], pulls: number[], setup: PullSetup)
         ]
       : []),
     goal
-      ? `Goal (floor + one pull) × 1.1 = ${s1(goal.goalMs)} s; bound (transfer + floor ÷ ${setup.replicas}) = ${s1(goal.boundMs)} s: ${
+      ? `Goal (floor + one pull) × 1.1 = ${s1(goal.goalMs)} s; bound (transfer + floor ÷ ${setup.replicas}, one pod's step after all the bytes) = ${s1(goal.boundMs)} s: ${
           goal.unreachable
-            ? 'the goal is below the bound, out of reach for any rollout whose pulls start at the template change'
-            : 'the goal is above the bound'
+            ? 'the transfer alone is above the goal: out of reach for any rollout whose pulls start at the template change'
+            : 'the transfer is below the goal'
         } (medians).`
       : 'No floor side: goal and bound not measured.',
     ...canaryLines,

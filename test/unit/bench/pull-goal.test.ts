@@ -23,6 +23,13 @@ describe('pullGoal', () => {
     expect(g.unreachable).toBe(false);
   });
 
+  it('is out of reach only when the transfer alone exceeds it (the bound with a step is an estimate)', () => {
+    // goal (6 + 5) × 1.1 = 12.1 s; transfer 12 s below it, transfer + one 2 s step above it.
+    const g = pullGoal({ floorMs: 6_000, onePullMs: 5_000, transferMs: 12_000 }, 3);
+    expect(g.boundMs).toBe(14_000);
+    expect(g.unreachable).toBe(false);
+  });
+
   it('takes the medians of the runs and needs a floor', () => {
     const runs = [
       { floorMs: 6_000, onePullMs: 5_000, transferMs: 15_000 },
