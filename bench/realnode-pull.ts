@@ -4,11 +4,19 @@
  * --mb MB, pulled from the loopback registry through one proxy limited to --rate MB/s shared by every node, so
  * their pulls compete as for a real registry (lib/throttle-proxy.ts, the same for every side):
  *
- *   prewarm   ebb in place (InPlaceIfPossible) with imagePrewarm (the node's real `ebb daemon` pulls)
+ *   floor     ebb in place with the image already on every node (no pull at all): the floor. Before its template
+ *             change every node pulls the image at once through the proxy (CRI pulls, no pod), timed: the
+ *             transfer, the time all the bytes take through the registry's one bandwidth
+ *   prewarm   ebb in place (InPlaceIfPossible) with imagePrewarm (the node's real `ebb daemon` pulls), the App's
+ *             defaults (lookahead and parallelism unset) unless --lookahead/--parallelism set them (then "tuned")
+ *   ordered   prewarm with `parallelism: 1` (a tuned side): the planner asks nodes in the rolling update's order,
+ *             so the daemons pull one node at a time, the next pod's first (what pre-warm in rollout order costs)
+ *   canary    prewarm with `canary.steps: [{replicas: 1}, {pause: {}}]`, resumed once every other node's ImageList
+ *             reports the image Pulled (lib/realnode-canary.ts); kubelet `Pulling` after the resume counted
  *   inplace   ebb in place without pre-warm
  *   sts       the upstream StatefulSet controller (kube-controller-manager)
  *
- *   node bench/realnode-pull.ts [--nodes 3] [--replicas <nodes>] [--runs 2] [--mb 100] [--rate 20] [--lookahead 10] [--parallelism 10] [--configs prewarm,inplace,sts] [--json out.json]
+ *   node bench/realnode-pull.ts [--nodes 3] [--replicas <nodes>] [--runs 2] [--mb 100] [--rate 20] [--lookahead N] [--parallelism N] [--configs floor,prewarm,ordered,canary,inplace,sts] [--json out.json]
  *
  * Each side gets a fresh workload (created on v1, not measured) and its own tag of the padded image (same
  * content). Before each side the padded image is removed from every node's containerd through CRI (the finished
@@ -17,7 +25,8 @@
  * Pulls: the kubelet's `Pulling` Events (a pod waited for a pull) and "already present" `Pulled` Events,
  * the registry's access log (GETs of the padded layer blob and their bytes) and the daemon's pulls. Each run
  * also times one CRI pull of the padded image on a cold node (no pod): the cost of one pull.
- * Each real node is one image cache: at most one pull per node and side happens.
+ * Each real node is one image cache: at most one pull per node and side happens. The goal and the bound one
+ * bandwidth puts under it come from the floor, the transfer and the single pull (lib/pull-goal.ts).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -36,12 +45,14 @@ import {
   pullEvents,
   realWorkload,
   setRealImage,
+  type Prewarm,
   type RealConfig,
 } from './lib/realnode-workloads.ts';
+import { pullReport, type PullSide } from './lib/realnode-pull-report.ts';
+import { setCanary, throughPause, type PauseTimes } from './lib/realnode-canary.ts';
 import { paddedImage, pushTags } from './lib/padded-image.ts';
-import { allAt, PodTimeline } from './lib/pod-timeline.ts';
+import { allAt, imageOf, PodTimeline } from './lib/pod-timeline.ts';
 import { makeAbsent } from './lib/realnode-cache.ts';
-import { median, medianSpread, table } from './lib/report.ts';
 import { startThrottleProxy, type ThrottleProxy } from './lib/throttle-proxy.ts';
 import { selectorOf, waitStatusSettled } from './lib/workloads.ts';
 import type { OciImage } from '../harness/sandbox/real-node/oci-image.ts';
@@ -53,9 +64,9 @@ const { values: opt } = parseArgs({
     runs: { type: 'string', default: '2' },
     mb: { type: 'string', default: '100' },
     rate: { type: 'string', default: '20' },
-    lookahead: { type: 'string', default: '10' },
-    parallelism: { type: 'string', default: '10' },
-    configs: { type: 'string', default: 'prewarm,inplace,sts' },
+    lookahead: { type: 'string' },
+    parallelism: { type: 'string' },
+    configs: { type: 'string', default: 'floor,prewarm,ordered,canary,inplace,sts' },
     json: { type: 'string' },
   },
 });
@@ -63,28 +74,37 @@ const NODES = Number(opt.nodes);
 const REPLICAS = Number(opt.replicas ?? opt.nodes);
 const RUNS = Number(opt.runs);
 const GRACE = 1;
-const CONFIGS = opt.configs.split(',') as RealConfig[];
-const PREWARM = { lookahead: Number(opt.lookahead), parallelism: Number(opt.parallelism) };
+type PullConfig = RealConfig | 'floor' | 'ordered' | 'canary';
+const CONFIGS = opt.configs.split(',') as PullConfig[];
+/** The App's defaults (both unset: measured lookahead, the cluster's pull budget) unless a flag sets one. */
+const PREWARM: Prewarm = {
+  ...(opt.lookahead === undefined ? {} : { lookahead: Number(opt.lookahead) }),
+  ...(opt.parallelism === undefined ? {} : { parallelism: Number(opt.parallelism) }),
+};
+const PREWARM_LABEL =
+  opt.lookahead === undefined && opt.parallelism === undefined
+    ? 'defaults'
+    : `tuned: lookahead ${opt.lookahead ?? 'unset'}, parallelism ${opt.parallelism ?? 'unset'}`;
+/** The workload a side runs. */
+const base = (c: PullConfig): RealConfig => (c === 'floor' ? 'inplace' : c === 'canary' || c === 'ordered' ? 'prewarm' : c);
+/** The ordered side: one pre-warm pull at a time, asked in the rolling update's order. */
+const ORDERED: Prewarm = { parallelism: 1 };
+const LABEL = (c: PullConfig): string =>
+  c === 'floor'
+    ? 'floor: ebb in place, image on every node before the change'
+    : c === 'ordered'
+      ? 'ebb in place + imagePrewarm (tuned: parallelism 1, one node at a time in rollout order)'
+      : c === 'canary'
+        ? `ebb in place + imagePrewarm (${PREWARM_LABEL}), canary [{replicas: 1}, {pause: {}}] resumed once the other nodes pulled`
+        : c === 'prewarm'
+          ? `${CONFIG_LABEL.prewarm} (${PREWARM_LABEL})`
+          : CONFIG_LABEL[c];
 const REPO = 'ebb/pad';
 
 const clock = (): number => performance.timeOrigin + performance.now();
 const progress = (msg: string): void => void process.stderr.write(`[${new Date().toISOString()}] ${msg}\n`);
 const load1 = (): number => loadavg()[0] ?? 0;
 const s1 = (ms: number): string => (ms / 1000).toFixed(1);
-
-interface Side {
-  run: number;
-  config: RealConfig;
-  ms: number;
-  statusLagMs: number;
-  pulling: number;
-  present: number;
-  pulledIn: string[];
-  layerFetches: number;
-  layerMB: number;
-  daemonPulls: number;
-  load: [number, number];
-}
 
 interface Ctx {
   env: RealEnv;
@@ -95,18 +115,25 @@ interface Ctx {
   signal: AbortSignal;
 }
 
-async function side({ env, proxy, pad, finished, signal }: Ctx, config: RealConfig, run: number): Promise<Side> {
+async function side({ env, proxy, pad, finished, signal }: Ctx, config: PullConfig, run: number): Promise<PullSide> {
   const ns = await freshNamespace(env.rest, `rn-pull-${config}`, signal);
-  const w = realWorkload(config, ns, 'web', REPLICAS);
+  const w = realWorkload(base(config), ns, 'web', REPLICAS);
   const timeline = new PodTimeline(env.rest, ns, selectorOf(w));
   await timeline.start();
   try {
     const v1 = `${env.registry}/ebb/app:v1`;
-    await createRealWorkload(env.rest, config, w, { image: v1, graceSeconds: GRACE, prewarm: PREWARM });
+    await createRealWorkload(env.rest, base(config), w, { image: v1, graceSeconds: GRACE, prewarm: config === 'ordered' ? ORDERED : PREWARM });
     await abortable(timeline.until(allAt(w.name, REPLICAS, v1), 600_000, `${ns}/${w.name} Ready`), signal);
     await waitStatusSettled(env.rest, w, 120_000);
+    if (config === 'canary') await setCanary(env.rest, w);
     const image = `${proxy.host}/${REPO}:p${run}-${config}`;
     await makeAbsent(env, pad, finished, signal);
+    let transferMs: number | undefined;
+    if (config === 'floor') {
+      const t = clock();
+      await Promise.all(env.nodes.map((n) => n.cri.pullImage(image, { signal })));
+      transferMs = clock() - t;
+    }
     const events = await eventNames(env.rest, ns);
     const offset = await logOffset(env.registryLog);
     const ports = env.nodes.map((n) => env.daemons?.daemons.get(n.node.name)?.httpPort ?? 0);
@@ -115,6 +142,13 @@ async function side({ env, proxy, pad, finished, signal }: Ctx, config: RealConf
     const l0 = load1();
     const t0 = clock();
     await setRealImage(env.rest, w, image, GRACE);
+    let pause: PauseTimes | undefined;
+    if (config === 'canary') {
+      const pods = (): { image: string | undefined; node: string | undefined }[] =>
+        timeline.current().map((p) => ({ image: imageOf(p), node: p.spec?.nodeName }));
+      const pulling = async (): Promise<number> => (await pullEvents(env.rest, ns, events, `${REPO}:`)).pulling;
+      pause = await abortable(throughPause(env.rest, w, image, { pods, pulling }, signal), signal);
+    }
     const done = await abortable(timeline.until(allAt(w.name, REPLICAS, image), 1_200_000, `${ns}/${w.name} at ${image}`), signal);
     const l1 = load1();
     await waitStatusSettled(env.rest, w, 120_000);
@@ -131,6 +165,17 @@ async function side({ env, proxy, pad, finished, signal }: Ctx, config: RealConf
       layerMB: fetched.bytes / 1e6,
       daemonPulls: (await allDaemonPulls()) - daemon0,
       load: [l0, l1],
+      ...(transferMs === undefined ? {} : { transferMs }),
+      ...(pause === undefined
+        ? {}
+        : {
+            canary: {
+              pauseMs: pause.pausedAt - t0,
+              warmMs: pause.warmAt - pause.pausedAt,
+              afterMs: done - pause.resumedAt,
+              pullingAfter: pulls.pulling - pause.pullingAtResume,
+            },
+          }),
     };
   } finally {
     await deleteRealWorkload(
@@ -145,59 +190,6 @@ async function side({ env, proxy, pad, finished, signal }: Ctx, config: RealConf
     finished.add(ns);
     await timeline.stop();
   }
-}
-
-function report(sides: Side[], pulls: number[], pad: OciImage): string {
-  const by = (c: RealConfig): Side[] => sides.filter((s) => s.config === c);
-  const upstream = median(by('sts').map((s) => s.ms));
-  const spread = (xs: number[]): string => (Math.min(...xs) === Math.max(...xs) ? String(xs[0]) : medianSpread(xs, (n) => String(n)));
-  const rows = CONFIGS.map((c) => {
-    const ss = by(c);
-    const times = ss.map((s) => s.ms);
-    return [
-      CONFIG_LABEL[c],
-      medianSpread(times, s1),
-      Number.isFinite(upstream) ? (upstream / median(times)).toFixed(2) : '–',
-      spread(ss.map((s) => s.pulling)),
-      spread(ss.map((s) => s.present)),
-      spread(ss.map((s) => s.layerFetches)),
-      medianSpread(
-        ss.map((s) => s.layerMB),
-        (n) => n.toFixed(0),
-      ),
-      spread(ss.map((s) => s.daemonPulls)),
-      medianSpread(
-        ss.map((s) => s.statusLagMs),
-        s1,
-      ),
-    ];
-  });
-  const mb = (pad.layer.bytes.length / 1e6).toFixed(1);
-  return [
-    `## Real nodes, pull-heavy: ${REPLICAS} replicas spread over ${NODES} real nodes, ebb/app:v1 → a ${mb} MB image (one layer) through one ${opt.rate} MB/s loopback proxy shared by the nodes, image absent from every node before each side, maxUnavailable 1, OrderedReady, ${RUNS} runs (median (min–max))`,
-    '',
-    table(
-      [
-        'config',
-        'rollout s',
-        'upstream ÷ this',
-        'kubelet Pulling (pods that waited on a pull)',
-        'Pulled "already present"',
-        'layer fetches (registry)',
-        'MB fetched',
-        'daemon pulls',
-        'status lag s',
-      ],
-      rows,
-    ),
-    '',
-    `One cold pull of the ${mb} MB image through the proxy (CRI PullImage, no pod), per run: ${pulls.map(s1).join(', ')} s.`,
-    '',
-    ...sides.map(
-      (s) =>
-        `- run ${s.run} ${CONFIG_LABEL[s.config]}: ${s1(s.ms)} s; Pulling ${s.pulling}${s.pulledIn.length > 0 ? ` (pulled in ${s.pulledIn.join(', ')})` : ''}, already present ${s.present}, layer fetches ${s.layerFetches} (${s.layerMB.toFixed(0)} MB), daemon pulls ${s.daemonPulls}; load ${s.load.map((n) => n.toFixed(2)).join('→')}`,
-    ),
-  ].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -215,7 +207,7 @@ async function main(): Promise<void> {
     proxy = await startThrottleProxy(env.registry, Number(opt.rate) * 1e6, signal);
     progress(`padded image pushed as ${tags.length} tags; proxy ${proxy.host} (pid ${proxy.pid}) at ${opt.rate} MB/s`);
     await Promise.all(env.nodes.map((n) => n.cri.pullImage(`${env.registry}/ebb/app:v1`, { signal })));
-    const sides: Side[] = [];
+    const sides: PullSide[] = [];
     const finished = new Set<string>();
     const pulls: number[] = [];
     for (let run = 1; run <= RUNS; run++) {
@@ -227,11 +219,20 @@ async function main(): Promise<void> {
         const s = await side({ env, proxy, pad, finished, signal }, config, run);
         sides.push(s);
         progress(
-          `run ${run} ${CONFIG_LABEL[config]}: ${s1(s.ms)} s; Pulling ${s.pulling}, present ${s.present}, layer fetches ${s.layerFetches}, daemon ${s.daemonPulls}`,
+          `run ${run} ${LABEL(config)}: ${s1(s.ms)} s; Pulling ${s.pulling}, present ${s.present}, layer fetches ${s.layerFetches}, daemon ${s.daemonPulls}`,
         );
       }
     }
-    process.stdout.write(`${report(sides, pulls, pad)}\n`);
+    const setup = {
+      configs: CONFIGS,
+      label: (c: string) => LABEL(c as PullConfig),
+      replicas: REPLICAS,
+      nodes: NODES,
+      runs: RUNS,
+      rate: opt.rate,
+      bytes: pad.layer.bytes.length,
+    };
+    process.stdout.write(`${pullReport(sides, pulls, setup)}\n`);
     if (opt.json) await writeFile(opt.json, JSON.stringify({ sides, pulls }, null, 2));
   } finally {
     await proxy?.stop();

@@ -21,9 +21,10 @@ export const CONFIG_LABEL: Record<RealConfig, string> = {
   sts: 'upstream StatefulSet',
 };
 
+/** `imagePrewarm` besides `enabled`: a field left out keeps the App's default (measured lookahead, the pull budget). */
 export interface Prewarm {
-  lookahead: number;
-  parallelism: number;
+  lookahead?: number;
+  parallelism?: number;
 }
 
 /**
