@@ -133,7 +133,8 @@ describe('rollout notifications', () => {
   });
 
   it("use a namespace's Secret created after a rollout once the period has passed, and read it once per period in a wave", async () => {
-    const complete = (app: string, revision: string) => (b: Notification['body']) => b.ebb.app === app && b.ebb.reason === 'RolloutComplete' && b.ebb.updateRevision === revision;
+    const complete = (app: string, revision: string) => (b: Notification['body']) =>
+      b.ebb.app === app && b.ebb.reason === 'RolloutComplete' && b.ebb.updateRevision === revision;
     // A first rollout with no Secret in the namespace: the installer's webhook only, the absence kept.
     const first = uniqueName('nc');
     await createApp(ns.c, first, { replicas: 1, template: template(first, 'v1') });
@@ -158,7 +159,9 @@ describe('rollout notifications', () => {
     const start = Date.now();
     for (const name of wave) await patchApp(ns.c, name, { template: template(name, 'v2') });
     for (const name of wave)
-      await waitUntil(`${name}'s completion at the namespace's webhook`, () => at('/team-c').find((b) => b.ebb.app === name && b.ebb.reason === 'RolloutComplete'));
+      await waitUntil(`${name}'s completion at the namespace's webhook`, () =>
+        at('/team-c').find((b) => b.ebb.app === name && b.ebb.reason === 'RolloutComplete'),
+      );
     const periods = Math.floor((Date.now() - start) / SECRET_CACHE_MS) + 1;
     const reads = (await secretReads()) - readsBefore;
     expect(reads, `${reads} Secret reads for ${wave.length} deliveries over ${periods} period(s)`).toBeLessThanOrEqual(periods);

@@ -115,7 +115,10 @@ describe('correlatedEvents', () => {
   it("writes a wave's Events as upstream's recorders do: one series patch per recreated pod, never a lost repeat", async () => {
     // An App of 3: its pods created, then each deleted and created again 2 minutes later (a recreate rollout).
     const created = (i: number): EventSpec => ({ ...spec(`create Pod web-${i} in App web successful`), related: { kind: 'Pod', name: `web-${i}` } });
-    const deleted = (i: number): EventSpec => ({ ...spec(`delete Pod web-${i} in App web successful (update)`, EventReason.successfulDelete), action: 'Delete' });
+    const deleted = (i: number): EventSpec => ({
+      ...spec(`delete Pod web-${i} in App web successful (update)`, EventReason.successfulDelete),
+      action: 'Delete',
+    });
     const events = correlatedEvents(new EventCorrelator(), MIN);
     const writer = fakeWriter();
     const rec = events.recorder(writer);
