@@ -41,6 +41,8 @@ export interface WorkerConfig {
   readonly notifyWebhookUrl: string | undefined;
   /** Each namespace's notifications also go to the webhook its Secret `ebb-notify` names. */
   readonly notifyNamespaceWebhooks: boolean;
+  /** How long a namespace's webhook Secret, or its absence, read once serves its deliveries; 0: read at each. */
+  readonly notifySecretCacheMs: number;
   /** /healthz fails once Redis has been out of reach this long; 0: never. */
   readonly redisUnhealthyAfterMs: number;
   /** Pre-warm pulls in progress at once across the cluster (every App, every worker). */
@@ -164,7 +166,15 @@ export const WORKER_SETTINGS = table(
       name: 'EBB_NOTIFY_NAMESPACE_WEBHOOKS',
       type: 'switch',
       default: true,
-      doc: "also send each namespace's notifications to the webhook its owner names: key `url` of the Secret `ebb-notify` in that namespace, read at each delivery (the worker may get Secrets of that name only), reached through the namespace's `EBB_CHECK_ALLOWED_HOSTS` and `EBB_CHECK_NETWORKS`; `false`: only `EBB_NOTIFY_WEBHOOK_URL`",
+      doc: "also send each namespace's notifications to the webhook its owner names: key `url` of the Secret `ebb-notify` in that namespace, read when it delivers and kept for `EBB_NOTIFY_SECRET_CACHE` (the worker may get Secrets of that name only), reached through the namespace's `EBB_CHECK_ALLOWED_HOSTS` and `EBB_CHECK_NETWORKS`; `false`: only `EBB_NOTIFY_WEBHOOK_URL`",
+    },
+    notifySecretCache: {
+      name: 'EBB_NOTIFY_SECRET_CACHE',
+      type: 'duration',
+      default: '30s',
+      min: '0',
+      max: '10m',
+      doc: "how long the worker keeps a namespace's Secret `ebb-notify` (its `url`, or that there is none) after reading it: one read serves that namespace's deliveries for this long, so a Secret created, changed or deleted applies to deliveries that start at most this long later; at most 1,024 namespaces are kept (least recently used forgotten first); `0`: read at each delivery",
     },
     kubeProtobuf: {
       name: 'EBB_KUBE_PROTOBUF',
@@ -233,6 +243,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     measureNamespaceConcurrency: parseNamespaceCap(v.measureNamespaceConcurrency),
     notifyWebhookUrl: v.notifyWebhookUrl,
     notifyNamespaceWebhooks: v.notifyNamespaceWebhooks,
+    notifySecretCacheMs: v.notifySecretCache,
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
     prewarmPullBudget: v.prewarmPullBudget,
     prewarmNamespaceLimits: frozen({ pulls: v.prewarmNamespacePulls, entries: v.prewarmNamespaceEntries }),

@@ -5,6 +5,7 @@ import type { KubeRest } from '../../kube/rest.ts';
 import type { WorkerConfig } from '../config.ts';
 import { checkHttp, webhookHttp } from '../egress/outbound.ts';
 import { NAMESPACE_SECRET, NAMESPACE_SECRET_KEY, type NotifyTargets } from './destinations.ts';
+import { SECRET_CACHE_LIMITS, cachedUrlReader } from './secret-cache.ts';
 
 /**
  * The namespace's webhook URL from its Secret; undefined when there is none, it has no `url`, or the worker may
@@ -22,14 +23,15 @@ async function namespaceUrl(rest: KubeRest, namespace: string, signal: AbortSign
 }
 
 export function notifyTargets(cfg: WorkerConfig, rest: KubeRest): NotifyTargets {
-  const url = cfg.notifyWebhookUrl;
+  const clusterUrl = cfg.notifyWebhookUrl;
   const post = webhookHttp(cfg.egress.networks);
   const tenant = checkHttp(cfg.egress);
+  const url = cachedUrlReader((namespace, signal) => namespaceUrl(rest, namespace, signal), { ttlMs: cfg.notifySecretCacheMs, ...SECRET_CACHE_LIMITS });
   return {
-    cluster: url === undefined ? undefined : { url, post },
+    cluster: clusterUrl === undefined ? undefined : { url: clusterUrl, post },
     namespace: cfg.notifyNamespaceWebhooks
       ? {
-          url: (namespace, signal) => namespaceUrl(rest, namespace, signal),
+          url,
           post: (namespace, target, body, timeoutMs, signal) =>
             tenant(namespace, { url: target, method: 'POST', headers: { 'content-type': 'application/json' }, body, timeoutMs }, signal),
         }

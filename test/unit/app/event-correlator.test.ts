@@ -112,6 +112,34 @@ describe('correlatedEvents', () => {
     events.stop();
   });
 
+  it("writes a wave's Events as upstream's recorders do: one series patch per recreated pod, never a lost repeat", async () => {
+    // An App of 3: its pods created, then each deleted and created again 2 minutes later (a recreate rollout).
+    const created = (i: number): EventSpec => ({ ...spec(`create Pod web-${i} in App web successful`), related: { kind: 'Pod', name: `web-${i}` } });
+    const deleted = (i: number): EventSpec => ({
+      ...spec(`delete Pod web-${i} in App web successful (update)`, EventReason.successfulDelete),
+      action: 'Delete',
+    });
+    const events = correlatedEvents(new EventCorrelator(), MIN);
+    const writer = fakeWriter();
+    const rec = events.recorder(writer);
+    for (let i = 0; i < 3; i++) await rec.record(app, created(i), new Date(i * 1000));
+    for (let i = 0; i < 3; i++) {
+      await rec.record(app, deleted(i), new Date(2 * MIN + i * 10_000));
+      await rec.record(app, created(i), new Date(2 * MIN + i * 10_000 + 5_000));
+    }
+    await events.flush(new Date(4 * MIN));
+    // The repeated create is isomorphic to the first (same App, reason, pod and note, 2 minutes apart): the
+    // core/v1 recorder patches its count, the events.k8s.io one patches a series of 2; so does ebb, once each.
+    expect(writer.created).toHaveLength(6);
+    expect(writer.patches.map((p) => (p as { patch: { series: { count: number } } }).patch.series.count)).toEqual([2, 2, 2]);
+    // Past the 6-minute window the repeat is an Event of its own (as the events.k8s.io recorder does): no patch.
+    await rec.record(app, created(0), new Date(12 * MIN));
+    await events.flush(new Date(14 * MIN));
+    expect(writer.created).toHaveLength(7);
+    expect(writer.patches).toHaveLength(3);
+    events.stop();
+  });
+
   it('looks for due series at most once a second, however many Events are recorded', async () => {
     const correlator = new EventCorrelator();
     let scans = 0;
