@@ -26,6 +26,16 @@ export interface KubeletTimings {
    * terminationGracePeriodSeconds on a restart) capped at this value. Infinity honours the pod's grace fully.
    */
   terminationGraceCapMs: number;
+  /**
+   * From a change of a readiness gate's condition (written by someone else) until the kubelet's Ready reflects
+   * it: a real kubelet recomputes Ready in the pod sync the update triggers, after its runtime's next relist.
+   */
+  readinessGateMs: number;
+  /**
+   * From the containers of a deleted pod stopped until the kubelet posts the final status and removes the pod
+   * (its relist seeing the containers gone, the sandbox torn down, the status manager's delete).
+   */
+  teardownMs: number;
   /** Actuating an accepted in-place resize (PodResizeInProgress=True meanwhile). */
   resizeMs: number;
   /** Image pull back-off: first delay, doubled per failure up to the cap (kubelet: 10 s, 300 s). */
@@ -70,6 +80,8 @@ export const defaultTimings: Readonly<KubeletTimings> = Object.freeze({
   volumeAttachMs: 0,
   initRunMs: 50,
   terminationGraceCapMs: 100,
+  readinessGateMs: 0,
+  teardownMs: 0,
   resizeMs: 50,
   pullBackoffMs: 400,
   pullBackoffCapMs: 3_000,
@@ -82,19 +94,31 @@ export const defaultTimings: Readonly<KubeletTimings> = Object.freeze({
 });
 
 /**
- * A node as slow as a real one, for benchmarks: termination grace honoured from the pod (benchmarks give
- * pods 5 s), volume attach 2 s, sandbox and IP 0.5 s, an uncached pull 3 s, container start 0.5 s, readiness
- * 0.5 s, and the kubelet's own back-off constants.
+ * A node as slow as a real one, for benchmarks: calibrated against a real kubelet (v1.34, containerd, runc) running
+ * the sandbox's sample app (a Go HTTP server that exits on SIGTERM, an HTTP readiness probe every 1 s), by
+ * `node bench/realnode-calibrate.ts --samples 5` (2026-11-30; BENCHMARKS, "The simulator calibrated by the real
+ * node"). Per step, real median → this profile:
+ *
+ *   container stop           the app exits on SIGTERM at once: the grace period is not charged (cap 0.1 s)
+ *   restart in place         image patch → new container running 0.4 s, → ready 0.5 s (in place, no gate: 1.0 s)
+ *   readiness gate           gate's condition changed → Ready recomputed 2.0 s (the kubelet's sync after a relist)
+ *   deletion                 containers stopped → pod gone 0.9 s (delete → gone 1.0 s)
+ *   sandbox + first start    pod created on the node → Ready 1.1 s (sandbox 0.2 s + start + readiness)
+ *
+ * Not calibrated: `pullMs` (a parameter of the workload: image size and registry bandwidth; the benchmarks set
+ * it), `volumeAttachMs`, `initRunMs`, `resizeMs`, and the kubelet's own back-off constants (taken from its code).
  */
 export const realisticProfile: Readonly<KubeletTimings> = Object.freeze({
   ...defaultTimings,
   pullMs: 3_000,
-  sandboxMs: 500,
-  startMs: 500,
+  sandboxMs: 200,
+  startMs: 400,
   readyMs: 500,
   volumeAttachMs: 2_000,
   initRunMs: 500,
-  terminationGraceCapMs: Number.POSITIVE_INFINITY,
+  terminationGraceCapMs: 100,
+  readinessGateMs: 2_000,
+  teardownMs: 900,
   resizeMs: 500,
   pullBackoffMs: 10_000,
   pullBackoffCapMs: 300_000,
