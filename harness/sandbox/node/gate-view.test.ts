@@ -8,7 +8,10 @@ const GATE = 'example.com/ready';
 function gated(status?: string): ReturnType<typeof testPod> {
   const pod = testPod({ readinessGates: [{ conditionType: GATE }] });
   if (status === undefined) return pod;
-  return { ...pod, status: { ...pod.status, conditions: [...(pod.status?.conditions ?? []), { type: GATE, status, lastTransitionTime: '2025-01-01T00:00:00Z' }] } };
+  return {
+    ...pod,
+    status: { ...pod.status, conditions: [...(pod.status?.conditions ?? []), { type: GATE, status, lastTransitionTime: '2025-01-01T00:00:00Z' }] },
+  };
 }
 
 const readyWith = (pod: ReturnType<typeof testPod>): string => podReadyCondition(pod, { type: 'ContainersReady', status: 'True' }).status;

@@ -51,7 +51,7 @@ export function gateDueAt(view: GateView, delayMs: number): number | undefined {
 }
 
 /** `pod` with its gates' conditions replaced by the view's (the other conditions untouched), for the status builder. */
-export function withGateView(pod: Pod, view: GateView): Pod {
+export function withGateView<P extends Pod>(pod: P, view: GateView): P {
   const types = Object.keys(view.applied);
   if (types.length === 0) return pod;
   const live = pod.status?.conditions ?? [];

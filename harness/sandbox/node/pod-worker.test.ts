@@ -155,11 +155,17 @@ describe('PodWorker', () => {
     const gate = 'example.com/ready';
     const pod = testPod({ readinessGates: [{ conditionType: gate }] });
     const w = new PodWorker(pod, context(api, [], node.signal, undefined, { ...fast, readinessGateMs: 300 }), node.signal);
-    await waitFor(() => ((api.last().conditions as { type: string; status: string }[] | undefined)?.some((c) => c.type === 'ContainersReady' && c.status === 'True') ? true : undefined), {
-      timeoutMs: 5_000,
-      intervalMs: 5,
-      what: 'containers ready',
-    });
+    await waitFor(
+      () =>
+        (api.last().conditions as { type: string; status: string }[] | undefined)?.some((c) => c.type === 'ContainersReady' && c.status === 'True')
+          ? true
+          : undefined,
+      {
+        timeoutMs: 5_000,
+        intervalMs: 5,
+        what: 'containers ready',
+      },
+    );
     const t0 = Date.now();
     w.update({ ...pod, status: { ...pod.status, conditions: [...(pod.status?.conditions ?? []), { type: gate, status: 'True' }] } });
     await waitFor(() => (readyOf(api) === 'True' ? true : undefined), { timeoutMs: 5_000, intervalMs: 5, what: 'Ready' });
