@@ -185,4 +185,21 @@ describe('PodWorker', () => {
     expect(api.deleted).toHaveLength(1);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
   });
+
+  it("charges the kubelet's own stopMs on top of the grace when it replaces a container", async () => {
+    const api = new FakePodApi();
+    const pod = testPod({ terminationGracePeriodSeconds: 0 });
+    const w = new PodWorker(pod, context(api, [], node.signal, undefined, { ...fast, stopMs: 300 }), node.signal);
+    await waitFor(() => (readyOf(api) === 'True' ? true : undefined), { timeoutMs: 5_000, intervalMs: 5, what: 'Ready' });
+    const t0 = Date.now();
+    w.update({ ...pod, metadata: { ...pod.metadata, generation: 2 }, spec: { ...pod.spec, containers: [{ name: 'app', image: 'nginx:1.26' }] } });
+    const restarted = (): true | undefined => {
+      const cs = (api.last().containerStatuses as { image: string; restartCount: number }[] | undefined)?.[0];
+      return cs?.image === 'nginx:1.26' && cs.restartCount === 1 ? true : undefined;
+    };
+    await waitFor(restarted, { timeoutMs: 5_000, intervalMs: 5, what: 'restarted' });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+    w.stop();
+    await w.done;
+  });
 });

@@ -27,6 +27,11 @@ export interface KubeletTimings {
    */
   terminationGraceCapMs: number;
   /**
+   * The kubelet's own share of stopping a container, charged on top of the grace above: the runtime's stop and
+   * the relist that sees the container gone, before the next step (a new instance, or the pod's teardown).
+   */
+  stopMs: number;
+  /**
    * From a change of a readiness gate's condition (written by someone else) until the kubelet's Ready reflects
    * it: a real kubelet recomputes Ready in the pod sync the update triggers, after its runtime's next relist.
    */
@@ -80,6 +85,7 @@ export const defaultTimings: Readonly<KubeletTimings> = Object.freeze({
   volumeAttachMs: 0,
   initRunMs: 50,
   terminationGraceCapMs: 100,
+  stopMs: 0,
   readinessGateMs: 0,
   teardownMs: 0,
   resizeMs: 50,
