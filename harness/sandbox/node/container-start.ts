@@ -24,10 +24,14 @@ export function fieldPath(kind: ContainerKind, name: string): string {
   return kind === 'regular' ? `spec.containers{${name}}` : `spec.initContainers{${name}}`;
 }
 
-/** Milliseconds charged to stop a container: the pod's grace period, capped by the node's timings. */
+/**
+ * Milliseconds charged to stop a container: the app's share (the pod's grace period, capped by the node's
+ * timings) and the kubelet's own (`stopMs`, after the slow-node fault).
+ */
 export function graceMs(pod: Stored<Pod>, ctx: NodeContext, deleting: boolean): number {
   const seconds = (deleting ? pod.metadata.deletionGracePeriodSeconds : undefined) ?? pod.spec.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS;
-  return Math.max(0, Math.min(seconds * 1000, ctx.timings().terminationGraceCapMs));
+  const timings = ctx.timings();
+  return Math.max(0, Math.min(seconds * 1000, timings.terminationGraceCapMs)) + scaled(timings.stopMs, ctx.faults());
 }
 
 function killMessage(name: string, cause: RestartCause): string {

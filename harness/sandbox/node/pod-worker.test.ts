@@ -46,12 +46,12 @@ class FakePodApi implements PodApi {
 
 const fast: KubeletTimings = { ...defaultTimings, pullMs: 30, sandboxMs: 5, startMs: 5, readyMs: 20, terminationGraceCapMs: 20 };
 
-function context(api: FakePodApi, events: PodEvent[], lifetime: AbortSignal, store?: ImageStore): NodeContext {
+function context(api: FakePodApi, events: PodEvent[], lifetime: AbortSignal, store?: ImageStore, t: KubeletTimings = fast): NodeContext {
   return {
     name: 'sim-node-0',
     hostIP: '127.0.1.1',
     store: store ?? new ImageStore({ registry: new SimRegistry(), pullMs: () => fast.pullMs }),
-    timings: () => fast,
+    timings: () => t,
     faults: () => defaultFaults,
     api,
     events: { record: (_pod, e) => events.push(e) },
@@ -146,6 +146,59 @@ describe('PodWorker', () => {
     });
     await waitFor(() => (api.patches.length > n ? true : undefined), { timeoutMs: 2_000, intervalMs: 5, what: 'a rewrite' });
     expect(phaseOf(api)).toBe('Running');
+    w.stop();
+    await w.done;
+  });
+
+  it("recomputes Ready readinessGateMs after a gate's condition changed, not at once", async () => {
+    const api = new FakePodApi();
+    const gate = 'example.com/ready';
+    const pod = testPod({ readinessGates: [{ conditionType: gate }] });
+    const w = new PodWorker(pod, context(api, [], node.signal, undefined, { ...fast, readinessGateMs: 300 }), node.signal);
+    await waitFor(
+      () =>
+        (api.last().conditions as { type: string; status: string }[] | undefined)?.some((c) => c.type === 'ContainersReady' && c.status === 'True')
+          ? true
+          : undefined,
+      {
+        timeoutMs: 5_000,
+        intervalMs: 5,
+        what: 'containers ready',
+      },
+    );
+    const t0 = Date.now();
+    w.update({ ...pod, status: { ...pod.status, conditions: [...(pod.status?.conditions ?? []), { type: gate, status: 'True' }] } });
+    await waitFor(() => (readyOf(api) === 'True' ? true : undefined), { timeoutMs: 5_000, intervalMs: 5, what: 'Ready' });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+    w.stop();
+    await w.done;
+  });
+
+  it('removes a deleted pod teardownMs after its containers stopped', async () => {
+    const api = new FakePodApi();
+    const pod = testPod();
+    const w = new PodWorker(pod, context(api, [], node.signal, undefined, { ...fast, teardownMs: 300 }), node.signal);
+    await waitFor(() => (readyOf(api) === 'True' ? true : undefined), { timeoutMs: 5_000, intervalMs: 5, what: 'Ready' });
+    const t0 = Date.now();
+    w.update({ ...pod, metadata: { ...pod.metadata, deletionTimestamp: '2025-01-01T00:00:00Z', deletionGracePeriodSeconds: 0 } });
+    await w.done;
+    expect(api.deleted).toHaveLength(1);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+  });
+
+  it("charges the kubelet's own stopMs on top of the grace when it replaces a container", async () => {
+    const api = new FakePodApi();
+    const pod = testPod({ terminationGracePeriodSeconds: 0 });
+    const w = new PodWorker(pod, context(api, [], node.signal, undefined, { ...fast, stopMs: 300 }), node.signal);
+    await waitFor(() => (readyOf(api) === 'True' ? true : undefined), { timeoutMs: 5_000, intervalMs: 5, what: 'Ready' });
+    const t0 = Date.now();
+    w.update({ ...pod, metadata: { ...pod.metadata, generation: 2 }, spec: { ...pod.spec, containers: [{ name: 'app', image: 'nginx:1.26' }] } });
+    const restarted = (): true | undefined => {
+      const cs = (api.last().containerStatuses as { image: string; restartCount: number }[] | undefined)?.[0];
+      return cs?.image === 'nginx:1.26' && cs.restartCount === 1 ? true : undefined;
+    };
+    await waitFor(restarted, { timeoutMs: 5_000, intervalMs: 5, what: 'restarted' });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
     w.stop();
     await w.done;
   });

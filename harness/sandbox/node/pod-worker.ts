@@ -16,6 +16,7 @@ import { newPodRuntime, withAllStopped, type PodRuntime } from './runtime.ts';
 import { backOffEvents } from './status-events.ts';
 import { coreProjection, statusPatch } from './status-patch.ts';
 import { scaled } from './timings.ts';
+import { advanceGateView, gateDueAt, initialGateView, withGateView, type GateView } from './gate-view.ts';
 import { errorMessage } from '../../../src/common/errors.ts';
 
 /** How often the kubelet re-checks a PVC that is not Bound yet. */
@@ -37,6 +38,8 @@ export class PodWorker {
   private writtenRv: string | undefined;
   private seenOwnWrite = false;
   private failures = 0;
+  /** The readiness gates as Ready sees them (a gate's change reaches Ready `readinessGateMs` later). */
+  private gates: GateView;
   /** The pod changed since the status was last computed (so a wait must not start). */
   private changed = false;
   /** Resolves when the worker has stopped. */
@@ -49,6 +52,7 @@ export class PodWorker {
     this.pod = pod;
     this.ctx = ctx;
     this.rt = runtime ?? newPodRuntime(pod.metadata.uid, ctx.now());
+    this.gates = initialGateView(pod);
     const stop = (): void => this.life.abort();
     nodeSignal.addEventListener('abort', stop, { once: true });
     this.done = this.run().finally(() => nodeSignal.removeEventListener('abort', stop));
@@ -87,7 +91,7 @@ export class PodWorker {
       try {
         await this.postStatus();
         const step = nextStep({ pod: this.pod, runtime: this.rt, now: this.ctx.now(), timings: this.ctx.timings(), node: this.ctx.capacity(this.uid) });
-        if (step.kind === 'wait') await this.idle(step.untilMs);
+        if (step.kind === 'wait') await this.idle(earliest(step.untilMs, gateDueAt(this.gates, this.ctx.timings().readinessGateMs)));
         else await this.execute(step);
         this.failures = 0;
       } catch (err) {
@@ -135,8 +139,9 @@ export class PodWorker {
   /** Posts the kubelet's status when it differs from what was last posted, or when someone overwrote it. */
   private async postStatus(): Promise<void> {
     this.changed = false;
+    this.gates = advanceGateView(this.gates, this.pod, this.ctx.now(), this.ctx.timings().readinessGateMs);
     const desired = buildPodStatus({
-      pod: this.pod,
+      pod: withGateView(this.pod, this.gates),
       runtime: this.rt,
       now: this.ctx.now(),
       hostIP: this.ctx.hostIP,
@@ -205,9 +210,14 @@ export class PodWorker {
       }
       if (running.length > 0) await this.ctx.delay(graceMs(this.pod, this.ctx, true), this.life.signal);
       this.rt = withAllStopped(this.rt, this.ctx.now());
+      await this.ctx.delay(scaled(this.ctx.timings().teardownMs, this.ctx.faults()), this.life.signal);
     }
     await this.postStatus();
     await this.ctx.api.deletePod(this.pod, this.life.signal);
     this.finished = true;
   }
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
