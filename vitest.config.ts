@@ -69,7 +69,7 @@ const UNIT_FILES = ['src/**/*.test.ts', 'harness/**/*.test.ts', 'test/unit/**/*.
 // Unit files that replace process-wide things (signal handlers, `Date.now`, `process.stdout.write`): each runs in
 // a fresh module graph (`unit-isolated`). The other unit files share their worker's (`isolate: false`): they hold
 // no state outside their own objects.
-const UNIT_ISOLATED = ['src/cli/signals.test.ts', 'harness/cli/local.test.ts', 'test/unit/queue/timers.test.ts'];
+const UNIT_ISOLATED = ['src/cli/signals.test.ts', 'harness/cli/local.test.ts', 'harness/sandbox/stop-on-signal.test.ts', 'test/unit/queue/timers.test.ts'];
 const UNIT = { sequence: { groupOrder: 0 }, maxWorkers: 2, testTimeout: 60_000, hookTimeout: 60_000 };
 const PARALLEL = { sequence: { groupOrder: 1 }, maxWorkers: 2 };
 const ALONE = { sequence: { groupOrder: 2 }, maxWorkers: 1 };
