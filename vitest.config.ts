@@ -124,6 +124,17 @@ export default defineConfig({
       },
       {
         test: {
+          // Ctrl-C of a real-node run: spawns one and interrupts it once its real nodes are up. One machine runs one
+          // sandbox with real nodes, so this never runs beside the realnode project: `make test` and
+          // `make test-realnode` run it after, in a vitest run of its own.
+          name: 'realnode-ctrl-c',
+          include: ['test/realnode-ctrl-c/**/*.test.ts'],
+          testTimeout: 480_000,
+          ...ALONE,
+        },
+      },
+      {
+        test: {
           // Real containerd and a real registry as child processes (no apiserver): the CRI client's contract.
           name: 'runtime',
           include: ['test/runtime/**/*.test.ts'],

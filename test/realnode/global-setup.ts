@@ -38,11 +38,12 @@ export async function setup(project: TestProject): Promise<void> {
   let stopping: Promise<void> | undefined;
   stop = () =>
     (stopping ??= (async () => {
+      // Read first: on Ctrl-C, the tests the signal then breaks are no failure worth keeping the logs for.
+      const state = project.vitest.state;
+      const failed = state.getCountOfFailedTests() > 0 || state.getFiles().some((f) => f.result?.state === 'fail');
       // A start that fails or is interrupted stops what it started itself.
       const sandbox = await starting.catch(() => undefined);
       await sandbox?.stop();
-      const state = project.vitest.state;
-      const failed = state.getCountOfFailedTests() > 0 || state.getFiles().some((f) => f.result?.state === 'fail');
       const kept = await removeRunDir(dir, { ops: realHostOps, failed });
       if (kept) process.stdout.write(`real-node sandbox directory ${dir} ${kept}\n`);
     })());
