@@ -107,9 +107,9 @@ it('Ctrl-C once the real nodes are up stops them and undoes every host change be
     const how = await exited;
     // Checked at once: undone before the run exited, not by something after it.
     const after = await hostState();
-    expect(how.code === 130 || how.signal === 'SIGINT', `interrupted, not finished (${JSON.stringify(how)}):\n${output.slice(-3000)}`).toBe(true);
+    expect(after, `the host when the run exited:\n${output.slice(-3000)}`).toEqual({ bridges: [], cgroups: [], forwarding: before.forwarding, ledger: false });
+    expect(how.code === 130 || how.signal === 'SIGINT', `interrupted, not finished (${JSON.stringify(how)})`).toBe(true);
     expect(output).toContain('real nodes stopped');
-    expect(after).toEqual({ bridges: [], cgroups: [], forwarding: before.forwarding, ledger: false });
     for (const p of processes) {
       const cmdline = await readFile(`/proc/${p.pid}/cmdline`, 'utf8').catch(() => '');
       expect(cmdline.split('\0')[0], `${p.name} (${p.pid}) stopped`).not.toBe(p.exe);
