@@ -50,9 +50,10 @@ export async function setup(project: TestProject): Promise<void> {
   releaseSignals = stopBeforeExit({
     stop: async (signal) => {
       process.stdout.write(`${signal}: stopping the real nodes and undoing their host changes (Ctrl-\\ quits at once)\n`);
+      const t0 = Date.now();
       interrupted.abort(new Error(`interrupted by ${signal}`));
       await stop?.();
-      process.stdout.write('real nodes stopped\n');
+      process.stdout.write(`real nodes stopped in ${Date.now() - t0} ms\n`);
     },
   });
   const sandbox = await starting;
