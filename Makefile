@@ -82,8 +82,9 @@ test-failover: tools ## The Redis failover tests alone (Sentinel and Cluster: a 
 	npx vitest run --project unit test/unit/queue/sentinel-failover.test.ts test/unit/queue/sentinel-reconnect.test.ts test/unit/queue/cluster-failover.test.ts test/unit/queue/cluster.test.ts
 	npx vitest run --project 'integration*' test/integration/app/failover-rollout.test.ts
 
-test-realnode: tools ## Real-node tests: a real kubelet, containerd and runc beside the sandbox (root; see docs/development.md, Real nodes).
+test-realnode: tools ## Real-node tests: a real kubelet, containerd and runc beside the sandbox (root; see docs/development.md, Real nodes), then Ctrl-C of a real-node run.
 	npx vitest run --project realnode
+	npx vitest run --project realnode-ctrl-c
 
 test-integration: tools keda ## Integration tests against a sandbox (real control plane, real Redis, the KEDA operator).
 	EBB_REQUIRE_KEDA=1 npm run test:integration
@@ -105,7 +106,8 @@ test-fast: deps debs ## The inner loop: lint and typecheck (cached, side by side
 	npx vitest run --project 'unit*'
 
 test: tools keda lint typecheck ## Install what is missing (the KEDA operator included), then lint, typecheck and run every test layer.
-	EBB_REQUIRE_KEDA=1 npx vitest run
+	EBB_REQUIRE_KEDA=1 npx vitest run --project '!realnode-ctrl-c'
+	npx vitest run --project realnode-ctrl-c
 
 sandbox: tools ## Start a sandbox cluster in $(SANDBOX_DIR), an ebb daemon per node, and keep it running (Ctrl-C stops it). REAL_NODES=N (0..4) adds N real nodes.
 	node harness/cli/main.ts sandbox up --dir $(SANDBOX_DIR) --nodes $(NODES) --real-nodes $(REAL_NODES)

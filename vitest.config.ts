@@ -69,7 +69,7 @@ const UNIT_FILES = ['src/**/*.test.ts', 'harness/**/*.test.ts', 'test/unit/**/*.
 // Unit files that replace process-wide things (signal handlers, `Date.now`, `process.stdout.write`): each runs in
 // a fresh module graph (`unit-isolated`). The other unit files share their worker's (`isolate: false`): they hold
 // no state outside their own objects.
-const UNIT_ISOLATED = ['src/cli/signals.test.ts', 'harness/cli/local.test.ts', 'test/unit/queue/timers.test.ts'];
+const UNIT_ISOLATED = ['src/cli/signals.test.ts', 'harness/cli/local.test.ts', 'harness/sandbox/stop-on-signal.test.ts', 'test/unit/queue/timers.test.ts'];
 const UNIT = { sequence: { groupOrder: 0 }, maxWorkers: 2, testTimeout: 60_000, hookTimeout: 60_000 };
 const PARALLEL = { sequence: { groupOrder: 1 }, maxWorkers: 2 };
 const ALONE = { sequence: { groupOrder: 2 }, maxWorkers: 1 };
@@ -119,6 +119,17 @@ export default defineConfig({
           globalSetup: ['test/realnode/global-setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
+          ...ALONE,
+        },
+      },
+      {
+        test: {
+          // Ctrl-C of a real-node run: spawns one and interrupts it once its real nodes are up. One machine runs one
+          // sandbox with real nodes, so this never runs beside the realnode project: `make test` and
+          // `make test-realnode` run it after, in a vitest run of its own.
+          name: 'realnode-ctrl-c',
+          include: ['test/realnode-ctrl-c/**/*.test.ts'],
+          testTimeout: 480_000,
           ...ALONE,
         },
       },

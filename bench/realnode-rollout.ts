@@ -16,7 +16,10 @@
  * `$EBB_SANDBOX_REGISTRY/ebb/app:v1` (setup, not measured); each run rolls every workload in turn (the order
  * rotates per run) to the other of v1/v2 (both already on the node: no pull), after taking the floor samples.
  * Rollout time: template change → the pod watch event after which all pods run the new image, are Ready and
- * none is terminating; the status lag (→ the controller's status settled) is reported apart.
+ * none is terminating; the status lag (→ the controller's status settled) is reported apart. ebb's writes per
+ * pod updated: the writes ebb's watcher and worker (in this process) send, counted client-side from the
+ * template change to the end of the quiet period after the status settled, divided by the replicas (the real
+ * kubelets' own requests, which the apiserver's counts would mix in, are not ebb's).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -30,6 +33,9 @@ import { allAt, PodTimeline } from './lib/pod-timeline.ts';
 import { median, medianSpread, table } from './lib/report.ts';
 import { selectorOf, waitStatusSettled, type Workload } from './lib/workloads.ts';
 import { StepRecorder, type PodSteps } from './inplace/steps.ts';
+import { isWrite } from './lib/attribution.ts';
+import { EbbTrace } from './lib/ebb-trace.ts';
+import { countRequests, sum, type Counts } from './lib/requests.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -79,6 +85,8 @@ interface Measured {
   segments?: number[][];
   /** In place: pods seen Ready with the new image in the spec while the gate was False. */
   staleReady?: number;
+  /** ebb's writes in the window, by request (ebb's sides only). */
+  writes?: Record<string, number>;
 }
 
 /**
@@ -109,9 +117,10 @@ function segmentsOf(steps: PodSteps[], t0: number): number[][] {
   return out;
 }
 
-async function rollout(env: RealEnv, t: Target, run: number, image: string, signal: AbortSignal): Promise<Measured> {
+async function rollout(env: RealEnv, t: Target, run: number, image: string, { trace, signal }: { trace: EbbTrace; signal: AbortSignal }): Promise<Measured> {
   const before = new Map(t.timeline.current().map((p) => [p.metadata.name, p.metadata.uid]));
   const l0 = load1();
+  const wall0 = Date.now();
   const t0 = clock();
   t.steps?.begin(image, t0, before);
   await setRealImage(env.rest, t.w, image, GRACE, t.shape);
@@ -122,6 +131,7 @@ async function rollout(env: RealEnv, t: Target, run: number, image: string, sign
   await sleep(QUIET_MS, signal);
   const pods = t.timeline.current().filter((p) => p.metadata.name.startsWith(`${t.w.name}-`));
   const steps: PodSteps[] = t.steps?.end() ?? [];
+  const writes: Counts = new Map([...trace.requestsIn(wall0, Date.now())].filter(([k]) => isWrite(k)));
   return {
     run,
     config: t.config,
@@ -132,7 +142,20 @@ async function rollout(env: RealEnv, t: Target, run: number, image: string, sign
     recreated: pods.filter((p) => before.get(p.metadata.name) !== p.metadata.uid).length,
     restartCounts: pods.map((p) => p.status?.containerStatuses?.[0]?.restartCount ?? -1),
     ...(t.steps ? { segments: segmentsOf(steps, t0), staleReady: steps.filter((x) => x.readyWhileGateFalse !== undefined).length } : {}),
+    ...(t.config !== 'sts' ? { writes: Object.fromEntries(writes) } : {}),
   };
+}
+
+/** ebb's writes per pod updated of each measurement, and by request over all of them (per pod). */
+function writesPerPod(ms: Measured[]): { perRun: number[]; byKey: string } {
+  const perRun = ms.map((m) => sum(new Map(Object.entries(m.writes ?? {}))) / REPLICAS);
+  const keys = new Map<string, number>();
+  for (const m of ms) for (const [k, n] of Object.entries(m.writes ?? {})) keys.set(k, (keys.get(k) ?? 0) + n);
+  const byKey = [...keys]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `\`${k}\` ${(n / (REPLICAS * ms.length)).toFixed(2)}`)
+    .join(', ');
+  return { perRun, byKey };
 }
 
 function report(all: Measured[], floors: FloorSamples, images: string[]): string {
@@ -152,12 +175,17 @@ function report(all: Measured[], floors: FloorSamples, images: string[]): string
         by(c).map((m) => m.statusLagMs),
         s1,
       ),
+      c === 'sts' ? '–' : medianSpread(writesPerPod(by(c)).perRun, (n) => n.toFixed(2)),
     ];
   });
   const lines = [
     `## Real node: ${WORKLOAD === 'slow' ? `the slow pod (a volume, ${START_SECONDS} s init), ` : ''}${REPLICAS} replicas on real-node-0, rolling image update ${images.join(' ↔ ')} (no pull), maxUnavailable 1, OrderedReady, grace ${GRACE} s, ${RUNS} runs (median (min–max))`,
     '',
-    table(['config', 'rollout s', '÷ upstream', 's / pod', `kubelet floor s (${REPLICAS} × per pod)`, '÷ floor', 'status lag s'], rows),
+    table(['config', 'rollout s', '÷ upstream', 's / pod', `kubelet floor s (${REPLICAS} × per pod)`, '÷ floor', 'status lag s', 'ebb writes / pod'], rows),
+    '',
+    ...CONFIGS.filter((c) => c !== 'sts' && by(c).length > 0).map(
+      (c) => `${CONFIG_LABEL[c]}: ebb writes per pod updated by request: ${writesPerPod(by(c)).byKey}.`,
+    ),
     '',
     `Kubelet floor per pod, bare pod on the real node, ${floors.inPlaceMs.length} samples each (median (min–max), s): ` +
       `in place (image patch → new container ready, pod Ready) ${medianSpread(floors.inPlaceMs, s2)}; ` +
@@ -219,7 +247,12 @@ async function main(): Promise<void> {
   const signal = interruptSignal();
   const dir = await mkdtemp(join(tmpdir(), 'ebb-rn-bench-'));
   progress(`sandbox with a real node in ${dir}; ${REPLICAS} replicas, ${RUNS} runs; load ${load1().toFixed(2)}`);
+  // ebb's clients are the KubeRests without a `request` of their own: the bench's and the sandbox's get one.
+  const trace = new EbbTrace();
+  trace.hookClients();
   const env = await startRealEnv({ dir, daemon: false, signal });
+  countRequests(env.rest);
+  countRequests(env.sb.rest);
   const targets: Target[] = [];
   const floors: FloorPod[] = [];
   try {
@@ -246,9 +279,10 @@ async function main(): Promise<void> {
       const image = run % 2 === 1 ? images[1] : images[0];
       for (let i = 0; i < targets.length; i++) {
         const t = targets[(i + run - 1) % targets.length]!;
-        const m = await rollout(env, t, run, image, signal);
+        const m = await rollout(env, t, run, image, { trace, signal });
         all.push(m);
-        progress(`run ${run} ${CONFIG_LABEL[t.config]}: ${s2(m.ms)} s; recreated ${m.recreated}; load ${load1().toFixed(2)}`);
+        const writes = m.writes ? `; ebb writes/pod ${(writesPerPod([m]).perRun[0] ?? 0).toFixed(2)}` : '';
+        progress(`run ${run} ${CONFIG_LABEL[t.config]}: ${s2(m.ms)} s; recreated ${m.recreated}${writes}; load ${load1().toFixed(2)}`);
       }
     }
     process.stdout.write(`${report(all, samples, images)}\n`);

@@ -9,6 +9,14 @@
  *              patched spec (status.observedGeneration) → gate True, then the container ready → pod Ready
  *   recreate   delete (grace from the pod) → pod gone, then create → Ready (the sum is the sample)
  *   cold pull  CRI PullImage of an image absent from the node (containerd alone, no pod)
+ *
+ * Every in-place sample is the first in-place update of a new pod (the pod is deleted and created again,
+ * untimed, before it), as each pod of a rollout is updated once. The kubelet holds a container's start under
+ * its crash-loop back-off, keyed by pod UID, container and image, whenever an earlier instance of that
+ * container has exited, and a restart for a spec change counts: one pod switched between two images again
+ * and again waits 10, 20, 40, … s (up to 5 min) for the start of an image it ran before, measured from the exit
+ * of the previous instance. That back-off, not the protocol, is what made early-gate samples taken on one pod
+ * grow from 2 s to 163 s (each followed a short gated sample, so its previous instance had just exited).
  */
 import { sleep } from '../../src/common/wait.ts';
 import type { CriClient } from '../../src/cri/client.ts';
@@ -110,10 +118,24 @@ export class FloorPod {
     await this.until(running(this.name, image, 0), 'Ready');
   }
 
+  /** A new pod of the same name on the current image (untimed): the next in-place update is its first. */
+  private async renew(): Promise<void> {
+    await this.rest.delete(core('pods', this.ns, this.name));
+    await this.until((pods) => !pods.some((p) => p.metadata.name === this.name), 'gone before a new pod');
+    await this.create(this.image);
+    await this.until(running(this.name, this.image, 0), 'new pod Ready');
+  }
+
+  /** Before an in-place sample: a new pod (so no earlier instance has exited), idle for IDLE_MS; its restart count. */
+  private async freshIdle(): Promise<number> {
+    await this.renew();
+    await sleep(IDLE_MS, this.signal);
+    return this.timeline.current()[0]?.status?.containerStatuses?.[0]?.restartCount ?? 0;
+  }
+
   /** One in-place sample: patch the image to `image` → running it, ready, pod Ready. */
   async inPlace(image: string): Promise<number> {
-    await sleep(IDLE_MS, this.signal);
-    const restarts = this.timeline.current()[0]?.status?.containerStatuses?.[0]?.restartCount ?? 0;
+    const restarts = await this.freshIdle();
     const t0 = clock();
     await this.rest.patch(core('pods', this.ns, this.name), { spec: { containers: [{ name: 'main', image }] } }, PatchType.strategic);
     this.image = image;
@@ -122,8 +144,7 @@ export class FloorPod {
 
   /** One early-gate sample: gate False, image patch, the kubelet observed it → gate True, pod Ready; [total, patch → Ready]. */
   async earlyGateInPlace(image: string): Promise<[number, number]> {
-    await sleep(IDLE_MS, this.signal);
-    const restarts = this.timeline.current()[0]?.status?.containerStatuses?.[0]?.restartCount ?? 0;
+    const restarts = await this.freshIdle();
     const t0 = clock();
     await this.gate('False');
     const patched = clock();
@@ -138,8 +159,7 @@ export class FloorPod {
 
   /** One gated sample: gate False, image patch, container ready, gate True, pod Ready; [total, patch → container ready, gate True → Ready, patch → Ready]. */
   async gatedInPlace(image: string): Promise<[number, number, number, number]> {
-    await sleep(IDLE_MS, this.signal);
-    const restarts = this.timeline.current()[0]?.status?.containerStatuses?.[0]?.restartCount ?? 0;
+    const restarts = await this.freshIdle();
     const t0 = clock();
     await this.gate('False');
     const patched = clock();

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerWriter, applyHostChanges } from './host-apply.ts';
+import { LEDGER_PATH, LedgerWriter, applyHostChanges } from './host-apply.ts';
 import type { HostOps } from './host-ops.ts';
 import type { HostChange } from './host-plan.ts';
 import { revertHostChanges } from './host-revert.ts';
+import { cleanStaleHostChanges } from './real-nodes.ts';
+import { createLogger } from '../../../src/common/log.ts';
 
 const done = <T>(value: T): Promise<T> => Promise.resolve(value);
 
@@ -33,6 +35,7 @@ function fakeHost(): HostOps & { sysctls: Map<string, string>; paths: Set<string
     mkdirs: (p) => done(void paths.add(p)),
     removeTree,
     list: () => done([]),
+    readLink: () => done(undefined),
     readText: (p) => done(p.endsWith('/mountinfo') || p.endsWith('/cgroup.procs') ? '' : (files.get(p) ?? '0-1')),
     writeText: (p, t) => done(void files.set(p, t)),
     ip,
@@ -128,6 +131,83 @@ describe('host changes: apply, record, revert', () => {
     ]);
     expect(failures).toEqual(['bridge: ip: busy']);
     expect(host.sysctls.get('kernel.panic')).toBe('1');
+  });
+});
+
+describe('a ledger a killed run left', () => {
+  const log = createLogger('test', 'silent');
+
+  /** A host holding what a killed run of the first layout left (kubelet on the host's fixed paths). */
+  function oldLayoutHost(): ReturnType<typeof fakeHost> & { mounts: Set<string> } {
+    const host = fakeHost();
+    const mounts = new Set(['/var/lib/kubelet', '/var/lib/kubelet/pods/p1/volumes/v', '/run/netns/cni-new']);
+    const entries = new Map([
+      ['/var/log/containers', ['web.log', 'other.log']],
+      ['/run/netns', ['cni-before', 'cni-new', 'unrelated']],
+    ]);
+    for (const [dir, names] of entries) for (const name of names) host.paths.add(`${dir}/${name}`);
+    host.sysctls.set('kernel.panic', '10');
+    host.paths.add('/sys/class/net/ebbrn0');
+    const ledger = {
+      owner: 2 ** 22 + 1,
+      dir: '/tmp/ebb-rn-old',
+      changes: [
+        { kind: 'sysctl', key: 'kernel.panic', previous: '1' },
+        { kind: 'hostLinks', dir: '/var/log/containers', target: '/tmp/ebb-rn-old/real-node/pods' },
+        { kind: 'bridge', name: 'ebbrn0' },
+        { kind: 'newEntries', dir: '/run/netns', prefix: 'cni-', unmount: true, before: ['cni-before'] },
+        { kind: 'mountsUnder', path: '/var/lib/kubelet' },
+      ],
+    };
+    host.paths.add(LEDGER_PATH);
+    const mountinfo = (): string => [...mounts].map((m) => `1 2 0:1 / ${m} rw - tmpfs tmpfs rw`).join('\n');
+    return Object.assign(host, {
+      mounts,
+      readText: (p: string) => done(p === LEDGER_PATH ? JSON.stringify(ledger) : p.endsWith('/mountinfo') ? mountinfo() : ''),
+      list: (dir: string) => done((entries.get(dir) ?? []).filter((n) => host.paths.has(`${dir}/${n}`))),
+      readLink: (p: string) => done(p.endsWith('/web.log') ? '/tmp/ebb-rn-old/real-node/pods/web/0.log' : '/var/log/elsewhere'),
+      unmount: (p: string) => done(void mounts.delete(p)),
+    });
+  }
+
+  it('of the older layout is reverted by the next start, not refused', async () => {
+    const host = oldLayoutHost();
+    await cleanStaleHostChanges(host, log);
+    expect(host.mounts).toEqual(new Set());
+    expect(host.paths.has('/var/log/containers/web.log')).toBe(false);
+    expect(host.paths.has('/var/log/containers/other.log')).toBe(true);
+    expect(host.paths.has('/run/netns/cni-new')).toBe(false);
+    expect(host.paths.has('/run/netns/cni-before')).toBe(true);
+    expect(host.paths.has('/run/netns/unrelated')).toBe(true);
+    expect(host.paths.has('/sys/class/net/ebbrn0')).toBe(false);
+    expect(host.sysctls.get('kernel.panic')).toBe('1');
+    expect(host.paths.has(LEDGER_PATH)).toBe(false);
+  });
+
+  it('with a kind no layout here knows: the rest is undone, and the start fails naming the change, the ledger and the command', async () => {
+    const host = fakeHost();
+    host.sysctls.set('kernel.panic', '10');
+    const ledger = {
+      owner: 2 ** 22 + 1,
+      dir: '/tmp/ebb-rn-new',
+      changes: [
+        { kind: 'sysctl', key: 'kernel.panic', previous: '1' },
+        { kind: 'tunnel', name: 't0' },
+      ],
+    };
+    host.paths.add(LEDGER_PATH);
+    const read = { ...host, readText: (p: string) => done(p === LEDGER_PATH ? JSON.stringify(ledger) : '') };
+    const err = await cleanStaleHostChanges(read, log).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    const message = (err as Error).message;
+    expect(message).toContain('{"kind":"tunnel","name":"t0"}');
+    expect(message).toContain(`${LEDGER_PATH}, sandbox /tmp/ebb-rn-new`);
+    expect(message).toContain('rm -r /run/ebb-real-node');
+    expect(host.sysctls.get('kernel.panic')).toBe('1');
+    expect(host.paths.has(LEDGER_PATH)).toBe(true);
   });
 });
 

@@ -8,6 +8,7 @@
 import { dirname, join } from 'node:path';
 import type { HostChange, RecordedChange } from './host-plan.ts';
 import type { HostOps } from './host-ops.ts';
+import type { LegacyChange } from './host-revert-legacy.ts';
 
 /** Where the ledger lives: under /run, so a reboot (which undoes every change) also forgets it. */
 export const LEDGER_PATH = '/run/ebb-real-node/ledger.json';
@@ -56,9 +57,14 @@ export class LedgerWriter {
   }
 }
 
-export async function readLedger(ops: HostOps, path = LEDGER_PATH): Promise<Ledger | undefined> {
+/** A ledger as read back: it may have been written by an older layout. */
+export interface StoredLedger extends Omit<Ledger, 'changes'> {
+  changes: (RecordedChange | LegacyChange)[];
+}
+
+export async function readLedger(ops: Pick<HostOps, 'exists' | 'readText'>, path = LEDGER_PATH): Promise<StoredLedger | undefined> {
   if (!(await ops.exists(path))) return undefined;
-  return JSON.parse(await ops.readText(path)) as Ledger;
+  return JSON.parse(await ops.readText(path)) as StoredLedger;
 }
 
 /** Applies one change and records it; the record is written before a change a crash could leave half made. */

@@ -4,9 +4,9 @@
  * by path or by PID.
  */
 import { execFile } from 'node:child_process';
-import { access, mkdir, readdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, readlink, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { NamespaceBind } from './host-plan.ts';
+import { mountsUnder, type NamespaceBind } from './host-plan.ts';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
@@ -19,6 +19,8 @@ export interface HostOps {
   /** Removes `path` and what it holds; a missing path is not an error. */
   removeTree(path: string): Promise<void>;
   list(dir: string): Promise<string[]>;
+  /** A symlink's target, or undefined when `path` is no symlink. */
+  readLink(path: string): Promise<string | undefined>;
   readText(path: string): Promise<string>;
   writeText(path: string, text: string): Promise<void>;
   /** `ip` with arguments; rejects with its stderr. */
@@ -71,6 +73,7 @@ export const realHostOps: HostOps = {
   mkdirs: async (path) => void (await mkdir(path, { recursive: true })),
   removeTree: (path) => rm(path, { recursive: true, force: true }),
   list: (dir) => missingOk(readdir(dir), []),
+  readLink: (path) => readlink(path).catch(() => undefined),
   readText: (path) => readFile(path, 'utf8'),
   writeText: (path, text) => writeFile(path, text),
   ip: (args) => runOrSay('ip', args),
@@ -97,3 +100,14 @@ export const realHostOps: HostOps = {
     }
   },
 };
+
+/** Unmounts everything at or under `path`, deepest first, until nothing is left (a file may be mounted over more than once). */
+export async function unmountUnder(ops: HostOps, path: string): Promise<void> {
+  for (let pass = 0; pass < 5; pass++) {
+    const points = mountsUnder(await ops.readText('/proc/self/mountinfo'), path);
+    if (points.length === 0) return;
+    for (const point of points) await ops.unmount(point);
+  }
+  const left = mountsUnder(await ops.readText('/proc/self/mountinfo'), path);
+  if (left.length > 0) throw new Error(`still mounted: ${left.join(', ')}`);
+}

@@ -5,16 +5,20 @@
  */
 import { join } from 'node:path';
 import { sleep } from '../../../src/common/wait.ts';
-import { isShimOf, mountsUnder, type RecordedChange } from './host-plan.ts';
-import type { HostOps } from './host-ops.ts';
+import { isShimOf, type RecordedChange } from './host-plan.ts';
+import { unmountUnder, type HostOps } from './host-ops.ts';
+import { LEGACY_REVERTERS, type LegacyChange } from './host-revert-legacy.ts';
 
 export interface RevertResult {
   /** What failed to revert, one line each (empty when everything was undone). */
   failures: string[];
 }
 
+/** What a ledger may hold: the changes this layout makes, and those an older layout made. */
+export type LedgerChange = RecordedChange | LegacyChange;
+
 /** Reverts `changes` newest first; never throws. */
-export async function revertHostChanges(ops: HostOps, changes: readonly RecordedChange[]): Promise<RevertResult> {
+export async function revertHostChanges(ops: HostOps, changes: readonly LedgerChange[]): Promise<RevertResult> {
   const failures: string[] = [];
   for (const change of [...changes].reverse()) {
     try {
@@ -46,10 +50,15 @@ const REVERTERS: { [K in RecordedChange['kind']]: Reverter<K> } = {
   },
 };
 
-function revertOne(ops: HostOps, change: RecordedChange): Promise<void> {
-  // A ledger written by an older layout may hold kinds this one no longer makes.
-  const revert = REVERTERS[change.kind] as Reverter<typeof change.kind> | undefined;
-  if (!revert) return Promise.reject(new Error(`unknown change kind ${JSON.stringify(change.kind)}`));
+function revertOne(ops: HostOps, change: LedgerChange): Promise<void> {
+  // A ledger written by an older layout holds kinds this one no longer makes; one of a layout this code does
+  // not know (a newer one) cannot be undone here: the message says what can.
+  const all = { ...REVERTERS, ...LEGACY_REVERTERS } as Record<string, ((ops: HostOps, change: LedgerChange) => Promise<void>) | undefined>;
+  const revert = all[change.kind];
+  if (!revert) {
+    const what = JSON.stringify(change);
+    return Promise.reject(new Error(`unknown change ${what}, written by another version of ebb: undo it by hand (or reboot), then remove the ledger`));
+  }
   return revert(ops, change);
 }
 
@@ -99,15 +108,4 @@ async function cgroupDirs(ops: HostOps, root: string): Promise<string[]> {
   };
   await walk(root);
   return out;
-}
-
-/** Unmounts everything at or under `path`, deepest first, until nothing is left (a file may be mounted over more than once). */
-async function unmountUnder(ops: HostOps, path: string): Promise<void> {
-  for (let pass = 0; pass < 5; pass++) {
-    const points = mountsUnder(await ops.readText('/proc/self/mountinfo'), path);
-    if (points.length === 0) return;
-    for (const point of points) await ops.unmount(point);
-  }
-  const left = mountsUnder(await ops.readText('/proc/self/mountinfo'), path);
-  if (left.length > 0) throw new Error(`still mounted: ${left.join(', ')}`);
 }

@@ -70,7 +70,10 @@ export async function cleanStaleHostChanges(ops: HostOps, log: Logger): Promise<
   }
   const { failures } = await revertHostChanges(ops, ledger.changes);
   log.info({ changes: ledger.changes.length, failures, dir: ledger.dir }, 'reverted the host changes of an earlier real node');
-  if (failures.length > 0) throw new RealNodeError(`could not undo what an earlier real node left: ${failures.join('; ')}`);
+  if (failures.length > 0) {
+    const where = `${LEDGER_PATH}, sandbox ${ledger.dir}`;
+    throw new RealNodeError(`could not undo what an earlier real node left (${where}): ${failures.join('; ')}; once undone: rm -r ${dirname(LEDGER_PATH)}`);
+  }
   await ops.removeTree(dirname(LEDGER_PATH));
 }
 
