@@ -4,42 +4,14 @@
  * apiserver still answer, the command exits 0 without giving up on a stop, prints no raw error objects, and
  * leaves none of its servers running.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../harness/sandbox/paths.ts';
 import { waitFor } from '../../src/common/wait.ts';
-
-/** Every descendant of `pid` (children first found by their parent), by PID. */
-function descendants(pid: number): number[] {
-  const out: number[] = [];
-  const table = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .map((l) => l.trim().split(/\s+/).map(Number));
-  const frontier = [pid];
-  while (frontier.length > 0) {
-    const parent = frontier.pop();
-    for (const [child, ppid] of table) {
-      if (ppid === parent && child !== undefined) {
-        out.push(child);
-        frontier.push(child);
-      }
-    }
-  }
-  return out;
-}
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+import { alive, descendants } from '../processes.ts';
 
 interface Run {
   proc: ChildProcess;

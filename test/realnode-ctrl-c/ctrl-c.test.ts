@@ -7,13 +7,14 @@
  * A layer of its own, run alone and after the realnode layer (`make test-realnode`, `make test`): the run it
  * interrupts starts real nodes, and one machine runs one sandbox with real nodes at a time.
  */
-import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { expect, it } from 'vitest';
 import { createLogger } from '../../src/common/log.ts';
 import { waitFor } from '../../src/common/wait.ts';
+import { alive, descendants } from '../processes.ts';
 import { DEFAULT_BIN_DIR, PROJECT_ROOT } from '../../harness/sandbox/paths.ts';
 import { LEDGER_PATH, readLedger } from '../../harness/sandbox/real-node/host-apply.ts';
 import { realHostOps } from '../../harness/sandbox/real-node/host-ops.ts';
@@ -21,35 +22,6 @@ import { FORWARDING_SYSCTL } from '../../harness/sandbox/real-node/host-plan.ts'
 import { cleanStaleHostChanges, missingPrerequisites } from '../../harness/sandbox/real-node/real-nodes.ts';
 
 const READY = /sandbox with (\d+) real nodes ready in \d+ ms \((.+)\)/;
-
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/** Every descendant of `pid`, by PID. */
-function descendants(pid: number): number[] {
-  const table = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
-    .trim()
-    .split('\n')
-    .map((l) => l.trim().split(/\s+/).map(Number));
-  const out: number[] = [];
-  const frontier = [pid];
-  while (frontier.length > 0) {
-    const parent = frontier.pop();
-    for (const [child, ppid] of table) {
-      if (ppid === parent && child !== undefined) {
-        out.push(child);
-        frontier.push(child);
-      }
-    }
-  }
-  return out;
-}
 
 /** This process's environment without what vitest sets for its workers (the spawned run is a vitest of its own). */
 function runEnv(): NodeJS.ProcessEnv {
