@@ -6,9 +6,9 @@
  */
 import type { Measurement } from '../../../api/analysis.ts';
 import { errorMessage } from '../../../common/errors.ts';
-import { sleep } from '../../../common/wait.ts';
 import { redisConnection, type RedisClient } from '../../../queue/connection.ts';
 import { redisResultStore } from '../../../workers/measure/store.ts';
+import { within } from './deadline.ts';
 
 export interface MeasuredReader {
   /** The results of measure jobs `ids`, in order (undefined: not finished, or not readable). */
@@ -16,21 +16,6 @@ export interface MeasuredReader {
   /** Why results could not be read, once a read failed. */
   note(): string | undefined;
   close(): void;
-}
-
-/** Races `work` against a deadline; the loser is ignored. */
-async function within<T>(work: Promise<T>, deadlineMs: number): Promise<T> {
-  const ac = new AbortController();
-  work.catch(() => undefined);
-  const late = sleep(deadlineMs, ac.signal).then(
-    () => Promise.reject(new Error(`no answer within ${deadlineMs / 1000}s`)),
-    () => new Promise<never>(() => undefined),
-  );
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    ac.abort();
-  }
 }
 
 export function measuredReader(deadlineMs: number): MeasuredReader {

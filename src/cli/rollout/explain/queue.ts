@@ -6,12 +6,12 @@
  */
 import type { Job } from 'bullmq';
 import { errorMessage } from '../../../common/errors.ts';
-import { sleep } from '../../../common/wait.ts';
 import { redisConnection, type RedisClient } from '../../../queue/connection.ts';
 import { dedupId } from '../../../queue/names.ts';
 import { shardOf } from '../../../queue/shards.ts';
 import { createReconcileQueue, createTimersQueue, type ReconcileQueue, type TimersQueue } from '../../../queue/queues.ts';
 import { describeRedis, redisLocationSetting } from '../../../queue/redis-target.ts';
+import { within } from './deadline.ts';
 import type { LastReconcile, QueueFacts } from './model.ts';
 
 const SCAN_COUNT = 500;
@@ -91,7 +91,6 @@ export async function readQueueFacts(namespace: string, name: string, deadlineMs
   const reconcile = createReconcileQueue(client, cfg, shard);
   const timers = createTimersQueue(client, cfg, shard);
   for (const q of [reconcile, timers]) q.on('error', () => undefined);
-  const ac = new AbortController();
   const where = `Redis at ${describeRedis(cfg.redis)} (${redisLocationSetting(cfg.redis)})`;
   try {
     const read = (async (): Promise<QueueFacts> => {
@@ -99,18 +98,12 @@ export async function readQueueFacts(namespace: string, name: string, deadlineMs
       const [last, pending, due] = await Promise.all([lastReconcile(client, reconcile, id), pendingJob(reconcile, id), timersOf(client, timers, id)]);
       return { last, pending, timers: due };
     })();
-    read.catch(() => undefined); // once the deadline won, a late failure is nobody's to report
-    const late = sleep(deadlineMs, ac.signal).then(
-      () => Promise.reject(new Error(`no answer within ${deadlineMs / 1000}s`)),
-      () => new Promise<never>(() => undefined),
-    );
-    return { facts: await Promise.race([read, late]) };
+    return { facts: await within(read, deadlineMs) };
   } catch (err) {
     return {
       note: `the queues were not read (${where}: ${errorMessage(err)}): no last reconcile or timers shown; set the watcher's EBB_REDIS_* and EBB_QUEUE_PREFIX to see them, or a longer --queue-timeout`,
     };
   } finally {
-    ac.abort();
     await Promise.all([reconcile.close(), timers.close()]).catch(() => undefined);
     client.disconnect();
   }
