@@ -141,22 +141,31 @@ export interface WatcherDeps {
   workerThreadEntry?: URL;
 }
 
+/** How the watcher starts its worker thread; with it off, `start` starts none. */
+interface ThreadStart {
+  /** How long the thread's stop may take (0: no thread). */
+  stopMs: number;
+  /** What the `watcher started` line says of it. */
+  described: { heapMb: number } | false;
+  start(log: Logger, metrics: WatcherMetrics): WorkerThread | undefined;
+}
+
+const NO_THREAD: ThreadStart = { stopMs: 0, described: false, start: () => undefined };
+
 /**
  * The worker thread's start, when it is on: the worker's settings are checked before the watcher starts
  * anything (a bad one fails the watcher's start, as it fails `ebb worker`'s). Loaded only when on.
  */
-async function workerThreadIfOn(
-  cfg: WatcherConfig,
-  deps: WatcherDeps,
-): Promise<{ stopMs: number; start(log: Logger, metrics: WatcherMetrics): WorkerThread } | undefined> {
+async function workerThreadIfOn(cfg: WatcherConfig, deps: WatcherDeps): Promise<ThreadStart> {
   const on = cfg.workerThread;
-  if (!on) return undefined;
+  if (!on) return NO_THREAD;
   const { parseWorkerConfig } = await import('../workers/config.ts');
   const { startWorkerThread } = await import('./worker-thread.ts');
   // The thread's own stop waits this long for running reconciles, and at most a little more for the rest.
   const stopMs = parseWorkerConfig(on.env).shutdownTimeoutMs + WORKER_THREAD_STOP_MARGIN_MS;
   return {
     stopMs,
+    described: { heapMb: on.heapMb },
     start: (log, metrics) =>
       startWorkerThread({
         env: on.env,
@@ -168,6 +177,9 @@ async function workerThreadIfOn(
       }),
   };
 }
+
+/** The thread's metrics after the watcher's on its endpoint. */
+const threadMetrics = (thread: WorkerThread | undefined): { moreMetrics?: () => Promise<string> } => (thread ? { moreMetrics: () => thread.metrics() } : {});
 
 /** What a stopping worker thread may take beyond its worker's `EBB_SHUTDOWN_TIMEOUT` (the Event drain, closing connections). */
 const WORKER_THREAD_STOP_MARGIN_MS = 5_000;
@@ -287,13 +299,13 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger, deps: Watche
     }
   })();
 
-  const thread = threadStart?.start(log, metrics);
+  const thread = threadStart.start(log, metrics);
   const ops = await startOpsServer({
     log,
     address: cfg.httpAddress,
     port: cfg.httpPort,
     registry: metrics.registry,
-    ...(thread ? { moreMetrics: () => thread.metrics() } : {}),
+    ...threadMetrics(thread),
     healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
     mounts: await boardMounts(cfg, cfg.board ? shown : [], rest, log, rollouts),
     readyz: async () => {
@@ -318,7 +330,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger, deps: Watche
       scalerPort: scaler?.port,
       board: cfg.board?.basePath,
       sources: specs.map((s) => s.name),
-      workerThread: thread ? { heapMb: cfg.workerThread?.heapMb } : false,
+      workerThread: threadStart.described,
       namespaces: cfg.namespaces.length ? cfg.namespaces : 'all',
     },
     'watcher started',
@@ -328,7 +340,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger, deps: Watche
     httpPort: ops.port,
     scalerPort: scaler?.port,
     workerThread: thread,
-    workerThreadStopMs: threadStart?.stopMs ?? 0,
+    workerThreadStopMs: threadStart.stopMs,
     states: () => ({ ...states }),
     resync: () => enqueueResync(sink.known.all(), queues, metrics),
     stop: async () => {

@@ -18,7 +18,7 @@ export type ThreadEnd = 'heap-limit' | 'error' | 'exit';
 /** Classifies a thread's end from the error it reported (if any) and its exit code. */
 export function threadEnd(err: unknown): ThreadEnd {
   if (err === undefined) return 'exit';
-  const code = (err as { code?: unknown } | null)?.code;
+  const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
   return code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'heap-limit' : 'error';
 }
 

@@ -58,8 +58,7 @@ interface Live {
   exited: Promise<{ err: unknown; code: number }>;
 }
 
-const plainEnv = (env: Env): Record<string, string> =>
-  Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+const plainEnv = (env: Env): Record<string, string> => Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 
 export function startWorkerThread(o: WorkerThreadOptions): WorkerThread {
   const ac = new AbortController();

@@ -15,10 +15,7 @@ export interface ThreadProbes {
 
 /** The thread to the watcher. */
 export type FromThread =
-  | { type: 'started' }
-  | { type: 'probes'; id: number; probes: ThreadProbes }
-  | { type: 'metrics'; id: number; text: string }
-  | { type: 'stopped' };
+  { type: 'started' } | { type: 'probes'; id: number; probes: ThreadProbes } | { type: 'metrics'; id: number; text: string } | { type: 'stopped' };
 
 /** The label every metric of the thread's worker carries, so that a scrape tells its reconciles from a worker process's. */
 export const THREAD_METRIC_LABELS: Readonly<Record<string, string>> = Object.freeze({ thread: 'watcher' });

@@ -275,8 +275,7 @@ export async function startWorker(
     );
   };
   const health = (): string | undefined => reachability.problem(cfg.redisUnhealthyAfterMs);
-  const readiness = (): string | undefined =>
-    workers.every((w) => w.isRunning()) && measurePool?.isRunning() !== false ? undefined : 'worker not running';
+  const readiness = (): string | undefined => (workers.every((w) => w.isRunning()) && measurePool?.isRunning() !== false ? undefined : 'worker not running');
   const ops =
     shell.serveOps === false
       ? undefined
