@@ -130,9 +130,10 @@ async function startScalerIfOn(
   // waiting alone start a worker too).
   const backlog = (): Promise<BacklogReading> => workerBacklog(queues, measure, SCALER_DUE_WINDOW_MS);
   const tls = cfg.scalerTls ? readScalerTls(cfg.scalerTls) : undefined;
-  // With the worker thread running, worker processes are asked for only past the backlog it is left; while it
-  // is down (restarting), for any backlog.
-  const leftToThread = thread ? (meta: Record<string, string> | undefined): number => (thread.state() === 'running' ? threadBacklog(meta) : 0) : undefined;
+  // With the worker thread running (or starting: the watcher's first lists must not wake a worker process),
+  // worker processes are asked for only past the backlog it is left; while it waits to restart, for any backlog.
+  const up = (t: WorkerThread): boolean => t.state() === 'running' || t.state() === 'starting';
+  const leftToThread = thread ? (meta: Record<string, string> | undefined): number => (up(thread) ? threadBacklog(meta) : 0) : undefined;
   return startScaler({ address: cfg.httpAddress, port: cfg.scalerPort, backlog, log, maxStreams: cfg.scalerMaxStreams, tls, leftToThread });
 }
 
