@@ -11,6 +11,7 @@
  *                       [--worker-node-options='<NODE_OPTIONS>'] [--kcm-qps 400] [--kcm-burst 800] [--kcm-default-limits]
  *                       [--workers keda|<n>] [--scale-down-seconds 300] [--jobs-per-worker <shipped>]
  *                       [--worker-env K=V ...] [--view true|false] [--cpu-prof DIR]
+ *                       [--watcher-thread true|false] [--thread-backlog <n>]
  *
  * ebb runs as the manifests run it: one `ebb watcher` (its KEDA scaler on) and `ebb worker` processes scaled as
  * KEDA would scale them for the watcher's backlog (lib/keda-scale.ts, lib/worker-pool.ts), each with its
@@ -24,6 +25,10 @@
  * the profiler's sampling adds CPU of its own, so a profiled run's CPU figures are not the unprofiled ones.
  * `--view true|false` sets EBB_VIEW (the shared view, `src/view/`) on the watcher and every worker alike (the
  * two must agree: the watcher writes the view, the workers read it); unset: the shipped default.
+ * `--watcher-thread true|false` sets EBB_WATCHER_WORKER_THREAD (one reconcile worker in a thread of the watcher's
+ * process, given the workers' settings too; its RSS and CPU are the watcher process's, its reconciles are in the
+ * watcher's counters as `ebb_reconcile_total{thread="watcher"}`); `--thread-backlog` sets the ScaledObject's
+ * `threadBacklog` the pool sends (unset: the shipped ScaledObject's, else the scaler's default `jobsPerWorker`).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -70,6 +75,8 @@ const { values: opt } = parseArgs({
     'jobs-per-worker': { type: 'string' },
     'worker-env': { type: 'string', multiple: true, default: [] },
     view: { type: 'string' },
+    'watcher-thread': { type: 'string' },
+    'thread-backlog': { type: 'string' },
   },
 });
 const APPS = Number(opt.apps);
@@ -93,12 +100,24 @@ const WATCHER_NODE_OPTIONS = manifestNodeOptions('watcher') + cpuProf('watcher')
 const WORKER_NODE_OPTIONS = (opt['worker-node-options'] ?? manifestNodeOptions('worker')) + cpuProf('worker');
 /** kube-controller-manager's client limits; undefined: its defaults (20 QPS, burst 30). */
 const KCM_LIMITS = opt['kcm-default-limits'] ? undefined : { qps: Number(opt['kcm-qps']), burst: Number(opt['kcm-burst']) };
-const WORKERS = workerMode(opt.workers, Number(opt['scale-down-seconds']), opt['jobs-per-worker'] === undefined ? undefined : Number(opt['jobs-per-worker']));
+const WORKERS = workerMode(
+  opt.workers,
+  Number(opt['scale-down-seconds']),
+  opt['jobs-per-worker'] === undefined ? undefined : Number(opt['jobs-per-worker']),
+  1_000,
+  opt['thread-backlog'] === undefined ? undefined : Number(opt['thread-backlog']),
+);
 /** `--worker-env K=V`: worker settings beyond the manifest's (to weigh one, e.g. EBB_WORKER_CONCURRENCY). */
 const WORKER_ENV = Object.fromEntries(opt['worker-env'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 if (opt.view !== undefined && opt.view !== 'true' && opt.view !== 'false') throw new Error(`--view: true or false, not ${opt.view}`);
 /** `--view`: EBB_VIEW for the watcher and the workers alike; empty: the shipped default. */
 const VIEW_ENV: Record<string, string> = opt.view === undefined ? {} : { EBB_VIEW: opt.view };
+const watcherThread = opt['watcher-thread'];
+if (watcherThread !== undefined && watcherThread !== 'true' && watcherThread !== 'false')
+  throw new Error(`--watcher-thread: true or false, not ${watcherThread}`);
+/** `--watcher-thread`: EBB_WATCHER_WORKER_THREAD, and with it on the workers' settings, for the watcher; empty: the shipped default. */
+const THREAD_ENV: Record<string, string> =
+  watcherThread === undefined ? {} : { EBB_WATCHER_WORKER_THREAD: watcherThread, ...(watcherThread === 'true' ? WORKER_ENV : {}) };
 const DEADLINE = Date.now() + Number(opt['limit-minutes']) * 60_000;
 
 /** The workers' sum in the per-process CPU and RSS records. */
@@ -203,7 +222,7 @@ function startEbbSide(env: FleetEnv): Promise<EbbProcesses> {
     watcherNodeOptions: WATCHER_NODE_OPTIONS,
     workerNodeOptions: WORKER_NODE_OPTIONS,
     workerEnv: { ...VIEW_ENV, ...WORKER_ENV },
-    watcherEnv: VIEW_ENV,
+    watcherEnv: { ...VIEW_ENV, ...THREAD_ENV },
     dist: opt.dist,
     progress,
   });
@@ -238,6 +257,7 @@ async function main(): Promise<void> {
       workers:
         describeWorkers(WORKERS) +
         (opt.view === undefined ? '' : `; EBB_VIEW=${opt.view} (watcher and workers)`) +
+        (watcherThread === undefined ? '' : `; EBB_WATCHER_WORKER_THREAD=${watcherThread}`) +
         Object.entries(WORKER_ENV)
           .map(([k, v]) => `; workers with ${k}=${v}`)
           .join(''),

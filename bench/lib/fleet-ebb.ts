@@ -37,7 +37,7 @@ export interface EbbOptions {
  * `--workers keda|<n>`, `--scale-down-seconds` (KEDA's cooldown and the HPA's scale-down window) and
  * `--jobs-per-worker` (instead of the shipped ScaledObject's, to weigh another) as a mode.
  */
-export function workerMode(workers: string, scaleDownSeconds: number, jobsPerWorker?: number, intervalMs = 1_000): WorkerMode {
+export function workerMode(workers: string, scaleDownSeconds: number, jobsPerWorker?: number, intervalMs = 1_000, threadBacklog?: number): WorkerMode {
   if (workers !== 'keda') {
     const count = Number(workers);
     if (!Number.isInteger(count) || count < 1) throw new Error(`--workers: "keda" or a count, not ${workers}`);
@@ -46,10 +46,18 @@ export function workerMode(workers: string, scaleDownSeconds: number, jobsPerWor
   const ms = scaleDownSeconds * 1000;
   if (jobsPerWorker !== undefined && !(Number.isInteger(jobsPerWorker) && jobsPerWorker >= 1))
     throw new Error(`--jobs-per-worker: a count, not ${jobsPerWorker}`);
+  if (threadBacklog !== undefined && !(Number.isInteger(threadBacklog) && threadBacklog >= 0))
+    throw new Error(`--thread-backlog: a count, not ${threadBacklog}`);
   const shipped = shippedScaleSpec();
   return {
     mode: 'keda',
-    spec: { ...shipped, jobsPerWorker: jobsPerWorker ?? shipped.jobsPerWorker, cooldownMs: ms, scaleDownStabilizationMs: ms },
+    spec: {
+      ...shipped,
+      jobsPerWorker: jobsPerWorker ?? shipped.jobsPerWorker,
+      threadBacklog: threadBacklog ?? shipped.threadBacklog,
+      cooldownMs: ms,
+      scaleDownStabilizationMs: ms,
+    },
     intervalMs,
   };
 }
@@ -59,6 +67,7 @@ export function describeWorkers(w: WorkerMode): string {
   const s = w.spec;
   return (
     `ebb workers scaled as KEDA would: ceil(backlog / ${s.jobsPerWorker}) within ${Math.max(1, s.minReplicas)}..${s.maxReplicas} while active, ` +
+    (s.threadBacklog === undefined ? '' : `past threadBacklog ${s.threadBacklog} (with the watcher's worker thread), `) +
     `HPA tolerance ${s.tolerance}, scale-down window ${s.scaleDownStabilizationMs / 1000} s, cooldown to ${s.minReplicas} ${s.cooldownMs / 1000} s, ` +
     `backlog read every ${w.intervalMs / 1000} s`
   );
@@ -78,6 +87,7 @@ export async function startEbb(o: EbbOptions): Promise<EbbProcesses> {
     scalerPort,
     spawn: () => spawnEbb('worker', { ...base, ...o.workerEnv, NODE_OPTIONS: o.workerNodeOptions }, () => false, opts),
     jobsPerWorker: w.mode === 'keda' ? w.spec.jobsPerWorker : undefined,
+    threadBacklog: w.mode === 'keda' ? w.spec.threadBacklog : undefined,
     planner,
     intervalMs: w.mode === 'keda' ? w.intervalMs : 1_000,
     progress: o.progress,

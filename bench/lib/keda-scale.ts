@@ -18,6 +18,11 @@ import { PROJECT_ROOT } from '../../harness/sandbox/paths.ts';
 
 export interface ScaleSpec {
   jobsPerWorker: number;
+  /**
+   * The trigger's `threadBacklog`: the backlog the watcher's scaler leaves to its worker thread (the metric it
+   * answers is already net of it); undefined: not set (the scaler's default, `jobsPerWorker`).
+   */
+  threadBacklog?: number | undefined;
   minReplicas: number;
   maxReplicas: number;
   /** KEDA's cooldownPeriod: how long the scaler must be inactive before the workers go to minReplicas (0). */
@@ -40,10 +45,13 @@ interface ScaledObjectYaml {
 /** The shipped ScaledObject's numbers (KEDA's defaults where it sets none), with the HPA's default behaviour. */
 export function shippedScaleSpec(): ScaleSpec {
   const so = parse(readFileSync(join(PROJECT_ROOT, 'deploy', 'keda', 'scaledobject.yaml'), 'utf8')) as ScaledObjectYaml;
-  const jobsPerWorker = Number(so.spec?.triggers?.[0]?.metadata?.['jobsPerWorker'] ?? Number.NaN);
+  const meta = so.spec?.triggers?.[0]?.metadata ?? {};
+  const jobsPerWorker = Number(meta['jobsPerWorker'] ?? Number.NaN);
   if (!Number.isInteger(jobsPerWorker) || jobsPerWorker < 1) throw new Error('deploy/keda/scaledobject.yaml: no jobsPerWorker');
+  const threadBacklog = meta['threadBacklog'];
   return {
     jobsPerWorker,
+    ...(threadBacklog === undefined ? {} : { threadBacklog: Number(threadBacklog) }),
     minReplicas: so.spec?.minReplicaCount ?? 0,
     maxReplicas: so.spec?.maxReplicaCount ?? 100,
     cooldownMs: (so.spec?.cooldownPeriod ?? 300) * 1000,

@@ -9,7 +9,14 @@ import { table } from './report.ts';
 
 export type WatcherCounts = Record<string, number>;
 
-const NAMES = ['ebb_watch_events_total', 'ebb_watch_events_ignored_total', 'ebb_enqueue_total', 'ebb_resync_total'];
+const NAMES = [
+  'ebb_watch_events_total',
+  'ebb_watch_events_ignored_total',
+  'ebb_enqueue_total',
+  'ebb_resync_total',
+  'ebb_reconcile_total',
+  'ebb_worker_thread_ends_total',
+];
 
 /** Parses the Prometheus text of the watcher's /metrics into the counters of interest. */
 export function parseWatcherCounts(text: string): WatcherCounts {

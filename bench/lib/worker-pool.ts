@@ -49,6 +49,8 @@ export interface PoolOptions {
   progress: (msg: string) => void;
   /** The ScaledObject's `jobsPerWorker`, sent with every scaler call as KEDA sends its trigger metadata. */
   jobsPerWorker?: number | undefined;
+  /** The ScaledObject's `threadBacklog` (the backlog left to the watcher's worker thread); undefined: not sent. */
+  threadBacklog?: number | undefined;
 }
 
 interface Worker {
@@ -64,10 +66,10 @@ interface ScalerClient extends Client {
 }
 
 /** What the ScaledObject sends with every call. */
-const scaledObjectRef = (jobsPerWorker = 50): object => ({
+const scaledObjectRef = (jobsPerWorker = 50, threadBacklog?: number): object => ({
   name: 'ebb-worker',
   namespace: 'ebb-system',
-  scalerMetadata: { jobsPerWorker: String(jobsPerWorker) },
+  scalerMetadata: { jobsPerWorker: String(jobsPerWorker), ...(threadBacklog === undefined ? {} : { threadBacklog: String(threadBacklog) }) },
 });
 
 function scalerClient(port: number): ScalerClient {
@@ -104,7 +106,7 @@ export function startWorkerPool(opts: PoolOptions): WorkerPool {
   let closed = false;
   let wake: (() => void) | undefined;
   const client = opts.scalerPort === undefined ? undefined : scalerClient(opts.scalerPort);
-  const SO_REF = scaledObjectRef(opts.jobsPerWorker);
+  const SO_REF = scaledObjectRef(opts.jobsPerWorker, opts.threadBacklog);
   const stream = client?.StreamIsActive(SO_REF);
   stream?.on('data', (m: { result: boolean }) => void (m.result && wake?.()));
   stream?.on('error', () => undefined);

@@ -17,7 +17,7 @@ export async function watcherCommand(): Promise<number> {
   const watcher = await startWatcher(cfg, log);
   const sig = await untilSignal();
   log.info({ signal: sig }, 'shutting down');
-  return stopWithin(() => watcher.stop(), WATCHER_STOP_DEADLINE_MS, log);
+  return stopWithin(() => watcher.stop(), WATCHER_STOP_DEADLINE_MS + watcher.workerThreadStopMs, log);
 }
 
 /** `ebb worker`: runs until SIGINT/SIGTERM, then finishes running reconciles (bounded) and exits. */

@@ -59,7 +59,7 @@ export async function startAll(env: Env, log: Logger): Promise<RunningAll> {
     workerPort: worker.httpPort,
     board: cfg.watcher.board ? { path: cfg.watcher.board.basePath, login: boardLogin(cfg.watcher.board.auth) } : undefined,
     boardNote: cfg.watcher.boardNote,
-    stopDeadlineMs: cfg.worker.shutdownTimeoutMs + WORKER_STOP_MARGIN_MS + WATCHER_STOP_DEADLINE_MS,
+    stopDeadlineMs: cfg.worker.shutdownTimeoutMs + WORKER_STOP_MARGIN_MS + WATCHER_STOP_DEADLINE_MS + watcher.workerThreadStopMs,
     stop: async () => {
       await worker.stop();
       await watcher.stop();

@@ -15,6 +15,8 @@ export interface OpsServerOptions {
   address: string;
   port: number;
   registry: Registry;
+  /** Metrics served after the registry's (another isolate's, in the Prometheus text format). */
+  moreMetrics?: () => Promise<string>;
   healthz: Probe;
   readyz: Probe;
   /** Extra handlers by path prefix (e.g. Bull Board). */
@@ -37,7 +39,9 @@ export async function startOpsServer(opts: OpsServerOptions): Promise<{ server: 
       if (path === '/healthz') return probe(res, opts.healthz);
       if (path === '/readyz') return probe(res, opts.readyz);
       if (path === '/metrics') {
-        const body = await opts.registry.metrics();
+        const more = opts.moreMetrics ? await opts.moreMetrics() : '';
+        const own = await opts.registry.metrics();
+        const body = more ? `${own}${own.endsWith('\n') ? '' : '\n'}${more}` : own;
         res.writeHead(200, { 'content-type': opts.registry.contentType });
         res.end(body);
         return;

@@ -33,6 +33,11 @@ export interface WatcherConfig {
   readonly view: boolean;
   /** The most pods one App's view holds; past it that App reads fresh. */
   readonly viewAppPods: number;
+  /**
+   * One reconcile worker in a thread of the watcher's process, configured from `env` (the worker's settings),
+   * its old space `heapMb`; undefined: none (separate `ebb worker` processes only).
+   */
+  readonly workerThread: { readonly env: Env; readonly heapMb: number } | undefined;
   /** Bull Board; undefined when disabled. */
   readonly board: { readonly basePath: string; readonly readOnly: boolean; readonly auth: BoardAuth } | undefined;
   /** Why the board is off although it was not switched off (shown once in the log). */
@@ -74,6 +79,20 @@ export const WATCHER_SETTINGS = table(
       doc: 'port of the KEDA scaler, on `EBB_HTTP_ADDRESS` (`0`: any free port)',
     },
     ...SCALER_SETTINGS.entries,
+    workerThread: {
+      name: 'EBB_WATCHER_WORKER_THREAD',
+      type: 'switch',
+      default: false,
+      doc: "run one reconcile worker in a thread of the watcher's process (the worker's settings, e.g. `EBB_WORKER_CONCURRENCY`, read from the watcher's environment; the watcher's ServiceAccount then needs the worker's rights), its heap bounded by `EBB_WATCHER_WORKER_THREAD_HEAP`: a thread that ends (past its heap, or an error) is started again with back-off while the watcher goes on; `/readyz` fails while it is not running, `/metrics` carries its metrics labelled `thread=\"watcher\"`; the KEDA scaler then leaves the ScaledObject's `threadBacklog` (default its `jobsPerWorker`) to the thread before it asks for worker processes; `false`: `ebb worker` processes only",
+    },
+    workerThreadHeap: {
+      name: 'EBB_WATCHER_WORKER_THREAD_HEAP',
+      type: 'int',
+      default: 256,
+      min: 32,
+      max: 65_536,
+      doc: "with `EBB_WATCHER_WORKER_THREAD`: the thread's V8 old space in MiB (`resourceLimits`; the worker process's `--max-old-space-size`); a reconcile that needs more ends the thread alone, not the watcher",
+    },
     board: { name: 'EBB_BOARD', type: 'switch', default: true, doc: 'serve Bull Board (without credentials, only on a loopback `EBB_HTTP_ADDRESS`)' },
     boardPath: {
       name: 'EBB_BOARD_PATH',
@@ -215,6 +234,7 @@ export function parseWatcherConfig(env: Env): WatcherConfig {
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
     view: v.view,
     viewAppPods: v.viewAppPods,
+    workerThread: v.workerThread ? { env: { ...env }, heapMb: v.workerThreadHeap } : undefined,
   });
 }
 

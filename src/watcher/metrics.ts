@@ -13,6 +13,7 @@ export function watcherMetrics(states?: AppStates): {
   objectsTooLarge: Counter<'resource'>;
   sourceRestarts: Counter<'source'>;
   appsInState: Gauge<'state'>;
+  workerThreadEnds: Counter<'end'>;
 } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'ebb_watcher_' });
@@ -54,6 +55,12 @@ export function watcherMetrics(states?: AppStates): {
       name: 'ebb_watch_source_failures_total',
       help: 'Sources that failed and were restarted (with backoff), by source.',
       labelNames: ['source'],
+      registers: [registry],
+    }),
+    workerThreadEnds: new Counter({
+      name: 'ebb_worker_thread_ends_total',
+      help: "Ends of the watcher's worker thread it did not ask for (each followed by a restart), by why: heap-limit, error, exit.",
+      labelNames: ['end'],
       registers: [registry],
     }),
     appsInState: new Gauge({

@@ -33,6 +33,19 @@ export function jobsPerWorker(meta: Record<string, string> | undefined): number 
   return Number.isInteger(n) && n > 0 ? n : DEFAULT_JOBS_PER_WORKER;
 }
 
+/**
+ * `threadBacklog` from the trigger metadata: the backlog left to the watcher's worker thread before worker
+ * processes are asked for (default: `jobsPerWorker`, the thread being one worker).
+ */
+export function threadBacklog(meta: Record<string, string> | undefined): number {
+  const raw = meta?.['threadBacklog'];
+  const n = Number(raw);
+  return raw !== undefined && raw.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : jobsPerWorker(meta);
+}
+
+/** The backlog worker processes are asked for: what is past the part left to the watcher's thread. */
+export const processBacklog = (total: number, left: number): number => Math.max(0, total - left);
+
 function loadService(): ServiceDefinition {
   const pkg = loadSync(PROTO_PATH, { keepCase: true, longs: Number, defaults: true });
   return pkg['externalscaler.ExternalScaler'] as ServiceDefinition;
@@ -51,6 +64,8 @@ export interface ScalerServer {
 /** One open StreamIsActive stream: what it was last told. */
 interface Stream {
   ref: string;
+  /** The backlog left to the watcher's worker thread, for this ScaledObject. */
+  left(): number;
   last: boolean | undefined;
   write(active: boolean): void;
 }
@@ -73,11 +88,17 @@ export async function startScaler(opts: {
   idleRecheckMs?: number;
   maxStreams?: number;
   tls?: ScalerTlsPem | undefined;
+  /**
+   * The backlog left to the watcher's worker thread for a ScaledObject's metadata (0 while no thread runs):
+   * KEDA is active, and its metric counts, only past it. Undefined: no thread (0).
+   */
+  leftToThread?: ((meta: Record<string, string> | undefined) => number) | undefined;
 }): Promise<ScalerServer> {
   const activeMs = opts.recheckMs ?? 1000;
   const idleMs = opts.idleRecheckMs ?? 15_000;
   const maxStreams = opts.maxStreams ?? 64;
-  const total = async (): Promise<number> => reading(await opts.backlog()).total;
+  const left = opts.leftToThread ?? ((): number => 0);
+  const due = async (ref: ScaledObjectRef): Promise<number> => processBacklog(reading(await opts.backlog()).total, left(ref.scalerMetadata));
   const server = new Server();
   const streams = new Set<Stream>();
   const unary =
@@ -94,13 +115,13 @@ export async function startScaler(opts: {
     };
   const check = sharedCheck({ backlog: opts.backlog, streams, log: opts.log, activeMs, idleMs });
   server.addService(loadService(), {
-    IsActive: unary(async () => ({ result: (await total()) > 0 })),
+    IsActive: unary(async (ref: ScaledObjectRef) => ({ result: (await due(ref)) > 0 })),
     GetMetricSpec: unary((ref: ScaledObjectRef) => {
       const target = jobsPerWorker(ref.scalerMetadata);
       return Promise.resolve({ metricSpecs: [{ metricName: METRIC_NAME, targetSize: target, targetSizeFloat: target }] });
     }),
-    GetMetrics: unary(async () => {
-      const value = await total();
+    GetMetrics: unary(async (req: { scaledObjectRef?: ScaledObjectRef }) => {
+      const value = await due(req.scaledObjectRef ?? { name: '', namespace: '', scalerMetadata: {} });
       return { metricValues: [{ metricName: METRIC_NAME, metricValue: value, metricValueFloat: value }] };
     }),
     StreamIsActive: (call: ServerWritableStream<ScaledObjectRef, { result: boolean }>) => {
@@ -110,7 +131,8 @@ export async function startScaler(opts: {
         call.emit('error', { code: status.RESOURCE_EXHAUSTED, details: `at most ${maxStreams} streams` });
         return;
       }
-      const stream: Stream = { ref, last: undefined, write: (active) => void (call.cancelled || call.write({ result: active })) };
+      const meta = call.request.scalerMetadata;
+      const stream: Stream = { ref, left: () => left(meta), last: undefined, write: (active) => void (call.cancelled || call.write({ result: active })) };
       streams.add(stream);
       opts.log.debug({ scaledObject: ref, streams: streams.size }, 'scaler stream opened');
       const end = (): void => {
@@ -172,13 +194,15 @@ function sharedCheck(o: { backlog: BacklogProbe; streams: Set<Stream>; log: Logg
       .then(
         (r) => {
           const { total: n, growsAt: g } = reading(r);
-          const active = n > 0;
+          let anyActive = false;
           for (const s of o.streams) {
+            const active = processBacklog(n, s.left()) > 0;
             if (s.last !== active) s.write(active);
             s.last = active;
+            anyActive ||= active;
           }
           growsAt = g;
-          soon = active;
+          soon = anyActive;
         },
         (err: unknown) => o.log.debug({ err: errorMessage(err) }, 'scaler backlog check failed'),
       )

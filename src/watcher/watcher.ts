@@ -40,6 +40,7 @@ import { tooLargeEvents } from './too-large-events.ts';
 import type { ResourceRef } from '../kube/paths.ts';
 import type { OversizedObject } from '../kube/paged-list.ts';
 import { keepViewAlive, redisViewFeed, type ViewFeed } from '../view/writer.ts';
+import type { WorkerThread } from './worker-thread.ts';
 
 /** Delayed jobs due within this window count as backlog for the KEDA scaler. */
 const SCALER_DUE_WINDOW_MS = 30_000;
@@ -47,6 +48,10 @@ const SCALER_DUE_WINDOW_MS = 30_000;
 export interface RunningWatcher {
   httpPort: number;
   scalerPort: number | undefined;
+  /** The worker thread (`EBB_WATCHER_WORKER_THREAD`); undefined when off. */
+  workerThread: WorkerThread | undefined;
+  /** How long `stop` may wait for the worker thread's running reconciles beyond the watcher's own stop (0: no thread). */
+  workerThreadStopMs: number;
   states(): Record<string, SourceState>;
   /** Enqueues every known object now (what a full periodic resync does). */
   resync(): Promise<number>;
@@ -111,22 +116,81 @@ async function redisProblem(redis: RedisClient): Promise<string | undefined> {
 }
 
 /** The KEDA scaler, loaded only when it is on (gRPC and the proto loader). */
-async function startScalerIfOn(cfg: WatcherConfig, queues: readonly ReconcileQueue[], measure: MeasureQueue, log: Logger): Promise<ScalerServer | undefined> {
+async function startScalerIfOn(
+  cfg: WatcherConfig,
+  queues: readonly ReconcileQueue[],
+  measure: MeasureQueue,
+  log: Logger,
+  thread: WorkerThread | undefined,
+): Promise<ScalerServer | undefined> {
   if (cfg.scalerPort === undefined) return undefined;
-  const { startScaler } = await import('./scaler.ts');
+  const { startScaler, threadBacklog } = await import('./scaler.ts');
   const { readScalerTls } = await import('./scaler-settings.ts');
   // Every worker consumes every shard and the measure queue: the backlog KEDA scales on is their sum (measurements
   // waiting alone start a worker too).
   const backlog = (): Promise<BacklogReading> => workerBacklog(queues, measure, SCALER_DUE_WINDOW_MS);
   const tls = cfg.scalerTls ? readScalerTls(cfg.scalerTls) : undefined;
-  return startScaler({ address: cfg.httpAddress, port: cfg.scalerPort, backlog, log, maxStreams: cfg.scalerMaxStreams, tls });
+  // With the worker thread running (or starting: the watcher's first lists must not wake a worker process),
+  // worker processes are asked for only past the backlog it is left; while it waits to restart, for any backlog.
+  const up = (t: WorkerThread): boolean => t.state() === 'running' || t.state() === 'starting';
+  const leftToThread = thread ? (meta: Record<string, string> | undefined): number => (up(thread) ? threadBacklog(meta) : 0) : undefined;
+  return startScaler({ address: cfg.httpAddress, port: cfg.scalerPort, backlog, log, maxStreams: cfg.scalerMaxStreams, tls, leftToThread });
 }
+
+/** What starting the worker thread needs beyond the watcher's configuration (a seam for tests: another entry). */
+export interface WatcherDeps {
+  workerThreadEntry?: URL;
+}
+
+/** How the watcher starts its worker thread; with it off, `start` starts none. */
+interface ThreadStart {
+  /** How long the thread's stop may take (0: no thread). */
+  stopMs: number;
+  /** What the `watcher started` line says of it. */
+  described: { heapMb: number } | false;
+  start(log: Logger, metrics: WatcherMetrics): WorkerThread | undefined;
+}
+
+const NO_THREAD: ThreadStart = { stopMs: 0, described: false, start: () => undefined };
+
+/**
+ * The worker thread's start, when it is on: the worker's settings are checked before the watcher starts
+ * anything (a bad one fails the watcher's start, as it fails `ebb worker`'s). Loaded only when on.
+ */
+async function workerThreadIfOn(cfg: WatcherConfig, deps: WatcherDeps): Promise<ThreadStart> {
+  const on = cfg.workerThread;
+  if (!on) return NO_THREAD;
+  const { parseWorkerConfig } = await import('../workers/config.ts');
+  const { startWorkerThread } = await import('./worker-thread.ts');
+  // The thread's own stop waits this long for running reconciles, and at most a little more for the rest.
+  const stopMs = parseWorkerConfig(on.env).shutdownTimeoutMs + WORKER_THREAD_STOP_MARGIN_MS;
+  return {
+    stopMs,
+    described: { heapMb: on.heapMb },
+    start: (log, metrics) =>
+      startWorkerThread({
+        env: on.env,
+        heapMb: on.heapMb,
+        stopTimeoutMs: stopMs,
+        log,
+        onEnd: (end) => metrics.workerThreadEnds.inc({ end }),
+        ...(deps.workerThreadEntry ? { entry: deps.workerThreadEntry } : {}),
+      }),
+  };
+}
+
+/** The thread's metrics after the watcher's on its endpoint. */
+const threadMetrics = (thread: WorkerThread | undefined): { moreMetrics?: () => Promise<string> } => (thread ? { moreMetrics: () => thread.metrics() } : {});
+
+/** What a stopping worker thread may take beyond its worker's `EBB_SHUTDOWN_TIMEOUT` (the Event drain, closing connections). */
+const WORKER_THREAD_STOP_MARGIN_MS = 5_000;
 
 /**
  * The always-on watcher: list+watch Apps, their Pods and ImageLists, turning every event into an
  * idempotent reconcile enqueue; runs the timers worker; resyncs periodically; serves health and metrics.
  */
-export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<RunningWatcher> {
+export async function startWatcher(cfg: WatcherConfig, log: Logger, deps: WatcherDeps = {}): Promise<RunningWatcher> {
+  const threadStart = await workerThreadIfOn(cfg, deps);
   const ac = new AbortController();
   const rest = await kubeClient(cfg.kube);
   // Redis holds only intent, and a Redis that comes back may have lost it (a restart without persistence, a
@@ -236,11 +300,13 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
     }
   })();
 
+  const thread = threadStart.start(log, metrics);
   const ops = await startOpsServer({
     log,
     address: cfg.httpAddress,
     port: cfg.httpPort,
     registry: metrics.registry,
+    ...threadMetrics(thread),
     healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
     mounts: await boardMounts(cfg, cfg.board ? shown : [], rest, log, rollouts),
     readyz: async () => {
@@ -249,11 +315,15 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
       const notWatching = Object.entries(states)
         .filter(([, s]) => s !== 'watching')
         .map(([n, s]) => `${n}:${s}`);
-      const problems = [notWatching.length > 0 ? `watches not established (${notWatching.join(', ')})` : undefined, await redisProblem(producer)];
+      const problems = [
+        notWatching.length > 0 ? `watches not established (${notWatching.join(', ')})` : undefined,
+        await redisProblem(producer),
+        await thread?.readiness(),
+      ];
       return problems.filter(Boolean).join('; ') || undefined;
     },
   });
-  scaler = await startScalerIfOn(cfg, queues, measure, log);
+  scaler = await startScalerIfOn(cfg, queues, measure, log, thread);
   if (cfg.boardNote) log.warn(cfg.boardNote);
   log.info(
     {
@@ -261,6 +331,7 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
       scalerPort: scaler?.port,
       board: cfg.board?.basePath,
       sources: specs.map((s) => s.name),
+      workerThread: threadStart.described,
       namespaces: cfg.namespaces.length ? cfg.namespaces : 'all',
     },
     'watcher started',
@@ -269,11 +340,16 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger): Promise<Run
   return {
     httpPort: ops.port,
     scalerPort: scaler?.port,
+    workerThread: thread,
+    workerThreadStopMs: threadStart.stopMs,
     states: () => ({ ...states }),
     resync: () => enqueueResync(sink.known.all(), queues, metrics),
     stop: async () => {
       ac.abort();
       await Promise.all([...loops, resyncLoop, viewAlive]);
+      // The sources are stopped: nothing new is enqueued. The thread's worker finishes its running reconciles
+      // (bounded) while Redis, the timers and the endpoint are still there.
+      await thread?.stop();
       await ops.close();
       await scaler?.close();
       await Promise.all(timersWorkers.map((w) => w.close()));

@@ -39,9 +39,24 @@ import { redisPullBudget, type PullBudget } from './shared/pull-budget.ts';
 import type { PrewarmPolicy } from './app/model/prewarm-policy.ts';
 
 export interface RunningWorker {
+  /** The port of its health and metrics endpoint; 0 when it serves none (`WorkerShell.serveOps`). */
   httpPort: number;
+  /** Why it is not ready (a BullMQ worker or the measure pool not running); undefined: ready. */
+  readiness(): string | undefined;
+  /** Why it is not healthy (Redis out of reach too long); undefined: healthy. */
+  health(): string | undefined;
+  /** Its metrics in the Prometheus text format. */
+  metrics(): Promise<string>;
   /** Stops taking jobs, waits (bounded) for running reconciles, closes connections. */
   stop(): Promise<void>;
+}
+
+/** How a worker is embedded: `ebb worker` serves its own endpoint; the watcher's worker thread is served by the watcher's. */
+export interface WorkerShell {
+  /** Serve /healthz, /readyz and /metrics on the configured address (default true). */
+  serveOps?: boolean;
+  /** Labels on every metric of this worker (the watcher's thread: `{thread: 'watcher'}`). */
+  metricLabels?: Record<string, string>;
 }
 
 interface ProcessorDeps {
@@ -174,6 +189,7 @@ export async function startWorker(
   log: Logger,
   reconcilers: Partial<Record<ObjectKind, Reconciler>>,
   drain: () => Promise<void> = () => Promise.resolve(),
+  shell: WorkerShell = {},
 ): Promise<RunningWorker> {
   const rest = await kubeClient(cfg.kube);
   const blocking = redisConnection(cfg.queue.redis, { forWorker: true, name: 'ebb-worker', log, commandTimeoutMs: cfg.queue.redisCommandTimeoutMs });
@@ -191,6 +207,7 @@ export async function startWorker(
   // already logs them (structured, rate-limited).
   for (const t of timers) t.on('error', (err: Error) => log.debug({ err: err.message }, 'queue connection error'));
   const metrics = workerMetrics();
+  if (shell.metricLabels) metrics.registry.setDefaultLabels(shell.metricLabels);
   const onWait = async (key: ObjectKey, wait: NonNullable<ReconcileResult['wait']>): Promise<void> => {
     await setTimer(forKey(timers, key), key, wait.reason, Date.now() + Math.max(0, wait.afterMs));
   };
@@ -257,17 +274,18 @@ export async function startWorker(
       log.warn({ key: formatKey(key), err: errorSummary(timerErr) }, 'could not set the retry timer; the next event or resync reconciles'),
     );
   };
-  const ops = await startOpsServer({
-    log,
-    address: cfg.httpAddress,
-    port: cfg.httpPort,
-    registry: metrics.registry,
-    healthz: () => reachability.problem(cfg.redisUnhealthyAfterMs),
-    readyz: () => (workers.every((w) => w.isRunning()) && measurePool?.isRunning() !== false ? undefined : 'worker not running'),
-  });
-  log.info({ concurrency: cfg.queue.workerConcurrency, shards: cfg.queue.shards, port: ops.port }, 'worker started');
+  const health = (): string | undefined => reachability.problem(cfg.redisUnhealthyAfterMs);
+  const readiness = (): string | undefined => (workers.every((w) => w.isRunning()) && measurePool?.isRunning() !== false ? undefined : 'worker not running');
+  const ops =
+    shell.serveOps === false
+      ? undefined
+      : await startOpsServer({ log, address: cfg.httpAddress, port: cfg.httpPort, registry: metrics.registry, healthz: health, readyz: readiness });
+  log.info({ concurrency: cfg.queue.workerConcurrency, shards: cfg.queue.shards, port: ops?.port }, 'worker started');
   return {
-    httpPort: ops.port,
+    httpPort: ops?.port ?? 0,
+    readiness,
+    health,
+    metrics: () => metrics.registry.metrics(),
     stop: async () => {
       const timeout = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), cfg.shutdownTimeoutMs).unref());
       const closing = Promise.all([...workers.map((w) => w.close()), measurePool?.close()]).then(() => 'closed' as const);
@@ -279,7 +297,7 @@ export async function startWorker(
       // No reconcile runs any more: what they left to write (Event series counts) goes now, within a bound.
       const drained = await Promise.race([drain().then(() => 'drained' as const), delay(DRAIN_TIMEOUT_MS)]).catch((err: unknown) => errorSummary(err));
       if (drained !== 'drained') log.warn({ timeoutMs: DRAIN_TIMEOUT_MS, err: drained }, 'Event series counts not all written before exit');
-      await ops.close();
+      await ops?.close();
       await slots.stop();
       await notifications?.close();
       await Promise.all(timers.map((t) => t.close()));

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/common/log.ts';
 import { dueSoonBacklog } from '../../../src/queue/backlog.ts';
 import { enqueue } from '../../../src/queue/enqueue.ts';
-import { METRIC_NAME, startScaler } from '../../../src/watcher/scaler.ts';
+import { METRIC_NAME, startScaler, threadBacklog } from '../../../src/watcher/scaler.ts';
 import { useRedis } from '../queue/support.ts';
 import { call, client } from './scaler-client.ts';
 
@@ -156,5 +156,56 @@ describe('KEDA external scaler', () => {
       c.close();
       await scaler.close();
     }
+  });
+
+  it("leaves the watcher's worker thread its backlog: active and counted only past it, for each ScaledObject", async () => {
+    let backlog = 0;
+    let threadRuns = true;
+    const leftToThread = (meta: Record<string, string> | undefined): number => (threadRuns ? threadBacklog(meta) : 0);
+    const scaler = await startScaler({ address: '127.0.0.1', port: 0, backlog: () => Promise.resolve(backlog), log, recheckMs: 600_000, leftToThread });
+    const c = client(scaler.port);
+    // No threadBacklog: the thread is left jobsPerWorker (20); an explicit 0 leaves it nothing.
+    const zero = { ...ref, name: 'eager', scalerMetadata: { jobsPerWorker: '20', threadBacklog: '0' } };
+    const metric = async (r: object): Promise<number | undefined> =>
+      (await call(c.GetMetrics, c, { scaledObjectRef: r, metricName: METRIC_NAME })).metricValues[0]?.metricValue;
+    const seen: boolean[] = [];
+    const stream = c.StreamIsActive(ref);
+    try {
+      const first = new Promise<void>((resolve) => stream.once('data', () => resolve()));
+      stream.on('data', (m: { result: boolean }) => seen.push(m.result));
+      stream.on('error', () => undefined);
+      await first;
+      backlog = 20;
+      expect(await call(c.IsActive, c, ref)).toEqual({ result: false });
+      expect(await metric(ref)).toBe(0);
+      expect(await call(c.IsActive, c, zero)).toEqual({ result: true });
+      expect(await metric(zero)).toBe(20);
+      scaler.notify();
+      backlog = 25;
+      expect(await call(c.IsActive, c, ref)).toEqual({ result: true });
+      expect(await metric(ref)).toBe(5);
+      const pushed = new Promise<void>((resolve) => stream.once('data', () => resolve()));
+      scaler.notify();
+      await pushed;
+      expect(seen, "the stream was told active only past the thread's backlog").toEqual([false, true]);
+      // The thread down (restarting): worker processes are asked for any backlog.
+      threadRuns = false;
+      backlog = 1;
+      expect(await call(c.IsActive, c, ref)).toEqual({ result: true });
+      expect(await metric(ref)).toBe(1);
+    } finally {
+      stream.cancel();
+      c.close();
+      await scaler.close();
+    }
+  });
+
+  it('reads threadBacklog from the trigger metadata, else jobsPerWorker', () => {
+    expect(threadBacklog({ jobsPerWorker: '300' })).toBe(300);
+    expect(threadBacklog({ jobsPerWorker: '300', threadBacklog: '0' })).toBe(0);
+    expect(threadBacklog({ jobsPerWorker: '300', threadBacklog: '1000' })).toBe(1000);
+    expect(threadBacklog({ threadBacklog: '-1' })).toBe(50);
+    expect(threadBacklog({ threadBacklog: ' ' })).toBe(50);
+    expect(threadBacklog(undefined)).toBe(50);
   });
 });
