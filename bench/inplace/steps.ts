@@ -111,9 +111,14 @@ function markSteps(s: PodSteps, p: StepPod, image: string, at: number): void {
     s.containerReady = at;
     s.restartCount = ready.restartCount;
   }
+  markAnomalies(s, p, newSpec, gate, at);
+  markEnd(s, p, newSpec, gate === 'True', at);
+}
+
+/** Seen Ready on the new spec while the gate was False, and the early gate held False again (InPlaceGateHeld). */
+function markAnomalies(s: PodSteps, p: StepPod, newSpec: boolean, gate: string | undefined, at: number): void {
   if (s.readyWhileGateFalse === undefined && newSpec && gate === 'False' && cond(p, 'Ready') === 'True') s.readyWhileGateFalse = at;
   if (s.gateHeld === undefined && gate === 'False' && reasonOf(p, READINESS_GATE_IN_PLACE_UPDATE_READY) === Reason.inPlaceGateHeld) s.gateHeld = at;
-  markEnd(s, p, newSpec, gate === 'True', at);
 }
 
 function markEnd(s: PodSteps, p: StepPod, newSpec: boolean, gateTrue: boolean, at: number): void {
