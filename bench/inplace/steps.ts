@@ -101,7 +101,7 @@ function readyContainer(p: StepPod, image: string): { restartCount: number | und
 }
 
 /** Sets the first time each step is seen on this pod. */
-function markSteps(s: PodSteps, p: StepPod, image: string, at: number): void {
+export function markSteps(s: PodSteps, p: StepPod, image: string, at: number): void {
   const gate = cond(p, READINESS_GATE_IN_PLACE_UPDATE_READY);
   const newSpec = p.spec?.containers?.[0]?.image === image;
   if (s.gateFalse === undefined && gate === 'False') s.gateFalse = at;
