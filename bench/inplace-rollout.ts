@@ -8,8 +8,9 @@
  * The three workloads are created at once (setup is not measured), then each run rolls each one in turn to a
  * fresh image tag (uncached on every node), the order rotated by one config per run. Requests are attributed as in app-rollout.ts (lib/attribution.ts):
  * apiserver_request_total minus the simulated kubelets' and the benchmark's own requests, split by resource.
- * Rollout time: template change → the pod watch event after which all pods run the new image, are Ready and
- * none is terminating. For in place, a second watch records per pod when the gate went False, the spec got
+ * Rollout time: template change → the pod watch event after which all pods run the new image (the spec, and the
+ * container reported running it ready: an in-place pod shows the new spec with its Ready from before the patch),
+ * are Ready and none is terminating. For in place, a second watch records per pod when the gate went False, the spec got
  * the new image, the container ran the new image and was ready, the gate went True and the pod turned Ready.
  */
 import { randomBytes } from 'node:crypto';
@@ -32,7 +33,7 @@ import { reconcilers } from '../src/workers/reconcilers.ts';
 import { benchEbbEnv } from './lib/ebb-env.ts';
 import { attribute, isWrite, type Attributed } from './lib/attribution.ts';
 import { readEbbWorker } from './lib/ebb-metrics.ts';
-import { allAt, PodTimeline } from './lib/pod-timeline.ts';
+import { allAt, allRunningAt, PodTimeline } from './lib/pod-timeline.ts';
 import { countRequests, readApiserverRequests, sum, window, type Counts, type RequestSnapshot } from './lib/requests.ts';
 import { median, medianSpread, table } from './lib/report.ts';
 import { benchImage, createWorkload, podTemplate, selectorOf, setImage, waitStatusSettled, SET_LABEL, type Workload } from './lib/workloads.ts';
@@ -200,7 +201,7 @@ async function rollout(env: Env, t: Target, run: number): Promise<Measured> {
   const t0 = clock();
   t.steps?.begin(image, t0, before);
   await setImage(env.rest, t.w, { image, graceSeconds: GRACE });
-  const done = await t.timeline.until(allAt(t.w.name, t.w.replicas, image), 900_000, `${t.w.name}: all pods at ${image} and Ready`);
+  const done = await t.timeline.until(allRunningAt(t.w.name, t.w.replicas, image), 900_000, `${t.w.name}: all pods at ${image} and Ready`);
   const load1 = loadavg()[0]!;
   await waitStatusSettled(env.rest, t.w, 120_000);
   const statusLagMs = clock() - done;
