@@ -14,6 +14,7 @@ export const SERIAL_INTEGRATION = [
   // Cluster-scoped objects: ImageLists, nodes (taints, cordons, dedicated nodes and their daemons), CRDs,
   // PriorityClasses, StorageClasses, ClusterRoles (watcher/board-namespaces), the install and the KEDA operator.
   'test/integration/app/admission.test.ts',
+  'test/integration/app/inplace-calibrated.test.ts',
   'test/integration/app/prewarm*.test.ts',
   'test/integration/app/terminating-pods.test.ts',
   'test/integration/app/warm-pool.test.ts',

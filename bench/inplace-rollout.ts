@@ -6,10 +6,11 @@
  *   node bench/inplace-rollout.ts [--replicas 20] [--runs 2] [--nodes 4] [--grace 5] [--configs inplace,recreate,sts] [--json out.json]
  *
  * The three workloads are created at once (setup is not measured), then each run rolls each one in turn to a
- * fresh image tag (uncached on every node). Requests are attributed as in app-rollout.ts (lib/attribution.ts):
+ * fresh image tag (uncached on every node), the order rotated by one config per run. Requests are attributed as in app-rollout.ts (lib/attribution.ts):
  * apiserver_request_total minus the simulated kubelets' and the benchmark's own requests, split by resource.
- * Rollout time: template change → the pod watch event after which all pods run the new image, are Ready and
- * none is terminating. For in place, a second watch records per pod when the gate went False, the spec got
+ * Rollout time: template change → the pod watch event after which all pods run the new image (the spec, and the
+ * container reported running it ready: an in-place pod shows the new spec with its Ready from before the patch),
+ * are Ready and none is terminating. For in place, a second watch records per pod when the gate went False, the spec got
  * the new image, the container ran the new image and was ready, the gate went True and the pod turned Ready.
  */
 import { randomBytes } from 'node:crypto';
@@ -32,7 +33,7 @@ import { reconcilers } from '../src/workers/reconcilers.ts';
 import { benchEbbEnv } from './lib/ebb-env.ts';
 import { attribute, isWrite, type Attributed } from './lib/attribution.ts';
 import { readEbbWorker } from './lib/ebb-metrics.ts';
-import { allAt, PodTimeline } from './lib/pod-timeline.ts';
+import { allAt, allRunningAt, PodTimeline } from './lib/pod-timeline.ts';
 import { countRequests, readApiserverRequests, sum, window, type Counts, type RequestSnapshot } from './lib/requests.ts';
 import { median, medianSpread, table } from './lib/report.ts';
 import { benchImage, createWorkload, podTemplate, selectorOf, setImage, waitStatusSettled, SET_LABEL, type Workload } from './lib/workloads.ts';
@@ -111,6 +112,10 @@ interface Measured {
   gaps?: Gaps;
   recreated?: number;
   restartCounts?: number[];
+  /** Pods seen Ready on the new spec while the gate was False. */
+  staleReady?: number;
+  /** Pods whose gate was held False again after its early release (InPlaceGateHeld). */
+  gateHeld?: number;
 }
 
 function appSpec(w: Workload, image: string, policy: 'InPlaceIfPossible' | 'ReCreate'): Record<string, unknown> {
@@ -151,7 +156,7 @@ function inPlaceAnalysis(
   steps: PodSteps[],
   t0: number,
   before: Map<string, string>,
-): Pick<Measured, 'floorMs' | 'pulls' | 'gaps' | 'recreated' | 'restartCounts'> {
+): Pick<Measured, 'floorMs' | 'pulls' | 'gaps' | 'recreated' | 'restartCounts' | 'staleReady' | 'gateHeld'> {
   const sorted = [...steps].filter((s) => Number.isInteger(ordinal(s.name))).sort((a, b) => ordinal(b.name) - ordinal(a.name));
   const p = realisticProfile;
   const seenNodes = new Set<string>();
@@ -176,7 +181,15 @@ function inPlaceAnalysis(
     if (s.ready !== undefined) prevReady = s.ready;
   }
   const recreated = sorted.filter((s) => before.get(s.name) !== undefined && before.get(s.name) !== s.uid).length;
-  return { floorMs, pulls, gaps, recreated, restartCounts: sorted.map((s) => s.restartCount ?? -1) };
+  return {
+    floorMs,
+    pulls,
+    gaps,
+    recreated,
+    restartCounts: sorted.map((s) => s.restartCount ?? -1),
+    staleReady: sorted.filter((s) => s.readyWhileGateFalse !== undefined).length,
+    gateHeld: sorted.filter((s) => s.gateHeld !== undefined).length,
+  };
 }
 
 async function rollout(env: Env, t: Target, run: number): Promise<Measured> {
@@ -188,7 +201,7 @@ async function rollout(env: Env, t: Target, run: number): Promise<Measured> {
   const t0 = clock();
   t.steps?.begin(image, t0, before);
   await setImage(env.rest, t.w, { image, graceSeconds: GRACE });
-  const done = await t.timeline.until(allAt(t.w.name, t.w.replicas, image), 900_000, `${t.w.name}: all pods at ${image} and Ready`);
+  const done = await t.timeline.until(allRunningAt(t.w.name, t.w.replicas, image), 900_000, `${t.w.name}: all pods at ${image} and Ready`);
   const load1 = loadavg()[0]!;
   await waitStatusSettled(env.rest, t.w, 120_000);
   const statusLagMs = clock() - done;
@@ -306,7 +319,10 @@ function report(all: Measured[]): string {
     );
   }
   for (const m of all) {
-    const extra = m.config === 'inplace' ? `; recreated pods ${m.recreated}; restartCounts ${[...new Set(m.restartCounts)].join('/')}` : '';
+    const extra =
+      m.config === 'inplace'
+        ? `; recreated pods ${m.recreated}; restartCounts ${[...new Set(m.restartCounts)].join('/')}; pods Ready on the new spec while the gate was False ${m.staleReady}; gates held False again ${m.gateHeld}`
+        : '';
     const rec = m.ebbReconciles !== undefined ? `; ebb reconciles ${m.ebbReconciles}` : '';
     lines.push(
       `- run ${m.run} ${LABEL[m.config]}: ${s1(m.ms)} s; load ${m.load.map((n) => n.toFixed(2)).join('→')}; writes/pod: ${fmtCounts(m.writes)}${rec}; 409s ${m.conflicts}${extra}`,
@@ -346,7 +362,8 @@ async function main(): Promise<void> {
     await sleep(QUIET_MS);
     progress(`all workloads Ready; load ${load()}`);
     for (let run = 1; run <= RUNS; run++) {
-      for (const t of targets) {
+      // Each run starts with the next config: no side always runs first (or right after the same other).
+      for (const t of targets.map((_, i) => targets[(i + run - 1) % targets.length]!)) {
         const m = await rollout(env, t, run);
         all.push(m);
         progress(

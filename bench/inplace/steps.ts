@@ -1,14 +1,15 @@
 /**
  * Per-pod step times of an in-place rollout, from one pod watch: for every pod name, when the watch first saw
  * (after the template change) the gate InPlaceUpdateReady False, the new image in the spec, the container
- * running the new image and ready (kubelet), the gate True again, and the pod Ready with the new image.
+ * running the new image and ready (kubelet), the gate True again, and the pod Ready with the new container
+ * ready; also whether it was seen Ready on the new spec while the gate was False, and a gate held False again.
  * The pod UID is recorded too, to check nothing was recreated.
  */
 import { listWatch } from '../../src/kube/watch.ts';
 import { core } from '../../src/kube/paths.ts';
 import type { KubeRest } from '../../src/kube/rest.ts';
 import type { Pod, Stored } from '../../src/kube/types.ts';
-import { READINESS_GATE_IN_PLACE_UPDATE_READY } from '../../src/api/keys.ts';
+import { READINESS_GATE_IN_PLACE_UPDATE_READY, Reason } from '../../src/api/keys.ts';
 
 type StepPod = Stored<Pod>;
 
@@ -24,9 +25,12 @@ export interface PodSteps {
   restartCount?: number;
   /** Seen Ready with the new image in the spec while the gate was still False (a kubelet that has not yet recomputed Ready). */
   readyWhileGateFalse?: number;
+  /** The gate set False again after its early release (reason InPlaceGateHeld: ebb saw the pod Ready on an old container). */
+  gateHeld?: number;
 }
 
 const cond = (p: StepPod, type: string): string | undefined => p.status?.conditions?.find((c) => c.type === type)?.status;
+const reasonOf = (p: StepPod, type: string): string | undefined => p.status?.conditions?.find((c) => c.type === type)?.reason;
 
 export class StepRecorder {
   private readonly ac = new AbortController();
@@ -97,7 +101,7 @@ function readyContainer(p: StepPod, image: string): { restartCount: number | und
 }
 
 /** Sets the first time each step is seen on this pod. */
-function markSteps(s: PodSteps, p: StepPod, image: string, at: number): void {
+export function markSteps(s: PodSteps, p: StepPod, image: string, at: number): void {
   const gate = cond(p, READINESS_GATE_IN_PLACE_UPDATE_READY);
   const newSpec = p.spec?.containers?.[0]?.image === image;
   if (s.gateFalse === undefined && gate === 'False') s.gateFalse = at;
@@ -107,12 +111,19 @@ function markSteps(s: PodSteps, p: StepPod, image: string, at: number): void {
     s.containerReady = at;
     s.restartCount = ready.restartCount;
   }
-  if (s.readyWhileGateFalse === undefined && newSpec && gate === 'False' && cond(p, 'Ready') === 'True') s.readyWhileGateFalse = at;
+  markAnomalies(s, p, newSpec, gate, at);
   markEnd(s, p, newSpec, gate === 'True', at);
+}
+
+/** Seen Ready on the new spec while the gate was False, and the early gate held False again (InPlaceGateHeld). */
+function markAnomalies(s: PodSteps, p: StepPod, newSpec: boolean, gate: string | undefined, at: number): void {
+  if (s.readyWhileGateFalse === undefined && newSpec && gate === 'False' && cond(p, 'Ready') === 'True') s.readyWhileGateFalse = at;
+  if (s.gateHeld === undefined && gate === 'False' && reasonOf(p, READINESS_GATE_IN_PLACE_UPDATE_READY) === Reason.inPlaceGateHeld) s.gateHeld = at;
 }
 
 function markEnd(s: PodSteps, p: StepPod, newSpec: boolean, gateTrue: boolean, at: number): void {
   if (s.gateTrue === undefined && s.gateFalse !== undefined && gateTrue) s.gateTrue = at;
-  // After the gate turned True: a Ready the kubelet has not yet recomputed since the gate went False is not the end.
-  if (s.ready === undefined && s.gateTrue !== undefined && newSpec && cond(p, 'Ready') === 'True') s.ready = at;
+  // After the gate turned True (early: before the restart) and the new container was ready: a Ready the kubelet
+  // has not yet recomputed since the gate went False, or one on the old container, is not the end.
+  if (s.ready === undefined && s.gateTrue !== undefined && s.containerReady !== undefined && newSpec && cond(p, 'Ready') === 'True') s.ready = at;
 }

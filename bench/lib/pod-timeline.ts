@@ -49,6 +49,19 @@ export function allAt(name: string, replicas: number, image: string): (pods: Ben
   };
 }
 
+/**
+ * As `allAt`, and each pod's first container reports running `image` ready: for an in-place update, whose pod shows
+ * the new image in its spec while the kubelet still reports Ready from before the patch.
+ */
+export function allRunningAt(name: string, replicas: number, image: string): (pods: BenchPod[]) => boolean {
+  const at = allAt(name, replicas, image);
+  return (pods) =>
+    at(pods) &&
+    pods
+      .filter((p) => p.metadata.name.startsWith(`${name}-`) && imageOf(p) === image && !p.metadata.deletionTimestamp)
+      .every((p) => p.status?.containerStatuses?.[0]?.image === image && p.status.containerStatuses[0].ready === true);
+}
+
 export class PodTimeline {
   readonly records = new Map<string, PodRecord>();
   private readonly pods = new Map<string, BenchPod>();

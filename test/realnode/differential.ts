@@ -36,6 +36,11 @@ export interface Trace {
    * still ran its old instance: what ebb's early gate release waits for, on both nodes.
    */
   observedBeforeRestart: boolean;
+  /**
+   * Ready (T/F/-) in the first version that reports the patched spec's generation: a kubelet's sync reads the
+   * readiness gates as the pod shows them then, so with ebb's gate False it is F even before the restart.
+   */
+  readyWhenObserved: string;
   containers: ContainerChange[];
 }
 
@@ -85,6 +90,11 @@ function observedBeforeRestart(first: Pod, pods: Pod[]): boolean {
   );
 }
 
+function readyWhenObserved(first: Pod, pods: Pod[]): string {
+  const p = pods.find((x) => x.metadata.generation !== first.metadata.generation && (x.status?.observedGeneration ?? 0) >= (x.metadata.generation ?? Infinity));
+  return p ? condition(p, 'Ready') : '-';
+}
+
 /** The trace of one pod from its recorded versions (the first is the settled pod before the update). */
 export function traceOf(seen: readonly Seen[]): Trace {
   const pods = seen.map((s) => s.pod);
@@ -99,6 +109,7 @@ export function traceOf(seen: readonly Seen[]): Trace {
       .filter((t) => !(last.status?.conditions ?? []).some((c) => c.type === t))
       .sort(),
     observedBeforeRestart: observedBeforeRestart(first, pods),
+    readyWhenObserved: readyWhenObserved(first, pods),
     containers: (last.spec.containers ?? []).map((c) => containerChange(first, last, c.name)),
   };
 }

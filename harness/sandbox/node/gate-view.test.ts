@@ -46,6 +46,19 @@ describe('the readiness gates as the kubelet sees them', () => {
     expect(withGateView(plain, advanceGateView(initialGateView(plain), plain, T0, 2_000))).toBe(plain);
   });
 
+  it('applies a pending change at once in a status from a pod sync made for another cause (a spec or container change)', () => {
+    let view = initialGateView(gated('True'));
+    view = advanceGateView(view, gated('False'), T0, 2_000);
+    expect(readyWith(withGateView(gated('False'), view))).toBe('True');
+    view = advanceGateView(view, gated('False'), T0 + 100, 2_000, true);
+    expect(view.pending).toBeUndefined();
+    expect(readyWith(withGateView(gated('False'), view))).toBe('False');
+    // Released while the containers restart: the sync that reports them reads it, with no delay of its own.
+    view = advanceGateView(view, gated('True'), T0 + 300, 2_000, true);
+    expect(gateDueAt(view, 2_000)).toBeUndefined();
+    expect(readyWith(withGateView(gated('True'), view))).toBe('True');
+  });
+
   it('holds Ready True for the delay after the gate went False, as a real kubelet does', () => {
     let view = initialGateView(gated('True'));
     view = advanceGateView(view, gated('False'), T0, 1_000);

@@ -1,9 +1,14 @@
 /**
  * The readiness gates' conditions as the simulated kubelet's Ready sees them. A real kubelet does not recompute
- * Ready the moment another writer changes a gate's condition: the change reaches it as a pod update, and the
- * pod sync that follows waits for the runtime's next relist before it generates the status, so Ready follows a
- * gate about `readinessGateMs` later (measured on a real kubelet: about 2 s). A change of the containers is
- * seen on the kubelet's own clock, with the gates as this view holds them.
+ * Ready the moment another writer changes a gate's condition: the change reaches it as a status-only pod update
+ * (HandlePodReconcile), and the pod sync it asks for waits for the runtime's next relist before it generates the
+ * status, so Ready follows a gate about `readinessGateMs` later (measured on a real kubelet: about 2 s).
+ *
+ * Every pod sync reads the gates as the pod shows them then (generateAPIPodStatus copies the conditions other
+ * writers own from the pod it syncs), so a sync the kubelet makes for another cause reads a pending change at
+ * once: one for a spec change (an image patch: the status that first carries its `observedGeneration` computes
+ * Ready from the gates as they are), and one after the containers changed (the relist that reports a container
+ * restarted). The pod worker says when a status comes from such a sync (`synced`).
  *
  * Pure: the pod worker keeps the view, passes the pod and the time, and sleeps until `dueAt`.
  */
@@ -36,10 +41,13 @@ export function initialGateView(pod: Pod): GateView {
   return { applied: gateStatuses(pod) };
 }
 
-/** The view at `now`: a change older than `delayMs` is applied; a newer one (or one that changed again) is pending. */
-export function advanceGateView(view: GateView, pod: Pod, now: number, delayMs: number): GateView {
+/**
+ * The view at `now`: a change older than `delayMs` is applied; a newer one (or one that changed again) is pending,
+ * unless the status comes from a pod sync made for another cause (`synced`), which reads the gates as they are.
+ */
+export function advanceGateView(view: GateView, pod: Pod, now: number, delayMs: number, synced = false): GateView {
   const current = gateStatuses(pod);
-  if (same(current, view.applied)) return { applied: view.applied };
+  if (synced || same(current, view.applied)) return { applied: current };
   const since = view.pending && same(view.pending.statuses, current) ? view.pending.since : now;
   if (now - since >= delayMs) return { applied: current };
   return { applied: view.applied, pending: { statuses: current, since } };

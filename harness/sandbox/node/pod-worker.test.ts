@@ -174,6 +174,58 @@ describe('PodWorker', () => {
     await w.done;
   });
 
+  it('reads the gates as they are in the sync of an image patch and in the one that reports the restart', async () => {
+    const api = new FakePodApi();
+    const gate = 'example.com/ready';
+    const withGate = (p: Stored<Pod>, status: string): Stored<Pod> => ({
+      ...p,
+      status: { ...p.status, conditions: [...(p.status?.conditions ?? []).filter((c) => c.type !== gate), { type: gate, status }] },
+    });
+    const pod = withGate(
+      testPod({ readinessGates: [{ conditionType: gate }], containers: [{ name: 'app', image: 'nginx:1.25', readinessProbe: {} }] }),
+      'True',
+    );
+    // A gate delay no wait of this test reaches: only a sync can apply the gate's changes here.
+    const w = new PodWorker(pod, context(api, [], node.signal, undefined, { ...fast, stopMs: 200, readinessGateMs: 60_000 }), node.signal);
+    await waitFor(() => (readyOf(api) === 'True' ? true : undefined), { timeoutMs: 5_000, intervalMs: 5, what: 'Ready' });
+    // The in-place protocol: the gate False (status only), then the image patch.
+    const out = withGate(pod, 'False');
+    w.update(out);
+    const patched: Stored<Pod> = {
+      ...out,
+      metadata: { ...out.metadata, generation: 2 },
+      spec: { ...out.spec, containers: [{ name: 'app', image: 'nginx:1.26', readinessProbe: {} }] },
+    };
+    w.update(patched);
+    const observed = await waitFor(() => api.patches.find((p) => p.status['observedGeneration'] === 2), {
+      timeoutMs: 5_000,
+      intervalMs: 5,
+      what: 'generation 2 observed',
+    });
+    const conditions = observed.status['conditions'] as { type: string; status: string }[];
+    const statuses = observed.status['containerStatuses'] as { image: string; ready: boolean }[];
+    // The sync acting on the patch reads the gate False: the old container still runs ready, the pod is not Ready.
+    expect(statuses.map((c) => [c.image, c.ready])).toEqual([['nginx:1.25', true]]);
+    expect(conditions.find((c) => c.type === 'Ready')?.status).toBe('False');
+    // The gate released while the container restarts: Ready follows the new container, with no gate delay.
+    w.update(withGate(patched, 'True'));
+    const newReady = (): true | undefined => {
+      const cs = (api.last().containerStatuses as { image: string; ready: boolean }[] | undefined)?.[0];
+      return cs?.image === 'nginx:1.26' && cs.ready && readyOf(api) === 'True' ? true : undefined;
+    };
+    await waitFor(newReady, { timeoutMs: 5_000, intervalMs: 5, what: 'Ready on the new container' });
+    expect(
+      api.patches.some(
+        (p) =>
+          p.status['observedGeneration'] === 2 &&
+          (p.status['conditions'] as { type: string; status: string }[]).some((c) => c.type === 'Ready' && c.status === 'True') &&
+          (p.status['containerStatuses'] as { image: string }[])[0]?.image === 'nginx:1.25',
+      ),
+    ).toBe(false);
+    w.stop();
+    await w.done;
+  });
+
   it('removes a deleted pod teardownMs after its containers stopped', async () => {
     const api = new FakePodApi();
     const pod = testPod();

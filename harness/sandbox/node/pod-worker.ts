@@ -42,6 +42,11 @@ export class PodWorker {
   private gates: GateView;
   /** The pod changed since the status was last computed (so a wait must not start). */
   private changed = false;
+  /**
+   * The next status comes from a pod sync the kubelet makes for a cause of its own (the spec changed, or a step
+   * changed the containers), which reads the gates as they are (`gate-view.ts`).
+   */
+  private syncDue = false;
   /** Resolves when the worker has stopped. */
   readonly done: Promise<void>;
   /** Set once the pod was terminated and deleted by this worker. */
@@ -66,6 +71,7 @@ export class PodWorker {
   /** A newer version of the pod from the watch. */
   update(pod: Stored<Pod>): void {
     const wasDeleting = this.pod.metadata.deletionTimestamp !== undefined;
+    if (pod.metadata.generation !== this.pod.metadata.generation) this.syncDue = true;
     this.pod = pod;
     this.changed = true;
     if (pod.metadata.resourceVersion !== undefined && pod.metadata.resourceVersion === this.writtenRv) this.seenOwnWrite = true;
@@ -92,7 +98,10 @@ export class PodWorker {
         await this.postStatus();
         const step = nextStep({ pod: this.pod, runtime: this.rt, now: this.ctx.now(), timings: this.ctx.timings(), node: this.ctx.capacity(this.uid) });
         if (step.kind === 'wait') await this.idle(earliest(step.untilMs, gateDueAt(this.gates, this.ctx.timings().readinessGateMs)));
-        else await this.execute(step);
+        else {
+          await this.execute(step);
+          this.syncDue = true;
+        }
         this.failures = 0;
       } catch (err) {
         if (this.life.signal.aborted) break;
@@ -139,7 +148,9 @@ export class PodWorker {
   /** Posts the kubelet's status when it differs from what was last posted, or when someone overwrote it. */
   private async postStatus(): Promise<void> {
     this.changed = false;
-    this.gates = advanceGateView(this.gates, this.pod, this.ctx.now(), this.ctx.timings().readinessGateMs);
+    const synced = this.syncDue;
+    this.syncDue = false;
+    this.gates = advanceGateView(this.gates, this.pod, this.ctx.now(), this.ctx.timings().readinessGateMs, synced);
     const desired = buildPodStatus({
       pod: withGateView(this.pod, this.gates),
       runtime: this.rt,

@@ -34,6 +34,8 @@ export interface KubeletTimings {
   /**
    * From a change of a readiness gate's condition (written by someone else) until the kubelet's Ready reflects
    * it: a real kubelet recomputes Ready in the pod sync the update triggers, after its runtime's next relist.
+   * A sync made meanwhile for another cause (a spec change, a container started or stopped) reads the gate at
+   * once (`gate-view.ts`).
    */
   readinessGateMs: number;
   /**
@@ -106,7 +108,8 @@ export const defaultTimings: Readonly<KubeletTimings> = Object.freeze({
  * calibrated by the real node"). Real medians, and how this profile reaches them:
  *
  *   in place with ebb's gate   image patch → Ready 2.0 s     stop 1.05 + start 0.9 + readiness 0.05
- *   readiness gate             changed → Ready 2.0 s         readinessGateMs
+ *   readiness gate             changed → Ready 2.0 s         readinessGateMs (a gate change alone; a sync for a
+ *                                                            spec or container change reads the gate at once)
  *   delete → pod gone          3.0 s                         stop 1.05 + teardown 1.95 (the grace is not charged:
  *                                                            the app exits on SIGTERM at once)
  *   created → Ready            1.8 s (image present)         sandbox 0.6 + start 0.9 + readiness 0.05
