@@ -77,6 +77,11 @@ describe('an App whose reconcile kills its worker, beside another tenant', () =>
     const attackerId = formatKey(attacker);
     const victimIds = new Set(victims.map((name) => formatKey({ kind: 'App', namespace: victimNs, name })));
     const kills: { alone: boolean; coRunners: number }[] = [];
+    /** A wait's failure, with the kills, the hold and the runs in flight when it gave up. */
+    const withState = async (err: unknown): Promise<never> => {
+      const state = { kills, record: await store.get(attackerId), inFlight: await inFlight(redis, prefix).then((f) => [...f.runs, ...f.alone]) };
+      throw new Error(`${err instanceof Error ? err.message : String(err)}; ${JSON.stringify(state)}`);
+    };
     let stop = false;
 
     // The attacker's reconcile "kills its worker": whenever it runs, alone (a new alone mark) or beside a victim's
@@ -132,10 +137,7 @@ describe('an App whose reconcile kills its worker, beside another tenant', () =>
         timeoutMs: 240_000,
         intervalMs: 200,
         what: 'the attacker held a second time',
-      }).catch(async (err: unknown) => {
-        const state = { kills, record: await store.get(attackerId), inFlight: await inFlight(redis, prefix).then((f) => [...f.runs, ...f.alone]) };
-        throw new Error(`${err instanceof Error ? err.message : String(err)}; ${JSON.stringify(state)}`);
-      });
+      }).catch(withState);
       expect(twice).toBe(true);
       expect(
         kills.some((k) => !k.alone && k.coRunners > 0),
@@ -151,11 +153,15 @@ describe('an App whose reconcile kills its worker, beside another tenant', () =>
       }
 
       // The attacker's edits go on; its jobs end held and the hold stays.
+      // An edit is handled once the attacker's key runs again: at once while it is held, but after a killed retry
+      // only once the dead run's lock has expired and a new worker has started, and a retry may be due first (the
+      // hold's delay doubles with each strike). The bound covers that chain; the wait ends at the first held run.
       const since = Date.now();
       await waitFor(async () => ((await heldRunsSince(queue as ReconcileQueue, attacker, since)) > 0 ? true : undefined), {
-        timeoutMs: 30_000,
+        timeoutMs: 120_000,
+        intervalMs: 200,
         what: 'an edit of the attacker handled, held',
-      });
+      }).catch(withState);
       expect((await store.get(attackerId))?.strikes).toBeGreaterThanOrEqual(2);
       const app = await getApp(attackerNs, attacker.name);
       expect(app.metadata.generation, 'edited while held').toBeGreaterThan(2);
