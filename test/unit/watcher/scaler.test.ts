@@ -7,6 +7,19 @@ import { METRIC_NAME, startScaler, threadBacklog } from '../../../src/watcher/sc
 import { useRedis } from '../queue/support.ts';
 import { call, client } from './scaler-client.ts';
 
+/** A StreamIsActive stream of `ref`: every answer it pushes, in order, and the first one's arrival. */
+function openActiveStream(
+  c: ReturnType<typeof client>,
+  ref: object,
+): { stream: ReturnType<ReturnType<typeof client>['StreamIsActive']>; seen: boolean[]; first: Promise<void> } {
+  const seen: boolean[] = [];
+  const stream = c.StreamIsActive(ref);
+  const first = new Promise<void>((resolve) => stream.once('data', () => resolve()));
+  stream.on('data', (m: { result: boolean }) => seen.push(m.result));
+  stream.on('error', () => undefined);
+  return { stream, seen, first };
+}
+
 describe('KEDA external scaler', () => {
   const redis = useRedis();
   const log = createLogger('test', 'silent');
@@ -53,12 +66,8 @@ describe('KEDA external scaler', () => {
     // The periodic re-check is far away, so a push can only come from notify().
     const scaler = await startScaler({ address: '127.0.0.1', port: 0, backlog: () => Promise.resolve(backlog), log, recheckMs: 600_000 });
     const c = client(scaler.port);
-    const seen: boolean[] = [];
-    const stream = c.StreamIsActive(ref);
+    const { stream, seen, first } = openActiveStream(c, ref);
     try {
-      const first = new Promise<void>((resolve) => stream.once('data', () => resolve()));
-      stream.on('data', (m: { result: boolean }) => seen.push(m.result));
-      stream.on('error', () => undefined);
       await first;
       expect(seen).toEqual([false]);
       backlog = 1;
@@ -134,12 +143,8 @@ describe('KEDA external scaler', () => {
       recheckMs: 600_000,
     });
     const c = client(scaler.port);
-    const seen: boolean[] = [];
-    const stream = c.StreamIsActive(ref);
+    const { stream, seen, first } = openActiveStream(c, ref);
     try {
-      const first = new Promise<void>((resolve) => stream.once('data', () => resolve()));
-      stream.on('data', (m: { result: boolean }) => seen.push(m.result));
-      stream.on('error', () => undefined);
       await first;
       await queue.pause();
       await enqueue(queue, { kind: 'App', namespace: 'ns', name: 'a' });
@@ -168,12 +173,8 @@ describe('KEDA external scaler', () => {
     const zero = { ...ref, name: 'eager', scalerMetadata: { jobsPerWorker: '20', threadBacklog: '0' } };
     const metric = async (r: object): Promise<number | undefined> =>
       (await call(c.GetMetrics, c, { scaledObjectRef: r, metricName: METRIC_NAME })).metricValues[0]?.metricValue;
-    const seen: boolean[] = [];
-    const stream = c.StreamIsActive(ref);
+    const { stream, seen, first } = openActiveStream(c, ref);
     try {
-      const first = new Promise<void>((resolve) => stream.once('data', () => resolve()));
-      stream.on('data', (m: { result: boolean }) => seen.push(m.result));
-      stream.on('error', () => undefined);
       await first;
       backlog = 20;
       expect(await call(c.IsActive, c, ref)).toEqual({ result: false });
