@@ -29,6 +29,18 @@ describe('parseWatcherConfig', () => {
     expect(() => parseWatcherConfig({ ...base, ...env })).toThrow(message);
   });
 
+  it("gives the worker thread the watcher's environment, with its own kubeconfig when one is set", () => {
+    const env = { ...base, EBB_HTTP_ADDRESS: '127.0.0.1', KUBECONFIG: '/watcher.kubeconfig', EBB_WORKER_CONCURRENCY: '7' };
+    expect(parseWatcherConfig(env).workerThread).toBeUndefined();
+    const shared = parseWatcherConfig({ ...env, EBB_WATCHER_WORKER_THREAD: 'true' }).workerThread;
+    expect(shared?.env['KUBECONFIG']).toBe('/watcher.kubeconfig');
+    expect(shared?.env['EBB_WORKER_CONCURRENCY']).toBe('7');
+    const own = parseWatcherConfig({ ...env, EBB_WATCHER_WORKER_THREAD: 'true', EBB_WATCHER_WORKER_THREAD_KUBECONFIG: '/worker.kubeconfig' }).workerThread;
+    expect(own?.env['KUBECONFIG']).toBe('/worker.kubeconfig');
+    expect(own?.env['EBB_WORKER_CONCURRENCY']).toBe('7');
+    expect(own?.heapMb).toBe(256);
+  });
+
   it('lists every problem at once', () => {
     try {
       parseWatcherConfig({ ...base, EBB_HTTP_PORT: 'x', EBB_LOG_LEVEL: 'loud' });

@@ -93,6 +93,11 @@ export const WATCHER_SETTINGS = table(
       max: 65_536,
       doc: "with `EBB_WATCHER_WORKER_THREAD`: the thread's V8 old space in MiB (`resourceLimits`; the worker process's `--max-old-space-size`); a reconcile that needs more ends the thread alone, not the watcher",
     },
+    workerThreadKubeconfig: {
+      name: 'EBB_WATCHER_WORKER_THREAD_KUBECONFIG',
+      type: 'string',
+      doc: "with `EBB_WATCHER_WORKER_THREAD`: a kubeconfig file the thread's requests use (its `KUBECONFIG`), so that the thread reconciles as the worker's ServiceAccount and the watcher's own identity keeps its rights (deploy/components/watcher-worker-thread mounts one); unset: the thread uses the watcher's",
+    },
     board: { name: 'EBB_BOARD', type: 'switch', default: true, doc: 'serve Bull Board (without credentials, only on a loopback `EBB_HTTP_ADDRESS`)' },
     boardPath: {
       name: 'EBB_BOARD_PATH',
@@ -216,6 +221,9 @@ function board(v: WatcherValues): Pick<WatcherConfig, 'board' | 'boardNote'> {
   return { board: { basePath: v.boardPath, readOnly: v.boardReadOnly, auth }, boardNote: undefined };
 }
 
+/** The worker thread's environment: the watcher's, with the thread's own kubeconfig when one is given. */
+const threadEnv = (env: Env, kubeconfig: string | undefined): Env => (kubeconfig === undefined ? { ...env } : { ...env, KUBECONFIG: kubeconfig });
+
 /** Pure parser; `loadWatcherConfig` feeds it process.env. Throws one ConfigError listing every problem. */
 export function parseWatcherConfig(env: Env): WatcherConfig {
   const v = parseSettings(WATCHER_SETTINGS, env);
@@ -234,7 +242,7 @@ export function parseWatcherConfig(env: Env): WatcherConfig {
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
     view: v.view,
     viewAppPods: v.viewAppPods,
-    workerThread: v.workerThread ? { env: { ...env }, heapMb: v.workerThreadHeap } : undefined,
+    workerThread: v.workerThread ? { env: threadEnv(env, v.workerThreadKubeconfig), heapMb: v.workerThreadHeap } : undefined,
   });
 }
 

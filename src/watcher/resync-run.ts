@@ -7,6 +7,9 @@ import { connectionOf, enqueue, forKey, parseKey, type ReconcileQueue } from '..
 import type { WatcherMetrics } from './metrics.ts';
 import { failedJobIdsSince, markerPresent, resyncIsFull, resyncKeys, writeMarker } from './resync.ts';
 import type { Sink } from './sources.ts';
+import { errorMessage } from '../common/errors.ts';
+import type { Logger } from '../common/log.ts';
+import { sleep } from '../common/wait.ts';
 
 export const ENQUEUE_CHUNK = 64;
 
@@ -74,4 +77,39 @@ export async function periodicResync(
   // Written only after a full resync: one written after a light one could hide a loss during that resync.
   if (full) await writeMarkers(queues);
   return { objects, full, known: all.length };
+}
+
+export interface ResyncLoop {
+  periodMs: number;
+  signal: AbortSignal;
+  sink: Sink;
+  queues: readonly ReconcileQueue[];
+  metrics: WatcherMetrics;
+  log: Logger;
+  /** Applies the queue knobs (with the operators' overrides) again before each resync. */
+  applyLimits(): Promise<unknown>;
+}
+
+/**
+ * The periodic resync until `signal` aborts (none with a period of 0): the Redis-loss markers once Redis
+ * answers, then every period the queue knobs and a resync (full when a marker is gone, else the failed jobs).
+ */
+export async function runResyncs(o: ResyncLoop): Promise<void> {
+  if (o.periodMs <= 0) return;
+  // The Redis-loss markers, once Redis answers (a start while Redis is down makes the first resync full).
+  void writeMarkers(o.queues).catch(() => undefined);
+  let since = Date.now();
+  for (let round = 1; !o.signal.aborted; round++) {
+    await sleep(o.periodMs, o.signal).catch(() => undefined);
+    if (o.signal.aborted) break;
+    const startedAt = Date.now();
+    try {
+      await o.applyLimits();
+      const r = await periodicResync(o.sink, o.queues, o.metrics, round, since);
+      since = startedAt;
+      o.log.info({ objects: r.objects, full: r.full, known: r.known }, 'resync enqueued');
+    } catch (err) {
+      o.log.warn({ err: errorMessage(err) }, 'resync failed; next period retries');
+    }
+  }
 }

@@ -23,7 +23,7 @@ import {
 import type { WatcherConfig } from './config.ts';
 import { watcherMetrics, type WatcherMetrics } from './metrics.ts';
 import type { BacklogReading, ScalerServer } from './scaler.ts';
-import { ENQUEUE_CHUNK, enqueueResync, periodicResync, writeMarkers } from './resync-run.ts';
+import { ENQUEUE_CHUNK, enqueueResync, runResyncs } from './resync-run.ts';
 import { notifyQueue } from '../queue/notify-queue.ts';
 import { measureQueue, type MeasureQueue } from '../queue/measure-queue.ts';
 import { workerBacklog } from '../queue/backlog.ts';
@@ -41,6 +41,9 @@ import type { ResourceRef } from '../kube/paths.ts';
 import type { OversizedObject } from '../kube/paged-list.ts';
 import { keepViewAlive, redisViewFeed, type ViewFeed } from '../view/writer.ts';
 import type { WorkerThread } from './worker-thread.ts';
+import { backlogLeftTo, threadMetrics, workerThreadIfOn, type WatcherDeps } from './thread-start.ts';
+
+export type { WatcherDeps } from './thread-start.ts';
 
 /** Delayed jobs due within this window count as backlog for the KEDA scaler. */
 const SCALER_DUE_WINDOW_MS = 30_000;
@@ -130,60 +133,9 @@ async function startScalerIfOn(
   // waiting alone start a worker too).
   const backlog = (): Promise<BacklogReading> => workerBacklog(queues, measure, SCALER_DUE_WINDOW_MS);
   const tls = cfg.scalerTls ? readScalerTls(cfg.scalerTls) : undefined;
-  // With the worker thread running (or starting: the watcher's first lists must not wake a worker process),
-  // worker processes are asked for only past the backlog it is left; while it waits to restart, for any backlog.
-  const up = (t: WorkerThread): boolean => t.state() === 'running' || t.state() === 'starting';
-  const leftToThread = thread ? (meta: Record<string, string> | undefined): number => (up(thread) ? threadBacklog(meta) : 0) : undefined;
+  const leftToThread = thread ? (meta: Record<string, string> | undefined): number => backlogLeftTo(thread, threadBacklog(meta)) : undefined;
   return startScaler({ address: cfg.httpAddress, port: cfg.scalerPort, backlog, log, maxStreams: cfg.scalerMaxStreams, tls, leftToThread });
 }
-
-/** What starting the worker thread needs beyond the watcher's configuration (a seam for tests: another entry). */
-export interface WatcherDeps {
-  workerThreadEntry?: URL;
-}
-
-/** How the watcher starts its worker thread; with it off, `start` starts none. */
-interface ThreadStart {
-  /** How long the thread's stop may take (0: no thread). */
-  stopMs: number;
-  /** What the `watcher started` line says of it. */
-  described: { heapMb: number } | false;
-  start(log: Logger, metrics: WatcherMetrics): WorkerThread | undefined;
-}
-
-const NO_THREAD: ThreadStart = { stopMs: 0, described: false, start: () => undefined };
-
-/**
- * The worker thread's start, when it is on: the worker's settings are checked before the watcher starts
- * anything (a bad one fails the watcher's start, as it fails `ebb worker`'s). Loaded only when on.
- */
-async function workerThreadIfOn(cfg: WatcherConfig, deps: WatcherDeps): Promise<ThreadStart> {
-  const on = cfg.workerThread;
-  if (!on) return NO_THREAD;
-  const { parseWorkerConfig } = await import('../workers/config.ts');
-  const { startWorkerThread } = await import('./worker-thread.ts');
-  // The thread's own stop waits this long for running reconciles, and at most a little more for the rest.
-  const stopMs = parseWorkerConfig(on.env).shutdownTimeoutMs + WORKER_THREAD_STOP_MARGIN_MS;
-  return {
-    stopMs,
-    described: { heapMb: on.heapMb },
-    start: (log, metrics) =>
-      startWorkerThread({
-        env: on.env,
-        heapMb: on.heapMb,
-        stopTimeoutMs: stopMs,
-        log,
-        onEnd: (end) => metrics.workerThreadEnds.inc({ end }),
-        ...(deps.workerThreadEntry ? { entry: deps.workerThreadEntry } : {}),
-      }),
-  };
-}
-
-/** The thread's metrics after the watcher's on its endpoint. */
-const threadMetrics = (thread: WorkerThread | undefined): { moreMetrics?: () => Promise<string> } => (thread ? { moreMetrics: () => thread.metrics() } : {});
-
-/** What a stopping worker thread may take beyond its worker's `EBB_SHUTDOWN_TIMEOUT` (the Event drain, closing connections). */
-const WORKER_THREAD_STOP_MARGIN_MS = 5_000;
 
 /**
  * The always-on watcher: list+watch Apps, their Pods and ImageLists, turning every event into an
@@ -280,25 +232,15 @@ export async function startWatcher(cfg: WatcherConfig, log: Logger, deps: Watche
       (err: unknown) => log.warn({ err: errorMessage(err) }, 'resync after the Redis outage failed; the next period retries'),
     );
   };
-  const resyncLoop = (async () => {
-    if (cfg.queue.resyncPeriodMs <= 0) return;
-    // The Redis-loss markers, once Redis answers (a start while Redis is down makes the first resync full).
-    void writeMarkers(queues).catch(() => undefined);
-    let since = Date.now();
-    for (let round = 1; !ac.signal.aborted; round++) {
-      await sleep(cfg.queue.resyncPeriodMs, ac.signal).catch(() => undefined);
-      if (ac.signal.aborted) break;
-      const startedAt = Date.now();
-      try {
-        await applyLimitsWithOverrides(queues, producer, cfg.queue);
-        const r = await periodicResync(sink, queues, metrics, round, since);
-        since = startedAt;
-        log.info({ objects: r.objects, full: r.full, known: r.known }, 'resync enqueued');
-      } catch (err) {
-        log.warn({ err: errorMessage(err) }, 'resync failed; next period retries');
-      }
-    }
-  })();
+  const resyncLoop = runResyncs({
+    periodMs: cfg.queue.resyncPeriodMs,
+    signal: ac.signal,
+    sink,
+    queues,
+    metrics,
+    log,
+    applyLimits: () => applyLimitsWithOverrides(queues, producer, cfg.queue),
+  });
 
   const thread = threadStart.start(log, metrics);
   const ops = await startOpsServer({

@@ -45,6 +45,8 @@ import {
   writeManifests,
   type Manifest,
 } from './install.ts';
+import { renderWith } from './components.ts';
+import { rollOutAlone, tokenSecretKubeconfig } from './thread-install.ts';
 
 const ACCOUNT: Record<Component, string> = { watcher: 'ebb-watcher', worker: 'ebb-worker', daemon: 'ebb-daemon' };
 const NAMESPACE_OF: Record<Component, string> = { watcher: NAMESPACE, worker: NAMESPACE, daemon: DAEMON_NAMESPACE };
@@ -294,6 +296,40 @@ describe('deploy/ installed on the sandbox apiserver', () => {
       expect(refused, `${p.name} was refused`).toEqual([]);
       expect(p.logs.length, `${p.name} logged`).toBeGreaterThan(0);
     }
+  });
+
+  it('with deploy/components/watcher-worker-thread: the watcher alone reconciles an App, its thread as the worker ServiceAccount', async () => {
+    // The component's own objects (the worker's token Secret, the thread's kubeconfig), applied beside deploy/.
+    const installed = new Set(objects.map(nameOf));
+    const added = ((await renderWith('watcher-worker-thread')) as unknown as Manifest[]).filter((o) => !installed.has(nameOf(o)));
+    expect(added.map(nameOf).sort()).toEqual(['ConfigMap/ebb-worker-thread-kubeconfig', 'Secret/ebb-worker-token']);
+    const file = join(dir, 'worker-thread.yaml');
+    await writeManifests(file, added);
+    await kubectl('apply', '--server-side', '-f', file);
+    const threadKubeconfig = await tokenSecretKubeconfig(kubeconfig, 'ebb-worker-token', join(dir, 'worker-thread.kubeconfig'), signal);
+    const pods = { group: '', resource: 'pods' };
+    expect(await accessOf(clientOf(threadKubeconfig), 'create', pods, ns)).toEqual({ '*': true, [ns]: true });
+    expect(await accessOf(clientOf(kubeconfigOf('watcher')), 'create', pods, ns)).toEqual({ '*': false, [ns]: false });
+
+    const solo = await freshNamespace('thread');
+    const watcher = spawnEbb('watcher', {
+      EBB_REDIS_URL: redisUrl,
+      EBB_QUEUE_PREFIX: `{ebb-thread-${suffix}}`,
+      EBB_LOG_LEVEL: 'info',
+      KUBECONFIG: kubeconfigOf('watcher'),
+      EBB_BOARD: 'false',
+      EBB_WATCHER_WORKER_THREAD: 'true',
+      EBB_WATCHER_WORKER_THREAD_KUBECONFIG: threadKubeconfig,
+      EBB_NAMESPACES: solo,
+    });
+    procs.push(watcher);
+    printLogsOnFailure([watcher]);
+    const rolled = await rollOutAlone(watcher, solo, node!, signal);
+    expect(rolled.images).toEqual([image('v2'), image('v2')]);
+    // Reconciled by the thread (no worker process serves this queue), and nothing the watcher or its thread sent was refused.
+    expect(rolled.threadReconciles).toBeGreaterThan(0);
+    const refused = [...watcher.logs.map((l) => JSON.stringify(l)), ...watcher.rawStdout(), watcher.stderr()].filter((l) => REFUSED.test(l));
+    expect(refused).toEqual([]);
   });
 
   for (const row of ACCESS.filter((r) => r.by === 'rbac')) {

@@ -3,53 +3,10 @@
  * redis-sentinel remove the bundled Redis, and the watcher's and worker's environments (Secret values filled in
  * as the kubelet would) are settings their processes accept, in the mode each option promises.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments, stringify } from 'yaml';
-import { DEFAULT_BIN_DIR, PROJECT_ROOT } from '../../../harness/sandbox/paths.ts';
 import { parseWatcherConfig } from '../../../src/watcher/config.ts';
 import { parseWorkerConfig } from '../../../src/workers/config.ts';
-
-const run = promisify(execFile);
-
-interface EnvVar {
-  name: string;
-  value?: string;
-  valueFrom?: { secretKeyRef?: { name: string; key: string } };
-}
-interface Manifest {
-  kind: string;
-  metadata: { name: string };
-  spec?: { template?: { spec?: { containers?: { env?: EnvVar[] }[] } } };
-}
-
-async function renderWith(component: string): Promise<Manifest[]> {
-  const overlay = await mkdtemp(join(tmpdir(), 'ebb-overlay-'));
-  try {
-    const rel = (p: string): string => relative(overlay, join(PROJECT_ROOT, p));
-    await writeFile(join(overlay, 'kustomization.yaml'), stringify({ resources: [rel('deploy')], components: [rel(`deploy/components/${component}`)] }));
-    const { stdout } = await run(join(DEFAULT_BIN_DIR, 'kubectl'), ['kustomize', overlay], { maxBuffer: 32 * 1024 * 1024 });
-    return parseAllDocuments(stdout).map((d) => d.toJS() as Manifest);
-  } finally {
-    await rm(overlay, { recursive: true, force: true });
-  }
-}
-
-/** A process's environment as the kubelet would give it, Secrets read from `secrets` (`<secret>/<key>`). */
-function envOf(objects: Manifest[], deployment: string, secrets: Record<string, string>): Record<string, string> {
-  const d = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === deployment);
-  const env: Record<string, string> = {};
-  for (const v of d?.spec?.template?.spec?.containers?.[0]?.env ?? []) {
-    const ref = v.valueFrom?.secretKeyRef;
-    const value = ref ? secrets[`${ref.name}/${ref.key}`] : v.value;
-    if (value !== undefined) env[v.name] = value;
-  }
-  return env;
-}
+import { envOf, renderWith, type Manifest } from './components.ts';
 
 /** The ports the watcher's and the workers' egress admits to Redis (NetworkPolicy ebb-redis-clients). */
 const redisEgressPorts = (objects: Manifest[]): unknown[] => {
