@@ -70,15 +70,15 @@ function phasesByName(saved: FleetSaved): string[] {
   return [...new Set(saved.sides.flatMap((s) => s.phases.map((p) => p.phase)))];
 }
 
-function find(saved: FleetSaved, kind: string, phase: string): PhaseResult | undefined {
+export function find(saved: FleetSaved, kind: string, phase: string): PhaseResult | undefined {
   return saved.sides.find((s) => s.kind === kind)?.phases.find((p) => p.phase === phase);
 }
 
-function controllerCpu(kind: string, p: PhaseResult): number {
+export function controllerCpu(kind: string, p: PhaseResult): number {
   return (CONTROLLER_PROCS[kind] ?? []).reduce((a, name) => a + (of(p.cpu, name) ?? 0), 0);
 }
 
-function controllerRss(kind: string, values: Record<string, number>): number {
+export function controllerRss(kind: string, values: Record<string, number>): number {
   return (CONTROLLER_PROCS[kind] ?? []).reduce((a, name) => a + (of(values, name) ?? 0), 0);
 }
 
