@@ -37,7 +37,7 @@ export interface WatcherConfig {
    * One reconcile worker in a thread of the watcher's process, configured from `env` (the worker's settings),
    * its old space `heapMb`; undefined: none (separate `ebb worker` processes only).
    */
-  readonly workerThread: { readonly env: Env; readonly heapMb: number } | undefined;
+  readonly workerThread: { readonly env: Env; readonly heapMb: number; readonly kubeconfig: string | undefined } | undefined;
   /** Bull Board; undefined when disabled. */
   readonly board: { readonly basePath: string; readonly readOnly: boolean; readonly auth: BoardAuth } | undefined;
   /** Why the board is off although it was not switched off (shown once in the log). */
@@ -242,7 +242,9 @@ export function parseWatcherConfig(env: Env): WatcherConfig {
     redisUnhealthyAfterMs: v.redisUnhealthyAfter,
     view: v.view,
     viewAppPods: v.viewAppPods,
-    workerThread: v.workerThread ? { env: threadEnv(env, v.workerThreadKubeconfig), heapMb: v.workerThreadHeap } : undefined,
+    workerThread: v.workerThread
+      ? { env: threadEnv(env, v.workerThreadKubeconfig), heapMb: v.workerThreadHeap, kubeconfig: v.workerThreadKubeconfig }
+      : undefined,
   });
 }
 

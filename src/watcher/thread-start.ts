@@ -4,6 +4,7 @@
  * leaves it. The thread itself is `worker-thread.ts`, loaded only when it is on.
  */
 import type { Logger } from '../common/log.ts';
+import { loadKubeConfig } from '../kube/kubeconfig.ts';
 import type { WatcherConfig } from './config.ts';
 import type { WatcherMetrics } from './metrics.ts';
 import type { WorkerThread } from './worker-thread.ts';
@@ -26,11 +27,15 @@ const NO_THREAD: ThreadStart = { stopMs: 0, described: false, start: () => undef
 
 /**
  * The worker thread's start, when it is on: the worker's settings are checked before the watcher starts
- * anything (a bad one fails the watcher's start, as it fails `ebb worker`'s). Loaded only when on.
+ * anything (a bad one fails the watcher's start, as it fails `ebb worker`'s), and so is its kubeconfig. The
+ * thread's module is loaded only when it is on.
  */
 export async function workerThreadIfOn(cfg: WatcherConfig, deps: WatcherDeps): Promise<ThreadStart> {
   const on = cfg.workerThread;
   if (!on) return NO_THREAD;
+  // The thread's own kubeconfig is read now, so that a missing or bad one fails the watcher's start with its
+  // reason rather than ending every thread the watcher starts.
+  if (on.kubeconfig !== undefined) loadKubeConfig(on.kubeconfig);
   const { parseWorkerConfig } = await import('../workers/config.ts');
   const { startWorkerThread } = await import('./worker-thread.ts');
   // The thread's own stop waits this long for running reconciles, and at most a little more for the rest.
