@@ -11,7 +11,7 @@
  *                       [--worker-node-options='<NODE_OPTIONS>'] [--kcm-qps 400] [--kcm-burst 800] [--kcm-default-limits]
  *                       [--workers keda|<n>] [--scale-down-seconds 300] [--jobs-per-worker <shipped>]
  *                       [--worker-env K=V ...] [--view true|false] [--cpu-prof DIR]
- *                       [--watcher-thread true|false] [--thread-backlog <n>]
+ *                       [--watcher-thread true|false] [--thread-backlog <n>] [--apiserver-prof DIR] [--apiserver-prof-seconds 30]
  *
  * ebb runs as the manifests run it: one `ebb watcher` (its KEDA scaler on) and `ebb worker` processes scaled as
  * KEDA would scale them for the watcher's backlog (lib/keda-scale.ts, lib/worker-pool.ts), each with its
@@ -29,6 +29,9 @@
  * process, given the workers' settings too; its RSS and CPU are the watcher process's, its reconciles are in the
  * watcher's counters as `ebb_reconcile_total{thread="watcher"}`); `--thread-backlog` sets the ScaledObject's
  * `threadBacklog` the pool sends (unset: the shipped ScaledObject's, else the scaler's default `jobsPerWorker`).
+ * `--apiserver-prof DIR` starts the apiserver with `--profiling` and takes a CPU profile of it over the first
+ * `--apiserver-prof-seconds` of each side's rollout wave (DIR/apiserver-<side>-wave.pprof; `go tool pprof -top`
+ * reads it); the profiler's sampling adds CPU of its own.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -47,6 +50,7 @@ import { countsDelta, readWatcherCounts } from './lib/watcher-counts.ts';
 import { fleetReport, type FleetSaved, type PhaseResult, type SideResult } from './lib/fleet-report.ts';
 import { benchImage, createWorkload, deleteWorkloadObjects, setImage, SET_LABEL, type ControllerKind, type Policy, type Workload } from './lib/workloads.ts';
 import { cpuMeter, inParallel, memoryOf, rssSampler } from './watcher-lib.ts';
+import { profileApiserver } from './lib/apiserver-prof.ts';
 
 const { values: opt } = parseArgs({
   options: {
@@ -72,6 +76,8 @@ const { values: opt } = parseArgs({
     json: { type: 'string' },
     report: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'apiserver-prof': { type: 'string' },
+    'apiserver-prof-seconds': { type: 'string', default: '30' },
     'jobs-per-worker': { type: 'string' },
     'worker-env': { type: 'string', multiple: true, default: [] },
     view: { type: 'string' },
@@ -195,6 +201,9 @@ async function runSide(env: FleetEnv, side: Side, out: SideResult): Promise<void
     }),
   );
   const v2 = benchImage(`v2-${randomBytes(3).toString('hex')}`);
+  const profiled = opt['apiserver-prof']
+    ? profileApiserver(env.sb.kubeconfig, Number(opt['apiserver-prof-seconds']), join(opt['apiserver-prof'], `apiserver-${side.kind}-wave.pprof`))
+    : undefined;
   out.phases.push(
     await phase(env, side, 'rollout wave', async () => {
       const t0 = clock();
@@ -204,6 +213,7 @@ async function runSide(env: FleetEnv, side: Side, out: SideResult): Promise<void
       return { ms: done - t0, statusMs: clock() - t0 };
     }),
   );
+  if (profiled) progress(`${side.kind}: apiserver profile of the wave: ${await profiled}`);
   out.phases.push(
     await phase(env, side, 'delete all', async () => {
       const t0 = clock();
@@ -240,6 +250,7 @@ async function main(): Promise<void> {
     namespaces: NAMESPACES,
     timings: opt.profile === 'realistic' ? realisticProfile : undefined,
     kcmLimits: KCM_LIMITS,
+    apiserverProfiling: opt['apiserver-prof'] !== undefined,
   });
   const saved: FleetSaved = {
     meta: {

@@ -25,6 +25,8 @@ export interface FleetSetup {
   timings: Partial<KubeletTimings> | undefined;
   /** kube-controller-manager's client limits; undefined: its defaults. */
   kcmLimits: { qps: number; burst: number } | undefined;
+  /** Serve the apiserver's `/debug/pprof` (`--apiserver-prof`). */
+  apiserverProfiling: boolean;
 }
 
 /** kube-controller-manager's garbage collector rediscovers API resources every 30 s. */
@@ -40,6 +42,7 @@ export async function setupFleet(o: FleetSetup): Promise<FleetEnv> {
     timings: o.timings,
     extraControllers: ['statefulset-controller'],
     controllerManagerClientLimits: o.kcmLimits,
+    apiserverProfiling: o.apiserverProfiling,
   });
   const kubelet = countRequests(sb.rest);
   const rest = new KubeRest(loadKubeConfig(sb.kubeconfig));

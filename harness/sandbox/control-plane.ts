@@ -38,6 +38,8 @@ export interface ControlPlaneOptions {
    * unset: its defaults (20 QPS, burst 30).
    */
   controllerManagerClientLimits?: { qps: number; burst: number } | undefined;
+  /** Serve the apiserver's `/debug/pprof` (its `--profiling`; off by default, as the sandbox needs none). */
+  apiserverProfiling?: boolean | undefined;
 }
 
 export interface ControlPlane {
@@ -130,7 +132,7 @@ function apiserverArgs(opts: ControlPlaneOptions, pki: Pki, etcdUrl: string, por
     '--authorization-mode=Node,RBAC',
     '--endpoint-reconciler-type=none',
     '--allow-privileged=true',
-    '--profiling=false',
+    `--profiling=${opts.apiserverProfiling === true}`,
     `--cert-dir=${join(opts.dir, 'pki', 'serving')}`,
     '--v=1',
   ];

@@ -23,6 +23,8 @@ export interface SandboxOptions {
   extraControllers?: string[] | undefined;
   /** kube-controller-manager's `--kube-api-qps` and `--kube-api-burst`; unset: its defaults (20, 30). */
   controllerManagerClientLimits?: { qps: number; burst: number } | undefined;
+  /** Serve the apiserver's `/debug/pprof` (benchmarks that profile it). */
+  apiserverProfiling?: boolean | undefined;
   /** Real nodes (kubelet, containerd, runc) beside the simulated ones: 0 (default) to 4; needs root. */
   realNodes?: number | undefined;
 }
@@ -72,6 +74,7 @@ export async function startSandbox(opts: SandboxOptions): Promise<Sandbox> {
         signal,
         extraControllers: opts.extraControllers,
         controllerManagerClientLimits: opts.controllerManagerClientLimits,
+        apiserverProfiling: opts.apiserverProfiling,
       }),
       startRedis({ dir: join(dir, 'redis'), signal, log: opts.log }),
     ]);
