@@ -198,7 +198,7 @@ describe.skipIf('missing' in install)('scale to zero with the KEDA operator', ()
     expect(external).toHaveLength(1);
     expect(external[0]?.external?.metric.name).toBe(metricName);
     // jobsPerWorker of deploy/keda, answered by GetMetricSpec.
-    expect(external[0]?.external?.target).toEqual({ type: 'AverageValue', averageValue: '300' });
+    expect(external[0]?.external?.target).toEqual({ type: 'AverageValue', averageValue: '1000' });
   });
 
   it('0 → 1 when a reconcile is enqueued, pushed through StreamIsActive (no poll for 300 s)', async () => {

@@ -47,6 +47,6 @@ describe('KedaScalePlanner', () => {
 
 describe('shippedScaleSpec', () => {
   it('reads jobsPerWorker, the replica bounds and the cooldown of deploy/keda', () => {
-    expect(shippedScaleSpec()).toMatchObject({ jobsPerWorker: 300, minReplicas: 0, maxReplicas: 10, cooldownMs: 300_000 });
+    expect(shippedScaleSpec()).toMatchObject({ jobsPerWorker: 1000, minReplicas: 0, maxReplicas: 10, cooldownMs: 300_000 });
   });
 });
