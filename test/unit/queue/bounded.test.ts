@@ -187,7 +187,13 @@ describe('RedisReachability', () => {
       return { status: res.status, text: await res.text() };
     };
     try {
-      await waitFor(async () => ((await healthz()).status === 200 ? true : undefined), { timeoutMs: 10_000, intervalMs: 50, what: 'healthy at start' });
+      // Connected first: /healthz is also 200 during the first second of a connection not yet ready, and a stop
+      // before the connection is ready is an unreachable Redis, not a silent one.
+      await waitFor(async () => (client.status === 'ready' && (await healthz()).status === 200 ? true : undefined), {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+        what: 'connected and healthy at start',
+      });
       process.kill(server.pid, 'SIGSTOP');
       const failing = await waitFor(
         async () => {
