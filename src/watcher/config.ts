@@ -83,7 +83,7 @@ export const WATCHER_SETTINGS = table(
       name: 'EBB_WATCHER_WORKER_THREAD',
       type: 'switch',
       default: false,
-      doc: "run one reconcile worker in a thread of the watcher's process (the worker's settings, e.g. `EBB_WORKER_CONCURRENCY`, read from the watcher's environment; the watcher's ServiceAccount then needs the worker's rights), its heap bounded by `EBB_WATCHER_WORKER_THREAD_HEAP`: a thread that ends (past its heap, or an error) is started again with back-off while the watcher goes on; `/readyz` fails while it is not running, `/metrics` carries its metrics labelled `thread=\"watcher\"`; the KEDA scaler then leaves the ScaledObject's `threadBacklog` (default its `jobsPerWorker`) to the thread before it asks for worker processes; `false`: `ebb worker` processes only",
+      doc: "run one reconcile worker in a thread of the watcher's process (the worker's settings, e.g. `EBB_WORKER_CONCURRENCY`, read from the watcher's environment; it reconciles as the watcher's identity unless `EBB_WATCHER_WORKER_THREAD_KUBECONFIG` gives it the worker's), its heap bounded by `EBB_WATCHER_WORKER_THREAD_HEAP`: a thread that ends (past its heap, or an error) is started again with back-off while the watcher goes on; `/readyz` fails while it is not running, `/metrics` carries its metrics labelled `thread=\"watcher\"`; the KEDA scaler then leaves the ScaledObject's `threadBacklog` (default its `jobsPerWorker`) to the thread before it asks for worker processes; `false`: `ebb worker` processes only",
     },
     workerThreadHeap: {
       name: 'EBB_WATCHER_WORKER_THREAD_HEAP',
