@@ -8,22 +8,19 @@ import {
   applyLimitsWithOverrides,
   createReconcileQueues,
   createTimersQueues,
-  enqueue,
   forKey,
-  formatKey,
   processTimer,
   redisConnection,
   registerQueueMetrics,
   TenantRates,
   timersWorkerOptions,
-  type ObjectKey,
   type ReconcileQueue,
   type TimerData,
 } from '../queue/index.ts';
 import type { WatcherConfig } from './config.ts';
-import { watcherMetrics, type WatcherMetrics } from './metrics.ts';
+import { watcherMetrics } from './metrics.ts';
 import type { BacklogReading, ScalerServer } from './scaler.ts';
-import { ENQUEUE_CHUNK, enqueueResync, runResyncs } from './resync-run.ts';
+import { enqueueResync, runResyncs } from './resync-run.ts';
 import { notifyQueue } from '../queue/notify-queue.ts';
 import { measureQueue, type MeasureQueue } from '../queue/measure-queue.ts';
 import { workerBacklog } from '../queue/backlog.ts';
@@ -31,17 +28,16 @@ import { AppStates } from './app-conditions.ts';
 import { RolloutStore } from './rollouts/store.ts';
 import { boardMounts } from './board-mounts.ts';
 import { observers } from './warm-pools.ts';
-import { KnownKeys, runSource, sourceSpecs, type Sink, type SourceState } from './sources.ts';
-import { PodHolds } from './pod-holds.ts';
+import { runSource, sourceSpecs, type SourceState } from './sources.ts';
 import { errorMessage } from '../common/errors.ts';
 import { RedisReachability } from '../queue/reachability.ts';
 import { supervise } from './supervise.ts';
 import { tooLargeEvents } from './too-large-events.ts';
 import type { ResourceRef } from '../kube/paths.ts';
-import type { OversizedObject } from '../kube/paged-list.ts';
-import { keepViewAlive, redisViewFeed, type ViewFeed } from '../view/writer.ts';
+import { keepViewAlive, redisViewFeed } from '../view/writer.ts';
 import type { WorkerThread } from './worker-thread.ts';
 import { backlogLeftTo, threadMetrics, workerThreadIfOn, type WatcherDeps } from './thread-start.ts';
+import { makeSink } from './sink.ts';
 
 export type { WatcherDeps } from './thread-start.ts';
 
@@ -59,54 +55,6 @@ export interface RunningWatcher {
   /** Enqueues every known object now (what a full periodic resync does). */
   resync(): Promise<number>;
   stop(): Promise<void>;
-}
-
-function makeSink(
-  queues: readonly ReconcileQueue[],
-  tenants: TenantRates,
-  metrics: WatcherMetrics,
-  log: Logger,
-  hooks: { onWork: () => void; signal: AbortSignal; onTooLarge: (ref: ResourceRef, obj: OversizedObject) => void; view: ViewFeed | undefined },
-): Sink {
-  const known = new KnownKeys();
-  const { onWork } = hooks;
-  const one = async (key: ObjectKey, cause: string): Promise<void> => {
-    try {
-      // Tenant fairness: a namespace that enqueues a flood waits behind quieter namespaces' changes.
-      const r = await enqueue(forKey(queues, key), key, { priority: tenants.priorityFor(key.namespace) });
-      metrics.enqueued.inc({ cause, outcome: r.outcome });
-      if (r.outcome !== 'skipped') onWork();
-    } catch (err) {
-      metrics.enqueued.inc({ cause, outcome: 'error' });
-      log.warn({ key: formatKey(key), err: errorMessage(err) }, 'enqueue failed');
-      throw err;
-    }
-  };
-  // A held pod event whose hold ran out: enqueued like any event. A failed enqueue is logged by `one`; it means
-  // Redis is unreachable, and once Redis answers again every known object is enqueued (`onRedisRestored`).
-  const holds = new PodHolds({
-    fire: (key) => void one(key, 'event').catch(() => undefined),
-    signal: hooks.signal,
-    onReleased: (reason) => metrics.watchIgnored.inc({ resource: 'pods', reason }),
-  });
-  return {
-    known,
-    holds,
-    enqueue: async (keys, cause) => {
-      for (let i = 0; i < keys.length; i += ENQUEUE_CHUNK) {
-        await Promise.all(keys.slice(i, i + ENQUEUE_CHUNK).map((k) => one(k, cause)));
-      }
-      metrics.knownObjects.set(known.size);
-    },
-    onWatchEvent: (resource, type) => metrics.watchEvents.inc({ resource, type }),
-    onIgnored: (resource, reason) => metrics.watchIgnored.inc({ resource, reason }),
-    onRestart: (source) => metrics.watchRestarts.inc({ source }),
-    onTooLarge: (ref, obj) => {
-      metrics.objectsTooLarge.inc({ resource: ref.resource });
-      hooks.onTooLarge(ref, obj);
-    },
-    view: hooks.view,
-  };
 }
 
 async function redisProblem(redis: RedisClient): Promise<string | undefined> {

@@ -1,6 +1,5 @@
-import { DelayedError, Worker, type Job } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import { errorSummary } from '../common/errors.ts';
-import { sleep } from '../common/wait.ts';
 import { startOpsServer } from '../common/http.ts';
 import { throttledWarn, type Logger } from '../common/log.ts';
 import { kubeClient } from '../kube/client.ts';
@@ -20,6 +19,7 @@ import {
   type ObjectKind,
 } from '../queue/index.ts';
 import { namespaceGate, type NamespaceGate } from '../queue/namespace-gate.ts';
+import { admitOrDelay, NAMESPACE_CAP_DELAY_MS } from './namespace-admission.ts';
 import { workerSlots } from '../queue/worker-slots.ts';
 import { shardedQuarantine } from '../queue/quarantine.ts';
 import { appQuarantineHooks } from './app/quarantine-hooks.ts';
@@ -83,43 +83,8 @@ const DRAIN_TIMEOUT_MS = 3_000;
 
 const delay = (ms: number): Promise<'timeout'> => new Promise((r) => setTimeout(() => r('timeout'), ms).unref());
 
-/** A job over its namespace's cap is tried again after this long, up to twice it (jitter). */
-const NAMESPACE_CAP_DELAY_MS = 500;
-/** A capped job asks again after this rest before it goes back to the delayed set. */
-const CAPPED_REST_MS = 200;
 /** How often a worker renews its slots in the registry a share cap reads (`worker-slots.ts`). */
 const SLOTS_HEARTBEAT_MS = 5_000;
-
-/** The namespace cap fails open: a Redis error never stops a reconcile. */
-async function admitted(gate: NamespaceGate, namespace: string, member: string, log: Logger): Promise<boolean> {
-  try {
-    return await gate.acquire(namespace, member, Date.now());
-  } catch (err) {
-    log.debug({ err: errorSummary(err) }, 'namespace cap unavailable; reconciling');
-    return true;
-  }
-}
-
-/**
- * Over its namespace's cap, a job asks once more after a short rest, then goes back to the delayed set for a
- * moment (no attempt spent): this throws. The rest keeps a slot that keeps meeting capped jobs (one namespace's
- * long backlog) from moving them to the delayed set as fast as Redis answers.
- */
-async function admitOrDelay(
-  gate: NamespaceGate,
-  namespace: string,
-  job: Job<ObjectKey, JobReturn, string>,
-  token: string | undefined,
-  o: { metrics: WorkerMetrics; log: Logger; signal: AbortSignal | undefined },
-): Promise<void> {
-  const member = job.id ?? '';
-  if (await admitted(gate, namespace, member, o.log)) return;
-  await sleep(CAPPED_REST_MS, o.signal).catch(() => undefined);
-  if (await admitted(gate, namespace, member, o.log)) return;
-  o.metrics.capped.inc();
-  await job.moveToDelayed(Date.now() + gate.retryDelayMs(), token);
-  throw new DelayedError();
-}
 
 /** Analysis measurements a reconcile reports (`{phase: count}`), into their counter. */
 function countMeasurements(metrics: WorkerMetrics, measured: unknown): void {

@@ -36,17 +36,25 @@ export interface Manifest {
   spec?: { replicas?: number; template?: { metadata?: { labels?: Record<string, string> }; spec?: PodSpec } } & Record<string, unknown>;
 }
 
-/** deploy/ with deploy/components/<component>, rendered from a throwaway overlay. */
-export async function renderWith(component: string): Promise<Manifest[]> {
+/**
+ * What a throwaway overlay of `resources` with `components` (paths relative to the project) renders to, by the
+ * real `kubectl kustomize`.
+ */
+export async function renderOverlay(resources: string[], components: string[]): Promise<unknown[]> {
   const overlay = await mkdtemp(join(tmpdir(), 'ebb-overlay-'));
   try {
     const rel = (p: string): string => relative(overlay, join(PROJECT_ROOT, p));
-    await writeFile(join(overlay, 'kustomization.yaml'), stringify({ resources: [rel('deploy')], components: [rel(`deploy/components/${component}`)] }));
+    await writeFile(join(overlay, 'kustomization.yaml'), stringify({ resources: resources.map(rel), components: components.map(rel) }));
     const { stdout } = await run(join(DEFAULT_BIN_DIR, 'kubectl'), ['kustomize', overlay], { maxBuffer: 32 * 1024 * 1024 });
-    return parseAllDocuments(stdout).map((d) => d.toJS() as Manifest);
+    return parseAllDocuments(stdout).map((d) => d.toJS() as unknown);
   } finally {
     await rm(overlay, { recursive: true, force: true });
   }
+}
+
+/** deploy/ with deploy/components/<component>. */
+export async function renderWith(component: string): Promise<Manifest[]> {
+  return (await renderOverlay(['deploy'], [`deploy/components/${component}`])) as Manifest[];
 }
 
 /** The object of `kind` named `name`; throws when the rendering has none. */

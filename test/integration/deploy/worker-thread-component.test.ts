@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import type { LabelSelector } from '../../../src/api/meta.ts';
 import { loadKubeConfig } from '../../../src/kube/kubeconfig.ts';
+import { selectorMatches } from '../../../src/workers/app/pods/selector.ts';
 import { parseWatcherConfig } from '../../../src/watcher/config.ts';
 import { parseWorkerConfig } from '../../../src/workers/config.ts';
 import { envOf, objectOf, renderWith, type Manifest } from './components.ts';
@@ -19,15 +21,6 @@ interface Kubeconfig {
   clusters: { cluster: { server: string; 'certificate-authority': string } }[];
   users: { user: { tokenFile: string } }[];
 }
-interface Selector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: string; values: string[] }[];
-}
-
-const selects = (s: Selector, labels: Record<string, string>): boolean =>
-  Object.entries(s.matchLabels ?? {}).every(([k, v]) => labels[k] === v) &&
-  (s.matchExpressions ?? []).every((e) => e.operator === 'In' && e.values.includes(labels[e.key] ?? ''));
-
 /** The file a container sees at `path`: the volume mounted over it and the key within. */
 function mountedAt(d: Manifest, path: string): { secret?: string; configMap?: string; key: string } {
   const pod = d.spec?.template?.spec;
@@ -98,9 +91,9 @@ describe('deploy/components/watcher-worker-thread', () => {
   it("gives the watcher the workers' egress, the thread's stop time and memory, and leaves the worker Deployment at 0", () => {
     const watcher = objectOf(objects, 'Deployment', 'ebb-watcher');
     const labels = (d: Manifest): Record<string, string> => d.spec?.template?.metadata?.labels ?? {};
-    const egress = objectOf(objects, 'NetworkPolicy', 'ebb-worker-egress').spec?.['podSelector'] as Selector;
-    expect(selects(egress, labels(watcher))).toBe(true);
-    expect(selects(egress, labels(objectOf(objects, 'Deployment', 'ebb-worker')))).toBe(true);
+    const egress = objectOf(objects, 'NetworkPolicy', 'ebb-worker-egress').spec?.['podSelector'] as LabelSelector;
+    expect(selectorMatches(egress, labels(watcher))).toBe(true);
+    expect(selectorMatches(egress, labels(objectOf(objects, 'Deployment', 'ebb-worker')))).toBe(true);
     expect(objectOf(objects, 'Deployment', 'ebb-worker').spec?.replicas).toBe(0);
     const env = parseWatcherConfig(envOf(objects, 'ebb-watcher', { 'ebb-redis/password': 'pw' })).workerThread?.env ?? {};
     const pod = watcher.spec?.template?.spec;

@@ -2,19 +2,11 @@
  * What the KEDA tests share: the objects they read, deploy/keda rendered by the real kubectl, a stand-in worker
  * Deployment that nothing runs, and a follower that runs one real `ebb worker` while KEDA asks for replicas.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { promisify } from 'node:util';
-import { parseAllDocuments, stringify } from 'yaml';
 import { sleep } from '../../../src/common/wait.ts';
 import type { ResourceRef } from '../../../src/kube/paths.ts';
 import type { KubeRest } from '../../../src/kube/rest.ts';
-import { DEFAULT_BIN_DIR, PROJECT_ROOT } from '../../../harness/sandbox/paths.ts';
+import { renderOverlay } from '../deploy/components.ts';
 import type { EbbProcess } from '../watcher/helpers.ts';
-
-const run = promisify(execFile);
 
 export const WORKER = 'ebb-worker';
 
@@ -39,18 +31,10 @@ export const hpaRef = (ns: string, name?: string): ResourceRef => ({
  * relative to the project), placed in namespace `ns`.
  */
 export async function renderedKeda(ns: string, components: string[] = []): Promise<Record<string, unknown>[]> {
-  const overlay = await mkdtemp(join(tmpdir(), 'ebb-keda-overlay-'));
-  try {
-    const rel = (p: string): string => relative(overlay, join(PROJECT_ROOT, p));
-    await writeFile(join(overlay, 'kustomization.yaml'), stringify({ resources: [rel('deploy/keda')], components: components.map(rel) }));
-    const { stdout } = await run(join(DEFAULT_BIN_DIR, 'kubectl'), ['kustomize', overlay]);
-    return parseAllDocuments(stdout).map((d) => {
-      const o = d.toJS() as Record<string, unknown>;
-      return { ...o, metadata: { ...(o['metadata'] as object), namespace: ns } };
-    });
-  } finally {
-    await rm(overlay, { recursive: true, force: true });
-  }
+  return (await renderOverlay(['deploy/keda'], components)).map((d) => {
+    const o = d as Record<string, unknown>;
+    return { ...o, metadata: { ...(o['metadata'] as object), namespace: ns } };
+  });
 }
 
 /** The one object of `kind` among `objects`. */
